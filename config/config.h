@@ -1,0 +1,95 @@
+/* config/config.h: the validated, immutable configuration gatewayd runs from. */
+#ifndef GW_CONFIG_H
+#define GW_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include "qdisc/model.h"
+
+#define GW_NAME_MAX 32		/* link and class names, including the NUL */
+#define GW_MAX_LINKS 64
+#define GW_MAX_CLASSES 50000	/* per direction; bounded by handle space */
+#define GW_MAX_LISTEN 8
+#define GW_MIN_RATE 1000ULL		/* bytes/s: 8 kbit */
+#define GW_MAX_RATE 12500000000000ULL	/* bytes/s: 100 tbit */
+
+struct gw_class_cfg {
+	char name[GW_NAME_MAX];
+	uint64_t rate;		/* bytes/s */
+	uint64_t ceil;		/* bytes/s; defaults to the direction's rate */
+	int64_t prio;		/* GW_UNSET or 0..7 */
+	int64_t quantum;	/* GW_UNSET or bytes */
+	int64_t burst;		/* GW_UNSET or bytes */
+	int64_t cburst;		/* GW_UNSET or bytes */
+	bool is_default;
+	struct gw_child child;	/* kind GW_KIND_FQ_CODEL when the config gives none */
+	int line;
+};
+
+enum gw_direction { GW_DIR_EGRESS = 0, GW_DIR_INGRESS = 1 };
+
+struct gw_dir_cfg {
+	bool present;
+	enum gw_kind shaper;	/* GW_KIND_HTB, GW_KIND_TBF or GW_KIND_CAKE */
+	uint64_t rate;		/* bytes/s */
+	int64_t burst;		/* GW_UNSET or bytes: htb top class burst/cburst, tbf bucket */
+	int64_t latency_us;	/* GW_UNSET or the tbf queue's latency target */
+	struct gw_class_cfg *classes;	/* htb only; may be empty */
+	size_t n_classes;
+	struct gw_child child;	/* tbf's child; htb without classes: the default class's child;
+				 * cake shaper: cake's own knobs (kind GW_KIND_CAKE);
+				 * htb with classes: unused, kind GW_KIND_NONE */
+	char ifb[IFNAMSIZ];	/* ingress only: the ifb device gatewayd creates */
+	int line;
+};
+
+struct gw_link_cfg {
+	char name[GW_NAME_MAX];
+	char interface[IFNAMSIZ];
+	struct gw_sizing sizing;	/* overhead counted from the IP packet, as cake counts */
+	bool replace;		/* may replace a root qdisc gatewayd did not create */
+	struct gw_dir_cfg dir[2];	/* indexed by enum gw_direction */
+	int line;
+};
+
+struct gw_config {
+	char *file;
+	char *listen[GW_MAX_LISTEN];
+	size_t n_listen;
+	int64_t interval_us;
+	struct gw_link_cfg *links;
+	size_t n_links;
+};
+
+/*
+ * Parse and validate FILE. On success returns 0 and *out owns a new config (free with
+ * gw_config_free). On failure returns -EINVAL (or -ENOMEM, -ENOENT...) and writes
+ * "FILE:LINE: message" (one line, no newline) into err.
+ */
+int gw_config_load(const char *file, struct gw_config **out, char *err, size_t errlen);
+/* The same, from a string; name is used as FILE in messages. */
+int gw_config_load_string(const char *name, const char *text, struct gw_config **out,
+			  char *err, size_t errlen);
+void gw_config_free(struct gw_config *cfg);
+
+const char *gw_direction_name(enum gw_direction d);
+
+/* Units (config/units.c). All return 0 or -EINVAL / -ERANGE. */
+int gw_parse_rate(const char *s, uint64_t *bytes_per_s);	/* "20mbit", "1.5gbit", "12mbyte" */
+int gw_parse_time(const char *s, int64_t *usec);		/* "5ms", "100us", "1s" */
+int gw_parse_size(const char *s, int64_t *bytes);		/* "1514", "64k", "1.5m" */
+/* Formatting for tc command lines and messages: "20mbit", "5ms", "64kb"-free exact forms. */
+void gw_format_rate(uint64_t bytes_per_s, char *buf, size_t len);
+void gw_format_time(int64_t usec, char *buf, size_t len);
+/* "64k", "1m", "1500": the largest of g/m/k (x1024) that divides exactly, else bare bytes. */
+void gw_format_size(int64_t bytes, char *buf, size_t len);
+
+/*
+ * A listen address, "127.0.0.1:9180" or "[::1]:9180" (IP literals only, port 1..65535),
+ * into a socket address. addr may be NULL to only validate. Returns 0 or -EINVAL.
+ */
+int gw_parse_listen(const char *s, struct sockaddr_storage *addr, socklen_t *addrlen);
+
+#endif

@@ -1,0 +1,88 @@
+/* config/parse.h: what the config parser's files share with each other; not an API. */
+#ifndef GW_CONFIG_PARSE_H
+#define GW_CONFIG_PARSE_H
+
+#include <libconfig.h>
+
+#include "config/config.h"
+
+/* Room for "link 'NAME' ingress child" and the like. */
+#define CFG_WHERE_MAX 96
+/* Longest string value we take from the file where no tighter bound applies. */
+#define CFG_STRING_MAX 64
+
+struct cfg_parser {
+	const char *name;	/* FILE in messages when libconfig knows no file */
+	char *err;
+	size_t errlen;
+};
+
+struct cfg_enum {
+	const char *name;
+	int value;
+};
+
+/*
+ * "FILE:LINE: WHERE: message" (WHERE: left out when NULL) into the parser's buffer; returns
+ * -EINVAL so callers can `return cfg_error(...)`. LINE is s's line.
+ */
+__attribute__((format(printf, 4, 5)))
+int cfg_error(struct cfg_parser *p, const config_setting_t *s, const char *where,
+	      const char *fmt, ...);
+__attribute__((format(printf, 5, 6)))
+int cfg_error_at(struct cfg_parser *p, const char *file, int line, const char *where,
+		 const char *fmt, ...);
+int cfg_missing(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+		const char *key);
+
+/* Every member of grp must be one of keys (NULL-terminated); what says where grp is. */
+int cfg_check_keys(struct cfg_parser *p, const config_setting_t *grp, const char *what,
+		   const char *const *keys);
+
+bool cfg_valid_name(const char *s);
+bool cfg_valid_ifname(const char *s);
+
+/*
+ * Typed look-ups of grp's member key. Each returns 1 when the key is there and valid (and
+ * sets *out), 0 when it is absent (and leaves *out alone), -EINVAL with the message written
+ * when it is there but wrong.
+ */
+int cfg_get_string(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		   const char *where, size_t maxlen, const char **out);
+int cfg_get_int(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		const char *where, int64_t min, int64_t max, int64_t *out);
+int cfg_get_bool(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		 const char *where, bool *out);
+int cfg_get_rate(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		 const char *where, uint64_t min, uint64_t max, uint64_t *out);
+int cfg_get_time(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		 const char *where, int64_t min, int64_t max, int64_t *out);
+int cfg_get_size(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		 const char *where, int64_t min, int64_t max, int64_t *out);
+int cfg_get_enum(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		 const char *where, const struct cfg_enum *names, int *out);
+int cfg_get_group(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		  const char *where, config_setting_t **out);
+/* A list of groups: `key = ( { ... }, { ... } );`. */
+int cfg_get_group_list(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		       const char *where, config_setting_t **out);
+
+/* Errors about a value we already hold, with its unit, e.g. "rate 5mbit is out of range". */
+int cfg_rate_range_error(struct cfg_parser *p, const config_setting_t *s, const char *where,
+			 const char *key, uint64_t v, uint64_t min, uint64_t max);
+
+int cfg_scan_ints(struct cfg_parser *p, const char *text);
+
+void cfg_child_init(struct gw_child *c, enum gw_kind kind);
+int cfg_parse_child(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+		    enum gw_kind shaper, struct gw_child *out);
+int cfg_parse_classes(struct cfg_parser *p, const config_setting_t *list, const char *where,
+		      struct gw_dir_cfg *dir);
+int cfg_parse_dir(struct cfg_parser *p, const config_setting_t *grp, const char *link_name,
+		  enum gw_direction d, struct gw_dir_cfg *dir);
+int cfg_parse_link(struct cfg_parser *p, const config_setting_t *grp, size_t index,
+		   struct gw_link_cfg *link);
+int cfg_check_links(struct cfg_parser *p, const config_setting_t *list,
+		    const struct gw_link_cfg *links, size_t n);
+
+#endif

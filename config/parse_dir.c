@@ -1,0 +1,164 @@
+/* config/parse_dir.c: a link's `egress` or `ingress` group into a struct gw_dir_cfg. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/parse.h"
+
+#define TBF_LATENCY_MIN 1000LL		/* 1ms */
+#define TBF_LATENCY_MAX 10000000LL	/* 10s */
+#define BURST_MAX (64LL << 20)
+
+static const char *const dir_keys[] = {
+	"shaper", "rate", "burst", "latency", "classes", "child", "ifb", NULL
+};
+
+static const struct cfg_enum shaper_names[] = {
+	{ "htb", GW_KIND_HTB }, { "tbf", GW_KIND_TBF }, { "cake", GW_KIND_CAKE }, { NULL, 0 }
+};
+
+/* Keys only some shapers take, and which. */
+static const struct {
+	const char *key;
+	enum gw_kind shapers[2];
+	const char *only;
+} shaper_keys[] = {
+	{ "burst", { GW_KIND_HTB, GW_KIND_TBF }, "htb and tbf" },
+	{ "latency", { GW_KIND_TBF, GW_KIND_TBF }, "tbf" },
+	{ "classes", { GW_KIND_HTB, GW_KIND_HTB }, "htb" },
+};
+
+static const char *shaper_name(enum gw_kind k)
+{
+	return k == GW_KIND_HTB ? "htb" : k == GW_KIND_TBF ? "tbf" : "cake";
+}
+
+static int check_shaper_keys(struct cfg_parser *p, const config_setting_t *grp,
+			     const char *where, enum gw_direction d, enum gw_kind shaper)
+{
+	const config_setting_t *s;
+	size_t i;
+
+	for (i = 0; i < sizeof(shaper_keys) / sizeof(shaper_keys[0]); i++) {
+		s = config_setting_get_member(grp, shaper_keys[i].key);
+		if (s && shaper != shaper_keys[i].shapers[0] && shaper != shaper_keys[i].shapers[1])
+			return cfg_error(p, s, where, "'%s' is not valid with shaper %s (only with "
+					 "%s)", shaper_keys[i].key, shaper_name(shaper),
+					 shaper_keys[i].only);
+	}
+	s = config_setting_get_member(grp, "ifb");
+	if (s && d != GW_DIR_INGRESS)
+		return cfg_error(p, s, where, "'ifb' is only valid in ingress");
+	return 0;
+}
+
+/* The ifb device that ingress traffic is redirected through: given, or "ifb-" + link name. */
+static int parse_ifb(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+		     const char *link_name, struct gw_dir_cfg *dir)
+{
+	const char *v;
+	int ret;
+
+	ret = cfg_get_string(p, grp, "ifb", where, IFNAMSIZ - 1, &v);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		snprintf(dir->ifb, sizeof(dir->ifb), "ifb-%s", link_name);
+		return 0;
+	}
+	if (!cfg_valid_ifname(v))
+		return cfg_error(p, config_setting_get_member(grp, "ifb"), where,
+				 "'ifb' \"%s\" is not a valid interface name (1..15 characters, "
+				 "no '/', ':' or spaces, not \".\" or \"..\")", v);
+	snprintf(dir->ifb, sizeof(dir->ifb), "%s", v);
+	return 0;
+}
+
+/* The leaf under tbf, under cake (its own knobs), or under htb's lone default class. */
+static int parse_dir_child(struct cfg_parser *p, const config_setting_t *grp,
+			   const char *where, struct gw_dir_cfg *dir)
+{
+	config_setting_t *c = NULL;
+	char cwhere[CFG_WHERE_MAX + 8];
+	int ret;
+
+	ret = cfg_get_group(p, grp, "child", where, &c);
+	if (ret < 0)
+		return ret;
+	if (ret && dir->n_classes)
+		return cfg_error(p, c, where, "'child' is for an htb direction without classes; "
+				 "give each class its own 'child'");
+	if (ret == 0 && dir->n_classes)
+		return 0;	/* each class has its own; dir->child stays GW_KIND_NONE */
+	if (ret == 0) {
+		cfg_child_init(&dir->child, dir->shaper == GW_KIND_CAKE ? GW_KIND_CAKE :
+			       GW_KIND_FQ_CODEL);
+		return 0;
+	}
+	snprintf(cwhere, sizeof(cwhere), "%s child", where);
+	return cfg_parse_child(p, c, cwhere, dir->shaper, &dir->child);
+}
+
+static void dir_init(struct gw_dir_cfg *dir)
+{
+	memset(dir, 0, sizeof(*dir));
+	dir->shaper = GW_KIND_NONE;
+	dir->burst = GW_UNSET;
+	dir->latency_us = GW_UNSET;
+}
+
+static int parse_dir_body(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+			  enum gw_direction d, struct gw_dir_cfg *dir)
+{
+	config_setting_t *classes = NULL;
+	int ret, shaper;
+
+	ret = cfg_check_keys(p, grp, where, dir_keys);
+	if (ret)
+		return ret;
+	ret = cfg_get_enum(p, grp, "shaper", where, shaper_names, &shaper);
+	if (ret <= 0)
+		return ret ? ret : cfg_missing(p, grp, where, "shaper");
+	dir->shaper = (enum gw_kind)shaper;
+	ret = check_shaper_keys(p, grp, where, d, dir->shaper);
+	if (ret)
+		return ret;
+	ret = cfg_get_rate(p, grp, "rate", where, GW_MIN_RATE, GW_MAX_RATE, &dir->rate);
+	if (ret <= 0)
+		return ret ? ret : cfg_missing(p, grp, where, "rate");
+	if ((ret = cfg_get_size(p, grp, "burst", where, 1, BURST_MAX, &dir->burst)) < 0 ||
+	    (ret = cfg_get_time(p, grp, "latency", where, TBF_LATENCY_MIN, TBF_LATENCY_MAX,
+				&dir->latency_us)) < 0 ||
+	    (ret = cfg_get_group_list(p, grp, "classes", where, &classes)) < 0)
+		return ret;
+	if (classes) {
+		ret = cfg_parse_classes(p, classes, where, dir);
+		if (ret)
+			return ret;
+	}
+	return parse_dir_child(p, grp, where, dir);
+}
+
+int cfg_parse_dir(struct cfg_parser *p, const config_setting_t *grp, const char *link_name,
+		  enum gw_direction d, struct gw_dir_cfg *dir)
+{
+	const char *dname = gw_direction_name(d);
+	char where[CFG_WHERE_MAX];
+	config_setting_t *g = NULL;
+	int ret;
+
+	dir_init(dir);
+	snprintf(where, sizeof(where), "link '%s'", link_name);
+	ret = cfg_get_group(p, grp, dname, where, &g);
+	if (ret <= 0)
+		return ret;
+	snprintf(where, sizeof(where), "link '%s' %s", link_name, dname);
+	dir->present = true;
+	dir->line = (int)config_setting_source_line(g);
+	ret = parse_dir_body(p, g, where, d, dir);
+	if (ret)
+		return ret;
+	if (d == GW_DIR_INGRESS)
+		return parse_ifb(p, g, where, link_name, dir);
+	return 0;
+}

@@ -1,0 +1,362 @@
+/* config/parse_util.c: typed, bounded look-ups in libconfig groups, and their error messages. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "config/parse.h"
+
+static void verror(struct cfg_parser *p, const char *file, int line, const char *where,
+		   const char *fmt, va_list ap)
+{
+	size_t n;
+	char *c;
+	int w;
+
+	if (!p->err || !p->errlen)
+		return;
+	/* Only the root group has no line; what it lacks is best looked for from the top. */
+	if (line < 1)
+		line = 1;
+	w = snprintf(p->err, p->errlen, "%s:%d: %s%s", file ? file : p->name, line,
+		     where ? where : "", where ? ": " : "");
+	n = w < 0 ? 0 : (size_t)w;
+	if (n < p->errlen)
+		vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+	/* Values are echoed back; a "\n" in one must not break the one-line promise. */
+	for (c = p->err; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
+int cfg_error_at(struct cfg_parser *p, const char *file, int line, const char *where,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(p, file, line, where, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int cfg_error(struct cfg_parser *p, const config_setting_t *s, const char *where,
+	      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(p, s ? config_setting_source_file(s) : NULL,
+	       s ? (int)config_setting_source_line(s) : 0, where, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int cfg_missing(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+		const char *key)
+{
+	return cfg_error(p, grp, where, "'%s' is required", key);
+}
+
+static const char *type_name(const config_setting_t *s)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_GROUP:
+		return "a group { ... }";
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		return "an integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a number with a decimal point";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_ARRAY:
+		return "an array [ ... ]";
+	case CONFIG_TYPE_LIST:
+		return "a list ( ... )";
+	}
+	return "nothing";
+}
+
+int cfg_check_keys(struct cfg_parser *p, const config_setting_t *grp, const char *what,
+		   const char *const *keys)
+{
+	int i, n = config_setting_length(grp);
+
+	for (i = 0; i < n; i++) {
+		const config_setting_t *m = config_setting_get_elem(grp, (unsigned int)i);
+		const char *const *k;
+
+		for (k = keys; *k; k++)
+			if (strcmp(*k, config_setting_name(m)) == 0)
+				break;
+		if (!*k)
+			return cfg_error(p, m, NULL, "unknown key '%s' %s%s", config_setting_name(m),
+					 what ? "in " : "at the top level", what ? what : "");
+	}
+	return 0;
+}
+
+bool cfg_valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n >= GW_NAME_MAX)
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n;
+}
+
+/* What the kernel's dev_valid_name() takes, less control characters we could not print. */
+bool cfg_valid_ifname(const char *s)
+{
+	size_t n = strlen(s);
+	const char *c;
+
+	if (n < 1 || n >= IFNAMSIZ || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	for (c = s; *c; c++)
+		if (*c == '/' || *c == ':' || *c == ' ' || (unsigned char)*c < 0x20 ||
+		    *c == 0x7f)
+			return false;
+	return true;
+}
+
+int cfg_get_string(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		   const char *where, size_t maxlen, const char **out)
+{
+	const config_setting_t *s = config_setting_get_member(grp, key);
+	const char *v;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return cfg_error(p, s, where, "'%s' must be a string, not %s", key, type_name(s));
+	v = config_setting_get_string(s);
+	if (strlen(v) > maxlen)
+		return cfg_error(p, s, where, "'%s' is too long (at most %zu characters)", key,
+				 maxlen);
+	*out = v;
+	return 1;
+}
+
+int cfg_get_int(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		const char *where, int64_t min, int64_t max, int64_t *out)
+{
+	const config_setting_t *s = config_setting_get_member(grp, key);
+	int64_t v;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_INT && config_setting_type(s) != CONFIG_TYPE_INT64)
+		return cfg_error(p, s, where, "'%s' must be an integer, not %s", key, type_name(s));
+	v = config_setting_get_int64(s);
+	if (v < min || v > max)
+		return cfg_error(p, s, where, "'%s' %" PRId64 " is out of range %" PRId64 "..%"
+				 PRId64, key, v, min, max);
+	*out = v;
+	return 1;
+}
+
+int cfg_get_bool(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		 const char *where, bool *out)
+{
+	const config_setting_t *s = config_setting_get_member(grp, key);
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+		return cfg_error(p, s, where, "'%s' must be true or false, not %s", key,
+				 type_name(s));
+	*out = config_setting_get_bool(s);
+	return 1;
+}
+
+int cfg_rate_range_error(struct cfg_parser *p, const config_setting_t *s, const char *where,
+			 const char *key, uint64_t v, uint64_t min, uint64_t max)
+{
+	char a[32], b[32], c[32];
+
+	gw_format_rate(v, a, sizeof(a));
+	gw_format_rate(min, b, sizeof(b));
+	gw_format_rate(max, c, sizeof(c));
+	return cfg_error(p, s, where, "%s %s is out of range %s..%s", key, a, b, c);
+}
+
+/* Rates, times and sizes are written as strings; this is the shared part of their look-up. */
+static int get_unit_string(struct cfg_parser *p, const config_setting_t *s, const char *key,
+			   const char *where, bool int_ok, const char *example, const char **out)
+{
+	int type = config_setting_type(s);
+
+	if (type == CONFIG_TYPE_STRING) {
+		*out = config_setting_get_string(s);
+		return 1;
+	}
+	if (int_ok && (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64))
+		return 0;
+	if (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64 || type == CONFIG_TYPE_FLOAT)
+		return cfg_error(p, s, where, "'%s' needs a unit: write it as a string, e.g. \"%s\"",
+				 key, example);
+	return cfg_error(p, s, where, "'%s' must be %sa string with a unit, e.g. \"%s\", not %s",
+			 key, int_ok ? "bytes or " : "", example, type_name(s));
+}
+
+int cfg_get_rate(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		 const char *where, uint64_t min, uint64_t max, uint64_t *out)
+{
+	const config_setting_t *s = config_setting_get_member(grp, key);
+	const char *str;
+	uint64_t v;
+	int ret;
+
+	if (!s)
+		return 0;
+	ret = get_unit_string(p, s, key, where, false, "20mbit", &str);
+	if (ret < 0)
+		return ret;
+	ret = gw_parse_rate(str, &v);
+	if (ret == -EINVAL)
+		return cfg_error(p, s, where, "'%s' \"%.40s\" is not a rate: expected a number and "
+				 "a unit (bit, kbit, mbit, gbit, tbit, kibit..tibit, bps..tbps), "
+				 "e.g. \"20mbit\"", key, str);
+	if (ret || v < min || v > max) {
+		char b[32], c[32];
+
+		gw_format_rate(min, b, sizeof(b));
+		gw_format_rate(max, c, sizeof(c));
+		return cfg_error(p, s, where, "'%s' \"%.40s\" is out of range %s..%s", key, str, b,
+				 c);
+	}
+	*out = v;
+	return 1;
+}
+
+int cfg_get_time(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		 const char *where, int64_t min, int64_t max, int64_t *out)
+{
+	const config_setting_t *s = config_setting_get_member(grp, key);
+	const char *str;
+	int64_t v;
+	int ret;
+
+	if (!s)
+		return 0;
+	ret = get_unit_string(p, s, key, where, false, "5ms", &str);
+	if (ret < 0)
+		return ret;
+	ret = gw_parse_time(str, &v);
+	if (ret == -EINVAL)
+		return cfg_error(p, s, where, "'%s' \"%.40s\" is not a time: expected a number and "
+				 "a unit (us, ms, s), e.g. \"5ms\"", key, str);
+	if (ret || v < min || v > max) {
+		char b[32], c[32];
+
+		gw_format_time(min, b, sizeof(b));
+		gw_format_time(max, c, sizeof(c));
+		return cfg_error(p, s, where, "'%s' \"%.40s\" is out of range %s..%s", key, str, b,
+				 c);
+	}
+	*out = v;
+	return 1;
+}
+
+int cfg_get_size(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		 const char *where, int64_t min, int64_t max, int64_t *out)
+{
+	const config_setting_t *s = config_setting_get_member(grp, key);
+	const char *str = NULL;
+	char b[32], c[32], val[48];
+	bool too_big = false;
+	int64_t v = 0;
+	int ret;
+
+	if (!s)
+		return 0;
+	ret = get_unit_string(p, s, key, where, true, "64k", &str);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		v = config_setting_get_int64(s);
+		snprintf(val, sizeof(val), "%" PRId64, v);
+	} else {
+		ret = gw_parse_size(str, &v);
+		if (ret == -EINVAL)
+			return cfg_error(p, s, where, "'%s' \"%.40s\" is not a size: expected bytes, "
+					 "or a number and a unit (b, k, m, g), e.g. \"64k\"", key,
+					 str);
+		snprintf(val, sizeof(val), "\"%.40s\"", str);
+		too_big = ret != 0;
+	}
+	if (too_big || v < min || v > max) {
+		gw_format_size(min, b, sizeof(b));
+		gw_format_size(max, c, sizeof(c));
+		return cfg_error(p, s, where, "'%s' %s is out of range %s..%s", key, val, b, c);
+	}
+	*out = v;
+	return 1;
+}
+
+int cfg_get_enum(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		 const char *where, const struct cfg_enum *names, int *out)
+{
+	const config_setting_t *s = config_setting_get_member(grp, key);
+	const struct cfg_enum *e;
+	char list[256] = "";
+	const char *v;
+	size_t n = 0;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return cfg_error(p, s, where, "'%s' must be a string, not %s", key, type_name(s));
+	v = config_setting_get_string(s);
+	for (e = names; e->name; e++) {
+		if (strcmp(e->name, v) == 0) {
+			*out = e->value;
+			return 1;
+		}
+		if (n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s\"%s\"",
+					      e == names ? "" : ", ", e->name);
+	}
+	return cfg_error(p, s, where, "'%s' \"%.40s\" is not one of %s", key, v, list);
+}
+
+int cfg_get_group(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		  const char *where, config_setting_t **out)
+{
+	config_setting_t *s = config_setting_get_member(grp, key);
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
+		return cfg_error(p, s, where, "'%s' must be a group { ... }, not %s", key,
+				 type_name(s));
+	*out = s;
+	return 1;
+}
+
+int cfg_get_group_list(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		       const char *where, config_setting_t **out)
+{
+	config_setting_t *s = config_setting_get_member(grp, key);
+	int i, n;
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_LIST)
+		return cfg_error(p, s, where, "'%s' must be a list of groups, %s = ( { ... }, "
+				 "{ ... } ), not %s", key, key, type_name(s));
+	n = config_setting_length(s);
+	for (i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned int)i);
+
+		if (config_setting_type(e) != CONFIG_TYPE_GROUP)
+			return cfg_error(p, e, where, "'%s' element %d must be a group { ... }, "
+					 "not %s", key, i + 1, type_name(e));
+	}
+	*out = s;
+	return 1;
+}

@@ -1,0 +1,47 @@
+/* gatewayd/apply.h: putting the plan into the kernel all or nothing, checking it, and taking
+ * out exactly what gatewayd put in. */
+#ifndef GW_APPLY_H
+#define GW_APPLY_H
+
+#include "gatewayd/plan.h"
+#include "qdisc/nl.h"
+
+/* A device gatewayd shapes, with what it found there and what it made. */
+struct gw_dev {
+	char name[IFNAMSIZ];
+	int ifindex;
+	size_t link;
+	bool is_ifb;
+	bool ifb_created;	/* gatewayd made this ifb and deletes it on stop */
+	bool root;		/* gatewayd owns the root qdisc (E000:) */
+	bool ingress;		/* gatewayd owns the ingress hook (ffff:) */
+	bool replace;		/* the config allows replacing a foreign qdisc */
+	bool leftover_root;	/* our root from an earlier run was there */
+	bool old_ingress;	/* an ingress hook was there where gatewayd wants one */
+	bool foreign_root;	/* a root qdisc not ours and not the kernel default was there */
+	bool foreign_ingress;
+	struct nl_msg **saved;	/* that foreign tree, to put back if apply fails */
+	size_t n_saved;
+};
+
+struct gw_applied {
+	struct gw_plan plan;
+	struct gw_link_facts *facts;
+	struct gw_dev *devs;
+	size_t n_devs;
+	double seconds;		/* time the kernel took to take the tree */
+};
+
+/* Apply cfg. On failure everything is as it was before and err says what the kernel refused,
+ * naming the link, direction, object, tc command and the kernel's message. */
+int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *out,
+	     char *err, size_t errlen);
+/* Read the tree back and compare with the plan; 0 or -EPROTO with the first difference. */
+int gw_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
+	      char *err, size_t errlen);
+/* Remove what gatewayd created (roots under its handle, its ingress hooks, its ifbs). Returns
+ * the number of objects it could not remove (each reported through err once). */
+int gw_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen);
+void gw_applied_free(struct gw_applied *a);
+
+#endif

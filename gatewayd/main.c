@@ -1,0 +1,209 @@
+/* gatewayd/main.c: arguments, start-up, the event loop and a clean shutdown. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+#include "config/config.h"
+#include "gatewayd/apply.h"
+#include "gatewayd/dryrun.h"
+#include "gatewayd/kinds.h"
+#include "gatewayd/log.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
+enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gatewayd -c FILE [--check | --dry-run | --oneshot] [-v]\n"
+		"  -c, --config FILE  the configuration (see gatewayd.conf(5))\n"
+		"      --check        validate the file (and the kernel's qdisc kinds) and exit\n"
+		"      --dry-run      print the tree as tc commands and exit, touching nothing\n"
+		"      --oneshot      apply and verify the tree, then exit leaving it in place\n"
+		"  -v, --verbose      log debug lines\n"
+		"      --version      print the version\n"
+		"  -h, --help         this text\n"
+		"Runs in the foreground; SIGTERM or SIGINT removes what it created and exits 0.\n");
+}
+
+static int open_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Wait for a signal that ends the run; nothing else happens in this loop yet. */
+static int run_loop(int sfd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = sfd };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev) < 0)
+		return -errno;
+	for (;;) {
+		struct signalfd_siginfo si;
+		int n = epoll_wait(ep, &ev, 1, -1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(ep);
+			return -errno;
+		}
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (si.ssi_signo == SIGHUP) {
+				gw_log(GW_LOG_WARNING,
+				       "SIGHUP: reloading is not supported by this version; restart gatewayd to apply a changed config");
+				continue;
+			}
+			gw_log(GW_LOG_INFO, "signal %u: stopping", si.ssi_signo);
+			close(ep);
+			return 0;
+		}
+	}
+}
+
+static size_t count_devs(const struct gw_applied *a)
+{
+	return a->n_devs;
+}
+
+static int apply_and_run(const struct gw_config *cfg, enum mode mode)
+{
+	char err[2048] = "";
+	struct gw_applied applied;
+	struct gw_nl *nl;
+	int sfd = -1, r, rc = EXIT_OK;
+
+	/* signals are blocked before the tree exists, so a SIGTERM cannot strand it */
+	if (mode == MODE_RUN && (sfd = open_signals()) < 0) {
+		gw_log(GW_LOG_ERR, "signalfd: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if ((r = gw_nl_open(&nl))) {
+		gw_log(GW_LOG_ERR, "opening rtnetlink: %s", strerror(-r));
+		return EXIT_RUNTIME;
+	}
+	r = gw_apply(nl, cfg, &applied, err, sizeof(err));
+	if (r) {
+		gw_log(GW_LOG_ERR, "%s", err);
+		gw_log(GW_LOG_ERR, "nothing was applied; every device is as it was");
+		gw_nl_close(nl);
+		return EXIT_RUNTIME;
+	}
+	gw_log(GW_LOG_INFO, "applied and verified %zu objects on %zu devices in %.1f ms",
+	       applied.plan.n, count_devs(&applied), applied.seconds * 1000);
+	if (mode == MODE_ONESHOT) {
+		gw_applied_free(&applied);
+		gw_nl_close(nl);
+		return EXIT_OK;
+	}
+	if ((r = run_loop(sfd))) {
+		gw_log(GW_LOG_ERR, "event loop: %s", strerror(-r));
+		rc = EXIT_RUNTIME;
+	}
+	if (gw_remove(nl, &applied, err, sizeof(err))) {
+		gw_log(GW_LOG_ERR, "%s", err);
+		rc = EXIT_RUNTIME;
+	} else {
+		gw_log(GW_LOG_INFO, "removed everything gatewayd created");
+	}
+	gw_applied_free(&applied);
+	gw_nl_close(nl);
+	close(sfd);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'C' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "oneshot", no_argument, NULL, 'o' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *file = NULL;
+	enum mode mode = MODE_RUN;
+	struct gw_config *cfg;
+	char err[2048] = "";
+	bool probed;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			file = optarg;
+			break;
+		case 'C':
+			mode = MODE_CHECK;
+			break;
+		case 'n':
+			mode = MODE_DRY_RUN;
+			break;
+		case 'o':
+			mode = MODE_ONESHOT;
+			break;
+		case 'v':
+			gw_log_set_verbose(1);
+			break;
+		case 'V':
+			printf("gatewayd %s\n", GW_VERSION);
+			return EXIT_OK;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!file || optind != argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (gw_config_load(file, &cfg, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return EXIT_USAGE;
+	}
+	if (mode == MODE_DRY_RUN) {
+		struct gw_nl *nl = NULL;
+
+		gw_nl_open(&nl);	/* only to read MTUs; without it defaults are assumed */
+		r = gw_dryrun(stdout, nl, cfg, err, sizeof(err));
+		gw_nl_close(nl);
+		if (r)
+			fprintf(stderr, "%s\n", err);
+		gw_config_free(cfg);
+		return r ? EXIT_RUNTIME : EXIT_OK;
+	}
+	if (gw_kinds_check(cfg, &probed, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		gw_config_free(cfg);
+		return EXIT_USAGE;
+	}
+	if (mode == MODE_CHECK) {
+		printf("%s: ok (%zu links)%s\n", file, cfg->n_links,
+		       probed ? "" : "; qdisc kinds not probed (needs root)");
+		gw_config_free(cfg);
+		return EXIT_OK;
+	}
+	r = apply_and_run(cfg, mode);
+	gw_config_free(cfg);
+	return r;
+}

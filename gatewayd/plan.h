@@ -1,0 +1,44 @@
+/* gatewayd/plan.h: the desired tree, derived from the config and the interfaces' facts. */
+#ifndef GW_PLAN_H
+#define GW_PLAN_H
+
+#include "config/config.h"
+#include "qdisc/link.h"
+#include "qdisc/qdisc.h"
+
+#define GW_DEFAULT_MTU 1500
+#define GW_TBF_LATENCY_US 20000	/* tbf queue when the config gives no latency */
+
+/* What the planner needs to know of a link's devices (zeroes for a dry run without them). */
+struct gw_link_facts {
+	struct gw_link_info dev;	/* the interface */
+	struct gw_link_info ifb;	/* its ifb, when the link shapes ingress */
+};
+
+struct gw_plan_obj {
+	struct gw_tc_obj obj;
+	size_t link;		/* index into cfg->links */
+	enum gw_direction dir;
+	const char *dev;	/* interface name the object lives on */
+	char what[GW_NAME_MAX + 48];	/* "egress class bulk", "ingress redirect"... */
+};
+
+struct gw_plan {
+	struct gw_plan_obj *objs;	/* in creation order: parents before children */
+	size_t n;
+};
+
+int gw_plan_build(const struct gw_config *cfg, const struct gw_link_facts *facts,
+		  struct gw_plan *out);
+void gw_plan_free(struct gw_plan *p);
+
+/* Derived values (documented in gatewayd.conf(5)); rates in bytes/s, sizes in bytes. */
+uint64_t gw_derive_burst(uint64_t rate, const struct gw_sizing *s, unsigned int mtu);
+int64_t gw_derive_quantum(uint64_t rate, const struct gw_sizing *s, unsigned int mtu);
+int64_t gw_derive_tbf_limit(uint64_t rate, int64_t burst, int64_t latency_us);
+/* sqm's slow-link CoDel: raise target (and interval) when one MTU takes long to send. */
+void gw_derive_codel(uint64_t rate, struct gw_fq_codel_opts *f);
+/* Size-table overhead: the config counts from the IP packet, the kernel from skb->len. */
+int32_t gw_derive_stab_overhead(const struct gw_sizing *s, unsigned short arptype);
+
+#endif

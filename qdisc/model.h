@@ -1,0 +1,105 @@
+/* qdisc/model.h: the shaping tree as plain data, shared by config/, qdisc/ and gatewayd/. */
+#ifndef GW_QDISC_MODEL_H
+#define GW_QDISC_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <net/if.h>
+
+/* "Not set by the user": encoders leave the attribute out so the kernel default stays. */
+#define GW_UNSET INT64_MIN	/* never a valid value: overheads can be negative */
+
+/* Every qdisc kind gatewayd knows; the registry (qdisc/registry.c) maps each to its ops. */
+enum gw_kind {
+	GW_KIND_NONE = 0,
+	GW_KIND_FIFO,
+	GW_KIND_FQ_CODEL,
+	GW_KIND_CAKE,
+	GW_KIND_HTB,
+	GW_KIND_TBF,
+	GW_KIND_INGRESS,
+	GW_KIND_COUNT
+};
+
+enum gw_linklayer {
+	GW_LL_ETHERNET = 0,
+	GW_LL_ATM,
+	GW_LL_PTM,
+};
+
+/* Link-layer accounting: a size table for htb/tbf, cake's own keys for cake. */
+struct gw_sizing {
+	bool set;		/* false: no overhead compensation at all */
+	int32_t overhead;	/* bytes added to every packet (may be negative) */
+	int32_t mpu;		/* minimum packet unit, bytes (0 = none) */
+	enum gw_linklayer linklayer;
+};
+
+struct gw_fifo_opts {
+	int64_t limit;		/* packets (pfifo) or bytes (bfifo); GW_UNSET: kernel default */
+	bool bytes;		/* true: limit is in bytes, kind is bfifo */
+};
+
+struct gw_fq_codel_opts {
+	int64_t limit;		/* packets */
+	int64_t flows;
+	int64_t target_us;
+	int64_t interval_us;
+	int64_t quantum;	/* bytes */
+	int64_t ce_threshold_us;
+	int64_t memory_limit;	/* bytes */
+	int ecn;		/* -1 unset, 0 off, 1 on */
+};
+
+/* Values of the enums below are the kernel's (linux/pkt_sched.h). */
+struct gw_cake_opts {
+	int64_t bandwidth;	/* bytes/s; GW_UNSET: absent (unlimited); 0: explicitly unlimited */
+	int diffserv;		/* CAKE_DIFFSERV_*, -1 unset */
+	int flow_mode;		/* CAKE_FLOW_*, -1 unset */
+	int nat, wash, split_gso, ingress;	/* -1 unset, 0, 1 */
+	int ack_filter;		/* CAKE_ACK_*, -1 unset */
+	int64_t rtt_us;
+	/* Overhead keys, filled from the link's sizing where cake is the shaper or a child. */
+	int atm;		/* CAKE_ATM_*, -1 unset */
+	int64_t overhead;	/* GW_UNSET or bytes (s32 on the wire) */
+	int64_t mpu;		/* GW_UNSET or bytes */
+};
+
+struct gw_htb_opts {
+	uint32_t defcls;	/* minor of the default class, 0: unclassified traffic goes direct */
+	int64_t r2q;
+	int64_t direct_qlen;
+};
+
+struct gw_htb_class_opts {
+	uint64_t rate;		/* bytes/s */
+	uint64_t ceil;		/* bytes/s */
+	int64_t burst;		/* bytes */
+	int64_t cburst;		/* bytes */
+	int64_t quantum;	/* bytes */
+	int64_t prio;		/* 0..7 */
+};
+
+struct gw_tbf_opts {
+	uint64_t rate;		/* bytes/s */
+	int64_t burst;		/* bytes (bucket size) */
+	int64_t limit;		/* bytes of queue */
+	int64_t mtu;		/* bytes, GW_UNSET: device MTU is assumed by the kernel */
+};
+
+union gw_qopts {
+	struct gw_fifo_opts fifo;
+	struct gw_fq_codel_opts fq_codel;
+	struct gw_cake_opts cake;
+	struct gw_htb_opts htb;
+	struct gw_tbf_opts tbf;
+};
+
+/* A child (leaf) qdisc as the config describes it. */
+struct gw_child {
+	enum gw_kind kind;
+	union gw_qopts opts;
+	int line;		/* config line of the child block, 0 if defaulted */
+};
+
+#endif

@@ -1,0 +1,49 @@
+/* qdisc/nl.h: the rtnetlink socket. libnl-3 builds and parses messages; the send/receive loop
+ * is ours so that thousands of requests go out many per sendmsg (pipelined) and every error
+ * comes back with the kernel's extended-ack text. */
+#ifndef GW_QDISC_NL_H
+#define GW_QDISC_NL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/netlink.h>
+#include <netlink/msg.h>
+
+#define GW_EXTACK_MAX 256
+
+struct gw_nl;
+
+struct gw_nl_error {
+	size_t index;		/* which request of the batch */
+	int err;		/* -errno */
+	char msg[GW_EXTACK_MAX];	/* the kernel's extended ack, "" when it gave none */
+};
+
+int gw_nl_open(struct gw_nl **out);
+void gw_nl_close(struct gw_nl *nl);
+
+/*
+ * Send n requests, as many per sendmsg as fit, each with NLM_F_ACK, then collect the acks.
+ * Returns 0 when all were acknowledged; otherwise the first failure's -errno, with its index and
+ * message in *e (e may be NULL). With stop, nothing after the failing chunk is sent.
+ */
+int gw_nl_batch(struct gw_nl *nl, struct nl_msg *const *msgs, size_t n, bool stop,
+		struct gw_nl_error *e);
+
+/* Called for every reply message of a dump or request; non-zero stops with that value. */
+typedef int (*gw_nl_cb)(const struct nlmsghdr *nlh, void *arg);
+
+/* Send one request (NLM_F_DUMP or not) and pass every reply to cb until the kernel is done. */
+int gw_nl_request(struct gw_nl *nl, struct nl_msg *msg, gw_nl_cb cb, void *arg,
+		  struct gw_nl_error *e);
+
+/* Dump tc objects of one interface: type RTM_GETQDISC, RTM_GETTCLASS or RTM_GETTFILTER
+ * (filters: of parent). */
+int gw_nl_dump_tc(struct gw_nl *nl, int type, int ifindex, uint32_t parent, gw_nl_cb cb,
+		  void *arg, struct gw_nl_error *e);
+
+/* Extract the extended-ack message from an NLMSG_ERROR message (testable without a kernel). */
+int gw_nl_parse_error(const struct nlmsghdr *nlh, size_t len, char *msg, size_t msglen);
+
+#endif

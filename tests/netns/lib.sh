@@ -1,0 +1,108 @@
+# tests/netns/lib.sh: shared by the host-kernel tests. Each test builds its own namespaces with
+# names unique to the run, and removes them (and every process it started) on exit, failure or
+# interrupt. Addresses live only inside those namespaces.
+set -u
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+GATEWAYD=${GATEWAYD:-$TOP/build/gatewayd}
+RUN_ID="gw$$"
+NAMESPACES=()
+PIDS=()
+TMPD=$(mktemp -d /tmp/gwtest.XXXXXX)
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $1${2:+: $2}"; }
+skip() { echo "skip - $1: $2"; }
+# check NAME CMD...: one counted check
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
+}
+
+cleanup() {
+	local p ns
+	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+		kill -KILL "$p" 2>/dev/null
+	done
+	for ns in "${NAMESPACES[@]}"; do ip netns del "$ns" 2>/dev/null; done
+	rm -rf "$TMPD"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ns_new VAR SUFFIX: a fresh namespace named $RUN_ID-SUFFIX with lo up, its name put in VAR.
+# (Not "$(ns_new)": a subshell would lose the record that cleanup needs.)
+ns_new() {
+	local ns="$RUN_ID-$2"
+	ip netns add "$ns" || return 1
+	NAMESPACES+=("$ns")
+	ip -n "$ns" link set lo up
+	printf -v "$1" '%s' "$ns"
+}
+
+# topo_chain: client - router - server, veth between them, forwarding in the router.
+#   $NS_C (c0 10.77.1.2) -- (r0 10.77.1.1) $NS_R (r1 10.77.2.1) -- (s0 10.77.2.2) $NS_S
+# The router's r1 is the "WAN" whose egress shapes client->server traffic; r0's egress shapes
+# server->client (and r1's ingress, through an ifb).
+topo_chain() {
+	ns_new NS_C c && ns_new NS_R r && ns_new NS_S s || return 1
+	ip link add c0 netns "$NS_C" type veth peer name r0 netns "$NS_R" || return 1
+	ip link add r1 netns "$NS_R" type veth peer name s0 netns "$NS_S" || return 1
+	ip -n "$NS_C" addr add 10.77.1.2/24 dev c0
+	ip -n "$NS_R" addr add 10.77.1.1/24 dev r0
+	ip -n "$NS_R" addr add 10.77.2.1/24 dev r1
+	ip -n "$NS_S" addr add 10.77.2.2/24 dev s0
+	ip -n "$NS_C" -6 addr add fd77:1::2/64 dev c0 nodad
+	ip -n "$NS_R" -6 addr add fd77:1::1/64 dev r0 nodad
+	ip -n "$NS_R" -6 addr add fd77:2::1/64 dev r1 nodad
+	ip -n "$NS_S" -6 addr add fd77:2::2/64 dev s0 nodad
+	local l
+	for l in "$NS_C c0" "$NS_R r0" "$NS_R r1" "$NS_S s0"; do
+		set -- $l
+		ip -n "$1" link set "$2" up
+	done
+	ip -n "$NS_C" route add default via 10.77.1.1
+	ip -n "$NS_S" route add default via 10.77.2.1
+	ip -n "$NS_C" -6 route add default via fd77:1::1
+	ip -n "$NS_S" -6 route add default via fd77:2::1
+	ip netns exec "$NS_R" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+}
+
+# gw_start NS CONF [ARGS]: run the daemon in NS; waits until it logged "applied" (or died).
+# Sets GW_PID and GW_LOG.
+gw_start() {
+	local ns=$1 conf=$2
+	shift 2
+	GW_LOG=$TMPD/gatewayd.$RANDOM.log
+	ip netns exec "$ns" "$GATEWAYD" -c "$conf" "$@" >"$GW_LOG" 2>&1 &
+	GW_PID=$!
+	PIDS+=("$GW_PID")
+	for _ in $(seq 1 100); do
+		grep -q "applied and verified" "$GW_LOG" && return 0
+		kill -0 "$GW_PID" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# gw_stop: SIGTERM the daemon and wait; returns its exit status.
+gw_stop() {
+	kill -TERM "$GW_PID" 2>/dev/null
+	wait "$GW_PID"
+}
+
+# tree NS DEV: a stable text picture of a device's qdiscs, classes and ingress filters.
+tree() {
+	local ns=$1 dev=$2
+	{
+		ip netns exec "$ns" tc qdisc show dev "$dev"
+		ip netns exec "$ns" tc class show dev "$dev"
+		ip netns exec "$ns" tc filter show dev "$dev" ingress 2>/dev/null |
+			sed -E 's/ (index|ref|bind) [0-9]+//g'
+	} | sed -E 's/refcnt [0-9]+ //' | sort
+}
+
+# qdisc_json NS DEV: tc -j qdisc show.
+qdisc_json() { ip netns exec "$1" tc -j qdisc show dev "$2"; }
