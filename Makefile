@@ -82,7 +82,7 @@ bench: deps all
 	tests/bench/run-all
 
 demo: deps all
-	@echo "the comparison bench (gatewayd --compare) is not built yet; see the open issues"
+	tests/demo.sh
 
 install: all
 	install -D -m 0755 $(BUILD)/gatewayd $(DESTDIR)$(SBINDIR)/gatewayd

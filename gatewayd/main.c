@@ -75,11 +75,6 @@ static int run_loop(int sfd)
 	}
 }
 
-static size_t count_devs(const struct gw_applied *a)
-{
-	return a->n_devs;
-}
-
 static int apply_and_run(const struct gw_config *cfg, enum mode mode)
 {
 	char err[2048] = "";
@@ -103,8 +98,9 @@ static int apply_and_run(const struct gw_config *cfg, enum mode mode)
 		gw_nl_close(nl);
 		return EXIT_RUNTIME;
 	}
-	gw_log(GW_LOG_INFO, "applied and verified %zu objects on %zu devices in %.1f ms",
-	       applied.plan.n, count_devs(&applied), applied.seconds * 1000);
+	gw_log(GW_LOG_INFO, "applied and verified %zu objects on %zu device%s in %.2f ms",
+	       applied.plan.n, applied.n_devs, applied.n_devs == 1 ? "" : "s",
+	       applied.seconds * 1000);
 	if (mode == MODE_ONESHOT) {
 		gw_applied_free(&applied);
 		gw_nl_close(nl);
