@@ -12,7 +12,7 @@ static const struct gw_knob cake_knobs[] = {
 	GW_KNOB(TCA_CAKE_ATM, cake.atm, GW_KF_INT, GW_KW_U32),
 	GW_KNOB(TCA_CAKE_OVERHEAD, cake.overhead, GW_KF_INT64, GW_KW_S32),
 	GW_KNOB(TCA_CAKE_MPU, cake.mpu, GW_KF_INT64, GW_KW_U32),
-	GW_KNOB(TCA_CAKE_RTT, cake.rtt_us, GW_KF_INT64, GW_KW_U32),
+	GW_KNOB_TIME(TCA_CAKE_RTT, cake.rtt_us),
 	GW_KNOB(TCA_CAKE_NAT, cake.nat, GW_KF_INT, GW_KW_U32),
 	GW_KNOB(TCA_CAKE_WASH, cake.wash, GW_KF_INT, GW_KW_U32),
 	GW_KNOB(TCA_CAKE_INGRESS, cake.ingress, GW_KF_INT, GW_KW_U32),

@@ -7,10 +7,10 @@
 static const struct gw_knob fq_codel_knobs[] = {
 	GW_KNOB(TCA_FQ_CODEL_LIMIT, fq_codel.limit, GW_KF_INT64, GW_KW_U32),
 	GW_KNOB(TCA_FQ_CODEL_FLOWS, fq_codel.flows, GW_KF_INT64, GW_KW_U32),
-	GW_KNOB(TCA_FQ_CODEL_TARGET, fq_codel.target_us, GW_KF_INT64, GW_KW_U32),
-	GW_KNOB(TCA_FQ_CODEL_INTERVAL, fq_codel.interval_us, GW_KF_INT64, GW_KW_U32),
+	GW_KNOB_TIME(TCA_FQ_CODEL_TARGET, fq_codel.target_us),
+	GW_KNOB_TIME(TCA_FQ_CODEL_INTERVAL, fq_codel.interval_us),
 	GW_KNOB(TCA_FQ_CODEL_QUANTUM, fq_codel.quantum, GW_KF_INT64, GW_KW_U32),
-	GW_KNOB(TCA_FQ_CODEL_CE_THRESHOLD, fq_codel.ce_threshold_us, GW_KF_INT64, GW_KW_U32),
+	GW_KNOB_TIME(TCA_FQ_CODEL_CE_THRESHOLD, fq_codel.ce_threshold_us),
 	GW_KNOB(TCA_FQ_CODEL_MEMORY_LIMIT, fq_codel.memory_limit, GW_KF_INT64, GW_KW_U32),
 	GW_KNOB(TCA_FQ_CODEL_ECN, fq_codel.ecn, GW_KF_INT, GW_KW_U32),
 };

@@ -109,9 +109,11 @@ int gw_knobs_same(const union gw_qopts *want, const union gw_qopts *got,
 		  const struct gw_knob *k, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int64_t w = gw_knob_get(want, &k[i]);
+		int64_t w = gw_knob_get(want, &k[i]), g = gw_knob_get(got, &k[i]);
 
-		if (w != GW_UNSET && w != gw_knob_get(got, &k[i]))
+		if (w == GW_UNSET)
+			continue;
+		if (k[i].approx ? !gw_near(w, g) : w != g)
 			return 0;
 	}
 	return 1;

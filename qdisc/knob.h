@@ -14,9 +14,12 @@ struct gw_knob {
 	size_t off;		/* offsetof(union gw_qopts, ...) */
 	enum gw_knob_field field;
 	enum gw_knob_wire wire;
+	bool approx;		/* a time the kernel keeps in its own units: compare with gw_near */
 };
 
-#define GW_KNOB(a, member, f, w) { (a), offsetof(union gw_qopts, member), (f), (w) }
+#define GW_KNOB(a, member, f, w) { (a), offsetof(union gw_qopts, member), (f), (w), false }
+#define GW_KNOB_TIME(a, member) \
+	{ (a), offsetof(union gw_qopts, member), GW_KF_INT64, GW_KW_U32, true }
 
 /* Value of a knob as int64, or GW_UNSET when not set. */
 int64_t gw_knob_get(const union gw_qopts *o, const struct gw_knob *k);

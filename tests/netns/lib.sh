@@ -101,7 +101,7 @@ tree() {
 		ip netns exec "$ns" tc class show dev "$dev"
 		ip netns exec "$ns" tc filter show dev "$dev" ingress 2>/dev/null |
 			sed -E 's/ (index|ref|bind) [0-9]+//g'
-	} | sed -E 's/refcnt [0-9]+ //' | sort
+	} | sed -E 's/refcnt [0-9]+ //; s/direct_packets_stat [0-9]+ //' | sort
 }
 
 # qdisc_json NS DEV: tc -j qdisc show.

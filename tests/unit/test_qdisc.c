@@ -121,6 +121,9 @@ static void test_fq_codel(void)
 	      got.q.fq_codel.memory_limit == 33554432 && got.q.fq_codel.ecn == 0,
 	      "fq_codel: every knob round-trips");
 	CHECK(gw_obj_matches(&o, &got, (char[64]){ 0 }, 64), "fq_codel: matches itself");
+	got.q.fq_codel.target_us = 6999;	/* the kernel keeps CoDel times in its own units */
+	CHECK(gw_obj_matches(&o, &got, (char[64]){ 0 }, 64), "fq_codel: a target read back 1 us short matches");
+	got.q.fq_codel.target_us = 7000;
 	got.q.fq_codel.flows = 1024;
 	CHECK(!gw_obj_matches(&o, &got, (char[64]){ 0 }, 64), "fq_codel: a different knob is a mismatch");
 }

@@ -1,0 +1,165 @@
+# tests/uml/lib.sh: helpers for scripts that uml-run runs inside the guest. Source it:
+#   . "$UML_LIB"          (uml-init.sh exports UML_LIB; or source tests/uml/lib.sh by path)
+# The guest is a private kernel, so the fixed namespace names below cannot collide with
+# another run or with the host; addresses 10.77.x exist only inside these namespaces.
+# shellcheck shell=bash
+
+UML_NS_C=gwc  # client: c0 10.77.1.2
+UML_NS_R=gwr  # router: r0 10.77.1.1 (client side), r1 10.77.2.1 (server side, egress to shape)
+UML_NS_S=gws  # server: s0 10.77.2.2
+UML_IP_C=10.77.1.2
+UML_IP_R0=10.77.1.1
+UML_IP_R1=10.77.2.1
+UML_IP_S=10.77.2.2
+
+uml_fails=0
+
+# ---- reporting: the lines tests/run counts ---------------------------------------------
+ok() { echo "ok - $1"; }
+not_ok() {
+	echo "not ok - $1: $2"
+	uml_fails=$((uml_fails + 1))
+}
+skip() { echo "skip - $1: $2"; }
+# check NAME DETAIL CMD...: ok if CMD succeeds, else not ok with DETAIL.
+check() {
+	local name=$1 detail=$2
+	shift 2
+	if "$@"; then ok "$name"; else not_ok "$name" "$detail"; fi
+}
+# Exit status for the end of a guest script: 1 if any not_ok was printed.
+uml_status() { [ "$uml_fails" -eq 0 ]; }
+
+# in_ns NS CMD...: run CMD in namespace NS ("" = the guest's initial namespace).
+in_ns() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi
+}
+
+# ---- topology ----------------------------------------------------------------------------
+# client (gwc) c0 --- r0 router (gwr) r1 --- s0 server (gws). Link names are never a, b or x:
+# `ip link add a type veth` parses "a" as "address".
+uml_topology() {
+	uml_topology_clean
+	# Batched: every exec costs ~0.13 s in UML, one ip per step took 2.4 s, this ~0.8 s.
+	ip -b - <<-EOF || return 1
+		netns add $UML_NS_C
+		netns add $UML_NS_R
+		netns add $UML_NS_S
+		link add c0 netns $UML_NS_C type veth peer name r0 netns $UML_NS_R
+		link add r1 netns $UML_NS_R type veth peer name s0 netns $UML_NS_S
+	EOF
+	ip -n $UML_NS_C -b - <<-EOF || return 1
+		link set lo up
+		addr add $UML_IP_C/24 dev c0
+		link set c0 up
+		route add default via $UML_IP_R0
+	EOF
+	ip -n $UML_NS_R -b - <<-EOF || return 1
+		link set lo up
+		addr add $UML_IP_R0/24 dev r0
+		addr add $UML_IP_R1/24 dev r1
+		link set r0 up
+		link set r1 up
+	EOF
+	ip -n $UML_NS_S -b - <<-EOF || return 1
+		link set lo up
+		addr add $UML_IP_S/24 dev s0
+		link set s0 up
+		route add default via $UML_IP_R1
+	EOF
+	ip netns exec $UML_NS_R sysctl -qw net.ipv4.ip_forward=1 || return 1
+	# The first packets wait for ARP; settle it now so a test's first probe is not an outlier.
+	ip netns exec $UML_NS_C ping -c 1 -W 2 $UML_IP_S >/dev/null || return 1
+}
+
+# Remove the namespaces (their veths go with them). The guest halts after the script anyway;
+# this is for scripts that build the topology more than once.
+uml_topology_clean() {
+	local ns
+	for ns in $UML_NS_C $UML_NS_R $UML_NS_S; do
+		[ -e "/run/netns/$ns" ] && ip netns del "$ns"
+	done
+	return 0
+}
+
+# uml_netem_far DELAY [netem args...]: delay on the server's s0, i.e. past the router's
+# shaped egress r1, so the bottleneck queue is the router's and the RTT grows by DELAY.
+uml_netem_far() {
+	local delay=$1
+	shift
+	ip netns exec $UML_NS_S tc qdisc replace dev s0 root netem delay "$delay" "$@"
+}
+
+# ---- reading qdiscs back (tc -j + jq) ------------------------------------------------------
+# qdisc_json DEV [NS]: `tc -s -j qdisc show dev DEV` (a JSON array; stats included).
+qdisc_json() {
+	# tc -n, not `ip netns exec NS tc`: one exec instead of two (each ~0.15 s in UML).
+	tc ${2:+-n "$2"} -s -j qdisc show dev "$1"
+}
+
+# qdisc_get DEV WHERE [NS] [JQ]: apply JQ (default ".") to the one qdisc at WHERE on DEV.
+# WHERE: "root", "ingress", a parent class ("1:10") or a handle ("h:10:").
+qdisc_get() {
+	local dev=$1 where=$2 ns=${3:-} filter=${4:-.}
+	qdisc_json "$dev" "$ns" | jq -e -r --arg w "$where" "
+		map(select(
+			if \$w == \"root\" then .root == true
+			elif \$w == \"ingress\" then .kind == \"ingress\" or .kind == \"clsact\"
+			elif (\$w | startswith(\"h:\")) then .handle == (\$w | ltrimstr(\"h:\"))
+			else .parent == \$w end)) | first | $filter"
+}
+
+# qdisc_kind DEV WHERE [NS]: the kind ("htb", "fq_codel", ...) of the qdisc at WHERE.
+qdisc_kind() { qdisc_get "$1" "$2" "${3:-}" .kind; }
+
+# qdisc_opt DEV WHERE NS KEY: one of the qdisc's options, e.g. bandwidth, target, delay.
+qdisc_opt() { qdisc_get "$1" "$2" "$3" ".options.$4"; }
+
+# expect_qdisc NAME DEV WHERE NS KIND [JQ_TEST]: ok if the qdisc at WHERE is KIND and, when
+# given, JQ_TEST (e.g. '.options.bandwidth == 2500000') holds for it; else not ok with the JSON.
+expect_qdisc() {
+	local name=$1 dev=$2 where=$3 ns=$4 kind=$5 test=${6:-true}
+	if qdisc_get "$dev" "$where" "$ns" ".kind == \"$kind\" and ($test)" >/dev/null; then
+		ok "$name"
+	else
+		not_ok "$name" "want $kind${6:+ with $6} at $where of $dev, have $(qdisc_json "$dev" "$ns" | tr -d '\n')"
+	fi
+}
+
+# qdisc_packets DEV WHERE [NS]: packets the qdisc has sent.
+qdisc_packets() { qdisc_get "$1" "$2" "${3:-}" .packets; }
+
+# ---- load and latency -------------------------------------------------------------------
+# uml_iperf SECS FLOWS [iperf3 client args...]: TCP from client to server through the router;
+# prints the receiver's goodput in Mbit/s (payload, not wire rate). Slow start (first second)
+# is omitted. Every process is bounded by timeout.
+uml_iperf() {
+	local secs=$1 flows=$2 json
+	shift 2
+	timeout $((secs + 10)) ip netns exec $UML_NS_S iperf3 -s -1 -B $UML_IP_S >/dev/null 2>&1 &
+	local srv=$!
+	for _ in $(seq 50); do
+		ip netns exec $UML_NS_S ss -Hltn "sport = :5201" | grep -q . && break
+		sleep 0.1
+	done
+	json=$(timeout $((secs + 8)) ip netns exec $UML_NS_C \
+		iperf3 -c $UML_IP_S -t "$secs" -O 1 -P "$flows" -J "$@" 2>&1)
+	wait "$srv" 2>/dev/null
+	echo "$json" | jq -e -r '.end.sum_received.bits_per_second / 1e6 | . * 10 | round / 10' \
+		2>/dev/null || { echo "uml_iperf: no result: $(echo "$json" | head -c 300)" >&2; return 1; }
+}
+
+# uml_ping_avg COUNT [INTERVAL]: ping client -> server, print the average RTT in ms.
+uml_ping_avg() {
+	local out
+	out=$(timeout $(($1 + 5)) ip netns exec $UML_NS_C ping -q -n -c "$1" -i "${2:-0.1}" $UML_IP_S)
+	echo "$out" | sed -n 's|^rtt [^=]*= [0-9.]*/\([0-9.]*\)/.*|\1|p' | grep . ||
+		{ echo "uml_ping_avg: no result: $out" >&2; return 1; }
+}
+
+# num_between VALUE LOW HIGH: LOW <= VALUE <= HIGH for decimals.
+num_between() { awk -v v="$1" -v l="$2" -v h="$3" 'BEGIN { exit !(v != "" && v >= l && v <= h) }'; }
+# num_below VALUE LIMIT
+num_below() { awk -v v="$1" -v l="$2" 'BEGIN { exit !(v != "" && v < l) }'; }

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# tests/uml/test_harness.sh: proves the UML harness (uml-run) and the guest kernel. Run from the
+# repo root as root. Prints "ok - / not ok - / skip -" lines for tests/run.
+#  (a) a guest script's stdout, stderr and exit status reach the host, two runs at once;
+#  (b)+(c) tests/uml/guest/kernel-features.sh: fq_codel, cake, netem, ingress+ifb+u32+mirred,
+#      and a shaped load (goodput, loaded ping) through the router namespace;
+#  (d) nothing is left on the host: namespaces, run directories, processes.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+run=tests/uml/uml-run
+fails=0
+ok() { echo "ok - $1"; }
+not_ok() {
+	echo "not ok - $1: $2"
+	fails=$((fails + 1))
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "skip - uml harness: needs root"
+	exit 0
+fi
+if [ ! -x "${UML_LINUX:-/usr/bin/linux.uml}" ]; then
+	# make deps installs user-mode-linux; without it this suite cannot say anything.
+	not_ok "uml harness" "linux.uml missing (make deps installs user-mode-linux)"
+	exit 1
+fi
+
+# A private base for the run directories, so (d) can see exactly what these runs left.
+base=$(mktemp -d /var/tmp/gw-uml-test.XXXXXX) || exit 1
+export UML_RUN_TMPDIR=$base
+out=$(mktemp -d /var/tmp/gw-uml-out.XXXXXX) || exit 1
+trap 'rm -rf "$out"; rmdir "$base" 2>/dev/null' EXIT
+netns_before=$(ip netns list | sort)
+umldir_before=$(ls -A "${HOME:-/root}/.uml" 2>/dev/null)
+t0=$SECONDS
+
+# (a) two runs at once, each must get its own output and status.
+$run --timeout 60 tests/uml/guest/exit-status.sh marker-one 3 >"$out/one" 2>&1 &
+p1=$!
+$run --timeout 60 tests/uml/guest/exit-status.sh marker-two 4 >"$out/two" 2>&1 &
+p2=$!
+wait "$p1"
+rc1=$?
+wait "$p2"
+rc2=$?
+if [ "$rc1" = 3 ] && grep -qx 'stdout marker-one 6\.1\..*' "$out/one" && grep -qx 'stderr marker-one' "$out/one"; then
+	ok "guest exit 3 and its stdout+stderr reach the host"
+else
+	not_ok "guest exit 3 and its stdout+stderr reach the host" "rc $rc1, output: $(head -c 2000 "$out/one")"
+fi
+if [ "$rc2" = 4 ] && grep -q 'marker-two' "$out/two" && ! grep -q 'marker-one' "$out/two" &&
+	! grep -q 'marker-two' "$out/one"; then
+	ok "two concurrent runs do not mix (second exited 4)"
+else
+	not_ok "two concurrent runs do not mix" "rc $rc2, output: $(head -c 2000 "$out/two")"
+fi
+echo "# (a) two concurrent boots took $((SECONDS - t0)) s"
+
+# (b)+(c): the guest prints its own ok/not ok lines; they pass straight through.
+t1=$SECONDS
+$run --timeout 75 tests/uml/guest/kernel-features.sh >"$out/features" 2>&1
+rc=$?
+cat "$out/features"
+if [ "$rc" = 0 ]; then
+	ok "guest kernel features and load run exited 0"
+else
+	not_ok "guest kernel features and load run" "uml-run exited $rc"
+fi
+echo "# (b)+(c) took $((SECONDS - t1)) s"
+
+# (d) the guest's namespaces, mounts and files stayed inside it, and every run cleaned up.
+# Other work on a shared machine may add namespaces meanwhile: any of the guest's own names
+# (gwc, gwr, gws) showing up on the host is the failure; other changes are only reported.
+netns_after=$(ip netns list | sort)
+leaked=$(comm -13 <(echo "$netns_before") <(echo "$netns_after") | awk '{print $1}' |
+	grep -xE 'gw[crs]')
+if [ "$netns_before" = "$netns_after" ]; then
+	ok "host namespaces unchanged"
+elif [ -z "$leaked" ]; then
+	ok "no guest namespace on the host"
+	echo "# note: host namespaces changed meanwhile (not the guest's): before [$netns_before] after [$netns_after]" | tr '\n' ' '
+	echo
+else
+	not_ok "host namespaces unchanged" "guest namespaces on the host: $leaked"
+fi
+left=$(ls -A "$base")
+umldir_after=$(ls -A "${HOME:-/root}/.uml" 2>/dev/null)
+[ "$umldir_before" = "$umldir_after" ] || left="$left ~/.uml: $umldir_after"
+if [ -z "$left" ]; then
+	ok "run directories removed"
+else
+	not_ok "run directories removed" "left in $base: $left"
+fi
+# Every linux.uml of these runs has uml_dir=$base/... on its command line (its guest
+# processes too: they are host processes). grep would match its own command line, so match
+# in the shell.
+procs=""
+for f in /proc/[0-9]*/cmdline; do
+	c=$(tr '\0' ' ' 2>/dev/null <"$f")
+	case $c in *"uml_dir=$base/"*) procs="$procs ${f#/proc/}" ;; esac
+done
+if [ -z "$procs" ]; then
+	ok "no guest process left on the host"
+else
+	not_ok "no guest process left on the host" "$procs"
+fi
+echo "# whole suite took $((SECONDS - t0)) s"
+[ "$fails" -eq 0 ]
