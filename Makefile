@@ -86,7 +86,9 @@ demo: deps all
 
 install: all
 	install -D -m 0755 $(BUILD)/gatewayd $(DESTDIR)$(SBINDIR)/gatewayd
-	install -D -m 0644 systemd/gatewayd.service $(DESTDIR)$(UNITDIR)/gatewayd.service
+	install -d $(DESTDIR)$(UNITDIR)
+	sed -e 's|/usr/local/sbin|$(SBINDIR)|g' -e 's|/etc/gatewayd|$(SYSCONFDIR)/gatewayd|g' \
+		systemd/gatewayd.service >$(DESTDIR)$(UNITDIR)/gatewayd.service
 	install -d $(DESTDIR)$(DATADIR)/doc/gatewayd/examples
 	install -m 0644 config/examples/*.conf $(DESTDIR)$(DATADIR)/doc/gatewayd/examples/
 	install -D -m 0644 man/gatewayd.8 $(DESTDIR)$(MANDIR)/man8/gatewayd.8

@@ -267,31 +267,18 @@ static void replay(struct gw_nl *nl, struct gw_dev *d)
 	free(done);
 }
 
-static void rollback(struct gw_nl *nl, struct gw_applied *a)
+/* Remove what this apply made, then put back the foreign trees it replaced. A failure here
+ * is added to the message that explains why the apply failed. */
+static void rollback(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen)
 {
-	for (size_t i = a->n_devs; i-- > 0;) {
-		struct gw_dev *d = &a->devs[i];
-		struct nl_msg *m[2];
-		size_t n = 0;
+	char why[512] = "";
+	size_t n = strlen(err);
 
-		/* deleting our root brings back the kernel's default; a foreign root is never
-		 * touched here, since the kernel checks the handle */
-		if (d->root && !del_msg(d->ifindex, GW_ROOT_HANDLE, TC_H_ROOT, &m[n]))
-			n++;
-		if (d->ingress && !del_msg(d->ifindex, GW_INGRESS_HANDLE, TC_H_INGRESS, &m[n]))
-			n++;
-		if (n)
-			gw_nl_batch(nl, m, n, false, NULL);
-		while (n)
-			nlmsg_free(m[--n]);
-		d->root = d->ingress = false;
-		if (d->n_saved)
-			replay(nl, d);
-		if (d->ifb_created) {
-			gw_link_del(nl, d->ifindex, NULL);
-			d->ifb_created = false;
-		}
-	}
+	if (gw_remove(nl, a, why, sizeof(why)) && n < errlen)
+		snprintf(err + n, errlen - n, "; and while undoing it: %s", why);
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].n_saved)
+			replay(nl, &a->devs[i]);
 }
 
 /* Leftovers of an earlier run (our root) and hooks being replaced go first, in a batch of
@@ -388,7 +375,7 @@ int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a
 		goto fail;
 	return 0;
 fail:
-	rollback(nl, a);
+	rollback(nl, a, err, errlen);
 	gw_applied_free(a);
 	return r;
 }

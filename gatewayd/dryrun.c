@@ -44,6 +44,10 @@ int gw_dryrun(FILE *out, struct gw_nl *nl, const struct gw_config *cfg, char *er
 
 		if (in->present)
 			fprintf(out, "ip link add name %s up type ifb\n", in->ifb);
+		if (cfg->links[i].sizing.set && cfg->links[i].sizing.linklayer == GW_LL_PTM)
+			fprintf(out, "# link '%s': tc's size table has no ptm; gatewayd's own table also "
+				"counts the 65/64 encoding, the commands below do not\n",
+				cfg->links[i].name);
 	}
 	for (size_t i = 0; i < plan.n && !r; i++) {
 		const struct gw_plan_obj *p = &plan.objs[i];

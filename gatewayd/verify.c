@@ -112,44 +112,43 @@ int gw_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_app
 	return r;
 }
 
+/* Delete one qdisc of ours; "already gone" is not a failure. */
+static int remove_qdisc(struct gw_nl *nl, const struct gw_dev *d, uint32_t handle,
+			uint32_t parent, const char *what, char *err, size_t errlen)
+{
+	struct gw_tc_obj o = { .type = GW_OBJ_QDISC, .ifindex = d->ifindex, .handle = handle,
+			       .parent = parent };
+	struct gw_nl_error e;
+	struct nl_msg *m;
+	int r = gw_obj_build_del(&o, &m);
+
+	if (r)
+		return r;
+	r = gw_nl_batch(nl, &m, 1, false, &e);
+	nlmsg_free(m);
+	if (!r || r == -ENOENT || r == -EINVAL || r == -ENODEV)
+		return 0;
+	snprintf(err, errlen, "removing the %s of %s: %s", what, d->name,
+		 e.msg[0] ? e.msg : strerror(-r));
+	return r;
+}
+
 int gw_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen)
 {
 	int failed = 0;
 
 	for (size_t i = a->n_devs; i-- > 0;) {
 		struct gw_dev *d = &a->devs[i];
-		struct gw_tc_obj o = { .type = GW_OBJ_QDISC, .ifindex = d->ifindex };
 		struct gw_nl_error e;
-		struct nl_msg *m;
 		int r;
 
 		/* the kernel refuses the delete unless the root still carries our handle */
-		if (d->root && !d->ifb_created) {
-			o.handle = GW_ROOT_HANDLE;
-			o.parent = TC_H_ROOT;
-			if (!gw_obj_build_del(&o, &m)) {
-				r = gw_nl_batch(nl, &m, 1, false, &e);
-				nlmsg_free(m);
-				if (r && r != -ENOENT && r != -EINVAL && r != -ENODEV) {
-					snprintf(err, errlen, "removing the root qdisc of %s: %s",
-						 d->name, e.msg[0] ? e.msg : strerror(-r));
-					failed++;
-				}
-			}
-		}
-		if (d->ingress) {
-			o.handle = GW_INGRESS_HANDLE;
-			o.parent = TC_H_INGRESS;
-			if (!gw_obj_build_del(&o, &m)) {
-				r = gw_nl_batch(nl, &m, 1, false, &e);
-				nlmsg_free(m);
-				if (r && r != -ENOENT && r != -EINVAL && r != -ENODEV) {
-					snprintf(err, errlen, "removing the ingress hook of %s: %s",
-						 d->name, e.msg[0] ? e.msg : strerror(-r));
-					failed++;
-				}
-			}
-		}
+		if (d->root && !d->ifb_created &&
+		    remove_qdisc(nl, d, GW_ROOT_HANDLE, TC_H_ROOT, "root qdisc", err, errlen))
+			failed++;
+		if (d->ingress &&
+		    remove_qdisc(nl, d, GW_INGRESS_HANDLE, TC_H_INGRESS, "ingress hook", err, errlen))
+			failed++;
 		/* deleting the ifb takes its qdiscs with it */
 		if (d->ifb_created) {
 			r = gw_link_del(nl, d->ifindex, &e);
