@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (mode == MODE_CHECK) {
-		printf("%s: ok (%zu links)%s\n", file, cfg->n_links,
+		printf("%s: ok (%zu link%s)%s\n", file, cfg->n_links, cfg->n_links == 1 ? "" : "s",
 		       probed ? "" : "; qdisc kinds not probed (needs root)");
 		gw_config_free(cfg);
 		return EXIT_OK;
