@@ -22,7 +22,7 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -I. $(PKG_CFLAGS) \
 LDLIBS_ALL = $(PKG_LIBS) -lm
 
 LIB_SRC := $(sort $(wildcard config/*.c qdisc/*.c))
-DAEMON_SRC := $(sort $(wildcard gatewayd/*.c))
+DAEMON_SRC := $(sort $(wildcard gatewayd/*.c webui/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/obj/%.o)

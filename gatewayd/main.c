@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 #include "config/config.h"
@@ -13,6 +12,9 @@
 #include "gatewayd/dryrun.h"
 #include "gatewayd/kinds.h"
 #include "gatewayd/log.h"
+#include "gatewayd/loop.h"
+#include "gatewayd/sampler.h"
+#include "gatewayd/status.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT };
@@ -44,35 +46,25 @@ static int open_signals(void)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-/* Wait for a signal that ends the run; nothing else happens in this loop yet. */
-static int run_loop(int sfd)
+/* Sample and serve until told to stop. */
+static int serve(const struct gw_config *cfg, struct gw_nl *nl, const struct gw_applied *a,
+		 int sfd)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = sfd };
-	int ep = epoll_create1(EPOLL_CLOEXEC);
+	struct gw_sampler *sampler;
+	struct gw_status st;
+	int r;
 
-	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev) < 0)
-		return -errno;
-	for (;;) {
-		struct signalfd_siginfo si;
-		int n = epoll_wait(ep, &ev, 1, -1);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			close(ep);
-			return -errno;
-		}
-		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			if (si.ssi_signo == SIGHUP) {
-				gw_log(GW_LOG_WARNING,
-				       "SIGHUP: reloading is not supported by this version; restart gatewayd to apply a changed config");
-				continue;
-			}
-			gw_log(GW_LOG_INFO, "signal %u: stopping", si.ssi_signo);
-			close(ep);
-			return 0;
-		}
+	if ((r = gw_sampler_new(cfg, a, &sampler)))
+		return r;
+	gw_log(GW_LOG_DEBUG, "history: %zu bytes", gw_history_bytes(gw_sampler_history(sampler)));
+	if ((r = gw_status_init(&st, sampler, gw_mono_now()))) {
+		gw_sampler_free(sampler);
+		return r;
 	}
+	r = gw_loop_run(sfd, cfg, nl, &st);
+	gw_status_destroy(&st);
+	gw_sampler_free(sampler);
+	return r;
 }
 
 static int apply_and_run(const struct gw_config *cfg, enum mode mode)
@@ -106,8 +98,8 @@ static int apply_and_run(const struct gw_config *cfg, enum mode mode)
 		gw_nl_close(nl);
 		return EXIT_OK;
 	}
-	if ((r = run_loop(sfd))) {
-		gw_log(GW_LOG_ERR, "event loop: %s", strerror(-r));
+	if ((r = serve(cfg, nl, &applied, sfd))) {
+		gw_log(GW_LOG_ERR, "%s", strerror(-r));
 		rc = EXIT_RUNTIME;
 	}
 	if (gw_remove(nl, &applied, err, sizeof(err))) {

@@ -4,6 +4,7 @@
 #include <linux/pkt_sched.h>
 #include "config/config.h"
 #include "qdisc/knob.h"
+#include "qdisc/stats.h"
 
 static const struct gw_knob cake_knobs[] = {
 	GW_KNOB(TCA_CAKE_BASE_RATE64, cake.bandwidth, GW_KF_INT64, GW_KW_U64),
@@ -132,4 +133,5 @@ const struct gw_qdisc_ops gw_cake_ops = {
 	.decode = cake_decode,
 	.format = cake_format,
 	.same = cake_same,
+	.xstats = gw_cake_xstats,
 };

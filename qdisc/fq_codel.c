@@ -3,6 +3,7 @@
 #include <linux/pkt_sched.h>
 #include "config/config.h"
 #include "qdisc/knob.h"
+#include "qdisc/stats.h"
 
 static const struct gw_knob fq_codel_knobs[] = {
 	GW_KNOB(TCA_FQ_CODEL_LIMIT, fq_codel.limit, GW_KF_INT64, GW_KW_U32),
@@ -89,4 +90,5 @@ const struct gw_qdisc_ops gw_fq_codel_ops = {
 	.decode = fq_codel_decode,
 	.format = fq_codel_format,
 	.same = fq_codel_same,
+	.xstats = gw_fq_codel_xstats,
 };

@@ -23,6 +23,8 @@
 
 enum gw_obj_type { GW_OBJ_QDISC, GW_OBJ_CLASS, GW_OBJ_FILTER };
 
+struct gw_tc_stats;
+
 /* One kernel object: a qdisc, an htb class, or the u32 redirect filter on ingress. */
 struct gw_tc_obj {
 	enum gw_obj_type type;
@@ -52,6 +54,9 @@ struct gw_qdisc_ops {
 	int (*format)(char *buf, size_t len, const union gw_qopts *o);
 	/* Do two option sets mean the same kernel state? (the knobs that were set in want) */
 	int (*same)(const union gw_qopts *want, const union gw_qopts *got);
+	/* Decode the kind's extended statistics (TCA_STATS_APP); NULL: it has none. The
+	 * argument is struct gw_tc_stats (qdisc/stats.h). */
+	int (*xstats)(const struct nlattr *app, struct gw_tc_stats *out);
 };
 
 /* registry.c */

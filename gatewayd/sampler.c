@@ -1,0 +1,461 @@
+/* gatewayd/sampler.c: counters -> rates, accuracy, queue depth -> history and snapshots.
+ * Objects are found by handle arithmetic (leaf i is qdisc 1000+i:, class e000:10+i), so a pass
+ * over 16,000 classes is two dumps and no searching. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include "gatewayd/sampler.h"
+#include "qdisc/stats.h"
+
+struct slot {
+	char name[GW_NAME_MAX];
+	enum gw_kind kind;		/* its queue's kind (the shaper's, for a total) */
+	uint64_t rate, ceil;		/* bytes/s */
+	size_t series;
+	struct gw_counters total, last, now, delta;
+	bool first, seen;
+	uint32_t prev_backlog;
+	struct gw_tc_stats leaf;	/* the queue's own statistics (xstats) */
+	/* derived */
+	double achieved_bps, delay_ms, drops_s, marks_s;
+	bool saturated;
+	double accuracy;
+};
+
+struct sdir {
+	size_t link;
+	enum gw_direction dir;
+	int ifindex;
+	char device[IFNAMSIZ];
+	enum gw_kind shaper;
+	uint64_t rate;
+	struct slot total;
+	struct slot *classes;
+	size_t n;
+};
+
+struct gw_sampler {
+	const struct gw_config *cfg;
+	struct sdir *dirs;
+	size_t n_dirs, n_series;
+	struct gw_history *hist;
+	double prev_mono;
+	bool have_prev;
+};
+
+static void slot_init(struct slot *s, const char *name, enum gw_kind kind, uint64_t rate,
+		      uint64_t ceil, size_t *series)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->kind = kind;
+	s->rate = rate;
+	s->ceil = ceil;
+	s->first = true;
+	s->accuracy = NAN;
+	s->series = (*series)++;
+}
+
+static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw_applied *a,
+		    size_t link, enum gw_direction dir, size_t *series)
+{
+	const struct gw_link_cfg *l = &cfg->links[link];
+	const struct gw_dir_cfg *dc = &l->dir[dir];
+	size_t n = dc->n_classes ? dc->n_classes : 1;
+
+	d->link = link;
+	d->dir = dir;
+	d->ifindex = dir == GW_DIR_EGRESS ? a->facts[link].dev.ifindex : a->facts[link].ifb.ifindex;
+	snprintf(d->device, sizeof(d->device), "%s", dir == GW_DIR_EGRESS ? l->interface : dc->ifb);
+	d->shaper = dc->shaper;
+	d->rate = dc->rate;
+	d->n = n;
+	d->classes = calloc(n, sizeof(*d->classes));
+	if (!d->classes)
+		return -ENOMEM;
+	slot_init(&d->total, "total", dc->shaper, dc->rate, dc->rate, series);
+	if (!dc->n_classes) {
+		/* one queue: htb's single default class, tbf's child, or cake itself */
+		enum gw_kind k = dc->shaper == GW_KIND_CAKE ? GW_KIND_CAKE : dc->child.kind;
+
+		slot_init(&d->classes[0], "default", k, dc->rate, dc->rate, series);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct gw_class_cfg *c = &dc->classes[i];
+
+		slot_init(&d->classes[i], c->name, c->child.kind, c->rate, c->ceil, series);
+	}
+	return 0;
+}
+
+int gw_sampler_new(const struct gw_config *cfg, const struct gw_applied *a,
+		   struct gw_sampler **out)
+{
+	struct gw_sampler *s = calloc(1, sizeof(*s));
+	size_t n = 0;
+	int err = 0;
+
+	if (!s)
+		return -ENOMEM;
+	s->cfg = cfg;
+	s->dirs = calloc(cfg->n_links * 2 + 1, sizeof(*s->dirs));
+	if (!s->dirs) {
+		free(s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cfg->n_links && !err; i++)
+		for (int d = 0; d < 2 && !err; d++)
+			if (cfg->links[i].dir[d].present)
+				err = dir_init(&s->dirs[s->n_dirs++], cfg, a, i,
+					       (enum gw_direction)d, &n);
+	s->n_series = n;
+	if (!err && !(s->hist = gw_history_new(n, cfg->interval_us)))
+		err = -ENOMEM;
+	if (err) {
+		gw_sampler_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void gw_sampler_free(struct gw_sampler *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_dirs; i++)
+		free(s->dirs[i].classes);
+	free(s->dirs);
+	gw_history_free(s->hist);
+	free(s);
+}
+
+struct gw_history *gw_sampler_history(struct gw_sampler *s)
+{
+	return s->hist;
+}
+
+int gw_sampler_series(const struct gw_sampler *s, const char *link, const char *direction,
+		      const char *class_name)
+{
+	for (size_t i = 0; i < s->n_dirs; i++) {
+		const struct sdir *d = &s->dirs[i];
+
+		if (strcmp(s->cfg->links[d->link].name, link) ||
+		    strcmp(gw_direction_name(d->dir), direction))
+			continue;
+		if (!strcmp(class_name, "total"))
+			return (int)d->total.series;
+		for (size_t k = 0; k < d->n; k++)
+			if (!strcmp(d->classes[k].name, class_name))
+				return (int)d->classes[k].series;
+	}
+	return -ENOENT;
+}
+
+void gw_counters_advance(struct gw_counters *total, struct gw_counters *last,
+			 const struct gw_counters *now, bool first, struct gw_counters *delta)
+{
+	memset(delta, 0, sizeof(*delta));
+	if (!first && now->bytes >= last->bytes) {
+		delta->bytes = now->bytes - last->bytes;
+		delta->packets = now->packets - last->packets;
+		/* the kernel's 32-bit counters wrap; unsigned subtraction at their width */
+		delta->drops = (uint32_t)(now->drops - last->drops);
+		delta->overlimits = (uint32_t)(now->overlimits - last->overlimits);
+		delta->requeues = (uint32_t)(now->requeues - last->requeues);
+		delta->marks = (uint32_t)(now->marks - last->marks);
+	} else if (!first) {
+		/* bytes went back: the object was recreated, its counters start from zero */
+		*delta = *now;
+	}
+	total->bytes += delta->bytes;
+	total->packets += delta->packets;
+	total->drops += delta->drops;
+	total->overlimits += delta->overlimits;
+	total->requeues += delta->requeues;
+	total->marks += delta->marks;
+	*last = *now;
+	total->backlog_bytes = now->backlog_bytes;
+	total->backlog_packets = now->backlog_packets;
+}
+
+static void take_counters(struct slot *s, const struct gw_tc_stats *st)
+{
+	s->now.bytes = st->bytes;
+	s->now.packets = st->packets;
+	s->now.drops = st->drops;
+	s->now.overlimits = st->overlimits;
+	s->now.requeues = st->requeues;
+	s->now.backlog_bytes = st->backlog_bytes;
+	s->now.backlog_packets = st->qlen;
+	s->seen = true;
+}
+
+/* ECN marks are the queue's to count: fq_codel's, or the sum over cake's tins. */
+static uint64_t marks_of(const struct gw_tc_stats *st)
+{
+	uint64_t m = st->fq_codel.ecn_mark;
+
+	for (int t = 0; t < st->cake.n_tins; t++)
+		m += st->cake.tins[t].ecn_marked_packets;
+	return m;
+}
+
+static struct sdir *dir_by_ifindex(struct gw_sampler *s, int ifindex)
+{
+	for (size_t i = 0; i < s->n_dirs; i++)
+		if (s->dirs[i].ifindex == ifindex)
+			return &s->dirs[i];
+	return NULL;
+}
+
+static int qdisc_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct gw_sampler *s = arg;
+	struct gw_tc_stats st;
+	struct sdir *d;
+	uint32_t major;
+
+	if (gw_stats_parse(nlh, &st) || !(d = dir_by_ifindex(s, st.ifindex)))
+		return 0;
+	major = TC_H_MAJ(st.handle) >> 16;
+	if (st.handle == GW_ROOT_HANDLE && st.parent == TC_H_ROOT) {
+		take_counters(&d->total, &st);
+		d->total.leaf = st;
+		if (d->shaper == GW_KIND_CAKE) {	/* cake alone: the root is the queue */
+			take_counters(&d->classes[0], &st);
+			d->classes[0].leaf = st;
+			d->classes[0].now.marks = d->total.now.marks = marks_of(&st);
+		}
+	} else if (major >= GW_LEAF_MAJOR_BASE && major - GW_LEAF_MAJOR_BASE < d->n) {
+		struct slot *c = &d->classes[major - GW_LEAF_MAJOR_BASE];
+
+		c->leaf = st;
+		c->now.marks = marks_of(&st);
+		if (d->shaper == GW_KIND_TBF)	/* tbf's class has no counters: its child does */
+			take_counters(c, &st);
+	}
+	return 0;
+}
+
+static int class_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct sdir *d = arg;
+	struct gw_tc_stats st;
+	uint32_t minor;
+
+	if (gw_stats_parse(nlh, &st) || st.ifindex != d->ifindex ||
+	    TC_H_MAJ(st.handle) != GW_ROOT_HANDLE)
+		return 0;
+	minor = TC_H_MIN(st.handle);
+	if (minor >= GW_LEAF_MINOR_BASE && minor - GW_LEAF_MINOR_BASE < d->n) {
+		struct slot *c = &d->classes[minor - GW_LEAF_MINOR_BASE];
+		uint64_t marks = c->now.marks;
+
+		take_counters(c, &st);
+		c->now.marks = marks;
+	}
+	return 0;
+}
+
+/* Rates and queue depth of one slot over dt seconds. */
+static void derive(struct slot *c, double dt)
+{
+	double drain;
+
+	gw_counters_advance(&c->total, &c->last, &c->now, c->first, &c->delta);
+	c->achieved_bps = dt > 0 && !c->first ? (double)c->delta.bytes * 8 / dt : 0;
+	c->drops_s = dt > 0 ? (double)c->delta.drops / dt : 0;
+	c->marks_s = dt > 0 ? (double)c->delta.marks / dt : 0;
+	/* backlogged at both ends and throttled in between: the shaper, not the sender, set
+	 * the pace over this interval */
+	c->saturated = !c->first && c->prev_backlog > 0 && c->now.backlog_bytes > 0 &&
+		       c->delta.overlimits > 0;
+	c->prev_backlog = c->now.backlog_bytes;
+	drain = fmax(c->achieved_bps / 8, (double)c->rate);
+	c->delay_ms = drain > 0 ? c->now.backlog_bytes / drain * 1000 : 0;
+	if (c->leaf.has_cake) {
+		uint32_t worst = 0;
+
+		for (int t = 0; t < c->leaf.cake.n_tins; t++)
+			if (c->leaf.cake.tins[t].avg_delay_us > worst)
+				worst = c->leaf.cake.tins[t].avg_delay_us;
+		c->delay_ms = worst / 1000.0;
+	}
+	c->first = false;
+}
+
+static void derive_dir(struct sdir *d, double dt)
+{
+	size_t active = 0;
+	uint64_t marks = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		derive(&d->classes[i], dt);
+		active += d->classes[i].delta.bytes > 0;
+		marks += d->classes[i].now.marks;
+	}
+	if (d->shaper != GW_KIND_CAKE)
+		d->total.now.marks = marks;
+	derive(&d->total, dt);
+	d->total.accuracy = d->total.saturated ? d->total.achieved_bps / 8 / (double)d->rate : NAN;
+	for (size_t i = 0; i < d->n; i++) {
+		struct slot *c = &d->classes[i];
+
+		if (d->shaper != GW_KIND_HTB) {
+			/* one queue behind tbf or cake: the direction's figures are its own */
+			c->saturated = d->total.saturated;
+			c->accuracy = d->total.accuracy;
+			continue;
+		}
+		/* a class answers for its ceil only when nothing else shared the link */
+		c->accuracy = c->saturated && (!d->total.saturated || active == 1) ?
+			      c->achieved_bps / 8 / (double)c->ceil : NAN;
+	}
+}
+
+static void fill_class(struct gw_snap_class *o, const struct slot *c, const char *kind)
+{
+	const struct gw_tc_stats *l = &c->leaf;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(o->name, sizeof(o->name), "%s", c->name);
+	snprintf(o->kind, sizeof(o->kind), "%s", kind);
+	o->rate_bps = c->rate * 8;
+	o->ceil_bps = c->ceil * 8;
+	o->bytes = c->total.bytes;
+	o->packets = c->total.packets;
+	o->drops = c->total.drops;
+	o->overlimits = c->total.overlimits;
+	o->requeues = c->total.requeues;
+	o->ecn_marks = c->total.marks;
+	o->backlog_bytes = c->now.backlog_bytes;
+	o->backlog_packets = c->now.backlog_packets;
+	o->achieved_bps = c->achieved_bps;
+	o->utilisation = c->rate ? c->achieved_bps / 8 / (double)c->rate : 0;
+	o->saturated = c->saturated;
+	o->accuracy = c->accuracy;
+	o->queue_delay_ms = c->delay_ms;
+	o->drops_per_s = c->drops_s;
+	o->marks_per_s = c->marks_s;
+	if ((o->has_fq_codel = l->has_fq_codel)) {
+		o->fq_codel.maxpacket = l->fq_codel.maxpacket;
+		o->fq_codel.drop_overlimit = l->fq_codel.drop_overlimit;
+		o->fq_codel.new_flow_count = l->fq_codel.new_flow_count;
+		o->fq_codel.ecn_mark = l->fq_codel.ecn_mark;
+		o->fq_codel.ce_mark = l->fq_codel.ce_mark;
+		o->fq_codel.new_flows_len = l->fq_codel.new_flows_len;
+		o->fq_codel.old_flows_len = l->fq_codel.old_flows_len;
+		o->fq_codel.memory_usage = l->fq_codel.memory_usage;
+	}
+	if ((o->has_cake = l->has_cake)) {
+		o->cake.capacity_estimate_bps = l->cake.capacity_estimate * 8;
+		o->cake.memory_used = l->cake.memory_used;
+		o->cake.memory_limit = l->cake.memory_limit;
+		o->cake.n_tins = l->cake.n_tins;
+		for (int t = 0; t < l->cake.n_tins && t < GW_SNAP_TINS; t++) {
+			const struct gw_cake_tin_stats *s = &l->cake.tins[t];
+
+			o->cake.tins[t] = (struct gw_snap_tin){
+				.threshold_bps = s->threshold_rate * 8,
+				.sent_bytes = s->sent_bytes, .sent_packets = s->sent_packets,
+				.dropped_packets = s->dropped_packets,
+				.ecn_marked_packets = s->ecn_marked_packets,
+				.ack_drops = s->acks_dropped_packets,
+				.backlog_bytes = s->backlog_bytes,
+				.peak_delay_us = s->peak_delay_us, .avg_delay_us = s->avg_delay_us,
+				.base_delay_us = s->base_delay_us, .sparse_flows = s->sparse_flows,
+				.bulk_flows = s->bulk_flows,
+				.unresponsive_flows = s->unresponsive_flows };
+		}
+	}
+}
+
+static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
+{
+	struct gw_snapshot *snap = calloc(1, sizeof(*snap));
+
+	if (!snap || !(snap->dirs = calloc(s->n_dirs + 1, sizeof(*snap->dirs)))) {
+		free(snap);
+		return NULL;
+	}
+	atomic_init(&snap->refs, 1);
+	snap->unix_time = now;
+	snap->interval_us = s->cfg->interval_us;
+	snap->n_dirs = s->n_dirs;
+	for (size_t i = 0; i < s->n_dirs; i++) {
+		const struct sdir *d = &s->dirs[i];
+		const struct gw_link_cfg *l = &s->cfg->links[d->link];
+		struct gw_snap_dir *o = &snap->dirs[i];
+
+		snprintf(o->link, sizeof(o->link), "%s", l->name);
+		snprintf(o->interface, sizeof(o->interface), "%s", l->interface);
+		snprintf(o->device, sizeof(o->device), "%s", d->device);
+		snprintf(o->direction, sizeof(o->direction), "%s", gw_direction_name(d->dir));
+		snprintf(o->shaper, sizeof(o->shaper), "%s", gw_kind_name(d->shaper));
+		o->rate_bps = d->rate * 8;
+		fill_class(&o->total, &d->total, gw_kind_name(d->shaper));
+		if (!(o->classes = calloc(d->n, sizeof(*o->classes)))) {
+			snap->n_dirs = i;
+			gw_snapshot_put(snap);
+			return NULL;
+		}
+		o->n_classes = d->n;
+		for (size_t k = 0; k < d->n; k++)
+			fill_class(&o->classes[k], &d->classes[k], gw_kind_name(d->classes[k].kind));
+	}
+	return snap;
+}
+
+static void record(struct gw_sampler *s, const struct slot *c, double now)
+{
+	gw_history_push(s->hist, c->series, now, c->achieved_bps, c->delay_ms, c->drops_s,
+			c->now.backlog_bytes);
+}
+
+int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
+		    struct gw_snapshot **out, char *err, size_t errlen)
+{
+	double dt = s->have_prev ? mono - s->prev_mono : 0;
+	struct gw_nl_error e;
+	int r;
+
+	for (size_t i = 0; i < s->n_dirs; i++) {
+		s->dirs[i].total.seen = false;
+		for (size_t k = 0; k < s->dirs[i].n; k++)
+			s->dirs[i].classes[k].seen = false;
+	}
+	/* one qdisc dump for all devices, one class dump per htb device */
+	r = gw_nl_dump_tc(nl, RTM_GETQDISC, 0, 0, qdisc_cb, s, &e);
+	for (size_t i = 0; i < s->n_dirs && !r; i++)
+		if (s->dirs[i].shaper == GW_KIND_HTB)
+			r = gw_nl_dump_tc(nl, RTM_GETTCLASS, s->dirs[i].ifindex, 0, class_cb,
+					  &s->dirs[i], &e);
+	if (r) {
+		snprintf(err, errlen, "reading counters: %s", e.msg[0] ? e.msg : strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; i < s->n_dirs; i++) {
+		struct sdir *d = &s->dirs[i];
+
+		if (!d->total.seen)
+			snprintf(err, errlen, "link '%s' %s: gatewayd's root qdisc is missing on %s",
+				 s->cfg->links[d->link].name, gw_direction_name(d->dir), d->device);
+		derive_dir(d, dt);
+		record(s, &d->total, now);
+		for (size_t k = 0; k < d->n; k++)
+			record(s, &d->classes[k], now);
+	}
+	s->prev_mono = mono;
+	s->have_prev = true;
+	if (!(*out = build_snapshot(s, now)))
+		return -ENOMEM;
+	return 0;
+}

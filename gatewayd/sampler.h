@@ -1,0 +1,37 @@
+/* gatewayd/sampler.h: one pass every interval reads the counters of every gatewayd-owned
+ * qdisc and class (one qdisc dump, one class dump per shaped device), derives rates, accuracy
+ * and queue depth, feeds the history and builds the snapshot the HTTP side shows. */
+#ifndef GW_SAMPLER_H
+#define GW_SAMPLER_H
+
+#include "config/config.h"
+#include "gatewayd/apply.h"
+#include "gatewayd/history.h"
+#include "webui/snapshot.h"
+
+struct gw_sampler;
+
+int gw_sampler_new(const struct gw_config *cfg, const struct gw_applied *a,
+		   struct gw_sampler **out);
+void gw_sampler_free(struct gw_sampler *s);
+/* One pass at monotonic time mono (seconds) and wall time now. On success *out is a new
+ * snapshot holding one reference. */
+int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
+		    struct gw_snapshot **out, char *err, size_t errlen);
+struct gw_history *gw_sampler_history(struct gw_sampler *s);
+/* The history series of link/direction/class ("total" for the direction), or -ENOENT. */
+int gw_sampler_series(const struct gw_sampler *s, const char *link, const char *direction,
+		      const char *class_name);
+
+/* Derivation over one interval, separated for unit tests. */
+struct gw_counters {
+	uint64_t bytes, packets, drops, overlimits, requeues, marks;
+	uint32_t backlog_bytes, backlog_packets;
+};
+/* Fold a new raw reading into running totals: u64 bytes going back means the object was
+ * recreated (reset: count from zero); 32-bit counters otherwise wrap modulo 2^32. Returns the
+ * increments in *delta. */
+void gw_counters_advance(struct gw_counters *total, struct gw_counters *last,
+			 const struct gw_counters *now, bool first, struct gw_counters *delta);
+
+#endif

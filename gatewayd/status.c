@@ -1,0 +1,65 @@
+/* gatewayd/status.c: publishing snapshots to the HTTP threads. The lock is held only to swap
+ * or copy a pointer, so a slow HTTP client can never hold up a sampling pass. */
+#include <errno.h>
+#include <string.h>
+#include "gatewayd/status.h"
+
+int gw_status_init(struct gw_status *st, struct gw_sampler *sampler, double start_mono)
+{
+	memset(st, 0, sizeof(*st));
+	st->sampler = sampler;
+	st->start_mono = start_mono;
+	return -pthread_mutex_init(&st->lock, NULL);
+}
+
+void gw_status_destroy(struct gw_status *st)
+{
+	if (st->cur)
+		gw_snapshot_put(st->cur);
+	st->cur = NULL;
+	pthread_mutex_destroy(&st->lock);
+}
+
+void gw_status_publish(struct gw_status *st, struct gw_snapshot *snap)
+{
+	struct gw_snapshot *old;
+
+	pthread_mutex_lock(&st->lock);
+	old = st->cur;
+	st->cur = snap;
+	pthread_mutex_unlock(&st->lock);
+	if (old)
+		gw_snapshot_put(old);
+}
+
+static struct gw_snapshot *status_get(void *ctx)
+{
+	struct gw_status *st = ctx;
+	struct gw_snapshot *s;
+
+	pthread_mutex_lock(&st->lock);
+	s = st->cur;
+	if (s)
+		atomic_fetch_add(&s->refs, 1);
+	pthread_mutex_unlock(&st->lock);
+	return s;
+}
+
+static int status_history(void *ctx, const char *link, const char *direction,
+			  const char *class_name, double from, double to, bool minute,
+			  struct gw_hist_point *out, size_t max)
+{
+	struct gw_status *st = ctx;
+	/* the series map is fixed at start-up, so reading it needs no lock */
+	int series = gw_sampler_series(st->sampler, link, direction, class_name);
+
+	if (series < 0)
+		return series;
+	return gw_history_query(gw_sampler_history(st->sampler), (size_t)series, from, to,
+				minute, out, max);
+}
+
+struct gw_webui_source gw_status_source(struct gw_status *st)
+{
+	return (struct gw_webui_source){ .ctx = st, .get = status_get, .history = status_history };
+}

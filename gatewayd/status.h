@@ -1,0 +1,25 @@
+/* gatewayd/status.h: the sampling loop's output, handed to the HTTP side: the newest snapshot
+ * (swapped under a lock, read with a reference) and the history behind it. */
+#ifndef GW_STATUS_H
+#define GW_STATUS_H
+
+#include <pthread.h>
+#include "gatewayd/sampler.h"
+#include "webui/snapshot.h"
+
+struct gw_status {
+	pthread_mutex_t lock;
+	struct gw_snapshot *cur;
+	struct gw_sampler *sampler;
+	double start_mono;
+	uint64_t samples, late;
+};
+
+int gw_status_init(struct gw_status *st, struct gw_sampler *sampler, double start_mono);
+void gw_status_destroy(struct gw_status *st);
+/* Take over snap (its one reference) as the newest. */
+void gw_status_publish(struct gw_status *st, struct gw_snapshot *snap);
+/* The source the web UI reads from. */
+struct gw_webui_source gw_status_source(struct gw_status *st);
+
+#endif

@@ -1,0 +1,160 @@
+/* tests/unit/test_stats.c: counters out of dumped messages (basic, queue, fq_codel and cake
+ * extended statistics), counter wrap and reset, and the history rings. */
+#include <errno.h>
+#include <math.h>
+#include <linux/gen_stats.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <stdlib.h>
+#include "gatewayd/history.h"
+#include "gatewayd/sampler.h"
+#include "qdisc/stats.h"
+#include "tests/unit/tap.h"
+
+/* A dumped qdisc message with basic and queue stats, and xstats from fill(). */
+static struct nl_msg *dumped(const char *kind, uint32_t handle, void (*fill)(struct nl_msg *))
+{
+	struct nl_msg *m = nlmsg_alloc_size(8192);
+	struct tcmsg t = { .tcm_ifindex = 3, .tcm_handle = handle, .tcm_parent = TC_H_ROOT };
+	struct gnet_stats_basic b = { .bytes = 5000000000ULL, .packets = 4000000 };
+	struct gnet_stats_queue q = { .qlen = 7, .backlog = 10598, .drops = 12, .requeues = 1,
+				      .overlimits = 99 };
+	struct nlattr *st;
+
+	nlmsg_put(m, 0, 0, RTM_NEWQDISC, 0, NLM_F_MULTI);
+	nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO);
+	nla_put_string(m, TCA_KIND, kind);
+	st = nla_nest_start(m, TCA_STATS2);
+	nla_put(m, TCA_STATS_BASIC, sizeof(b), &b);
+	nla_put(m, TCA_STATS_QUEUE, sizeof(q), &q);
+	nla_put_u64(m, TCA_STATS_PKT64, 6000000000ULL);
+	if (fill)
+		fill(m);
+	nla_nest_end(m, st);
+	return m;
+}
+
+static void fill_fq_codel(struct nl_msg *m)
+{
+	struct tc_fq_codel_xstats x = { .type = TCA_FQ_CODEL_XSTATS_QDISC };
+
+	x.qdisc_stats.maxpacket = 1514;
+	x.qdisc_stats.ecn_mark = 33;
+	x.qdisc_stats.new_flow_count = 8;
+	x.qdisc_stats.drop_overlimit = 2;
+	nla_put(m, TCA_STATS_APP, sizeof(x), &x);
+}
+
+static void fill_cake(struct nl_msg *m)
+{
+	struct nlattr *app = nla_nest_start(m, TCA_STATS_APP), *tins;
+
+	nla_put_u64(m, TCA_CAKE_STATS_CAPACITY_ESTIMATE64, 2500000);
+	nla_put_u32(m, TCA_CAKE_STATS_MEMORY_USED, 4096);
+	tins = nla_nest_start(m, TCA_CAKE_STATS_TIN_STATS);
+	for (int i = 1; i <= 4; i++) {
+		struct nlattr *tin = nla_nest_start(m, i);
+
+		nla_put_u64(m, TCA_CAKE_TIN_STATS_SENT_BYTES64, 1000ULL * i);
+		nla_put_u32(m, TCA_CAKE_TIN_STATS_ECN_MARKED_PACKETS, (uint32_t)i);
+		nla_put_u32(m, TCA_CAKE_TIN_STATS_AVG_DELAY_US, 500u * i);
+		nla_put_u32(m, TCA_CAKE_TIN_STATS_BULK_FLOWS, 2);
+		nla_nest_end(m, tin);
+	}
+	/* a tin index cake never has must be ignored, not written past the array */
+	nla_nest_end(m, nla_nest_start(m, 40));
+	nla_nest_end(m, tins);
+	nla_nest_end(m, app);
+}
+
+static void test_parse(void)
+{
+	struct nl_msg *m = dumped("pfifo", 0x10000000, NULL);
+	struct gw_tc_stats s;
+
+	CHECK(gw_stats_parse(nlmsg_hdr(m), &s) == 0, "stats: parses");
+	CHECK(s.bytes == 5000000000ULL && s.packets == 6000000000ULL,
+	      "stats: 64-bit bytes, and packets from TCA_STATS_PKT64");
+	CHECK(s.qlen == 7 && s.backlog_bytes == 10598 && s.drops == 12 && s.overlimits == 99 &&
+	      s.requeues == 1, "stats: queue counters");
+	CHECK(s.kind == GW_KIND_FIFO && !s.has_fq_codel && !s.has_cake, "stats: fifo has no xstats");
+	nlmsg_free(m);
+
+	m = dumped("fq_codel", 0x10010000, fill_fq_codel);
+	gw_stats_parse(nlmsg_hdr(m), &s);
+	CHECK(s.has_fq_codel && s.fq_codel.ecn_mark == 33 && s.fq_codel.maxpacket == 1514 &&
+	      s.fq_codel.new_flow_count == 8 && s.fq_codel.drop_overlimit == 2, "stats: fq_codel xstats");
+	nlmsg_free(m);
+
+	m = dumped("cake", 0xE0000000, fill_cake);
+	gw_stats_parse(nlmsg_hdr(m), &s);
+	CHECK(s.has_cake && s.cake.capacity_estimate == 2500000 && s.cake.memory_used == 4096,
+	      "stats: cake capacity and memory");
+	CHECK_EQ_INT(s.cake.n_tins, 4, "stats: four tins, the stray index ignored");
+	CHECK(s.cake.tins[3].sent_bytes == 4000 && s.cake.tins[3].ecn_marked_packets == 4 &&
+	      s.cake.tins[3].avg_delay_us == 2000 && s.cake.tins[0].bulk_flows == 2,
+	      "stats: per-tin counters and delays");
+	nlmsg_free(m);
+
+	m = dumped("fq_codel", 0x10010000, NULL);
+	nlmsg_hdr(m)->nlmsg_len = NLMSG_LENGTH(4);
+	CHECK(gw_stats_parse(nlmsg_hdr(m), &s) == -EBADMSG, "stats: truncated message refused");
+	nlmsg_free(m);
+}
+
+static void test_counters(void)
+{
+	struct gw_counters total = { 0 }, last = { 0 }, now = { 0 }, d;
+
+	now.bytes = 1000;
+	now.drops = 4294967290u;
+	gw_counters_advance(&total, &last, &now, true, &d);
+	CHECK(total.bytes == 0 && d.bytes == 0, "counters: the first reading is the baseline");
+	now.bytes = 5000;
+	now.drops = 5;	/* the 32-bit counter wrapped: 11 more drops */
+	gw_counters_advance(&total, &last, &now, false, &d);
+	CHECK(d.bytes == 4000 && d.drops == 11 && total.drops == 11, "counters: a 32-bit wrap is 11 drops");
+	now.bytes = 300;
+	now.drops = 2;	/* recreated: counts from zero */
+	gw_counters_advance(&total, &last, &now, false, &d);
+	CHECK(d.bytes == 300 && total.bytes == 4300 && total.drops == 13,
+	      "counters: a reset (bytes went back) adds the new counts, never a huge delta");
+}
+
+static void test_history(void)
+{
+	struct gw_history *h = gw_history_new(2, 1000000);
+	struct gw_hist_point p[2000];
+	double t = 1800000000;	/* a minute boundary */
+	int n;
+
+	CHECK(h != NULL, "history: created");
+	CHECK(fabs(gw_hist_decode(gw_hist_encode(20e6)) / 20e6 - 1) < 0.001 &&
+	      gw_hist_encode(0) == 0 && gw_hist_encode(NAN) == 0 &&
+	      fabs(gw_hist_decode(gw_hist_encode(0.25)) - 0.25) < 0.001,
+	      "history: 16-bit log encoding within 0.1%%");
+	for (int i = 0; i < 1000; i++)	/* more than 15 minutes at 1 s */
+		gw_history_push(h, 1, t + i, 1e6 * (i % 60), 5, 0, 100);
+	n = gw_history_query(h, 1, 0, 1e12, false, p, 2000);
+	CHECK_EQ_INT(n, 900, "history: the raw ring keeps 15 minutes at 1 s");
+	CHECK(n == 900 && fabs(p[0].t - (t + 100)) < 0.01 && fabs(p[899].t - (t + 999)) < 0.01,
+	      "history: oldest first, the oldest 100 dropped");
+	n = gw_history_query(h, 1, 0, 1e12, true, p, 2000);
+	CHECK_EQ_INT(n, 16, "history: 16 closed minutes");
+	CHECK(n > 0 && fabs(p[0].rate_bps_min) < 1 && fabs(p[0].rate_bps_max / 59e6 - 1) < 0.001 &&
+	      fabs(p[0].rate_bps_avg / 29.5e6 - 1) < 0.001, "history: minute min/avg/max");
+	n = gw_history_query(h, 1, t + 500, t + 509, false, p, 2000);
+	CHECK_EQ_INT(n, 10, "history: a time range");
+	CHECK_EQ_INT(gw_history_query(h, 0, 0, 1e12, false, p, 2000), 0, "history: an idle series is empty");
+	CHECK(gw_history_query(h, 2, 0, 1e12, false, p, 10) < 0, "history: no such series");
+	CHECK_EQ_INT(gw_history_query(h, 1, 0, 1e12, false, p, 10), 10, "history: bounded by max");
+	gw_history_free(h);
+}
+
+int main(void)
+{
+	test_parse();
+	test_counters();
+	test_history();
+	return tap_done();
+}

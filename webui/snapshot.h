@@ -1,0 +1,112 @@
+/* webui/snapshot.h: what the status page, /api/status and /metrics show, as plain data. The
+ * daemon builds one snapshot per sampling interval and never changes it after publishing; the
+ * HTTP side only reads it (and drops its reference when done). */
+#ifndef GW_WEBUI_SNAPSHOT_H
+#define GW_WEBUI_SNAPSHOT_H
+
+#include <net/if.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GW_SNAP_NAME 32
+#define GW_SNAP_TINS 8
+
+/* One cake tin (priority band), counters since gatewayd started. */
+struct gw_snap_tin {
+	uint64_t threshold_bps;		/* the tin's share of the bandwidth, bits/s */
+	uint64_t sent_bytes, sent_packets;
+	uint64_t dropped_packets, ecn_marked_packets, ack_drops;
+	uint32_t backlog_bytes;
+	uint32_t peak_delay_us, avg_delay_us, base_delay_us;
+	uint32_t sparse_flows, bulk_flows, unresponsive_flows;
+};
+
+/* A class (an htb leaf, or the one queue of a tbf/cake direction), or a direction's total. */
+struct gw_snap_class {
+	char name[GW_SNAP_NAME];	/* the config's class name; "total" for the direction */
+	char kind[16];			/* qdisc kind of its queue: "fifo", "fq_codel", "cake", or
+					 * the shaper's kind for a total */
+	uint64_t rate_bps;		/* configured rate, bits/s */
+	uint64_t ceil_bps;		/* configured ceil, bits/s (= rate where there is none) */
+
+	/* counters since gatewayd started shaping (wraps and resets already folded in) */
+	uint64_t bytes, packets, drops, overlimits, requeues, ecn_marks;
+	/* gauges, now */
+	uint32_t backlog_bytes, backlog_packets;
+
+	/* derived over the last interval */
+	double achieved_bps;		/* bits/s, from the byte counter the shaper charges */
+	double utilisation;		/* achieved / configured rate, 0.. */
+	bool saturated;			/* the queue stayed backlogged the whole interval */
+	double accuracy;		/* achieved / configured when saturated, else NAN */
+	double queue_delay_ms;		/* backlog / rate; cake: its own average delay */
+	double drops_per_s, marks_per_s;
+
+	bool has_fq_codel;
+	struct {
+		uint32_t maxpacket, drop_overlimit, new_flow_count, ecn_mark, ce_mark;
+		uint32_t new_flows_len, old_flows_len, memory_usage;
+	} fq_codel;
+
+	bool has_cake;
+	struct {
+		uint64_t capacity_estimate_bps;
+		uint32_t memory_used, memory_limit;
+		int n_tins;
+		struct gw_snap_tin tins[GW_SNAP_TINS];
+	} cake;
+};
+
+struct gw_snap_dir {
+	char link[GW_SNAP_NAME];	/* the config's link name */
+	char interface[IFNAMSIZ];	/* the link's interface */
+	char device[IFNAMSIZ];		/* where the shaper sits: the interface, or the ifb */
+	char direction[8];		/* "egress" or "ingress" */
+	char shaper[8];			/* "htb", "tbf", "cake" */
+	uint64_t rate_bps;		/* configured, bits/s */
+	struct gw_snap_class total;	/* the shaper's root qdisc */
+	struct gw_snap_class *classes;
+	size_t n_classes;
+};
+
+struct gw_snapshot {
+	atomic_int refs;
+	uint64_t seq;			/* sampling pass number, from 1 */
+	double unix_time;		/* when the pass read the kernel */
+	double uptime_s;
+	int64_t interval_us;
+	/* sampling health: how long a pass took and how late it started */
+	double sample_ms, sample_lag_ms;
+	uint64_t samples_total, late_samples_total;
+	char last_error[256];		/* "" when the last pass and the last reload were fine */
+	struct gw_snap_dir *dirs;
+	size_t n_dirs;
+};
+
+/* History: per class and direction total, bounded rings fixed at start-up. */
+struct gw_hist_point {
+	double t;			/* unix time, end of the bucket */
+	float rate_bps_min, rate_bps_avg, rate_bps_max;
+	float delay_ms_min, delay_ms_avg, delay_ms_max;
+	float drops_per_s_avg;
+	float backlog_bytes_avg;
+};
+
+/* What the daemon offers the HTTP side. Both calls are safe from any thread. */
+struct gw_webui_source {
+	void *ctx;
+	/* The newest snapshot with a reference taken (NULL before the first pass). */
+	struct gw_snapshot *(*get)(void *ctx);
+	/* Points of one series between from and to (unix seconds) at resolution "raw" (the
+	 * sampling interval, last 15 minutes) or "minute" (last 24 hours), oldest first; at most
+	 * max points written; returns the count or -errno (-ENOENT: no such series). class may
+	 * be "total" for the direction's total. */
+	int (*history)(void *ctx, const char *link, const char *direction, const char *class_name,
+		       double from, double to, bool minute, struct gw_hist_point *out, size_t max);
+};
+
+void gw_snapshot_put(struct gw_snapshot *s);	/* drop a reference; frees at zero */
+
+#endif
