@@ -1,42 +1,41 @@
-/* gatewayd/history.c: rings of compact points. A value is stored as a 16-bit logarithm
- * (2^-16 .. 2^48, steps of 0.07%), so 24 hours of min/avg/max at one minute cost 16 bytes a
- * minute per series. Pushes come from the loop thread, queries from the HTTP thread. */
+/* gatewayd/history.c: rings of compact points. A value is a 16-bit logarithm (2^-16 .. 2^48,
+ * steps of 0.07%); a raw point is 8 bytes a series, a minute point 16, and the times live
+ * once in shared rings. Pushes come from the loop thread, queries from the HTTP threads. */
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gatewayd/history.h"
 
+enum { V_RATE, V_DELAY, V_DROPS, V_BACKLOG, N_V };
+
 struct raw_point {
-	float t_offset;			/* seconds since the history began */
-	uint16_t rate, delay, drops, backlog;
+	uint16_t v[N_V];
 };
 
 struct minute_point {
-	uint32_t minute;		/* minutes since the epoch; 0: empty */
 	uint16_t rate_min, rate_avg, rate_max;
 	uint16_t delay_min, delay_avg, delay_max;
 	uint16_t drops_avg, backlog_avg;
 };
 
-/* The minute being summed, before it becomes a point. */
+/* The minute being summed for one series. */
 struct minute_acc {
-	uint32_t minute;
 	uint32_t n;
-	double rate_sum, rate_min, rate_max, delay_sum, delay_min, delay_max, drops_sum, backlog_sum;
-};
-
-struct series {
-	size_t raw_head, raw_count;
-	size_t min_head, min_count;
-	struct minute_acc acc;
+	float sum[N_V], min[2], max[2];	/* min/max of rate and delay */
 };
 
 struct gw_history {
 	pthread_mutex_t lock;
-	double t0;
 	size_t n_series, raw_len;
-	struct series *s;
+	/* shared clocks: raw slot and minute slot of the newest pass */
+	double *raw_t;
+	size_t raw_head, raw_count;
+	uint32_t *min_t;		/* minute numbers (unix minutes) of the minute ring */
+	size_t min_head, min_count;
+	uint32_t cur_minute;		/* the minute being summed, 0 before the first pass */
+	struct minute_acc *acc;
 	struct raw_point *raw;		/* n_series x raw_len */
 	struct minute_point *min;	/* n_series x GW_HIST_MINUTES */
 };
@@ -61,24 +60,30 @@ double gw_hist_decode(uint16_t c)
 struct gw_history *gw_history_new(size_t n_series, int64_t interval_us)
 {
 	struct gw_history *h = calloc(1, sizeof(*h));
+	size_t n = n_series ? n_series : 1;
 
 	if (!h)
 		return NULL;
 	h->n_series = n_series;
-	h->raw_len = (size_t)(GW_HIST_RAW_SECONDS * 1000000LL / (interval_us > 0 ? interval_us : 1000000));
-	if (h->raw_len < 1)
-		h->raw_len = 1;
-	h->s = calloc(n_series ? n_series : 1, sizeof(*h->s));
-	h->raw = calloc(n_series * h->raw_len + 1, sizeof(*h->raw));
-	h->min = calloc(n_series * GW_HIST_MINUTES + 1, sizeof(*h->min));
-	if (!h->s || !h->raw || !h->min || pthread_mutex_init(&h->lock, NULL)) {
-		free(h->s);
+	h->raw_len = (size_t)(GW_HIST_RAW_SECONDS * 1000000LL /
+			      (interval_us > 0 ? interval_us : 1000000));
+	if (h->raw_len < 2)
+		h->raw_len = 2;
+	h->raw_t = calloc(h->raw_len, sizeof(*h->raw_t));
+	h->min_t = calloc(GW_HIST_MINUTES, sizeof(*h->min_t));
+	h->acc = calloc(n, sizeof(*h->acc));
+	h->raw = calloc(n * h->raw_len, sizeof(*h->raw));
+	h->min = calloc(n * GW_HIST_MINUTES, sizeof(*h->min));
+	if (!h->raw_t || !h->min_t || !h->acc || !h->raw || !h->min ||
+	    pthread_mutex_init(&h->lock, NULL)) {
+		free(h->raw_t);
+		free(h->min_t);
+		free(h->acc);
 		free(h->raw);
 		free(h->min);
 		free(h);
 		return NULL;
 	}
-	h->t0 = -1;
 	return h;
 }
 
@@ -87,7 +92,9 @@ void gw_history_free(struct gw_history *h)
 	if (!h)
 		return;
 	pthread_mutex_destroy(&h->lock);
-	free(h->s);
+	free(h->raw_t);
+	free(h->min_t);
+	free(h->acc);
 	free(h->raw);
 	free(h->min);
 	free(h);
@@ -95,99 +102,99 @@ void gw_history_free(struct gw_history *h)
 
 size_t gw_history_bytes(const struct gw_history *h)
 {
-	return sizeof(*h) + h->n_series * (sizeof(*h->s) + h->raw_len * sizeof(*h->raw) +
-					   GW_HIST_MINUTES * sizeof(*h->min));
+	return sizeof(*h) + h->raw_len * sizeof(*h->raw_t) + GW_HIST_MINUTES * sizeof(*h->min_t) +
+	       h->n_series * (sizeof(*h->acc) + h->raw_len * sizeof(*h->raw) +
+			      GW_HIST_MINUTES * sizeof(*h->min));
 }
 
-static void close_minute(struct gw_history *h, size_t i)
+static uint16_t enc_avg(const struct minute_acc *a, int v)
 {
-	struct series *s = &h->s[i];
-	struct minute_acc *a = &s->acc;
-	struct minute_point *p;
-
-	if (!a->n)
-		return;
-	p = &h->min[i * GW_HIST_MINUTES + s->min_head];
-	p->minute = a->minute;
-	p->rate_min = gw_hist_encode(a->rate_min);
-	p->rate_avg = gw_hist_encode(a->rate_sum / a->n);
-	p->rate_max = gw_hist_encode(a->rate_max);
-	p->delay_min = gw_hist_encode(a->delay_min);
-	p->delay_avg = gw_hist_encode(a->delay_sum / a->n);
-	p->delay_max = gw_hist_encode(a->delay_max);
-	p->drops_avg = gw_hist_encode(a->drops_sum / a->n);
-	p->backlog_avg = gw_hist_encode(a->backlog_sum / a->n);
-	s->min_head = (s->min_head + 1) % GW_HIST_MINUTES;
-	if (s->min_count < GW_HIST_MINUTES)
-		s->min_count++;
-	memset(a, 0, sizeof(*a));
+	return gw_hist_encode(a->sum[v] / a->n);
 }
 
-static void add_minute(struct minute_acc *a, uint32_t minute, double r, double d, double dr,
-		       double b)
+/* The minute is over: one point per series, in the shared minute slot. */
+static void close_minute(struct gw_history *h)
 {
-	if (!a->n) {
-		a->minute = minute;
-		a->rate_min = a->rate_max = r;
-		a->delay_min = a->delay_max = d;
+	for (size_t i = 0; i < h->n_series; i++) {
+		struct minute_acc *a = &h->acc[i];
+		struct minute_point *p = &h->min[i * GW_HIST_MINUTES + h->min_head];
+
+		if (!a->n) {
+			memset(p, 0, sizeof(*p));
+			continue;
+		}
+		*p = (struct minute_point){
+			.rate_min = gw_hist_encode(a->min[V_RATE]), .rate_avg = enc_avg(a, V_RATE),
+			.rate_max = gw_hist_encode(a->max[V_RATE]),
+			.delay_min = gw_hist_encode(a->min[V_DELAY]),
+			.delay_avg = enc_avg(a, V_DELAY), .delay_max = gw_hist_encode(a->max[V_DELAY]),
+			.drops_avg = enc_avg(a, V_DROPS), .backlog_avg = enc_avg(a, V_BACKLOG) };
+		memset(a, 0, sizeof(*a));
 	}
-	a->n++;
-	a->rate_sum += r;
-	a->delay_sum += d;
-	a->drops_sum += dr;
-	a->backlog_sum += b;
-	a->rate_min = fmin(a->rate_min, r);
-	a->rate_max = fmax(a->rate_max, r);
-	a->delay_min = fmin(a->delay_min, d);
-	a->delay_max = fmax(a->delay_max, d);
+	h->min_t[h->min_head] = h->cur_minute;
+	h->min_head = (h->min_head + 1) % GW_HIST_MINUTES;
+	if (h->min_count < GW_HIST_MINUTES)
+		h->min_count++;
 }
 
-void gw_history_push(struct gw_history *h, size_t i, double t, double rate_bps,
-		     double delay_ms, double drops_per_s, double backlog_bytes)
+void gw_history_pass(struct gw_history *h, double t)
 {
 	uint32_t minute = (uint32_t)(t / 60);
-	struct series *s;
+
+	pthread_mutex_lock(&h->lock);
+	if (h->cur_minute && minute != h->cur_minute)
+		close_minute(h);
+	h->cur_minute = minute;
+	if (h->raw_count)
+		h->raw_head = (h->raw_head + 1) % h->raw_len;
+	h->raw_t[h->raw_head] = t;
+	if (h->raw_count < h->raw_len)
+		h->raw_count++;
+	pthread_mutex_unlock(&h->lock);
+}
+
+void gw_history_push(struct gw_history *h, size_t i, double rate_bps, double delay_ms,
+		     double drops_per_s, double backlog_bytes)
+{
+	const double v[N_V] = { rate_bps, delay_ms, drops_per_s, backlog_bytes };
+	struct minute_acc *a;
 	struct raw_point *p;
 
-	if (i >= h->n_series)
+	if (i >= h->n_series || !h->raw_count)
 		return;
 	pthread_mutex_lock(&h->lock);
-	if (h->t0 < 0)
-		h->t0 = t;
-	s = &h->s[i];
-	p = &h->raw[i * h->raw_len + s->raw_head];
-	p->t_offset = (float)(t - h->t0);
-	p->rate = gw_hist_encode(rate_bps);
-	p->delay = gw_hist_encode(delay_ms);
-	p->drops = gw_hist_encode(drops_per_s);
-	p->backlog = gw_hist_encode(backlog_bytes);
-	s->raw_head = (s->raw_head + 1) % h->raw_len;
-	if (s->raw_count < h->raw_len)
-		s->raw_count++;
-	if (s->acc.n && s->acc.minute != minute)
-		close_minute(h, i);
-	add_minute(&s->acc, minute, rate_bps, delay_ms, drops_per_s, backlog_bytes);
+	p = &h->raw[i * h->raw_len + h->raw_head];
+	a = &h->acc[i];
+	for (int k = 0; k < N_V; k++) {
+		p->v[k] = gw_hist_encode(v[k]);
+		a->sum[k] += (float)v[k];
+	}
+	for (int k = 0; k < 2; k++) {
+		a->min[k] = a->n ? fminf(a->min[k], (float)v[k]) : (float)v[k];
+		a->max[k] = a->n ? fmaxf(a->max[k], (float)v[k]) : (float)v[k];
+	}
+	a->n++;
 	pthread_mutex_unlock(&h->lock);
 }
 
 static size_t query_raw(struct gw_history *h, size_t i, double from, double to,
 			struct gw_hist_point *out, size_t max)
 {
-	const struct series *s = &h->s[i];
 	size_t n = 0;
 
-	for (size_t k = 0; k < s->raw_count && n < max; k++) {
-		size_t idx = (s->raw_head + h->raw_len - s->raw_count + k) % h->raw_len;
+	for (size_t k = 0; k < h->raw_count && n < max; k++) {
+		size_t idx = (h->raw_head + 1 + h->raw_len - h->raw_count + k) % h->raw_len;
 		const struct raw_point *p = &h->raw[i * h->raw_len + idx];
-		double t = h->t0 + p->t_offset;
-		float r = (float)gw_hist_decode(p->rate), d = (float)gw_hist_decode(p->delay);
+		double t = h->raw_t[idx];
+		float r = (float)gw_hist_decode(p->v[V_RATE]);
+		float d = (float)gw_hist_decode(p->v[V_DELAY]);
 
 		if (t < from || t > to)
 			continue;
 		out[n++] = (struct gw_hist_point){ .t = t, .rate_bps_min = r, .rate_bps_avg = r,
 			.rate_bps_max = r, .delay_ms_min = d, .delay_ms_avg = d, .delay_ms_max = d,
-			.drops_per_s_avg = (float)gw_hist_decode(p->drops),
-			.backlog_bytes_avg = (float)gw_hist_decode(p->backlog) };
+			.drops_per_s_avg = (float)gw_hist_decode(p->v[V_DROPS]),
+			.backlog_bytes_avg = (float)gw_hist_decode(p->v[V_BACKLOG]) };
 	}
 	return n;
 }
@@ -195,13 +202,12 @@ static size_t query_raw(struct gw_history *h, size_t i, double from, double to,
 static size_t query_minute(struct gw_history *h, size_t i, double from, double to,
 			   struct gw_hist_point *out, size_t max)
 {
-	const struct series *s = &h->s[i];
 	size_t n = 0;
 
-	for (size_t k = 0; k < s->min_count && n < max; k++) {
-		size_t idx = (s->min_head + GW_HIST_MINUTES - s->min_count + k) % GW_HIST_MINUTES;
+	for (size_t k = 0; k < h->min_count && n < max; k++) {
+		size_t idx = (h->min_head + GW_HIST_MINUTES - h->min_count + k) % GW_HIST_MINUTES;
 		const struct minute_point *p = &h->min[i * GW_HIST_MINUTES + idx];
-		double t = ((double)p->minute + 1) * 60;	/* the end of the bucket */
+		double t = ((double)h->min_t[idx] + 1) * 60;	/* the end of the bucket */
 
 		if (t < from || t > to)
 			continue;
@@ -224,7 +230,7 @@ int gw_history_query(struct gw_history *h, size_t i, double from, double to, boo
 	size_t n;
 
 	if (i >= h->n_series)
-		return -1;
+		return -ENOENT;
 	pthread_mutex_lock(&h->lock);
 	n = minute ? query_minute(h, i, from, to, out, max) : query_raw(h, i, from, to, out, max);
 	pthread_mutex_unlock(&h->lock);

@@ -1,6 +1,7 @@
-/* gatewayd/history.h: bounded per-series history (rate, delay, drops) for the charts and
- * /api/history: the last 15 minutes at the sampling interval and the last 24 hours at one
- * minute (min/avg/max). All memory is allocated at creation; nothing grows with time. */
+/* gatewayd/history.h: bounded per-series history (rate, delay, drops, backlog) for the charts
+ * and /api/history: the last 15 minutes at the sampling interval and the last 24 hours at one
+ * minute (min/avg/max). Every series is sampled in the same pass, so the times are kept once
+ * for all of them. All memory is allocated at creation; nothing grows with time. */
 #ifndef GW_HISTORY_H
 #define GW_HISTORY_H
 
@@ -16,12 +17,14 @@ struct gw_history;
 
 struct gw_history *gw_history_new(size_t n_series, int64_t interval_us);
 void gw_history_free(struct gw_history *h);
-/* Bytes the history holds (for the docs and the memory benchmark). */
+/* Bytes reserved (for the docs and the memory benchmark). */
 size_t gw_history_bytes(const struct gw_history *h);
-/* Record one sample of a series at unix time t. Thread-safe against queries. */
-void gw_history_push(struct gw_history *h, size_t series, double t, double rate_bps,
-		     double delay_ms, double drops_per_s, double backlog_bytes);
-/* Points with from <= t <= to, oldest first, at most max; returns the count. */
+/* Start a sampling pass at unix time t; then push each series once. */
+void gw_history_pass(struct gw_history *h, double t);
+void gw_history_push(struct gw_history *h, size_t series, double rate_bps, double delay_ms,
+		     double drops_per_s, double backlog_bytes);
+/* Points with from <= t <= to, oldest first, at most max; returns the count, -ENOENT for no
+ * such series. */
 int gw_history_query(struct gw_history *h, size_t series, double from, double to, bool minute,
 		     struct gw_hist_point *out, size_t max);
 

@@ -163,7 +163,11 @@ void gw_counters_advance(struct gw_counters *total, struct gw_counters *last,
 			 const struct gw_counters *now, bool first, struct gw_counters *delta)
 {
 	memset(delta, 0, sizeof(*delta));
-	if (!first && now->bytes >= last->bytes) {
+	if (first || now->bytes < last->bytes) {
+		/* gatewayd created the object, so its counters so far are all ours; bytes going
+		 * back means it was recreated and counts from zero again */
+		*delta = *now;
+	} else {
 		delta->bytes = now->bytes - last->bytes;
 		delta->packets = now->packets - last->packets;
 		/* the kernel's 32-bit counters wrap; unsigned subtraction at their width */
@@ -171,9 +175,6 @@ void gw_counters_advance(struct gw_counters *total, struct gw_counters *last,
 		delta->overlimits = (uint32_t)(now->overlimits - last->overlimits);
 		delta->requeues = (uint32_t)(now->requeues - last->requeues);
 		delta->marks = (uint32_t)(now->marks - last->marks);
-	} else if (!first) {
-		/* bytes went back: the object was recreated, its counters start from zero */
-		*delta = *now;
 	}
 	total->bytes += delta->bytes;
 	total->packets += delta->packets;
@@ -261,6 +262,10 @@ static int class_cb(const struct nlmsghdr *nlh, void *arg)
 
 		take_counters(c, &st);
 		c->now.marks = marks;
+		/* htb counts only the packets its leaf refused; an AQM drops inside the leaf at
+		 * dequeue too, so the queue's own count is the class's (the qdisc dump ran first) */
+		if (c->leaf.handle)
+			c->now.drops = c->leaf.drops;
 	}
 	return 0;
 }
@@ -272,8 +277,8 @@ static void derive(struct slot *c, double dt)
 
 	gw_counters_advance(&c->total, &c->last, &c->now, c->first, &c->delta);
 	c->achieved_bps = dt > 0 && !c->first ? (double)c->delta.bytes * 8 / dt : 0;
-	c->drops_s = dt > 0 ? (double)c->delta.drops / dt : 0;
-	c->marks_s = dt > 0 ? (double)c->delta.marks / dt : 0;
+	c->drops_s = dt > 0 && !c->first ? (double)c->delta.drops / dt : 0;
+	c->marks_s = dt > 0 && !c->first ? (double)c->delta.marks / dt : 0;
 	/* backlogged at both ends and throttled in between: the shaper, not the sender, set
 	 * the pace over this interval */
 	c->saturated = !c->first && c->prev_backlog > 0 && c->now.backlog_bytes > 0 &&
@@ -414,9 +419,9 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 	return snap;
 }
 
-static void record(struct gw_sampler *s, const struct slot *c, double now)
+static void record(struct gw_sampler *s, const struct slot *c)
 {
-	gw_history_push(s->hist, c->series, now, c->achieved_bps, c->delay_ms, c->drops_s,
+	gw_history_push(s->hist, c->series, c->achieved_bps, c->delay_ms, c->drops_s,
 			c->now.backlog_bytes);
 }
 
@@ -442,6 +447,7 @@ int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double mono, double 
 		snprintf(err, errlen, "reading counters: %s", e.msg[0] ? e.msg : strerror(-r));
 		return r;
 	}
+	gw_history_pass(s->hist, now);
 	for (size_t i = 0; i < s->n_dirs; i++) {
 		struct sdir *d = &s->dirs[i];
 
@@ -449,9 +455,9 @@ int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double mono, double 
 			snprintf(err, errlen, "link '%s' %s: gatewayd's root qdisc is missing on %s",
 				 s->cfg->links[d->link].name, gw_direction_name(d->dir), d->device);
 		derive_dir(d, dt);
-		record(s, &d->total, now);
+		record(s, &d->total);
 		for (size_t k = 0; k < d->n; k++)
-			record(s, &d->classes[k], now);
+			record(s, &d->classes[k]);
 	}
 	s->prev_mono = mono;
 	s->have_prev = true;

@@ -28,9 +28,9 @@ struct gw_counters {
 	uint64_t bytes, packets, drops, overlimits, requeues, marks;
 	uint32_t backlog_bytes, backlog_packets;
 };
-/* Fold a new raw reading into running totals: u64 bytes going back means the object was
- * recreated (reset: count from zero); 32-bit counters otherwise wrap modulo 2^32. Returns the
- * increments in *delta. */
+/* Fold a new raw reading into running totals. The first reading counts whole (gatewayd made
+ * the object); u64 bytes going back means the object was recreated (counted from zero again);
+ * 32-bit counters otherwise wrap modulo 2^32. Returns the increments in *delta. */
 void gw_counters_advance(struct gw_counters *total, struct gw_counters *last,
 			 const struct gw_counters *now, bool first, struct gw_counters *delta);
 

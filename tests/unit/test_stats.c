@@ -109,15 +109,17 @@ static void test_counters(void)
 	now.bytes = 1000;
 	now.drops = 4294967290u;
 	gw_counters_advance(&total, &last, &now, true, &d);
-	CHECK(total.bytes == 0 && d.bytes == 0, "counters: the first reading is the baseline");
+	CHECK(total.bytes == 1000 && d.bytes == 1000,
+	      "counters: the first reading counts whole (gatewayd made the object)");
 	now.bytes = 5000;
 	now.drops = 5;	/* the 32-bit counter wrapped: 11 more drops */
 	gw_counters_advance(&total, &last, &now, false, &d);
-	CHECK(d.bytes == 4000 && d.drops == 11 && total.drops == 11, "counters: a 32-bit wrap is 11 drops");
+	CHECK(d.bytes == 4000 && d.drops == 11 && total.drops == 4294967290u + 11ULL,
+	      "counters: a 32-bit wrap is 11 more drops, and totals go past 2^32");
 	now.bytes = 300;
 	now.drops = 2;	/* recreated: counts from zero */
 	gw_counters_advance(&total, &last, &now, false, &d);
-	CHECK(d.bytes == 300 && total.bytes == 4300 && total.drops == 13,
+	CHECK(d.bytes == 300 && total.bytes == 5300 && total.drops == 4294967290u + 13ULL,
 	      "counters: a reset (bytes went back) adds the new counts, never a huge delta");
 }
 
@@ -133,8 +135,10 @@ static void test_history(void)
 	      gw_hist_encode(0) == 0 && gw_hist_encode(NAN) == 0 &&
 	      fabs(gw_hist_decode(gw_hist_encode(0.25)) - 0.25) < 0.001,
 	      "history: 16-bit log encoding within 0.1%%");
-	for (int i = 0; i < 1000; i++)	/* more than 15 minutes at 1 s */
-		gw_history_push(h, 1, t + i, 1e6 * (i % 60), 5, 0, 100);
+	for (int i = 0; i < 1000; i++) {	/* more than 15 minutes at 1 s */
+		gw_history_pass(h, t + i);
+		gw_history_push(h, 1, 1e6 * (i % 60), 5, 0, 100);
+	}
 	n = gw_history_query(h, 1, 0, 1e12, false, p, 2000);
 	CHECK_EQ_INT(n, 900, "history: the raw ring keeps 15 minutes at 1 s");
 	CHECK(n == 900 && fabs(p[0].t - (t + 100)) < 0.01 && fabs(p[899].t - (t + 999)) < 0.01,
@@ -145,8 +149,12 @@ static void test_history(void)
 	      fabs(p[0].rate_bps_avg / 29.5e6 - 1) < 0.001, "history: minute min/avg/max");
 	n = gw_history_query(h, 1, t + 500, t + 509, false, p, 2000);
 	CHECK_EQ_INT(n, 10, "history: a time range");
-	CHECK_EQ_INT(gw_history_query(h, 0, 0, 1e12, false, p, 2000), 0, "history: an idle series is empty");
-	CHECK(gw_history_query(h, 2, 0, 1e12, false, p, 10) < 0, "history: no such series");
+	n = gw_history_query(h, 0, 0, 1e12, false, p, 2000);
+	CHECK(n == 900 && p[0].rate_bps_avg == 0, "history: a series never pushed reads zeros at the pass times");
+	CHECK(gw_history_bytes(h) < 2 * (900 * 8 + 1440 * 16) + 900 * 8 + 1440 * 4 + 4096,
+	      "history: 8 bytes a raw point and 16 a minute point per series (%zu bytes for 2)",
+	      gw_history_bytes(h));
+	CHECK(gw_history_query(h, 2, 0, 1e12, false, p, 10) == -ENOENT, "history: no such series");
 	CHECK_EQ_INT(gw_history_query(h, 1, 0, 1e12, false, p, 10), 10, "history: bounded by max");
 	gw_history_free(h);
 }
