@@ -10,7 +10,7 @@ DESTDIR ?=
 
 BUILD ?= build
 CC ?= cc
-PKGS := libnl-3.0 libnl-route-3.0 libconfig libmnl libnftnl json-c
+PKGS := libnl-3.0 libnl-route-3.0 libconfig libmnl libnftnl json-c libmicrohttpd
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wformat=2 -Wmissing-prototypes -Werror
 comma := ,
@@ -19,26 +19,39 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -I. $(PKG_CFLAGS) \
 	-DGW_VERSION=\"$(VERSION)\" -D_GNU_SOURCE -MMD -MP
-LDLIBS_ALL = $(PKG_LIBS) -lm
+LDLIBS_ALL = $(PKG_LIBS) -lcrypt -pthread -lm
 
 LIB_SRC := $(sort $(wildcard config/*.c qdisc/*.c))
 DAEMON_SRC := $(sort $(wildcard gatewayd/*.c webui/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/obj/%.o)
-DLIB_OBJ := $(filter-out $(BUILD)/obj/gatewayd/main.o,$(DAEMON_OBJ))
+# the page's files, embedded into the binary as C arrays (webui/embed.sh: od and awk only)
+PAGE_FILES := webui/page/index.html webui/page/app.js webui/page/style.css \
+	webui/page/favicon.svg
+ASSET_OBJ := $(BUILD)/obj/gen/webui_assets.o
+DLIB_OBJ := $(filter-out $(BUILD)/obj/gatewayd/main.o,$(DAEMON_OBJ)) $(ASSET_OBJ)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 # Debian packages: build, tests (netns, UML, traffic) and benches.
 DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \
 	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
-	kmod jq procps psmisc iputils-ping
+	kmod jq procps psmisc iputils-ping prometheus chromium
 
-.PHONY: all deps check-deps test test-unit test-netns test-uml asan bench install clean demo
+.PHONY: all deps check-deps test test-unit test-netns test-uml test-webui asan bench install \
+	clean demo
 
 all: $(BUILD)/gatewayd
 
 $(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/webui_assets.c: $(PAGE_FILES) webui/embed.sh
+	@mkdir -p $(dir $@)
+	sh webui/embed.sh $@ $(PAGE_FILES)
+
+$(ASSET_OBJ): $(BUILD)/gen/webui_assets.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -58,7 +71,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgwd.a $(BUILD)/libgw.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
 
-unit-bins: $(UNIT_BIN)
+# serves a synthetic, changing snapshot for tests/webui (not test_*: the runners skip it)
+$(BUILD)/tests/webui-fake-server: tests/webui/fake-source.c $(BUILD)/libgwd.a $(BUILD)/libgw.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+unit-bins: $(UNIT_BIN) $(BUILD)/tests/webui-fake-server
+
+# the HTTP server and the page in headless Chromium, against the fake server
+test-webui: all unit-bins
+	tests/run "BUILD=$(BUILD) bash tests/webui/test_http.sh" \
+		"BUILD=$(BUILD) bash tests/webui/test_page.sh"
 
 # Install every missing Debian package (needs root and the package mirror).
 deps:

@@ -15,8 +15,9 @@
 #define INTERVAL_MAX 60000000LL		/* 60s */
 #define INTERVAL_DEFAULT 1000000LL	/* 1s */
 #define LISTEN_DEFAULT "127.0.0.1:9180"
+#define AUTH_FILE_MAX 4095		/* PATH_MAX less the NUL */
 
-static const char *const root_keys[] = { "listen", "interval", "links", NULL };
+static const char *const root_keys[] = { "listen", "interval", "links", "auth_file", NULL };
 
 const char *gw_direction_name(enum gw_direction d)
 {
@@ -36,6 +37,7 @@ void gw_config_free(struct gw_config *cfg)
 		free(cfg->links[i].dir[GW_DIR_INGRESS].classes);
 	}
 	free(cfg->links);
+	free(cfg->auth_file);
 	free(cfg->file);
 	free(cfg);
 }
@@ -96,6 +98,25 @@ static int parse_listen(struct cfg_parser *p, const config_setting_t *root, stru
 	return 0;
 }
 
+/*
+ * auth_file = "/etc/gatewayd/users"; absolute, so it does not depend on the directory the
+ * daemon runs in. Its contents are the web UI's to read and check when it starts.
+ */
+static int parse_auth_file(struct cfg_parser *p, const config_setting_t *root,
+			   struct gw_config *cfg)
+{
+	const char *v = NULL;
+	int ret = cfg_get_string(p, root, "auth_file", NULL, AUTH_FILE_MAX, &v);
+
+	if (ret <= 0)
+		return ret;
+	if (v[0] != '/')
+		return cfg_error(p, config_setting_get_member(root, "auth_file"), NULL,
+				 "'auth_file' \"%.64s\" must be an absolute path", v);
+	cfg->auth_file = strdup(v);
+	return cfg->auth_file ? 0 : -ENOMEM;
+}
+
 static int parse_links(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg)
 {
 	config_setting_t *list = NULL;
@@ -136,6 +157,9 @@ static int parse_root(struct cfg_parser *p, const config_setting_t *root, struct
 	ret = cfg_get_time(p, root, "interval", NULL, INTERVAL_MIN, INTERVAL_MAX,
 			   &cfg->interval_us);
 	if (ret < 0)
+		return ret;
+	ret = parse_auth_file(p, root, cfg);
+	if (ret)
 		return ret;
 	return parse_links(p, root, cfg);
 }

@@ -61,6 +61,7 @@ struct gw_config {
 	int64_t interval_us;
 	struct gw_link_cfg *links;
 	size_t n_links;
+	char *auth_file;	/* NULL, or an absolute path: basic auth for the web UI */
 };
 
 /*

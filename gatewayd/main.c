@@ -15,6 +15,7 @@
 #include "gatewayd/loop.h"
 #include "gatewayd/sampler.h"
 #include "gatewayd/status.h"
+#include "webui/webui.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT };
@@ -50,8 +51,11 @@ static int open_signals(void)
 static int serve(const struct gw_config *cfg, struct gw_nl *nl, const struct gw_applied *a,
 		 int sfd)
 {
+	struct gw_webui_source src;
 	struct gw_sampler *sampler;
+	struct gw_webui *web = NULL;
 	struct gw_status st;
+	char err[512];
 	int r;
 
 	if ((r = gw_sampler_new(cfg, a, &sampler)))
@@ -61,7 +65,15 @@ static int serve(const struct gw_config *cfg, struct gw_nl *nl, const struct gw_
 		gw_sampler_free(sampler);
 		return r;
 	}
+	src = gw_status_source(&st);
+	/* shaping is the job; a page that cannot be served is an error, not a reason to stop */
+	if (gw_webui_start((const char *const *)cfg->listen, cfg->n_listen, cfg->auth_file, &src,
+			   &web, err, sizeof(err)))
+		gw_log(GW_LOG_ERR, "status page: %s; shaping goes on without it", err);
+	else
+		gw_log(GW_LOG_INFO, "status page on http://%s/", cfg->listen[0]);
 	r = gw_loop_run(sfd, cfg, nl, &st);
+	gw_webui_stop(web);	/* before the snapshots and history it reads go away */
 	gw_status_destroy(&st);
 	gw_sampler_free(sampler);
 	return r;

@@ -56,6 +56,7 @@ static void test_minimal(void)
 	CHECK_EQ_INT(cfg->n_listen, 1, "minimal: one listen address by default");
 	CHECK_EQ_STR(cfg->listen[0], "127.0.0.1:9180", "minimal: default listen");
 	CHECK_EQ_INT(cfg->interval_us, 1000000, "minimal: default interval 1s");
+	CHECK(cfg->auth_file == NULL, "minimal: no auth_file by default");
 	CHECK_EQ_INT(cfg->n_links, 1, "minimal: one link");
 	l = &cfg->links[0];
 	CHECK_EQ_STR(l->name, "wan", "minimal: link name");
@@ -134,6 +135,20 @@ static void test_htb_classes(void)
 	      "htb: bulk sizes unset");
 	check_fq_codel_unset(&c->child, "htb bulk child");
 	gw_config_free(cfg);
+}
+
+static void test_auth_file(void)
+{
+	struct gw_config *cfg = load_ok("auth_file",
+		"auth_file = \"/etc/gatewayd/users\";\n"
+		"links = ( { name = \"wan\"; interface = \"eth0\";\n"
+		"  egress = { shaper = \"tbf\"; rate = \"20mbit\"; }; } );\n");
+
+	if (!cfg)
+		return;
+	CHECK(cfg->auth_file && !strcmp(cfg->auth_file, "/etc/gatewayd/users"),
+	      "auth_file kept as written");
+	gw_config_free(cfg);	/* frees it too: ASan would see a leak */
 }
 
 static void test_htb_no_classes(void)
@@ -405,6 +420,10 @@ struct bad {
 #define TBF_CHILD LINK "egress = { shaper = \"tbf\"; rate = \"100mbit\";\n"
 #define CHEND "}; } );\n"
 
+#define X16 "xxxxxxxxxxxxxxxx"
+#define X256 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16 X16
+#define LONG4K X256 X256 X256 X256 X256 X256 X256 X256 X256 X256 X256 X256 X256 X256 X256 X256
+
 static const struct bad bad[] = {
 	/* Syntax, as libconfig reports it. */
 	{ 3, "syntax error", "listen = \"127.0.0.1:9180\";\n\nlinks = ( { name = ; } );\n" },
@@ -435,6 +454,11 @@ static const struct bad bad[] = {
 	{ 1, "'listen' must have 1..8 addresses, not 0", "listen = [];\n" },
 	{ 1, "'listen' \"[0::1]:80\" is the same address as \"[::1]:80\"",
 	  "listen = [\"[::1]:80\", \"[0::1]:80\"];\n" },
+	{ 2, "'auth_file' \"users\" must be an absolute path",
+	  "interval = \"1s\";\nauth_file = \"users\";\n" LINK EGRESS("tbf", "") "} );" },
+	{ 1, "'auth_file' \"\" must be an absolute path", "auth_file = \"\";\n" },
+	{ 1, "'auth_file' must be a string, not an integer", "auth_file = 1;\n" },
+	{ 1, "'auth_file' is too long (at most 4095 characters)", "auth_file = \"/" LONG4K "\";\n" },
 	/* Integers libconfig 1.5 would silently cut to 32 bits. */
 	{ 2, "integer 4294967297 is too large", LINK "overhead = 4294967297;\n" EGRESS("tbf", "")
 	  "} );" },
@@ -765,6 +789,7 @@ int main(void)
 	test_minimal();
 	test_htb_classes();
 	test_htb_no_classes();
+	test_auth_file();
 	test_presets();
 	test_sizing_overrides();
 	test_cake();

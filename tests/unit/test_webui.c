@@ -1,0 +1,710 @@
+/* tests/unit/test_webui.c: the web UI's renderers (status JSON, Prometheus text, history),
+ * the history query checks, health, basic auth and the server's start and stop, from a
+ * synthetic snapshot: no daemon, no kernel, no root. */
+#include <arpa/inet.h>
+#include <crypt.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "tests/unit/tap.h"
+#include "webui/auth.h"
+#include "webui/render.h"
+#include "webui/webui.h"
+
+#define NOW 1700000000.0
+#define WEIRD "q\"uo\\te"	/* a label value with a quote and a backslash */
+
+static void fill_class(struct gw_snap_class *c, const char *name, const char *kind,
+		       uint64_t rate, bool saturated)
+{
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(c->kind, sizeof(c->kind), "%s", kind);
+	c->rate_bps = rate;
+	c->ceil_bps = rate * 2;
+	c->bytes = 123456789012ULL;
+	c->packets = 98765;
+	c->drops = 17;
+	c->overlimits = 5;
+	c->requeues = 2;
+	c->ecn_marks = 3;
+	c->backlog_bytes = 3000;
+	c->backlog_packets = 2;
+	c->achieved_bps = saturated ? (double)rate * 0.99 : (double)rate * 0.1;
+	c->utilisation = c->achieved_bps / (double)rate;
+	c->saturated = saturated;
+	c->accuracy = saturated ? 0.99 : NAN;
+	c->queue_delay_ms = 2.5;
+	c->drops_per_s = 1.5;
+	c->marks_per_s = 0.5;
+	if (!strcmp(kind, "fq_codel")) {
+		c->has_fq_codel = true;
+		c->fq_codel.maxpacket = 1514;
+		c->fq_codel.new_flow_count = 42;
+		c->fq_codel.memory_usage = 4096;
+	}
+}
+
+static void fill_cake(struct gw_snap_class *c)
+{
+	c->has_cake = true;
+	c->cake.capacity_estimate_bps = 96000000;
+	c->cake.memory_used = 1000;
+	c->cake.memory_limit = 4000000;
+	c->cake.n_tins = 4;
+	for (int i = 0; i < 4; i++) {
+		c->cake.tins[i].threshold_bps = 1000000ULL * (uint64_t)(i + 1);
+		c->cake.tins[i].sent_bytes = 1000ULL * (uint64_t)(i + 1);
+		c->cake.tins[i].peak_delay_us = 1500;
+		c->cake.tins[i].avg_delay_us = 700;
+		c->cake.tins[i].base_delay_us = 100;
+		c->cake.tins[i].sparse_flows = (uint32_t)i;
+	}
+}
+
+static void fill_dir(struct gw_snap_dir *d, const char *link, const char *iface,
+		     const char *direction, const char *shaper, uint64_t rate, size_t n)
+{
+	snprintf(d->link, sizeof(d->link), "%s", link);
+	snprintf(d->interface, sizeof(d->interface), "%s", iface);
+	snprintf(d->device, sizeof(d->device), "%s", iface);
+	snprintf(d->direction, sizeof(d->direction), "%s", direction);
+	snprintf(d->shaper, sizeof(d->shaper), "%s", shaper);
+	d->rate_bps = rate;
+	fill_class(&d->total, "total", shaper, rate, true);
+	d->classes = calloc(n, sizeof(*d->classes));
+	d->n_classes = n;
+}
+
+/*
+ * wan egress: htb, classes interactive (fq_codel), WEIRD (fq_codel), video (cake, 4 tins),
+ * idle (fq_codel, not saturated); wan ingress: cake shaper, one queue; lan egress: tbf + fifo,
+ * idle; lan ingress: htb, one fq_codel class. Allocated as the daemon does, for put to free.
+ */
+static struct gw_snapshot *make_snapshot(void)
+{
+	struct gw_snapshot *s = calloc(1, sizeof(*s));
+	struct gw_snap_dir *d;
+
+	atomic_init(&s->refs, 1);
+	s->seq = 42;
+	s->unix_time = NOW - 0.5;
+	s->uptime_s = 3600;
+	s->interval_us = 1000000;
+	s->sample_ms = 1.25;
+	s->sample_lag_ms = 0.5;
+	s->samples_total = 3600;
+	s->late_samples_total = 1;
+	s->n_dirs = 4;
+	s->dirs = calloc(4, sizeof(*s->dirs));
+	d = &s->dirs[0];
+	fill_dir(d, "wan", "eth0", "egress", "htb", 95000000, 4);
+	fill_class(&d->classes[0], "interactive", "fq_codel", 10000000, true);
+	fill_class(&d->classes[1], WEIRD, "fq_codel", 20000000, true);
+	fill_class(&d->classes[2], "video", "cake", 30000000, true);
+	fill_cake(&d->classes[2]);
+	fill_class(&d->classes[3], "idle", "fq_codel", 35000000, false);
+	d = &s->dirs[1];
+	fill_dir(d, "wan", "eth0", "ingress", "cake", 450000000, 1);
+	snprintf(d->device, sizeof(d->device), "ifb4eth0");
+	fill_class(&d->classes[0], "default", "cake", 450000000, true);
+	fill_cake(&d->classes[0]);
+	d = &s->dirs[2];
+	fill_dir(d, "lan", "eth1", "egress", "tbf", 20000000, 1);
+	fill_class(&d->classes[0], "default", "fifo", 20000000, false);
+	d->total.saturated = false;
+	d->total.accuracy = NAN;
+	d->total.queue_delay_ms = NAN;		/* a NaN the JSON must not show */
+	d = &s->dirs[3];
+	fill_dir(d, "lan", "eth1", "ingress", "htb", 50000000, 1);
+	fill_class(&d->classes[0], "all", "fq_codel", 50000000, true);
+	return s;
+}
+
+static struct json_object *get(struct json_object *o, const char *path)
+{
+	char buf[256], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
+		struct json_object *next = NULL;
+
+		if (json_object_is_type(o, json_type_array))
+			next = json_object_array_get_idx(o, (size_t)atoi(tok));
+		else if (!json_object_object_get_ex(o, tok, &next))
+			return NULL;
+		o = next;
+	}
+	return o;
+}
+
+static const char *get_str(struct json_object *o, const char *path)
+{
+	struct json_object *v = get(o, path);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "?";
+}
+
+static bool has_null(struct json_object *o, const char *path)
+{
+	const char *last = strrchr(path, '.');
+	char parent[256];
+	struct json_object *p, *v = NULL;
+
+	if (!last)
+		return json_object_object_get_ex(o, path, &v) && v == NULL;
+	snprintf(parent, sizeof(parent), "%.*s", (int)(last - path), path);
+	p = get(o, parent);
+	return p && json_object_object_get_ex(p, last + 1, &v) && v == NULL;
+}
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+	return strcasestr(hay, needle) != NULL;
+}
+
+static void test_status_json(const struct gw_snapshot *s)
+{
+	struct json_object *j, *v;
+	size_t len = 0;
+	char *out = NULL;
+	int r = gw_webui_status_json(s, NOW, &out, &len);
+
+	if (!CHECK(r == 0 && out && strlen(out) == len, "status JSON renders (%d)", r))
+		return;
+	CHECK(!contains_ci(out, "nan") && !contains_ci(out, "inf"), "status JSON has no nan/inf");
+	j = json_tokener_parse(out);
+	if (!CHECK(j != NULL, "status JSON parses")) {
+		free(out);
+		return;
+	}
+	CHECK_EQ_INT(json_object_get_int(get(j, "schema_version")), 1, "schema_version");
+	CHECK(json_object_get_boolean(get(j, "healthy")), "healthy at 0.5 s old");
+	CHECK(has_null(j, "health_reason"), "health_reason null when healthy");
+	CHECK_EQ_INT(json_object_get_int64(get(j, "sample.seq")), 42, "sample.seq");
+	CHECK(fabs(json_object_get_double(get(j, "sample.interval_seconds")) - 1) < 1e-9,
+	      "sample.interval_seconds");
+	CHECK(fabs(json_object_get_double(get(j, "sample.duration_ms")) - 1.25) < 1e-9,
+	      "sample.duration_ms");
+	CHECK(has_null(j, "sample.last_error"), "sample.last_error null when empty");
+	CHECK_EQ_INT(json_object_array_length(get(j, "links")), 2, "two links");
+	CHECK_EQ_STR(get_str(j, "links.0.name"), "wan", "link 0 name");
+	CHECK_EQ_STR(get_str(j, "links.1.interface"), "eth1", "link 1 interface");
+	CHECK_EQ_INT(json_object_array_length(get(j, "links.0.directions")), 2, "wan: 2 directions");
+	CHECK_EQ_STR(get_str(j, "links.0.directions.1.direction"), "ingress", "wan ingress");
+	CHECK_EQ_STR(get_str(j, "links.0.directions.1.device"), "ifb4eth0", "ingress device");
+	CHECK_EQ_STR(get_str(j, "links.0.directions.1.shaper"), "cake", "ingress shaper");
+	CHECK_EQ_INT(json_object_get_int64(get(j, "links.0.directions.0.rate_bits_per_second")),
+		     95000000, "direction rate_bits_per_second");
+	CHECK_EQ_STR(get_str(j, "links.0.directions.0.classes.1.name"), WEIRD,
+		     "quote and backslash survive in a name");
+	v = get(j, "links.0.directions.0.classes.0");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "rate_bits_per_second")), 10000000,
+		     "class rate_bits_per_second");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "ceil_bits_per_second")), 20000000,
+		     "class ceil_bits_per_second");
+	CHECK_EQ_INT(json_object_get_uint64(get(v, "sent_bytes")), 123456789012ULL,
+		     "sent_bytes keeps 64 bits");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "backlog_bytes")), 3000, "backlog_bytes");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "backlog_packets")), 2, "backlog_packets");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "dropped_packets")), 17, "dropped_packets");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "ecn_marked_packets")), 3, "ecn_marked_packets");
+	CHECK(fabs(json_object_get_double(get(v, "achieved_bits_per_second")) - 9900000) < 1,
+	      "achieved_bits_per_second");
+	CHECK(fabs(json_object_get_double(get(v, "accuracy")) - 0.99) < 1e-9, "accuracy 0.99");
+	CHECK(json_object_get_boolean(get(v, "saturated")), "saturated true");
+	CHECK(fabs(json_object_get_double(get(v, "queue_delay_ms")) - 2.5) < 1e-9, "queue_delay_ms");
+	CHECK_EQ_INT(json_object_get_int(get(v, "fq_codel.max_packet_bytes")), 1514,
+		     "fq_codel.max_packet_bytes");
+	CHECK(has_null(j, "links.0.directions.0.classes.0.cake"), "cake null for fq_codel");
+	CHECK(has_null(j, "links.0.directions.0.classes.3.accuracy"), "idle: accuracy null");
+	CHECK(!json_object_get_boolean(get(j, "links.0.directions.0.classes.3.saturated")),
+	      "idle: saturated false");
+	CHECK(has_null(j, "links.1.directions.0.total.queue_delay_ms"), "a NaN becomes null");
+	v = get(j, "links.0.directions.0.classes.2.cake");
+	CHECK_EQ_INT(json_object_array_length(get(v, "tins")), 4, "cake: 4 tins");
+	CHECK_EQ_INT(json_object_get_int(get(v, "tins.3.index")), 3, "tin index");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "tins.3.threshold_bits_per_second")), 4000000,
+		     "tin threshold_bits_per_second");
+	CHECK(fabs(json_object_get_double(get(v, "tins.0.peak_delay_ms")) - 1.5) < 1e-9,
+	      "tin peak_delay_ms in ms");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "capacity_estimate_bits_per_second")), 96000000,
+		     "cake capacity_estimate_bits_per_second");
+	CHECK(has_null(j, "links.0.directions.0.classes.2.fq_codel"), "fq_codel null for cake");
+	json_object_put(j);
+	free(out);
+
+	r = gw_webui_status_json(NULL, NOW, &out, &len);
+	CHECK(r == 0 && strstr(out, "\"healthy\":false") && strstr(out, "\"sample\":null") &&
+	      strstr(out, "\"links\":[]") && strstr(out, "no sample yet"),
+	      "status JSON without a snapshot: %s", r ? "(failed)" : out);
+	free(out);
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static void run_promtool(const char *text)
+{
+	char path[] = "/tmp/gw-metrics-XXXXXX", cmd[128];
+	FILE *f;
+	int fd, r;
+
+	if (system("command -v promtool >/dev/null 2>&1") != 0) {
+		printf("skip - promtool check metrics: promtool not installed (Debian prometheus)\n");
+		return;
+	}
+	fd = mkstemp(path);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!CHECK(f != NULL, "temp file for promtool"))
+		return;
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "promtool check metrics <%s", path);
+	r = system(cmd);
+	CHECK(r == 0, "promtool check metrics passes (status %d)", r);
+	unlink(path);
+}
+
+static void test_metrics(const struct gw_snapshot *s)
+{
+	size_t len = 0;
+	char *out = NULL;
+	int r = gw_webui_metrics(s, NOW, &out, &len);
+
+	if (!CHECK(r == 0 && out && strlen(out) == len, "metrics render (%d)", r))
+		return;
+	CHECK(!strstr(out, "NaN") && !contains_ci(out, " nan") && !strstr(out, "Inf"),
+	      "no NaN or Inf samples");
+	CHECK_EQ_INT(count(out, "# TYPE gatewayd_class_sent_bytes_total counter\n"), 1,
+		     "TYPE once per family");
+	CHECK_EQ_INT(count(out, "# HELP gatewayd_class_sent_bytes_total "), 1,
+		     "HELP once per family");
+	CHECK(strstr(out, "gatewayd_class_sent_bytes_total{link=\"wan\",direction=\"egress\","
+			  "class=\"interactive\",kind=\"fq_codel\"} 123456789012\n") != NULL,
+	      "a counter with its labels and 64-bit value");
+	CHECK(strstr(out, "class=\"q\\\"uo\\\\te\"") != NULL,
+	      "label value escaped: quote and backslash");
+	CHECK(strstr(out, "gatewayd_class_shaping_accuracy_ratio{link=\"wan\",direction=\"egress\","
+			  "class=\"idle\"") == NULL, "no accuracy sample when not saturated");
+	CHECK(strstr(out, "gatewayd_class_saturated{link=\"wan\",direction=\"egress\","
+			  "class=\"idle\",kind=\"fq_codel\"} 0\n") != NULL, "saturated 0 instead");
+	CHECK(strstr(out, "gatewayd_class_shaping_accuracy_ratio{link=\"wan\",direction=\"egress\","
+			  "class=\"interactive\",kind=\"fq_codel\"} 0.99\n") != NULL,
+	      "accuracy when saturated");
+	CHECK(strstr(out, "gatewayd_class_configured_rate_bytes_per_second{link=\"wan\","
+			  "direction=\"egress\",class=\"interactive\",kind=\"fq_codel\"} 1250000\n"),
+	      "configured rate in bytes per second (base unit)");
+	CHECK(strstr(out, "gatewayd_class_queue_delay_seconds{link=\"wan\",direction=\"egress\","
+			  "class=\"interactive\",kind=\"fq_codel\"} 0.0025\n"),
+	      "queue delay in seconds");
+	CHECK(strstr(out, "gatewayd_direction_dropped_packets_total{link=\"lan\","
+			  "direction=\"ingress\",kind=\"htb\"} 17\n"), "direction total, no class label");
+	CHECK(!strstr(out, "gatewayd_direction_queue_delay_seconds{link=\"lan\",direction=\"egress\""),
+	      "a NaN gauge is left out");
+	CHECK(strstr(out, "gatewayd_cake_tin_threshold_bytes_per_second{link=\"wan\","
+			  "direction=\"egress\",class=\"video\",kind=\"cake\",tin=\"3\"} 500000\n"),
+	      "cake tin with a tin label");
+	CHECK(strstr(out, "gatewayd_cake_tin_peak_delay_seconds{link=\"wan\",direction=\"ingress\","
+			  "class=\"default\",kind=\"cake\",tin=\"0\"} 0.0015\n"), "tin delay in seconds");
+	CHECK_EQ_INT(count(out, "gatewayd_cake_tin_sent_bytes_total{"), 8, "8 tins (2 cakes x 4)");
+	CHECK(strstr(out, "gatewayd_fq_codel_max_packet_bytes{link=\"wan\",direction=\"egress\","
+			  "class=\"interactive\",kind=\"fq_codel\"} 1514\n"), "fq_codel extras");
+	CHECK(strstr(out, "gatewayd_build_info{version=\"" GW_VERSION "\"} 1\n"), "build_info");
+	CHECK(strstr(out, "\ngatewayd_up 1\n"), "up 1 when fresh");
+	CHECK(strstr(out, "\ngatewayd_samples_total 3600\n"), "samples_total");
+	CHECK(strstr(out, "\ngatewayd_late_samples_total 1\n"), "late_samples_total");
+	CHECK(strstr(out, "\ngatewayd_sample_duration_seconds 0.00125\n"), "sample duration in s");
+	CHECK(strstr(out, "\ngatewayd_sample_lag_seconds 0.0005\n"), "sample lag in s");
+	CHECK(strstr(out, "\ngatewayd_last_sample_timestamp_seconds 1699999999.5\n"),
+	      "timestamp to the sub-second");
+	run_promtool(out);
+	free(out);
+
+	r = gw_webui_metrics(s, NOW + 10, &out, &len);
+	CHECK(r == 0 && strstr(out, "\ngatewayd_up 0\n"), "up 0 when 10 intervals old");
+	free(out);
+	r = gw_webui_metrics(NULL, NOW, &out, &len);
+	CHECK(r == 0 && strstr(out, "\ngatewayd_up 0\n") && !strstr(out, "gatewayd_class_"),
+	      "no snapshot: build info and up 0 only");
+	free(out);
+}
+
+static void test_escape(void)
+{
+	struct gw_buf b = { 0 };
+	size_t len;
+	char *out = NULL;
+
+	gw_prom_escape(&b, "a\\b\"c\nd");
+	if (CHECK(gw_buf_take(&b, &out, &len) == 0, "escape renders"))
+		CHECK_EQ_STR(out, "a\\\\b\\\"c\\nd", "backslash, quote, newline escaped");
+	free(out);
+}
+
+static void test_buf(void)
+{
+	struct gw_buf b = { 0 };
+	size_t len = 0;
+	char *out = NULL;
+
+	for (int i = 0; i < 10000; i++)
+		gw_buf_printf(&b, "%05d,", i);
+	CHECK(gw_buf_take(&b, &out, &len) == 0 && len == 60000 && !strncmp(out + 59994, "09999,", 6),
+	      "buffer grows to 60000 bytes");
+	free(out);
+	b = (struct gw_buf){ .max = 100 };
+	for (int i = 0; i < 100; i++)
+		gw_buf_put(&b, "0123456789", 10);
+	CHECK_EQ_INT(gw_buf_take(&b, &out, &len), -EFBIG, "a bounded buffer says -EFBIG");
+	b = (struct gw_buf){ 0 };
+	CHECK(gw_buf_take(&b, &out, &len) == 0 && len == 0 && out[0] == '\0',
+	      "an empty buffer is an empty string");
+	free(out);
+}
+
+static void test_health(const struct gw_snapshot *s)
+{
+	char why[128];
+
+	CHECK(gw_webui_healthy(s, NOW, why, sizeof(why)) && !why[0], "healthy when fresh");
+	CHECK(gw_webui_healthy(s, s->unix_time + 2.9, why, sizeof(why)), "healthy at 2.9 intervals");
+	CHECK(!gw_webui_healthy(s, s->unix_time + 3.1, why, sizeof(why)) &&
+	      strstr(why, "last sample 3.1 s ago"), "stale past 3 intervals: %s", why);
+	CHECK(!gw_webui_healthy(NULL, NOW, why, sizeof(why)) && !strcmp(why, "no sample yet"),
+	      "no snapshot: %s", why);
+}
+
+static int query(const char *const *kv, size_t n, struct gw_history_query *q, char *err)
+{
+	struct gw_query_arg a[10];
+
+	for (size_t i = 0; i < n; i++)
+		a[i] = (struct gw_query_arg){ kv[2 * i], kv[2 * i + 1] };
+	return gw_webui_history_query(a, n, NOW, q, err, 160);
+}
+
+static void test_history_query(void)
+{
+	static const char *const good[] = { "link", "wan", "direction", "egress" };
+	static const char *const full[] = { "link", "wan", "direction", "ingress", "class", "bulk",
+		"from", "1699999000", "to", "1699999500.5", "resolution", "minute" };
+	static const struct { const char *kv[20]; size_t n; const char *why; } bad[] = {
+		{ { "direction", "egress" }, 1, "'link' is required" },
+		{ { "link", "wan" }, 1, "'direction' must be egress or ingress" },
+		{ { "link", "wan", "direction", "up" }, 2, "'direction' must be" },
+		{ { "link", "w\"an", "direction", "egress" }, 2, "'link' must be a name" },
+		{ { "link", "wan", "direction", "egress", "class", "" }, 3, "'class' needs a value" },
+		{ { "link", "wan", "direction", "egress", "class", NULL }, 3, "needs a value" },
+		{ { "link", "wan", "direction", "egress", "from", "1e9" }, 3, "'from' must be unix" },
+		{ { "link", "wan", "direction", "egress", "from", "-1" }, 3, "'from' must be unix" },
+		{ { "link", "wan", "direction", "egress", "to", "inf" }, 3, "'to' must be unix" },
+		{ { "link", "wan", "direction", "egress", "to", "1.2.3" }, 3, "'to' must be unix" },
+		{ { "link", "wan", "direction", "egress", "to", "99999999999999" }, 3, "'to' must be" },
+		{ { "link", "wan", "direction", "egress", "from", "20", "to", "10" }, 4,
+		  "'from' is after 'to'" },
+		{ { "link", "wan", "direction", "egress", "resolution", "hour" }, 3,
+		  "'resolution' must be raw or minute" },
+		{ { "link", "wan", "direction", "egress", "bogus", "1" }, 3,
+		  "unknown query parameter 'bogus'" },
+		{ { "link", "wan", "link", "lan", "direction", "egress" }, 3, "'link' given more" },
+		{ { "link", "wan", "direction", "egress", "a", "1", "b", "1", "c", "1", "d", "1",
+		    "e", "1", "f", "1" }, 8, "unknown query parameter 'a'" },
+		{ { "link", "a", "link", "a", "link", "a", "link", "a", "link", "a", "link", "a",
+		    "link", "a", "link", "a" }, 9, "too many query parameters" },
+	};
+	struct gw_history_query q;
+	char err[160];
+
+	CHECK(query(good, 2, &q, err) == 0 && !strcmp(q.link, "wan") &&
+	      !strcmp(q.direction, "egress") && !strcmp(q.class_name, "total") && !q.minute &&
+	      q.to == NOW && q.from == NOW - 900, "history query defaults: total, last 15 min, raw");
+	CHECK(query(full, 6, &q, err) == 0 && !strcmp(q.class_name, "bulk") && q.minute &&
+	      q.from == 1699999000 && q.to == 1699999500.5, "history query, every key");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char kv0[64];
+		int r = query(bad[i].kv, bad[i].n, &q, err);
+
+		snprintf(kv0, sizeof(kv0), "%s=%s", bad[i].kv[2 * (bad[i].n - 1)],
+			 bad[i].kv[2 * (bad[i].n - 1) + 1] ? bad[i].kv[2 * (bad[i].n - 1) + 1] : "");
+		CHECK(r == -EINVAL && strstr(err, bad[i].why), "history query refused (...%s): %s",
+		      kv0, err);
+	}
+}
+
+static void test_history_json(void)
+{
+	struct gw_history_query q = { "wan", "egress", "total", 100, 200, false };
+	struct gw_hist_point p[2] = {
+		{ 150, 1, 2, 3, 0.5f, 1, 1.5f, 0, 100 },
+		{ 151, NAN, 2, 3, 0.5f, 1, 1.5f, INFINITY, 100 },
+	};
+	struct json_object *j;
+	size_t len;
+	char *out = NULL;
+	int r = gw_webui_history_json(&q, p, 2, false, &out, &len);
+
+	if (!CHECK(r == 0, "history JSON renders"))
+		return;
+	CHECK(!contains_ci(out, "nan") && !contains_ci(out, "inf"), "history: no nan/inf: %s", out);
+	j = json_tokener_parse(out);
+	CHECK(j && json_object_array_length(get(j, "columns")) == 9 &&
+	      json_object_array_length(get(j, "points")) == 2 &&
+	      json_object_array_length(get(j, "points.0")) == 9, "history: 9 columns, 2 rows");
+	CHECK(j && get(j, "points.1.1") == NULL && json_object_get_double(get(j, "points.1.2")) == 2,
+	      "history: a NaN point value is null");
+	CHECK(j && !strcmp(get_str(j, "columns.2"), "rate_bits_per_second_avg"),
+	      "history: columns named with units");
+	json_object_put(j);
+	free(out);
+}
+
+/* A crypt(3) hash made here, so the test needs no openssl. */
+static void make_hash(const char *password, char *out, size_t len)
+{
+	struct crypt_data cd;
+
+	memset(&cd, 0, sizeof(cd));
+	snprintf(out, len, "%s", crypt_r(password, "$6$gatewaydtest$", &cd));
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static void test_auth(void)
+{
+	char dir[] = "/tmp/gw-auth-XXXXXX", path[64], text[512], h1[160], h2[160], err[256];
+	struct gw_auth *a = NULL;
+	int r;
+
+	if (!CHECK(mkdtemp(dir) != NULL, "temp dir"))
+		return;
+	snprintf(path, sizeof(path), "%s/users", dir);
+	make_hash("s3cret", h1, sizeof(h1));
+	make_hash("other", h2, sizeof(h2));
+	snprintf(text, sizeof(text), "# users\n\nadmin:%s\r\nbob:%s\n", h1, h2);
+	write_file(path, text);
+	r = gw_auth_load(path, &a, err, sizeof(err));
+	if (CHECK(r == 0 && a, "auth file loads (%s)", r ? err : "")) {
+		CHECK(gw_auth_check(a, "admin", "s3cret"), "right password");
+		CHECK(gw_auth_check(a, "admin", "s3cret"), "right password again (remembered)");
+		CHECK(!gw_auth_check(a, "admin", "s3cre"), "wrong password");
+		CHECK(!gw_auth_check(a, "admin", "s3crett"), "a longer wrong password");
+		CHECK(gw_auth_check(a, "bob", "other"), "second user (CRLF line)");
+		CHECK(!gw_auth_check(a, "bob", "s3cret"), "another user's password");
+		CHECK(!gw_auth_check(a, "nobody", "s3cret"), "unknown user");
+		CHECK(!gw_auth_check(a, "", ""), "empty user");
+		CHECK(!gw_auth_check(a, "admin", NULL), "no password");
+	}
+	gw_auth_free(a);
+
+	static const struct { const char *text, *msg; } bad[] = {
+		{ "admin:plaintext\n", ":1: not a crypt(3) hash" },
+		{ "# nobody\n", "no \"user:HASH\" line" },
+		{ "\nadmin\n", ":2: expected \"user:HASH\"" },
+		{ ":$6$x$y\n", ":1: user name must have 1..64 characters" },
+		{ "admin:$6$abc$ def\n", ":1: not a crypt(3) hash" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_file(path, bad[i].text);
+		r = gw_auth_load(path, &a, err, sizeof(err));
+		CHECK(r == -EINVAL && !a && strstr(err, bad[i].msg) && !strncmp(err, path, strlen(path)),
+		      "bad auth file refused: %s", err);
+	}
+	snprintf(text, sizeof(text), "admin:%s\nadmin:%s\n", h1, h2);
+	write_file(path, text);
+	r = gw_auth_load(path, &a, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, ":2: user listed twice"), "duplicate user: %s", err);
+	unlink(path);
+	r = gw_auth_load(path, &a, err, sizeof(err));
+	CHECK(r == -ENOENT && strstr(err, "No such file"), "missing file: -ENOENT (%s)", err);
+	r = gw_auth_load(dir, &a, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "not a regular file"), "a directory: %s", err);
+	rmdir(dir);
+}
+
+static void test_snapshot_put(void)
+{
+	struct gw_snapshot *s = make_snapshot();
+
+	atomic_fetch_add(&s->refs, 1);
+	gw_snapshot_put(s);
+	CHECK_EQ_INT(atomic_load(&s->refs), 1, "put drops one reference");
+	gw_snapshot_put(s);	/* frees: ASan would see a leak or a double free */
+	gw_snapshot_put(NULL);
+	CHECK(1, "put frees at zero (checked under ASan) and takes NULL");
+}
+
+/* ---- the server itself, on loopback ---- */
+
+static struct gw_snapshot *the_snapshot;
+
+static struct gw_snapshot *src_get(void *ctx)
+{
+	(void)ctx;
+	atomic_fetch_add(&the_snapshot->refs, 1);
+	return the_snapshot;
+}
+
+static int src_history(void *ctx, const char *link, const char *direction, const char *cls,
+		       double from, double to, bool minute, struct gw_hist_point *out, size_t max)
+{
+	(void)ctx, (void)from, (void)to, (void)minute;
+	if (strcmp(link, "wan") || strcmp(direction, "egress") || strcmp(cls, "total"))
+		return -ENOENT;
+	for (size_t i = 0; i < 3 && i < max; i++)
+		out[i] = (struct gw_hist_point){ .t = 100.0 + (double)i, .rate_bps_avg = 1e6f };
+	return 3;
+}
+
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &len))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* One request over a fresh connection; the reply (up to cap bytes) into buf. */
+static int http_get(int port, const char *request, char *buf, size_t cap)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timeval tv = { 5, 0 };
+	size_t len = 0;
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    write(fd, request, strlen(request)) != (ssize_t)strlen(request)) {
+		close(fd);
+		return -errno;
+	}
+	while (len + 1 < cap && (n = read(fd, buf + len, cap - len - 1)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	close(fd);
+	return (int)len;
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_server(void)
+{
+	struct gw_webui_source src = { NULL, src_get, src_history };
+	char addr[32], bad_addr[32], err[256], *buf = malloc(1 << 20);
+	const char *listen[2] = { addr, bad_addr };
+	struct gw_webui *w = NULL, *w2 = NULL;
+	int port = free_port(), fds = open_fds(), r;
+
+	the_snapshot = make_snapshot();
+	the_snapshot->unix_time = 1e300;	/* always fresh, whatever the clock says */
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	r = gw_webui_start(listen, 1, NULL, &src, &w, err, sizeof(err));
+	if (!CHECK(r == 0 && w, "server starts on %s (%s)", addr, err))
+		goto out;
+	r = http_get(port, "GET /healthz HTTP/1.0\r\n\r\n", buf, 1 << 20);
+	CHECK(r > 0 && !strncmp(buf, "HTTP/1.", 7) && !strncmp(buf + 8, " 200 ", 5) &&
+	      strstr(buf, "\r\n\r\nok\n"),
+	      "GET /healthz: 200 ok");
+	r = http_get(port, "GET /api/status HTTP/1.0\r\n\r\n", buf, 1 << 20);
+	CHECK(r > 0 && strstr(buf, "Content-Type: application/json") &&
+	      strstr(buf, "\"seq\":42"), "GET /api/status: the snapshot's JSON");
+	r = http_get(port, "GET /api/status HTTP/1.0\r\n\r\n", buf, 1 << 20);
+	CHECK(r > 0 && strstr(buf, "\"seq\":42"), "GET /api/status again (the cached reply)");
+	r = http_get(port, "GET /metrics HTTP/1.0\r\n\r\n", buf, 1 << 20);
+	CHECK(r > 0 && strstr(buf, "Content-Type: text/plain; version=0.0.4") &&
+	      strstr(buf, "gatewayd_class_sent_bytes_total{"), "GET /metrics");
+	r = http_get(port, "GET /api/history?link=wan&direction=egress HTTP/1.0\r\n\r\n", buf,
+		     1 << 20);
+	CHECK(r > 0 && strstr(buf, "200 OK") && strstr(buf, "\"points\":[[100,"),
+	      "GET /api/history");
+	r = http_get(port, "GET /api/history?link=wan&direction=up HTTP/1.0\r\n\r\n", buf, 1 << 20);
+	CHECK(r > 0 && strstr(buf, " 400 ") && strstr(buf, "'direction' must be"),
+	      "bad history query: 400 with the reason");
+	r = http_get(port, "GET /api/history?link=lan&direction=egress HTTP/1.0\r\n\r\n", buf,
+		     1 << 20);
+	CHECK(r > 0 && strstr(buf, " 404 "), "unknown series: 404");
+	r = http_get(port, "DELETE / HTTP/1.0\r\n\r\n", buf, 1 << 20);
+	CHECK(r > 0 && strstr(buf, " 405 ") && strstr(buf, "Allow: GET, HEAD"), "DELETE: 405");
+	r = http_get(port, "GET / HTTP/1.0\r\n\r\n", buf, 1 << 20);
+	CHECK(r > 0 && strstr(buf, "<!doctype html>") &&
+	      strstr(buf, "Content-Security-Policy: default-src 'none'"), "GET /: the page");
+
+	/* the same address twice: the second server cannot bind and says why */
+	r = gw_webui_start(listen, 1, NULL, &src, &w2, err, sizeof(err));
+	CHECK(r == -EADDRINUSE && !w2 && strstr(err, "Address already in use"),
+	      "address in use: -EADDRINUSE (%s)", err);
+	gw_webui_stop(w);
+	w = NULL;
+	CHECK_EQ_INT(open_fds(), fds, "stop leaves no fd open");
+
+	snprintf(bad_addr, sizeof(bad_addr), "localhost:80");
+	r = gw_webui_start(listen, 2, NULL, &src, &w, err, sizeof(err));
+	CHECK(r == -EINVAL && !w && strstr(err, "localhost:80"),
+	      "bad second address: -EINVAL, nothing left running (%s)", err);
+	r = gw_webui_start(listen, 1, "/nonexistent/users", &src, &w, err, sizeof(err));
+	CHECK(r == -ENOENT && !w && strstr(err, "/nonexistent/users"), "missing auth file: %s", err);
+	CHECK_EQ_INT(open_fds(), fds, "failed starts leave no fd open");
+out:
+	gw_webui_stop(w);
+	gw_snapshot_put(the_snapshot);
+	free(buf);
+}
+
+int main(void)
+{
+	struct gw_snapshot *s = make_snapshot();
+
+	test_status_json(s);
+	test_metrics(s);
+	test_escape();
+	test_buf();
+	test_health(s);
+	test_history_query();
+	test_history_json();
+	test_auth();
+	gw_snapshot_put(s);
+	test_snapshot_put();
+	test_server();
+	return tap_done();
+}

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""tests/webui/cdp.py CHROMIUM URL OUTDIR: load the status page in headless Chromium over the
+DevTools protocol (--remote-debugging-pipe: no port, no websocket library), watch the console,
+check the page's own markers, and save screenshots. Prints "ok - ..." / "not ok - ..." lines."""
+import base64
+import fcntl
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+chrome, url, outdir = (sys.argv[1:4] + ["", "", ""])[:3]
+failed = 0
+
+
+def check(cond, name):
+    global failed
+    print(("ok - " if cond else "not ok - ") + name, flush=True)
+    if not cond:
+        failed += 1
+
+
+class Browser:
+    """One headless Chromium; commands to its fd 3, replies and events from its fd 4."""
+
+    def __init__(self):
+        self.profile = tempfile.mkdtemp()
+        to_chrome_r, self.to_chrome = os.pipe()
+        self.from_chrome, from_chrome_w = os.pipe()
+
+        def fds():
+            # above 10 first, so the two dup2s cannot clobber each other
+            a = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD, 10)
+            b = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD, 10)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        # close_fds runs after preexec_fn, keeping only 3 and 4
+        self.proc = subprocess.Popen(
+            [chrome, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", "--disable-extensions", "--mute-audio", "--hide-scrollbars",
+             "--remote-debugging-pipe", "--user-data-dir=" + self.profile, "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            preexec_fn=fds, pass_fds=(3, 4))
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self.buf = b""
+        self.next_id = 0
+        self.events = []
+        self.session = None
+
+    def _read(self, deadline):
+        while b"\0" not in self.buf:
+            left = deadline - time.time()
+            if left <= 0:
+                raise TimeoutError("no reply from chromium")
+            r, _, _ = select.select([self.from_chrome], [], [], left)
+            if r:
+                chunk = os.read(self.from_chrome, 1 << 20)
+                if not chunk:
+                    raise EOFError("chromium went away")
+                self.buf += chunk
+        msg, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def send(self, method, params=None, session=True, timeout=20):
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        if session and self.session:
+            msg["sessionId"] = self.session
+        os.write(self.to_chrome, json.dumps(msg).encode() + b"\0")
+        deadline = time.time() + timeout
+        while True:
+            m = self._read(deadline)
+            if m.get("id") == self.next_id:
+                if "error" in m:
+                    raise RuntimeError(method + ": " + json.dumps(m["error"]))
+                return m.get("result", {})
+            if "method" in m:
+                self.events.append(m)
+
+    def pump(self, seconds):
+        """Collect events for a while (the page polls meanwhile)."""
+        deadline = time.time() + seconds
+        try:
+            while True:
+                m = self._read(deadline)
+                if "method" in m:
+                    self.events.append(m)
+        except TimeoutError:
+            pass
+
+    def eval(self, expr):
+        r = self.send("Runtime.evaluate", {"expression": expr, "returnByValue": True,
+                                           "awaitPromise": True})
+        if "exceptionDetails" in r:
+            raise RuntimeError("evaluate: " + json.dumps(r["exceptionDetails"])[:300])
+        return r["result"].get("value")
+
+    def screenshot(self, path):
+        r = self.send("Page.captureScreenshot", {"format": "png"})
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(r["data"]))
+
+    def close(self):
+        try:
+            self.send("Browser.close", session=False, timeout=5)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def console_problems(events):
+    """Uncaught exceptions, console.error/warn, and the browser's own errors (404, CSP)."""
+    out = []
+    for e in events:
+        m, p = e["method"], e.get("params", {})
+        if m == "Runtime.exceptionThrown":
+            d = p["exceptionDetails"]
+            out.append("uncaught: " + d.get("exception", {}).get("description", d.get("text", "")))
+        elif m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "warning", "assert"):
+            out.append("console.%s: %s" % (p["type"], " ".join(
+                str(a.get("value", a.get("description", ""))) for a in p.get("args", []))))
+        elif m == "Log.entryAdded" and p["entry"]["level"] in ("error", "warning"):
+            out.append("log %s: %s %s" % (p["entry"]["level"], p["entry"].get("text", ""),
+                                         p["entry"].get("url", "")))
+    return out
+
+
+MARKERS = """(() => {
+  const b = document.body.dataset;
+  const canvases = [...document.querySelectorAll('canvas')];
+  /* non-blank: pixels drawn in the plot area, beyond the grid and labels */
+  const inked = canvases.map((c) => {
+    /* read back through a copy, so the page's own canvases stay GPU-friendly (no warning) */
+    const copy = document.createElement('canvas');
+    copy.width = c.width;
+    copy.height = c.height;
+    const ctx = copy.getContext('2d', { willReadFrequently: true });
+    ctx.drawImage(c, 0, 0);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+    return n;
+  });
+  return {
+    updates: +b.updates, errors: +b.errors, firstSeq: +b.firstSeq, lastSeq: +b.lastSeq,
+    changes: +b.changes, history: +(b.history || 0),
+    canvases: canvases.length, points: canvases.map((c) => +c.dataset.points), inked,
+    until: canvases.map((c) => +c.dataset.until),
+    dirs: document.querySelectorAll('section.dir').length,
+    tins: document.querySelectorAll('table.tin tbody tr').length,
+    notSaturated: [...document.querySelectorAll('td')].filter((t) => t.textContent === 'not saturated').length,
+    health: document.getElementById('health').textContent,
+    text: document.body.innerText.length,
+    scrollWidth: document.documentElement.scrollWidth,
+  };
+})()"""
+
+
+def main():
+    b = Browser()
+    try:
+        target = b.send("Target.createTarget", {"url": "about:blank"}, session=False)
+        att = b.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True},
+                     session=False)
+        b.session = att["sessionId"]
+        for domain in ("Runtime", "Log", "Page"):
+            b.send(domain + ".enable")
+        b.send("Emulation.setDeviceMetricsOverride",
+               {"width": 1280, "height": 1600, "deviceScaleFactor": 1, "mobile": False})
+        b.send("Page.navigate", {"url": url})
+        b.pump(5)
+        m1 = b.eval(MARKERS)
+        b.pump(2.5)
+        m2 = b.eval(MARKERS)
+        b.screenshot(os.path.join(outdir, "status-page.png"))
+
+        check(m2["updates"] >= 2, "the page polled /api/status %d times in 7.5 s" % m2["updates"])
+        check(m2["errors"] == 0, "no failed polls (data-errors %d)" % m2["errors"])
+        check(m2["dirs"] == 4, "four link directions shown (%d)" % m2["dirs"])
+        check(m2["history"] > 0, "history loaded for %d series" % m2["history"])
+        check(m2["canvases"] == 12 and min(m2["points"]) > 50,
+              "all %d charts drew points (fewest %d)" % (m2["canvases"], min(m2["points"] or [0])))
+        check(min(m2["inked"] or [0]) > 500,
+              "no blank canvas (fewest inked pixels %d)" % min(m2["inked"] or [0]))
+        check(m2["lastSeq"] > m1["lastSeq"] > 0 and m2["changes"] >= 2,
+              "the data changes: sample #%d then #%d, %d new samples seen" %
+              (m1["lastSeq"], m2["lastSeq"], m2["changes"]))
+        check(all(b > a > 0 for a, b in zip(m1["until"], m2["until"])),
+              "every chart moved on to newer points (%.1f s later)" %
+              (min(m2["until"]) - min(m1["until"])))
+        check(m2["tins"] == 8, "cake tins shown (%d rows for two cake queues of 4)" % m2["tins"])
+        check(m2["notSaturated"] >= 1, "an idle class reads 'not saturated'")
+        check(m2["health"] == "healthy", "the sampler shows healthy (%s)" % m2["health"])
+        check(m2["scrollWidth"] <= 1280, "no sideways scrolling at 1280 px")
+
+        b.send("Emulation.setDeviceMetricsOverride",
+               {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+        b.pump(1.5)
+        m3 = b.eval(MARKERS)
+        b.screenshot(os.path.join(outdir, "status-page-phone.png"))
+        check(m3["scrollWidth"] <= 390, "fits a 390 px phone (scrollWidth %d)" % m3["scrollWidth"])
+        check(min(m3["points"] or [0]) > 50, "charts still drawn on the phone")
+
+        problems = console_problems(b.events)
+        check(not problems, "no console errors or warnings" +
+              ("" if not problems else ": " + "; ".join(problems)[:600]))
+        for name in ("status-page.png", "status-page-phone.png"):
+            path = os.path.join(outdir, name)
+            check(os.path.getsize(path) > 10000, "screenshot saved: %s (%d bytes)" %
+                  (path, os.path.getsize(path)))
+    finally:
+        b.close()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as e:  # a broken run is a failed check, with the reason
+        check(False, "headless page run: %s: %s" % (type(e).__name__, e))
+    sys.exit(1 if failed else 0)

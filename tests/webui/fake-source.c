@@ -1,0 +1,382 @@
+/* tests/webui/fake-source.c: the web UI serving a synthetic snapshot that changes every
+ * interval (default 0.5 s): two links, htb with fq_codel and cake classes, a cake shaper with
+ * four tins, an idle tbf. For the tests in tests/webui; no root, no kernel.
+ *
+ * usage: webui-fake-server -l ADDR [-l ADDR]... [-a AUTH_FILE] [-i INTERVAL_MS]
+ *                          [-f FREEZE_AFTER_S] [-e]
+ *   -f: stop publishing after that many seconds (the snapshot goes stale)
+ *   -e: never publish (no snapshot at all)
+ * Prints "ready" once listening; stops on SIGINT or SIGTERM. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "webui/webui.h"
+
+struct fake_class {
+	const char *name, *kind;
+	double rate_mbit, ceil_mbit, phase;
+	bool idle;
+	int tins;
+};
+
+struct fake_dir {
+	const char *link, *interface, *device, *direction, *shaper;
+	double rate_mbit;
+	const struct fake_class *classes;
+	size_t n;
+};
+
+static const struct fake_class wan_egress[] = {
+	{ "interactive", "fq_codel", 10, 95, 0.0, false, 0 },
+	{ "bulk", "fq_codel", 70, 95, 1.3, false, 0 },
+	{ "video", "cake", 15, 95, 2.1, false, 4 },
+};
+static const struct fake_class wan_ingress[] = { { "default", "cake", 450, 450, 0.7, false, 4 } };
+static const struct fake_class lan_egress[] = { { "default", "fifo", 20, 20, 0, true, 0 } };
+static const struct fake_class lan_ingress[] = {
+	{ "voip", "fq_codel", 2, 50, 0.4, false, 0 },
+	{ "rest", "fq_codel", 48, 50, 2.8, false, 0 },
+};
+
+static const struct fake_dir dirs[] = {
+	{ "wan", "eth0", "eth0", "egress", "htb", 95, wan_egress, 3 },
+	{ "wan", "eth0", "ifb4eth0", "ingress", "cake", 450, wan_ingress, 1 },
+	{ "lan", "eth1", "eth1", "egress", "tbf", 20, lan_egress, 1 },
+	{ "lan", "eth1", "ifb4eth1", "ingress", "htb", 50, lan_ingress, 2 },
+};
+#define N_DIRS (sizeof(dirs) / sizeof(dirs[0]))
+
+struct fake {
+	pthread_mutex_t lock;
+	struct gw_snapshot *cur;
+	double start, interval;
+	uint64_t seq;
+	/* counters carried from pass to pass: [dir][class], class index max 3 (+1 total) */
+	uint64_t bytes[N_DIRS][4], packets[N_DIRS][4], drops[N_DIRS][4];
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* How busy a class is at time t, 0..1: slow waves, different per class. */
+static double level(const struct fake_class *c, double t)
+{
+	if (c->idle)
+		return 0.02 + 0.01 * sin(t);
+	return fmin(1.0, 0.62 + 0.33 * sin(t / 9.0 + c->phase) + 0.08 * sin(t / 2.3 + c->phase));
+}
+
+/* A queue builds as the class nears its ceil: a few ms at the top, with some jitter. */
+static double delay_ms(const struct fake_class *c, double t)
+{
+	double l = level(c, t), q = l > 0.7 ? (l - 0.7) / 0.3 : 0;
+
+	return 0.05 + 14 * q * q * q + (q > 0.5 ? 1.5 * fabs(sin(t * 1.7 + c->phase)) : 0);
+}
+
+/* Drops per second: only near the ceil, where the queue is long enough for the AQM. */
+static double drops_per_s(const struct fake_class *c, double t)
+{
+	double l = level(c, t);
+
+	return l > 0.88 ? 60 * (l - 0.88) : 0;
+}
+
+static void fill_cake(struct gw_snap_class *o, const struct fake_class *c, double t)
+{
+	static const double share[] = { 0.0625, 1.0, 0.5, 0.25 };
+
+	o->has_cake = true;
+	o->cake.capacity_estimate_bps = (uint64_t)(c->ceil_mbit * 1e6);
+	o->cake.memory_used = 123456;
+	o->cake.memory_limit = 4194304;
+	o->cake.n_tins = c->tins;
+	for (int i = 0; i < c->tins; i++) {
+		struct gw_snap_tin *tin = &o->cake.tins[i];
+
+		tin->threshold_bps = (uint64_t)(c->ceil_mbit * 1e6 * share[i]);
+		tin->sent_bytes = o->bytes / (uint64_t)(i + 2);
+		tin->sent_packets = o->packets / (uint64_t)(i + 2);
+		tin->dropped_packets = o->drops / (uint64_t)(i + 2);
+		tin->ecn_marked_packets = o->ecn_marks / (uint64_t)(i + 2);
+		tin->backlog_bytes = o->backlog_bytes / (uint32_t)(i + 2);
+		tin->avg_delay_us = (uint32_t)(delay_ms(c, t + i) * 1000);
+		tin->peak_delay_us = tin->avg_delay_us * 2 + 500;
+		tin->base_delay_us = 150 + 10 * (uint32_t)i;
+		tin->sparse_flows = (uint32_t)(i + 1);
+		tin->bulk_flows = i == 1 ? 3 : 0;
+	}
+}
+
+static void fill_class(struct fake *f, struct gw_snap_class *o, const struct fake_class *c,
+		       size_t d, size_t k, double t)
+{
+	double l = level(c, t), bps = l * c->ceil_mbit * 1e6, drops = drops_per_s(c, t);
+
+	/* a saturated class runs at its ceil, give or take the shaper's error */
+	o->saturated = l > 0.85;
+	o->accuracy = o->saturated ? 0.988 + 0.012 * sin(t * 0.7 + c->phase) : NAN;
+	if (o->saturated)
+		bps = o->accuracy * c->ceil_mbit * 1e6;
+
+	snprintf(o->name, sizeof(o->name), "%s", c->name);
+	snprintf(o->kind, sizeof(o->kind), "%s", c->kind);
+	o->rate_bps = (uint64_t)(c->rate_mbit * 1e6);
+	o->ceil_bps = (uint64_t)(c->ceil_mbit * 1e6);
+	f->bytes[d][k] += (uint64_t)(bps / 8 * f->interval);
+	f->packets[d][k] += (uint64_t)(bps / 8 * f->interval / 1200);
+	f->drops[d][k] += (uint64_t)(drops * f->interval + 0.5);
+	o->bytes = f->bytes[d][k];
+	o->packets = f->packets[d][k];
+	o->drops = f->drops[d][k];
+	o->ecn_marks = o->drops / 3;
+	o->overlimits = o->packets / 50;
+	o->achieved_bps = bps;
+	o->utilisation = bps / (c->rate_mbit * 1e6);
+	o->queue_delay_ms = delay_ms(c, t);
+	o->backlog_bytes = (uint32_t)(o->queue_delay_ms / 1000 * bps / 8);
+	o->backlog_packets = o->backlog_bytes / 1200;
+	o->drops_per_s = drops;
+	o->marks_per_s = o->drops_per_s / 3;
+	if (!strcmp(c->kind, "fq_codel")) {
+		o->has_fq_codel = true;
+		o->fq_codel.maxpacket = 1514;
+		o->fq_codel.new_flow_count = (uint32_t)(o->packets / 100);
+		o->fq_codel.new_flows_len = 1;
+		o->fq_codel.old_flows_len = 2;
+		o->fq_codel.memory_usage = o->backlog_packets * 2048;
+	}
+	if (c->tins)
+		fill_cake(o, c, t);
+}
+
+static void fill_total(struct gw_snap_dir *o, const struct fake_dir *d)
+{
+	struct gw_snap_class *t = &o->total;
+
+	snprintf(t->name, sizeof(t->name), "total");
+	snprintf(t->kind, sizeof(t->kind), "%s", d->shaper);
+	t->rate_bps = t->ceil_bps = o->rate_bps;
+	for (size_t k = 0; k < o->n_classes; k++) {
+		const struct gw_snap_class *c = &o->classes[k];
+
+		t->bytes += c->bytes;
+		t->packets += c->packets;
+		t->drops += c->drops;
+		t->ecn_marks += c->ecn_marks;
+		t->overlimits += c->overlimits;
+		t->backlog_bytes += c->backlog_bytes;
+		t->backlog_packets += c->backlog_packets;
+		t->achieved_bps += c->achieved_bps;
+		t->drops_per_s += c->drops_per_s;
+		t->marks_per_s += c->marks_per_s;
+		t->queue_delay_ms = fmax(t->queue_delay_ms, c->queue_delay_ms);
+	}
+	t->achieved_bps = fmin(t->achieved_bps, (double)o->rate_bps * 0.999);
+	t->utilisation = t->achieved_bps / (double)o->rate_bps;
+	t->saturated = t->utilisation > 0.95;
+	t->accuracy = t->saturated ? t->utilisation : NAN;
+}
+
+static struct gw_snapshot *build(struct fake *f, double t)
+{
+	struct gw_snapshot *s = calloc(1, sizeof(*s));
+
+	if (!s || !(s->dirs = calloc(N_DIRS, sizeof(*s->dirs)))) {
+		free(s);
+		return NULL;
+	}
+	atomic_init(&s->refs, 1);
+	s->seq = ++f->seq;
+	s->unix_time = t;
+	s->uptime_s = t - f->start;
+	s->interval_us = (int64_t)(f->interval * 1e6);
+	s->sample_ms = 0.3 + 0.1 * sin(t);
+	s->sample_lag_ms = 0.05;
+	s->samples_total = s->seq;
+	s->late_samples_total = s->seq / 100;
+	for (size_t d = 0; d < N_DIRS; d++) {
+		struct gw_snap_dir *o = &s->dirs[d];
+
+		snprintf(o->link, sizeof(o->link), "%s", dirs[d].link);
+		snprintf(o->interface, sizeof(o->interface), "%s", dirs[d].interface);
+		snprintf(o->device, sizeof(o->device), "%s", dirs[d].device);
+		snprintf(o->direction, sizeof(o->direction), "%s", dirs[d].direction);
+		snprintf(o->shaper, sizeof(o->shaper), "%s", dirs[d].shaper);
+		o->rate_bps = (uint64_t)(dirs[d].rate_mbit * 1e6);
+		if (!(o->classes = calloc(dirs[d].n, sizeof(*o->classes)))) {
+			gw_snapshot_put(s);
+			return NULL;
+		}
+		s->n_dirs = d + 1;
+		o->n_classes = dirs[d].n;
+		for (size_t k = 0; k < dirs[d].n; k++)
+			fill_class(f, &o->classes[k], &dirs[d].classes[k], d, k, t);
+		fill_total(o, &dirs[d]);
+	}
+	return s;
+}
+
+static struct gw_snapshot *fake_get(void *ctx)
+{
+	struct fake *f = ctx;
+	struct gw_snapshot *s;
+
+	pthread_mutex_lock(&f->lock);
+	s = f->cur;
+	if (s)
+		atomic_fetch_add(&s->refs, 1);
+	pthread_mutex_unlock(&f->lock);
+	return s;
+}
+
+static void hist_point(const struct fake_dir *d, const struct fake_class *c, double t,
+		       struct gw_hist_point *p)
+{
+	double bps = 0, dl = 0, drops = 0;
+
+	for (size_t k = 0; k < d->n; k++) {
+		if (c && c != &d->classes[k])
+			continue;
+		bps += level(&d->classes[k], t) * d->classes[k].ceil_mbit * 1e6;
+		dl = fmax(dl, delay_ms(&d->classes[k], t));
+		drops += drops_per_s(&d->classes[k], t);
+	}
+	if (!c)
+		bps = fmin(bps, d->rate_mbit * 1e6 * 0.999);
+	*p = (struct gw_hist_point){ .t = t, .rate_bps_min = (float)(bps * 0.97),
+		.rate_bps_avg = (float)bps, .rate_bps_max = (float)(bps * 1.02),
+		.delay_ms_min = (float)(dl * 0.8), .delay_ms_avg = (float)dl,
+		.delay_ms_max = (float)(dl * 1.3), .drops_per_s_avg = (float)drops,
+		.backlog_bytes_avg = (float)(dl / 1000 * bps / 8) };
+}
+
+/* History made up from the same waves: 15 minutes raw, 24 hours by the minute. */
+static int fake_history(void *ctx, const char *link, const char *direction,
+			const char *class_name, double from, double to, bool minute,
+			struct gw_hist_point *out, size_t max)
+{
+	struct fake *f = ctx;
+	const struct fake_dir *d = NULL;
+	const struct fake_class *c = NULL;
+	double step = minute ? 60 : f->interval, now = now_s(), t;
+	size_t n = 0;
+
+	for (size_t i = 0; i < N_DIRS && !d; i++)
+		if (!strcmp(dirs[i].link, link) && !strcmp(dirs[i].direction, direction))
+			d = &dirs[i];
+	if (!d)
+		return -ENOENT;
+	for (size_t k = 0; strcmp(class_name, "total") && k < d->n && !c; k++)
+		if (!strcmp(d->classes[k].name, class_name))
+			c = &d->classes[k];
+	if (strcmp(class_name, "total") && !c)
+		return -ENOENT;
+	from = fmax(from, now - (minute ? 86400 : 900));
+	to = fmin(to, now);
+	t = ceil(from / step) * step;
+	for (; t <= to && n < max; t += step)
+		hist_point(d, c, t, &out[n++]);
+	return (int)n;
+}
+
+static void publish(struct fake *f)
+{
+	struct gw_snapshot *s = build(f, now_s()), *old;
+
+	if (!s)
+		return;
+	pthread_mutex_lock(&f->lock);
+	old = f->cur;
+	f->cur = s;
+	pthread_mutex_unlock(&f->lock);
+	gw_snapshot_put(old);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: webui-fake-server -l ADDR [-l ADDR]... [-a AUTH_FILE] "
+		"[-i INTERVAL_MS] [-f FREEZE_AFTER_S] [-e]\n");
+	exit(2);
+}
+
+/* Publish every interval until a signal; the web UI runs on its own threads meanwhile. */
+static int run(struct fake *f, double freeze_after, bool empty)
+{
+	struct timespec ts = { (time_t)f->interval, (long)(fmod(f->interval, 1.0) * 1e9) };
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	for (;;) {
+		if (!empty && (freeze_after <= 0 || now_s() - f->start < freeze_after))
+			publish(f);
+		sig = sigtimedwait(&set, NULL, &ts);
+		if (sig == SIGINT || sig == SIGTERM)
+			return 0;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *listen[8], *auth = NULL;
+	struct fake f = { .interval = 0.5 };
+	struct gw_webui_source src = { &f, fake_get, fake_history };
+	struct gw_webui *w;
+	double freeze_after = 0;
+	size_t n_listen = 0;
+	bool empty = false;
+	char err[256];
+	sigset_t set;
+	int opt, r;
+
+	while ((opt = getopt(argc, argv, "l:a:i:f:e")) != -1) {
+		if (opt == 'l' && n_listen < 8)
+			listen[n_listen++] = optarg;
+		else if (opt == 'a')
+			auth = optarg;
+		else if (opt == 'i')
+			f.interval = atof(optarg) / 1000;
+		else if (opt == 'f')
+			freeze_after = atof(optarg);
+		else if (opt == 'e')
+			empty = true;
+		else
+			usage();
+	}
+	if (!n_listen || f.interval < 0.01)
+		usage();
+	/* blocked before any thread starts, so only sigtimedwait sees them */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	pthread_mutex_init(&f.lock, NULL);
+	f.start = now_s();
+	r = gw_webui_start(listen, n_listen, auth, &src, &w, err, sizeof(err));
+	if (r) {
+		fprintf(stderr, "webui-fake-server: %s\n", err);
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	r = run(&f, freeze_after, empty);
+	gw_webui_stop(w);
+	gw_snapshot_put(f.cur);
+	pthread_mutex_destroy(&f.lock);
+	return r ? 1 : 0;
+}

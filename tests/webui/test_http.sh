@@ -1,0 +1,299 @@
+#!/usr/bin/env bash
+# tests/webui/test_http.sh: the HTTP server against the fake snapshot source: routes, methods,
+# query checks, headers, basic auth, and malformed, oversized, idle and slow clients.
+# No root. Prints "ok - ..." / "not ok - ..." / "skip - ..." lines for tests/run.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+FAKE=$BUILD/tests/webui-fake-server
+tmp=$(mktemp -d)
+pids=()
+
+cleanup() {
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+fails=0
+ok() { echo "ok - $*"; }
+bad() { echo "not ok - $*"; fails=$((fails + 1)); }
+check() { # check NAME CMD...: ok when CMD succeeds
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else bad "$name"; fi
+}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_fake NAME ARGS...: runs the fake server, waits for "ready", sets $port
+start_fake() {
+	local name=$1 i
+	shift
+	port=$(free_port)
+	"$FAKE" -l "127.0.0.1:$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+	pids+=($!)
+	for i in $(seq 50); do
+		grep -q ready "$tmp/$name.out" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "# $name did not start: $(cat "$tmp/$name.err")"
+	return 1
+}
+
+if [ ! -x "$FAKE" ]; then
+	bad "fake server $FAKE is built (make unit-bins)"
+	exit 1
+fi
+if ! start_fake main; then
+	bad "fake server starts"
+	exit 1
+fi
+B=http://127.0.0.1:$port
+C="curl -s --max-time 5"
+sleep 0.6	# a snapshot or two
+
+# code URL [curl args]: the status code only
+code() { $C -o /dev/null -w '%{http_code}' "$@"; }
+# header NAME URL [curl args]: one response header's value
+header() {
+	local h=$1
+	shift
+	$C -o /dev/null -D - "$@" | tr -d '\r' | awk -v h="$(echo "$h" | tr 'A-Z' 'a-z')" \
+		'{ n = index($0, ":"); if (n && tolower(substr($0, 1, n - 1)) == h) { print substr($0, n + 2); exit } }'
+}
+
+# --- routes, types and headers
+check "GET / is 200" test "$(code $B/)" = 200
+check "GET / is HTML" test "$(header content-type $B/)" = "text/html; charset=utf-8"
+csp=$(header content-security-policy $B/)
+check "the page has a strict CSP (default-src 'none', script-src 'self', no inline)" \
+	bash -c "[[ \"$csp\" == *\"default-src 'none'\"* && \"$csp\" == *\"script-src 'self'\"* && \"$csp\" != *unsafe-inline* ]]"
+check "nosniff on the page" test "$(header x-content-type-options $B/)" = nosniff
+check "nosniff on the API" test "$(header x-content-type-options $B/api/status)" = nosniff
+check "GET /app.js is JavaScript" test "$(header content-type $B/app.js)" = "text/javascript; charset=utf-8"
+check "GET /style.css is CSS" test "$(header content-type $B/style.css)" = "text/css; charset=utf-8"
+check "GET /api/status is 200 JSON" test "$(code $B/api/status)/$(header content-type $B/api/status)" = "200/application/json"
+$C $B/api/status >"$tmp/status.json"
+check "/api/status parses, schema_version 1, 2 links, 4 directions" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema_version"] == 1 and d["healthy"] is True
+assert [l["name"] for l in d["links"]] == ["wan", "lan"]
+assert sum(len(l["directions"]) for l in d["links"]) == 4
+c = d["links"][0]["directions"][0]["classes"][2]
+assert c["cake"]["tins"][3]["index"] == 3
+' "$tmp/status.json"
+check "/api/status has no nan or inf" bash -c "! grep -qiE 'nan|inf[^o]' '$tmp/status.json'"
+check "an idle class says accuracy null, saturated false" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["links"][1]["directions"][0]["classes"][0]
+assert c["saturated"] is False and c["accuracy"] is None, c
+' "$tmp/status.json"
+check "/metrics type is text/plain; version=0.0.4" \
+	test "$(header content-type $B/metrics)" = "text/plain; version=0.0.4; charset=utf-8"
+if command -v promtool >/dev/null; then
+	$C $B/metrics >"$tmp/metrics.txt"
+	check "promtool check metrics passes on /metrics" bash -c "promtool check metrics <'$tmp/metrics.txt'"
+else
+	echo "skip - promtool not installed (Debian package prometheus)"
+fi
+check "/healthz is 200 ok" test "$($C $B/healthz)" = ok
+check "unknown path is 404" test "$(code $B/nope)" = 404
+check "query parameters where none are taken: 400" test "$(code "$B/api/status?x=1")" = 400
+check "a 10 KB query string: 400" test "$(code "$B/metrics?x=$(printf 'y%.0s' $(seq 10000))")" = 400
+check "a path under / is 404, not the page" test "$(code $B/index.html/x)" = 404
+
+# --- methods
+check "HEAD /api/status is 200 with no body" bash -c "[ \"\$($C -I -o '$tmp/head' -w '%{http_code} %{size_download}' $B/api/status)\" = '200 0' ]"
+check "HEAD /api/status has a Content-Length" bash -c "$C -I $B/api/status | grep -qi '^content-length: [1-9]'"
+check "HEAD / is 200" test "$(code -I $B/)" = 200
+for m in POST PUT DELETE PATCH OPTIONS; do
+	check "$m is 405" test "$(code -X $m -d x=1 $B/api/status)" = 405
+done
+check "405 says Allow: GET, HEAD" test "$(header allow -X POST $B/)" = "GET, HEAD"
+check "a GET with a body is 400" test "$(code -X GET -d x=1 $B/api/status)" = 400
+check "keep-alive: two requests share one connection" \
+	bash -c "$C -v $B/healthz $B/api/status -o /dev/null -o /dev/null 2>&1 | grep -qi 're-using'"
+
+# --- /api/history
+H="$B/api/history"
+check "history of a class is 200 with points" python3 -c '
+import json, sys, urllib.request
+d = json.load(urllib.request.urlopen(sys.argv[1] + "?link=wan&direction=egress&class=bulk", timeout=5))
+assert d["class"] == "bulk" and d["resolution"] == "raw" and len(d["points"]) > 100
+assert d["columns"][0] == "time_unix_seconds" and len(d["points"][0]) == len(d["columns"])
+assert d["to_unix_seconds"] - d["from_unix_seconds"] == 900
+' "$H"
+check "history defaults to class total" bash -c "$C '$H?link=lan&direction=ingress' | grep -q '\"class\":\"total\"'"
+check "history at minute resolution" bash -c "$C '$H?link=wan&direction=egress&resolution=minute' | grep -q '\"resolution\":\"minute\"'"
+for q in "direction=egress" "link=wan" "link=wan&direction=sideways" "link=wan&direction=egress&from=abc" \
+	"link=wan&direction=egress&from=1e9" "link=wan&direction=egress&to=-5" \
+	"link=wan&direction=egress&from=200&to=100" "link=wan&direction=egress&resolution=hour" \
+	"link=wan&direction=egress&colour=red" "link=wan&direction=egress&link=lan" \
+	"link=wa%22n&direction=egress" "link=wan&direction=egress&class=" \
+	"link=wan&direction=egress&from=nan" \
+	"link=$(printf 'a%.0s' $(seq 100))&direction=egress" \
+	"link=wan&direction=egress&a=1&b=2&c=3&d=4&e=5&f=6&g=7"; do
+	check "bad history query '${q:0:60}' is 400" test "$(code "$H?$q")" = 400
+done
+check "unknown series is 404" test "$(code "$H?link=wan&direction=egress&class=nope")" = 404
+check "unknown link is 404" test "$(code "$H?link=dsl&direction=egress")" = 404
+
+# --- bounds: long URL, oversized header, idle and slow clients
+check "a 2 KB path is 414" test "$(code "$B/$(printf 'x%.0s' $(seq 2000))")" = 414
+python3 - "$port" >"$tmp/big.out" <<'EOF'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+try:
+    s.sendall(b"GET /api/status HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100000 + b"\r\n\r\n")
+except OSError:
+    pass
+try:
+    r = s.recv(200)
+    print(r.split(b"\r\n")[0].decode() if r else "closed")
+except OSError:
+    print("closed")
+EOF
+big=$(cat "$tmp/big.out")
+check "a 100 KB header gets 4xx or a closed connection ($big)" bash -c "[[ '$big' == closed || '$big' == 'HTTP/1.1 4'* ]]"
+check "a normal client is served after it" test "$(code $B/healthz)" = 200
+
+# 300 idle connections from 127.0.0.2 and one client trickling a header a byte a second,
+# watched from one python process while curl (from 127.0.0.1) keeps being served
+python3 - "$port" >"$tmp/idle.out" 2>&1 <<'EOF' &
+import socket, sys, time, select
+port = int(sys.argv[1])
+idle = []
+for i in range(300):
+    s = socket.socket()
+    s.settimeout(2)
+    try:
+        s.bind(("127.0.0.2", 0))
+        s.connect(("127.0.0.1", port))
+        idle.append(s)
+    except OSError:
+        s.close()
+print("connected", len(idle), flush=True)
+slow = socket.create_connection(("127.0.0.1", port), timeout=2)
+req = b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nUser-Agent: " + b"s" * 60 + b"\r\n\r\n"
+t0 = time.time()
+slow_closed = None
+i = 0
+while time.time() - t0 < 16 and slow_closed is None:
+    try:
+        slow.send(req[i:i + 1])
+        i += 1
+        r, _, _ = select.select([slow], [], [], 1.0)
+        if r and slow.recv(100) == b"":
+            slow_closed = time.time() - t0
+    except OSError:
+        slow_closed = time.time() - t0
+print("slow_closed", -1 if slow_closed is None else round(slow_closed, 1), "sent", i, flush=True)
+# by now (>10 s) every idle connection must have been dropped too
+still = 0
+for s in idle:
+    try:
+        s.settimeout(0.05)
+        if s.recv(1) != b"":
+            still += 1
+    except socket.timeout:
+        still += 1
+    except OSError:
+        pass
+print("idle_open", still, flush=True)
+EOF
+watch_pid=$!
+for i in $(seq 30); do grep -q connected "$tmp/idle.out" && break; sleep 0.2; done
+sleep 0.5
+t0=$(date +%s.%N)
+c1=$(code $B/healthz)
+t1=$(date +%s.%N)
+took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+check "with 300 idle connections open ($(grep connected "$tmp/idle.out")), a normal client is served ($c1 in $took s)" \
+	awk -v c="$c1" -v t="$took" 'BEGIN { exit !(c == 200 && t < 2) }'
+sleep 3
+check "and again 3 s later, with a slow client trickling" test "$(code $B/api/status)" = 200
+wait "$watch_pid"
+read -r _ slow_s _ sent < <(grep slow_closed "$tmp/idle.out")
+check "a slow client (a header byte a second) is dropped within 12 s (after ${slow_s} s, $sent bytes)" \
+	awk -v t="${slow_s:--1}" 'BEGIN { exit !(t > 0 && t <= 12) }'
+idle_open=$(awk '/idle_open/ { print $2 }' "$tmp/idle.out")
+check "idle connections are all dropped by then ($idle_open left)" test "${idle_open:-x}" = 0
+check "a normal client is still served" test "$(code $B/metrics)" = 200
+
+# --- basic auth
+hash=$(openssl passwd -6 -salt saltsalt s3cret)
+printf '# gatewayd users\n\nadmin:%s\nother:%s\n' "$hash" "$(openssl passwd -6 other)" >"$tmp/users"
+if start_fake auth -a "$tmp/users"; then
+	A=http://127.0.0.1:$port
+	check "auth: no credentials is 401" test "$(code $A/api/status)" = 401
+	wwwa=$(header www-authenticate $A/)
+	check "auth: 401 says WWW-Authenticate: Basic ($wwwa)" bash -c "[[ '$wwwa' == 'Basic realm=\"gatewayd\"'* ]]"
+	check "auth: wrong password is 401" test "$(code -u admin:wrong $A/api/status)" = 401
+	check "auth: unknown user is 401" test "$(code -u nobody:s3cret $A/api/status)" = 401
+	check "auth: right password is 200" test "$(code -u admin:s3cret $A/api/status)" = 200
+	check "auth: and again (remembered)" test "$(code -u admin:s3cret $A/metrics)" = 200
+	check "auth: the page needs it too" test "$(code $A/)" = 401
+	check "auth: /healthz stays open" test "$(code $A/healthz)" = 200
+else
+	bad "fake server starts with an auth file"
+fi
+printf 'admin:plaintext\n' >"$tmp/badusers"
+"$FAKE" -l "127.0.0.1:$(free_port)" -a "$tmp/badusers" >/dev/null 2>"$tmp/bad.err" &
+bad_pid=$!
+pids+=($bad_pid)
+for i in $(seq 30); do kill -0 $bad_pid 2>/dev/null || break; sleep 0.1; done
+check "auth: a plaintext password in the file is refused at start ($(cat "$tmp/bad.err"))" \
+	grep -q "badusers:1: not a crypt(3) hash" "$tmp/bad.err"
+
+# --- health: no snapshot yet, and a sampler that stopped
+if start_fake empty -e; then
+	E=http://127.0.0.1:$port
+	check "no snapshot: /healthz is 503" test "$(code $E/healthz)" = 503
+	check "no snapshot: /healthz says why" test "$($C $E/healthz)" = "no sample yet"
+	check "no snapshot: /api/status is 503" test "$(code $E/api/status)" = 503
+	check "no snapshot: /api/status says sample null" \
+		bash -c "$C $E/api/status | grep -q '\"sample\":null,\"links\":\[\]'"
+	check "no snapshot: /metrics is 200 with gatewayd_up 0" \
+		bash -c "$C $E/metrics | grep -qx 'gatewayd_up 0'"
+fi
+if start_fake frozen -f 0.6; then
+	F=http://127.0.0.1:$port
+	check "fresh: /healthz is 200" test "$(code $F/healthz)" = 200
+	sleep 3
+	check "stale (no sample for > 3 intervals): /healthz is 503" test "$(code $F/healthz)" = 503
+	check "stale: /healthz says how old" bash -c "$C $F/healthz | grep -q 'last sample .* s ago'"
+	check "stale: gatewayd_up 0" bash -c "$C $F/metrics | grep -qx 'gatewayd_up 0'"
+	check "stale: /api/status says healthy false" bash -c "$C $F/api/status | grep -q '\"healthy\":false'"
+fi
+
+# --- IPv6, where the host has it
+if python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null; then
+	p6=$(free_port)
+	"$FAKE" -l "127.0.0.1:$p6" -l "[::1]:$p6" >"$tmp/v6.out" 2>&1 &
+	pids+=($!)
+	for i in $(seq 30); do grep -q ready "$tmp/v6.out" && break; sleep 0.1; done
+	check "two listen addresses: IPv4 served" test "$(code http://127.0.0.1:$p6/healthz)" = 200
+	check "two listen addresses: IPv6 served" test "$(code -g "http://[::1]:$p6/healthz")" = 200
+else
+	echo "skip - IPv6: no ::1 on this host"
+fi
+inuse=$(timeout 3 "$FAKE" -l "127.0.0.1:$port" 2>&1)
+check "a listen address in use is refused with its errno ($inuse)" \
+	bash -c "[[ '$inuse' == *'listen 127.0.0.1:$port: Address already in use'* ]]"
+# the first server, stopped as the daemon stops it: clean exit, no sanitizer report
+main_pid=${pids[0]}
+kill -TERM "$main_pid"
+wait "$main_pid"
+rc=$?
+check "the server stops cleanly on SIGTERM (exit $rc$(grep -m1 -o 'ERROR: [A-Za-z]*Sanitizer.*' "$tmp/main.err"))" \
+	bash -c "[ $rc -eq 0 ] && ! grep -q Sanitizer '$tmp/main.err'"
+pids=("${pids[@]:1}")
+[ "$fails" -eq 0 ]

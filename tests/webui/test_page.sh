@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# tests/webui/test_page.sh: the status page in headless Chromium (Debian's chromium, driven
+# over --remote-debugging-pipe by tests/webui/cdp.py) against the fake server: it loads with no
+# console errors, polls, draws real and changing data, fits a phone; screenshots are saved in
+# $BUILD/screenshots/. No root. Prints "ok - ..." / "not ok - ..." / "skip - ..." lines.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+FAKE=$BUILD/tests/webui-fake-server
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+tmp=$(mktemp -d)
+pid=
+
+cleanup() {
+	if [ -n "$pid" ]; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+if [ ! -x "$CHROMIUM" ]; then
+	echo "skip - headless page test: $CHROMIUM not installed (Debian package chromium)"
+	exit 0
+fi
+if [ ! -x "$FAKE" ]; then
+	echo "not ok - fake server $FAKE is built (make unit-bins)"
+	exit 1
+fi
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$FAKE" -l "127.0.0.1:$port" >"$tmp/fake.out" 2>&1 &
+pid=$!
+for _ in $(seq 50); do
+	grep -q ready "$tmp/fake.out" && break
+	sleep 0.1
+done
+if ! grep -q ready "$tmp/fake.out"; then
+	echo "not ok - fake server starts: $(cat "$tmp/fake.out")"
+	exit 1
+fi
+mkdir -p "$BUILD/screenshots"
+size=$(cat webui/page/* | wc -c)
+if [ "$size" -lt 153600 ]; then
+	echo "ok - the page's files are $size bytes, under 150 KB"
+else
+	echo "not ok - the page's files are $size bytes, over 150 KB"
+fi
+timeout 120 python3 tests/webui/cdp.py "$CHROMIUM" "http://127.0.0.1:$port/" "$BUILD/screenshots"
+rc=$?
+[ $rc -eq 124 ] && echo "not ok - the headless browser run timed out"
+exit $rc

@@ -1,0 +1,270 @@
+/* webui/auth.c: the basic-auth credentials file, read once at start-up, and password checks
+ * with crypt_r(3). */
+#include <crypt.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "webui/auth.h"
+
+#define HASH_MAX 512
+
+struct gw_user {
+	char *name, *hash;
+	char *verified;		/* the last password that matched, so repeats skip crypt */
+};
+
+struct gw_auth {
+	pthread_mutex_t lock;
+	struct gw_user users[GW_AUTH_MAX_USERS];
+	size_t n;
+};
+
+static int load_err(char *err, size_t errlen, const char *file, int line, const char *msg, int r)
+{
+	if (err && errlen) {
+		if (line)
+			snprintf(err, errlen, "%s:%d: %s", file, line, msg);
+		else
+			snprintf(err, errlen, "%s: %s", file, msg);
+	}
+	return r;
+}
+
+/* The whole file, NUL-terminated; a regular file no bigger than GW_AUTH_FILE_MAX. */
+static int read_small(const char *file, char **out, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+	char *buf;
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY), r;
+
+	if (fd < 0) {
+		r = -errno;
+		return load_err(err, errlen, file, 0, strerror(-r), r);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > GW_AUTH_FILE_MAX) {
+		close(fd);
+		return load_err(err, errlen, file, 0, "not a regular file of at most 64 KiB",
+				-EINVAL);
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return load_err(err, errlen, file, 0, "out of memory", -ENOMEM);
+	}
+	while (len < (size_t)st.st_size) {
+		n = read(fd, buf + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (strlen(buf) != len) {
+		free(buf);
+		return load_err(err, errlen, file, 0, "contains a NUL byte", -EINVAL);
+	}
+	*out = buf;
+	return 0;
+}
+
+/* crypt_r of password with hash as the setting; NULL or "*..." when the hash is unusable. */
+static bool crypt_matches(const char *password, const char *hash)
+{
+	struct crypt_data *cd = calloc(1, sizeof(*cd));
+	const char *h;
+	unsigned char diff = 0;
+	size_t n;
+
+	if (!cd)
+		return false;
+	h = crypt_r(password, hash, cd);
+	if (!h || h[0] == '*' || (n = strlen(h)) != strlen(hash)) {
+		free(cd);
+		return false;
+	}
+	/* compare every byte, so the time says nothing about where they differ */
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)(h[i] ^ hash[i]);
+	free(cd);
+	return diff == 0;
+}
+
+static bool usable_hash(const char *hash)
+{
+	struct crypt_data *cd;
+	const char *h;
+	bool ok;
+
+	if (hash[0] != '$' || strlen(hash) > HASH_MAX)
+		return false;
+	for (const char *c = hash; *c; c++)
+		if (!isgraph((unsigned char)*c))
+			return false;
+	cd = calloc(1, sizeof(*cd));
+	if (!cd)
+		return false;
+	h = crypt_r("", hash, cd);
+	ok = h && h[0] != '*';
+	free(cd);
+	return ok;
+}
+
+static int add_user(struct gw_auth *a, char *line, const char *file, int lineno, char *err,
+		    size_t errlen)
+{
+	char *colon = strchr(line, ':'), *hash;
+	size_t nlen;
+
+	if (!colon)
+		return load_err(err, errlen, file, lineno, "expected \"user:HASH\"", -EINVAL);
+	*colon = '\0';
+	hash = colon + 1;
+	nlen = strlen(line);
+	if (nlen < 1 || nlen > GW_AUTH_NAME_MAX)
+		return load_err(err, errlen, file, lineno, "user name must have 1..64 characters",
+				-EINVAL);
+	for (size_t i = 0; i < nlen; i++)
+		if (iscntrl((unsigned char)line[i]))
+			return load_err(err, errlen, file, lineno,
+					"user name has a control character", -EINVAL);
+	for (size_t i = 0; i < a->n; i++)
+		if (!strcmp(a->users[i].name, line))
+			return load_err(err, errlen, file, lineno, "user listed twice", -EINVAL);
+	if (!usable_hash(hash))
+		return load_err(err, errlen, file, lineno, "not a crypt(3) hash this system "
+				"supports: make one with `openssl passwd -6` or mkpasswd", -EINVAL);
+	if (a->n == GW_AUTH_MAX_USERS)
+		return load_err(err, errlen, file, lineno, "more than 64 users", -EINVAL);
+	a->users[a->n].name = strdup(line);
+	a->users[a->n].hash = strdup(hash);
+	if (!a->users[a->n].name || !a->users[a->n].hash) {
+		free(a->users[a->n].name);
+		free(a->users[a->n].hash);
+		return load_err(err, errlen, file, 0, "out of memory", -ENOMEM);
+	}
+	a->n++;
+	return 0;
+}
+
+static int parse_lines(struct gw_auth *a, char *text, const char *file, char *err,
+		       size_t errlen)
+{
+	char *line, *p = text;
+	int lineno = 0, r;
+
+	/* strsep rather than strtok: empty lines still count for line numbers */
+	while ((line = strsep(&p, "\n"))) {
+		size_t n = strlen(line);
+
+		lineno++;
+		if (n && line[n - 1] == '\r')
+			line[--n] = '\0';
+		if (!n || line[0] == '#')
+			continue;
+		if ((r = add_user(a, line, file, lineno, err, errlen)))
+			return r;
+	}
+	if (!a->n)
+		return load_err(err, errlen, file, 0, "no \"user:HASH\" line", -EINVAL);
+	return 0;
+}
+
+int gw_auth_load(const char *file, struct gw_auth **out, char *err, size_t errlen)
+{
+	struct gw_auth *a;
+	char *text = NULL;
+	int r;
+
+	*out = NULL;
+	if ((r = read_small(file, &text, err, errlen)))
+		return r;
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		free(text);
+		return load_err(err, errlen, file, 0, "out of memory", -ENOMEM);
+	}
+	if ((r = -pthread_mutex_init(&a->lock, NULL))) {
+		free(a);
+		free(text);
+		return load_err(err, errlen, file, 0, strerror(-r), r);
+	}
+	r = parse_lines(a, text, file, err, errlen);
+	explicit_bzero(text, strlen(text));
+	free(text);
+	if (r) {
+		gw_auth_free(a);
+		return r;
+	}
+	*out = a;
+	return 0;
+}
+
+static void free_secret(char *s)
+{
+	if (s) {
+		explicit_bzero(s, strlen(s));
+		free(s);
+	}
+}
+
+void gw_auth_free(struct gw_auth *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n; i++) {
+		free(a->users[i].name);
+		free(a->users[i].hash);
+		free_secret(a->users[i].verified);
+	}
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+}
+
+static bool same_secret(const char *a, const char *b)
+{
+	size_t n = strlen(a);
+	unsigned char diff = 0;
+
+	if (n != strlen(b))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned char)(a[i] ^ b[i]);
+	return diff == 0;
+}
+
+bool gw_auth_check(struct gw_auth *a, const char *user, const char *password)
+{
+	struct gw_user *u = NULL;
+	bool ok;
+
+	if (!a || !user || !password || strlen(password) > GW_AUTH_PASSWORD_MAX)
+		return false;
+	for (size_t i = 0; i < a->n && !u; i++)
+		if (!strcmp(a->users[i].name, user))
+			u = &a->users[i];
+	if (!u) {
+		/* the same work as for a real user, so timing does not tell who exists */
+		crypt_matches(password, a->users[0].hash);
+		return false;
+	}
+	pthread_mutex_lock(&a->lock);
+	ok = u->verified && same_secret(u->verified, password);
+	pthread_mutex_unlock(&a->lock);
+	if (ok || !crypt_matches(password, u->hash))
+		return ok;
+	pthread_mutex_lock(&a->lock);
+	free_secret(u->verified);
+	u->verified = strdup(password);	/* NULL only means the next check runs crypt again */
+	pthread_mutex_unlock(&a->lock);
+	return true;
+}

@@ -1,0 +1,522 @@
+/* webui/http.c: the HTTP server: one libmicrohttpd daemon (own thread) per listen address,
+ * read-only routes, bounded connections and requests, optional basic auth. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <microhttpd.h>
+
+#include "config/config.h"
+#include "webui/assets.h"
+#include "webui/auth.h"
+#include "webui/guard.h"
+#include "webui/render.h"
+#include "webui/webui.h"
+
+#define CONN_LIMIT_TOTAL 256	/* shared out between the listen addresses */
+#define CONN_LIMIT_PER_IP 32
+#define CONN_TIMEOUT_S 10	/* idle; the guard bounds slow trickles */
+#define CONN_MEMORY 16384	/* request line and headers must fit: larger gets 4xx */
+#define URL_MAX 1024
+#define BODY_MAX 1024		/* a GET with a body bigger than this is dropped unanswered */
+#define LISTEN_BACKLOG 64
+#define REALM "gatewayd"
+
+#define TEXT "text/plain; charset=utf-8"
+#define JSON "application/json"
+#define METRICS "text/plain; version=0.0.4; charset=utf-8"
+#define CSP "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " \
+	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+/* A rendered snapshot kept while the snapshot is the newest: most requests only queue it. */
+struct cached {
+	struct MHD_Response *resp;
+	unsigned int code;
+	uint64_t seq;
+	double t;
+	bool healthy;
+};
+
+typedef int (*render_fn)(const struct gw_snapshot *s, double now, char **out, size_t *len);
+
+struct gw_webui {
+	struct gw_webui_source src;
+	struct gw_auth *auth;
+	struct gw_guard *guard;
+	struct MHD_Daemon *mhd[GW_MAX_LISTEN];
+	size_t n_mhd;
+	struct MHD_Response **assets;	/* one per embedded file, built once */
+	pthread_mutex_t lock;		/* the caches */
+	struct cached status, metrics;
+};
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Headers every reply carries; the CSP matters for the page, costs nothing elsewhere. */
+static int common_headers(struct MHD_Response *r, const char *type, bool no_store)
+{
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES ||
+	    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff") != MHD_YES ||
+	    MHD_add_response_header(r, "Content-Security-Policy", CSP) != MHD_YES ||
+	    MHD_add_response_header(r, "X-Frame-Options", "DENY") != MHD_YES ||
+	    MHD_add_response_header(r, "Referrer-Policy", "no-referrer") != MHD_YES ||
+	    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
+				    no_store ? "no-store" : "no-cache") != MHD_YES)
+		return -ENOMEM;
+	return 0;
+}
+
+static struct MHD_Response *text_response(const char *body, const char *type)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body,
+								 MHD_RESPMEM_MUST_COPY);
+
+	if (r && common_headers(r, type, true)) {
+		MHD_destroy_response(r);
+		return NULL;
+	}
+	return r;
+}
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned int code, const char *body)
+{
+	struct MHD_Response *r = text_response(body, TEXT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;	/* out of memory: MHD closes the connection */
+	ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result send_405(struct MHD_Connection *c)
+{
+	struct MHD_Response *r = text_response("method not allowed: only GET and HEAD\n", TEXT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") != MHD_YES) {
+		MHD_destroy_response(r);
+		return MHD_NO;
+	}
+	ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result send_401(struct MHD_Connection *c)
+{
+	struct MHD_Response *r = text_response("authentication required\n", TEXT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+#if MHD_VERSION >= 0x00097701
+	ret = MHD_queue_basic_auth_required_response3(c, REALM, MHD_YES, r);
+#else
+	ret = MHD_queue_basic_auth_fail_response(c, REALM, r);
+#endif
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static bool authorized(struct gw_webui *w, struct MHD_Connection *c)
+{
+	bool ok;
+#if MHD_VERSION >= 0x00097701
+	struct MHD_BasicAuthInfo *bi = MHD_basic_auth_get_username_password3(c);
+
+	ok = bi && bi->password && gw_auth_check(w->auth, bi->username, bi->password);
+	if (bi)
+		MHD_free(bi);
+#else
+	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
+
+	ok = user && pass && gw_auth_check(w->auth, user, pass);
+	if (pass) {
+		explicit_bzero(pass, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+#endif
+	return ok;
+}
+
+/* A malloc'd body, freed by MHD when sent (or here when it cannot be). */
+static enum MHD_Result send_body(struct MHD_Connection *c, unsigned int code, char *body,
+				 size_t len, const char *type)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	enum MHD_Result ret;
+
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	ret = common_headers(r, type, true) ? MHD_NO : MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result serve_asset(struct gw_webui *w, struct MHD_Connection *c, size_t i)
+{
+	return MHD_queue_response(c, MHD_HTTP_OK, w->assets[i]);
+}
+
+/* Render (outside the lock), then keep the reply for the requests that follow. */
+static enum MHD_Result render_and_cache(struct gw_webui *w, struct MHD_Connection *c,
+					struct cached *slot, render_fn render, const char *type,
+					const struct gw_snapshot *s, double now, struct cached key)
+{
+	struct MHD_Response *r, *old;
+	enum MHD_Result ret;
+	size_t len = 0;
+	char *body;
+
+	if (render(s, now, &body, &len))
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	if (common_headers(r, type, true)) {
+		MHD_destroy_response(r);
+		return MHD_NO;
+	}
+	pthread_mutex_lock(&w->lock);
+	ret = MHD_queue_response(c, key.code, r);
+	old = slot->resp;
+	*slot = key;
+	slot->resp = r;
+	pthread_mutex_unlock(&w->lock);
+	if (old)
+		MHD_destroy_response(old);
+	return ret;
+}
+
+/* /api/status and /metrics: one rendering per snapshot (and health verdict), shared. */
+static enum MHD_Result serve_snapshot(struct gw_webui *w, struct MHD_Connection *c,
+				      struct cached *slot, render_fn render, const char *type,
+				      bool no_snapshot_is_503)
+{
+	struct gw_snapshot *s = w->src.get ? w->src.get(w->src.ctx) : NULL;
+	double now = wall_now();
+	struct cached key = {
+		.seq = s ? s->seq : 0, .t = s ? s->unix_time : 0,
+		.healthy = gw_webui_healthy(s, now, NULL, 0),
+		.code = !s && no_snapshot_is_503 ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK,
+	};
+	enum MHD_Result ret;
+
+	pthread_mutex_lock(&w->lock);
+	if (slot->resp && slot->seq == key.seq && slot->t == key.t &&
+	    slot->healthy == key.healthy && slot->code == key.code) {
+		ret = MHD_queue_response(c, slot->code, slot->resp);
+		pthread_mutex_unlock(&w->lock);
+		gw_snapshot_put(s);
+		return ret;
+	}
+	pthread_mutex_unlock(&w->lock);
+	ret = render_and_cache(w, c, slot, render, type, s, now, key);
+	gw_snapshot_put(s);
+	return ret;
+}
+
+static enum MHD_Result serve_healthz(struct gw_webui *w, struct MHD_Connection *c)
+{
+	struct gw_snapshot *s = w->src.get ? w->src.get(w->src.ctx) : NULL;
+	char why[160], body[192];
+	bool ok = gw_webui_healthy(s, wall_now(), why, sizeof(why));
+
+	gw_snapshot_put(s);
+	if (ok)
+		return send_text(c, MHD_HTTP_OK, "ok\n");
+	snprintf(body, sizeof(body), "%s\n", why);
+	return send_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, body);
+}
+
+struct args {
+	struct gw_query_arg a[GW_QUERY_MAX_ARGS + 1];
+	size_t n;
+};
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
+{
+	struct args *args = cls;
+
+	(void)kind;
+	if (args->n > GW_QUERY_MAX_ARGS)
+		return MHD_NO;		/* one past the bound is enough to refuse */
+	args->a[args->n++] = (struct gw_query_arg){ key, value };
+	return MHD_YES;
+}
+
+static enum MHD_Result serve_history(struct gw_webui *w, struct MHD_Connection *c)
+{
+	struct gw_history_query q;
+	struct gw_hist_point *pts;
+	struct args args = { .n = 0 };
+	char err[160], msg[176], *body;
+	size_t len;
+	int n, r;
+
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
+	if (gw_webui_history_query(args.a, args.n, wall_now(), &q, err, sizeof(err))) {
+		snprintf(msg, sizeof(msg), "%s\n", err);
+		return send_text(c, MHD_HTTP_BAD_REQUEST, msg);
+	}
+	if (!w->src.history)
+		return send_text(c, MHD_HTTP_NOT_FOUND, "no history\n");
+	pts = malloc(GW_HIST_MAX_POINTS * sizeof(*pts));
+	if (!pts)
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	n = w->src.history(w->src.ctx, q.link, q.direction, q.class_name, q.from, q.to,
+			   q.minute, pts, GW_HIST_MAX_POINTS);
+	if (n < 0) {
+		free(pts);
+		if (n == -ENOENT)
+			return send_text(c, MHD_HTTP_NOT_FOUND,
+					 "no such link, direction or class\n");
+		snprintf(err, sizeof(err), "history: %s\n", strerror(-n));
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, err);
+	}
+	if (n > GW_HIST_MAX_POINTS)
+		n = GW_HIST_MAX_POINTS;
+	r = gw_webui_history_json(&q, pts, (size_t)n, n == GW_HIST_MAX_POINTS, &body, &len);
+	free(pts);
+	if (r)
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	return send_body(c, MHD_HTTP_OK, body, len, JSON);
+}
+
+static enum MHD_Result route(struct gw_webui *w, struct MHD_Connection *c, const char *url)
+{
+	if (strcmp(url, "/api/history") &&
+	    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) > 0)
+		return send_text(c, MHD_HTTP_BAD_REQUEST,
+				 "only /api/history takes query parameters\n");
+	for (size_t i = 0; i < gw_webui_n_assets; i++)
+		if (!strcmp(url, gw_webui_assets[i].path))
+			return serve_asset(w, c, i);
+	if (!strcmp(url, "/api/status"))
+		return serve_snapshot(w, c, &w->status, gw_webui_status_json, JSON, true);
+	if (!strcmp(url, "/metrics"))
+		return serve_snapshot(w, c, &w->metrics, gw_webui_metrics, METRICS, false);
+	if (!strcmp(url, "/api/history"))
+		return serve_history(w, c);
+	if (!strcmp(url, "/healthz"))
+		return serve_healthz(w, c);
+	return send_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+}
+
+/*
+ * Called once with the header complete, then again with any body, then once more at its end.
+ * A GET is answered on the last call: answering earlier makes libmicrohttpd close the
+ * connection (the body might still be coming), and keep-alive matters for scrapers.
+ */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version,
+				  const char *upload_data, size_t *upload_data_size, void **req_cls)
+{
+	static char started, with_body;	/* what *req_cls points at: the request's state */
+	struct gw_webui *w = cls;
+
+	(void)version;
+	(void)upload_data;
+	if (!*req_cls) {
+		*req_cls = &started;
+		gw_guard_request(w->guard, c, true);
+		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+			return send_405(c);
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		/* a GET has no business with a body: drop a big one, refuse a small one */
+		if (*upload_data_size > BODY_MAX || *req_cls == &with_body)
+			return MHD_NO;
+		*upload_data_size = 0;
+		*req_cls = &with_body;
+		return MHD_YES;
+	}
+	if (*req_cls == &with_body)
+		return send_text(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n");
+	if (strlen(url) > URL_MAX)
+		return send_text(c, MHD_HTTP_URI_TOO_LONG, "URL too long\n");
+	if (w->auth && strcmp(url, "/healthz") && !authorized(w, c))
+		return send_401(c);
+	return route(w, c, url);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct gw_webui *w = cls;
+
+	(void)toe;
+	*req_cls = NULL;
+	gw_guard_request(w->guard, c, false);
+}
+
+/* Our own listening socket, so a bind failure comes back as its errno, not just "failed". */
+static int listen_on(const char *addr, int *fd_out, bool *v6)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd, one = 1, r;
+
+	if ((r = gw_parse_listen(addr, &ss, &sl)))
+		return r;
+	*v6 = ss.ss_family == AF_INET6;
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	/* an IPv6 address means IPv6 only: "[::]:80" and "0.0.0.0:80" can both be listed */
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    (*v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
+	    bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+static int start_one(struct gw_webui *w, const char *addr, unsigned int limit, char *err,
+		     size_t errlen)
+{
+	struct MHD_Daemon *d;
+	bool v6 = false;
+	int fd = -1, mhd_fd, r;
+
+	if ((r = listen_on(addr, &fd, &v6))) {
+		snprintf(err, errlen, "listen %s: %s", addr, strerror(-r));
+		return r;
+	}
+	/*
+	 * MHD closes the socket it is given when it stops, and whether it does when it fails to
+	 * start is not documented: it gets a copy, so closing ours is right either way.
+	 */
+	mhd_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	if (mhd_fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "listen %s: %s", addr, strerror(-r));
+		return r;
+	}
+	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | (v6 ? MHD_USE_IPv6 : 0), 0, NULL,
+			     NULL, on_request, w,
+			     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)mhd_fd,
+			     MHD_OPTION_CONNECTION_LIMIT, limit,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT_PER_IP,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+			     MHD_OPTION_NOTIFY_COMPLETED, on_completed, w,
+			     MHD_OPTION_NOTIFY_CONNECTION, gw_guard_notify, w->guard,
+			     MHD_OPTION_STRICT_FOR_CLIENT, 1,
+			     MHD_OPTION_END);
+	if (!d) {
+		snprintf(err, errlen, "listen %s: libmicrohttpd could not start a server on it",
+			 addr);
+		return -EIO;
+	}
+	w->mhd[w->n_mhd++] = d;
+	return 0;
+}
+
+/* The page's files as replies built once and shared by every request. */
+static int build_assets(struct gw_webui *w)
+{
+	w->assets = calloc(gw_webui_n_assets, sizeof(*w->assets));
+	if (!w->assets)
+		return -ENOMEM;
+	for (size_t i = 0; i < gw_webui_n_assets; i++) {
+		const struct gw_webui_asset *a = &gw_webui_assets[i];
+
+		w->assets[i] = MHD_create_response_from_buffer(a->len, (void *)a->data,
+							       MHD_RESPMEM_PERSISTENT);
+		if (!w->assets[i] || common_headers(w->assets[i], a->content_type, false))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int gw_webui_start(const char *const *listen, size_t n_listen, const char *auth_file,
+		   const struct gw_webui_source *src, struct gw_webui **out, char *err,
+		   size_t errlen)
+{
+	struct gw_webui *w;
+	char ebuf[256];
+	int r;
+
+	*out = NULL;
+	if (!err || !errlen) {
+		err = ebuf;
+		errlen = sizeof(ebuf);
+	}
+	err[0] = '\0';
+	if (!src || !src->get || n_listen < 1 || n_listen > GW_MAX_LISTEN) {
+		snprintf(err, errlen, "web UI: 1..%d listen addresses and a source needed",
+			 GW_MAX_LISTEN);
+		return -EINVAL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w || (r = -pthread_mutex_init(&w->lock, NULL))) {
+		free(w);
+		snprintf(err, errlen, "web UI: out of memory");
+		return -ENOMEM;
+	}
+	w->src = *src;
+	if (auth_file && (r = gw_auth_load(auth_file, &w->auth, err, errlen)))
+		goto fail;
+	if ((r = build_assets(w)) || (r = gw_guard_start(&w->guard))) {
+		snprintf(err, errlen, "web UI: %s", strerror(-r));
+		goto fail;
+	}
+	for (size_t i = 0; i < n_listen; i++)
+		if ((r = start_one(w, listen[i], CONN_LIMIT_TOTAL / (unsigned int)n_listen, err,
+				   errlen)))
+			goto fail;
+	*out = w;
+	return 0;
+fail:
+	gw_webui_stop(w);
+	return r;
+}
+
+void gw_webui_stop(struct gw_webui *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->n_mhd; i++)
+		MHD_stop_daemon(w->mhd[i]);	/* closes the listening socket too */
+	gw_guard_stop(w->guard);
+	for (size_t i = 0; w->assets && i < gw_webui_n_assets; i++)
+		if (w->assets[i])
+			MHD_destroy_response(w->assets[i]);
+	free(w->assets);
+	if (w->status.resp)
+		MHD_destroy_response(w->status.resp);
+	if (w->metrics.resp)
+		MHD_destroy_response(w->metrics.resp);
+	gw_auth_free(w->auth);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}

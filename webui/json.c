@@ -1,0 +1,324 @@
+/* webui/json.c: a snapshot as /api/status JSON and history points as /api/history JSON (json-c;
+ * the schema is webui/status-schema.md). NaN and infinities become null, never "nan". */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <json-c/json.h>
+#include "webui/render.h"
+
+#define SCHEMA_VERSION 1
+
+/* A JSON writer: every creation or insertion that fails sets err, checked once at the end. */
+struct jw {
+	int err;
+};
+
+static struct json_object *jw_obj(struct jw *w, struct json_object *parent, const char *key,
+				  struct json_object *o)
+{
+	if (!o) {
+		w->err = -ENOMEM;
+		return NULL;
+	}
+	if (parent && (json_object_is_type(parent, json_type_array) ?
+		       json_object_array_add(parent, o) : json_object_object_add(parent, key, o))) {
+		json_object_put(o);
+		w->err = -ENOMEM;
+		return NULL;
+	}
+	return o;
+}
+
+static void jw_null(struct jw *w, struct json_object *o, const char *key)
+{
+	if (o && json_object_object_add(o, key, NULL))
+		w->err = -ENOMEM;
+}
+
+static void jw_u64(struct jw *w, struct json_object *o, const char *key, uint64_t v)
+{
+	if (o)
+		jw_obj(w, o, key, json_object_new_uint64(v));
+}
+
+static void jw_bool(struct jw *w, struct json_object *o, const char *key, bool v)
+{
+	if (o)
+		jw_obj(w, o, key, json_object_new_boolean(v));
+}
+
+/* A string, or null for NULL and "". */
+static void jw_str(struct jw *w, struct json_object *o, const char *key, const char *v)
+{
+	if (!o)
+		return;
+	if (!v || !v[0])
+		jw_null(w, o, key);
+	else
+		jw_obj(w, o, key, json_object_new_string(v));
+}
+
+/* A number with digits enough for the figure (not json-c's 17), or null when not finite. */
+static void jw_num(struct jw *w, struct json_object *o, const char *key, double v, int digits)
+{
+	char s[40];
+
+	if (!o)
+		return;
+	if (!isfinite(v)) {
+		jw_null(w, o, key);
+		return;
+	}
+	snprintf(s, sizeof(s), "%.*g", digits, v);
+	jw_obj(w, o, key, json_object_new_double_s(v, s));
+}
+
+/* Hand over the serialised text as a malloc'd string. */
+static int jw_finish(struct jw *w, struct json_object *root, char **out, size_t *len)
+{
+	const char *s;
+	size_t n = 0;
+	int r = w->err;
+
+	if (!r && root) {
+		s = json_object_to_json_string_length(root, JSON_C_TO_STRING_PLAIN |
+						      JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+		if (!s || !(*out = malloc(n + 1))) {
+			r = -ENOMEM;
+		} else {
+			memcpy(*out, s, n + 1);
+			*len = n;
+		}
+	} else if (!r) {
+		r = -ENOMEM;
+	}
+	json_object_put(root);
+	return r;
+}
+
+static void add_fq_codel(struct jw *w, struct json_object *c, const struct gw_snap_class *k)
+{
+	struct json_object *f;
+
+	if (!k->has_fq_codel) {
+		jw_null(w, c, "fq_codel");
+		return;
+	}
+	f = jw_obj(w, c, "fq_codel", json_object_new_object());
+	jw_u64(w, f, "max_packet_bytes", k->fq_codel.maxpacket);
+	jw_u64(w, f, "drop_overlimit_packets", k->fq_codel.drop_overlimit);
+	jw_u64(w, f, "new_flow_count", k->fq_codel.new_flow_count);
+	jw_u64(w, f, "ecn_marked_packets", k->fq_codel.ecn_mark);
+	jw_u64(w, f, "ce_marked_packets", k->fq_codel.ce_mark);
+	jw_u64(w, f, "new_flows", k->fq_codel.new_flows_len);
+	jw_u64(w, f, "old_flows", k->fq_codel.old_flows_len);
+	jw_u64(w, f, "memory_used_bytes", k->fq_codel.memory_usage);
+}
+
+static void add_tin(struct jw *w, struct json_object *tins, int i, const struct gw_snap_tin *t)
+{
+	struct json_object *o = jw_obj(w, tins, NULL, json_object_new_object());
+
+	jw_u64(w, o, "index", (uint64_t)i);
+	jw_u64(w, o, "threshold_bits_per_second", t->threshold_bps);
+	jw_u64(w, o, "sent_bytes", t->sent_bytes);
+	jw_u64(w, o, "sent_packets", t->sent_packets);
+	jw_u64(w, o, "dropped_packets", t->dropped_packets);
+	jw_u64(w, o, "ecn_marked_packets", t->ecn_marked_packets);
+	jw_u64(w, o, "ack_dropped_packets", t->ack_drops);
+	jw_u64(w, o, "backlog_bytes", t->backlog_bytes);
+	jw_num(w, o, "peak_delay_ms", t->peak_delay_us / 1000.0, 6);
+	jw_num(w, o, "average_delay_ms", t->avg_delay_us / 1000.0, 6);
+	jw_num(w, o, "base_delay_ms", t->base_delay_us / 1000.0, 6);
+	jw_u64(w, o, "sparse_flows", t->sparse_flows);
+	jw_u64(w, o, "bulk_flows", t->bulk_flows);
+	jw_u64(w, o, "unresponsive_flows", t->unresponsive_flows);
+}
+
+static void add_cake(struct jw *w, struct json_object *c, const struct gw_snap_class *k)
+{
+	struct json_object *o, *tins;
+	int n = k->cake.n_tins;
+
+	if (!k->has_cake) {
+		jw_null(w, c, "cake");
+		return;
+	}
+	o = jw_obj(w, c, "cake", json_object_new_object());
+	jw_u64(w, o, "capacity_estimate_bits_per_second", k->cake.capacity_estimate_bps);
+	jw_u64(w, o, "memory_used_bytes", k->cake.memory_used);
+	jw_u64(w, o, "memory_limit_bytes", k->cake.memory_limit);
+	tins = o ? jw_obj(w, o, "tins", json_object_new_array()) : NULL;
+	for (int i = 0; tins && i < n && i < GW_SNAP_TINS; i++)
+		add_tin(w, tins, i, &k->cake.tins[i]);
+}
+
+static void add_class(struct jw *w, struct json_object *parent, const char *key,
+		      const struct gw_snap_class *k)
+{
+	struct json_object *c = jw_obj(w, parent, key, json_object_new_object());
+
+	if (!c)
+		return;
+	jw_str(w, c, "name", k->name);
+	jw_str(w, c, "kind", k->kind);
+	jw_u64(w, c, "rate_bits_per_second", k->rate_bps);
+	jw_u64(w, c, "ceil_bits_per_second", k->ceil_bps);
+	jw_u64(w, c, "sent_bytes", k->bytes);
+	jw_u64(w, c, "sent_packets", k->packets);
+	jw_u64(w, c, "dropped_packets", k->drops);
+	jw_u64(w, c, "overlimits", k->overlimits);
+	jw_u64(w, c, "requeues", k->requeues);
+	jw_u64(w, c, "ecn_marked_packets", k->ecn_marks);
+	jw_u64(w, c, "backlog_bytes", k->backlog_bytes);
+	jw_u64(w, c, "backlog_packets", k->backlog_packets);
+	jw_num(w, c, "achieved_bits_per_second", k->achieved_bps, 10);
+	jw_num(w, c, "utilisation", k->utilisation, 6);
+	jw_bool(w, c, "saturated", k->saturated);
+	jw_num(w, c, "accuracy", k->saturated ? k->accuracy : NAN, 6);
+	jw_num(w, c, "queue_delay_ms", k->queue_delay_ms, 6);
+	jw_num(w, c, "drops_per_second", k->drops_per_s, 6);
+	jw_num(w, c, "ecn_marks_per_second", k->marks_per_s, 6);
+	add_fq_codel(w, c, k);
+	add_cake(w, c, k);
+}
+
+static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap_dir *d)
+{
+	struct json_object *o = jw_obj(w, dirs, NULL, json_object_new_object()), *classes;
+
+	if (!o)
+		return;
+	jw_str(w, o, "direction", d->direction);
+	jw_str(w, o, "device", d->device);
+	jw_str(w, o, "shaper", d->shaper);
+	jw_u64(w, o, "rate_bits_per_second", d->rate_bps);
+	add_class(w, o, "total", &d->total);
+	classes = jw_obj(w, o, "classes", json_object_new_array());
+	for (size_t i = 0; classes && i < d->n_classes; i++)
+		add_class(w, classes, NULL, &d->classes[i]);
+}
+
+/* Links in the order they first appear, each with its directions. */
+static void add_links(struct jw *w, struct json_object *root, const struct gw_snapshot *s)
+{
+	struct json_object *links = jw_obj(w, root, "links", json_object_new_array());
+
+	for (size_t i = 0; links && s && i < s->n_dirs; i++) {
+		const struct gw_snap_dir *d = &s->dirs[i];
+		struct json_object *l, *dirs;
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(s->dirs[j].link, d->link);
+		if (seen)
+			continue;
+		l = jw_obj(w, links, NULL, json_object_new_object());
+		jw_str(w, l, "name", d->link);
+		jw_str(w, l, "interface", d->interface);
+		dirs = l ? jw_obj(w, l, "directions", json_object_new_array()) : NULL;
+		for (size_t j = i; dirs && j < s->n_dirs; j++)
+			if (!strcmp(s->dirs[j].link, d->link))
+				add_dir(w, dirs, &s->dirs[j]);
+	}
+}
+
+static void add_sample(struct jw *w, struct json_object *root, const struct gw_snapshot *s)
+{
+	struct json_object *o;
+
+	if (!s) {
+		jw_null(w, root, "sample");
+		return;
+	}
+	o = jw_obj(w, root, "sample", json_object_new_object());
+	jw_u64(w, o, "seq", s->seq);
+	jw_num(w, o, "time_unix_seconds", s->unix_time, 15);
+	jw_num(w, o, "uptime_seconds", s->uptime_s, 10);
+	jw_num(w, o, "interval_seconds", (double)s->interval_us / 1e6, 10);
+	jw_num(w, o, "duration_ms", s->sample_ms, 6);
+	jw_num(w, o, "lag_ms", s->sample_lag_ms, 6);
+	jw_u64(w, o, "samples_total", s->samples_total);
+	jw_u64(w, o, "late_samples_total", s->late_samples_total);
+	jw_str(w, o, "last_error", s->last_error);
+}
+
+int gw_webui_status_json(const struct gw_snapshot *s, double now, char **out, size_t *len)
+{
+	struct jw w = { 0 };
+	struct json_object *root = json_object_new_object();
+	char why[128];
+	bool ok = gw_webui_healthy(s, now, why, sizeof(why));
+
+	if (!root)
+		return -ENOMEM;
+	jw_u64(&w, root, "schema_version", SCHEMA_VERSION);
+	jw_str(&w, root, "gatewayd_version", GW_VERSION);
+	jw_bool(&w, root, "healthy", ok);
+	jw_str(&w, root, "health_reason", ok ? NULL : why);
+	add_sample(&w, root, s);
+	add_links(&w, root, s);
+	return jw_finish(&w, root, out, len);
+}
+
+static const char *const hist_columns[] = {
+	"time_unix_seconds",
+	"rate_bits_per_second_min", "rate_bits_per_second_avg", "rate_bits_per_second_max",
+	"queue_delay_ms_min", "queue_delay_ms_avg", "queue_delay_ms_max",
+	"drops_per_second_avg", "backlog_bytes_avg",
+};
+
+/* One number into an array row, null when not finite. */
+static void jw_arr_num(struct jw *w, struct json_object *row, double v, int digits)
+{
+	char s[40];
+
+	if (!isfinite(v)) {
+		if (json_object_array_add(row, NULL))
+			w->err = -ENOMEM;
+		return;
+	}
+	snprintf(s, sizeof(s), "%.*g", digits, v);
+	jw_obj(w, row, NULL, json_object_new_double_s(v, s));
+}
+
+static void add_point(struct jw *w, struct json_object *pts, const struct gw_hist_point *p)
+{
+	struct json_object *row = jw_obj(w, pts, NULL, json_object_new_array_ext(9));
+	const double v[] = { p->rate_bps_min, p->rate_bps_avg, p->rate_bps_max, p->delay_ms_min,
+			     p->delay_ms_avg, p->delay_ms_max, p->drops_per_s_avg,
+			     p->backlog_bytes_avg };
+
+	if (!row)
+		return;
+	jw_arr_num(w, row, p->t, 15);
+	/* floats carry about 7 digits; more would be noise */
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		jw_arr_num(w, row, v[i], 7);
+}
+
+int gw_webui_history_json(const struct gw_history_query *q, const struct gw_hist_point *pts,
+			  size_t n, bool truncated, char **out, size_t *len)
+{
+	struct jw w = { 0 };
+	struct json_object *root = json_object_new_object(), *cols, *arr;
+
+	if (!root)
+		return -ENOMEM;
+	jw_str(&w, root, "link", q->link);
+	jw_str(&w, root, "direction", q->direction);
+	jw_str(&w, root, "class", q->class_name);
+	jw_str(&w, root, "resolution", q->minute ? "minute" : "raw");
+	jw_num(&w, root, "from_unix_seconds", q->from, 15);
+	jw_num(&w, root, "to_unix_seconds", q->to, 15);
+	jw_bool(&w, root, "truncated", truncated);
+	cols = jw_obj(&w, root, "columns", json_object_new_array());
+	for (size_t i = 0; cols && i < sizeof(hist_columns) / sizeof(hist_columns[0]); i++)
+		jw_obj(&w, cols, NULL, json_object_new_string(hist_columns[i]));
+	arr = jw_obj(&w, root, "points", json_object_new_array_ext((int)n));
+	for (size_t i = 0; arr && i < n && !w.err; i++)
+		add_point(&w, arr, &pts[i]);
+	return jw_finish(&w, root, out, len);
+}

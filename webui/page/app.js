@@ -1,0 +1,675 @@
+/* gatewayd status page: polls /api/status every sampling interval, loads /api/history once so
+ * the charts start full, and draws them on <canvas>. No framework, no network beyond this host.
+ * Markers for tests, on <body>: data-updates (successful polls), data-errors, data-first-seq,
+ * data-last-seq, data-changes (polls that brought a new sample), data-history (series loaded);
+ * on each <canvas>: data-points (points drawn). */
+"use strict";
+
+(function () {
+	const HISTORY_S = 900;		/* what the page keeps: the server's raw history */
+	const MAX_CHART_CLASSES = 8;	/* more classes are in the table, not the charts */
+	const PALETTE = ["#2563eb", "#16a34a", "#ea580c", "#9333ea", "#0891b2", "#db2777",
+		"#ca8a04", "#4f46e5"];
+	const TIN_NAMES = {
+		1: ["Best effort"],
+		3: ["Bulk", "Best effort", "Voice"],
+		4: ["Bulk", "Best effort", "Video", "Voice"],
+	};
+
+	const st = {
+		windowS: 300,
+		intervalS: 1,
+		layout: "",
+		dirs: [],		/* one view per link direction */
+		series: new Map(),	/* "link/direction/class" -> Series, kept across re-layouts */
+		updates: 0,
+		errors: 0,
+		changes: 0,
+		firstSeq: null,
+		lastSeq: null,
+		lastT: 0,
+		historyLoaded: 0,
+		timer: 0,
+	};
+
+	/* ---- formatting ---- */
+
+	const intFmt = new Intl.NumberFormat("en-US");
+
+	function fmtRate(bps) {
+		if (bps === null || bps === undefined || !isFinite(bps)) return "\u2013";
+		const u = [["Gbit/s", 1e9], ["Mbit/s", 1e6], ["kbit/s", 1e3]];
+		for (const [name, f] of u)
+			if (Math.abs(bps) >= f) return num(bps / f) + " " + name;
+		return num(bps) + " bit/s";
+	}
+
+	function fmtRateShort(bps) {
+		if (!isFinite(bps)) return "";
+		const u = [["G", 1e9], ["M", 1e6], ["k", 1e3]];
+		for (const [name, f] of u)
+			if (Math.abs(bps) >= f) return trim(bps / f) + name;
+		return trim(bps);
+	}
+
+	function num(v) {
+		const a = Math.abs(v);
+		return v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : 2);
+	}
+
+	function trim(v) {
+		return String(parseFloat(v.toPrecision(3)));
+	}
+
+	function fmtBytes(b) {
+		if (!isFinite(b)) return "\u2013";
+		if (b >= 1e9) return num(b / 1e9) + " GB";
+		if (b >= 1e6) return num(b / 1e6) + " MB";
+		if (b >= 1e3) return num(b / 1e3) + " kB";
+		return b + " B";
+	}
+
+	function fmtMs(ms) {
+		if (ms === null || ms === undefined || !isFinite(ms)) return "\u2013";
+		if (ms === 0) return "0 ms";
+		if (ms < 0.1) return "<0.1 ms";
+		if (ms >= 1000) return num(ms / 1000) + " s";
+		return num(ms) + " ms";
+	}
+
+	function fmtPerS(v) {
+		if (!isFinite(v)) return "\u2013";
+		if (v === 0) return "0/s";
+		return (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v.toFixed(2)) + "/s";
+	}
+
+	function fmtCount(n) {
+		return isFinite(n) ? intFmt.format(n) : "\u2013";
+	}
+
+	function fmtClock(t) {
+		const d = new Date(t * 1000);
+		return [d.getHours(), d.getMinutes(), d.getSeconds()]
+			.map((x) => String(x).padStart(2, "0")).join(":");
+	}
+
+	function fmtDuration(s) {
+		if (!isFinite(s)) return "\u2013";
+		if (s < 60) return Math.floor(s) + " s";
+		if (s < 3600) return Math.floor(s / 60) + " min";
+		if (s < 86400) return Math.floor(s / 3600) + " h " + Math.floor(s % 3600 / 60) + " min";
+		return Math.floor(s / 86400) + " d " + Math.floor(s % 86400 / 3600) + " h";
+	}
+
+	/* accuracy: a ratio, or null when the queue was not saturated */
+	function accuracy(c) {
+		if (!c.saturated || c.accuracy === null || !isFinite(c.accuracy))
+			return { text: "not saturated", cls: "idle" };
+		const off = Math.abs(c.accuracy - 1);
+		return {
+			text: (c.accuracy * 100).toFixed(1) + " %",
+			cls: off <= 0.02 ? "good" : off <= 0.05 ? "warn" : "bad",
+		};
+	}
+
+	/* ---- DOM helpers (textContent only: names from the config never become markup) ---- */
+
+	function el(tag, cls, text) {
+		const e = document.createElement(tag);
+		if (cls) e.className = cls;
+		if (text !== undefined) e.textContent = text;
+		return e;
+	}
+
+	function setText(e, text, cls) {
+		if (e.textContent !== text) e.textContent = text;
+		if (cls !== undefined && e.dataset.cls !== cls) {
+			if (e.dataset.cls) e.classList.remove(e.dataset.cls);
+			if (cls) e.classList.add(cls);
+			e.dataset.cls = cls;
+		}
+	}
+
+	function setBar(bar, ratio) {
+		const r = isFinite(ratio) ? Math.max(0, ratio) : 0;
+		bar.firstChild.style.width = Math.min(100, r * 100).toFixed(1) + "%";
+		bar.classList.toggle("over", r > 1.005);
+	}
+
+	function bar() {
+		const b = el("div", "bar");
+		b.appendChild(el("i"));
+		return b;
+	}
+
+	/* ---- series: what the charts draw, per class and direction total ---- */
+
+	class Series {
+		constructor() {
+			this.t = [];
+			this.rate = [];
+			this.delay = [];
+			this.drops = [];
+		}
+
+		push(t, rate, delay, drops) {
+			const n = this.t.length;
+			if (n && t <= this.t[n - 1]) return false;
+			this.t.push(t);
+			this.rate.push(rate);
+			this.delay.push(delay);
+			this.drops.push(drops);
+			return true;
+		}
+
+		/* history arrives after the first polls: it goes in front of what is there */
+		prepend(points) {
+			const first = this.t.length ? this.t[0] : Infinity;
+			const old = points.filter((p) => p[0] < first);
+			this.t = old.map((p) => p[0]).concat(this.t);
+			this.rate = old.map((p) => p[2]).concat(this.rate);
+			this.delay = old.map((p) => p[5]).concat(this.delay);
+			this.drops = old.map((p) => p[7]).concat(this.drops);
+		}
+
+		trim(minT) {
+			let i = 0;
+			while (i < this.t.length && this.t[i] < minT) i++;
+			if (!i) return;
+			for (const k of ["t", "rate", "delay", "drops"]) this[k].splice(0, i);
+		}
+	}
+
+	function seriesFor(key) {
+		let s = st.series.get(key);
+		if (!s) {
+			s = new Series();
+			st.series.set(key, s);
+		}
+		return s;
+	}
+
+	/* ---- charts ---- */
+
+	function cssVar(name) {
+		return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+	}
+
+	/* the top of the y axis: four grid steps of a round size */
+	function niceCeil(v) {
+		if (!(v > 0)) return 1;
+		const step = v / 4, p = Math.pow(10, Math.floor(Math.log10(step)));
+		for (const m of [1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10])
+			if (m * p >= step) return 4 * m * p;
+		return 40 * p;
+	}
+
+	function firstIndex(t, x0) {
+		let lo = 0, hi = t.length;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if (t[mid] < x0) lo = mid + 1; else hi = mid;
+		}
+		return lo;
+	}
+
+	/*
+	 * lines: [{ s: Series, key: "rate" | "delay" | "drops", color, width }]
+	 * opt: { now, fmt, floor, ref (a dashed horizontal line), gap (seconds that break a line) }
+	 */
+	function drawChart(canvas, lines, opt) {
+		const dpr = window.devicePixelRatio || 1;
+		const w = canvas.clientWidth, h = canvas.clientHeight;
+		if (!w || !h) return;
+		if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+			canvas.width = Math.round(w * dpr);
+			canvas.height = Math.round(h * dpr);
+		}
+		const ctx = canvas.getContext("2d");
+		ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+		ctx.clearRect(0, 0, w, h);
+
+		const pad = { l: 46, r: 8, t: 8, b: 20 };
+		const pw = w - pad.l - pad.r, ph = h - pad.t - pad.b;
+		const x1 = opt.now, x0 = x1 - st.windowS;
+		let ymax = opt.floor;
+		for (const ln of lines) {
+			const v = ln.s[ln.key];
+			for (let i = firstIndex(ln.s.t, x0); i < v.length; i++)
+				if (isFinite(v[i]) && v[i] > ymax) ymax = v[i];
+		}
+		if (opt.ref > ymax) ymax = opt.ref;
+		ymax = niceCeil(ymax * 1.05);
+		const X = (t) => pad.l + (t - x0) / (x1 - x0) * pw;
+		const Y = (v) => pad.t + ph - v / ymax * ph;
+
+		ctx.font = "11px system-ui, sans-serif";
+		ctx.lineWidth = 1;
+		ctx.strokeStyle = cssVar("--grid");
+		ctx.fillStyle = cssVar("--muted");
+		ctx.textAlign = "right";
+		ctx.textBaseline = "middle";
+		for (let i = 0; i <= 4; i++) {
+			const v = ymax * i / 4, y = Math.round(Y(v)) + 0.5;
+			ctx.beginPath();
+			ctx.moveTo(pad.l, y);
+			ctx.lineTo(w - pad.r, y);
+			ctx.stroke();
+			ctx.fillText(opt.fmt(v), pad.l - 6, y);
+		}
+		ctx.textBaseline = "top";
+		const ticks = Math.max(1, Math.min(4, Math.floor(pw / 110)));
+		for (let i = 0; i <= ticks; i++) {
+			const t = x0 + (x1 - x0) * i / ticks;
+			ctx.textAlign = i === 0 ? "left" : i === ticks ? "right" : "center";
+			ctx.fillText(fmtClock(t), X(t), h - pad.b + 5);
+		}
+
+		ctx.save();
+		ctx.beginPath();
+		ctx.rect(pad.l, pad.t - 2, pw, ph + 4);
+		ctx.clip();
+		let drawn = 0, until = 0;
+		ctx.lineJoin = "round";
+		for (const ln of lines) {
+			const s = ln.s, v = s[ln.key];
+			let pen = false, last = 0;
+			ctx.beginPath();
+			ctx.strokeStyle = ln.color;
+			ctx.lineWidth = ln.width;
+			for (let i = Math.max(0, firstIndex(s.t, x0) - 1); i < s.t.length; i++) {
+				const val = v[i];
+				if (val === null || !isFinite(val)) {
+					pen = false;
+					continue;
+				}
+				if (pen && s.t[i] - last > opt.gap) pen = false;
+				const x = X(s.t[i]), y = Y(val);
+				if (pen) ctx.lineTo(x, y); else ctx.moveTo(x, y);
+				pen = true;
+				last = s.t[i];
+				until = Math.max(until, last);
+				drawn++;
+			}
+			ctx.stroke();
+		}
+		/* over the lines, so a direction running at its rate still shows it */
+		if (opt.ref > 0) {
+			ctx.setLineDash([5, 4]);
+			ctx.strokeStyle = cssVar("--muted");
+			ctx.lineWidth = 1.25;
+			ctx.beginPath();
+			ctx.moveTo(pad.l, Y(opt.ref));
+			ctx.lineTo(w - pad.r, Y(opt.ref));
+			ctx.stroke();
+			ctx.setLineDash([]);
+		}
+		ctx.restore();
+		canvas.dataset.points = String(drawn);
+		canvas.dataset.until = String(until);
+	}
+
+	/* ---- layout: built once per set of links, directions and classes ---- */
+
+	function layoutKey(status) {
+		return JSON.stringify(status.links.map((l) => [l.name, l.directions.map((d) =>
+			[d.direction, d.shaper, d.classes.map((c) => [c.name, c.kind,
+				c.cake ? c.cake.tins.length : 0])])]));
+	}
+
+	function tile(label) {
+		const t = el("div", "tile");
+		t.appendChild(el("div", "k", label));
+		const v = t.appendChild(el("div", "v", "\u2013"));
+		const s = t.appendChild(el("div", "s", "\u00a0"));
+		return { root: t, v, s };
+	}
+
+	function chart(title) {
+		const c = el("div", "chart");
+		c.appendChild(el("h4", null, title));
+		const canvas = c.appendChild(el("canvas"));
+		canvas.dataset.points = "0";
+		return { root: c, canvas };
+	}
+
+	function td(tr, label) {
+		const cell = tr.appendChild(el("td"));
+		if (label) cell.dataset.label = label;
+		const v = cell.appendChild(el("span", "v"));
+		const s = cell.appendChild(el("span", "s"));
+		return { cell, v, s };
+	}
+
+	const COLUMNS = ["Class", "Configured", "Achieved", "Accuracy", "Queue", "Drops", "ECN marks"];
+
+	function classRow(tbody, c, color) {
+		const tr = tbody.appendChild(el("tr"));
+		const name = tr.appendChild(el("td"));
+		const sw = name.appendChild(el("span", "swatch"));
+		if (color) sw.style.background = color;
+		name.appendChild(el("span", "name", c.name));
+		name.appendChild(el("span", "kind", c.kind));
+		const row = {
+			conf: td(tr, COLUMNS[1]), ach: td(tr, COLUMNS[2]), acc: td(tr, COLUMNS[3]),
+			queue: td(tr, COLUMNS[4]), drops: td(tr, COLUMNS[5]), marks: td(tr, COLUMNS[6]),
+			tins: null,
+		};
+		row.bar = row.ach.cell.appendChild(bar());
+		if (c.cake && c.cake.tins.length) row.tins = tinTable(tbody, c.cake.tins.length);
+		return row;
+	}
+
+	const TIN_COLUMNS = ["Tin", "Share", "Sent", "Delay avg / peak", "Backlog", "Drops", "Marks",
+		"Flows sparse / bulk"];
+
+	function tinTable(tbody, n) {
+		const tr = tbody.appendChild(el("tr", "tins"));
+		const cell = tr.appendChild(el("td"));
+		cell.colSpan = COLUMNS.length;
+		const t = cell.appendChild(el("table", "tin"));
+		t.appendChild(el("caption", null, "cake tins"));
+		const hr = t.appendChild(el("thead")).appendChild(el("tr"));
+		for (const h of TIN_COLUMNS) hr.appendChild(el("th", null, h));
+		const body = t.appendChild(el("tbody"));
+		const names = TIN_NAMES[n] || [];
+		const rows = [];
+		for (let i = 0; i < n; i++) {
+			const r = body.appendChild(el("tr"));
+			r.appendChild(el("td", null, names[i] || "Tin " + i));
+			rows.push(TIN_COLUMNS.slice(1).map(() => r.appendChild(el("td"))));
+		}
+		return rows;
+	}
+
+	function dirView(link, d) {
+		const root = el("section", "dir");
+		const head = root.appendChild(el("header"));
+		const h3 = head.appendChild(el("h3"));
+		h3.appendChild(el("span", "arrow", d.direction === "egress" ? "\u2191 " : "\u2193 "));
+		h3.appendChild(document.createTextNode(d.direction));
+		const meta = head.appendChild(el("span", "muted"));
+		const tiles = root.appendChild(el("div", "tiles"));
+		const v = {
+			link: link.name, direction: d.direction, root, meta,
+			rate: tile("Achieved rate"), acc: tile("Shaping accuracy"), delay: tile("Queue delay"),
+			backlog: tile("Queue depth"), drops: tile("Drops"), marks: tile("ECN marks"),
+			rows: [], lines: [],
+		};
+		for (const t of [v.rate, v.acc, v.delay, v.backlog, v.drops, v.marks]) tiles.appendChild(t.root);
+		v.rateBar = v.rate.root.appendChild(bar());
+
+		const total = seriesFor(link.name + "/" + d.direction + "/total");
+		v.lines.push({ name: "total", s: total, color: cssVar("--total"), width: 2.2 });
+		d.classes.slice(0, MAX_CHART_CLASSES).forEach((c, i) => {
+			if (d.classes.length === 1 && d.shaper !== "htb") return;	/* the same as total */
+			v.lines.push({ name: c.name, s: seriesFor(link.name + "/" + d.direction + "/" + c.name),
+				color: PALETTE[i % PALETTE.length], width: 1.5 });
+		});
+
+		const charts = root.appendChild(el("div", "charts"));
+		v.rateChart = chart("Rate vs configured");
+		v.delayChart = chart("Queue delay");
+		v.dropChart = chart("Drops per second");
+		for (const c of [v.rateChart, v.delayChart, v.dropChart]) charts.appendChild(c.root);
+		const legend = root.appendChild(el("div", "legend"));
+		for (const ln of v.lines) {
+			const s = legend.appendChild(el("span"));
+			s.appendChild(el("i")).style.background = ln.color;
+			s.appendChild(document.createTextNode(ln.name));
+		}
+		const ref = legend.appendChild(el("span"));
+		ref.appendChild(el("i", "dash"));
+		ref.appendChild(document.createTextNode("configured rate"));
+
+		const wrap = root.appendChild(el("div", "tablewrap"));
+		const table = wrap.appendChild(el("table", "classes"));
+		const hr = table.appendChild(el("thead")).appendChild(el("tr"));
+		for (const h of COLUMNS) hr.appendChild(el("th", null, h));
+		const tbody = table.appendChild(el("tbody"));
+		d.classes.forEach((c) => {
+			const line = v.lines.find((ln) => ln.name === c.name);
+			v.rows.push(classRow(tbody, c, line ? line.color : null));
+		});
+		return v;
+	}
+
+	function buildLayout(status) {
+		const main = document.getElementById("links");
+		main.textContent = "";
+		st.dirs = [];
+		if (!status.links.length) {
+			main.appendChild(el("p", "waiting", status.sample ? "No links configured." :
+				"Waiting for the first sample\u2026"));
+			return;
+		}
+		for (const link of status.links) {
+			const sec = main.appendChild(el("section", "link"));
+			const h2 = sec.appendChild(el("h2", null, link.name + " "));
+			h2.appendChild(el("span", "muted", link.interface));
+			const dirs = sec.appendChild(el("div", "dirs"));
+			for (const d of link.directions) {
+				const v = dirView(link, d);
+				dirs.appendChild(v.root);
+				st.dirs.push(v);
+			}
+		}
+	}
+
+	/* ---- updates ---- */
+
+	function updateClassRow(row, c) {
+		setText(row.conf.v, fmtRate(c.rate_bits_per_second));
+		setText(row.conf.s, c.ceil_bits_per_second !== c.rate_bits_per_second ?
+			"ceil " + fmtRate(c.ceil_bits_per_second) : "");
+		setText(row.ach.v, fmtRate(c.achieved_bits_per_second));
+		const ofCeil = c.achieved_bits_per_second / (c.ceil_bits_per_second || 1);
+		setText(row.ach.s, isFinite(ofCeil) ? (ofCeil * 100).toFixed(0) + " % of ceil" : "");
+		setBar(row.bar, ofCeil);
+		const a = accuracy(c);
+		setText(row.acc.v, a.text, a.cls);
+		setText(row.queue.v, fmtMs(c.queue_delay_ms));
+		setText(row.queue.s, fmtBytes(c.backlog_bytes) + " \u00b7 " + fmtCount(c.backlog_packets) + " pkt");
+		setText(row.drops.v, fmtPerS(c.drops_per_second), c.drops_per_second > 0 ? "warn" : "");
+		setText(row.drops.s, fmtCount(c.dropped_packets) + " total");
+		setText(row.marks.v, fmtPerS(c.ecn_marks_per_second));
+		setText(row.marks.s, fmtCount(c.ecn_marked_packets) + " total");
+		if (row.tins && c.cake) c.cake.tins.forEach((t, i) => row.tins[i] && updateTin(row.tins[i], t));
+	}
+
+	function updateTin(cells, t) {
+		const vals = [
+			fmtRate(t.threshold_bits_per_second),
+			fmtBytes(t.sent_bytes),
+			fmtMs(t.average_delay_ms) + " / " + fmtMs(t.peak_delay_ms),
+			fmtBytes(t.backlog_bytes),
+			fmtCount(t.dropped_packets),
+			fmtCount(t.ecn_marked_packets),
+			t.sparse_flows + " / " + t.bulk_flows,
+		];
+		vals.forEach((text, i) => setText(cells[i], text));
+	}
+
+	function updateDir(v, d) {
+		const t = d.total;
+		setText(v.meta, d.shaper + " on " + d.device + " \u00b7 " + fmtRate(d.rate_bits_per_second));
+		setText(v.rate.v, fmtRate(t.achieved_bits_per_second));
+		setText(v.rate.s, "of " + fmtRate(d.rate_bits_per_second) + (isFinite(t.utilisation) &&
+			t.utilisation !== null ? " \u00b7 " + (t.utilisation * 100).toFixed(0) + " %" : ""));
+		setBar(v.rateBar, t.achieved_bits_per_second / (d.rate_bits_per_second || 1));
+		const a = accuracy(t);
+		setText(v.acc.v, a.text, a.cls);
+		setText(v.acc.s, t.saturated ? "achieved / configured" : "queue not backlogged");
+		setText(v.delay.v, fmtMs(t.queue_delay_ms));
+		setText(v.delay.s, d.shaper === "cake" ? "cake's average delay" : "backlog / rate");
+		setText(v.backlog.v, fmtBytes(t.backlog_bytes));
+		setText(v.backlog.s, fmtCount(t.backlog_packets) + " packets");
+		setText(v.drops.v, fmtPerS(t.drops_per_second), t.drops_per_second > 0 ? "warn" : "");
+		setText(v.drops.s, fmtCount(t.dropped_packets) + " total");
+		setText(v.marks.v, fmtPerS(t.ecn_marks_per_second));
+		setText(v.marks.s, fmtCount(t.ecn_marked_packets) + " total");
+		d.classes.forEach((c, i) => v.rows[i] && updateClassRow(v.rows[i], c));
+		v.rateRef = d.rate_bits_per_second;
+	}
+
+	function record(status) {
+		const t = status.sample.time_unix_seconds;
+		let added = false;
+		for (const link of status.links)
+			for (const d of link.directions)
+				for (const c of [d.total].concat(d.classes)) {
+					const key = link.name + "/" + d.direction + "/" + (c === d.total ? "total" : c.name);
+					const s = st.series.get(key);
+					if (s && s.push(t, c.achieved_bits_per_second, c.queue_delay_ms,
+						c.drops_per_second))
+						added = true;
+				}
+		return added;
+	}
+
+	function drawAll(now) {
+		const gap = Math.max(3 * st.intervalS, 2.5);
+		for (const v of st.dirs) {
+			const rate = v.lines.map((l) => ({ s: l.s, key: "rate", color: l.color, width: l.width }));
+			drawChart(v.rateChart.canvas, rate, { now, fmt: fmtRateShort, floor: 1000, ref: v.rateRef, gap });
+			drawChart(v.delayChart.canvas, rate.map((l) => Object.assign({}, l, { key: "delay" })),
+				{ now, fmt: (x) => trim(x) + "ms", floor: 1, ref: 0, gap });
+			drawChart(v.dropChart.canvas, rate.map((l) => Object.assign({}, l, { key: "drops" })),
+				{ now, fmt: (x) => trim(x), floor: 1, ref: 0, gap });
+		}
+	}
+
+	function updateSampler(status) {
+		const box = document.getElementById("sampler");
+		const s = status.sample;
+		box.textContent = "";
+		const item = (k, v) => {
+			const span = box.appendChild(el("span", null, k + " "));
+			span.appendChild(el("b", null, v));
+		};
+		if (!s) {
+			item("Sampler", "no sample yet");
+			return;
+		}
+		item("Sample", "#" + s.seq + " at " + fmtClock(s.time_unix_seconds));
+		item("every", trim(s.interval_seconds) + " s");
+		item("took", fmtMs(s.duration_ms));
+		item("started late by", fmtMs(s.lag_ms));
+		item("late passes", fmtCount(s.late_samples_total) + " of " + fmtCount(s.samples_total));
+		item("up", fmtDuration(s.uptime_seconds));
+	}
+
+	function updateHealth(status) {
+		const h = document.getElementById("health");
+		const text = status.healthy ? "healthy" : (status.health_reason || "unhealthy");
+		setText(h, text);
+		h.className = "health " + (status.healthy ? "ok" : "bad");
+		const err = status.sample && status.sample.last_error;
+		banner(err ? "Last error: " + err : "", false);
+	}
+
+	function banner(text, bad) {
+		const b = document.getElementById("banner");
+		b.hidden = !text;
+		setText(b, text);
+		b.classList.toggle("bad", !!bad);
+	}
+
+	async function loadHistory(v, line) {
+		const q = new URLSearchParams({ link: v.link, direction: v.direction, class: line.name });
+		const res = await fetch("/api/history?" + q.toString(), { cache: "no-store" });
+		if (!res.ok) throw new Error("history " + res.status);
+		const h = await res.json();
+		line.s.prepend(h.points);
+		st.historyLoaded++;
+		document.body.dataset.history = String(st.historyLoaded);
+	}
+
+	function loadAllHistory() {
+		const jobs = [];
+		for (const v of st.dirs)
+			for (const line of v.lines)
+				if (!line.loaded) {
+					line.loaded = true;
+					jobs.push(loadHistory(v, line));
+				}
+		return Promise.all(jobs).then(() => drawAll(chartNow()), (e) => fail(e));
+	}
+
+	function apply(status) {
+		const key = layoutKey(status);
+		if (key !== st.layout) {
+			st.layout = key;
+			buildLayout(status);
+			if (status.sample) loadAllHistory();
+		}
+		document.getElementById("version").textContent = "v" + status.gatewayd_version;
+		updateHealth(status);
+		updateSampler(status);
+		if (!status.sample) return;
+		st.intervalS = status.sample.interval_seconds || 1;
+		const seq = status.sample.seq;
+		if (st.firstSeq === null) st.firstSeq = seq;
+		if (seq !== st.lastSeq) {
+			st.changes += st.lastSeq === null ? 0 : 1;
+			st.lastSeq = seq;
+		}
+		status.links.forEach((l) => l.directions.forEach((d) => {
+			const v = st.dirs.find((x) => x.link === l.name && x.direction === d.direction);
+			if (v) updateDir(v, d);
+		}));
+		record(status);
+		const now = status.sample.time_unix_seconds;
+		st.lastT = now;
+		for (const s of st.series.values()) s.trim(now - HISTORY_S);
+		drawAll(now);
+		Object.assign(document.body.dataset, {
+			firstSeq: String(st.firstSeq), lastSeq: String(st.lastSeq), changes: String(st.changes),
+		});
+	}
+
+	function fail(e) {
+		st.errors++;
+		document.body.dataset.errors = String(st.errors);
+		banner("Cannot reach gatewayd: " + (e && e.message ? e.message : e) + " \u2013 retrying", true);
+		const h = document.getElementById("health");
+		setText(h, "no connection");
+		h.className = "health bad";
+	}
+
+	async function poll() {
+		clearTimeout(st.timer);
+		try {
+			const res = await fetch("/api/status", { cache: "no-store" });
+			/* 503 before the first sample still carries the status document */
+			if (!res.ok && res.status !== 503) throw new Error("HTTP " + res.status);
+			apply(await res.json());
+			st.updates++;
+			document.body.dataset.updates = String(st.updates);
+		} catch (e) {
+			fail(e);
+		}
+		st.timer = setTimeout(poll, Math.max(500, st.intervalS * 1000));
+	}
+
+	function setWindow(s) {
+		st.windowS = s;
+		for (const b of document.querySelectorAll(".window button"))
+			b.classList.toggle("on", Number(b.dataset.window) === s);
+		drawAll(chartNow());
+	}
+
+	/* the charts' right edge: the server's clock (the last sample), not this device's */
+	function chartNow() {
+		return st.lastT || Date.now() / 1000;
+	}
+
+	document.querySelectorAll(".window button").forEach((b) =>
+		b.addEventListener("click", () => setWindow(Number(b.dataset.window))));
+	let resizeTimer = 0;
+	window.addEventListener("resize", () => {
+		clearTimeout(resizeTimer);
+		resizeTimer = setTimeout(() => drawAll(chartNow()), 100);
+	});
+	poll();
+})();
