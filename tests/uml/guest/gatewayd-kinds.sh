@@ -75,31 +75,73 @@ else
 	not_ok "cake as shaper" "gatewayd failed"
 fi
 
-# 3. the child in effect: 4 TCP flows + a UDP flood through htb 20mbit, ping alongside
+# 3. the child in effect, in two phases through htb 10mbit: 4 TCP flows for goodput; then a
+# UDP flood that never backs off (20 Mbit/s into 10) with pings alongside: a fifo fills to its
+# limit, fq_codel and cake give the flood its own queue and keep the pings near the path's RTT.
+# (10 mbit: the guest's one CPU sends UDP at about 18 Mbit/s, so the flood must outrun that.)
 load() {	# load CHILD_BLOCK NAME: prints "goodput ping_avg"
 	cat >"$T/l.conf" <<CONF
+interval = "500ms";
 links = ( { name = "wan"; interface = "r1";
-  egress = { shaper = "htb"; rate = "20mbit"; child = { $1 }; }; } );
+  egress = { shaper = "htb"; rate = "10mbit"; child = { $1 }; }; } );
 CONF
 	gw_run "$T/l.conf" || { echo "0 0"; return; }
-	timeout 12 ip netns exec $UML_NS_C ping -q -n -i 0.1 -w 5 $UML_IP_S >"$T/ping" 2>&1 &
-	local pp=$! g
+	local g srv cli
 	g=$(uml_iperf 4 4)
-	wait $pp
+	timeout 10 ip netns exec $UML_NS_S iperf3 -s -1 -B $UML_IP_S -p 5202 >/dev/null 2>&1 &
+	srv=$!
+	sleep 0.3
+	timeout 10 ip netns exec $UML_NS_C iperf3 -c $UML_IP_S -p 5202 -u -b 20M -l 1400 -t 4 >"$T/udp-$2" 2>&1 &
+	cli=$!
+	sleep 1.5	# let the queue build
+	timeout 8 ip netns exec $UML_NS_C ping -q -n -i 0.1 -w 2 $UML_IP_S >"$T/ping" 2>&1
+	wait $cli $srv
+	# an AQM queue keeps dropping while it drains: compare once the counters stand still
+	# (the JSON is at most one 500 ms interval behind tc)
+	local prev="" cur
+	for _ in $(seq 10); do
+		sleep 0.7
+		cur=$(tc -n $UML_NS_R -s -j qdisc show dev r1 | tee "$T/tc-$2.json" | jq -c '[.[].drops]')
+		[ "$cur" = "$prev" ] && break
+		prev=$cur
+	done
+	sleep 0.6
+	ip netns exec $UML_NS_R curl -s --max-time 5 http://127.0.0.1:9180/api/status >"$T/status-$2.json"
 	gw_end
 	echo "${g:-0} $(sed -n 's|^rtt [^=]*= [0-9.]*/\([0-9.]*\)/.*|\1|p' "$T/ping")"
 }
 # (no process substitution: the guest has no /dev/fd)
-load 'kind = "fifo"; limit = 1000;' >"$T/r"; read -r g_fifo p_fifo <"$T/r"
-load 'kind = "fq_codel";' >"$T/r"; read -r g_fq p_fq <"$T/r"
-load 'kind = "cake";' >"$T/r"; read -r g_cake p_cake <"$T/r"
-echo "# htb 20mbit, 4 TCP flows, netem 10ms: fifo ${g_fifo} Mbit/s ping ${p_fifo} ms; fq_codel ${g_fq} Mbit/s ping ${p_fq} ms; cake ${g_cake} Mbit/s ping ${p_cake} ms"
+load 'kind = "fifo"; limit = 1000;' fifo >"$T/r"; read -r g_fifo p_fifo <"$T/r"
+load 'kind = "fq_codel";' fq_codel >"$T/r"; read -r g_fq p_fq <"$T/r"
+load 'kind = "cake";' cake >"$T/r"; read -r g_cake p_cake <"$T/r"
+echo "# htb 10mbit, netem 10ms: 4 TCP flows: fifo ${g_fifo}, fq_codel ${g_fq}, cake ${g_cake} Mbit/s; ping beside a 20 Mbit/s UDP flood: fifo ${p_fifo} ms, fq_codel ${p_fq} ms, cake ${p_cake} ms"
+# one guest CPU shared with the senders: goodput is checked loosely here; the host-kernel
+# suite checks shaping accuracy tightly
 for k in fifo fq cake; do
 	eval "g=\$g_$k"
-	check "$k: goodput $g Mbit/s within 16-20.1 of 20mbit" "$g" num_between "$g" 16 20.1
+	check "$k: TCP goodput $g Mbit/s within 7-10.05 of 10mbit" "$g" num_between "$g" 7 10.05
 done
-check "fq_codel keeps loaded ping ($p_fq ms) under 25 ms" "$p_fq" num_below "$p_fq" 25
-check "cake keeps loaded ping ($p_cake ms) under 25 ms" "$p_cake" num_below "$p_cake" 25
-check "fifo's loaded ping ($p_fifo ms) is over twice fq_codel's" "$p_fifo vs $p_fq" \
-	awk -v f="$p_fifo" -v q="$p_fq" 'BEGIN { exit !(f > 2 * q) }'
+check "fifo fills under the flood: ping $p_fifo ms over 100 ms" "$p_fifo; flood: $(tail -4 "$T/udp-fifo" | tr '\n' ' ')" \
+	num_between "$p_fifo" 100 100000
+check "fq_codel isolates the flood: ping $p_fq ms under 25 ms" "$p_fq" num_below "$p_fq" 25
+check "cake isolates the flood: ping $p_cake ms under 25 ms" "$p_cake" num_below "$p_cake" 25
+
+# 4. the extended statistics reach /api/status, equal to tc's
+cls() { jq -r ".links[0].directions[0].classes[0].$2" "$T/status-$1.json"; }
+tcq() { jq -r ".[] | select(.handle == \"1000:\") | $2" "$T/tc-$1.json"; }
+check "fq_codel: maxpacket $(cls fq_codel fq_codel.max_packet_bytes) equals tc's" "$(tcq fq_codel .maxpacket)" \
+	test "$(cls fq_codel fq_codel.max_packet_bytes)" = "$(tcq fq_codel .maxpacket)"
+check "fq_codel: new_flow_count $(cls fq_codel fq_codel.new_flow_count) > 0 and equals tc's" "$(tcq fq_codel .new_flow_count)" \
+	test "$(cls fq_codel fq_codel.new_flow_count)" = "$(tcq fq_codel .new_flow_count)" -a "$(tcq fq_codel .new_flow_count)" -gt 0
+check "fq_codel: drop_overlimit equals tc's ($(cls fq_codel fq_codel.drop_overlimit_packets))" "$(tcq fq_codel .drop_overlimit)" \
+	test "$(cls fq_codel fq_codel.drop_overlimit_packets)" = "$(tcq fq_codel .drop_overlimit)"
+check "fq_codel: the class's drops $(cls fq_codel dropped_packets) are its queue's, tc: $(tcq fq_codel .drops)" "" \
+	test "$(cls fq_codel dropped_packets)" = "$(tcq fq_codel .drops)" -a "$(tcq fq_codel .drops)" -gt 0
+ntins=$(jq -r '.links[0].directions[0].classes[0].cake.tins | length' "$T/status-cake.json")
+check "cake: $ntins tins, as tc shows" "$(tcq cake '.tins | length')" test "$ntins" = "$(tcq cake '.tins | length')" -a "$ntins" -ge 1
+ours=$(jq -c '[.links[0].directions[0].classes[0].cake.tins[].sent_bytes]' "$T/status-cake.json")
+check "cake: per-tin sent bytes $ours equal tc's" "$(tcq cake '[.tins[].sent_bytes]')" \
+	test -n "$ours" -a "$ours" != "[]" -a "$(jq -c '[.links[0].directions[0].classes[0].cake.tins[].sent_bytes]' "$T/status-cake.json")" = "$(tcq cake '[.tins[].sent_bytes]' | jq -c .)"
+check "cake: the busy tin has flows and a peak delay" "$(jq -c '.links[0].directions[0].classes[0].cake' "$T/status-cake.json" | head -c 600)" \
+	test "$(jq '[.links[0].directions[0].classes[0].cake.tins[] | select(.sent_bytes > 100000 and .peak_delay_ms > 0 and .bulk_flows + .sparse_flows >= 0)] | length' "$T/status-cake.json")" -ge 1
 uml_status
