@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The status page of a real daemon, shaping real traffic, in headless Chromium: no console
+# errors, charts drawing changing data, a screenshot in build/screenshots/status-live.png.
+. "$(dirname "$0")/lib.sh"
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$CHROMIUM" ]; then
+	skip "live status page" "$CHROMIUM not installed (make deps installs chromium)"
+	exit 0
+fi
+topo_chain || { not_ok "topology"; exit 1; }
+cat >"$TMPD/p.conf" <<CONF
+interval = "500ms";
+links = ( { name = "wan"; interface = "r1";
+  egress = { shaper = "htb"; rate = "30mbit"; classes = (
+    { name = "bulk"; rate = "20mbit"; default = true; child = { kind = "fifo"; limit = 200; }; },
+    { name = "spare"; rate = "10mbit"; child = { kind = "fifo"; }; } ); };
+  ingress = { shaper = "tbf"; rate = "50mbit"; ifb = "ifb-$RUN_ID"; child = { kind = "fifo"; }; }; } );
+CONF
+gw_start "$NS_R" "$TMPD/p.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
+ip netns exec "$NS_S" timeout 40 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 0.3
+# 30 s of load, bounded; the page is looked at while it runs
+ip netns exec "$NS_C" timeout 40 iperf3 -c 10.77.2.2 -P 4 -t 30 >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 8	# some history for the charts
+mkdir -p "$TOP/build/screenshots"
+CDP_DIRS=2 CDP_TINS=0 CDP_MIN_POINTS=10 CDP_IDLE_CLASS=1 CDP_SHOT_PREFIX=status-live \
+	timeout 120 ip netns exec "$NS_R" python3 "$TOP/tests/webui/cdp.py" "$CHROMIUM" \
+	"http://127.0.0.1:9180/" "$TOP/build/screenshots"
+[ $? -eq 124 ] && not_ok "the headless browser run finished in time"
+gw_stop
+check "clean stop after the page was served" test $? -eq 0
