@@ -13,6 +13,7 @@
 #include "gatewayd/kinds.h"
 #include "gatewayd/log.h"
 #include "gatewayd/loop.h"
+#include "gatewayd/notify.h"
 #include "gatewayd/sampler.h"
 #include "gatewayd/status.h"
 #include "webui/webui.h"
@@ -72,6 +73,8 @@ static int serve(const struct gw_config *cfg, struct gw_nl *nl, const struct gw_
 		gw_log(GW_LOG_ERR, "status page: %s; shaping goes on without it", err);
 	else
 		gw_log(GW_LOG_INFO, "status page on http://%s/", cfg->listen[0]);
+	gw_notifyf("READY=1\nSTATUS=shaping %zu link%s, %zu objects", cfg->n_links,
+		   cfg->n_links == 1 ? "" : "s", a->plan.n);
 	r = gw_loop_run(sfd, cfg, nl, &st);
 	gw_webui_stop(web);	/* before the snapshots and history it reads go away */
 	gw_status_destroy(&st);
