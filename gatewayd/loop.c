@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gatewayd/log.h"
+#include "gatewayd/heal.h"
 #include "gatewayd/loop.h"
 #include "gatewayd/notify.h"
 
@@ -116,60 +117,104 @@ static int on_signal(int sfd)
 	return 0;
 }
 
-int gw_loop_run(int sfd, const struct gw_config *cfg, struct gw_nl *nl, struct gw_status *st)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	double interval = cfg->interval_us / 1e6, next_due;
-	int ep = epoll_create1(EPOLL_CLOEXEC), tfd = timer_open(cfg->interval_us), r = 0;
-	uint64_t wd_us = gw_watchdog_period_us();
-	/* systemd's watchdog is fed from this loop, so a stuck loop is a restarted daemon */
-	int wfd = wd_us ? timer_open((int64_t)wd_us) : -1;
+/* The loop's file descriptors; -1 where one is not used. */
+struct fds {
+	int ep, sample, watchdog, monitor, heal;
+};
 
-	if (ep < 0 || tfd < 0 || (wd_us && wfd < 0)) {
-		r = ep < 0 ? -errno : tfd < 0 ? tfd : wfd;
+static int watch(struct fds *f, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	if (fd < 0)
+		return 0;
+	return epoll_ctl(f->ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+/* A heal check shortly after the first of a burst of events (one check for many). */
+static void arm_heal(int hfd)
+{
+	struct itimerspec its = { .it_value.tv_nsec = 20 * 1000 * 1000 };
+
+	timerfd_settime(hfd, 0, &its, NULL);
+}
+
+static void heal(struct gw_loop_ctx *c, bool *broken, char *last, size_t lastlen)
+{
+	char err[1024] = "";
+	double t0 = gw_mono_now();
+	int r = gw_heal(c->nl, c->mon, c->cfg, c->applied, c->st->sampler, err, sizeof(err));
+
+	if (r == 1)
+		gw_log(GW_LOG_WARNING, "%s; restored the tree in %.1f ms", err,
+		       (gw_mono_now() - t0) * 1000);
+	/* one line per failure, not one per retry */
+	if (r < 0 && strcmp(err, last))
+		gw_log(GW_LOG_ERR, "restoring the tree: %s; will retry", err);
+	snprintf(last, lastlen, "%s", r < 0 ? err : "");
+	*broken = r < 0;
+}
+
+int gw_loop_run(struct gw_loop_ctx *c)
+{
+	struct fds f = { .ep = epoll_create1(EPOLL_CLOEXEC), .watchdog = -1, .monitor = -1 };
+	double interval = c->cfg->interval_us / 1e6, next_due = gw_mono_now();
+	uint64_t wd_us = gw_watchdog_period_us();
+	char last[1024] = "";
+	bool broken = false;
+	int r = 0;
+
+	f.sample = timer_open(c->cfg->interval_us);
+	f.heal = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	/* systemd's watchdog is fed from this loop, so a stuck loop is a restarted daemon */
+	if (wd_us)
+		f.watchdog = timer_open((int64_t)wd_us);
+	if (c->mon)
+		f.monitor = gw_monitor_fd(c->mon);
+	if (f.ep < 0 || f.sample < 0 || f.heal < 0 || (wd_us && f.watchdog < 0) ||
+	    watch(&f, c->sfd) || watch(&f, f.sample) || watch(&f, f.watchdog) ||
+	    watch(&f, f.monitor) || watch(&f, f.heal)) {
+		r = -EMFILE;
 		goto out;
 	}
-	ev.data.fd = sfd;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev) < 0)
-		goto fail;
-	ev.data.fd = tfd;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev) < 0)
-		goto fail;
-	ev.data.fd = wfd;
-	if (wfd >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, wfd, &ev) < 0)
-		goto fail;
-	next_due = gw_mono_now();
 	for (;;) {
-		struct epoll_event got[3];
-		int n = epoll_wait(ep, got, 3, -1);
+		struct epoll_event got[5];
+		int n = epoll_wait(f.ep, got, 5, -1);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			goto fail;
+		if (n < 0) {
+			r = -errno;
+			goto out;
+		}
 		for (int i = 0; i < n; i++) {
+			int fd = got[i].data.fd;
 			uint64_t exp = 0;
 
-			if (got[i].data.fd == sfd && on_signal(sfd))
+			if (fd == c->sfd && on_signal(c->sfd))
 				goto out;
-			if (got[i].data.fd == wfd && read(wfd, &exp, sizeof(exp)) == sizeof(exp)) {
+			if (fd == f.monitor && gw_heal_pending(c->mon, c->cfg, c->applied))
+				arm_heal(f.heal);
+			if (fd != c->sfd && fd != f.monitor && read(fd, &exp, sizeof(exp)) != sizeof(exp))
+				continue;
+			if (fd == f.watchdog)
 				gw_notify("WATCHDOG=1");
-				continue;
+			if (fd == f.heal)
+				heal(c, &broken, last, sizeof(last));
+			if (fd == f.sample) {
+				sample(c->cfg, c->nl, c->st, exp, next_due);
+				next_due += interval * (double)exp;
+				if (broken)	/* keep trying, e.g. until the interface is back */
+					arm_heal(f.heal);
 			}
-			if (got[i].data.fd != tfd || read(tfd, &exp, sizeof(exp)) != sizeof(exp))
-				continue;
-			sample(cfg, nl, st, exp, next_due);
-			next_due += interval * (double)exp;
 		}
 	}
-fail:
-	r = -errno;
 out:
-	if (wfd >= 0)
-		close(wfd);
-	if (tfd >= 0)
-		close(tfd);
-	if (ep >= 0)
-		close(ep);
+	/* the monitor's fd belongs to the monitor */
+	const int mine[] = { f.sample, f.watchdog, f.heal, f.ep };
+
+	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
+		if (mine[i] >= 0)
+			close(mine[i]);
 	return r;
 }

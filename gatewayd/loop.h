@@ -3,11 +3,23 @@
 #define GW_LOOP_H
 
 #include "config/config.h"
+#include "gatewayd/apply.h"
 #include "gatewayd/status.h"
+#include "qdisc/monitor.h"
 #include "qdisc/nl.h"
 
-/* Run until SIGTERM or SIGINT (0) or a fatal error (-errno). sfd is a signalfd. */
-int gw_loop_run(int sfd, const struct gw_config *cfg, struct gw_nl *nl, struct gw_status *st);
+struct gw_loop_ctx {
+	int sfd;			/* a signalfd for SIGTERM, SIGINT, SIGHUP */
+	const struct gw_config *cfg;
+	struct gw_nl *nl;
+	struct gw_status *st;
+	struct gw_applied *applied;	/* replaced in place when the tree is rebuilt */
+	struct gw_monitor *mon;		/* link and tc notifications; NULL: no self-healing */
+};
+
+/* Sample every interval, heal the tree when it is taken away, feed systemd's watchdog; until
+ * SIGTERM or SIGINT (0) or a fatal error (-errno). */
+int gw_loop_run(struct gw_loop_ctx *c);
 
 double gw_mono_now(void);
 double gw_wall_now(void);

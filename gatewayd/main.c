@@ -49,9 +49,9 @@ static int open_signals(void)
 }
 
 /* Sample and serve until told to stop. */
-static int serve(const struct gw_config *cfg, struct gw_nl *nl, const struct gw_applied *a,
-		 int sfd)
+static int serve(const struct gw_config *cfg, struct gw_nl *nl, struct gw_applied *a, int sfd)
 {
+	struct gw_loop_ctx ctx = { .sfd = sfd, .cfg = cfg, .nl = nl, .applied = a };
 	struct gw_webui_source src;
 	struct gw_sampler *sampler;
 	struct gw_webui *web = NULL;
@@ -75,7 +75,12 @@ static int serve(const struct gw_config *cfg, struct gw_nl *nl, const struct gw_
 		gw_log(GW_LOG_INFO, "status page on http://%s/", cfg->listen[0]);
 	gw_notifyf("READY=1\nSTATUS=shaping %zu link%s, %zu objects", cfg->n_links,
 		   cfg->n_links == 1 ? "" : "s", a->plan.n);
-	r = gw_loop_run(sfd, cfg, nl, &st);
+	ctx.st = &st;
+	if ((r = gw_monitor_open(&ctx.mon)))
+		gw_log(GW_LOG_ERR, "link and qdisc notifications: %s; no self-healing",
+		       strerror(-r));
+	r = gw_loop_run(&ctx);
+	gw_monitor_close(ctx.mon);
 	gw_webui_stop(web);	/* before the snapshots and history it reads go away */
 	gw_status_destroy(&st);
 	gw_sampler_free(sampler);

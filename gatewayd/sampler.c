@@ -136,6 +136,20 @@ void gw_sampler_free(struct gw_sampler *s)
 	free(s);
 }
 
+void gw_sampler_rebind(struct gw_sampler *s, const struct gw_applied *a)
+{
+	for (size_t i = 0; i < s->n_dirs; i++) {
+		struct sdir *d = &s->dirs[i];
+
+		d->ifindex = d->dir == GW_DIR_EGRESS ? a->facts[d->link].dev.ifindex :
+						       a->facts[d->link].ifb.ifindex;
+		/* new objects count from zero: their first reading is added whole */
+		d->total.first = true;
+		for (size_t k = 0; k < d->n; k++)
+			d->classes[k].first = true;
+	}
+}
+
 struct gw_history *gw_sampler_history(struct gw_sampler *s)
 {
 	return s->hist;

@@ -151,7 +151,7 @@ int gw_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen)
 			failed++;
 		/* deleting the ifb takes its qdiscs with it */
 		if (d->ifb_created) {
-			r = gw_link_del(nl, d->ifindex, &e);
+			r = gw_link_del(nl, d->name, &e);
 			if (r && r != -ENODEV) {
 				snprintf(err, errlen, "deleting ifb %s: %s", d->name,
 					 e.msg[0] ? e.msg : strerror(-r));

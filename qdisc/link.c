@@ -90,15 +90,17 @@ out:
 	return err;
 }
 
-int gw_link_del(struct gw_nl *nl, int ifindex, struct gw_nl_error *e)
+/* By name, not index: an index can be reused by another device after ours went away. */
+int gw_link_del(struct gw_nl *nl, const char *name, struct gw_nl_error *e)
 {
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
 	struct nl_msg *msg = nlmsg_alloc_simple(RTM_DELLINK, 0);
 	int err;
 
 	if (!msg)
 		return -ENOMEM;
-	if (nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0) {
+	if (nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(msg, IFLA_IFNAME, name) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}

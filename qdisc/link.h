@@ -20,7 +20,7 @@ int gw_link_get_index(struct gw_nl *nl, int ifindex, struct gw_link_info *out,
 		      struct gw_nl_error *e);
 /* Create an ifb device, administratively up. */
 int gw_link_add_ifb(struct gw_nl *nl, const char *name, struct gw_nl_error *e);
-int gw_link_del(struct gw_nl *nl, int ifindex, struct gw_nl_error *e);
+int gw_link_del(struct gw_nl *nl, const char *name, struct gw_nl_error *e);
 /* The message part, for unit tests. */
 int gw_link_parse(const struct nlmsghdr *nlh, struct gw_link_info *out);
 
