@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include "gatewayd/log.h"
 #include "gatewayd/heal.h"
+#include "gatewayd/kinds.h"
+#include "gatewayd/reload.h"
 #include "gatewayd/loop.h"
 #include "gatewayd/notify.h"
 
@@ -94,27 +96,90 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 	snap->sample_lag_ms = (t0 - due) * 1000;
 	snap->samples_total = st->samples;
 	snap->late_samples_total = st->late;
-	snprintf(snap->last_error, sizeof(snap->last_error), "%s", err);
+	snprintf(snap->last_error, sizeof(snap->last_error), "%s", err[0] ? err : st->reload_error);
 	notify_status(snap);
 	gw_status_publish(st, snap);
 }
 
-/* A signal that ends the run returns 1; SIGHUP is logged and ignored for now. */
+enum { SIG_NONE, SIG_STOP, SIG_RELOAD };
+
 static int on_signal(int sfd)
 {
 	struct signalfd_siginfo si;
+	int what = SIG_NONE;
 
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			gw_log(GW_LOG_WARNING,
-			       "SIGHUP: reloading is not supported by this version; restart gatewayd to apply a changed config");
+			what = SIG_RELOAD;
 			continue;
 		}
 		gw_log(GW_LOG_INFO, "signal %u: stopping", si.ssi_signo);
 		gw_notify("STOPPING=1");
-		return 1;
+		return SIG_STOP;
 	}
-	return 0;
+	return what;
+}
+
+/* Settings the running daemon cannot take over: said, and the running values kept. */
+static void keep_fixed(const struct gw_config *cur, struct gw_config *next)
+{
+	bool listen = cur->n_listen != next->n_listen ||
+		      (cur->auth_file == NULL) != (next->auth_file == NULL) ||
+		      (cur->auth_file && strcmp(cur->auth_file, next->auth_file));
+
+	for (size_t i = 0; !listen && i < cur->n_listen; i++)
+		listen = strcmp(cur->listen[i], next->listen[i]) != 0;
+	if (listen)
+		gw_log(GW_LOG_WARNING, "reload: listen and auth_file changes take effect at restart");
+	if (cur->interval_us != next->interval_us) {
+		gw_log(GW_LOG_WARNING, "reload: an interval change takes effect at restart");
+		next->interval_us = cur->interval_us;
+	}
+}
+
+/* SIGHUP: a new config, all or nothing; the old one stays on any failure. */
+static void reload(struct gw_loop_ctx *c)
+{
+	static const char *const how_words[] = { "nothing to change", "changed in place",
+						 "rebuilt" };
+	struct gw_status *st = c->st;
+	struct gw_config *next;
+	enum gw_reload_how how;
+	char err[1024] = "";
+	bool probed;
+	int r;
+
+	gw_notifyf("RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(gw_mono_now() * 1e6));
+	r = gw_config_load(c->cfg->file, &next, err, sizeof(err));
+	if (!r && (r = gw_kinds_check(next, &probed, err, sizeof(err))))
+		gw_config_free(next);
+	if (!r) {
+		keep_fixed(c->cfg, next);
+		r = gw_reload(c->nl, c->mon, c->cfg, next, c->applied, &how, err, sizeof(err));
+		if (r)
+			gw_config_free(next);
+	}
+	if (r) {
+		gw_log(GW_LOG_ERR, "reload: %s; still running the previous config", err);
+		snprintf(st->reload_error, sizeof(st->reload_error), "last reload failed: %s", err);
+		gw_notify("READY=1");
+		return;
+	}
+	if (how == GW_RELOAD_REBUILT) {
+		struct gw_sampler *s;
+
+		if (gw_sampler_new(next, c->applied, &s) == 0)
+			gw_sampler_free(gw_status_swap_sampler(st, s));
+	} else {
+		pthread_mutex_lock(&st->lock);
+		gw_sampler_retarget(st->sampler, next);
+		pthread_mutex_unlock(&st->lock);
+	}
+	gw_config_free(c->cfg);
+	c->cfg = next;
+	st->reload_error[0] = '\0';
+	gw_log(GW_LOG_INFO, "reloaded %s: %s", next->file, how_words[how]);
+	gw_notify("READY=1");
 }
 
 /* The loop's file descriptors; -1 where one is not used. */
@@ -191,8 +256,14 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			int fd = got[i].data.fd;
 			uint64_t exp = 0;
 
-			if (fd == c->sfd && on_signal(c->sfd))
-				goto out;
+			if (fd == c->sfd) {
+				int what = on_signal(c->sfd);
+
+				if (what == SIG_STOP)
+					goto out;
+				if (what == SIG_RELOAD)
+					reload(c);
+			}
 			if (fd == f.monitor && gw_heal_pending(c->mon, c->cfg, c->applied))
 				arm_heal(f.heal);
 			if (fd != c->sfd && fd != f.monitor && read(fd, &exp, sizeof(exp)) != sizeof(exp))

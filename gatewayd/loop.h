@@ -10,7 +10,7 @@
 
 struct gw_loop_ctx {
 	int sfd;			/* a signalfd for SIGTERM, SIGINT, SIGHUP */
-	const struct gw_config *cfg;
+	struct gw_config *cfg;		/* replaced by a reload (the old one freed) */
 	struct gw_nl *nl;
 	struct gw_status *st;
 	struct gw_applied *applied;	/* replaced in place when the tree is rebuilt */

@@ -48,9 +48,10 @@ static int open_signals(void)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-/* Sample and serve until told to stop. */
-static int serve(const struct gw_config *cfg, struct gw_nl *nl, struct gw_applied *a, int sfd)
+/* Sample and serve until told to stop. A reload may replace *cfgp. */
+static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a, int sfd)
 {
+	struct gw_config *cfg = *cfgp;
 	struct gw_loop_ctx ctx = { .sfd = sfd, .cfg = cfg, .nl = nl, .applied = a };
 	struct gw_webui_source src;
 	struct gw_sampler *sampler;
@@ -82,12 +83,13 @@ static int serve(const struct gw_config *cfg, struct gw_nl *nl, struct gw_applie
 	r = gw_loop_run(&ctx);
 	gw_monitor_close(ctx.mon);
 	gw_webui_stop(web);	/* before the snapshots and history it reads go away */
+	gw_sampler_free(st.sampler);	/* a reload may have replaced the first one */
 	gw_status_destroy(&st);
-	gw_sampler_free(sampler);
+	*cfgp = ctx.cfg;
 	return r;
 }
 
-static int apply_and_run(const struct gw_config *cfg, enum mode mode)
+static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 {
 	char err[2048] = "";
 	struct gw_applied applied;
@@ -103,7 +105,7 @@ static int apply_and_run(const struct gw_config *cfg, enum mode mode)
 		gw_log(GW_LOG_ERR, "opening rtnetlink: %s", strerror(-r));
 		return EXIT_RUNTIME;
 	}
-	r = gw_apply(nl, cfg, &applied, err, sizeof(err));
+	r = gw_apply(nl, *cfgp, &applied, err, sizeof(err));
 	if (r) {
 		gw_log(GW_LOG_ERR, "%s", err);
 		gw_log(GW_LOG_ERR, "nothing was applied; every device is as it was");
@@ -118,7 +120,7 @@ static int apply_and_run(const struct gw_config *cfg, enum mode mode)
 		gw_nl_close(nl);
 		return EXIT_OK;
 	}
-	if ((r = serve(cfg, nl, &applied, sfd))) {
+	if ((r = serve(cfgp, nl, &applied, sfd))) {
 		gw_log(GW_LOG_ERR, "%s", strerror(-r));
 		rc = EXIT_RUNTIME;
 	}
@@ -211,7 +213,7 @@ int main(int argc, char **argv)
 		gw_config_free(cfg);
 		return EXIT_OK;
 	}
-	r = apply_and_run(cfg, mode);
+	r = apply_and_run(&cfg, mode);
 	gw_config_free(cfg);
 	return r;
 }

@@ -150,6 +150,25 @@ void gw_sampler_rebind(struct gw_sampler *s, const struct gw_applied *a)
 	}
 }
 
+void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg)
+{
+	s->cfg = cfg;
+	for (size_t i = 0; i < s->n_dirs; i++) {
+		struct sdir *d = &s->dirs[i];
+		const struct gw_dir_cfg *dc = &cfg->links[d->link].dir[d->dir];
+
+		d->rate = d->total.rate = d->total.ceil = dc->rate;
+		for (size_t k = 0; k < d->n && dc->n_classes; k++) {
+			snprintf(d->classes[k].name, sizeof(d->classes[k].name), "%s",
+				 dc->classes[k].name);
+			d->classes[k].rate = dc->classes[k].rate;
+			d->classes[k].ceil = dc->classes[k].ceil;
+		}
+		if (!dc->n_classes)
+			d->classes[0].rate = d->classes[0].ceil = dc->rate;
+	}
+}
+
 struct gw_history *gw_sampler_history(struct gw_sampler *s)
 {
 	return s->hist;

@@ -19,6 +19,8 @@ void gw_sampler_free(struct gw_sampler *s);
 int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
 		    struct gw_snapshot **out, char *err, size_t errlen);
 struct gw_history *gw_sampler_history(struct gw_sampler *s);
+/* The config was reloaded with the same tree shape: new rates, ceils and names. */
+void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg);
 /* The tree was rebuilt (new objects, maybe new ifindexes): follow it, keeping totals and
  * history. */
 void gw_sampler_rebind(struct gw_sampler *s, const struct gw_applied *a);

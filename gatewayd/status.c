@@ -50,13 +50,27 @@ static int status_history(void *ctx, const char *link, const char *direction,
 			  struct gw_hist_point *out, size_t max)
 {
 	struct gw_status *st = ctx;
-	/* the series map is fixed at start-up, so reading it needs no lock */
-	int series = gw_sampler_series(st->sampler, link, direction, class_name);
+	int series;
 
-	if (series < 0)
-		return series;
-	return gw_history_query(gw_sampler_history(st->sampler), (size_t)series, from, to,
-				minute, out, max);
+	/* a reload may replace the sampler: hold the lock while using it */
+	pthread_mutex_lock(&st->lock);
+	series = gw_sampler_series(st->sampler, link, direction, class_name);
+	if (series >= 0)
+		series = gw_history_query(gw_sampler_history(st->sampler), (size_t)series, from,
+					  to, minute, out, max);
+	pthread_mutex_unlock(&st->lock);
+	return series;
+}
+
+struct gw_sampler *gw_status_swap_sampler(struct gw_status *st, struct gw_sampler *s)
+{
+	struct gw_sampler *old;
+
+	pthread_mutex_lock(&st->lock);
+	old = st->sampler;
+	st->sampler = s;
+	pthread_mutex_unlock(&st->lock);
+	return old;
 }
 
 struct gw_webui_source gw_status_source(struct gw_status *st)

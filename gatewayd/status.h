@@ -13,12 +13,15 @@ struct gw_status {
 	struct gw_sampler *sampler;
 	double start_mono;
 	uint64_t samples, late;
+	char reload_error[256];	/* "last reload failed: ..." until a reload succeeds */
 };
 
 int gw_status_init(struct gw_status *st, struct gw_sampler *sampler, double start_mono);
 void gw_status_destroy(struct gw_status *st);
 /* Take over snap (its one reference) as the newest. */
 void gw_status_publish(struct gw_status *st, struct gw_snapshot *snap);
+/* A reload rebuilt the tree: the new sampler in, the old one returned for freeing. */
+struct gw_sampler *gw_status_swap_sampler(struct gw_status *st, struct gw_sampler *s);
 /* The source the web UI reads from. */
 struct gw_webui_source gw_status_source(struct gw_status *st);
 

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SIGHUP: a config that changes only rates and knobs is changed in place under traffic (the
+# unchanged class keeps its queue and counters); an invalid one changes nothing and says so on
+# /api/status; one that changes the tree's shape is rebuilt.
+. "$(dirname "$0")/lib.sh"
+
+topo_chain || { not_ok "topology"; exit 1; }
+conf() {	# conf FILE BULK_RATE [EXTRA_CLASS]
+	cat >"$1" <<CONF
+interval = "500ms";
+links = ( { name = "wan"; interface = "r1";
+  egress = { shaper = "htb"; rate = "50mbit"; classes = (
+    { name = "other"; rate = "10mbit"; child = { kind = "fifo"; limit = 100; }; },
+    { name = "bulk"; rate = "$2"; default = true; child = { kind = "fifo"; limit = 300; }; } ${3:-} ); }; } );
+CONF
+}
+conf "$TMPD/a.conf" 30mbit
+conf "$TMPD/b.conf" 25mbit
+cp "$TMPD/a.conf" "$TMPD/run.conf"
+gw_start "$NS_R" "$TMPD/run.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
+api() { ip netns exec "$NS_R" curl -s --max-time 3 "http://127.0.0.1:9180$1"; }
+class_bytes() {	# the kernel's byte counter of class e000:1N
+	ip netns exec "$NS_R" tc -s class show dev r1 | grep -A1 "class htb e000:1$1 " |
+		sed -n 's/.*Sent \([0-9]*\) bytes.*/\1/p'
+}
+
+# traffic through the bulk class (default) and a trickle through nothing else
+ip netns exec "$NS_S" timeout 30 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 0.3
+ip netns exec "$NS_C" timeout 30 iperf3 -c 10.77.2.2 -P 4 -t 10 -J >"$TMPD/iperf.json" 2>&1 &
+IPERF=$!
+sleep 2
+before=$(class_bytes 1)
+mono_ok=1 prev=0
+for i in $(seq 1 30); do
+	if [ $((i % 2)) -eq 1 ]; then cp "$TMPD/b.conf" "$TMPD/run.conf"; else cp "$TMPD/a.conf" "$TMPD/run.conf"; fi
+	kill -HUP "$GW_PID"
+	sleep 0.15
+	b=$(class_bytes 1)
+	[ "${b:-0}" -ge "$prev" ] || mono_ok=0
+	prev=${b:-0}
+done
+wait $IPERF
+check "the bulk class's kernel counter never went back through 30 reloads ($before -> $prev bytes)" \
+	test "$mono_ok" -eq 1 -a "$prev" -gt "$before"
+check "every reload was done in place" \
+	bash -c "[ \$(grep -c 'changed in place' '$GW_LOG') -eq 30 ]"
+check "no reload rebuilt the tree" bash -c "! grep -q 'rebuilt' '$GW_LOG'"
+goodput=$(jq -r '.end.sum_received.bits_per_second // 0' "$TMPD/iperf.json")
+echo "# goodput across 30 reloads: $goodput bit/s (bulk alternating 25 and 30 mbit, ceil 50)"
+check "traffic kept flowing at the shaped rate across the reloads (>= 0.90 x 50 mbit)" \
+	awk -v g="$goodput" 'BEGIN { exit !(g >= 0.90 * 50e6) }'
+check "the last config's rate is in the kernel (bulk 30Mbit)" \
+	bash -c "ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:11 .*rate 30Mbit'"
+
+# an invalid config: nothing changes, and /api/status says why
+tree_before=$(tree "$NS_R" r1 | sed -E 's/ (Sent|backlog|lended|tokens|ctokens) .*//')
+printf 'links = ( { name = "wan"; interface = "r1";\n  egress = { shaper = "htb"; rate = "fast"; }; } );\n' >"$TMPD/run.conf"
+kill -HUP "$GW_PID"
+sleep 1.2
+check "an invalid config on SIGHUP: the daemon keeps running" kill -0 "$GW_PID"
+check "... the tree is unchanged" test "$(tree "$NS_R" r1 | sed -E 's/ (Sent|backlog|lended|tokens|ctokens) .*//')" = "$tree_before"
+check "... the log has FILE:LINE: message" grep -q "reload: .*run.conf:2: " "$GW_LOG"
+check "... /api/status says the last reload failed" \
+	bash -c "api() { ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180\$1; }; api /api/status | jq -e '.sample.last_error | test(\"last reload failed\")' >/dev/null"
+
+# a shape change (a class added): rebuilt, verified
+conf "$TMPD/run.conf" 30mbit ', { name = "new"; rate = "5mbit"; child = { kind = "fifo"; }; }'
+kill -HUP "$GW_PID"
+sleep 1
+check "a class added: the tree is rebuilt with it" \
+	bash -c "ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:12 .*rate 5Mbit'"
+check "... and the failure note is gone from /api/status" \
+	bash -c "ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180/api/status | jq -e '.sample.last_error == null' >/dev/null"
+check "... the new class is on /api/status" \
+	bash -c "ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180/api/status | jq -e '.links[0].directions[0].classes[2].name == \"new\"' >/dev/null"
+# a knob removed: a change would keep the old value, so it is rebuilt too
+sed -i 's/child = { kind = "fifo"; limit = 100; }/child = { kind = "fifo"; }/' "$TMPD/run.conf"
+kill -HUP "$GW_PID"
+sleep 1
+check "a knob removed: the kernel's default comes back (pfifo limit 1000)" \
+	bash -c "ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'pfifo 1000: parent e000:10 limit 1000p'"
+gw_stop
+check "stop after reloads: exit 0, default qdisc back" \
+	bash -c "[ $? -eq 0 ] && ip netns exec $NS_R tc qdisc show dev r1 | grep -q noqueue"
