@@ -184,6 +184,7 @@ static int prepare_devs(struct gw_nl *nl, const struct gw_config *cfg, struct gw
 		/* an ifb of the configured name left by an earlier run is taken over; set before
 		 * creating, so that a failed create is still cleaned up */
 		d->ifb_created = true;
+		d->ifb_existed = r == 0;
 		if (r == -ENODEV) {
 			r = gw_link_add_ifb(nl, d->name, &e);
 			if (r) {
@@ -337,6 +338,45 @@ static void describe_failure(const struct gw_config *cfg, const struct gw_applie
 		 e->msg[0] ? e->msg : "no message", strerror(-e->err));
 }
 
+/* A tree of ours is already there (gatewayd was killed, or --oneshot left it): keep it if it
+ * is the plan, or change it into the plan in place, so a restart does not interrupt traffic.
+ * Returns 0 when adopted, non-zero when a fresh apply is needed. */
+static int adopt(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
+		 struct nl_msg **msgs)
+{
+	enum gw_obj_state *state;
+	struct nl_msg **changes;
+	char why[512];
+	size_t n = 0;
+	int r;
+
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (!a->devs[i].leftover_root || (a->devs[i].is_ifb && !a->devs[i].ifb_existed))
+			return -ENOENT;
+	state = calloc(a->plan.n + 1, sizeof(*state));
+	changes = calloc(a->plan.n + 1, sizeof(*changes));
+	if (!state || !changes) {
+		free(state);
+		free(changes);
+		return -ENOMEM;
+	}
+	r = gw_readback(nl, cfg, a, state, why, sizeof(why));
+	/* a change request for each object that differs; anything missing needs a fresh apply */
+	for (size_t i = 0; r == -EPROTO && i < a->plan.n; i++) {
+		if (state[i] == GW_OBJ_MISSING)
+			r = -ENOENT;
+		if (state[i] != GW_OBJ_DIFFERS)
+			continue;
+		nlmsg_hdr(msgs[i])->nlmsg_flags = NLM_F_REQUEST;
+		changes[n++] = msgs[i];
+	}
+	if (r == -EPROTO && !(r = gw_nl_batch(nl, changes, n, true, NULL)))
+		r = gw_verify(nl, cfg, a, why, sizeof(why));
+	free(state);
+	free(changes);
+	return r;
+}
+
 int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
 	     char *err, size_t errlen)
 {
@@ -363,6 +403,16 @@ int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a
 				     cfg->links[a->devs[i].link].dir[GW_DIR_INGRESS].present;
 	}
 	t0 = now_s();
+	if (adopt(nl, cfg, a, msgs) == 0) {
+		a->seconds = now_s() - t0;
+		a->adopted = true;
+		free_msgs(msgs, a->plan.n);
+		return 0;
+	}
+	/* adopt() may have turned the requests into changes: creates again */
+	for (size_t i = 0; i < a->plan.n; i++)
+		nlmsg_hdr(msgs[i])->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE |
+			(a->plan.objs[i].obj.parent == TC_H_ROOT ? NLM_F_REPLACE : NLM_F_EXCL);
 	clear_old(nl, a);
 	r = gw_nl_batch(nl, msgs, a->plan.n, true, &e);
 	a->seconds = now_s() - t0;

@@ -13,6 +13,7 @@ struct gw_dev {
 	size_t link;
 	bool is_ifb;
 	bool ifb_created;	/* gatewayd made this ifb and deletes it on stop */
+	bool ifb_existed;	/* the ifb was there before this apply (a tree to adopt?) */
 	bool root;		/* gatewayd owns the root qdisc (E000:) */
 	bool ingress;		/* gatewayd owns the ingress hook (ffff:) */
 	bool replace;		/* the config allows replacing a foreign qdisc */
@@ -30,12 +31,19 @@ struct gw_applied {
 	struct gw_dev *devs;
 	size_t n_devs;
 	double seconds;		/* time the kernel took to take the tree */
+	bool adopted;		/* the tree was already there and was kept (changed in place) */
 };
 
 /* Apply cfg. On failure everything is as it was before and err says what the kernel refused,
  * naming the link, direction, object, tc command and the kernel's message. */
 int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *out,
 	     char *err, size_t errlen);
+enum gw_obj_state { GW_OBJ_SAME, GW_OBJ_DIFFERS, GW_OBJ_MISSING };
+
+/* Read the tree back and judge each planned object into state[i] (may be NULL); 0 when all
+ * match the plan, -EPROTO with the first difference in err. */
+int gw_readback(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
+		enum gw_obj_state *state, char *err, size_t errlen);
 /* Read the tree back and compare with the plan; 0 or -EPROTO with the first difference. */
 int gw_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
 	      char *err, size_t errlen);

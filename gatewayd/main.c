@@ -112,9 +112,10 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		gw_nl_close(nl);
 		return EXIT_RUNTIME;
 	}
-	gw_log(GW_LOG_INFO, "applied and verified %zu objects on %zu device%s in %.2f ms",
+	gw_log(GW_LOG_INFO, "applied and verified %zu objects on %zu device%s in %.2f ms%s",
 	       applied.plan.n, applied.n_devs, applied.n_devs == 1 ? "" : "s",
-	       applied.seconds * 1000);
+	       applied.seconds * 1000,
+	       applied.adopted ? " (the tree was already in place: adopted, not rebuilt)" : "");
 	if (mode == MODE_ONESHOT) {
 		gw_applied_free(&applied);
 		gw_nl_close(nl);

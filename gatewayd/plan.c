@@ -112,6 +112,7 @@ static int plan_htb(struct builder *b, const struct gw_dir_cfg *d)
 		d->burst != GW_UNSET ? d->burst : (int64_t)gw_derive_burst(d->rate, s, mtu);
 	o->obj.cls.quantum = gw_derive_quantum(d->rate, s, mtu);
 	o->obj.cls.prio = GW_UNSET;
+	o->obj.inner = true;
 	for (size_t i = 0; i < n; i++) {
 		const struct gw_class_cfg *c = &cls[i];
 		uint32_t minor = GW_LEAF_MINOR_BASE + (uint32_t)i;

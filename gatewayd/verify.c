@@ -79,11 +79,14 @@ static int read_tree(struct gw_nl *nl, const struct gw_applied *a, struct readba
 	return r;
 }
 
-int gw_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
-	      char *err, size_t errlen)
+/* Read the tree back and judge each planned object: GW_OBJ_SAME, GW_OBJ_DIFFERS or
+ * GW_OBJ_MISSING into state[i] (state may be NULL). Returns 0 when all are the same, -EPROTO
+ * with the first difference in err, or another -errno when the tree could not be read. */
+int gw_readback(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
+		enum gw_obj_state *state, char *err, size_t errlen)
 {
 	struct readback rb = { .a = a };
-	int r = read_tree(nl, a, &rb);
+	int r = read_tree(nl, a, &rb), first = 0;
 
 	if (r) {
 		snprintf(err, errlen, "reading the tree back: %s", strerror(-r));
@@ -91,25 +94,38 @@ int gw_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_app
 		return r;
 	}
 	qsort(rb.v, rb.n, sizeof(*rb.v), obj_cmp);
-	for (size_t i = 0; i < a->plan.n && !r; i++) {
+	for (size_t i = 0; i < a->plan.n; i++) {
 		const struct gw_plan_obj *p = &a->plan.objs[i];
 		struct gw_tc_obj key = p->obj;
 		const struct gw_tc_obj *got;
+		enum gw_obj_state s = GW_OBJ_SAME;
 		char why[160];
 
 		if (key.type == GW_OBJ_FILTER)
 			key.handle = 0;
 		got = bsearch(&key, rb.v, rb.n, sizeof(*rb.v), obj_cmp);
-		if (!got)
+		if (!got) {
 			snprintf(why, sizeof(why), "it is not in the kernel");
-		if (!got || !gw_obj_matches(&key, got, why, sizeof(why))) {
+			s = GW_OBJ_MISSING;
+		} else if (!gw_obj_matches(&key, got, why, sizeof(why))) {
+			s = GW_OBJ_DIFFERS;
+		}
+		if (state)
+			state[i] = s;
+		if (s != GW_OBJ_SAME && !first) {
 			snprintf(err, errlen, "link '%s' %s on %s: read back from the kernel: %s",
 				 cfg->links[p->link].name, p->what, p->dev, why);
-			r = -EPROTO;
+			first = -EPROTO;
 		}
 	}
 	free(rb.v);
-	return r;
+	return first;
+}
+
+int gw_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
+	      char *err, size_t errlen)
+{
+	return gw_readback(nl, cfg, a, NULL, err, errlen);
 }
 
 /* Delete one qdisc of ours; "already gone" is not a failure. */

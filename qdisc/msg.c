@@ -208,11 +208,12 @@ int gw_obj_format_tc(const struct gw_tc_obj *obj, const char *ifname, const char
 	return err ? -ENOSPC : 0;
 }
 
-static int class_matches(const struct gw_htb_class_opts *w, const struct gw_htb_class_opts *g)
+static int class_matches(const struct gw_htb_class_opts *w, const struct gw_htb_class_opts *g,
+			 bool inner)
 {
 	return w->rate == g->rate && w->ceil == g->ceil &&
-	       (w->prio == GW_UNSET || w->prio == g->prio) &&
-	       (w->quantum == GW_UNSET || w->quantum == g->quantum) &&
+	       (w->prio == GW_UNSET || inner || w->prio == g->prio) &&
+	       (w->quantum == GW_UNSET || inner || w->quantum == g->quantum) &&
 	       (w->burst == GW_UNSET || gw_near(w->burst, g->burst)) &&
 	       (w->cburst == GW_UNSET || gw_near(w->cburst, g->cburst));
 }
@@ -245,7 +246,7 @@ int gw_obj_matches(const struct gw_tc_obj *want, const struct gw_tc_obj *got, ch
 		}
 		return 1;
 	case GW_OBJ_CLASS:
-		if (!class_matches(&want->cls, &got->cls)) {
+		if (!class_matches(&want->cls, &got->cls, want->inner)) {
 			snprintf(why, len, "class rate %llu ceil %llu B/s, planned %llu/%llu",
 				 (unsigned long long)got->cls.rate, (unsigned long long)got->cls.ceil,
 				 (unsigned long long)want->cls.rate,

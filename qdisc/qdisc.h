@@ -37,6 +37,8 @@ struct gw_tc_obj {
 	struct gw_sizing stab;	/* root qdiscs: the size table (set=false: none) */
 	int32_t stab_overhead;	/* overhead relative to the skb (L2 frame), for the table */
 	int redirect_ifindex;	/* filter: mirred egress redirect target */
+	bool inner;		/* class with children: htb sets its quantum only while it is a
+				 * leaf, so a read-back quantum means nothing */
 };
 
 struct gw_qdisc_ops {

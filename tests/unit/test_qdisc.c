@@ -207,6 +207,11 @@ static void test_htb(void)
 	CHECK(got.type == GW_OBJ_CLASS && got.cls.rate == 1250000 && got.cls.ceil == 12500000 &&
 	      gw_near(12500, got.cls.burst) && gw_near(125000, got.cls.cburst),
 	      "htb class: round-trips (bursts within rounding)");
+	got.cls.quantum = 50000;	/* htb keeps the quantum it had as a leaf */
+	CHECK(!gw_obj_matches(&o, &got, (char[64]){ 0 }, 64), "htb class: a leaf's quantum is checked");
+	o.inner = true;
+	CHECK(gw_obj_matches(&o, &got, (char[64]){ 0 }, 64), "htb class: an inner class's quantum is not");
+	o.inner = false;
 	o.cls.rate = 5000000000ULL;	/* 40 gbit */
 	o.cls.ceil = 6000000000ULL;
 	build(&o);
