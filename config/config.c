@@ -17,7 +17,8 @@
 #define LISTEN_DEFAULT "127.0.0.1:9180"
 #define AUTH_FILE_MAX 4095		/* PATH_MAX less the NUL */
 
-static const char *const root_keys[] = { "listen", "interval", "links", "auth_file", NULL };
+static const char *const root_keys[] = { "listen", "interval", "links", "auth_file",
+					  "keep_on_stop", NULL };
 
 const char *gw_direction_name(enum gw_direction d)
 {
@@ -160,6 +161,9 @@ static int parse_root(struct cfg_parser *p, const config_setting_t *root, struct
 		return ret;
 	ret = parse_auth_file(p, root, cfg);
 	if (ret)
+		return ret;
+	ret = cfg_get_bool(p, root, "keep_on_stop", NULL, &cfg->keep_on_stop);
+	if (ret < 0)
 		return ret;
 	return parse_links(p, root, cfg);
 }

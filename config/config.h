@@ -62,6 +62,7 @@ struct gw_config {
 	struct gw_link_cfg *links;
 	size_t n_links;
 	char *auth_file;	/* NULL, or an absolute path: basic auth for the web UI */
+	bool keep_on_stop;	/* leave the tree in the kernel when gatewayd stops */
 };
 
 /*

@@ -125,7 +125,10 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		gw_log(GW_LOG_ERR, "%s", strerror(-r));
 		rc = EXIT_RUNTIME;
 	}
-	if (gw_remove(nl, &applied, err, sizeof(err))) {
+	if ((*cfgp)->keep_on_stop) {
+		/* the next start adopts it */
+		gw_log(GW_LOG_INFO, "keep_on_stop: the tree stays in the kernel");
+	} else if (gw_remove(nl, &applied, err, sizeof(err))) {
 		gw_log(GW_LOG_ERR, "%s", err);
 		rc = EXIT_RUNTIME;
 	} else {

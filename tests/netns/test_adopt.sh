@@ -52,3 +52,18 @@ check "... and the counter did not reset" test "$(bytes)" -ge "${before:-1}"
 gw_stop
 check "a clean stop after adoption removes everything" \
 	bash -c "ip netns exec $NS_R tc qdisc show dev r1 | grep -q noqueue && ! ip -n $NS_R link show ifb-$RUN_ID 2>/dev/null"
+
+# keep_on_stop: a clean stop leaves the tree, the next start adopts it
+sed -i '1i keep_on_stop = true;' "$TMPD/k.conf"
+gw_start "$NS_R" "$TMPD/k.conf" || { not_ok "gatewayd starts with keep_on_stop" "$(cat "$GW_LOG")"; exit 1; }
+gw_stop
+check "keep_on_stop: stop exits 0 and the tree stays" \
+	bash -c "[ $? -eq 0 ] && ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'htb e000:' && ip -n $NS_R link show ifb-$RUN_ID >/dev/null"
+gw_start "$NS_R" "$TMPD/k.conf" || { not_ok "gatewayd starts again" "$(cat "$GW_LOG")"; exit 1; }
+check "keep_on_stop: the next start adopts the tree" grep -q "adopted, not rebuilt" "$GW_LOG"
+sed -i '/keep_on_stop/d' "$TMPD/k.conf"
+kill -9 "$GW_PID"
+wait "$GW_PID" 2>/dev/null
+gw_start "$NS_R" "$TMPD/k.conf" && gw_stop
+check "without keep_on_stop the last stop removes it all" \
+	bash -c "ip netns exec $NS_R tc qdisc show dev r1 | grep -q noqueue && ! ip -n $NS_R link show ifb-$RUN_ID 2>/dev/null"

@@ -148,7 +148,21 @@ static void test_auth_file(void)
 		return;
 	CHECK(cfg->auth_file && !strcmp(cfg->auth_file, "/etc/gatewayd/users"),
 	      "auth_file kept as written");
+	CHECK(!cfg->keep_on_stop, "keep_on_stop is false by default");
 	gw_config_free(cfg);	/* frees it too: ASan would see a leak */
+}
+
+static void test_keep_on_stop(void)
+{
+	struct gw_config *cfg = load_ok("keep_on_stop",
+		"keep_on_stop = true;\n"
+		"links = ( { name = \"wan\"; interface = \"eth0\";\n"
+		"  egress = { shaper = \"tbf\"; rate = \"20mbit\"; }; } );\n");
+
+	if (!cfg)
+		return;
+	CHECK(cfg->keep_on_stop, "keep_on_stop = true is kept");
+	gw_config_free(cfg);
 }
 
 static void test_htb_no_classes(void)
@@ -434,6 +448,7 @@ static const struct bad bad[] = {
 	{ 2, "unknown key 'containers' at the top level",
 	  "interval = \"1s\";\ncontainers = ();\n" },
 	{ 1, "'links' is required", "interval = \"1s\";\n" },
+	{ 1, "keep_on_stop", "keep_on_stop = \"yes\";\n" LINK EGRESS("tbf", "") "} );" },
 	{ 1, "'links' is required", "" },
 	{ 2, "'links' must have 1..64 links, not 0", "\nlinks = ();\n" },
 	{ 1, "'links' must be a list of groups", "links = { name = \"wan\"; };\n" },
@@ -790,6 +805,7 @@ int main(void)
 	test_htb_classes();
 	test_htb_no_classes();
 	test_auth_file();
+	test_keep_on_stop();
 	test_presets();
 	test_sizing_overrides();
 	test_cake();
