@@ -62,8 +62,10 @@ struct gw_history *gw_history_new(size_t n_series, int64_t interval_us)
 	struct gw_history *h = calloc(1, sizeof(*h));
 	size_t n = n_series ? n_series : 1;
 
-	if (!h)
+	if (!h || pthread_mutex_init(&h->lock, NULL)) {
+		free(h);
 		return NULL;
+	}
 	h->n_series = n_series;
 	h->raw_len = (size_t)(GW_HIST_RAW_SECONDS * 1000000LL /
 			      (interval_us > 0 ? interval_us : 1000000));
@@ -74,14 +76,8 @@ struct gw_history *gw_history_new(size_t n_series, int64_t interval_us)
 	h->acc = calloc(n, sizeof(*h->acc));
 	h->raw = calloc(n * h->raw_len, sizeof(*h->raw));
 	h->min = calloc(n * GW_HIST_MINUTES, sizeof(*h->min));
-	if (!h->raw_t || !h->min_t || !h->acc || !h->raw || !h->min ||
-	    pthread_mutex_init(&h->lock, NULL)) {
-		free(h->raw_t);
-		free(h->min_t);
-		free(h->acc);
-		free(h->raw);
-		free(h->min);
-		free(h);
+	if (!h->raw_t || !h->min_t || !h->acc || !h->raw || !h->min) {
+		gw_history_free(h);
 		return NULL;
 	}
 	return h;
