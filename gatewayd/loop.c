@@ -12,7 +12,6 @@
 #include <unistd.h>
 #include "gatewayd/log.h"
 #include "gatewayd/heal.h"
-#include "gatewayd/kinds.h"
 #include "gatewayd/reload.h"
 #include "gatewayd/loop.h"
 #include "gatewayd/notify.h"
@@ -88,8 +87,10 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 		gw_log(GW_LOG_ERR, "sampling: %s", err);
 		return;
 	}
-	if (err[0])
+	/* a standing problem is logged when it starts, not every interval */
+	if (err[0] && strcmp(err, st->last_sample_error))
 		gw_log(GW_LOG_WARNING, "%s", err);
+	snprintf(st->last_sample_error, sizeof(st->last_sample_error), "%s", err);
 	snap->seq = st->samples;
 	snap->uptime_s = t0 - st->start_mono;
 	snap->sample_ms = (gw_mono_now() - t0) * 1000;
@@ -146,13 +147,12 @@ static void reload(struct gw_loop_ctx *c)
 	struct gw_config *next;
 	enum gw_reload_how how;
 	char err[1024] = "";
-	bool probed;
 	int r;
 
 	gw_notifyf("RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)(gw_mono_now() * 1e6));
+	/* no kind probe here: it forks, and the HTTP threads make a fork unsafe; a missing
+	 * kind is refused by the kernel during the reload, which then puts everything back */
 	r = gw_config_load(c->cfg->file, &next, err, sizeof(err));
-	if (!r && (r = gw_kinds_check(next, &probed, err, sizeof(err))))
-		gw_config_free(next);
 	if (!r) {
 		keep_fixed(c->cfg, next);
 		r = gw_reload(c->nl, c->mon, c->cfg, next, c->applied, &how, err, sizeof(err));

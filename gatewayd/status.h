@@ -14,6 +14,7 @@ struct gw_status {
 	double start_mono;
 	uint64_t samples, late;
 	char reload_error[256];	/* "last reload failed: ..." until a reload succeeds */
+	char last_sample_error[256];	/* the last pass's problem, logged once */
 };
 
 int gw_status_init(struct gw_status *st, struct gw_sampler *sampler, double start_mono);
