@@ -220,28 +220,43 @@ static void heal(struct gw_loop_ctx *c, bool *broken, char *last, size_t lastlen
 	*broken = r < 0;
 }
 
-int gw_loop_run(struct gw_loop_ctx *c)
+/* Every fd of the loop, or the first failure's own errno (a sandbox's EPERM stays EPERM). */
+static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 {
-	struct fds f = { .ep = epoll_create1(EPOLL_CLOEXEC), .watchdog = -1, .monitor = -1 };
-	double interval = c->cfg->interval_us / 1e6, next_due = gw_mono_now();
 	uint64_t wd_us = gw_watchdog_period_us();
-	char last[1024] = "";
-	bool broken = false;
-	int r = 0;
+	int fds[] = { c->sfd, -1, -1, -1, -1 }, r = 0;
 
-	f.sample = timer_open(c->cfg->interval_us);
-	f.heal = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	f->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (f->ep < 0)
+		return -errno;
+	f->sample = fds[1] = timer_open(c->cfg->interval_us);
+	f->heal = fds[2] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (f->heal < 0)
+		f->heal = fds[2] = -errno;
 	/* systemd's watchdog is fed from this loop, so a stuck loop is a restarted daemon */
 	if (wd_us)
-		f.watchdog = timer_open((int64_t)wd_us);
+		f->watchdog = fds[3] = timer_open((int64_t)wd_us);
 	if (c->mon)
-		f.monitor = gw_monitor_fd(c->mon);
-	if (f.ep < 0 || f.sample < 0 || f.heal < 0 || (wd_us && f.watchdog < 0) ||
-	    watch(&f, c->sfd) || watch(&f, f.sample) || watch(&f, f.watchdog) ||
-	    watch(&f, f.monitor) || watch(&f, f.heal)) {
-		r = -EMFILE;
-		goto out;
+		f->monitor = fds[4] = gw_monitor_fd(c->mon);
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]) && !r; i++) {
+		bool wanted = i == 0 || i == 1 || i == 2 || (i == 3 && wd_us) || (i == 4 && c->mon);
+
+		if (wanted)
+			r = fds[i] < 0 ? fds[i] : watch(f, fds[i]);
 	}
+	return r;
+}
+
+int gw_loop_run(struct gw_loop_ctx *c)
+{
+	struct fds f = { .ep = -1, .sample = -1, .watchdog = -1, .monitor = -1, .heal = -1 };
+	double interval = c->cfg->interval_us / 1e6, next_due = gw_mono_now();
+	char last[1024] = "";
+	bool broken = false;
+	int r = loop_open(&f, c);
+
+	if (r)
+		goto out;
 	for (;;) {
 		struct epoll_event got[5];
 		int n = epoll_wait(f.ep, got, 5, -1);

@@ -213,7 +213,8 @@ int main(int argc, char **argv)
 	}
 	if (mode == MODE_CHECK) {
 		printf("%s: ok (%zu link%s)%s\n", file, cfg->n_links, cfg->n_links == 1 ? "" : "s",
-		       probed ? "" : "; qdisc kinds not probed (needs root)");
+		       probed ? "" :
+		       "; qdisc kinds not probed (that needs CAP_SYS_ADMIN for a private network namespace)");
 		gw_config_free(cfg);
 		return EXIT_OK;
 	}

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""tests/systemd/notify_listener.py: the service manager's end of sd_notify, for the tests.
+
+Binds an AF_UNIX datagram socket, creates the --bound file only once it is bound (so the daemon
+started after that cannot lose its first datagram), and appends every datagram to LOG as one
+JSON line: {"t": monotonic seconds, "pid": sender, "uid": sender, "msg": text}. The sender's
+pid comes from SCM_CREDENTIALS, as systemd's NotifyAccess=main check uses it. With --on-ready,
+a command runs the moment READY=1 arrives (its output goes to --on-ready-out), to see what the
+kernel holds when the daemon says it is ready. Exits after --timeout seconds at the latest.
+"""
+import argparse
+import json
+import os
+import socket
+import struct
+import subprocess
+import time
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("socket")
+    p.add_argument("log")
+    p.add_argument("--bound", required=True)
+    p.add_argument("--on-ready")
+    p.add_argument("--on-ready-out")
+    p.add_argument("--timeout", type=float, default=60)
+    a = p.parse_args()
+
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+    s.bind(a.socket)
+    # like /run/systemd/notify: an unprivileged (DynamicUser=) daemon must be able to send
+    os.chmod(a.socket, 0o777)
+    with open(a.bound + ".tmp", "w") as f:
+        f.write(str(os.getpid()))
+    os.rename(a.bound + ".tmp", a.bound)
+
+    deadline = time.monotonic() + a.timeout
+    with open(a.log, "a", buffering=1) as log:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            s.settimeout(left)
+            try:
+                data, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(12))
+            except socket.timeout:
+                break
+            t = time.monotonic()
+            pid = uid = None
+            for level, kind, d in anc:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                    pid, uid, _ = struct.unpack("3i", d[:12])
+            msg = data.decode(errors="replace")
+            log.write(json.dumps({"t": t, "pid": pid, "uid": uid, "msg": msg}) + "\n")
+            if a.on_ready and "READY=1" in msg.split("\n"):
+                out = subprocess.run(a.on_ready, shell=True, capture_output=True, text=True,
+                                     timeout=10)
+                with open(a.on_ready_out + ".tmp", "w") as f:
+                    f.write(out.stdout + out.stderr)
+                os.rename(a.on_ready_out + ".tmp", a.on_ready_out)
+                a.on_ready = None
+
+
+if __name__ == "__main__":
+    main()

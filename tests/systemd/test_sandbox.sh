@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# gatewayd inside the sandbox systemd/gatewayd.service asks for: an unprivileged (DynamicUser=)
+# uid with CAP_NET_ADMIN alone, no_new_privs, the unit's seccomp filter, a read-only file
+# system, private /tmp, /dev and /proc (hidepid=invisible, subset=pid). Where systemd is PID 1
+# the unit could be started for real; here sandbox.sh rebuilds the sandbox by hand, reading the
+# capabilities and the seccomp settings from the unit. The daemon must still do all of its job:
+# --check (the kind probe skipped), build the tree and the ifb, serve the page, feed the
+# watchdog, and remove everything on SIGTERM. Needs root.
+. "$(dirname "$0")/lib.sh"
+
+for tool in systemd-analyze python3 jq setpriv unshare findmnt curl; do
+	command -v "$tool" >/dev/null || { skip "unit sandbox" "$tool is not installed"; exit 0; }
+done
+# the seccomp helper runs as the unprivileged uid: it needs a python3 outside /root
+if ! /usr/bin/python3 -c 'import ctypes; ctypes.CDLL("libseccomp.so.2")' 2>/dev/null; then
+	skip "unit sandbox" "needs /usr/bin/python3 and libseccomp.so.2"
+	exit 0
+fi
+
+# a uid from DynamicUser='s range that nothing else here uses
+SB_UID=$((61184 + $$ % 4000))
+bench_new sbx || { not_ok "bench namespace"; exit 1; }
+# DIR: what the service could see under /etc/gatewayd, /usr/sbin and /run/systemd
+SB=$TMPD/sb
+mkdir -m 0755 "$SB"
+chmod 0755 "$TMPD"
+cp "$GATEWAYD" "$SB/gatewayd"
+cp "$CONF" "$SB/gatewayd.conf"
+chmod 0755 "$SB/gatewayd"
+chmod 0644 "$SB/gatewayd.conf"
+sandboxed() { ip netns exec "$NS" bash "$SD_HERE/sandbox.sh" "$UNIT" "$SB_UID" "$SB" -- "$@"; }
+
+CHECK_OUT=$(sandboxed "$SB/gatewayd" -c "$SB/gatewayd.conf" --check 2>&1)
+check "ExecStartPre's --check passes in the sandbox" test $? -eq 0
+check "... and skips the qdisc-kind probe (no namespaces, no CAP_SYS_ADMIN)" \
+	grep -q "qdisc kinds not probed" <<<"$CHECK_OUT"
+
+NL_DIR=$SB	# the socket must be visible in the sandbox, as /run/systemd/notify is
+listener_start --on-ready "ip netns exec $NS tc qdisc show dev v0; ip -n $NS -br link show $IFB" ||
+	{ not_ok "notify listener is bound"; exit 1; }
+daemon_start self ip netns exec "$NS" bash "$SD_HERE/sandbox.sh" "$UNIT" "$SB_UID" "$SB" -- \
+	"$SB/gatewayd" -c "$SB/gatewayd.conf"
+check "READY=1 arrives from the sandboxed daemon" wait_for 10 nl_has READY=1
+ready_saw_tree() {
+	wait_for 5 test -s "$NL_READY_OUT" &&
+		grep -q '^qdisc htb e000: root' "$NL_READY_OUT" && grep -q "^$IFB " "$NL_READY_OUT"
+}
+check "it built the tree and created the ifb with CAP_NET_ADMIN alone" ready_saw_tree
+sender_uid() { [ "$(jq -s --argjson p "$GW_PID" '[.[] | select(.pid == $p) | .uid] | unique' "$NL_LOG")" = "$(jq -n --argjson u "$SB_UID" '[$u]')" ]; }
+check "every datagram comes from the main pid, as uid $SB_UID" sender_uid
+# what the kernel says about the running daemon
+ST=/proc/$GW_PID/status
+field() { awk -v f="$1:" '$1 == f { print $2 }' "$ST"; }
+check "the daemon's uid is $SB_UID, not root" test "$(field Uid)" = "$SB_UID"
+check "its capabilities: CAP_NET_ADMIN only (effective, permitted, bounding, ambient)" \
+	test "$(field CapEff)$(field CapPrm)$(field CapBnd)$(field CapAmb)" = \
+	"0000000000001000000000000000100000000000000010000000000000001000"
+check "no_new_privs and a seccomp filter" test "$(field NoNewPrivs)$(field Seccomp)" = 12
+page() { [ "$(ip netns exec "$NS" curl -s -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:9180/api/status)" = 200 ]; }
+check "the status page answers (AF_INET allowed)" page
+sleep 2
+check "STATUS lines keep coming" test "$(nl_status | grep -c '^STATUS=wan egress htb')" -ge 1
+check "WATCHDOG=1 keeps coming" test "$(nl_count WATCHDOG=1)" -ge 3
+# ExecReload=: a new ingress rate, read and applied from inside the sandbox (the kind probe of the
+# reload is skipped the same way)
+sed -i 's/rate = "50mbit"/rate = "40mbit"/' "$SB/gatewayd.conf"
+kill -HUP "$GW_PID"
+ifb_at_40() { ip netns exec "$NS" tc qdisc show dev "$IFB" | grep -q '^qdisc tbf e000: root .*rate 40Mbit'; }
+check "SIGHUP: RELOADING=1, then READY=1" wait_for 5 nl_after RELOADING=1 READY=1
+check "SIGHUP: the new rate is in the kernel" wait_for 5 ifb_at_40
+check "SIGHUP: the log says reloaded" grep -q "reloaded $SB/gatewayd.conf" "$GW_LOG"
+daemon_stop
+check "SIGTERM: exit status 0" test $? -eq 0
+check "STOPPING=1 sent" wait_for 5 nl_has STOPPING=1
+check "the tree and the ifb are gone" tree_gone
+check "the log has no error (nothing the sandbox refused)" \
+	bash -c "! grep -E 'error|not permitted|denied' '$GW_LOG'"
+grep -E 'error|not permitted|denied' "$GW_LOG" | sed 's/^/# /'
