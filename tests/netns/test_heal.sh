@@ -4,7 +4,7 @@
 # a link going down and up keeps it; a tree someone else put in its place is left alone
 # unless the link says replace = true.
 . "$(dirname "$0")/lib.sh"
-TRIALS=${HEAL_TRIALS:-20}
+TRIALS=${HEAL_TRIALS:-100}
 
 ns_new NS heal || { not_ok "namespace"; exit 1; }
 mkveth() {
@@ -62,10 +62,12 @@ del_root() { ip netns exec "$NS" tc qdisc del dev v0 root; }
 del_ingress() { ip netns exec "$NS" tc qdisc del dev v0 ingress; }
 del_ifb() { ip netns exec "$NS" ip link del "ifb-$RUN_ID"; }
 recreate() { ip -n "$NS" link del v0 && mkveth; }
+downup() { ip -n "$NS" link set v0 down && ip -n "$NS" link set v0 up; }
 trial "root qdisc deleted" del_root
 trial "ingress hook deleted" del_ingress
 trial "ifb deleted" del_ifb
 trial "interface deleted and created again" recreate
+trial "link set down and up" downup
 
 ip -n "$NS" link set v0 down
 ip -n "$NS" link set v0 up
