@@ -21,6 +21,7 @@
 
 #define CONN_LIMIT_TOTAL 256	/* shared out between the listen addresses */
 #define CONN_LIMIT_PER_IP 32
+#define HTTP_THREADS 2
 #define CONN_TIMEOUT_S 10	/* idle; the guard bounds slow trickles */
 #define CONN_MEMORY 16384	/* request line and headers must fit: larger gets 4xx */
 #define URL_MAX 1024
@@ -421,9 +422,14 @@ static int start_one(struct gw_webui *w, const char *addr, unsigned int limit, c
 		snprintf(err, errlen, "listen %s: %s", addr, strerror(-r));
 		return r;
 	}
-	d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | (v6 ? MHD_USE_IPv6 : 0), 0, NULL,
+	/* two threads per address: on two cores one thread left half the machine idle while
+	 * the kernel copied a large /metrics reply (10,400 -> 13,100 req/s, p99 5.2 -> 2.3 ms
+	 * at 100 classes) */
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			     (v6 ? MHD_USE_IPv6 : 0), 0, NULL,
 			     NULL, on_request, w,
 			     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)mhd_fd,
+			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)HTTP_THREADS,
 			     MHD_OPTION_CONNECTION_LIMIT, limit,
 			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT_PER_IP,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
