@@ -36,8 +36,10 @@ struct gw_history {
 	size_t min_head, min_count;
 	uint32_t cur_minute;		/* the minute being summed, 0 before the first pass */
 	struct minute_acc *acc;
-	struct raw_point *raw;		/* n_series x raw_len */
-	struct minute_point *min;	/* n_series x GW_HIST_MINUTES */
+	/* time-major: one pass writes one contiguous row for all series, so memory becomes
+	 * resident as time goes by, not a page per series at the first pass */
+	struct raw_point *raw;		/* raw_len rows of n_series */
+	struct minute_point *min;	/* GW_HIST_MINUTES rows of n_series */
 };
 
 uint16_t gw_hist_encode(double v)
@@ -113,7 +115,7 @@ static void close_minute(struct gw_history *h)
 {
 	for (size_t i = 0; i < h->n_series; i++) {
 		struct minute_acc *a = &h->acc[i];
-		struct minute_point *p = &h->min[i * GW_HIST_MINUTES + h->min_head];
+		struct minute_point *p = &h->min[h->min_head * h->n_series + i];
 
 		if (!a->n) {
 			memset(p, 0, sizeof(*p));
@@ -159,7 +161,7 @@ void gw_history_push(struct gw_history *h, size_t i, double rate_bps, double del
 	if (i >= h->n_series || !h->raw_count)
 		return;
 	pthread_mutex_lock(&h->lock);
-	p = &h->raw[i * h->raw_len + h->raw_head];
+	p = &h->raw[h->raw_head * h->n_series + i];
 	a = &h->acc[i];
 	for (int k = 0; k < N_V; k++) {
 		p->v[k] = gw_hist_encode(v[k]);
@@ -180,7 +182,7 @@ static size_t query_raw(struct gw_history *h, size_t i, double from, double to,
 
 	for (size_t k = 0; k < h->raw_count && n < max; k++) {
 		size_t idx = (h->raw_head + 1 + h->raw_len - h->raw_count + k) % h->raw_len;
-		const struct raw_point *p = &h->raw[i * h->raw_len + idx];
+		const struct raw_point *p = &h->raw[idx * h->n_series + i];
 		double t = h->raw_t[idx];
 		float r = (float)gw_hist_decode(p->v[V_RATE]);
 		float d = (float)gw_hist_decode(p->v[V_DELAY]);
@@ -202,7 +204,7 @@ static size_t query_minute(struct gw_history *h, size_t i, double from, double t
 
 	for (size_t k = 0; k < h->min_count && n < max; k++) {
 		size_t idx = (h->min_head + GW_HIST_MINUTES - h->min_count + k) % GW_HIST_MINUTES;
-		const struct minute_point *p = &h->min[i * GW_HIST_MINUTES + idx];
+		const struct minute_point *p = &h->min[idx * h->n_series + i];
 		double t = ((double)h->min_t[idx] + 1) * 60;	/* the end of the bucket */
 
 		if (t < from || t > to)
