@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 #include "config/config.h"
@@ -33,6 +34,18 @@ static void usage(FILE *f)
 		"      --version      print the version\n"
 		"  -h, --help         this text\n"
 		"Runs in the foreground; SIGTERM or SIGINT removes what it created and exits 0.\n");
+}
+
+/* Room for the status server's connections (2048) beside netlink and timers: systemd and
+ * shells start us with a soft limit of 1024 and a far higher hard one. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 4096 && rl.rlim_max > rl.rlim_cur) {
+		rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 static int open_signals(void)
@@ -96,6 +109,8 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	struct gw_nl *nl;
 	int sfd = -1, r, rc = EXIT_OK;
 
+	if (mode == MODE_RUN)
+		raise_fd_limit();
 	/* signals are blocked before the tree exists, so a SIGTERM cannot strand it */
 	if (mode == MODE_RUN && (sfd = open_signals()) < 0) {
 		gw_log(GW_LOG_ERR, "signalfd: %s", strerror(errno));

@@ -19,7 +19,7 @@
 #include "webui/render.h"
 #include "webui/webui.h"
 
-#define CONN_LIMIT_TOTAL 256	/* shared out between the listen addresses */
+#define CONN_LIMIT_TOTAL 2048	/* shared out between the listen addresses; idle ones time out */
 #define CONN_LIMIT_PER_IP 32
 #define HTTP_THREADS 2
 #define CONN_TIMEOUT_S 10	/* idle; the guard bounds slow trickles */

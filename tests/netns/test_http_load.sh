@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The real daemon's status server under 1,000 idle connections and oversized headers: a
+# normal client is still served quickly, and sampling stays on time.
+. "$(dirname "$0")/lib.sh"
+
+ns_new NS http || { not_ok "namespace"; exit 1; }
+ip -n "$NS" link add v0 type veth peer name v1
+ip -n "$NS" link set v0 up
+cat >"$TMPD/w.conf" <<CONF
+interval = "500ms";
+links = ( { name = "wan"; interface = "v0";
+  egress = { shaper = "htb"; rate = "100mbit"; child = { kind = "fifo"; }; }; } );
+CONF
+gw_start "$NS" "$TMPD/w.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
+sleep 1
+status() { ip netns exec "$NS" curl -s --max-time 3 http://127.0.0.1:9180/api/status; }
+late0=$(status | jq '.sample.late_samples_total')
+n0=$(status | jq '.sample.samples_total')
+t0=$EPOCHREALTIME
+
+# 1,000 idle connections from 40 loopback addresses (the server allows 32 per address), held
+# 6 s, and 20 oversized requests (100 KB of header) alongside
+cat >"$TMPD/abuse.py" <<'PY'
+import socket, sys, time
+held, refused = [], 0
+for i in range(1000):
+    s = socket.socket()
+    s.bind(("127.0.%d.%d" % (1 + i // 250, 2 + (i // 25) % 10), 0))
+    s.settimeout(2)
+    try:
+        s.connect(("127.0.0.1", 9180))
+        held.append(s)
+    except OSError:
+        refused += 1
+big = 0
+for i in range(20):
+    s = socket.socket()
+    s.bind(("127.0.9.%d" % (2 + i), 0))
+    s.settimeout(3)
+    try:
+        s.connect(("127.0.0.1", 9180))
+        s.sendall(b"GET /api/status HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100000 + b"\r\n\r\n")
+        r = s.recv(64)
+        big += r.startswith(b"HTTP/1.1 4")
+    except OSError:
+        big += 1	# dropped is fine too
+    s.close()
+print("held %d refused %d oversized-rejected %d" % (len(held), refused, big), flush=True)
+time.sleep(6)
+PY
+ip netns exec "$NS" timeout 30 python3 "$TMPD/abuse.py" >"$TMPD/abuse.out" 2>&1 &
+ABUSE=$!
+PIDS+=($ABUSE)
+sleep 2.5
+worst=0 fails=0
+for _ in $(seq 10); do
+	t=$(ip netns exec "$NS" curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 3 http://127.0.0.1:9180/api/status)
+	[ "${t%% *}" = 200 ] || fails=$((fails + 1))
+	worst=$(awk -v a="$worst" -v b="${t##* }" 'BEGIN { print (b > a ? b : a) }')
+	sleep 0.2
+done
+wait $ABUSE
+echo "# $(cat "$TMPD/abuse.out"); normal client: $fails failures in 10, slowest ${worst} s"
+check "1,000 idle connections were all accepted and held" grep -q "held 1000 refused 0" "$TMPD/abuse.out"
+check "oversized requests got a 4xx or were dropped" grep -q "oversized-rejected 20" "$TMPD/abuse.out"
+check "a normal client was served every time meanwhile (slowest ${worst} s, under 0.5 s)" \
+	bash -c "[ $fails -eq 0 ] && awk -v w='$worst' 'BEGIN { exit !(w < 0.5) }'"
+late1=$(status | jq '.sample.late_samples_total')
+n1=$(status | jq '.sample.samples_total')
+want=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) / 0.5 - 1 }')
+check "sampling stayed on time: $((n1 - n0)) passes (at least $want due), $((late1 - late0)) late" \
+	test "$((late1 - late0))" -eq 0 -a "$((n1 - n0))" -ge "$want"
+gw_stop
+check "clean stop" test $? -eq 0
