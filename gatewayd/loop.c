@@ -290,7 +290,9 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			if (fd == f.sample) {
 				sample(c->cfg, c->nl, c->st, exp, next_due);
 				next_due += interval * (double)exp;
-				if (broken)	/* keep trying, e.g. until the interface is back */
+				/* keep trying while broken (until the interface is back), and catch
+				 * what no event announced: a pass that found a root missing */
+				if (broken || c->st->last_sample_error[0])
 					arm_heal(f.heal);
 			}
 		}
