@@ -377,8 +377,8 @@ static int adopt(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applie
 	return r;
 }
 
-int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
-	     char *err, size_t errlen)
+int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_plan *prev,
+	     struct gw_applied *a, char *err, size_t errlen)
 {
 	struct nl_msg **msgs = NULL;
 	struct gw_nl_error e;
@@ -391,7 +391,7 @@ int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a
 		return -ENOMEM;
 	if ((r = prepare_devs(nl, cfg, a, err, errlen)))
 		goto fail;
-	if ((r = gw_plan_build(cfg, a->facts, &a->plan)) ||
+	if ((r = gw_plan_build(cfg, a->facts, prev, &a->plan)) ||
 	    (r = build_msgs(&a->plan, &msgs))) {
 		snprintf(err, errlen, "building the requests: %s", strerror(-r));
 		goto fail;

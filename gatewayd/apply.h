@@ -35,9 +35,10 @@ struct gw_applied {
 };
 
 /* Apply cfg. On failure everything is as it was before and err says what the kernel refused,
- * naming the link, direction, object, tc command and the kernel's message. */
-int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *out,
-	     char *err, size_t errlen);
+ * naming the link, direction, object, tc command and the kernel's message. prev (may be
+ * NULL): the plan that ran before, whose class handles are kept (see gw_plan_build). */
+int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_plan *prev,
+	     struct gw_applied *out, char *err, size_t errlen);
 enum gw_obj_state { GW_OBJ_SAME, GW_OBJ_DIFFERS, GW_OBJ_MISSING };
 
 /* Read the tree back and judge each planned object into state[i] (may be NULL); 0 when all

@@ -32,7 +32,7 @@ int gw_dryrun(FILE *out, struct gw_nl *nl, const struct gw_config *cfg, char *er
 		facts_for(nl, cfg->links[i].interface, &facts[i].dev);
 		facts_for(nl, cfg->links[i].dir[GW_DIR_INGRESS].ifb, &facts[i].ifb);
 	}
-	r = gw_plan_build(cfg, facts, &plan);
+	r = gw_plan_build(cfg, facts, NULL, &plan);
 	free(facts);
 	if (r) {
 		snprintf(err, errlen, "planning: %s", strerror(-r));

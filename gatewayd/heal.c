@@ -91,7 +91,7 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	/* what is left of ours goes first; a foreign tree that took our place is not ours to
 	 * remove, and the apply will refuse it unless the config says replace */
 	gw_remove(nl, a, err, errlen);
-	r = gw_apply(nl, cfg, &fresh, err, errlen);
+	r = gw_apply(nl, cfg, &a->plan, &fresh, err, errlen);
 	/* our own requests raised notifications of their own: they are not news */
 	gw_monitor_read(m, NULL, NULL);
 	if (r)

@@ -141,8 +141,12 @@ static void keep_fixed(const struct gw_config *cur, struct gw_config *next)
 /* SIGHUP: a new config, all or nothing; the old one stays on any failure. */
 static void reload(struct gw_loop_ctx *c)
 {
-	static const char *const how_words[] = { "nothing to change", "changed in place",
-						 "rebuilt" };
+	static const char *const how_words[] = {
+		[GW_RELOAD_UNCHANGED] = "nothing to change",
+		[GW_RELOAD_IN_PLACE] = "changed in place",
+		[GW_RELOAD_CLASSES] = "classes added or removed in place",
+		[GW_RELOAD_REBUILT] = "rebuilt",
+	};
 	struct gw_status *st = c->st;
 	struct gw_config *next;
 	enum gw_reload_how how;
@@ -165,7 +169,7 @@ static void reload(struct gw_loop_ctx *c)
 		gw_notify("READY=1");
 		return;
 	}
-	if (how == GW_RELOAD_REBUILT) {
+	if (how == GW_RELOAD_REBUILT || how == GW_RELOAD_CLASSES) {
 		struct gw_sampler *s;
 
 		if (gw_sampler_new(next, c->applied, &s) == 0)

@@ -120,7 +120,7 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		gw_log(GW_LOG_ERR, "opening rtnetlink: %s", strerror(-r));
 		return EXIT_RUNTIME;
 	}
-	r = gw_apply(nl, *cfgp, &applied, err, sizeof(err));
+	r = gw_apply(nl, *cfgp, NULL, &applied, err, sizeof(err));
 	if (r) {
 		gw_log(GW_LOG_ERR, "%s", err);
 		gw_log(GW_LOG_ERR, "nothing was applied; every device is as it was");

@@ -18,6 +18,9 @@ struct gw_link_facts {
 struct gw_plan_obj {
 	struct gw_tc_obj obj;
 	size_t link;		/* index into cfg->links */
+	char link_name[GW_NAME_MAX];
+	char cls[GW_NAME_MAX];	/* a class and its leaf: the class's name; "" otherwise */
+	uint32_t slot;		/* a class and its leaf: handles e000:(10+slot), (1000+slot): */
 	enum gw_direction dir;
 	const char *dev;	/* interface name the object lives on */
 	char what[GW_NAME_MAX + 48];	/* "egress class bulk", "ingress redirect"... */
@@ -28,8 +31,16 @@ struct gw_plan {
 	size_t n;
 };
 
+#define GW_MAX_SLOT (0xE000u - GW_LEAF_MAJOR_BASE)	/* leaf majors stay below the root's */
+
+/* prev (may be NULL): the plan running now. A class keeps its slot (and so its handles) from
+ * prev by name, so a reload can add and remove classes one by one; new classes get slots prev
+ * did not use. */
 int gw_plan_build(const struct gw_config *cfg, const struct gw_link_facts *facts,
-		  struct gw_plan *out);
+		  const struct gw_plan *prev, struct gw_plan *out);
+/* The slots of a direction's classes, in config order (n of them). */
+void gw_plan_slots(const struct gw_plan *p, size_t link, enum gw_direction dir, uint32_t *out,
+		   size_t n);
 void gw_plan_free(struct gw_plan *p);
 
 /* Derived values (documented in gatewayd.conf(5)); rates in bytes/s, sizes in bytes. */

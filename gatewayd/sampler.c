@@ -37,6 +37,8 @@ struct sdir {
 	struct slot total;
 	struct slot *classes;
 	size_t n;
+	int32_t *by_slot;	/* handle slot -> class index, -1 for none (see gw_plan_build) */
+	uint32_t n_slots;
 };
 
 struct gw_sampler {
@@ -61,6 +63,33 @@ static void slot_init(struct slot *s, const char *name, enum gw_kind kind, uint6
 	s->series = (*series)++;
 }
 
+/* Classes are found by handle: slot s is class e000:(10+s) with queue (1000+s):. */
+static int map_slots(struct sdir *d, const struct gw_applied *a)
+{
+	uint32_t *slot = calloc(d->n, sizeof(*slot)), max = 0;
+
+	if (!slot)
+		return -ENOMEM;
+	gw_plan_slots(&a->plan, d->link, d->dir, slot, d->n);
+	for (size_t k = 0; k < d->n; k++)
+		max = slot[k] > max ? slot[k] : max;
+	d->n_slots = max + 1;
+	d->by_slot = malloc(d->n_slots * sizeof(*d->by_slot));
+	if (d->by_slot) {
+		memset(d->by_slot, 0xff, d->n_slots * sizeof(*d->by_slot));
+		for (size_t k = 0; k < d->n; k++)
+			d->by_slot[slot[k]] = (int32_t)k;
+	}
+	free(slot);
+	return d->by_slot ? 0 : -ENOMEM;
+}
+
+/* The class behind a slot, or NULL. */
+static struct slot *class_at(struct sdir *d, uint32_t slot)
+{
+	return slot < d->n_slots && d->by_slot[slot] >= 0 ? &d->classes[d->by_slot[slot]] : NULL;
+}
+
 static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw_applied *a,
 		    size_t link, enum gw_direction dir, size_t *series)
 {
@@ -76,7 +105,7 @@ static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw
 	d->rate = dc->rate;
 	d->n = n;
 	d->classes = calloc(n, sizeof(*d->classes));
-	if (!d->classes)
+	if (!d->classes || map_slots(d, a) < 0)
 		return -ENOMEM;
 	slot_init(&d->total, "total", dc->shaper, dc->rate, dc->rate, series);
 	if (!dc->n_classes) {
@@ -129,8 +158,10 @@ void gw_sampler_free(struct gw_sampler *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->n_dirs; i++)
+	for (size_t i = 0; i < s->n_dirs; i++) {
 		free(s->dirs[i].classes);
+		free(s->dirs[i].by_slot);
+	}
 	free(s->dirs);
 	gw_history_free(s->hist);
 	free(s);
@@ -268,8 +299,8 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *arg)
 			d->classes[0].leaf = st;
 			d->classes[0].now.marks = d->total.now.marks = marks_of(&st);
 		}
-	} else if (major >= GW_LEAF_MAJOR_BASE && major - GW_LEAF_MAJOR_BASE < d->n) {
-		struct slot *c = &d->classes[major - GW_LEAF_MAJOR_BASE];
+	} else if (major >= GW_LEAF_MAJOR_BASE && class_at(d, major - GW_LEAF_MAJOR_BASE)) {
+		struct slot *c = class_at(d, major - GW_LEAF_MAJOR_BASE);
 
 		c->leaf = st;
 		c->now.marks = marks_of(&st);
@@ -289,8 +320,8 @@ static int class_cb(const struct nlmsghdr *nlh, void *arg)
 	    TC_H_MAJ(st.handle) != GW_ROOT_HANDLE)
 		return 0;
 	minor = TC_H_MIN(st.handle);
-	if (minor >= GW_LEAF_MINOR_BASE && minor - GW_LEAF_MINOR_BASE < d->n) {
-		struct slot *c = &d->classes[minor - GW_LEAF_MINOR_BASE];
+	if (minor >= GW_LEAF_MINOR_BASE && class_at(d, minor - GW_LEAF_MINOR_BASE)) {
+		struct slot *c = class_at(d, minor - GW_LEAF_MINOR_BASE);
 		uint64_t marks = c->now.marks;
 
 		take_counters(c, &st);

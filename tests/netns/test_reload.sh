@@ -76,22 +76,45 @@ check "... the log has FILE:LINE: message" grep -q "reload: .*run.conf:2: " "$GW
 check "... /api/status says the last reload failed" \
 	bash -c "api() { ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180\$1; }; api /api/status | jq -e '.sample.last_error | test(\"last reload failed\")' >/dev/null"
 
-# a shape change (a class added): rebuilt, verified
+# a class added, then one removed: one by one, every other class keeps its queue and counter
+bulk_before=$(class_bytes 1)
 conf "$TMPD/run.conf" 30mbit ', { name = "new"; rate = "5mbit"; child = { kind = "fifo"; }; }'
 kill -HUP "$GW_PID"
 sleep 1
-check "a class added: the tree is rebuilt with it" \
+check "a class added: created alone (the log says so)" grep -q "classes added or removed in place" "$GW_LOG"
+check "... it is in the kernel" \
 	bash -c "ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:12 .*rate 5Mbit'"
+check "... bulk's counter went on ($bulk_before -> $(class_bytes 1) bytes)" test "$(class_bytes 1)" -ge "$bulk_before"
 check "... and the failure note is gone from /api/status" \
 	bash -c "ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180/api/status | jq -e '.sample.last_error == null' >/dev/null"
 check "... the new class is on /api/status" \
 	bash -c "ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180/api/status | jq -e '.links[0].directions[0].classes[2].name == \"new\"' >/dev/null"
+cat >"$TMPD/run.conf" <<CONF
+interval = "500ms";
+links = ( { name = "wan"; interface = "r1";
+  egress = { shaper = "htb"; rate = "50mbit"; classes = (
+    { name = "bulk"; rate = "30mbit"; default = true; child = { kind = "fifo"; limit = "64k"; }; },
+    { name = "new"; rate = "5mbit"; child = { kind = "fifo"; }; } ); }; } );
+CONF
+bulk_before=$(class_bytes 1)
+kill -HUP "$GW_PID"
+sleep 1
+check "a class removed: deleted alone, the others keep their handles" \
+	bash -c "! ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:10 ' && ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:11 .*rate 30Mbit' && ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:12 .*rate 5Mbit'"
+check "... bulk's counter went on ($bulk_before -> $(class_bytes 1) bytes)" test "$(class_bytes 1)" -ge "$bulk_before"
+check "... no reload so far rebuilt the tree" bash -c "! grep -q 'rebuilt' '$GW_LOG'"
+check "... /api/status follows: bulk and new" \
+	bash -c "ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180/api/status | jq -e '[.links[0].directions[0].classes[].name] == [\"bulk\", \"new\"]' >/dev/null"
+# back to the first config: 'other' comes back as a new class on a slot not used a moment ago
+conf "$TMPD/run.conf" 30mbit
+kill -HUP "$GW_PID"
+sleep 1
 # a knob removed: a change would keep the old value, so it is rebuilt too
 sed -i 's/child = { kind = "fifo"; limit = 100; }/child = { kind = "fifo"; }/' "$TMPD/run.conf"
 kill -HUP "$GW_PID"
 sleep 1
-check "a knob removed: the kernel's default comes back (pfifo limit 1000)" \
-	bash -c "ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'pfifo 1000: parent e000:10 limit 1000p'"
+check "a knob removed: the kernel's default comes back (pfifo limit 1000), by a rebuild" \
+	bash -c "ip netns exec $NS_R tc qdisc show dev r1 | grep -qE 'pfifo [0-9a-f]+: parent e000:[0-9a-f]+ limit 1000p' && grep -q rebuilt '$GW_LOG'"
 gw_stop
 check "stop after reloads: exit 0, default qdisc back" \
 	bash -c "[ $? -eq 0 ] && ip netns exec $NS_R tc qdisc show dev r1 | grep -q noqueue"

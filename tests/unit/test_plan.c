@@ -72,7 +72,7 @@ static void test_plan_htb(void)
 	if (!CHECK(cfg != NULL, "plan: config loads"))
 		return;
 	facts(&f, 2, 9);
-	CHECK(gw_plan_build(cfg, &f, &p) == 0, "plan: builds");
+	CHECK(gw_plan_build(cfg, &f, NULL, &p) == 0, "plan: builds");
 	CHECK_EQ_INT(p.n, 9, "plan: root, top, 2 x (class, leaf), hook, redirect, ifb root");
 	o = p.objs;
 	CHECK(o[0].obj.kind == GW_KIND_HTB && o[0].obj.handle == GW_ROOT_HANDLE &&
@@ -116,7 +116,7 @@ static void test_plan_tbf(void)
 	if (!CHECK(cfg != NULL, "plan tbf: config loads"))
 		return;
 	facts(&f, 5, 0);
-	CHECK(gw_plan_build(cfg, &f, &p) == 0 && p.n == 2, "plan tbf: root and child");
+	CHECK(gw_plan_build(cfg, &f, NULL, &p) == 0 && p.n == 2, "plan tbf: root and child");
 	CHECK(p.objs[0].obj.q.tbf.rate == 1250000 && p.objs[0].obj.q.tbf.burst == 1514 &&
 	      p.objs[0].obj.q.tbf.limit == 6250 + 1514, "plan tbf: burst one packet, 5 ms queue + burst");
 	CHECK(!p.objs[0].obj.stab.set, "plan tbf: no size table without link-layer keys");
@@ -126,10 +126,48 @@ static void test_plan_tbf(void)
 	gw_config_free(cfg);
 }
 
+static void test_slots(void)
+{
+	struct gw_config *c1 = load(
+		"links = ( { name = \"wan\"; interface = \"eth0\";\n"
+		"  egress = { shaper = \"htb\"; rate = \"100mbit\"; classes = (\n"
+		"    { name = \"a\"; rate = \"10mbit\"; },\n"
+		"    { name = \"b\"; rate = \"10mbit\"; default = true; },\n"
+		"    { name = \"c\"; rate = \"10mbit\"; } ); }; } );\n");
+	struct gw_config *c2 = load(
+		"links = ( { name = \"wan\"; interface = \"eth0\";\n"
+		"  egress = { shaper = \"htb\"; rate = \"100mbit\"; classes = (\n"
+		"    { name = \"d\"; rate = \"10mbit\"; },\n"
+		"    { name = \"c\"; rate = \"20mbit\"; default = true; },\n"
+		"    { name = \"a\"; rate = \"10mbit\"; } ); }; } );\n");
+	struct gw_link_facts f;
+	struct gw_plan p1, p2;
+	uint32_t s[3];
+
+	if (!CHECK(c1 && c2, "slots: configs load"))
+		return;
+	facts(&f, 2, 0);
+	gw_plan_build(c1, &f, NULL, &p1);
+	gw_plan_slots(&p1, 0, GW_DIR_EGRESS, s, 3);
+	CHECK(s[0] == 0 && s[1] == 1 && s[2] == 2, "slots: a fresh plan numbers classes in order");
+	gw_plan_build(c2, &f, &p1, &p2);
+	gw_plan_slots(&p2, 0, GW_DIR_EGRESS, s, 3);
+	CHECK(s[0] == 3 && s[1] == 2 && s[2] == 0,
+	      "slots: c and a keep theirs, d takes one the old plan did not use (got %u %u %u)",
+	      s[0], s[1], s[2]);
+	CHECK(p2.objs[0].obj.q.htb.defcls == GW_LEAF_MINOR_BASE + 2,
+	      "slots: the default class id follows its slot");
+	gw_plan_free(&p1);
+	gw_plan_free(&p2);
+	gw_config_free(c1);
+	gw_config_free(c2);
+}
+
 int main(void)
 {
 	test_derive();
 	test_plan_htb();
 	test_plan_tbf();
+	test_slots();
 	return tap_done();
 }
