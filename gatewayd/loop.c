@@ -303,10 +303,13 @@ int gw_loop_run(struct gw_loop_ctx *c)
 	}
 out:
 	/* the monitor's fd belongs to the monitor */
-	const int mine[] = { f.sample, f.watchdog, f.heal, f.ep };
-
-	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
-		if (mine[i] >= 0)
-			close(mine[i]);
+	if (f.sample >= 0)
+		close(f.sample);
+	if (f.watchdog >= 0)
+		close(f.watchdog);
+	if (f.heal >= 0)
+		close(f.heal);
+	if (f.ep >= 0)
+		close(f.ep);
 	return r;
 }
