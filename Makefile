@@ -36,10 +36,11 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # Debian packages: build, tests (netns, UML, traffic) and benches.
 DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \
 	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
-	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 wrk
+	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 wrk \
+	clang libclang-rt-14-dev
 
 .PHONY: all deps check-deps test test-unit test-netns test-uml test-webui asan bench install \
-	clean demo
+	clean demo fuzz fuzz-bins
 
 all: $(BUILD)/gatewayd
 
@@ -96,6 +97,7 @@ deps:
 test: deps
 	$(MAKE) all unit-bins
 	$(MAKE) BUILD=build-asan SAN=1 all unit-bins
+	@if $(FUZZ_OK); then $(MAKE) fuzz-bins; else echo "no clang with libFuzzer: fuzzers skipped"; fi
 	tests/run-all
 
 test-unit: all unit-bins
@@ -117,7 +119,62 @@ install: all
 	install -D -m 0644 man/gatewayd.8 $(DESTDIR)$(MANDIR)/man8/gatewayd.8
 	install -D -m 0644 man/gatewayd.conf.5 $(DESTDIR)$(MANDIR)/man5/gatewayd.conf.5
 
-clean:
-	rm -rf build build-asan
+# libFuzzer targets (tests/fuzz/fuzz_NAME.c -> build-fuzz/fuzz_NAME): the project's sources
+# compiled again with clang, coverage and ASan+UBSan in their own tree, so the builds above do
+# not change. `make fuzz` runs each for FUZZ_SECONDS over its committed corpus
+# (tests/fuzz/run.sh; new inputs go to a scratch directory, crashes to build-fuzz/artifacts/).
+FUZZ_BUILD := build-fuzz
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_OK = command -v $(FUZZ_CC) >/dev/null 2>&1 && \
+	test -f "$$($(FUZZ_CC) -print-file-name=libclang_rt.fuzzer-$$(uname -m).a)"
+FUZZ_NAMES := $(sort $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_BIN := $(FUZZ_NAMES:%=$(FUZZ_BUILD)/fuzz_%)
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS = -std=gnu11 -O1 -g $(FUZZ_SAN) -I. $(PKG_CFLAGS) -DGW_VERSION=\"$(VERSION)\" \
+	-D_GNU_SOURCE -MMD -MP
+# main.c and loop.c are the daemon's start-up and event loop, which no fuzzer reaches (and
+# clang 14 refuses loop.c's declaration after a label, a C23 feature gcc accepts)
+FUZZ_SRC := $(LIB_SRC) $(filter-out gatewayd/main.c gatewayd/loop.c,$(DAEMON_SRC))
+FUZZ_OBJ := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/gen/webui_assets.o
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# clang warns where gcc does not (NLMSG_OK's sign compare...): the daemon's files keep their
+# warnings but not -Werror here; the fuzzers' own files get -Werror
+$(FUZZ_BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(filter-out -Werror,$(WARN)) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/gen/webui_assets.c: $(PAGE_FILES) webui/embed.sh
+	@mkdir -p $(dir $@)
+	sh webui/embed.sh $@ $(PAGE_FILES)
+
+$(FUZZ_BUILD)/obj/gen/webui_assets.o: $(FUZZ_BUILD)/gen/webui_assets.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/libgw-fuzz.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# an archive: fuzz_http.c includes webui/http.c, and then http.o is never pulled in
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_BUILD)/libgw-fuzz.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(WARN) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/libgw-fuzz.a \
+		$(LDLIBS_ALL)
+
+fuzz-bins: $(FUZZ_BIN)
+
+# seeds for fuzz_netlink from a real kernel (tests/fuzz/make-netlink-seeds.sh, root): a plain
+# program on the normal build, not a fuzzer
+$(FUZZ_BUILD)/netlink_seeds: tests/fuzz/netlink_seeds.c $(BUILD)/libgwd.a $(BUILD)/libgw.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+fuzz: fuzz-bins
+	@fail=0; for t in $(FUZZ_NAMES); do \
+		FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh $$t || fail=1; \
+	done; exit $$fail
+
+clean:
+	rm -rf build build-asan $(FUZZ_BUILD)
+
+-include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)

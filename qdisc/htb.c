@@ -87,8 +87,11 @@ static int htb_decode(const struct nlattr *opts, union gw_qopts *o)
 		o->htb.defcls = g.defcls;
 		o->htb.r2q = g.rate2quantum;
 	}
-	if (tb[TCA_HTB_DIRECT_QLEN])
+	if (tb[TCA_HTB_DIRECT_QLEN]) {
+		if (nla_len(tb[TCA_HTB_DIRECT_QLEN]) < 4)
+			return -EBADMSG;
 		o->htb.direct_qlen = nla_get_u32(tb[TCA_HTB_DIRECT_QLEN]);
+	}
 	return 0;
 }
 

@@ -52,7 +52,8 @@ static int tbf_decode(const struct nlattr *opts, union gw_qopts *o)
 	struct tc_tbf_qopt q;
 
 	if (!opts || nla_parse_nested(tb, TCA_TBF_MAX, (struct nlattr *)opts, NULL) < 0 ||
-	    !tb[TCA_TBF_PARMS] || nla_len(tb[TCA_TBF_PARMS]) < (int)sizeof(q))
+	    !tb[TCA_TBF_PARMS] || nla_len(tb[TCA_TBF_PARMS]) < (int)sizeof(q) ||
+	    (tb[TCA_TBF_BURST] && nla_len(tb[TCA_TBF_BURST]) < 4))
 		return -EBADMSG;
 	memcpy(&q, nla_data(tb[TCA_TBF_PARMS]), sizeof(q));
 	o->tbf.rate = tb[TCA_TBF_RATE64] ? nla_get_u64(tb[TCA_TBF_RATE64]) : q.rate.rate;
