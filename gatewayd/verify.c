@@ -93,7 +93,9 @@ int gw_readback(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_a
 		free(rb.v);
 		return r;
 	}
-	qsort(rb.v, rb.n, sizeof(*rb.v), obj_cmp);
+	/* nothing read back (the devices are gone): qsort and bsearch must not see NULL */
+	if (rb.n)
+		qsort(rb.v, rb.n, sizeof(*rb.v), obj_cmp);
 	for (size_t i = 0; i < a->plan.n; i++) {
 		const struct gw_plan_obj *p = &a->plan.objs[i];
 		struct gw_tc_obj key = p->obj;
@@ -103,7 +105,7 @@ int gw_readback(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_a
 
 		if (key.type == GW_OBJ_FILTER)
 			key.handle = 0;
-		got = bsearch(&key, rb.v, rb.n, sizeof(*rb.v), obj_cmp);
+		got = rb.n ? bsearch(&key, rb.v, rb.n, sizeof(*rb.v), obj_cmp) : NULL;
 		if (!got) {
 			snprintf(why, sizeof(why), "it is not in the kernel");
 			s = GW_OBJ_MISSING;

@@ -30,6 +30,7 @@ cleanup() {
 	rm -rf "$TMPD"
 }
 trap cleanup EXIT
+[ -n "${KEEP_LOGS:-}" ] && trap 'cp -r "$TMPD" /tmp/kept-logs 2>/dev/null; cleanup' EXIT
 trap 'exit 130' INT TERM
 
 # ns_new VAR SUFFIX: a fresh namespace named $RUN_ID-SUFFIX with lo up, its name put in VAR.

@@ -75,16 +75,16 @@ else
 	not_ok "cake as shaper" "gatewayd failed"
 fi
 
-# 3. the child in effect, in two phases through htb 5mbit: 4 TCP flows for goodput; then a
-# UDP flood that never backs off (12 Mbit/s into 5) with pings alongside: a fifo fills to its
+# 3. the child in effect, in two phases through htb 3mbit: 4 TCP flows for goodput; then a
+# UDP flood that never backs off (10 Mbit/s into 3) with pings alongside: a fifo fills to its
 # limit, fq_codel and cake give the flood its own queue and keep the pings near the path's RTT.
-# (5 mbit: the guest's one CPU sends UDP at about 18 Mbit/s on a quiet machine and under 7 on
-# a busy one, and the flood must outrun the shaper either way.)
+# (3 mbit: the guest's one CPU sends UDP at about 18 Mbit/s on a quiet machine and under 7 on
+# a busy one (5.5 seen with fuzzers running), and the flood must outrun the shaper.)
 load() {	# load CHILD_BLOCK NAME: prints "goodput ping_avg"
 	cat >"$T/l.conf" <<CONF
 interval = "500ms";
 links = ( { name = "wan"; interface = "r1";
-  egress = { shaper = "htb"; rate = "5mbit"; child = { $1 }; }; } );
+  egress = { shaper = "htb"; rate = "3mbit"; child = { $1 }; }; } );
 CONF
 	gw_run "$T/l.conf" || { echo "0 0"; return; }
 	local g srv cli
@@ -92,7 +92,7 @@ CONF
 	timeout 10 ip netns exec $UML_NS_S iperf3 -s -1 -B $UML_IP_S -p 5202 >/dev/null 2>&1 &
 	srv=$!
 	sleep 0.3
-	timeout 10 ip netns exec $UML_NS_C iperf3 -c $UML_IP_S -p 5202 -u -b 12M -l 1400 -t 4 >"$T/udp-$2" 2>&1 &
+	timeout 10 ip netns exec $UML_NS_C iperf3 -c $UML_IP_S -p 5202 -u -b 10M -l 1400 -t 4 >"$T/udp-$2" 2>&1 &
 	cli=$!
 	sleep 1.5	# let the queue build
 	timeout 8 ip netns exec $UML_NS_C ping -q -n -i 0.1 -w 2 $UML_IP_S >"$T/ping" 2>&1
@@ -115,12 +115,12 @@ CONF
 load 'kind = "fifo"; limit = 1000;' fifo >"$T/r"; read -r g_fifo p_fifo <"$T/r"
 load 'kind = "fq_codel";' fq_codel >"$T/r"; read -r g_fq p_fq <"$T/r"
 load 'kind = "cake";' cake >"$T/r"; read -r g_cake p_cake <"$T/r"
-echo "# htb 5mbit, netem 10ms: 4 TCP flows: fifo ${g_fifo}, fq_codel ${g_fq}, cake ${g_cake} Mbit/s; ping beside a 12 Mbit/s UDP flood: fifo ${p_fifo} ms, fq_codel ${p_fq} ms, cake ${p_cake} ms"
+echo "# htb 3mbit, netem 10ms: 4 TCP flows: fifo ${g_fifo}, fq_codel ${g_fq}, cake ${g_cake} Mbit/s; ping beside a 10 Mbit/s UDP flood: fifo ${p_fifo} ms, fq_codel ${p_fq} ms, cake ${p_cake} ms"
 # one guest CPU shared with the senders: goodput is checked loosely here; the host-kernel
 # suite checks shaping accuracy tightly
 for k in fifo fq cake; do
 	eval "g=\$g_$k"
-	check "$k: TCP goodput $g Mbit/s within 3.5-5.03 of 5mbit" "$g" num_between "$g" 3.5 5.03
+	check "$k: TCP goodput $g Mbit/s within 2.1-3.02 of 3mbit" "$g" num_between "$g" 2.1 3.02
 done
 check "fifo fills under the flood: ping $p_fifo ms over 100 ms" "$p_fifo; flood: $(tail -4 "$T/udp-fifo" | tr '\n' ' ')" \
 	num_between "$p_fifo" 100 100000
