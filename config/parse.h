@@ -67,10 +67,6 @@ int cfg_get_group(struct cfg_parser *p, const config_setting_t *grp, const char 
 int cfg_get_group_list(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		       const char *where, config_setting_t **out);
 
-/* Errors about a value we already hold, with its unit, e.g. "rate 5mbit is out of range". */
-int cfg_rate_range_error(struct cfg_parser *p, const config_setting_t *s, const char *where,
-			 const char *key, uint64_t v, uint64_t min, uint64_t max);
-
 int cfg_scan_ints(struct cfg_parser *p, const char *text);
 
 void cfg_child_init(struct gw_child *c, enum gw_kind kind);

@@ -173,17 +173,6 @@ int cfg_get_bool(struct cfg_parser *p, const config_setting_t *grp, const char *
 	return 1;
 }
 
-int cfg_rate_range_error(struct cfg_parser *p, const config_setting_t *s, const char *where,
-			 const char *key, uint64_t v, uint64_t min, uint64_t max)
-{
-	char a[32], b[32], c[32];
-
-	gw_format_rate(v, a, sizeof(a));
-	gw_format_rate(min, b, sizeof(b));
-	gw_format_rate(max, c, sizeof(c));
-	return cfg_error(p, s, where, "%s %s is out of range %s..%s", key, a, b, c);
-}
-
 /* Rates, times and sizes are written as strings; this is the shared part of their look-up. */
 static int get_unit_string(struct cfg_parser *p, const config_setting_t *s, const char *key,
 			   const char *where, bool int_ok, const char *example, const char **out)
