@@ -16,7 +16,6 @@
 #include <json-c/json_object.h>
 #include <crypt.h>
 #include <math.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include "webui/http.c"
 

@@ -39,4 +39,23 @@ for m in re.finditer(r"(?:%s\s*)+" % lit, src):
         f.write(text)
 ' "$out" "${t#test_}"
 done
+# reloads: "OLD\n%%\nNEW" (fuzz_config.c): classes kept, added, removed, renamed, reordered
+rm -f "$out"/reload-*
+htb() {	# htb CLASS... : one link, egress htb with these classes, the last one the default
+	local c sep=""
+	printf 'links = ( { name = "wan"; interface = "eth0";\n'
+	printf '  egress = { shaper = "htb"; rate = "100mbit"; classes = (\n'
+	for c in "$@"; do
+		printf '%s    { name = "%s"; rate = "1mbit";' "$sep" "$c"
+		[ "$c" = "${*: -1}" ] && printf ' default = true;'
+		printf ' }'
+		sep=$',\n'
+	done
+	printf ' ); }; } );\n'
+}
+{ htb voice bulk; printf '%%%%\n'; htb video voice bulk; } >"$out/reload-add"
+{ htb voice video bulk; printf '%%%%\n'; htb bulk; } >"$out/reload-remove"
+{ htb a b c d; printf '%%%%\n'; htb d x c y b; } >"$out/reload-mixed"
+{ cat config/examples/office-router.conf; printf '\n%%%%\n'; cat config/examples/home-router.conf; } \
+	>"$out/reload-examples"
 echo "$(ls "$out" | wc -l) files in $out"
