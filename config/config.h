@@ -54,6 +54,41 @@ struct gw_link_cfg {
 	int line;
 };
 
+/* The latency prober (gatewayd/probe.c) and its load test (gatewayd/loadtest.c). */
+#define GW_MAX_PROBE_TARGETS 16
+#define GW_PROBE_HOST_MAX 64	/* a target or sink as written: IP literal, optional :port */
+
+enum gw_probe_method { GW_PROBE_ICMP = 0, GW_PROBE_UDP = 1 };
+
+struct gw_probe_target_cfg {
+	char host[GW_PROBE_HOST_MAX];	/* as written, for messages and labels */
+	struct sockaddr_storage addr;	/* IP literal; port set for udp (default 2112) */
+	socklen_t addrlen;
+	int line;
+};
+
+struct gw_probe_cfg {
+	bool present;			/* the config has a probe block */
+	enum gw_probe_method method;
+	struct gw_probe_target_cfg targets[GW_MAX_PROBE_TARGETS];
+	size_t n_targets;
+	int64_t interval_us;		/* between probes to one target; default 100 ms */
+	int64_t timeout_us;		/* a reply later than this is a loss; default 1 s */
+	int64_t size;			/* probe payload bytes (ICMP data / UDP payload) */
+	char link[GW_NAME_MAX];		/* whose load samples are judged against (default:
+					 * the first link); probes leave through its interface */
+	int64_t fwmark;			/* GW_UNSET, or SO_MARK for multi-WAN policy routing */
+
+	/* active load test (--load-test, and the schedule) */
+	char sink[GW_PROBE_HOST_MAX];	/* "" = none: the load test refuses to start */
+	struct sockaddr_storage sink_addr;
+	socklen_t sink_addrlen;
+	int64_t load_duration_us;	/* per direction; default 10 s */
+	int64_t load_every_us;		/* 0 = only on demand */
+	int load_flows;			/* TCP flows per direction; default 4 */
+	int line;
+};
+
 struct gw_config {
 	char *file;
 	char *listen[GW_MAX_LISTEN];
@@ -63,6 +98,7 @@ struct gw_config {
 	size_t n_links;
 	char *auth_file;	/* NULL, or an absolute path: basic auth for the web UI */
 	bool keep_on_stop;	/* leave the tree in the kernel when gatewayd stops */
+	struct gw_probe_cfg probe;
 };
 
 /*

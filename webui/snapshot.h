@@ -59,6 +59,32 @@ struct gw_snap_class {
 	} cake;
 };
 
+/* RTT statistics of one load state (idle or loaded) over the prober's window. */
+struct gw_snap_rtt {
+	uint64_t samples, lost;		/* probes judged in this state; lost among them */
+	double loss;			/* lost / samples, 0..1; NAN when none */
+	double min_ms, p50_ms, p90_ms, p99_ms, mean_ms;	/* NAN when no replies */
+	double jitter_ms;		/* mean |IPDV| between consecutive replies; NAN if < 2 */
+};
+
+/* Upper bounds (seconds) of the RTT histogram's buckets, for /metrics; +Inf is implied. */
+#define GW_SNAP_RTT_BUCKETS 14
+#define GW_SNAP_RTT_BOUNDS { 0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, \
+			     0.15, 0.2, 0.4, 1.0, 2.0 }
+
+/* Latency of a link, judged against one direction's load. */
+struct gw_snap_latency {
+	bool present;			/* the prober runs on this link */
+	double baseline_ms;		/* idle baseline: rises slowly, falls fast; NAN before one */
+	struct gw_snap_rtt idle, loaded;
+	double induced_p50_ms, induced_p99_ms, induced_mean_ms;	/* loaded - baseline; NAN */
+	char grade[4];			/* "A+" .. "F" on the mean induced latency; "" if none */
+	/* every reply since start, whatever the load, for the histogram */
+	uint64_t hist_count;		/* replies */
+	double hist_sum_s;
+	uint64_t hist_le[GW_SNAP_RTT_BUCKETS];	/* cumulative: replies with rtt <= bound */
+};
+
 struct gw_snap_dir {
 	char link[GW_SNAP_NAME];	/* the config's link name */
 	char interface[IFNAMSIZ];	/* the link's interface */
@@ -69,6 +95,43 @@ struct gw_snap_dir {
 	struct gw_snap_class total;	/* the shaper's root qdisc */
 	struct gw_snap_class *classes;
 	size_t n_classes;
+	struct gw_snap_latency latency;
+};
+
+struct gw_snap_target {
+	char host[64];
+	bool up;
+	uint64_t sent, received, lost, duplicates, reordered;
+	double last_rtt_ms;		/* NAN before the first reply */
+	double last_reply_unix;		/* 0 before the first reply */
+};
+
+/* One direction of an active load test. */
+struct gw_snap_load_dir {
+	char direction[12];		/* "download", "upload" */
+	double goodput_bps;		/* the flows' payload, bits/s, over the loaded part */
+	double idle_p50_ms, loaded_p50_ms, loaded_p99_ms;
+	double induced_mean_ms, induced_p99_ms;
+	char grade[4];
+};
+
+struct gw_snap_loadtest {
+	bool present;			/* a test ran or runs */
+	bool running;
+	double started_unix, finished_unix;	/* finished 0 while running */
+	char sink[64];
+	char error[128];		/* "" when it went well */
+	size_t n_dirs;
+	struct gw_snap_load_dir dirs[3];	/* download, upload, both */
+};
+
+struct gw_snap_probe {
+	bool enabled;
+	char method[8];			/* "icmp", "udp" */
+	char link[GW_SNAP_NAME];
+	int64_t interval_us;
+	size_t n_targets;
+	struct gw_snap_target targets[16];
 };
 
 struct gw_snapshot {
@@ -83,6 +146,8 @@ struct gw_snapshot {
 	char last_error[256];		/* "" when the last pass and the last reload were fine */
 	struct gw_snap_dir *dirs;
 	size_t n_dirs;
+	struct gw_snap_probe probe;
+	struct gw_snap_loadtest loadtest;
 };
 
 /* History: per class and direction total, bounded rings fixed at start-up. */
@@ -92,6 +157,8 @@ struct gw_hist_point {
 	float delay_ms_min, delay_ms_avg, delay_ms_max;
 	float drops_per_s_avg;
 	float backlog_bytes_avg;
+	/* direction totals of a probed link only (NAN elsewhere and where none fell) */
+	float baseline_ms, loaded_p50_ms, loaded_p99_ms;
 };
 
 /* What the daemon offers the HTTP side. Both calls are safe from any thread. */
