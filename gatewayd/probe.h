@@ -17,6 +17,8 @@ struct gw_probe_sample {
 	double sent_wall;	/* the same instant as unix time */
 	bool lost;		/* no reply within the timeout (a later reply stays a loss) */
 	bool reordered;		/* its reply arrived after the reply of a later probe */
+	bool target_up;		/* the target counted as up when this was judged: a down
+				 * target's losses are not the link's */
 	double rtt_ms;		/* receive - send - reflector processing; NAN when lost */
 };
 
