@@ -141,15 +141,9 @@ static void keep_fixed(const struct gw_config *cur, struct gw_config *next)
 /* SIGHUP: a new config, all or nothing; the old one stays on any failure. */
 static void reload(struct gw_loop_ctx *c)
 {
-	static const char *const how_words[] = {
-		[GW_RELOAD_UNCHANGED] = "nothing to change",
-		[GW_RELOAD_IN_PLACE] = "changed in place",
-		[GW_RELOAD_CLASSES] = "classes added or removed in place",
-		[GW_RELOAD_REBUILT] = "rebuilt",
-	};
 	struct gw_status *st = c->st;
+	struct gw_reload_done done;
 	struct gw_config *next;
-	enum gw_reload_how how;
 	char err[1024] = "";
 	int r;
 
@@ -159,7 +153,7 @@ static void reload(struct gw_loop_ctx *c)
 	r = gw_config_load(c->cfg->file, &next, err, sizeof(err));
 	if (!r) {
 		keep_fixed(c->cfg, next);
-		r = gw_reload(c->nl, c->mon, c->cfg, next, c->applied, &how, err, sizeof(err));
+		r = gw_reload(c->nl, c->mon, c->cfg, next, c->applied, &done, err, sizeof(err));
 		if (r)
 			gw_config_free(next);
 	}
@@ -169,20 +163,24 @@ static void reload(struct gw_loop_ctx *c)
 		gw_notify("READY=1");
 		return;
 	}
-	if (how == GW_RELOAD_REBUILT || how == GW_RELOAD_CLASSES) {
+	if (done.how == GW_RELOAD_REBUILT || done.how == GW_RELOAD_CLASSES) {
 		struct gw_sampler *s;
 
-		if (gw_sampler_new(next, c->applied, &s) == 0)
+		/* a sampler for the new tree, with the history and totals of what carried on */
+		if (gw_sampler_new(next, c->applied, &s) == 0) {
+			gw_sampler_carry(s, st->sampler, c->applied, done.fresh);
 			gw_sampler_free(gw_status_swap_sampler(st, s));
+		}
 	} else {
 		pthread_mutex_lock(&st->lock);
 		gw_sampler_retarget(st->sampler, next);
 		pthread_mutex_unlock(&st->lock);
 	}
+	gw_reload_done_free(&done);
 	gw_config_free(c->cfg);
 	c->cfg = next;
 	st->reload_error[0] = '\0';
-	gw_log(GW_LOG_INFO, "reloaded %s: %s", next->file, how_words[how]);
+	gw_log(GW_LOG_INFO, "reloaded %s: %s", next->file, done.summary);
 	gw_notify("READY=1");
 }
 

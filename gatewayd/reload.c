@@ -1,10 +1,14 @@
-/* gatewayd/reload.c: in-place changes (RTM_NEW* without create flags: the kernel's "change")
- * for what differs, put back the old options if the kernel refuses any, and a verified
- * rebuild when the shape changed. */
+/* gatewayd/reload.c: the running plan against the new one, tree by tree, in one pipelined
+ * batch: deletes, then changes (RTM_NEW* without create flags: the kernel's "change"), then
+ * creates in plan order. Links are matched by name, interface and ifb; a kept link's devices
+ * and facts carry over, an added link's are prepared as start-up would, a removed link's ifb is
+ * deleted once the rest is verified. Anything the kernel refuses: a verified whole rebuild. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/pkt_sched.h>
 #include "gatewayd/reload.h"
 
 /* Objects are the same object when type, device and handle are (filters: device and parent). */
@@ -39,98 +43,199 @@ static const struct gw_plan_obj **index_of(const struct gw_plan *p)
 	return v;
 }
 
-static const struct gw_plan_obj *lookup(const struct gw_plan_obj **idx, size_t n,
-					const struct gw_plan_obj *o)
+static const struct gw_plan_obj *lookup_obj(const struct gw_plan_obj **idx, size_t n,
+					    const struct gw_tc_obj *o)
 {
-	const struct gw_plan_obj **hit = bsearch(&o, idx, n, sizeof(*idx), ptr_cmp);
+	struct gw_plan_obj key = { .obj = *o };
+	const struct gw_plan_obj *k = &key, **hit;
 
+	hit = n ? bsearch(&k, idx, n, sizeof(*idx), ptr_cmp) : NULL;
 	return hit ? *hit : NULL;
 }
 
-/* The same links on the same devices: the facts gathered at apply time still hold. */
-static bool same_links(const struct gw_config *a, const struct gw_config *b)
+/* A tree: a device's root qdisc and what hangs below it, or an interface's ingress hook and
+ * its redirect. */
+static bool in_ingress(const struct gw_tc_obj *o)
 {
-	if (a->n_links != b->n_links)
-		return false;
-	for (size_t i = 0; i < a->n_links; i++) {
-		const struct gw_link_cfg *x = &a->links[i], *y = &b->links[i];
-
-		if (strcmp(x->name, y->name) || strcmp(x->interface, y->interface) ||
-		    x->dir[0].present != y->dir[0].present || x->dir[1].present != y->dir[1].present ||
-		    (x->dir[1].present && strcmp(x->dir[1].ifb, y->dir[1].ifb)))
-			return false;
-	}
-	return true;
+	return o->type == GW_OBJ_FILTER || o->parent == TC_H_INGRESS;
 }
 
-struct diff {
-	struct nl_msg **msgs;
-	size_t n, creates, deletes, changes;
+static bool is_top(const struct gw_tc_obj *o)
+{
+	return o->type == GW_OBJ_QDISC && (o->parent == TC_H_ROOT || o->parent == TC_H_INGRESS);
+}
+
+enum tree_state { T_KEEP, T_NEW, T_GONE, T_REBUILD };
+
+struct tree {
+	int ifindex;
+	bool ingress;
+	enum tree_state st;
+	const struct gw_plan_obj *top;	/* the running top (T_KEEP, T_GONE, T_REBUILD) */
+	const char *dev;
 };
 
-static int push(struct diff *d, struct nl_msg *m)
+enum op { OP_NONE, OP_CHANGE, OP_REPLACE, OP_CREATE };
+
+struct diff {
+	const struct gw_plan *have, *want;
+	const struct gw_plan_obj **hi, **wi;
+	struct tree *trees;
+	size_t n_trees;
+	enum op *wop;		/* per object of want */
+	bool *hdel;		/* per object of have: delete it alone */
+	struct nl_msg **msgs;
+	size_t n;
+};
+
+static struct tree *tree_of(struct diff *d, const struct gw_tc_obj *o)
 {
-	d->msgs[d->n++] = m;
-	return 0;
+	for (size_t i = 0; i < d->n_trees; i++)
+		if (d->trees[i].ifindex == o->ifindex && d->trees[i].ingress == in_ingress(o))
+			return &d->trees[i];
+	return NULL;
 }
 
-/* Deletes first (a class takes its queue with it), then changes, then creates in plan order
- * (a class before its queue). -EOPNOTSUPP: something only a rebuild can do. */
-static int diff_plans(const struct gw_plan *have, const struct gw_plan *want, struct diff *d)
+static void find_trees(struct diff *d)
 {
-	const struct gw_plan_obj **hi = index_of(have), **wi = index_of(want);
+	for (size_t i = 0; i < d->have->n; i++) {
+		const struct gw_plan_obj *h = &d->have->objs[i];
+
+		if (is_top(&h->obj))
+			d->trees[d->n_trees++] = (struct tree){ h->obj.ifindex, in_ingress(&h->obj),
+				lookup_obj(d->wi, d->want->n, &h->obj) ? T_KEEP : T_GONE, h, h->dev };
+	}
+	for (size_t i = 0; i < d->want->n; i++) {
+		const struct gw_plan_obj *w = &d->want->objs[i];
+
+		if (is_top(&w->obj) && !tree_of(d, &w->obj))
+			d->trees[d->n_trees++] = (struct tree){ w->obj.ifindex, in_ingress(&w->obj),
+				T_NEW, NULL, w->dev };
+	}
+}
+
+static const char *tc_kind(const struct gw_tc_obj *o)
+{
+	const struct gw_qdisc_ops *ops = gw_qdisc_ops(o->kind);
+
+	return ops && ops->tc_kind ? ops->tc_kind(&o->q) : "";
+}
+
+/* What an object both plans have needs; T_REBUILD in *t when only recreating its tree will do. */
+static enum op classify(const struct gw_tc_obj *w, const struct gw_tc_obj *h, struct tree *t)
+{
+	char why[160];
+	bool covers = gw_obj_matches(w, h, why, sizeof(why));
+
+	if (covers && gw_obj_matches(h, w, why, sizeof(why)))
+		return OP_NONE;
+	if (w->type == GW_OBJ_QDISC &&
+	    (w->kind != h->kind || strcmp(tc_kind(w), tc_kind(h)) || covers)) {
+		/* a kind changed, or a knob the old config set and the new one leaves out: a
+		 * change would keep the old value; a leaf is replaced alone, a top is not */
+		if (!is_top(w))
+			return OP_REPLACE;
+		t->st = T_REBUILD;
+		return OP_NONE;
+	}
+	/* a filter's target, a class that lost a knob, or htb's root (no change operation:
+	 * the default class and the size table are fixed at creation) */
+	if (w->type == GW_OBJ_FILTER || covers ||
+	    (w->type == GW_OBJ_QDISC && w->kind == GW_KIND_HTB)) {
+		t->st = T_REBUILD;
+		return OP_NONE;
+	}
+	return OP_CHANGE;
+}
+
+/* Decide each tree's fate and each object's operation. */
+static void plan_ops(struct diff *d)
+{
+	for (size_t i = 0; i < d->have->n; i++) {
+		const struct gw_plan_obj *h = &d->have->objs[i];
+		struct tree *t = tree_of(d, &h->obj);
+		struct gw_tc_obj cls = { .type = GW_OBJ_CLASS, .ifindex = h->obj.ifindex,
+					 .handle = h->obj.parent };
+
+		if (!t || t->st != T_KEEP || lookup_obj(d->wi, d->want->n, &h->obj))
+			continue;
+		if (h->obj.type == GW_OBJ_CLASS && !h->obj.inner)
+			d->hdel[i] = true;	/* its leaf goes with it */
+		else if (!(h->obj.type == GW_OBJ_QDISC && h->cls[0] &&
+			   !lookup_obj(d->wi, d->want->n, &cls)))
+			t->st = T_REBUILD;
+	}
+	for (size_t i = 0; i < d->want->n; i++) {
+		const struct gw_plan_obj *w = &d->want->objs[i];
+		const struct gw_plan_obj *h = lookup_obj(d->hi, d->have->n, &w->obj);
+		struct tree *t = tree_of(d, &w->obj);
+
+		if (t && t->st == T_KEEP)
+			d->wop[i] = h ? classify(&w->obj, &h->obj, t) : OP_CREATE;
+	}
+	/* a tree recreated: its top goes (with everything under it), all its objects are new */
+	for (size_t i = 0; i < d->want->n; i++) {
+		struct tree *t = tree_of(d, &d->want->objs[i].obj);
+
+		if (t && (t->st == T_NEW || t->st == T_REBUILD))
+			d->wop[i] = OP_CREATE;
+	}
+}
+
+/* r: what building *m returned (m is read only after the call that set it) */
+static int emit(struct diff *d, int r, struct nl_msg **m)
+{
+	if (!r)
+		d->msgs[d->n++] = *m;
+	return r;
+}
+
+static int build_batch(struct diff *d, struct gw_reload_done *done)
+{
 	int r = 0;
 
-	d->msgs = calloc(have->n + want->n + 1, sizeof(*d->msgs));
-	if (!hi || !wi || !d->msgs) {
-		r = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < have->n && !r; i++) {
-		const struct gw_plan_obj *o = &have->objs[i];
+	for (size_t i = 0; i < d->n_trees && !r; i++) {
 		struct nl_msg *m;
 
-		if (lookup(wi, want->n, o))
+		if (d->trees[i].st != T_GONE && d->trees[i].st != T_REBUILD)
 			continue;
-		if (o->obj.type != GW_OBJ_CLASS || o->obj.inner) {
-			/* only a class goes away alone (a leaf with it); anything else: rebuild */
-			if (o->obj.type == GW_OBJ_CLASS || !o->cls[0])
-				r = -EOPNOTSUPP;
-			continue;
-		}
-		if (!(r = gw_obj_build_del(&o->obj, &m)))
-			r = push(d, m), d->deletes++;
+		r = emit(d, gw_obj_build_del(&d->trees[i].top->obj, &m), &m);
+		done->trees += d->trees[i].st == T_REBUILD;
 	}
-	for (int pass = 0; pass < 2 && !r; pass++) {
-		for (size_t i = 0; i < want->n && !r; i++) {
-			const struct gw_tc_obj *w = &want->objs[i].obj;
-			const struct gw_plan_obj *h = lookup(hi, have->n, &want->objs[i]);
-			struct nl_msg *m;
-			char why[160];
-			bool covers;
+	for (size_t i = 0; i < d->have->n && !r; i++) {
+		struct nl_msg *m;
 
-			if (!h) {	/* a new class and its queue */
-				if (pass == 1 && !(r = gw_obj_build(w, NLM_F_CREATE | NLM_F_EXCL, &m)))
-					r = push(d, m), d->creates++;
-				continue;
-			}
-			covers = gw_obj_matches(w, &h->obj, why, sizeof(why));
-			if (pass == 1 || w->type == GW_OBJ_FILTER ||
-			    (covers && gw_obj_matches(&h->obj, w, why, sizeof(why))))
-				continue;
-			/* a kind changed, or a knob the old config set and the new one leaves out:
-			 * a change would keep the old value, only a rebuild restores the default */
-			if (covers || w->kind != h->obj.kind) {
-				r = -EOPNOTSUPP;
-				break;
-			}
-			if (!(r = gw_obj_build(w, 0, &m)))
-				r = push(d, m), d->changes++;
-		}
+		if (d->hdel[i] && !(r = emit(d, gw_obj_build_del(&d->have->objs[i].obj, &m), &m)))
+			done->deleted++;
 	}
-out:
-	free(hi);
-	free(wi);
+	for (size_t i = 0; i < d->want->n && !r; i++) {
+		const struct gw_plan_obj *h;
+		struct nl_msg *m;
+
+		if (d->wop[i] != OP_REPLACE)
+			continue;
+		h = lookup_obj(d->hi, d->have->n, &d->want->objs[i].obj);
+		if (!(r = emit(d, gw_obj_build_del(&h->obj, &m), &m)))
+			done->replaced++;
+	}
+	for (size_t i = 0; i < d->want->n && !r; i++) {
+		struct nl_msg *m;
+
+		if (d->wop[i] == OP_CHANGE &&
+		    !(r = emit(d, gw_obj_build(&d->want->objs[i].obj, 0, &m), &m)))
+			done->changed++;
+	}
+	for (size_t i = 0; i < d->want->n && !r; i++) {
+		const struct gw_tc_obj *w = &d->want->objs[i].obj;
+		int flags = NLM_F_CREATE | (w->parent == TC_H_ROOT ? NLM_F_REPLACE : NLM_F_EXCL);
+		struct nl_msg *m;
+
+		if (d->wop[i] != OP_CREATE && d->wop[i] != OP_REPLACE)
+			continue;
+		done->fresh[i] = true;
+		if (!(r = emit(d, gw_obj_build(w, flags, &m), &m)))
+			done->created += d->wop[i] == OP_CREATE;
+	}
 	return r;
 }
 
@@ -139,39 +244,298 @@ static void diff_free(struct diff *d)
 	for (size_t i = 0; i < d->n; i++)
 		nlmsg_free(d->msgs[i]);
 	free(d->msgs);
+	free(d->hi);
+	free(d->wi);
+	free(d->trees);
+	free(d->wop);
+	free(d->hdel);
 }
 
-static int incremental(struct gw_nl *nl, const struct gw_config *next, struct gw_applied *a,
-		       struct gw_plan *np, enum gw_reload_how *how, char *err, size_t errlen)
+static int diff_plans(const struct gw_plan *have, const struct gw_plan *want, struct diff *d,
+		      struct gw_reload_done *done)
 {
-	struct gw_plan old = a->plan;
-	struct gw_nl_error e = { .err = 0 };
-	struct diff d = { 0 };
-	int r = diff_plans(&old, np, &d);
+	size_t n = have->n + want->n + 1;
 
-	if (!r && d.n && (r = gw_nl_batch(nl, d.msgs, d.n, true, &e)))
-		snprintf(err, errlen, "the kernel refused a change: %s (%s)",
-			 e.msg[0] ? e.msg : "no message", strerror(-r));
-	if (!r) {
-		a->plan = *np;
-		r = gw_verify(nl, next, a, err, errlen);
-		a->plan = old;
+	*d = (struct diff){ .have = have, .want = want };
+	d->hi = index_of(have);
+	d->wi = index_of(want);
+	d->trees = calloc(n, sizeof(*d->trees));
+	d->wop = calloc(n, sizeof(*d->wop));
+	d->hdel = calloc(n, sizeof(*d->hdel));
+	d->msgs = calloc(n * 2, sizeof(*d->msgs));
+	done->fresh = calloc(n, sizeof(*done->fresh));
+	if (!d->hi || !d->wi || !d->trees || !d->wop || !d->hdel || !d->msgs || !done->fresh)
+		return -ENOMEM;
+	find_trees(d);
+	plan_ops(d);
+	return build_batch(d, done);
+}
+
+/* The new state being built: a kept link's devices first (copies of a's), then the added
+ * links' devices, prepared fresh. */
+struct staged {
+	struct gw_applied n;
+	size_t n_kept;
+	size_t *origin;		/* per kept device: its index in a->devs */
+	bool *kept_link;	/* per link of cur: next keeps it */
+};
+
+static bool link_same(const struct gw_link_cfg *x, const struct gw_link_cfg *y)
+{
+	return !strcmp(x->name, y->name) && !strcmp(x->interface, y->interface) &&
+	       x->dir[0].present == y->dir[0].present && x->dir[1].present == y->dir[1].present &&
+	       (!x->dir[1].present || !strcmp(x->dir[1].ifb, y->dir[1].ifb));
+}
+
+static size_t kept_from(const struct gw_config *cur, const struct gw_link_cfg *y)
+{
+	for (size_t i = 0; i < cur->n_links; i++)
+		if (link_same(&cur->links[i], y))
+			return i;
+	return SIZE_MAX;
+}
+
+/* Does an added link use a device name a removed one used? (a link renamed, an ifb moved) */
+static bool name_reused(const struct gw_config *next, const struct gw_applied *a,
+			const struct staged *s, const bool *added)
+{
+	for (size_t k = 0; k < a->n_devs; k++) {
+		if (s->kept_link[a->devs[k].link])
+			continue;
+		for (size_t j = 0; j < next->n_links; j++) {
+			const struct gw_link_cfg *l = &next->links[j];
+
+			if (added[j] && (!strcmp(l->interface, a->devs[k].name) ||
+					 (l->dir[GW_DIR_INGRESS].present &&
+					  !strcmp(l->dir[GW_DIR_INGRESS].ifb, a->devs[k].name))))
+				return true;
+		}
 	}
-	diff_free(&d);
-	if (r) {
-		gw_plan_free(np);
-		/* the caller rebuilds, which also undoes whatever part of this went in */
-		return r == -EOPNOTSUPP ? r : -EAGAIN;
+	return false;
+}
+
+static int copy_kept(const struct gw_config *next, const struct gw_applied *a, struct staged *s,
+		     size_t j, size_t i)
+{
+	s->kept_link[i] = true;
+	s->n.facts[j] = a->facts[i];
+	for (size_t k = 0; k < a->n_devs; k++) {
+		struct gw_dev *d;
+
+		if (a->devs[k].link != i)
+			continue;
+		d = &s->n.devs[s->n.n_devs++];
+		*d = a->devs[k];	/* its saved tree stays a's until the commit */
+		d->link = j;
+		d->replace = next->links[j].replace;
+		s->origin[s->n_kept++] = k;
 	}
-	gw_plan_free(&a->plan);
-	a->plan = *np;
-	*how = d.creates || d.deletes ? GW_RELOAD_CLASSES :
-	       d.changes ? GW_RELOAD_IN_PLACE : GW_RELOAD_UNCHANGED;
 	return 0;
 }
 
-static int rebuild(struct gw_nl *nl, struct gw_monitor *mon, const struct gw_config *cur,
-		   const struct gw_config *next, struct gw_applied *a, char *err, size_t errlen)
+static void staged_free(struct staged *s, struct gw_applied *a, bool committed)
+{
+	/* kept devices' saved trees: a's until the commit, the new state's after */
+	for (size_t k = 0; k < s->n_kept; k++) {
+		if (committed) {
+			a->devs[s->origin[k]].saved = NULL;
+			a->devs[s->origin[k]].n_saved = 0;
+		} else {
+			s->n.devs[k].saved = NULL;
+			s->n.devs[k].n_saved = 0;
+		}
+	}
+	if (!committed)
+		gw_applied_free(&s->n);
+	free(s->origin);
+	free(s->kept_link);
+}
+
+/* The added links' devices: gw_apply's own preparation, undone on failure. */
+static int prepare_added(struct gw_nl *nl, const struct gw_config *next, struct staged *s,
+			 const bool *added, struct gw_reload_done *done, char *err, size_t errlen)
+{
+	struct gw_applied tmp;
+	int r = 0;
+
+	for (size_t j = 0; j < next->n_links && !r; j++) {
+		if (!added[j])
+			continue;
+		r = gw_apply_prepare_link(nl, next, &s->n, j, err, errlen);
+		done->links_added++;
+	}
+	if (!r) {
+		/* from here on the added devices may hold our objects */
+		for (size_t k = s->n_kept; k < s->n.n_devs; k++) {
+			struct gw_dev *d = &s->n.devs[k];
+
+			d->root = true;
+			d->ingress = !d->is_ifb && next->links[d->link].dir[GW_DIR_INGRESS].present;
+		}
+		return 0;
+	}
+	/* nothing of the tree went in yet: only the ifbs it created go */
+	tmp = (struct gw_applied){ .devs = s->n.devs + s->n_kept,
+				   .n_devs = s->n.n_devs - s->n_kept };
+	gw_apply_undo(nl, &tmp, err, errlen);
+	return r;
+}
+
+static int stage(struct gw_nl *nl, const struct gw_config *cur, const struct gw_config *next,
+		 const struct gw_applied *a, struct staged *s, struct gw_reload_done *done,
+		 char *err, size_t errlen)
+{
+	bool *added = calloc(next->n_links + 1, sizeof(*added));
+	int r = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->n.facts = calloc(next->n_links + 1, sizeof(*s->n.facts));
+	s->n.devs = calloc(a->n_devs + 1, sizeof(*s->n.devs));
+	s->origin = calloc(a->n_devs + 1, sizeof(*s->origin));
+	s->kept_link = calloc(cur->n_links + 1, sizeof(*s->kept_link));
+	if (!added || !s->n.facts || !s->n.devs || !s->origin || !s->kept_link) {
+		free(added);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < next->n_links; j++) {
+		size_t i = kept_from(cur, &next->links[j]);
+
+		if (i == SIZE_MAX)
+			added[j] = true;
+		else
+			copy_kept(next, a, s, j, i);
+	}
+	for (size_t i = 0; i < cur->n_links; i++)
+		done->links_removed += !s->kept_link[i];
+	if (name_reused(next, a, s, added))
+		r = -EOPNOTSUPP;	/* one device, two fates: the whole rebuild sorts it out */
+	if (!r)
+		r = prepare_added(nl, next, s, added, done, err, errlen);
+	free(added);
+	return r;
+}
+
+/* Before the batch, as gw_apply does: an added device's leftover root of ours and an ingress
+ * hook being replaced go; failures do not matter, the batch says whether the tree went in. */
+static void clear_added(struct gw_nl *nl, struct staged *s)
+{
+	for (size_t k = s->n_kept; k < s->n.n_devs; k++) {
+		const struct gw_dev *d = &s->n.devs[k];
+		struct gw_tc_obj o = { .type = GW_OBJ_QDISC, .ifindex = d->ifindex };
+		struct nl_msg *m;
+
+		if (d->leftover_root) {
+			o.handle = GW_ROOT_HANDLE;
+			o.parent = TC_H_ROOT;
+			if (!gw_obj_build_del(&o, &m)) {
+				gw_nl_batch(nl, &m, 1, false, NULL);
+				nlmsg_free(m);
+			}
+		}
+		if (d->old_ingress) {
+			o.handle = 0;
+			o.parent = TC_H_INGRESS;
+			if (!gw_obj_build_del(&o, &m)) {
+				gw_nl_batch(nl, &m, 1, false, NULL);
+				nlmsg_free(m);
+			}
+		}
+	}
+}
+
+/* A removed link's ifb, once the rest is in: deleting it takes its qdiscs with it. */
+static void delete_gone_ifbs(struct gw_nl *nl, struct gw_applied *a, const struct staged *s)
+{
+	for (size_t k = 0; k < a->n_devs; k++) {
+		struct gw_dev *d = &a->devs[k];
+		struct gw_nl_error e;
+
+		if (s->kept_link[d->link] || !d->ifb_created)
+			continue;
+		gw_link_del(nl, d->name, &e);
+		d->ifb_created = false;
+	}
+}
+
+static void summarize(const struct gw_config *cur, const struct gw_config *next,
+		      const struct staged *s, struct gw_reload_done *d)
+{
+	size_t pos = 0, len = sizeof(d->summary);
+
+	if (d->links_added || d->links_removed || d->created || d->deleted || d->replaced ||
+	    d->trees)
+		d->how = GW_RELOAD_CLASSES;
+	else
+		d->how = d->changed ? GW_RELOAD_IN_PLACE : GW_RELOAD_UNCHANGED;
+	if (d->how == GW_RELOAD_UNCHANGED) {
+		snprintf(d->summary, len, "nothing to change");
+		return;
+	}
+	if (d->how == GW_RELOAD_IN_PLACE) {
+		snprintf(d->summary, len, "changed in place (%u objects)", d->changed);
+		return;
+	}
+	pos += (size_t)snprintf(d->summary, len, "in place, the rest kept:");
+	for (size_t j = 0; j < next->n_links && pos < len; j++)
+		if (kept_from(cur, &next->links[j]) == SIZE_MAX)
+			pos += (size_t)snprintf(d->summary + pos, len - pos, " link %s added;",
+						next->links[j].name);
+	for (size_t i = 0; i < cur->n_links && pos < len; i++)
+		if (!s->kept_link[i])
+			pos += (size_t)snprintf(d->summary + pos, len - pos, " link %s removed;",
+						cur->links[i].name);
+	if (pos < len)
+		snprintf(d->summary + pos, len - pos,
+			 " %u changed, %u created, %u deleted, %u queues replaced, %u trees recreated",
+			 d->changed, d->created, d->deleted, d->replaced, d->trees);
+}
+
+/* Everything short of a whole rebuild. -EAGAIN or -EOPNOTSUPP: only a rebuild will do (what
+ * this put in is out again); another -errno: refused before anything was touched. */
+static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct gw_config *next,
+		   struct gw_applied *a, struct gw_reload_done *done, char *err, size_t errlen)
+{
+	struct gw_nl_error e = { .err = 0 };
+	struct diff d = { 0 };
+	struct staged s;
+	int r = stage(nl, cur, next, a, &s, done, err, errlen);
+
+	if (!r && (r = gw_plan_build(next, s.n.facts, &a->plan, &s.n.plan)))
+		snprintf(err, errlen, "planning: %s", strerror(-r));
+	if (!r)
+		r = diff_plans(&a->plan, &s.n.plan, &d, done);
+	if (!r) {
+		clear_added(nl, &s);
+		if (d.n && (r = gw_nl_batch(nl, d.msgs, d.n, true, &e)))
+			snprintf(err, errlen, "the kernel refused a change: %s (%s)",
+				 e.msg[0] ? e.msg : "no message", strerror(-r));
+		if (!r)
+			r = gw_verify(nl, next, &s.n, err, errlen);
+		if (r) {
+			struct gw_applied tmp = { .devs = s.n.devs + s.n_kept,
+						  .n_devs = s.n.n_devs - s.n_kept };
+			char ignored[256] = "";
+
+			gw_apply_undo(nl, &tmp, ignored, sizeof(ignored));
+			r = -EAGAIN;
+		}
+	}
+	diff_free(&d);
+	if (r) {
+		staged_free(&s, a, false);
+		return r;
+	}
+	delete_gone_ifbs(nl, a, &s);
+	summarize(cur, next, &s, done);
+	s.n.seconds = a->seconds;
+	staged_free(&s, a, true);
+	gw_applied_free(a);
+	*a = s.n;
+	return 0;
+}
+
+static int rebuild(struct gw_nl *nl, const struct gw_config *cur, const struct gw_config *next,
+		   struct gw_applied *a, char *err, size_t errlen)
 {
 	struct gw_applied fresh;
 	char ignored[256];
@@ -189,26 +553,40 @@ static int rebuild(struct gw_nl *nl, struct gw_monitor *mon, const struct gw_con
 		gw_applied_free(a);
 		*a = fresh;
 	}
-	if (mon)
-		gw_monitor_read(mon, NULL, NULL);	/* our own events */
 	return r;
 }
 
+void gw_reload_done_free(struct gw_reload_done *done)
+{
+	free(done->fresh);
+	done->fresh = NULL;
+}
+
 int gw_reload(struct gw_nl *nl, struct gw_monitor *mon, const struct gw_config *cur,
-	      const struct gw_config *next, struct gw_applied *a, enum gw_reload_how *how,
+	      const struct gw_config *next, struct gw_applied *a, struct gw_reload_done *done,
 	      char *err, size_t errlen)
 {
-	struct gw_plan np;
+	char why[512] = "";
 	int r;
 
-	*how = GW_RELOAD_REBUILT;
-	if (same_links(cur, next) && gw_plan_build(next, a->facts, &a->plan, &np) == 0) {
-		r = incremental(nl, next, a, &np, how, err, errlen);
-		if (mon)
-			gw_monitor_read(mon, NULL, NULL);	/* our own events */
-		if (!r)
-			return 0;
-		*how = GW_RELOAD_REBUILT;
+	memset(done, 0, sizeof(*done));
+	r = partial(nl, cur, next, a, done, why, sizeof(why));
+	if (mon)
+		gw_monitor_read(mon, NULL, NULL);	/* our own events */
+	if (!r)
+		return 0;
+	if (r != -EAGAIN && r != -EOPNOTSUPP) {
+		snprintf(err, errlen, "%s", why[0] ? why : strerror(-r));
+		gw_reload_done_free(done);
+		return r;
 	}
-	return rebuild(nl, mon, cur, next, a, err, errlen);
+	gw_reload_done_free(done);
+	memset(done, 0, sizeof(*done));
+	done->how = GW_RELOAD_REBUILT;
+	snprintf(done->summary, sizeof(done->summary), "rebuilt%s%s%s", why[0] ? " (" : "", why,
+		 why[0] ? ")" : "");
+	r = rebuild(nl, cur, next, a, err, errlen);
+	if (mon)
+		gw_monitor_read(mon, NULL, NULL);
+	return r;
 }

@@ -83,7 +83,7 @@ bulk_before=$(class_bytes 1)
 conf "$TMPD/run.conf" 30mbit ', { name = "new"; rate = "5mbit"; child = { kind = "fifo"; }; }'
 kill -HUP "$GW_PID"
 sleep 1
-check "a class added: created alone (the log says so)" grep -q "classes added or removed in place" "$GW_LOG"
+check "a class added: created alone (the log says so)" grep -q "in place, the rest kept: 0 changed, 2 created" "$GW_LOG"
 check "... it is in the kernel" \
 	bash -c "ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:12 .*rate 5Mbit'"
 check "... bulk's counter went on ($bulk_before -> $(class_bytes 1) bytes)" test "$(class_bytes 1)" -ge "$bulk_before"
@@ -111,12 +111,16 @@ check "... /api/status follows: bulk and new" \
 conf "$TMPD/run.conf" 30mbit
 kill -HUP "$GW_PID"
 sleep 1
-# a knob removed: a change would keep the old value, so it is rebuilt too
+# a knob removed: a change would keep the old value, so that queue alone is replaced
+bulk_before=$(class_bytes 1)
 sed -i 's/child = { kind = "fifo"; limit = 100; }/child = { kind = "fifo"; }/' "$TMPD/run.conf"
 kill -HUP "$GW_PID"
 sleep 1
-check "a knob removed: the kernel's default comes back (pfifo limit 1000), by a rebuild" \
-	bash -c "ip netns exec $NS_R tc qdisc show dev r1 | grep -qE 'pfifo [0-9a-f]+: parent e000:[0-9a-f]+ limit 1000p' && grep -q rebuilt '$GW_LOG'"
+check "a knob removed: the kernel's default comes back (pfifo limit 1000)" \
+	bash -c "ip netns exec $NS_R tc qdisc show dev r1 | grep -qE 'pfifo [0-9a-f]+: parent e000:[0-9a-f]+ limit 1000p'"
+check "... by replacing that queue alone, no rebuild" \
+	bash -c "grep -q '1 queues replaced, 0 trees recreated' '$GW_LOG' && ! grep -q rebuilt '$GW_LOG'"
+check "... bulk's counter went on ($bulk_before -> $(class_bytes 1) bytes)" test "$(class_bytes 1)" -ge "$bulk_before"
 gw_stop
 check "stop after reloads: exit 0, default qdisc back" \
 	bash -c "[ $? -eq 0 ] && ip netns exec $NS_R tc qdisc show dev r1 | grep -q noqueue"
