@@ -2,6 +2,7 @@
  * verified apply, so it has the same all-or-nothing guarantee as start-up. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -79,6 +80,89 @@ bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg,
 	return s.relevant;
 }
 
+/* The root qdisc of each device, from one dump. */
+struct roots {
+	const struct gw_config *cfg;
+	const int *ifindex;	/* per link: its interface */
+	uint32_t *handle;	/* per link: its root's handle, 0 for the kernel's default */
+	char (*kind)[16];
+};
+
+static int roots_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct roots *r = arg;
+	const struct tcmsg *t = nlmsg_data(nlh);
+	struct nlattr *kind;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*t)) || t->tcm_parent != TC_H_ROOT)
+		return 0;
+	for (size_t i = 0; i < r->cfg->n_links; i++) {
+		if (r->ifindex[i] != t->tcm_ifindex)
+			continue;
+		r->handle[i] = t->tcm_handle;
+		kind = nlmsg_find_attr((struct nlmsghdr *)nlh, sizeof(*t), TCA_KIND);
+		if (kind)
+			nla_strlcpy(r->kind[i], kind, sizeof(r->kind[i]));
+	}
+	return 0;
+}
+
+/* Why a rebuild cannot succeed now, found by looking only: an interface that is gone, or a
+ * root qdisc someone else put where the link does not allow replacing it. Then nothing of
+ * ours is taken away (the other links and directions keep shaping) and nothing is created
+ * only to be deleted again. 0: nothing stands in the way that looking can see. */
+static int blocked(struct gw_nl *nl, const struct gw_config *cfg, char *err, size_t errlen)
+{
+	size_t n = cfg->n_links + 1;
+	int *ifindex = calloc(n, sizeof(*ifindex));
+	struct roots r = { .cfg = cfg, .ifindex = ifindex, .handle = calloc(n, sizeof(uint32_t)),
+			   .kind = calloc(n, sizeof(*r.kind)) };
+	int ret = 0;
+
+	if (!ifindex || !r.handle || !r.kind)
+		goto out;
+	for (size_t i = 0; i < cfg->n_links && !ret; i++) {
+		const struct gw_link_cfg *l = &cfg->links[i];
+		struct gw_link_info info;
+		struct gw_nl_error e;
+
+		if (gw_link_get(nl, l->interface, &info, &e) == -ENODEV) {
+			snprintf(err, errlen, "link '%s': interface %s: no such interface", l->name,
+				 l->interface);
+			ret = -ENODEV;
+		}
+		ifindex[i] = ret ? 0 : info.ifindex;
+		/* the ifb's name taken by another kind of device */
+		if (!ret && l->dir[GW_DIR_INGRESS].present &&
+		    gw_link_get(nl, l->dir[GW_DIR_INGRESS].ifb, &info, &e) == 0 &&
+		    strcmp(info.kind, "ifb")) {
+			snprintf(err, errlen, "link '%s': %s exists and is not an ifb device (it is %s)",
+				 l->name, l->dir[GW_DIR_INGRESS].ifb,
+				 info.kind[0] ? info.kind : "a physical device");
+			ret = -EEXIST;
+		}
+	}
+	if (ret || gw_nl_dump_tc(nl, RTM_GETQDISC, 0, 0, roots_cb, &r, NULL))
+		goto out;
+	for (size_t i = 0; i < cfg->n_links && !ret; i++) {
+		const struct gw_link_cfg *l = &cfg->links[i];
+
+		if (l->replace || !l->dir[GW_DIR_EGRESS].present || !r.handle[i] ||
+		    r.handle[i] == GW_ROOT_HANDLE)
+			continue;
+		/* the words gw_apply uses for the same refusal */
+		snprintf(err, errlen,
+			 "link '%s': %s already has a root qdisc %s that gatewayd did not create; set replace = true in the link to let gatewayd replace it",
+			 l->name, l->interface, r.kind[i]);
+		ret = -EEXIST;
+	}
+out:
+	free(ifindex);
+	free(r.handle);
+	free(r.kind);
+	return ret;
+}
+
 int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	    struct gw_applied *a, struct gw_sampler *s, char *err, size_t errlen)
 {
@@ -88,6 +172,8 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 
 	if (a->n_devs && gw_verify(nl, cfg, a, why, sizeof(why)) == 0)
 		return 0;
+	if ((r = blocked(nl, cfg, err, errlen)))
+		return r;
 	/* what is left of ours goes first; a foreign tree that took our place is not ours to
 	 * remove, and the apply will refuse it unless the config says replace */
 	gw_remove(nl, a, err, errlen);
@@ -101,4 +187,27 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	gw_sampler_rebind(s, a);
 	snprintf(err, errlen, "%s", why[0] ? why : "the tree was incomplete");
 	return 1;
+}
+
+bool gw_heal_retry_note(struct gw_heal_retry *h, int r, const char *err, double now)
+{
+	bool same = h->broken && !strcmp(err, h->cause);
+
+	if (r >= 0) {
+		memset(h, 0, sizeof(*h));
+		return false;
+	}
+	/* the same cause again: wait twice as long; a new one starts from the shortest wait */
+	h->wait = same ? h->wait * 2 : GW_HEAL_RETRY_MIN_S;
+	if (h->wait > GW_HEAL_RETRY_MAX_S)
+		h->wait = GW_HEAL_RETRY_MAX_S;
+	h->next = now + h->wait;
+	h->broken = true;
+	snprintf(h->cause, sizeof(h->cause), "%s", err);
+	return !same;
+}
+
+bool gw_heal_retry_due(const struct gw_heal_retry *h, double now)
+{
+	return h->broken && now >= h->next;
 }

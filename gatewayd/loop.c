@@ -206,7 +206,7 @@ static void arm_heal(int hfd)
 	timerfd_settime(hfd, 0, &its, NULL);
 }
 
-static void heal(struct gw_loop_ctx *c, bool *broken, char *last, size_t lastlen)
+static void heal(struct gw_loop_ctx *c, struct gw_heal_retry *retry)
 {
 	char err[1024] = "";
 	double t0 = gw_mono_now();
@@ -215,11 +215,11 @@ static void heal(struct gw_loop_ctx *c, bool *broken, char *last, size_t lastlen
 	if (r == 1)
 		gw_log(GW_LOG_WARNING, "%s; restored the tree in %.1f ms", err,
 		       (gw_mono_now() - t0) * 1000);
-	/* one line per failure, not one per retry */
-	if (r < 0 && strcmp(err, last))
-		gw_log(GW_LOG_ERR, "restoring the tree: %s; will retry", err);
-	snprintf(last, lastlen, "%s", r < 0 ? err : "");
-	*broken = r < 0;
+	/* one line per cause, not one per retry; retries back off while the cause stays */
+	if (gw_heal_retry_note(retry, r, err, gw_mono_now()) && r < 0)
+		gw_log(GW_LOG_ERR, "restoring the tree: %s; will retry on any change of the link "
+		       "or its qdiscs, and every %.0f to %.0f s", err, GW_HEAL_RETRY_MIN_S,
+		       GW_HEAL_RETRY_MAX_S);
 }
 
 /* Every fd of the loop, or the first failure's own errno (a sandbox's EPERM stays EPERM). */
@@ -253,8 +253,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 {
 	struct fds f = { .ep = -1, .sample = -1, .watchdog = -1, .monitor = -1, .heal = -1 };
 	double interval = c->cfg->interval_us / 1e6, next_due = gw_mono_now();
-	char last[1024] = "";
-	bool broken = false;
+	struct gw_heal_retry retry = { .broken = false };
 	int r = loop_open(&f, c);
 
 	if (r)
@@ -288,13 +287,14 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			if (fd == f.watchdog)
 				gw_notify("WATCHDOG=1");
 			if (fd == f.heal)
-				heal(c, &broken, last, sizeof(last));
+				heal(c, &retry);
 			if (fd == f.sample) {
 				sample(c->cfg, c->nl, c->st, exp, next_due);
 				next_due += interval * (double)exp;
-				/* keep trying while broken (until the interface is back), and catch
-				 * what no event announced: a pass that found a root missing */
-				if (broken || c->st->last_sample_error[0])
+				/* keep trying while broken (backing off), and catch what no event
+				 * announced: a pass that found a root missing */
+				if (gw_heal_retry_due(&retry, gw_mono_now()) ||
+				    (!retry.broken && c->st->last_sample_error[0]))
 					arm_heal(f.heal);
 			}
 		}
