@@ -85,6 +85,8 @@ struct diff {
 	enum op *wop;		/* per object of want */
 	bool *hdel;		/* per object of have: delete it alone */
 	struct nl_msg **msgs;
+	const struct gw_plan_obj **what;	/* per message: its object */
+	bool *from_want;			/* ... of the new plan (else the running one) */
 	size_t n;
 };
 
@@ -182,12 +184,15 @@ static void plan_ops(struct diff *d)
 	}
 }
 
-/* r: what building *m returned (m is read only after the call that set it) */
-static int emit(struct diff *d, int r, struct nl_msg **m)
+/* r: what building *m for o returned (m is read only after the call that set it) */
+static int emit(struct diff *d, int r, struct nl_msg **m, const struct gw_plan_obj *o)
 {
-	if (!r)
-		d->msgs[d->n++] = *m;
-	return r;
+	if (r)
+		return r;
+	d->what[d->n] = o;
+	d->from_want[d->n] = o >= d->want->objs && o < d->want->objs + d->want->n;
+	d->msgs[d->n++] = *m;
+	return 0;
 }
 
 static int build_batch(struct diff *d, struct gw_reload_done *done)
@@ -199,13 +204,14 @@ static int build_batch(struct diff *d, struct gw_reload_done *done)
 
 		if (d->trees[i].st != T_GONE && d->trees[i].st != T_REBUILD)
 			continue;
-		r = emit(d, gw_obj_build_del(&d->trees[i].top->obj, &m), &m);
+		r = emit(d, gw_obj_build_del(&d->trees[i].top->obj, &m), &m, d->trees[i].top);
 		done->trees += d->trees[i].st == T_REBUILD;
 	}
 	for (size_t i = 0; i < d->have->n && !r; i++) {
 		struct nl_msg *m;
 
-		if (d->hdel[i] && !(r = emit(d, gw_obj_build_del(&d->have->objs[i].obj, &m), &m)))
+		if (d->hdel[i] && !(r = emit(d, gw_obj_build_del(&d->have->objs[i].obj, &m), &m,
+					     &d->have->objs[i])))
 			done->deleted++;
 	}
 	for (size_t i = 0; i < d->want->n && !r; i++) {
@@ -215,14 +221,14 @@ static int build_batch(struct diff *d, struct gw_reload_done *done)
 		if (d->wop[i] != OP_REPLACE)
 			continue;
 		h = lookup_obj(d->hi, d->have->n, &d->want->objs[i].obj);
-		if (!(r = emit(d, gw_obj_build_del(&h->obj, &m), &m)))
+		if (!(r = emit(d, gw_obj_build_del(&h->obj, &m), &m, h)))
 			done->replaced++;
 	}
 	for (size_t i = 0; i < d->want->n && !r; i++) {
 		struct nl_msg *m;
 
 		if (d->wop[i] == OP_CHANGE &&
-		    !(r = emit(d, gw_obj_build(&d->want->objs[i].obj, 0, &m), &m)))
+		    !(r = emit(d, gw_obj_build(&d->want->objs[i].obj, 0, &m), &m, &d->want->objs[i])))
 			done->changed++;
 	}
 	for (size_t i = 0; i < d->want->n && !r; i++) {
@@ -233,7 +239,7 @@ static int build_batch(struct diff *d, struct gw_reload_done *done)
 		if (d->wop[i] != OP_CREATE && d->wop[i] != OP_REPLACE)
 			continue;
 		done->fresh[i] = true;
-		if (!(r = emit(d, gw_obj_build(w, flags, &m), &m)))
+		if (!(r = emit(d, gw_obj_build(w, flags, &m), &m, &d->want->objs[i])))
 			done->created += d->wop[i] == OP_CREATE;
 	}
 	return r;
@@ -244,6 +250,8 @@ static void diff_free(struct diff *d)
 	for (size_t i = 0; i < d->n; i++)
 		nlmsg_free(d->msgs[i]);
 	free(d->msgs);
+	free(d->what);
+	free(d->from_want);
 	free(d->hi);
 	free(d->wi);
 	free(d->trees);
@@ -263,12 +271,102 @@ static int diff_plans(const struct gw_plan *have, const struct gw_plan *want, st
 	d->wop = calloc(n, sizeof(*d->wop));
 	d->hdel = calloc(n, sizeof(*d->hdel));
 	d->msgs = calloc(n * 2, sizeof(*d->msgs));
+	d->what = calloc(n * 2, sizeof(*d->what));
+	d->from_want = calloc(n * 2, sizeof(*d->from_want));
 	done->fresh = calloc(n, sizeof(*done->fresh));
-	if (!d->hi || !d->wi || !d->trees || !d->wop || !d->hdel || !d->msgs || !done->fresh)
+	if (!d->hi || !d->wi || !d->trees || !d->wop || !d->hdel || !d->msgs || !d->what ||
+	    !d->from_want || !done->fresh)
 		return -ENOMEM;
 	find_trees(d);
 	plan_ops(d);
 	return build_batch(d, done);
+}
+
+/* Send requests whatever the kernel answers (each is judged by the read-back after). */
+static void send_all(struct gw_nl *nl, struct nl_msg **v, size_t *n)
+{
+	if (*n)
+		gw_nl_batch(nl, v, *n, false, NULL);
+	for (size_t i = 0; i < *n; i++)
+		nlmsg_free(v[i]);
+	*n = 0;
+}
+
+static void push_obj(struct nl_msg **v, size_t *n, const struct gw_tc_obj *o, int flags,
+		     bool del)
+{
+	struct nl_msg *m;
+
+	if (!(del ? gw_obj_build_del(o, &m) : gw_obj_build(o, flags, &m)))
+		v[(*n)++] = m;
+}
+
+/* After a batch the kernel refused (or a read-back that differs): take out what it may have
+ * put in, then read the running tree back and put back each object that is missing or
+ * differs. 0 when the running tree reads back whole. */
+static int undo(struct gw_nl *nl, const struct gw_config *cur, const struct gw_applied *a,
+		struct diff *d)
+{
+	size_t n = 0;
+	struct nl_msg **v = calloc(2 * (d->have->n + d->want->n) + 1, sizeof(*v));
+	enum gw_obj_state *state = calloc(d->have->n + 1, sizeof(*state));
+	char why[256];
+	int r = -ENOMEM;
+
+	if (!v || !state)
+		goto out;
+	for (size_t i = 0; i < d->want->n; i++) {
+		const struct gw_tc_obj *w = &d->want->objs[i].obj;
+		struct tree *t = tree_of(d, w);
+
+		if (d->wop[i] == OP_CREATE && t && t->st == T_KEEP && w->type == GW_OBJ_CLASS)
+			push_obj(v, &n, w, 0, true);	/* a new class, with its leaf */
+	}
+	for (size_t i = 0; i < d->n_trees; i++)
+		if (d->trees[i].st == T_REBUILD)	/* holds the old tree or part of the new */
+			push_obj(v, &n, &d->trees[i].top->obj, 0, true);
+	send_all(nl, v, &n);
+	r = gw_readback(nl, cur, a, state, why, sizeof(why));
+	if (r != -EPROTO)
+		goto out;
+	for (size_t i = 0; i < d->have->n; i++) {
+		const struct gw_tc_obj *h = &d->have->objs[i].obj;
+		int flags = NLM_F_CREATE | (h->parent == TC_H_ROOT ? NLM_F_REPLACE : NLM_F_EXCL);
+
+		if (state[i] == GW_OBJ_DIFFERS && h->type == GW_OBJ_QDISC && !is_top(h)) {
+			push_obj(v, &n, h, 0, true);	/* a leaf of another kind: replaced back */
+			state[i] = GW_OBJ_MISSING;
+		}
+		if (state[i] != GW_OBJ_SAME)
+			push_obj(v, &n, h, state[i] == GW_OBJ_MISSING ? flags : 0, false);
+	}
+	send_all(nl, v, &n);
+	r = gw_verify(nl, cur, a, why, sizeof(why));
+out:
+	free(v);
+	free(state);
+	return r;
+}
+
+/* The refused request, as the start-up says it: link, object, device, tc command, message. */
+static void describe(const struct diff *d, const struct gw_config *cur,
+		     const struct gw_config *next, const struct gw_nl_error *e, char *err,
+		     size_t errlen)
+{
+	const struct gw_plan_obj *p = e->index < d->n ? d->what[e->index] : NULL;
+	const struct gw_config *cfg = p && d->from_want[e->index] ? next : cur;
+	char cmd[512] = "";
+
+	if (!p) {
+		snprintf(err, errlen, "the kernel refused a change: %s (%s)",
+			 e->msg[0] ? e->msg : "no message", strerror(-e->err));
+		return;
+	}
+	gw_obj_format_tc(&p->obj, p->dev, cfg->links[p->link].dir[GW_DIR_INGRESS].ifb, cmd,
+			 sizeof(cmd));
+	snprintf(err, errlen, "link '%s' %s on %s: the kernel refused `%s`: %s (%s)",
+		 cfg->links[p->link].name, p->what, p->dev, cmd, e->msg[0] ? e->msg : "no message",
+		 strerror(-e->err));
 }
 
 /* The new state being built: a kept link's devices first (copies of a's), then the added
@@ -490,16 +588,19 @@ static void summarize(const struct gw_config *cur, const struct gw_config *next,
 			 d->changed, d->created, d->deleted, d->replaced, d->trees);
 }
 
-/* Everything short of a whole rebuild. -EAGAIN or -EOPNOTSUPP: only a rebuild will do (what
- * this put in is out again); another -errno: refused before anything was touched. */
+/* Everything short of a whole rebuild. *rebuild: only a whole rebuild will do (what this put
+ * in is out again). Otherwise a -errno means refused with the running tree whole (err says
+ * what the kernel refused), or refused before anything was touched. */
 static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct gw_config *next,
-		   struct gw_applied *a, struct gw_reload_done *done, char *err, size_t errlen)
+		   struct gw_applied *a, struct gw_reload_done *done, bool *rebuild, char *err,
+		   size_t errlen)
 {
 	struct gw_nl_error e = { .err = 0 };
 	struct diff d = { 0 };
 	struct staged s;
 	int r = stage(nl, cur, next, a, &s, done, err, errlen);
 
+	*rebuild = r == -EOPNOTSUPP;
 	if (!r && (r = gw_plan_build(next, s.n.facts, &a->plan, &s.n.plan)))
 		snprintf(err, errlen, "planning: %s", strerror(-r));
 	if (!r)
@@ -507,8 +608,7 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 	if (!r) {
 		clear_added(nl, &s);
 		if (d.n && (r = gw_nl_batch(nl, d.msgs, d.n, true, &e)))
-			snprintf(err, errlen, "the kernel refused a change: %s (%s)",
-				 e.msg[0] ? e.msg : "no message", strerror(-r));
+			describe(&d, cur, next, &e, err, errlen);
 		if (!r)
 			r = gw_verify(nl, next, &s.n, err, errlen);
 		if (r) {
@@ -517,7 +617,8 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 			char ignored[256] = "";
 
 			gw_apply_undo(nl, &tmp, ignored, sizeof(ignored));
-			r = -EAGAIN;
+			/* the running tree whole again: refused, and nothing else touched */
+			*rebuild = undo(nl, cur, a, &d) != 0;
 		}
 	}
 	diff_free(&d);
@@ -567,15 +668,16 @@ int gw_reload(struct gw_nl *nl, struct gw_monitor *mon, const struct gw_config *
 	      char *err, size_t errlen)
 {
 	char why[512] = "";
+	bool whole;
 	int r;
 
 	memset(done, 0, sizeof(*done));
-	r = partial(nl, cur, next, a, done, why, sizeof(why));
+	r = partial(nl, cur, next, a, done, &whole, why, sizeof(why));
 	if (mon)
 		gw_monitor_read(mon, NULL, NULL);	/* our own events */
 	if (!r)
 		return 0;
-	if (r != -EAGAIN && r != -EOPNOTSUPP) {
+	if (!whole) {
 		snprintf(err, errlen, "%s", why[0] ? why : strerror(-r));
 		gw_reload_done_free(done);
 		return r;

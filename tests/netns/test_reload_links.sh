@@ -126,5 +126,65 @@ t1=$(cat "$TMPD/t.reload")
 pts=$(api "/api/history?link=wan&direction=egress&class=bulk&from=$((now - 120))&to=$now&resolution=raw" |
 	jq --argjson t "$t1" '[.points[] | select(.[0] < $t and .[2] > 1e6)] | length')
 check "wan's history kept its busy points from before the reloads (${pts:-0})" test "${pts:-0}" -ge 2
+
+# A new default class for wan: htb cannot change it, so wan's tree alone is recreated; lan's
+# objects stay (its counters go on). Then a reload the kernel refuses halfway (a third link
+# with a queue kind this kernel lacks, and wan's bulk rate changed on the way): the running
+# tree is put back as it was, and nothing else is recreated.
+ip -n "$NS_R" link add x0 type veth peer name x1 && ip -n "$NS_R" link set x0 up &&
+	ip -n "$NS_R" link set x1 up
+cp "$TMPD/two.conf" "$TMPD/run.conf"
+kill -HUP "$GW_PID"
+sleep 0.8
+ip netns exec "$NS_S" timeout 10 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
+PIDS+=($!)
+sleep 0.3
+ip netns exec "$NS_C" timeout 10 iperf3 -c 10.77.2.2 -t 1 >/dev/null 2>&1
+lan_bytes() {	# the root byte counters of r0 and of lan's ifb
+	for d in r0 "$IFB"; do
+		tc -n "$NS_R" -s qdisc show dev "$d" | awk '/^qdisc (tbf|htb) e000:/ { c = 1 } /Sent/ && c { print $2; exit }'
+	done | tr '\n' ' '
+}
+lan0=$(lan_bytes)
+lan_tree=$( (tree "$NS_R" r0; tree "$NS_R" "$IFB") | nostats)
+sed 's/default = true; child = { kind = "fifo"; limit = 8; }/child = { kind = "fifo"; limit = 8; }/; s/name = "other"; rate = "10mbit";/name = "other"; rate = "10mbit"; default = true;/' \
+	"$TMPD/two.conf" >"$TMPD/run.conf"
+kill -HUP "$GW_PID"
+sleep 0.8
+lan1=$(lan_bytes)
+echo "# lan's root counters (r0, ifb) before and after wan's tree was recreated: $lan0/ $lan1"
+check "a new default class: wan's tree alone recreated (the log says 1 tree)" \
+	grep -qE "0 changed, [0-9]+ created, 0 deleted, 0 queues replaced, 1 trees recreated" "$GW_LOG"
+check "... wan's htb defaults to other's class now (0x10)" \
+	bash -c "ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'htb e000: root.*default 0x10'"
+lan_tree1=$( (tree "$NS_R" r0; tree "$NS_R" "$IFB") | nostats)
+check "... lan's objects are the same" test "$lan_tree1" = "$lan_tree"
+check "... and its counters went on ($lan0-> $lan1)" \
+	awk -v a="$lan0" -v b="$lan1" 'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] > 0 && x[2] > 0 && y[1] >= x[1] && y[2] >= x[2]) }'
+cp "$TMPD/run.conf" "$TMPD/good.conf"
+all_tree() { for d in r1 r0 "$IFB" x0; do tree "$NS_R" "$d"; done | nostats; }
+good_tree=$(all_tree)
+good_bytes=$(lan_bytes)
+dmz='{ name = "dmz"; interface = "x0"; egress = { shaper = "htb"; rate = "10mbit"; classes = (
+    { name = "q"; rate = "10mbit"; default = true; child = { kind = "fq_codel"; }; } ); };
+  ingress = { shaper = "tbf"; rate = "10mbit"; ifb = "ifc-'$RUN_ID'"; child = { kind = "fifo"; }; }; }'
+if ip netns exec "$NS_R" tc qdisc add dev x1 root fq_codel 2>/dev/null; then
+	skip "a reload the kernel refuses" "this kernel has fq_codel"
+else
+	sed 's/rate = "40mbit"; child/rate = "35mbit"; child/; s/^links = (\(.*\)$/links = ( '"$(echo "$dmz" | tr '\n' ' ')"', \1/' \
+		"$TMPD/good.conf" >"$TMPD/run.conf"
+	kill -HUP "$GW_PID"
+	sleep 1
+	check "a reload the kernel refuses: the log names the refused object and the kernel's words" \
+		grep -q "reload: link 'dmz' egress qdisc of class q on x0: the kernel refused .*fq_codel.*; still running the previous config" "$GW_LOG"
+	check "... every running object is back as it was (wan's bulk at 40Mbit again), nothing on x0" \
+		test "$(all_tree)" = "$good_tree"
+	check "... the added ifb is gone" bash -c "! ip -n $NS_R link show ifc-$RUN_ID >/dev/null 2>&1"
+	check "... lan was not recreated: its counters went on ($good_bytes-> $(lan_bytes))" \
+		awk -v a="$good_bytes" -v b="$(lan_bytes)" 'BEGIN { split(a, x, " "); split(b, y, " "); exit !(y[1] >= x[1] && y[2] >= x[2] && x[1] > 0) }'
+	check "... no whole rebuild" bash -c "! grep -q 'rebuilt' '$GW_LOG'"
+	check "... /api/status says the last reload failed" \
+		bash -c "ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180/api/status | jq -e '.sample.last_error | test(\"last reload failed\")' >/dev/null"
+fi
 gw_stop
 check "stop: exit 0" test $? -eq 0
