@@ -9,6 +9,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include "gatewayd/heal.h"
+#include "gatewayd/reload.h"
 
 struct scan {
 	const struct gw_config *cfg;
@@ -163,6 +164,54 @@ out:
 	return ret;
 }
 
+/* Only the links whose objects do not all read back as planned are made again; the others
+ * keep their objects and counters. 1 when that restored the tree, -errno when the whole tree
+ * must be rebuilt instead. */
+static int heal_links(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
+		      struct gw_sampler *s, char *err, size_t errlen)
+{
+	enum gw_obj_state *state = calloc(a->plan.n + 1, sizeof(*state));
+	bool *redo = calloc(cfg->n_links + 1, sizeof(*redo));
+	struct gw_reload_done done;
+	size_t n_redo = 0;
+	char why[256];
+	int r = -ENOMEM;
+
+	if (!state || !redo)
+		goto out;
+	r = gw_readback(nl, cfg, a, state, why, sizeof(why));
+	if (r != -EPROTO)
+		goto out;
+	for (size_t i = 0; i < a->plan.n; i++)
+		if (state[i] != GW_OBJ_SAME && !redo[a->plan.objs[i].link]) {
+			redo[a->plan.objs[i].link] = true;
+			n_redo++;
+		}
+	r = -EAGAIN;
+	if (!n_redo || n_redo == cfg->n_links)
+		goto out;	/* nothing to tell apart: the whole tree, as at start-up */
+	/* what is left of those links' objects goes first (their devices are contiguous) */
+	for (size_t k = 0; k < a->n_devs;) {
+		struct gw_applied one = { .devs = &a->devs[k], .n_devs = 0 };
+
+		while (k + one.n_devs < a->n_devs && a->devs[k + one.n_devs].link == a->devs[k].link)
+			one.n_devs++;
+		if (redo[a->devs[k].link])
+			gw_remove(nl, &one, err, errlen);
+		k += one.n_devs;
+	}
+	r = gw_reload_redo(nl, cfg, a, redo, &done, err, errlen);
+	if (!r) {
+		gw_sampler_refresh(s, a, done.fresh);
+		gw_reload_done_free(&done);
+		r = 1;
+	}
+out:
+	free(state);
+	free(redo);
+	return r;
+}
+
 int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	    struct gw_applied *a, struct gw_sampler *s, char *err, size_t errlen)
 {
@@ -174,17 +223,22 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		return 0;
 	if ((r = blocked(nl, cfg, err, errlen)))
 		return r;
-	/* what is left of ours goes first; a foreign tree that took our place is not ours to
-	 * remove, and the apply will refuse it unless the config says replace */
-	gw_remove(nl, a, err, errlen);
-	r = gw_apply(nl, cfg, &a->plan, &fresh, err, errlen);
+	r = a->n_devs ? heal_links(nl, cfg, a, s, err, errlen) : -EAGAIN;
+	if (r != 1) {
+		/* what is left of ours goes first; a foreign tree that took our place is not
+		 * ours to remove, and the apply will refuse it unless the config says replace */
+		gw_remove(nl, a, err, errlen);
+		r = gw_apply(nl, cfg, &a->plan, &fresh, err, errlen);
+	}
 	/* our own requests raised notifications of their own: they are not news */
 	gw_monitor_read(m, NULL, NULL);
-	if (r)
+	if (r < 0)
 		return r;
-	gw_applied_free(a);
-	*a = fresh;
-	gw_sampler_rebind(s, a);
+	if (r == 0) {
+		gw_applied_free(a);
+		*a = fresh;
+		gw_sampler_rebind(s, a);
+	}
 	snprintf(err, errlen, "%s", why[0] ? why : "the tree was incomplete");
 	return 1;
 }

@@ -376,6 +376,7 @@ struct staged {
 	size_t n_kept;
 	size_t *origin;		/* per kept device: its index in a->devs */
 	bool *kept_link;	/* per link of cur: next keeps it */
+	const bool *redo;	/* healing: per link, made again (its remains already removed) */
 };
 
 static bool link_same(const struct gw_link_cfg *x, const struct gw_link_cfg *y)
@@ -480,13 +481,14 @@ static int prepare_added(struct gw_nl *nl, const struct gw_config *next, struct 
 }
 
 static int stage(struct gw_nl *nl, const struct gw_config *cur, const struct gw_config *next,
-		 const struct gw_applied *a, struct staged *s, struct gw_reload_done *done,
-		 char *err, size_t errlen)
+		 const struct gw_applied *a, const bool *redo, struct staged *s,
+		 struct gw_reload_done *done, char *err, size_t errlen)
 {
 	bool *added = calloc(next->n_links + 1, sizeof(*added));
 	int r = 0;
 
 	memset(s, 0, sizeof(*s));
+	s->redo = redo;
 	s->n.facts = calloc(next->n_links + 1, sizeof(*s->n.facts));
 	s->n.devs = calloc(a->n_devs + 1, sizeof(*s->n.devs));
 	s->origin = calloc(a->n_devs + 1, sizeof(*s->origin));
@@ -496,7 +498,7 @@ static int stage(struct gw_nl *nl, const struct gw_config *cur, const struct gw_
 		return -ENOMEM;
 	}
 	for (size_t j = 0; j < next->n_links; j++) {
-		size_t i = kept_from(cur, &next->links[j]);
+		size_t i = redo ? (redo[j] ? SIZE_MAX : j) : kept_from(cur, &next->links[j]);
 
 		if (i == SIZE_MAX)
 			added[j] = true;
@@ -505,7 +507,7 @@ static int stage(struct gw_nl *nl, const struct gw_config *cur, const struct gw_
 	}
 	for (size_t i = 0; i < cur->n_links; i++)
 		done->links_removed += !s->kept_link[i];
-	if (name_reused(next, a, s, added))
+	if (!redo && name_reused(next, a, s, added))
 		r = -EOPNOTSUPP;	/* one device, two fates: the whole rebuild sorts it out */
 	if (!r)
 		r = prepare_added(nl, next, s, added, done, err, errlen);
@@ -548,7 +550,7 @@ static void delete_gone_ifbs(struct gw_nl *nl, struct gw_applied *a, const struc
 		struct gw_dev *d = &a->devs[k];
 		struct gw_nl_error e;
 
-		if (s->kept_link[d->link] || !d->ifb_created)
+		if (s->kept_link[d->link] || !d->ifb_created || s->redo)
 			continue;
 		gw_link_del(nl, d->name, &e);
 		d->ifb_created = false;
@@ -588,23 +590,43 @@ static void summarize(const struct gw_config *cur, const struct gw_config *next,
 			 d->changed, d->created, d->deleted, d->replaced, d->trees);
 }
 
+/* The plan without the objects of the links redo names (redo NULL: the plan itself). */
+static int plan_without(const struct gw_plan *p, const bool *redo, struct gw_plan *out)
+{
+	if (!redo) {
+		*out = *p;
+		return 0;
+	}
+	out->n = 0;
+	if (!(out->objs = calloc(p->n + 1, sizeof(*out->objs))))
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n; i++)
+		if (!redo[p->objs[i].link])
+			out->objs[out->n++] = p->objs[i];
+	return 0;
+}
+
 /* Everything short of a whole rebuild. *rebuild: only a whole rebuild will do (what this put
  * in is out again). Otherwise a -errno means refused with the running tree whole (err says
  * what the kernel refused), or refused before anything was touched. */
 static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct gw_config *next,
-		   struct gw_applied *a, struct gw_reload_done *done, bool *rebuild, char *err,
-		   size_t errlen)
+		   struct gw_applied *a, const bool *redo, struct gw_reload_done *done,
+		   bool *rebuild, char *err, size_t errlen)
 {
 	struct gw_nl_error e = { .err = 0 };
+	struct gw_plan have = { 0 };
 	struct diff d = { 0 };
 	struct staged s;
-	int r = stage(nl, cur, next, a, &s, done, err, errlen);
+	int r = stage(nl, cur, next, a, redo, &s, done, err, errlen);
 
-	*rebuild = r == -EOPNOTSUPP;
+	*rebuild = r == -EOPNOTSUPP || redo;
 	if (!r && (r = gw_plan_build(next, s.n.facts, &a->plan, &s.n.plan)))
 		snprintf(err, errlen, "planning: %s", strerror(-r));
+	/* healing: the links made again have nothing left to compare with */
+	if (!r && (r = plan_without(&a->plan, redo, &have)))
+		snprintf(err, errlen, "planning: %s", strerror(-r));
 	if (!r)
-		r = diff_plans(&a->plan, &s.n.plan, &d, done);
+		r = diff_plans(&have, &s.n.plan, &d, done);
 	if (!r) {
 		clear_added(nl, &s);
 		if (d.n && (r = gw_nl_batch(nl, d.msgs, d.n, true, &e)))
@@ -618,10 +640,13 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 
 			gw_apply_undo(nl, &tmp, ignored, sizeof(ignored));
 			/* the running tree whole again: refused, and nothing else touched */
-			*rebuild = undo(nl, cur, a, &d) != 0;
+			if (!redo)
+				*rebuild = undo(nl, cur, a, &d) != 0;
 		}
 	}
 	diff_free(&d);
+	if (redo)
+		free(have.objs);
 	if (r) {
 		staged_free(&s, a, false);
 		return r;
@@ -633,6 +658,19 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 	gw_applied_free(a);
 	*a = s.n;
 	return 0;
+}
+
+int gw_reload_redo(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
+		   const bool *redo, struct gw_reload_done *done, char *err, size_t errlen)
+{
+	bool whole;
+	int r;
+
+	memset(done, 0, sizeof(*done));
+	r = partial(nl, cfg, cfg, a, redo, done, &whole, err, errlen);
+	if (r)
+		gw_reload_done_free(done);
+	return r;
 }
 
 static int rebuild(struct gw_nl *nl, const struct gw_config *cur, const struct gw_config *next,
@@ -672,7 +710,7 @@ int gw_reload(struct gw_nl *nl, struct gw_monitor *mon, const struct gw_config *
 	int r;
 
 	memset(done, 0, sizeof(*done));
-	r = partial(nl, cur, next, a, done, &whole, why, sizeof(why));
+	r = partial(nl, cur, next, a, NULL, done, &whole, why, sizeof(why));
 	if (mon)
 		gw_monitor_read(mon, NULL, NULL);	/* our own events */
 	if (!r)

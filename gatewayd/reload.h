@@ -39,5 +39,10 @@ int gw_reload(struct gw_nl *nl, struct gw_monitor *mon, const struct gw_config *
 	      const struct gw_config *next, struct gw_applied *a, struct gw_reload_done *done,
 	      char *err, size_t errlen);
 void gw_reload_done_free(struct gw_reload_done *done);
+/* Healing: make the links redo names (per link of cfg) again, whose remains the caller has
+ * removed, and keep every other link's objects as they are. On failure what this made is out
+ * again and the caller rebuilds the whole tree. */
+int gw_reload_redo(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
+		   const bool *redo, struct gw_reload_done *done, char *err, size_t errlen);
 
 #endif

@@ -247,13 +247,23 @@ static void carry_slot(struct slot *to, const struct slot *from, uint8_t mark, l
 	to->prev_backlog = from->prev_backlog;
 	if (mark & NEW_LEAF)
 		to->last.drops = to->last.marks = 0;
-	map[to->series] = (long)from->series;
+	if (map)
+		map[to->series] = (long)from->series;
+}
+
+/* The direction's marks are the sum of its classes': what the sum starts from. */
+static void fix_marks(struct sdir *d)
+{
+	uint64_t marks = 0;
+
+	for (size_t k = 0; k < d->n; k++)
+		marks += d->classes[k].first ? 0 : d->classes[k].last.marks;
+	if (d->shaper != GW_KIND_CAKE && !d->total.first)
+		d->total.last.marks = marks;
 }
 
 static void carry_dir(struct sdir *d, const struct sdir *od, const uint8_t *m, long *map)
 {
-	uint64_t marks = 0;
-
 	carry_slot(&d->total, &od->total, m[0], map);
 	for (uint32_t sl = 0; sl < d->n_slots; sl++) {
 		struct slot *c = class_at(d, sl);
@@ -263,11 +273,7 @@ static void carry_dir(struct sdir *d, const struct sdir *od, const uint8_t *m, l
 		if (c && oc && !strcmp(c->name, oc->name))
 			carry_slot(c, oc, m[1 + (c - d->classes)], map);
 	}
-	/* the direction's marks are the sum of its classes': what the sum starts from */
-	for (size_t k = 0; k < d->n; k++)
-		marks += d->classes[k].first ? 0 : d->classes[k].last.marks;
-	if (d->shaper != GW_KIND_CAKE)
-		d->total.last.marks = marks;
+	fix_marks(d);
 }
 
 void gw_sampler_carry(struct gw_sampler *s, const struct gw_sampler *from,
@@ -303,6 +309,36 @@ out:
 		free(marks[i]);
 	free(marks);
 	free(map);
+}
+
+void gw_sampler_refresh(struct gw_sampler *s, const struct gw_applied *a, const bool *fresh)
+{
+	uint8_t **marks = calloc(s->n_dirs + 1, sizeof(*marks));
+
+	for (size_t i = 0; marks && i < s->n_dirs; i++)
+		if (!(marks[i] = calloc(s->dirs[i].n + 1, 1)))
+			fresh = NULL;	/* no room to tell: all counted as new */
+	if (marks && fresh)
+		mark_fresh(s, a, fresh, marks);
+	for (size_t i = 0; i < s->n_dirs; i++) {
+		struct sdir *d = &s->dirs[i];
+		struct slot self;
+		uint8_t all = NEW_OBJ, *m = marks && marks[i] && fresh ? marks[i] : NULL;
+
+		d->ifindex = d->dir == GW_DIR_EGRESS ? a->facts[d->link].dev.ifindex :
+						       a->facts[d->link].ifb.ifindex;
+		/* carrying a slot onto itself applies the marks and keeps the rest */
+		self = d->total;
+		carry_slot(&d->total, &self, m ? m[0] : all, NULL);
+		for (size_t k = 0; k < d->n; k++) {
+			self = d->classes[k];
+			carry_slot(&d->classes[k], &self, m ? m[1 + k] : all, NULL);
+		}
+		fix_marks(d);
+	}
+	for (size_t i = 0; marks && i < s->n_dirs; i++)
+		free(marks[i]);
+	free(marks);
 }
 
 struct gw_history *gw_sampler_history(struct gw_sampler *s)

@@ -62,6 +62,20 @@ check "the foreign root is left alone" bash -c "ip netns exec $NS tc qdisc show 
 check "the cause is logged once ($(grep -c 'replace = true' "$GW_LOG") lines)" \
 	test "$(grep -c 'replace = true' "$GW_LOG")" -eq 1
 
+# wan's counters must go on through lan's healing: a few packets out of v0 and into v0 first
+wan_bytes() {	# root bytes of v0 and of wan's ifb
+	for d in v0 "$IFA"; do
+		tc -n "$NS" -s qdisc show dev "$d" | awk '/^qdisc (tbf|htb) e000:/ { c = 1 } /Sent/ && c { print $2; exit }'
+	done | tr '\n' ' '
+}
+wan_traffic() {
+	ip netns exec "$NS" ping -6 -q -c 20 -i 0.01 -W 1 -I v0 ff02::1 >/dev/null 2>&1
+	ip netns exec "$NS" ping -6 -q -c 20 -i 0.01 -W 1 -I v1 ff02::1 >/dev/null 2>&1
+}
+wan_traffic
+wan0=$(wan_bytes)
+wan_tree=$(for d in v0 "$IFA"; do tree "$NS" "$d"; done | nostats)
+
 # the foreign root goes: the tree is back at once, not at the next retry (which is seconds away)
 t0=$EPOCHREALTIME
 ip netns exec "$NS" tc qdisc del dev v2 root
@@ -79,6 +93,33 @@ sleep 0.3
 check "... and it is the whole planned tree again" \
 	bash -c "ip netns exec $NS tc qdisc show dev v2 | grep -q 'pfifo 1000: parent e000:1' && ip netns exec $NS tc qdisc show dev $IFB | grep -q 'tbf e000: root' && ip netns exec $NS tc qdisc show dev v0 | grep -q 'htb e000: root'"
 check "... logged as restored" grep -q "restored the tree" "$GW_LOG"
+wan1=$(wan_bytes)
+check "... lan alone was made again: wan's objects are the same and its counters went on ($wan0-> $wan1)" \
+	bash -c "[ \"\$1\" = \"\$2\" ] && awk -v a='$wan0' -v b='$wan1' 'BEGIN { split(a, x, \" \"); split(b, y, \" \"); exit !(x[1] > 0 && x[2] > 0 && y[1] >= x[1] && y[2] >= x[2]) }'" _ \
+	"$wan_tree" "$(for d in v0 "$IFA"; do tree "$NS" "$d"; done | nostats)"
+
+# lan's interface deleted and created again (a PPPoE reconnect): lan back within 1 s, wan as it was
+wan_traffic
+wan0=$(wan_bytes)
+t0=$EPOCHREALTIME
+ip -n "$NS" link del v2
+ip -n "$NS" link add v2 type veth peer name v3 && ip -n "$NS" link set v2 up && ip -n "$NS" link set v3 up
+ms=""
+for _ in $(seq 50); do
+	if ip netns exec "$NS" tc qdisc show dev v2 | grep -q 'tbf e000: root' &&
+		ip netns exec "$NS" tc qdisc show dev v2 | grep -q 'ingress ffff:'; then
+		ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+		break
+	fi
+	sleep 0.02
+done
+echo "# lan's interface deleted and created again: back in ${ms:-(never)} ms"
+check "lan's interface deleted and created again: its tree back within 1 s (${ms:-never} ms)" test -n "$ms"
+sleep 0.3
+wan1=$(wan_bytes)
+check "... wan's objects are the same and its counters went on ($wan0-> $wan1)" \
+	bash -c "[ \"\$1\" = \"\$2\" ] && awk -v a='$wan0' -v b='$wan1' 'BEGIN { split(a, x, \" \"); split(b, y, \" \"); exit !(y[1] >= x[1] && y[2] >= x[2]) }'" _ \
+	"$wan_tree" "$(for d in v0 "$IFA"; do tree "$NS" "$d"; done | nostats)"
 gw_stop
 check "stop: exit 0, both ifbs gone" \
 	bash -c "[ $? -eq 0 ] && ! ip -n $NS link show $IFA >/dev/null 2>&1 && ! ip -n $NS link show $IFB >/dev/null 2>&1"
