@@ -394,22 +394,13 @@ static size_t kept_from(const struct gw_config *cur, const struct gw_link_cfg *y
 	return SIZE_MAX;
 }
 
-/* Does an added link use a device name a removed one used? (a link renamed, an ifb moved) */
-static bool name_reused(const struct gw_config *next, const struct gw_applied *a,
-			const struct staged *s, const bool *added)
+/* A device of the running tree (its objects are compared, not cleared): an interface that
+ * stays while its link changes (ingress added or removed, the link renamed), an ifb kept. */
+static bool held(const struct gw_applied *a, int ifindex)
 {
-	for (size_t k = 0; k < a->n_devs; k++) {
-		if (s->kept_link[a->devs[k].link])
-			continue;
-		for (size_t j = 0; j < next->n_links; j++) {
-			const struct gw_link_cfg *l = &next->links[j];
-
-			if (added[j] && (!strcmp(l->interface, a->devs[k].name) ||
-					 (l->dir[GW_DIR_INGRESS].present &&
-					  !strcmp(l->dir[GW_DIR_INGRESS].ifb, a->devs[k].name))))
-				return true;
-		}
-	}
+	for (size_t k = 0; k < a->n_devs; k++)
+		if (a->devs[k].ifindex == ifindex)
+			return true;
 	return false;
 }
 
@@ -507,23 +498,22 @@ static int stage(struct gw_nl *nl, const struct gw_config *cur, const struct gw_
 	}
 	for (size_t i = 0; i < cur->n_links; i++)
 		done->links_removed += !s->kept_link[i];
-	if (!redo && name_reused(next, a, s, added))
-		r = -EOPNOTSUPP;	/* one device, two fates: the whole rebuild sorts it out */
-	if (!r)
-		r = prepare_added(nl, next, s, added, done, err, errlen);
+	r = prepare_added(nl, next, s, added, done, err, errlen);
 	free(added);
 	return r;
 }
 
 /* Before the batch, as gw_apply does: an added device's leftover root of ours and an ingress
  * hook being replaced go; failures do not matter, the batch says whether the tree went in. */
-static void clear_added(struct gw_nl *nl, struct staged *s)
+static void clear_added(struct gw_nl *nl, const struct gw_applied *a, struct staged *s)
 {
 	for (size_t k = s->n_kept; k < s->n.n_devs; k++) {
 		const struct gw_dev *d = &s->n.devs[k];
 		struct gw_tc_obj o = { .type = GW_OBJ_QDISC, .ifindex = d->ifindex };
 		struct nl_msg *m;
 
+		if (held(a, d->ifindex))
+			continue;	/* our running tree: the batch changes it */
 		if (d->leftover_root) {
 			o.handle = GW_ROOT_HANDLE;
 			o.parent = TC_H_ROOT;
@@ -550,11 +540,23 @@ static void delete_gone_ifbs(struct gw_nl *nl, struct gw_applied *a, const struc
 		struct gw_dev *d = &a->devs[k];
 		struct gw_nl_error e;
 
-		if (s->kept_link[d->link] || !d->ifb_created || s->redo)
+		bool used = false;
+
+		for (size_t j = 0; j < s->n.n_devs; j++)
+			used |= !strcmp(s->n.devs[j].name, d->name);
+		if (s->kept_link[d->link] || !d->ifb_created || s->redo || used)
 			continue;
 		gw_link_del(nl, d->name, &e);
 		d->ifb_created = false;
 	}
+}
+
+static bool named(const struct gw_config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->n_links; i++)
+		if (!strcmp(cfg->links[i].name, name))
+			return true;
+	return false;
 }
 
 static void summarize(const struct gw_config *cur, const struct gw_config *next,
@@ -578,10 +580,11 @@ static void summarize(const struct gw_config *cur, const struct gw_config *next,
 	pos += (size_t)snprintf(d->summary, len, "in place, the rest kept:");
 	for (size_t j = 0; j < next->n_links && pos < len; j++)
 		if (kept_from(cur, &next->links[j]) == SIZE_MAX)
-			pos += (size_t)snprintf(d->summary + pos, len - pos, " link %s added;",
-						next->links[j].name);
+			pos += (size_t)snprintf(d->summary + pos, len - pos, " link %s %s;",
+						next->links[j].name,
+						named(cur, next->links[j].name) ? "changed" : "added");
 	for (size_t i = 0; i < cur->n_links && pos < len; i++)
-		if (!s->kept_link[i])
+		if (!s->kept_link[i] && !named(next, cur->links[i].name))
 			pos += (size_t)snprintf(d->summary + pos, len - pos, " link %s removed;",
 						cur->links[i].name);
 	if (pos < len)
@@ -628,7 +631,7 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 	if (!r)
 		r = diff_plans(&have, &s.n.plan, &d, done);
 	if (!r) {
-		clear_added(nl, &s);
+		clear_added(nl, a, &s);
 		if (d.n && (r = gw_nl_batch(nl, d.msgs, d.n, true, &e)))
 			describe(&d, cur, next, &e, err, errlen);
 		if (!r)
@@ -638,6 +641,11 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 						  .n_devs = s.n.n_devs - s.n_kept };
 			char ignored[256] = "";
 
+			/* a device the running tree holds is put back by undo(), not emptied */
+			for (size_t k = 0; k < tmp.n_devs; k++)
+				if (held(a, tmp.devs[k].ifindex))
+					tmp.devs[k].root = tmp.devs[k].ingress =
+						tmp.devs[k].ifb_created = false;
 			gw_apply_undo(nl, &tmp, ignored, sizeof(ignored));
 			/* the running tree whole again: refused, and nothing else touched */
 			if (!redo)

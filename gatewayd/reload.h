@@ -3,10 +3,12 @@
  * interface's ingress hook) and only what differs is touched: changed rates and knobs are
  * changed in place, classes added or removed are created or deleted one by one, a leaf queue
  * whose kind changed or that lost a knob is replaced alone (its class stays), a link added gets
- * its trees (and ifb), a link removed loses exactly its objects (and its ifb), a tree that
+ * its trees (and ifb), a link removed loses exactly its objects (and its ifb), a link whose
+ * ingress or name changed keeps its interface's tree (compared as above), a tree that
  * cannot be changed so (shaper kind, htb's default class, a class knob removed) is recreated
- * alone. Every other queue and counter stays. If the kernel refuses any of it, the whole tree
- * is rebuilt for the new config, or the old one put back: all or nothing. */
+ * alone. Every other queue and counter stays. If the kernel refuses any of it, the running
+ * tree is read back and put back object by object; only if that fails is the whole tree
+ * rebuilt for the new config, or the old one put back: all or nothing. */
 #ifndef GW_RELOAD_H
 #define GW_RELOAD_H
 

@@ -186,5 +186,32 @@ else
 	check "... /api/status says the last reload failed" \
 		bash -c "ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180/api/status | jq -e '.sample.last_error | test(\"last reload failed\")' >/dev/null"
 fi
+
+# wan gains ingress shaping, then loses it: its egress tree is the same objects throughout (its
+# counters go on), the ifb and the hook come and go
+IFW="ifw-$RUN_ID"
+wan_root() { tc -n "$NS_R" -s qdisc show dev r1 | awk '/^qdisc htb e000:/ { c = 1 } /Sent/ && c { print $2; exit }'; }
+ip netns exec "$NS_C" ping -q -c 20 -i 0.01 -W 1 10.77.2.2 >/dev/null 2>&1
+egress_r1() { tree "$NS_R" r1 | grep -v 'ingress\|^filter\|^[[:space:]]\|^$' | nostats; }
+egress_tree=$(egress_r1)
+w0=$(wan_root)
+sed 's/^\(  egress = { shaper = "htb"; rate = "50mbit"; classes = (\)$/  ingress = { shaper = "tbf"; rate = "60mbit"; ifb = "'$IFW'"; child = { kind = "fifo"; }; };\n\1/' \
+	"$TMPD/good.conf" >"$TMPD/run.conf"
+grep -q "ifb = \"$IFW\"" "$TMPD/run.conf" || not_ok "test config with wan's ingress"
+kill -HUP "$GW_PID"
+sleep 0.8
+check "wan gains ingress: done in place (the log says link wan changed)" grep -q "link wan changed; 0 changed, 4 created, 0 deleted" "$GW_LOG"
+check "... its ifb has the tbf, r1 the hook" \
+	bash -c "ip netns exec $NS_R tc qdisc show dev $IFW | grep -q 'tbf e000: root' && ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'ingress ffff:'"
+check "... wan's egress is the same objects, its counter went on ($w0 -> $(wan_root))" \
+	bash -c "[ \"\$1\" = \"\$2\" ] && [ \"\$4\" -ge \"\$3\" ] && [ \"\$3\" -gt 0 ]" _ "$egress_tree" \
+	"$(egress_r1)" "$w0" "$(wan_root)"
+cp "$TMPD/good.conf" "$TMPD/run.conf"
+kill -HUP "$GW_PID"
+sleep 0.8
+check "wan loses ingress: the hook and the ifb gone, the egress the same objects ($(wan_root) bytes)" \
+	bash -c "! ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'ingress ffff:' && ! ip -n $NS_R link show $IFW >/dev/null 2>&1 && [ \"\$1\" = \"\$2\" ] && [ \"\$3\" -ge $w0 ]" _ \
+	"$egress_tree" "$(egress_r1)" "$(wan_root)"
+check "no reload rebuilt the whole tree" bash -c "! grep -q 'rebuilt' '$GW_LOG'"
 gw_stop
 check "stop: exit 0" test $? -eq 0
