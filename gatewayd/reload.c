@@ -1,8 +1,10 @@
 /* gatewayd/reload.c: the running plan against the new one, tree by tree, in one pipelined
  * batch: deletes, then changes (RTM_NEW* without create flags: the kernel's "change"), then
  * creates in plan order. Links are matched by name, interface and ifb; a kept link's devices
- * and facts carry over, an added link's are prepared as start-up would, a removed link's ifb is
- * deleted once the rest is verified. Anything the kernel refuses: a verified whole rebuild. */
+ * and facts carry over, an added (or changed) link's are prepared as start-up would, a removed
+ * link's ifb is deleted once the rest is verified. What the kernel refuses is undone by
+ * reading the running tree back and putting back what differs; failing that, a verified whole
+ * rebuild. Healing uses the same path to make some links again and keep the others. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
