@@ -210,8 +210,11 @@ static int build_batch(struct diff *d, struct gw_reload_done *done)
 		done->trees += d->trees[i].st == T_REBUILD;
 	}
 	for (size_t i = 0; i < d->have->n && !r; i++) {
+		struct tree *t = tree_of(d, &d->have->objs[i].obj);
 		struct nl_msg *m;
 
+		if (t->st != T_KEEP)	/* the tree turned out to need recreating after all */
+			d->hdel[i] = false;
 		if (d->hdel[i] && !(r = emit(d, gw_obj_build_del(&d->have->objs[i].obj, &m), &m,
 					     &d->have->objs[i])))
 			done->deleted++;
