@@ -112,7 +112,8 @@ static int roots_cb(const struct nlmsghdr *nlh, void *arg)
  * root qdisc someone else put where the link does not allow replacing it. Then nothing of
  * ours is taken away (the other links and directions keep shaping) and nothing is created
  * only to be deleted again. 0: nothing stands in the way that looking can see. */
-static int blocked(struct gw_nl *nl, const struct gw_config *cfg, char *err, size_t errlen)
+static int blocked(struct gw_nl *nl, const struct gw_config *cfg, bool *stuck, char *err,
+		   size_t errlen)
 {
 	size_t n = cfg->n_links + 1;
 	int *ifindex = calloc(n, sizeof(*ifindex));
@@ -122,40 +123,49 @@ static int blocked(struct gw_nl *nl, const struct gw_config *cfg, char *err, siz
 
 	if (!ifindex || !r.handle || !r.kind)
 		goto out;
-	for (size_t i = 0; i < cfg->n_links && !ret; i++) {
+	/* every link is looked at (the others may still be healed); err has the first cause */
+	for (size_t i = 0; i < cfg->n_links; i++) {
 		const struct gw_link_cfg *l = &cfg->links[i];
 		struct gw_link_info info;
 		struct gw_nl_error e;
+		int why = 0;
 
 		if (gw_link_get(nl, l->interface, &info, &e) == -ENODEV) {
-			snprintf(err, errlen, "link '%s': interface %s: no such interface", l->name,
-				 l->interface);
-			ret = -ENODEV;
+			if (!ret)
+				snprintf(err, errlen, "link '%s': interface %s: no such interface",
+					 l->name, l->interface);
+			why = -ENODEV;
 		}
-		ifindex[i] = ret ? 0 : info.ifindex;
+		ifindex[i] = why ? 0 : info.ifindex;
 		/* the ifb's name taken by another kind of device */
-		if (!ret && l->dir[GW_DIR_INGRESS].present &&
+		if (!why && l->dir[GW_DIR_INGRESS].present &&
 		    gw_link_get(nl, l->dir[GW_DIR_INGRESS].ifb, &info, &e) == 0 &&
 		    strcmp(info.kind, "ifb")) {
-			snprintf(err, errlen, "link '%s': %s exists and is not an ifb device (it is %s)",
-				 l->name, l->dir[GW_DIR_INGRESS].ifb,
-				 info.kind[0] ? info.kind : "a physical device");
-			ret = -EEXIST;
+			if (!ret)
+				snprintf(err, errlen,
+					 "link '%s': %s exists and is not an ifb device (it is %s)",
+					 l->name, l->dir[GW_DIR_INGRESS].ifb,
+					 info.kind[0] ? info.kind : "a physical device");
+			why = -EEXIST;
 		}
+		stuck[i] = why != 0;
+		ret = ret ? ret : why;
 	}
-	if (ret || gw_nl_dump_tc(nl, RTM_GETQDISC, 0, 0, roots_cb, &r, NULL))
+	if (gw_nl_dump_tc(nl, RTM_GETQDISC, 0, 0, roots_cb, &r, NULL))
 		goto out;
-	for (size_t i = 0; i < cfg->n_links && !ret; i++) {
+	for (size_t i = 0; i < cfg->n_links; i++) {
 		const struct gw_link_cfg *l = &cfg->links[i];
 
-		if (l->replace || !l->dir[GW_DIR_EGRESS].present || !r.handle[i] ||
+		if (stuck[i] || l->replace || !l->dir[GW_DIR_EGRESS].present || !r.handle[i] ||
 		    r.handle[i] == GW_ROOT_HANDLE)
 			continue;
 		/* the words gw_apply uses for the same refusal */
-		snprintf(err, errlen,
-			 "link '%s': %s already has a root qdisc %s that gatewayd did not create; set replace = true in the link to let gatewayd replace it",
-			 l->name, l->interface, r.kind[i]);
-		ret = -EEXIST;
+		if (!ret)
+			snprintf(err, errlen,
+				 "link '%s': %s already has a root qdisc %s that gatewayd did not create; set replace = true in the link to let gatewayd replace it",
+				 l->name, l->interface, r.kind[i]);
+		stuck[i] = true;
+		ret = ret ? ret : -EEXIST;
 	}
 out:
 	free(ifindex);
@@ -164,11 +174,11 @@ out:
 	return ret;
 }
 
-/* Only the links whose objects do not all read back as planned are made again; the others
- * keep their objects and counters. 1 when that restored the tree, -errno when the whole tree
- * must be rebuilt instead. */
+/* Only the links whose objects do not all read back as planned are made again (not those
+ * stuck, which wait for their cause to go); the others keep their objects and counters. 1 when
+ * that restored them, -errno when the whole tree must be rebuilt instead. */
 static int heal_links(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
-		      struct gw_sampler *s, char *err, size_t errlen)
+		      struct gw_sampler *s, const bool *stuck, char *err, size_t errlen)
 {
 	enum gw_obj_state *state = calloc(a->plan.n + 1, sizeof(*state));
 	bool *redo = calloc(cfg->n_links + 1, sizeof(*redo));
@@ -182,11 +192,14 @@ static int heal_links(struct gw_nl *nl, const struct gw_config *cfg, struct gw_a
 	r = gw_readback(nl, cfg, a, state, why, sizeof(why));
 	if (r != -EPROTO)
 		goto out;
-	for (size_t i = 0; i < a->plan.n; i++)
-		if (state[i] != GW_OBJ_SAME && !redo[a->plan.objs[i].link]) {
-			redo[a->plan.objs[i].link] = true;
+	for (size_t i = 0; i < a->plan.n; i++) {
+		size_t l = a->plan.objs[i].link;
+
+		if (state[i] != GW_OBJ_SAME && !redo[l] && !stuck[l]) {
+			redo[l] = true;
 			n_redo++;
 		}
+	}
 	r = -EAGAIN;
 	if (!n_redo || n_redo == cfg->n_links)
 		goto out;	/* nothing to tell apart: the whole tree, as at start-up */
@@ -200,7 +213,7 @@ static int heal_links(struct gw_nl *nl, const struct gw_config *cfg, struct gw_a
 			gw_remove(nl, &one, err, errlen);
 		k += one.n_devs;
 	}
-	r = gw_reload_redo(nl, cfg, a, redo, &done, err, errlen);
+	r = gw_reload_redo(nl, cfg, a, redo, stuck, &done, err, errlen);
 	if (!r) {
 		gw_sampler_refresh(s, a, done.fresh);
 		gw_reload_done_free(&done);
@@ -219,11 +232,23 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	char why[512] = "";
 	int r;
 
+	bool *stuck;
+
 	if (a->n_devs && gw_verify(nl, cfg, a, why, sizeof(why)) == 0)
 		return 0;
-	if ((r = blocked(nl, cfg, err, errlen)))
+	if (!(stuck = calloc(cfg->n_links + 1, sizeof(*stuck))))
+		return -ENOMEM;
+	if ((r = blocked(nl, cfg, stuck, err, errlen))) {
+		char ignored[512];
+
+		/* the other links are made again now if they need it; the stuck ones wait */
+		if (a->n_devs && heal_links(nl, cfg, a, s, stuck, ignored, sizeof(ignored)) == 1)
+			gw_monitor_read(m, NULL, NULL);
+		free(stuck);
 		return r;
-	r = a->n_devs ? heal_links(nl, cfg, a, s, err, errlen) : -EAGAIN;
+	}
+	r = a->n_devs ? heal_links(nl, cfg, a, s, stuck, err, errlen) : -EAGAIN;
+	free(stuck);
 	if (r != 1) {
 		/* what is left of ours goes first; a foreign tree that took our place is not
 		 * ours to remove, and the apply will refuse it unless the config says replace */

@@ -382,6 +382,7 @@ struct staged {
 	size_t *origin;		/* per kept device: its index in a->devs */
 	bool *kept_link;	/* per link of cur: next keeps it */
 	const bool *redo;	/* healing: per link, made again (its remains already removed) */
+	const bool *stuck;	/* healing: per link, left as it is and not checked */
 };
 
 static bool link_same(const struct gw_link_cfg *x, const struct gw_link_cfg *y)
@@ -614,12 +615,28 @@ static int plan_without(const struct gw_plan *p, const bool *redo, struct gw_pla
 	return 0;
 }
 
+/* Read the new state back, but for the links healing leaves stuck. */
+static int verify_staged(struct gw_nl *nl, const struct gw_config *cfg, struct staged *s,
+			 char *err, size_t errlen)
+{
+	struct gw_applied v = s->n;
+	int r;
+
+	if (!s->stuck)
+		return gw_verify(nl, cfg, &s->n, err, errlen);
+	if ((r = plan_without(&s->n.plan, s->stuck, &v.plan)))
+		return r;
+	r = gw_verify(nl, cfg, &v, err, errlen);
+	free(v.plan.objs);
+	return r;
+}
+
 /* Everything short of a whole rebuild. *rebuild: only a whole rebuild will do (what this put
  * in is out again). Otherwise a -errno means refused with the running tree whole (err says
  * what the kernel refused), or refused before anything was touched. */
 static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct gw_config *next,
-		   struct gw_applied *a, const bool *redo, struct gw_reload_done *done,
-		   bool *rebuild, char *err, size_t errlen)
+		   struct gw_applied *a, const bool *redo, const bool *stuck,
+		   struct gw_reload_done *done, bool *rebuild, char *err, size_t errlen)
 {
 	struct gw_nl_error e = { .err = 0 };
 	struct gw_plan have = { 0 };
@@ -627,6 +644,7 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 	struct staged s;
 	int r = stage(nl, cur, next, a, redo, &s, done, err, errlen);
 
+	s.stuck = stuck;
 	*rebuild = r == -EOPNOTSUPP || redo;
 	if (!r && (r = gw_plan_build(next, s.n.facts, &a->plan, &s.n.plan)))
 		snprintf(err, errlen, "planning: %s", strerror(-r));
@@ -640,7 +658,7 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 		if (d.n && (r = gw_nl_batch(nl, d.msgs, d.n, true, &e)))
 			describe(&d, cur, next, &e, err, errlen);
 		if (!r)
-			r = gw_verify(nl, next, &s.n, err, errlen);
+			r = verify_staged(nl, next, &s, err, errlen);
 		if (r) {
 			struct gw_applied tmp = { .devs = s.n.devs + s.n_kept,
 						  .n_devs = s.n.n_devs - s.n_kept };
@@ -674,13 +692,14 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 }
 
 int gw_reload_redo(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
-		   const bool *redo, struct gw_reload_done *done, char *err, size_t errlen)
+		   const bool *redo, const bool *stuck, struct gw_reload_done *done, char *err,
+		   size_t errlen)
 {
 	bool whole;
 	int r;
 
 	memset(done, 0, sizeof(*done));
-	r = partial(nl, cfg, cfg, a, redo, done, &whole, err, errlen);
+	r = partial(nl, cfg, cfg, a, redo, stuck, done, &whole, err, errlen);
 	if (r)
 		gw_reload_done_free(done);
 	return r;
@@ -723,7 +742,7 @@ int gw_reload(struct gw_nl *nl, struct gw_monitor *mon, const struct gw_config *
 	int r;
 
 	memset(done, 0, sizeof(*done));
-	r = partial(nl, cur, next, a, NULL, done, &whole, why, sizeof(why));
+	r = partial(nl, cur, next, a, NULL, NULL, done, &whole, why, sizeof(why));
 	if (mon)
 		gw_monitor_read(mon, NULL, NULL);	/* our own events */
 	if (!r)

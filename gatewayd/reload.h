@@ -42,9 +42,11 @@ int gw_reload(struct gw_nl *nl, struct gw_monitor *mon, const struct gw_config *
 	      char *err, size_t errlen);
 void gw_reload_done_free(struct gw_reload_done *done);
 /* Healing: make the links redo names (per link of cfg) again, whose remains the caller has
- * removed, and keep every other link's objects as they are. On failure what this made is out
- * again and the caller rebuilds the whole tree. */
+ * removed, and keep every other link's objects as they are; the links stuck names are not
+ * checked (their objects wait for a cause to go). On failure what this made is out again and
+ * the caller rebuilds the whole tree. */
 int gw_reload_redo(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
-		   const bool *redo, struct gw_reload_done *done, char *err, size_t errlen);
+		   const bool *redo, const bool *stuck, struct gw_reload_done *done, char *err,
+		   size_t errlen);
 
 #endif

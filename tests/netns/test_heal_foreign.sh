@@ -62,6 +62,25 @@ check "the foreign root is left alone" bash -c "ip netns exec $NS tc qdisc show 
 check "the cause is logged once ($(grep -c 'replace = true' "$GW_LOG") lines)" \
 	test "$(grep -c 'replace = true' "$GW_LOG")" -eq 1
 
+# while lan waits, wan's root is deleted: wan is made again at once, lan's foreign root stays
+ifb_idx=$(ip -n "$NS" -o link show "$IFB" | cut -d: -f1)
+t0=$EPOCHREALTIME
+ip netns exec "$NS" tc qdisc del dev v0 root
+ms=""
+for _ in $(seq 50); do
+	if ip netns exec "$NS" tc qdisc show dev v0 | grep -q 'htb e000: root' &&
+		[ "$(ip netns exec "$NS" tc class show dev v0 | wc -l)" -eq 2 ]; then
+		ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+		break
+	fi
+	sleep 0.02
+done
+echo "# wan's root deleted while lan waits: back in ${ms:-(never)} ms"
+check "while lan waits for its foreign root to go, wan's deleted root is back within 1 s (${ms:-never} ms)" \
+	test -n "$ms"
+check "... lan's foreign root is still left alone, its ifb the same device" \
+	bash -c "ip netns exec $NS tc qdisc show dev v2 | grep -q 'pfifo 7: root' && [ \"\$(ip -n $NS -o link show $IFB | cut -d: -f1)\" = '$ifb_idx' ]"
+
 # wan's counters must go on through lan's healing: a few packets out of v0 and into v0 first
 wan_bytes() {	# root bytes of v0 and of wan's ifb
 	for d in v0 "$IFA"; do
