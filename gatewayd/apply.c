@@ -145,9 +145,10 @@ static int inspect(struct gw_nl *nl, const struct gw_config *cfg, struct gw_dev 
 	return 0;
 }
 
-/* Interfaces and ifbs: look up, check, create the missing ifbs. */
+/* Interfaces and ifbs: look up, check, create the missing ifbs (of link only, or of all when
+ * only is SIZE_MAX). */
 static int prepare_devs(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
-			char *err, size_t len)
+			char *err, size_t len, size_t only)
 {
 	struct gw_nl_error e;
 	int r;
@@ -157,6 +158,8 @@ static int prepare_devs(struct gw_nl *nl, const struct gw_config *cfg, struct gw
 		bool in = l->dir[GW_DIR_INGRESS].present;
 		struct gw_dev *d;
 
+		if (only != SIZE_MAX && i != only)
+			continue;
 		r = gw_link_get(nl, l->interface, &a->facts[i].dev, &e);
 		if (r) {
 			snprintf(err, len, "link '%s': interface %s: %s", l->name, l->interface,
@@ -203,6 +206,12 @@ static int prepare_devs(struct gw_nl *nl, const struct gw_config *cfg, struct gw
 			return r;
 	}
 	return 0;
+}
+
+int gw_apply_prepare_link(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
+			  size_t i, char *err, size_t errlen)
+{
+	return prepare_devs(nl, cfg, a, err, errlen, i);
 }
 
 static int push(struct nl_msg ***v, size_t *n, struct nl_msg *m)
@@ -280,6 +289,11 @@ static void rollback(struct gw_nl *nl, struct gw_applied *a, char *err, size_t e
 	for (size_t i = 0; i < a->n_devs; i++)
 		if (a->devs[i].n_saved)
 			replay(nl, &a->devs[i]);
+}
+
+void gw_apply_undo(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen)
+{
+	rollback(nl, a, err, errlen);
 }
 
 /* Leftovers of an earlier run (our root) and hooks being replaced go first, in a batch of
@@ -389,7 +403,7 @@ int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_plan
 	a->facts = calloc(cfg->n_links ? cfg->n_links : 1, sizeof(*a->facts));
 	if (!a->facts)
 		return -ENOMEM;
-	if ((r = prepare_devs(nl, cfg, a, err, errlen)))
+	if ((r = prepare_devs(nl, cfg, a, err, errlen, SIZE_MAX)))
 		goto fail;
 	if ((r = gw_plan_build(cfg, a->facts, prev, &a->plan)) ||
 	    (r = build_msgs(&a->plan, &msgs))) {

@@ -39,6 +39,14 @@ struct gw_applied {
  * NULL): the plan that ran before, whose class handles are kept (see gw_plan_build). */
 int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_plan *prev,
 	     struct gw_applied *out, char *err, size_t errlen);
+/* For a reload that adds links: prepare link i of cfg as an apply would (look its devices up
+ * into a->facts[i], append them to a->devs, create a missing ifb, refuse a foreign root unless
+ * replace). Whatever it made is undone by gw_apply_undo on a's devices. */
+int gw_apply_prepare_link(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
+			  size_t i, char *err, size_t errlen);
+/* Remove what gatewayd made on a's devices (roots, hooks, created ifbs, as flagged) and put
+ * back the foreign trees it had saved; a failure is appended to err. */
+void gw_apply_undo(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen);
 enum gw_obj_state { GW_OBJ_SAME, GW_OBJ_DIFFERS, GW_OBJ_MISSING };
 
 /* Read the tree back and judge each planned object into state[i] (may be NULL); 0 when all

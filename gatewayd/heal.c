@@ -2,12 +2,14 @@
  * verified apply, so it has the same all-or-nothing guarantee as start-up. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include "gatewayd/heal.h"
+#include "gatewayd/reload.h"
 
 struct scan {
 	const struct gw_config *cfg;
@@ -79,6 +81,150 @@ bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg,
 	return s.relevant;
 }
 
+/* The root qdisc of each device, from one dump. */
+struct roots {
+	const struct gw_config *cfg;
+	const int *ifindex;	/* per link: its interface */
+	uint32_t *handle;	/* per link: its root's handle, 0 for the kernel's default */
+	char (*kind)[16];
+};
+
+static int roots_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct roots *r = arg;
+	const struct tcmsg *t = nlmsg_data(nlh);
+	struct nlattr *kind;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*t)) || t->tcm_parent != TC_H_ROOT)
+		return 0;
+	for (size_t i = 0; i < r->cfg->n_links; i++) {
+		if (r->ifindex[i] != t->tcm_ifindex)
+			continue;
+		r->handle[i] = t->tcm_handle;
+		kind = nlmsg_find_attr((struct nlmsghdr *)nlh, sizeof(*t), TCA_KIND);
+		if (kind)
+			nla_strlcpy(r->kind[i], kind, sizeof(r->kind[i]));
+	}
+	return 0;
+}
+
+/* Why a rebuild cannot succeed now, found by looking only: an interface that is gone, or a
+ * root qdisc someone else put where the link does not allow replacing it. Then nothing of
+ * ours is taken away (the other links and directions keep shaping) and nothing is created
+ * only to be deleted again. 0: nothing stands in the way that looking can see. */
+static int blocked(struct gw_nl *nl, const struct gw_config *cfg, bool *stuck, char *err,
+		   size_t errlen)
+{
+	size_t n = cfg->n_links + 1;
+	int *ifindex = calloc(n, sizeof(*ifindex));
+	struct roots r = { .cfg = cfg, .ifindex = ifindex, .handle = calloc(n, sizeof(uint32_t)),
+			   .kind = calloc(n, sizeof(*r.kind)) };
+	int ret = 0;
+
+	if (!ifindex || !r.handle || !r.kind)
+		goto out;
+	/* every link is looked at (the others may still be healed); err has the first cause */
+	for (size_t i = 0; i < cfg->n_links; i++) {
+		const struct gw_link_cfg *l = &cfg->links[i];
+		struct gw_link_info info;
+		struct gw_nl_error e;
+		int why = 0;
+
+		if (gw_link_get(nl, l->interface, &info, &e) == -ENODEV) {
+			if (!ret)
+				snprintf(err, errlen, "link '%s': interface %s: no such interface",
+					 l->name, l->interface);
+			why = -ENODEV;
+		}
+		ifindex[i] = why ? 0 : info.ifindex;
+		/* the ifb's name taken by another kind of device */
+		if (!why && l->dir[GW_DIR_INGRESS].present &&
+		    gw_link_get(nl, l->dir[GW_DIR_INGRESS].ifb, &info, &e) == 0 &&
+		    strcmp(info.kind, "ifb")) {
+			if (!ret)
+				snprintf(err, errlen,
+					 "link '%s': %s exists and is not an ifb device (it is %s)",
+					 l->name, l->dir[GW_DIR_INGRESS].ifb,
+					 info.kind[0] ? info.kind : "a physical device");
+			why = -EEXIST;
+		}
+		stuck[i] = why != 0;
+		ret = ret ? ret : why;
+	}
+	if (gw_nl_dump_tc(nl, RTM_GETQDISC, 0, 0, roots_cb, &r, NULL))
+		goto out;
+	for (size_t i = 0; i < cfg->n_links; i++) {
+		const struct gw_link_cfg *l = &cfg->links[i];
+
+		if (stuck[i] || l->replace || !l->dir[GW_DIR_EGRESS].present || !r.handle[i] ||
+		    r.handle[i] == GW_ROOT_HANDLE)
+			continue;
+		/* the words gw_apply uses for the same refusal */
+		if (!ret)
+			snprintf(err, errlen,
+				 "link '%s': %s already has a root qdisc %s that gatewayd did not create; set replace = true in the link to let gatewayd replace it",
+				 l->name, l->interface, r.kind[i]);
+		stuck[i] = true;
+		ret = ret ? ret : -EEXIST;
+	}
+out:
+	free(ifindex);
+	free(r.handle);
+	free(r.kind);
+	return ret;
+}
+
+/* Only the links whose objects do not all read back as planned are made again (not those
+ * stuck, which wait for their cause to go); the others keep their objects and counters. 1 when
+ * that restored them, -errno when the whole tree must be rebuilt instead. */
+static int heal_links(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
+		      struct gw_sampler *s, const bool *stuck, char *err, size_t errlen)
+{
+	enum gw_obj_state *state = calloc(a->plan.n + 1, sizeof(*state));
+	bool *redo = calloc(cfg->n_links + 1, sizeof(*redo));
+	struct gw_reload_done done;
+	size_t n_redo = 0;
+	char why[256];
+	int r = -ENOMEM;
+
+	if (!state || !redo)
+		goto out;
+	r = gw_readback(nl, cfg, a, state, why, sizeof(why));
+	if (r != -EPROTO)
+		goto out;
+	for (size_t i = 0; i < a->plan.n; i++) {
+		size_t l = a->plan.objs[i].link;
+
+		if (state[i] != GW_OBJ_SAME && !redo[l] && !stuck[l]) {
+			redo[l] = true;
+			n_redo++;
+		}
+	}
+	r = -EAGAIN;
+	if (!n_redo || n_redo == cfg->n_links)
+		goto out;	/* nothing to tell apart: the whole tree, as at start-up */
+	/* what is left of those links' objects goes first (their devices are contiguous) */
+	for (size_t k = 0; k < a->n_devs;) {
+		struct gw_applied one = { .devs = &a->devs[k], .n_devs = 0 };
+
+		while (k + one.n_devs < a->n_devs && a->devs[k + one.n_devs].link == a->devs[k].link)
+			one.n_devs++;
+		if (redo[a->devs[k].link])
+			gw_remove(nl, &one, err, errlen);
+		k += one.n_devs;
+	}
+	r = gw_reload_redo(nl, cfg, a, redo, stuck, &done, err, errlen);
+	if (!r) {
+		gw_sampler_refresh(s, a, done.fresh);
+		gw_reload_done_free(&done);
+		r = 1;
+	}
+out:
+	free(state);
+	free(redo);
+	return r;
+}
+
 int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	    struct gw_applied *a, struct gw_sampler *s, char *err, size_t errlen)
 {
@@ -86,19 +232,61 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	char why[512] = "";
 	int r;
 
+	bool *stuck;
+
 	if (a->n_devs && gw_verify(nl, cfg, a, why, sizeof(why)) == 0)
 		return 0;
-	/* what is left of ours goes first; a foreign tree that took our place is not ours to
-	 * remove, and the apply will refuse it unless the config says replace */
-	gw_remove(nl, a, err, errlen);
-	r = gw_apply(nl, cfg, &a->plan, &fresh, err, errlen);
+	if (!(stuck = calloc(cfg->n_links + 1, sizeof(*stuck))))
+		return -ENOMEM;
+	if ((r = blocked(nl, cfg, stuck, err, errlen))) {
+		char ignored[512];
+
+		/* the other links are made again now if they need it; the stuck ones wait */
+		if (a->n_devs && heal_links(nl, cfg, a, s, stuck, ignored, sizeof(ignored)) == 1)
+			gw_monitor_read(m, NULL, NULL);
+		free(stuck);
+		return r;
+	}
+	r = a->n_devs ? heal_links(nl, cfg, a, s, stuck, err, errlen) : -EAGAIN;
+	free(stuck);
+	if (r != 1) {
+		/* what is left of ours goes first; a foreign tree that took our place is not
+		 * ours to remove, and the apply will refuse it unless the config says replace */
+		gw_remove(nl, a, err, errlen);
+		r = gw_apply(nl, cfg, &a->plan, &fresh, err, errlen);
+	}
 	/* our own requests raised notifications of their own: they are not news */
 	gw_monitor_read(m, NULL, NULL);
-	if (r)
+	if (r < 0)
 		return r;
-	gw_applied_free(a);
-	*a = fresh;
-	gw_sampler_rebind(s, a);
+	if (r == 0) {
+		gw_applied_free(a);
+		*a = fresh;
+		gw_sampler_rebind(s, a);
+	}
 	snprintf(err, errlen, "%s", why[0] ? why : "the tree was incomplete");
 	return 1;
+}
+
+bool gw_heal_retry_note(struct gw_heal_retry *h, int r, const char *err, double now)
+{
+	bool same = h->broken && !strcmp(err, h->cause);
+
+	if (r >= 0) {
+		memset(h, 0, sizeof(*h));
+		return false;
+	}
+	/* the same cause again: wait twice as long; a new one starts from the shortest wait */
+	h->wait = same ? h->wait * 2 : GW_HEAL_RETRY_MIN_S;
+	if (h->wait > GW_HEAL_RETRY_MAX_S)
+		h->wait = GW_HEAL_RETRY_MAX_S;
+	h->next = now + h->wait;
+	h->broken = true;
+	snprintf(h->cause, sizeof(h->cause), "%s", err);
+	return !same;
+}
+
+bool gw_heal_retry_due(const struct gw_heal_retry *h, double now)
+{
+	return h->broken && now >= h->next;
 }

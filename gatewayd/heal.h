@@ -14,9 +14,28 @@
  * lost, so nothing can be assumed). */
 bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg,
 		     const struct gw_applied *a);
-/* Check the tree; rebuild it if it differs from the plan. Returns 0 when it was intact, 1 when
+/* Check the tree; rebuild it if it differs from the plan. When looking alone shows the
+ * rebuild cannot succeed (an interface gone, a foreign root where replace is false), nothing
+ * is removed or created and that cause is returned. Returns 0 when it was intact, 1 when
  * it was restored, -errno when it could not be (err says why; the old state is kept). */
 int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	    struct gw_applied *a, struct gw_sampler *s, char *err, size_t errlen);
+
+/* A heal that failed is tried again at once on a relevant notification (the foreign root
+ * removed, the interface back), otherwise after a wait that doubles from GW_HEAL_RETRY_MIN_S
+ * to GW_HEAL_RETRY_MAX_S while the cause stays the same. */
+#define GW_HEAL_RETRY_MIN_S 1.0
+#define GW_HEAL_RETRY_MAX_S 32.0
+
+struct gw_heal_retry {
+	bool broken;
+	double wait, next;	/* seconds; monotonic time of the next periodic try */
+	char cause[1024];
+};
+
+/* Note a heal's result r (and err) at monotonic time now. True when err is a new cause,
+ * which the caller logs (once per cause). */
+bool gw_heal_retry_note(struct gw_heal_retry *h, int r, const char *err, double now);
+bool gw_heal_retry_due(const struct gw_heal_retry *h, double now);
 
 #endif

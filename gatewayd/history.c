@@ -234,3 +234,31 @@ int gw_history_query(struct gw_history *h, size_t i, double from, double to, boo
 	pthread_mutex_unlock(&h->lock);
 	return (int)n;
 }
+
+void gw_history_carry(struct gw_history *h, struct gw_history *from, const long *map)
+{
+	if (h->raw_len != from->raw_len)
+		return;
+	pthread_mutex_lock(&from->lock);
+	pthread_mutex_lock(&h->lock);
+	memcpy(h->raw_t, from->raw_t, h->raw_len * sizeof(*h->raw_t));
+	memcpy(h->min_t, from->min_t, GW_HIST_MINUTES * sizeof(*h->min_t));
+	h->raw_head = from->raw_head;
+	h->raw_count = from->raw_count;
+	h->min_head = from->min_head;
+	h->min_count = from->min_count;
+	h->cur_minute = from->cur_minute;
+	for (size_t i = 0; i < h->n_series; i++) {
+		size_t j = (size_t)map[i];
+
+		if (map[i] < 0 || j >= from->n_series)
+			continue;
+		for (size_t r = 0; r < h->raw_len; r++)
+			h->raw[r * h->n_series + i] = from->raw[r * from->n_series + j];
+		for (size_t r = 0; r < GW_HIST_MINUTES; r++)
+			h->min[r * h->n_series + i] = from->min[r * from->n_series + j];
+		h->acc[i] = from->acc[j];
+	}
+	pthread_mutex_unlock(&h->lock);
+	pthread_mutex_unlock(&from->lock);
+}

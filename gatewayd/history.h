@@ -28,6 +28,10 @@ void gw_history_push(struct gw_history *h, size_t series, double rate_bps, doubl
 int gw_history_query(struct gw_history *h, size_t series, double from, double to, bool minute,
 		     struct gw_hist_point *out, size_t max);
 
+/* A new history takes over the points of an older one (same interval): series i of h gets
+ * series map[i] of from (-1: none, it starts empty). */
+void gw_history_carry(struct gw_history *h, struct gw_history *from, const long *map);
+
 /* The 16-bit log encoding the rings use (relative precision 0.07%), for tests. */
 uint16_t gw_hist_encode(double v);
 double gw_hist_decode(uint16_t c);

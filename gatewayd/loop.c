@@ -141,15 +141,9 @@ static void keep_fixed(const struct gw_config *cur, struct gw_config *next)
 /* SIGHUP: a new config, all or nothing; the old one stays on any failure. */
 static void reload(struct gw_loop_ctx *c)
 {
-	static const char *const how_words[] = {
-		[GW_RELOAD_UNCHANGED] = "nothing to change",
-		[GW_RELOAD_IN_PLACE] = "changed in place",
-		[GW_RELOAD_CLASSES] = "classes added or removed in place",
-		[GW_RELOAD_REBUILT] = "rebuilt",
-	};
 	struct gw_status *st = c->st;
+	struct gw_reload_done done;
 	struct gw_config *next;
-	enum gw_reload_how how;
 	char err[1024] = "";
 	int r;
 
@@ -159,7 +153,7 @@ static void reload(struct gw_loop_ctx *c)
 	r = gw_config_load(c->cfg->file, &next, err, sizeof(err));
 	if (!r) {
 		keep_fixed(c->cfg, next);
-		r = gw_reload(c->nl, c->mon, c->cfg, next, c->applied, &how, err, sizeof(err));
+		r = gw_reload(c->nl, c->mon, c->cfg, next, c->applied, &done, err, sizeof(err));
 		if (r)
 			gw_config_free(next);
 	}
@@ -169,20 +163,24 @@ static void reload(struct gw_loop_ctx *c)
 		gw_notify("READY=1");
 		return;
 	}
-	if (how == GW_RELOAD_REBUILT || how == GW_RELOAD_CLASSES) {
+	if (done.how == GW_RELOAD_REBUILT || done.how == GW_RELOAD_CLASSES) {
 		struct gw_sampler *s;
 
-		if (gw_sampler_new(next, c->applied, &s) == 0)
+		/* a sampler for the new tree, with the history and totals of what carried on */
+		if (gw_sampler_new(next, c->applied, &s) == 0) {
+			gw_sampler_carry(s, st->sampler, c->applied, done.fresh);
 			gw_sampler_free(gw_status_swap_sampler(st, s));
+		}
 	} else {
 		pthread_mutex_lock(&st->lock);
 		gw_sampler_retarget(st->sampler, next);
 		pthread_mutex_unlock(&st->lock);
 	}
+	gw_reload_done_free(&done);
 	gw_config_free(c->cfg);
 	c->cfg = next;
 	st->reload_error[0] = '\0';
-	gw_log(GW_LOG_INFO, "reloaded %s: %s", next->file, how_words[how]);
+	gw_log(GW_LOG_INFO, "reloaded %s: %s", next->file, done.summary);
 	gw_notify("READY=1");
 }
 
@@ -208,7 +206,7 @@ static void arm_heal(int hfd)
 	timerfd_settime(hfd, 0, &its, NULL);
 }
 
-static void heal(struct gw_loop_ctx *c, bool *broken, char *last, size_t lastlen)
+static void heal(struct gw_loop_ctx *c, struct gw_heal_retry *retry)
 {
 	char err[1024] = "";
 	double t0 = gw_mono_now();
@@ -217,11 +215,11 @@ static void heal(struct gw_loop_ctx *c, bool *broken, char *last, size_t lastlen
 	if (r == 1)
 		gw_log(GW_LOG_WARNING, "%s; restored the tree in %.1f ms", err,
 		       (gw_mono_now() - t0) * 1000);
-	/* one line per failure, not one per retry */
-	if (r < 0 && strcmp(err, last))
-		gw_log(GW_LOG_ERR, "restoring the tree: %s; will retry", err);
-	snprintf(last, lastlen, "%s", r < 0 ? err : "");
-	*broken = r < 0;
+	/* one line per cause, not one per retry; retries back off while the cause stays */
+	if (gw_heal_retry_note(retry, r, err, gw_mono_now()) && r < 0)
+		gw_log(GW_LOG_ERR, "restoring the tree: %s; will retry on any change of the link "
+		       "or its qdiscs, and every %.0f to %.0f s", err, GW_HEAL_RETRY_MIN_S,
+		       GW_HEAL_RETRY_MAX_S);
 }
 
 /* Every fd of the loop, or the first failure's own errno (a sandbox's EPERM stays EPERM). */
@@ -255,8 +253,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 {
 	struct fds f = { .ep = -1, .sample = -1, .watchdog = -1, .monitor = -1, .heal = -1 };
 	double interval = c->cfg->interval_us / 1e6, next_due = gw_mono_now();
-	char last[1024] = "";
-	bool broken = false;
+	struct gw_heal_retry retry = { .broken = false };
 	int r = loop_open(&f, c);
 
 	if (r)
@@ -290,13 +287,14 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			if (fd == f.watchdog)
 				gw_notify("WATCHDOG=1");
 			if (fd == f.heal)
-				heal(c, &broken, last, sizeof(last));
+				heal(c, &retry);
 			if (fd == f.sample) {
 				sample(c->cfg, c->nl, c->st, exp, next_due);
 				next_due += interval * (double)exp;
-				/* keep trying while broken (until the interface is back), and catch
-				 * what no event announced: a pass that found a root missing */
-				if (broken || c->st->last_sample_error[0])
+				/* keep trying while broken (backing off), and catch what no event
+				 * announced: a pass that found a root missing */
+				if (gw_heal_retry_due(&retry, gw_mono_now()) ||
+				    (!retry.broken && c->st->last_sample_error[0]))
 					arm_heal(f.heal);
 			}
 		}

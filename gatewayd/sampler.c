@@ -200,6 +200,147 @@ void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg)
 	}
 }
 
+/* What a reload made anew, per slot: the object a slot counts from (a class, tbf's queue, cake
+ * itself), or only an htb class's leaf (whose drops and marks the class shows). */
+enum { NEW_OBJ = 1, NEW_LEAF = 2 };
+
+static struct sdir *dir_of(struct gw_sampler *s, size_t link, enum gw_direction dir)
+{
+	for (size_t i = 0; i < s->n_dirs; i++)
+		if (s->dirs[i].link == link && s->dirs[i].dir == dir)
+			return &s->dirs[i];
+	return NULL;
+}
+
+/* marks[i]: per direction i, [0] its total, [1 + k] its class k. */
+static void mark_fresh(struct gw_sampler *s, const struct gw_applied *a, const bool *fresh,
+		       uint8_t **marks)
+{
+	for (size_t i = 0; i < a->plan.n; i++) {
+		const struct gw_plan_obj *o = &a->plan.objs[i];
+		struct sdir *d = dir_of(s, o->link, o->dir);
+		struct slot *c;
+		uint8_t *m;
+
+		if ((fresh && !fresh[i]) || !d)
+			continue;
+		m = marks[d - s->dirs];
+		if (o->obj.type == GW_OBJ_QDISC && o->obj.parent == TC_H_ROOT) {
+			m[0] |= NEW_OBJ;
+			if (d->shaper == GW_KIND_CAKE)
+				m[1] |= NEW_OBJ;
+		} else if (o->obj.type == GW_OBJ_CLASS && !o->obj.inner &&
+			   (c = class_at(d, o->slot))) {
+			m[1 + (c - d->classes)] |= NEW_OBJ;
+		} else if (o->obj.type == GW_OBJ_QDISC && o->cls[0] && (c = class_at(d, o->slot))) {
+			m[1 + (c - d->classes)] |= d->shaper == GW_KIND_TBF ? NEW_OBJ : NEW_LEAF;
+		}
+	}
+}
+
+static void carry_slot(struct slot *to, const struct slot *from, uint8_t mark, long *map)
+{
+	to->total = from->total;
+	to->last = from->last;
+	/* a new object's first reading is all new: added whole to the running total */
+	to->first = from->first || (mark & NEW_OBJ);
+	to->prev_backlog = from->prev_backlog;
+	if (mark & NEW_LEAF)
+		to->last.drops = to->last.marks = 0;
+	if (map)
+		map[to->series] = (long)from->series;
+}
+
+/* The direction's marks are the sum of its classes': what the sum starts from. */
+static void fix_marks(struct sdir *d)
+{
+	uint64_t marks = 0;
+
+	for (size_t k = 0; k < d->n; k++)
+		marks += d->classes[k].first ? 0 : d->classes[k].last.marks;
+	if (d->shaper != GW_KIND_CAKE && !d->total.first)
+		d->total.last.marks = marks;
+}
+
+static void carry_dir(struct sdir *d, const struct sdir *od, const uint8_t *m, long *map)
+{
+	carry_slot(&d->total, &od->total, m[0], map);
+	for (uint32_t sl = 0; sl < d->n_slots; sl++) {
+		struct slot *c = class_at(d, sl);
+		const struct slot *oc = class_at((struct sdir *)od, sl);
+
+		/* a slot keeps its class by name across reloads, and is not reused in one */
+		if (c && oc && !strcmp(c->name, oc->name))
+			carry_slot(c, oc, m[1 + (c - d->classes)], map);
+	}
+	fix_marks(d);
+}
+
+void gw_sampler_carry(struct gw_sampler *s, const struct gw_sampler *from,
+		      const struct gw_applied *a, const bool *fresh)
+{
+	uint8_t **marks = calloc(s->n_dirs + 1, sizeof(*marks));
+	long *map = malloc((s->n_series + 1) * sizeof(*map));
+
+	for (size_t i = 0; marks && i < s->n_dirs; i++)
+		if (!(marks[i] = calloc(s->dirs[i].n + 1, 1)))
+			goto out;
+	if (!marks || !map)
+		goto out;
+	for (size_t i = 0; i < s->n_series; i++)
+		map[i] = -1;
+	mark_fresh(s, a, fresh, marks);
+	for (size_t i = 0; i < s->n_dirs; i++) {
+		struct sdir *d = &s->dirs[i];
+		const char *link = s->cfg->links[d->link].name;
+
+		for (size_t k = 0; k < from->n_dirs; k++) {
+			const struct sdir *od = &from->dirs[k];
+
+			if (od->dir == d->dir && !strcmp(from->cfg->links[od->link].name, link))
+				carry_dir(d, od, marks[i], map);
+		}
+	}
+	s->prev_mono = from->prev_mono;
+	s->have_prev = from->have_prev;
+	gw_history_carry(s->hist, from->hist, map);
+out:
+	for (size_t i = 0; marks && i < s->n_dirs; i++)
+		free(marks[i]);
+	free(marks);
+	free(map);
+}
+
+void gw_sampler_refresh(struct gw_sampler *s, const struct gw_applied *a, const bool *fresh)
+{
+	uint8_t **marks = calloc(s->n_dirs + 1, sizeof(*marks));
+
+	for (size_t i = 0; marks && i < s->n_dirs; i++)
+		if (!(marks[i] = calloc(s->dirs[i].n + 1, 1)))
+			fresh = NULL;	/* no room to tell: all counted as new */
+	if (marks && fresh)
+		mark_fresh(s, a, fresh, marks);
+	for (size_t i = 0; i < s->n_dirs; i++) {
+		struct sdir *d = &s->dirs[i];
+		struct slot self;
+		uint8_t all = NEW_OBJ, *m = marks && marks[i] && fresh ? marks[i] : NULL;
+
+		d->ifindex = d->dir == GW_DIR_EGRESS ? a->facts[d->link].dev.ifindex :
+						       a->facts[d->link].ifb.ifindex;
+		/* carrying a slot onto itself applies the marks and keeps the rest */
+		self = d->total;
+		carry_slot(&d->total, &self, m ? m[0] : all, NULL);
+		for (size_t k = 0; k < d->n; k++) {
+			self = d->classes[k];
+			carry_slot(&d->classes[k], &self, m ? m[1 + k] : all, NULL);
+		}
+		fix_marks(d);
+	}
+	for (size_t i = 0; marks && i < s->n_dirs; i++)
+		free(marks[i]);
+	free(marks);
+}
+
 struct gw_history *gw_sampler_history(struct gw_sampler *s)
 {
 	return s->hist;

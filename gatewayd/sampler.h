@@ -24,6 +24,15 @@ void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg);
 /* The tree was rebuilt (new objects, maybe new ifindexes): follow it, keeping totals and
  * history. */
 void gw_sampler_rebind(struct gw_sampler *s, const struct gw_applied *a);
+/* The same, when only the objects fresh names (per object of a's plan) were made again: the
+ * others' counters go on. */
+void gw_sampler_refresh(struct gw_sampler *s, const struct gw_applied *a, const bool *fresh);
+/* After a reload that created or deleted objects: s is new for the new tree (a's plan), from
+ * the sampler that ran until now. Every series whose link, direction and class carry on keeps
+ * its history and running totals; fresh (per object of a's plan, NULL: all) says which objects
+ * the reload made, whose kernel counters start again from zero. */
+void gw_sampler_carry(struct gw_sampler *s, const struct gw_sampler *from,
+		      const struct gw_applied *a, const bool *fresh);
 /* The history series of link/direction/class ("total" for the direction), or -ENOENT. */
 int gw_sampler_series(const struct gw_sampler *s, const char *link, const char *direction,
 		      const char *class_name);

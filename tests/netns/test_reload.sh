@@ -82,8 +82,8 @@ check "... /api/status says the last reload failed" \
 bulk_before=$(class_bytes 1)
 conf "$TMPD/run.conf" 30mbit ', { name = "new"; rate = "5mbit"; child = { kind = "fifo"; }; }'
 kill -HUP "$GW_PID"
-sleep 1
-check "a class added: created alone (the log says so)" grep -q "classes added or removed in place" "$GW_LOG"
+sleep 0.7
+check "a class added: created alone (the log says so)" grep -q "in place, the rest kept: 0 changed, 2 created" "$GW_LOG"
 check "... it is in the kernel" \
 	bash -c "ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:12 .*rate 5Mbit'"
 check "... bulk's counter went on ($bulk_before -> $(class_bytes 1) bytes)" test "$(class_bytes 1)" -ge "$bulk_before"
@@ -100,7 +100,7 @@ links = ( { name = "wan"; interface = "r1";
 CONF
 bulk_before=$(class_bytes 1)
 kill -HUP "$GW_PID"
-sleep 1
+sleep 0.7
 check "a class removed: deleted alone, the others keep their handles" \
 	bash -c "! ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:10 ' && ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:11 .*rate 30Mbit' && ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:12 .*rate 5Mbit'"
 check "... bulk's counter went on ($bulk_before -> $(class_bytes 1) bytes)" test "$(class_bytes 1)" -ge "$bulk_before"
@@ -110,13 +110,31 @@ check "... /api/status follows: bulk and new" \
 # back to the first config: 'other' comes back as a new class on a slot not used a moment ago
 conf "$TMPD/run.conf" 30mbit
 kill -HUP "$GW_PID"
-sleep 1
-# a knob removed: a change would keep the old value, so it is rebuilt too
+sleep 0.7
+# a knob removed: a change would keep the old value, so that queue alone is replaced
+bulk_before=$(class_bytes 1)
 sed -i 's/child = { kind = "fifo"; limit = 100; }/child = { kind = "fifo"; }/' "$TMPD/run.conf"
 kill -HUP "$GW_PID"
-sleep 1
-check "a knob removed: the kernel's default comes back (pfifo limit 1000), by a rebuild" \
-	bash -c "ip netns exec $NS_R tc qdisc show dev r1 | grep -qE 'pfifo [0-9a-f]+: parent e000:[0-9a-f]+ limit 1000p' && grep -q rebuilt '$GW_LOG'"
+sleep 0.7
+check "a knob removed: the kernel's default comes back (pfifo limit 1000)" \
+	bash -c "ip netns exec $NS_R tc qdisc show dev r1 | grep -qE 'pfifo [0-9a-f]+: parent e000:[0-9a-f]+ limit 1000p'"
+check "... by replacing that queue alone, no rebuild" \
+	bash -c "grep -q '1 queues replaced, 0 trees recreated' '$GW_LOG' && ! grep -q rebuilt '$GW_LOG'"
+check "... bulk's counter went on ($bulk_before -> $(class_bytes 1) bytes)" test "$(class_bytes 1)" -ge "$bulk_before"
+# a class removed and the default moved to another in one reload: htb's default is fixed at
+# creation, so the tree is recreated (alone: the class's own deletion is not sent as well)
+cat >"$TMPD/run.conf" <<CONF
+interval = "500ms";
+links = ( { name = "wan"; interface = "r1";
+  egress = { shaper = "htb"; rate = "50mbit"; classes = (
+    { name = "other"; rate = "10mbit"; default = true; child = { kind = "fifo"; }; } ); }; } );
+CONF
+kill -HUP "$GW_PID"
+sleep 0.7
+check "a class removed and the default moved: the tree recreated, no reload refused" \
+	bash -c "grep -q '1 trees recreated' '$GW_LOG' && ! grep -q 'reload: .*refused' '$GW_LOG'"
+check "... the kernel has one class, the default" \
+	bash -c "[ \$(ip netns exec $NS_R tc class show dev r1 | grep -c 'parent e000:1 ') -eq 1 ] && ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'htb e000: root.*default 0x1'"
 gw_stop
 check "stop after reloads: exit 0, default qdisc back" \
 	bash -c "[ $? -eq 0 ] && ip netns exec $NS_R tc qdisc show dev r1 | grep -q noqueue"
