@@ -2,8 +2,10 @@
  * baseline's dynamics, percentiles, jitter, loss, window expiry and the ring's bound, induced
  * latency with one and several targets, grade bands at their edges, the histogram, and the
  * samples it must not count (unknown load, a target that is down). */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include "gatewayd/history.h"
 #include "gatewayd/latency.h"
 #include "tests/unit/tap.h"
 
@@ -328,6 +330,58 @@ static void test_histogram(void)
 	gw_latency_free(l);
 }
 
+/* The history keeps baseline, loaded p50 and p99 for tracked series only. */
+static void test_history(void)
+{
+	struct gw_history *h = gw_history_new(3, 1000000);
+	struct gw_hist_point p[200];
+	size_t plain;
+	int n;
+	bool ok = true;
+
+	plain = gw_history_bytes(h);
+	CHECK(gw_history_track_latency(h, 1) == 0 && gw_history_track_latency(h, 1) == 0 &&
+	      gw_history_track_latency(h, 3) == -ENOENT, "track a series (twice is once; no such series)");
+	CHECK(gw_history_bytes(h) - plain == (900 + 1440) * 6,
+	      "one tracked series costs 6 bytes a raw and a minute point (%zu)",
+	      gw_history_bytes(h) - plain);
+	/* minute 1000 (t 60000..60059): 3 passes with figures and one without */
+	for (int i = 0; i < 4; i++) {
+		gw_history_pass(h, 60000 + i);
+		for (size_t k = 0; k < 3; k++)
+			gw_history_push(h, k, 1e6, 1, 0, 100);
+		if (i < 3)
+			gw_history_push_latency(h, 1, 20 + i, 30 + i, 50 + 10 * i);
+		gw_history_push_latency(h, 0, 1, 1, 1);	/* untracked: ignored */
+	}
+	gw_history_pass(h, 60060);	/* the next minute closes the first */
+	n = gw_history_query(h, 1, 0, 1e9, false, p, 200);
+	CHECK(n == 5 && fabs(p[0].baseline_ms - 20) < 0.02 && fabs(p[2].loaded_p50_ms - 32) < 0.03 &&
+	      fabs(p[2].loaded_p99_ms - 70) < 0.05 && isnan(p[3].baseline_ms) && isnan(p[4].loaded_p99_ms),
+	      "raw: the figures of each pass, NAN for a pass without (%g %g %g %g)", p[0].baseline_ms,
+	      p[2].loaded_p50_ms, p[2].loaded_p99_ms, p[3].baseline_ms);
+	n = gw_history_query(h, 0, 0, 1e9, false, p, 200);
+	for (int i = 0; i < n; i++)
+		ok = ok && isnan(p[i].baseline_ms) && isnan(p[i].loaded_p50_ms) &&
+		     (i == 4 || p[i].rate_bps_avg > 0);
+	CHECK(n == 5 && ok, "an untracked series has no latency");
+	n = gw_history_query(h, 1, 0, 1e9, true, p, 200);
+	CHECK(n == 1 && fabs(p[0].baseline_ms - 21) < 0.02 && fabs(p[0].loaded_p50_ms - 31) < 0.03 &&
+	      fabs(p[0].loaded_p99_ms - 70) < 0.05,
+	      "minute: average baseline and p50, worst p99 (%g %g %g)", p[0].baseline_ms,
+	      p[0].loaded_p50_ms, p[0].loaded_p99_ms);
+	for (int i = 0; i < 1000; i++) {	/* the raw ring wraps: old figures do not come back */
+		gw_history_pass(h, 60061 + i);
+		gw_history_push(h, 1, 1e6, 1, 0, 100);
+	}
+	n = gw_history_query(h, 1, 0, 1e9, false, p, 200);
+	ok = n > 0;
+	for (int i = 0; i < n; i++)
+		ok = ok && isnan(p[i].baseline_ms);
+	CHECK(ok, "after the raw ring wrapped no stale figure shows");
+	gw_history_free(h);
+}
+
 int main(void)
 {
 	test_classify();
@@ -340,5 +394,6 @@ int main(void)
 	test_induced();
 	test_grades();
 	test_histogram();
+	test_history();
 	return tap_done();
 }
