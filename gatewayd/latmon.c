@@ -380,9 +380,10 @@ void gw_latmon_pass(struct gw_latmon *m, struct gw_snapshot *snap, struct gw_sam
 		/* the history's loaded figures are this pass's own, not the window's */
 		gw_latency_summary(m->recent[k], mono, &recent);
 		gw_latency_clear(m->recent[k]);
-		gw_sampler_push_latency(s, i, d->latency.baseline_ms,
-					recent.loaded.samples ? recent.loaded.p50_ms : NAN,
-					recent.loaded.samples ? recent.loaded.p99_ms : NAN);
+		d->latency.pass_loaded_p50_ms = recent.loaded.p50_ms;	/* NAN without replies */
+		d->latency.pass_loaded_p99_ms = recent.loaded.p99_ms;
+		gw_sampler_push_latency(s, i, d->latency.baseline_ms, recent.loaded.p50_ms,
+					recent.loaded.p99_ms);
 	}
 }
 
