@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/uml/guest/latency-kinds.sh: guest side of tests/uml/test_latency.sh. gatewayd shapes
 # the router's r1 egress with htb 20mbit and, in turn, a large fifo, fq_codel and cake, and
-# probes the server (netem 10 ms on its far side) by ICMP every 50 ms. Idle first, then 4 TCP
+# probes the server (netem 10 ms on its far side) by ICMP every 20 ms. Idle first, then 4 TCP
 # flows and a UDP flood that never backs off, forwarded from the client through the router:
 # the daemon's own figures must show the fifo's bloat (large induced latency, a poor grade) and
 # fq_codel's and cake's control of it (induced p99 under 15 ms, grade A or A+).
