@@ -49,6 +49,7 @@ enum slot_state { SLOT_FREE, SLOT_PENDING, SLOT_HELD, SLOT_DONE_OK, SLOT_DONE_LO
 struct slot {
 	uint32_t seq;
 	uint8_t state;
+	bool up_at_send;	/* the target counted as up when the probe left */
 	double sent_mono;	/* user CLOCK_MONOTONIC just before send() */
 	int64_t client_ns;	/* user CLOCK_REALTIME just before send(), also in the packet */
 	int64_t sent_ns;	/* the kernel's send stamp when it came, else client_ns */
@@ -59,6 +60,9 @@ struct target {
 	int fd;
 	int family;
 	bool icmp, raw;		/* raw ICMP: we filter identifiers; IPv4 gives the IP header */
+	bool connected;		/* the kernel filters sources; else sendto() and we do */
+	struct sockaddr_storage dst;	/* the target (port 0 for ICMP) */
+	socklen_t dstlen;
 	uint16_t ident;
 	uint32_t cookie;
 	uint32_t next_seq;	/* the next probe's */
@@ -117,7 +121,8 @@ static void emit(struct gw_prober *p, struct target *t, const struct slot *s, bo
 		.sent_wall = (double)s->sent_ns / 1e9,
 		.lost = lost,
 		.reordered = reordered,
-		.target_up = t->st.up,
+		/* a probe sent while its target was down is the target's whatever comes */
+		.target_up = t->st.up && (s->up_at_send || !lost),
 		.rtt_ms = lost ? NAN : rtt_ms,
 	};
 
@@ -165,7 +170,7 @@ static void judge_lost(struct gw_prober *p, struct target *t, struct slot *s)
 {
 	t->st.lost++;
 	t->consec_lost++;
-	if (!t->st.up) {
+	if (!t->st.up || !s->up_at_send) {
 		s->state = SLOT_DONE_LOST;
 		emit(p, t, s, true, false, NAN);
 		return;
@@ -310,12 +315,13 @@ static int64_t cmsg_stamp(struct msghdr *msg, bool *is_tx)
 	return stamp;
 }
 
-static void read_errqueue(struct gw_prober *p, struct target *t)
+/* Reads up to max messages of the error queue; returns how many there were. */
+static int read_errqueue(struct gw_prober *p, struct target *t, int max)
 {
 	char ctl[512];
 	int i;
 
-	for (i = 0; i < RX_BURST; i++) {
+	for (i = 0; i < max; i++) {
 		struct iovec iov = { p->buf, sizeof(p->buf) };
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
 				      .msg_controllen = sizeof(ctl) };
@@ -324,11 +330,12 @@ static void read_errqueue(struct gw_prober *p, struct target *t)
 		ssize_t n = recvmsg(t->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
 
 		if (n < 0)
-			return;
+			return i;
 		stamp = cmsg_stamp(&msg, &is_tx);
 		if (is_tx && stamp && !(msg.msg_flags & MSG_TRUNC))
 			on_tx_stamp(p, t, p->buf, (size_t)n, stamp);
 	}
+	return i;
 }
 
 /* One datagram from the target's socket into a probe packet; false if it is not ours. */
@@ -342,13 +349,46 @@ static bool parse_reply(struct gw_prober *p, struct target *t, size_t len,
 			return false;
 	} else {
 		if (gw_probe_icmp_parse(p->buf, len, t->family, t->raw && t->family == AF_INET,
-					&r) || (t->raw && r.ident != t->ident) ||
-		    r.pkt.type != GW_PROBE_PKT_REQUEST)
+					&r) || r.pkt.type != GW_PROBE_PKT_REQUEST)
 			return false;
 		*pkt = r.pkt;
 		pkt->refl_recv_ns = pkt->refl_send_ns = 0;
 	}
 	return pkt->cookie == t->cookie;
+}
+
+/* A raw ICMP socket also sees the echo replies of every other pinger of the same target
+ * (another identifier): theirs, not invalid. */
+static bool someone_elses(const struct gw_prober *p, const struct target *t, size_t len)
+{
+	struct gw_probe_icmp_reply r = { 0 };
+	int ret;
+
+	if (!t->raw)
+		return false;
+	ret = gw_probe_icmp_parse(p->buf, len, t->family, t->family == AF_INET, &r);
+	/* the identifier is read before the data is judged */
+	return ret == -ENOMSG || r.ident != t->ident;
+}
+
+/* Whether a datagram came from the target (address, and port for UDP). */
+static bool from_target(const struct target *t, const struct sockaddr_storage *from,
+			socklen_t len)
+{
+	if (t->connected)
+		return true;
+	if (from->ss_family != t->family || len < t->dstlen)
+		return false;
+	if (t->family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)from, *b = (const void *)&t->dst;
+
+		return a->sin_addr.s_addr == b->sin_addr.s_addr &&
+			(t->icmp || a->sin_port == b->sin_port);
+	}
+	const struct sockaddr_in6 *a = (const void *)from, *b = (const void *)&t->dst;
+
+	return !memcmp(&a->sin6_addr, &b->sin6_addr, sizeof(a->sin6_addr)) &&
+		(t->icmp || a->sin6_port == b->sin6_port);
 }
 
 /* Reads up to RX_BURST replies; returns true when the socket may hold more. */
@@ -358,16 +398,25 @@ static bool read_replies(struct gw_prober *p, struct target *t)
 	int i;
 
 	for (i = 0; i < RX_BURST; i++) {
+		struct sockaddr_storage from;
 		struct iovec iov = { p->buf, sizeof(p->buf) };
-		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+		struct msghdr msg = { .msg_name = &from, .msg_namelen = sizeof(from),
+				      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
 				      .msg_controllen = sizeof(ctl) };
 		struct gw_probe_pkt pkt;
 		int64_t rx, proc = 0;
-			bool is_tx;
+		bool is_tx;
 		ssize_t n = recvmsg(t->fd, &msg, MSG_DONTWAIT);
 
 		if (n < 0)
 			return false;	/* EAGAIN, or an ICMP error the kernel reported */
+		if (!(msg.msg_flags & MSG_TRUNC) && someone_elses(p, t, (size_t)n))
+			continue;
+		if (!from_target(t, &from, msg.msg_namelen)) {
+			if (!t->raw)	/* a raw socket sees every echo reply the host gets */
+				t->st.invalid++;
+			continue;
+		}
 		if (msg.msg_flags & MSG_TRUNC || !parse_reply(p, t, (size_t)n, &pkt)) {
 			t->st.invalid++;
 			continue;
@@ -405,14 +454,22 @@ static void send_probe(struct gw_prober *p, struct target *t, double now)
 					  (size_t)p->cfg.size);
 	else
 		len = gw_probe_pkt_build(p->buf, (size_t)p->cfg.size, &pkt);
-	*s = (struct slot){ .seq = t->next_seq, .state = SLOT_PENDING, .sent_mono = now,
+	*s = (struct slot){ .seq = t->next_seq, .state = SLOT_PENDING, .up_at_send = t->st.up,
+			    .sent_mono = now,
 			    .client_ns = (int64_t)pkt.client_send_ns,
 			    .sent_ns = (int64_t)pkt.client_send_ns };
 	t->next_seq++;
 	t->st.sent++;
 	/* a send that fails is a probe that was lost: it times out like one */
-	if (len > 0 && send(t->fd, p->buf, (size_t)len, MSG_DONTWAIT) < 0)
+	if (len > 0 && sendto(t->fd, p->buf, (size_t)len, MSG_DONTWAIT,
+			      t->connected ? NULL : (struct sockaddr *)&t->dst,
+			      t->connected ? 0 : t->dstlen) < 0) {
 		t->st.send_errors++;
+		return;
+	}
+	/* the kernel stamps the probe as it enters the queue, inside send(): take the stamp
+	 * now rather than on another wake-up (one that comes late, after ARP, wakes us) */
+	read_errqueue(p, t, 1);
 }
 
 static void arm_timer(struct gw_prober *p)
@@ -466,8 +523,16 @@ int gw_prober_run(struct gw_prober *p)
 			continue;
 		}
 		/* send stamps first: a reply must find its probe's stamp already there */
-		read_errqueue(p, &p->t[idx]);
-		more[idx] = read_replies(p, &p->t[idx]);
+		if (ev[k].events & EPOLLERR && !read_errqueue(p, &p->t[idx], RX_BURST)) {
+			/* no stamp: an ICMP error (port unreachable...) the socket holds; taking
+			 * it stops epoll from reporting it again and again */
+			int e;
+			socklen_t elen = sizeof(e);
+
+			getsockopt(p->t[idx].fd, SOL_SOCKET, SO_ERROR, &e, &elen);
+		}
+		if (ev[k].events & EPOLLIN)
+			more[idx] = read_replies(p, &p->t[idx]);
 	}
 	now = mono_now();
 	for (i = 0; i < p->n; i++) {
@@ -561,9 +626,12 @@ static int setup_socket(struct gw_prober *p, struct target *t, const char *ifnam
 		else
 			((struct sockaddr_in6 *)&dst)->sin6_port = 0;
 	}
-	what = "connect";
-	if (connect(t->fd, (struct sockaddr *)&dst, t->cfg->addrlen) < 0)
-		goto fail;
+	/* connected, the kernel drops what does not come from the target; a link without a
+	 * route yet (a WAN still dialling) must not stop the prober: then unconnected, with
+	 * sendto() and the source checked here, and the probes lost until the route is there */
+	t->dst = dst;
+	t->dstlen = t->cfg->addrlen;
+	t->connected = connect(t->fd, (struct sockaddr *)&dst, t->dstlen) == 0;
 	return 0;
 fail:
 	ret = -errno;
@@ -647,8 +715,8 @@ int gw_prober_new(const struct gw_probe_cfg *cfg, const char *ifname, gw_probe_c
 			snprintf(err, errlen, "probe: out of memory");
 			goto fail;
 		}
-		/* spread the targets over one interval rather than send in a burst */
-		t->next_send = now + p->interval * (double)i / (double)p->n;
+		/* all targets on one tick: a wake-up sends to all (a few small packets) */
+		t->next_send = now;
 		if ((ret = setup_socket(p, t, ifname, err, errlen)))
 			goto fail;
 		ev.data.u32 = (uint32_t)i;

@@ -29,8 +29,9 @@ static void on_sample(void *ctx, const struct gw_probe_sample *s)
 	struct cli *c = ctx;
 	int i = s->target;
 
-	fprintf(c->out, "%s seq=%u rtt_ms=%.3f lost=%d reordered=%d up=%d\n",
-		c->cfg->targets[i].host, s->seq, s->rtt_ms, s->lost, s->reordered, s->target_up);
+	fprintf(c->out, "%s seq=%u rtt_ms=%.3f lost=%d reordered=%d up=%d sent=%.6f\n",
+		c->cfg->targets[i].host, s->seq, s->rtt_ms, s->lost, s->reordered, s->target_up,
+		s->sent_wall);
 	c->samples[i]++;
 	c->lost[i] += s->lost;
 	if (s->target_up) {
@@ -107,7 +108,7 @@ static const char *link_interface(const struct gw_config *cfg)
 	return NULL;
 }
 
-static int run(struct cli *c, struct gw_prober *p, int sfd)
+static int run(struct gw_prober *p, int sfd, FILE *out)
 {
 	struct epoll_event ev = { .events = EPOLLIN }, got[2];
 	int ep = epoll_create1(EPOLL_CLOEXEC), n, k, ret = 0;
@@ -131,7 +132,7 @@ static int run(struct cli *c, struct gw_prober *p, int sfd)
 				goto out;	/* interrupted: the summary of what we have */
 		if ((ret = gw_prober_run(p)) < 0)
 			break;
-		fflush(c->out);
+		fflush(out);	/* one write per wake-up that reported something, none otherwise */
 	}
 out:
 	close(ep);
@@ -174,7 +175,7 @@ int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *e
 			(double)cfg->probe.interval_us / 1000, (double)cfg->probe.timeout_us / 1000,
 			(long long)cfg->probe.size, ifname ? ifname : "any interface",
 			cfg->probe.fwmark != GW_UNSET ? " with a fwmark" : "");
-		ret = run(&c, p, sfd);
+		ret = run(p, sfd, out);
 		summary(&c, p);
 		if (ret)
 			snprintf(err, errlen, "probe: %s", strerror(-ret));
