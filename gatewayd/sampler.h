@@ -33,6 +33,10 @@ void gw_sampler_refresh(struct gw_sampler *s, const struct gw_applied *a, const 
  * the reload made, whose kernel counters start again from zero. */
 void gw_sampler_carry(struct gw_sampler *s, const struct gw_sampler *from,
 		      const struct gw_applied *a, const bool *fresh);
+/* This pass's latency figures of the direction at index dir (the snapshot's order) into the
+ * history; only the probed link's totals keep them (see gw_history_track_latency). */
+void gw_sampler_push_latency(struct gw_sampler *s, size_t dir, double baseline_ms,
+			     double loaded_p50_ms, double loaded_p99_ms);
 /* The history series of link/direction/class ("total" for the direction), or -ENOENT. */
 int gw_sampler_series(const struct gw_sampler *s, const char *link, const char *direction,
 		      const char *class_name);
