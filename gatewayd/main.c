@@ -16,6 +16,7 @@
 #include "gatewayd/loop.h"
 #include "gatewayd/notify.h"
 #include "gatewayd/sampler.h"
+#include "gatewayd/sink.h"
 #include "gatewayd/status.h"
 #include "webui/webui.h"
 
@@ -30,6 +31,8 @@ static void usage(FILE *f)
 		"      --check        validate the file (and the kernel's qdisc kinds) and exit\n"
 		"      --dry-run      print the tree as tc commands and exit, touching nothing\n"
 		"      --oneshot      apply and verify the tree, then exit leaving it in place\n"
+		"       gatewayd --sink ADDR:PORT [--sink ADDR:PORT...]\n"
+		"      --sink ADDR:PORT  serve as a load-test sink (docs/load-protocol.md), no -c\n"
 		"  -v, --verbose      log debug lines\n"
 		"      --version      print the version\n"
 		"  -h, --help         this text\n"
@@ -165,8 +168,11 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "sink", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *sinks[GW_SINK_MAX_LISTEN + 1];
+	size_t n_sinks = 0;
 	const char *file = NULL;
 	enum mode mode = MODE_RUN;
 	struct gw_config *cfg;
@@ -197,12 +203,18 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
+		case 'S':
+			if (n_sinks < GW_SINK_MAX_LISTEN + 1)
+				sinks[n_sinks++] = optarg;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (!file || optind != argc) {
+	if (n_sinks && !file && optind == argc)
+		return gw_sink_main(sinks, n_sinks);
+	if (!file || optind != argc || n_sinks) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
