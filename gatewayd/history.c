@@ -20,6 +20,19 @@ struct minute_point {
 	uint16_t drops_avg, backlog_avg;
 };
 
+/* Latency of a probed direction total: baseline, loaded p50, loaded p99 (kept apart so that
+ * the many unprobed series pay nothing). Code 0 means none. */
+enum { L_BASE, L_P50, L_P99, N_L };
+
+struct lat_series {
+	size_t series;
+	uint16_t *raw;			/* raw_len x N_L */
+	uint16_t *min;			/* GW_HIST_MINUTES x N_L: avg, avg, max */
+	double sum[N_L];
+	uint32_t n[N_L];
+	double max_p99;
+};
+
 /* The minute being summed for one series. */
 struct minute_acc {
 	uint32_t n;
@@ -40,6 +53,8 @@ struct gw_history {
 	 * resident as time goes by, not a page per series at the first pass */
 	struct raw_point *raw;		/* raw_len rows of n_series */
 	struct minute_point *min;	/* GW_HIST_MINUTES rows of n_series */
+	struct lat_series lat[GW_HIST_LAT_MAX];
+	size_t n_lat;
 };
 
 uint16_t gw_hist_encode(double v)
@@ -90,6 +105,10 @@ void gw_history_free(struct gw_history *h)
 	if (!h)
 		return;
 	pthread_mutex_destroy(&h->lock);
+	for (size_t k = 0; k < h->n_lat; k++) {
+		free(h->lat[k].raw);
+		free(h->lat[k].min);
+	}
 	free(h->raw_t);
 	free(h->min_t);
 	free(h->acc);
@@ -102,7 +121,92 @@ size_t gw_history_bytes(const struct gw_history *h)
 {
 	return sizeof(*h) + h->raw_len * sizeof(*h->raw_t) + GW_HIST_MINUTES * sizeof(*h->min_t) +
 	       h->n_series * (sizeof(*h->acc) + h->raw_len * sizeof(*h->raw) +
-			      GW_HIST_MINUTES * sizeof(*h->min));
+			      GW_HIST_MINUTES * sizeof(*h->min)) +
+	       h->n_lat * (h->raw_len + GW_HIST_MINUTES) * N_L * sizeof(uint16_t);
+}
+
+int gw_history_track_latency(struct gw_history *h, size_t series)
+{
+	struct lat_series *l;
+
+	if (series >= h->n_series)
+		return -ENOENT;
+	for (size_t k = 0; k < h->n_lat; k++)
+		if (h->lat[k].series == series)
+			return 0;
+	if (h->n_lat == GW_HIST_LAT_MAX)
+		return -ENOSPC;
+	l = &h->lat[h->n_lat];
+	memset(l, 0, sizeof(*l));
+	l->series = series;
+	l->raw = calloc(h->raw_len * N_L, sizeof(*l->raw));
+	l->min = calloc((size_t)GW_HIST_MINUTES * N_L, sizeof(*l->min));
+	if (!l->raw || !l->min) {
+		free(l->raw);
+		free(l->min);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&h->lock);
+	h->n_lat++;
+	pthread_mutex_unlock(&h->lock);
+	return 0;
+}
+
+static struct lat_series *lat_of(struct gw_history *h, size_t series)
+{
+	for (size_t k = 0; k < h->n_lat; k++)
+		if (h->lat[k].series == series)
+			return &h->lat[k];
+	return NULL;
+}
+
+void gw_history_push_latency(struct gw_history *h, size_t series, double baseline_ms,
+			     double p50_ms, double p99_ms)
+{
+	const double v[N_L] = { baseline_ms, p50_ms, p99_ms };
+	struct lat_series *l;
+
+	pthread_mutex_lock(&h->lock);
+	l = h->raw_count ? lat_of(h, series) : NULL;
+	for (int k = 0; l && k < N_L; k++) {
+		l->raw[h->raw_head * N_L + k] = gw_hist_encode(v[k]);
+		if (!isfinite(v[k]) || v[k] <= 0)
+			continue;
+		l->sum[k] += v[k];
+		l->n[k]++;
+		if (k == L_P99)
+			l->max_p99 = fmax(l->max_p99, v[k]);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+static void close_minute_latency(struct gw_history *h)
+{
+	for (size_t k = 0; k < h->n_lat; k++) {
+		struct lat_series *l = &h->lat[k];
+		uint16_t *p = &l->min[h->min_head * N_L];
+
+		p[L_BASE] = l->n[L_BASE] ? gw_hist_encode(l->sum[L_BASE] / l->n[L_BASE]) : 0;
+		p[L_P50] = l->n[L_P50] ? gw_hist_encode(l->sum[L_P50] / l->n[L_P50]) : 0;
+		p[L_P99] = l->n[L_P99] ? gw_hist_encode(l->max_p99) : 0;
+		memset(l->sum, 0, sizeof(l->sum));
+		memset(l->n, 0, sizeof(l->n));
+		l->max_p99 = 0;
+	}
+}
+
+/* A latency value out of the rings: NAN for none. */
+static float lat_dec(uint16_t c)
+{
+	return c ? (float)gw_hist_decode(c) : NAN;
+}
+
+/* The latency fields of a point: NAN unless the series is a probed direction total. */
+static void lat_fill(struct gw_hist_point *o, const struct lat_series *l, const uint16_t *row)
+{
+	o->baseline_ms = l ? lat_dec(row[L_BASE]) : NAN;
+	o->loaded_p50_ms = l ? lat_dec(row[L_P50]) : NAN;
+	o->loaded_p99_ms = l ? lat_dec(row[L_P99]) : NAN;
 }
 
 static uint16_t enc_avg(const struct minute_acc *a, int v)
@@ -129,6 +233,7 @@ static void close_minute(struct gw_history *h)
 			.drops_avg = enc_avg(a, V_DROPS), .backlog_avg = enc_avg(a, V_BACKLOG) };
 		memset(a, 0, sizeof(*a));
 	}
+	close_minute_latency(h);
 	h->min_t[h->min_head] = h->cur_minute;
 	h->min_head = (h->min_head + 1) % GW_HIST_MINUTES;
 	if (h->min_count < GW_HIST_MINUTES)
@@ -146,6 +251,9 @@ void gw_history_pass(struct gw_history *h, double t)
 	if (h->raw_count)
 		h->raw_head = (h->raw_head + 1) % h->raw_len;
 	h->raw_t[h->raw_head] = t;
+	/* a pass without a latency figure shows none, not the one from 15 minutes ago */
+	for (size_t k = 0; k < h->n_lat; k++)
+		memset(&h->lat[k].raw[h->raw_head * N_L], 0, N_L * sizeof(uint16_t));
 	if (h->raw_count < h->raw_len)
 		h->raw_count++;
 	pthread_mutex_unlock(&h->lock);
@@ -178,6 +286,7 @@ void gw_history_push(struct gw_history *h, size_t i, double rate_bps, double del
 static size_t query_raw(struct gw_history *h, size_t i, double from, double to,
 			struct gw_hist_point *out, size_t max)
 {
+	const struct lat_series *l = lat_of(h, i);
 	size_t n = 0;
 
 	for (size_t k = 0; k < h->raw_count && n < max; k++) {
@@ -193,6 +302,7 @@ static size_t query_raw(struct gw_history *h, size_t i, double from, double to,
 			.rate_bps_max = r, .delay_ms_min = d, .delay_ms_avg = d, .delay_ms_max = d,
 			.drops_per_s_avg = (float)gw_hist_decode(p->v[V_DROPS]),
 			.backlog_bytes_avg = (float)gw_hist_decode(p->v[V_BACKLOG]) };
+		lat_fill(&out[n - 1], l, l ? &l->raw[idx * N_L] : NULL);
 	}
 	return n;
 }
@@ -200,6 +310,7 @@ static size_t query_raw(struct gw_history *h, size_t i, double from, double to,
 static size_t query_minute(struct gw_history *h, size_t i, double from, double to,
 			   struct gw_hist_point *out, size_t max)
 {
+	const struct lat_series *l = lat_of(h, i);
 	size_t n = 0;
 
 	for (size_t k = 0; k < h->min_count && n < max; k++) {
@@ -218,6 +329,7 @@ static size_t query_minute(struct gw_history *h, size_t i, double from, double t
 			.delay_ms_max = (float)gw_hist_decode(p->delay_max),
 			.drops_per_s_avg = (float)gw_hist_decode(p->drops_avg),
 			.backlog_bytes_avg = (float)gw_hist_decode(p->backlog_avg) };
+		lat_fill(&out[n - 1], l, l ? &l->min[idx * N_L] : NULL);
 	}
 	return n;
 }

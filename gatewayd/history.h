@@ -1,4 +1,5 @@
-/* gatewayd/history.h: bounded per-series history (rate, delay, drops, backlog) for the charts
+/* gatewayd/history.h: bounded per-series history (rate, delay, drops, backlog, and latency for
+ * the probed link's direction totals) for the charts
  * and /api/history: the last 15 minutes at the sampling interval and the last 24 hours at one
  * minute (min/avg/max). Every series is sampled in the same pass, so the times are kept once
  * for all of them. All memory is allocated at creation; nothing grows with time. */
@@ -23,6 +24,15 @@ size_t gw_history_bytes(const struct gw_history *h);
 void gw_history_pass(struct gw_history *h, double t);
 void gw_history_push(struct gw_history *h, size_t series, double rate_bps, double delay_ms,
 		     double drops_per_s, double backlog_bytes);
+/* Latency (idle baseline, loaded p50 and p99, ms) is kept only for the series asked for
+ * here (the probed link's direction totals; at most GW_HIST_LAT_MAX): 6 bytes a raw point
+ * and 6 a minute point (avg baseline, avg p50, worst p99). Call before the first pass.
+ * 0, -ENOENT (no such series) or -ENOSPC / -ENOMEM. */
+#define GW_HIST_LAT_MAX 4
+int gw_history_track_latency(struct gw_history *h, size_t series);
+/* In a pass, after gw_history_pass; NAN for a figure there is none of. Untracked: ignored. */
+void gw_history_push_latency(struct gw_history *h, size_t series, double baseline_ms,
+			     double p50_ms, double p99_ms);
 /* Points with from <= t <= to, oldest first, at most max; returns the count, -ENOENT for no
  * such series. */
 int gw_history_query(struct gw_history *h, size_t series, double from, double to, bool minute,

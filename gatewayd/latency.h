@@ -20,8 +20,19 @@ enum gw_load_state gw_load_classify(double utilisation, bool backlogged);
 
 struct gw_latency;
 
-/* window_s: how far back the percentiles look (samples older fall out). */
+/* The probe rate gw_latency_new sizes its ring for (samples per second, all targets). */
+#define GW_LATENCY_DEFAULT_RATE 100.0
+
+/* window_s: how far back the percentiles look (samples older fall out). The samples live in a
+ * ring of window_s x GW_LATENCY_DEFAULT_RATE entries allocated here; a faster stream only
+ * shortens the window (the oldest are overwritten), memory never grows. */
 struct gw_latency *gw_latency_new(double window_s);
+/* The same, sized for max_rate samples per second. */
+struct gw_latency *gw_latency_new_rate(double window_s, double max_rate);
+/* Grow the ring for a faster stream (a reload), keeping every sample: 0 or -ENOMEM. */
+int gw_latency_reserve(struct gw_latency *l, double max_rate);
+/* Bytes the accumulator holds, for the docs and tests. */
+size_t gw_latency_bytes(const struct gw_latency *l);
 void gw_latency_free(struct gw_latency *l);
 /* One sample (lost or not) under the given load state. A sample from a target that is down is
  * not given here at all. */

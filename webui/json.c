@@ -185,6 +185,44 @@ static void add_class(struct jw *w, struct json_object *parent, const char *key,
 	add_cake(w, c, k);
 }
 
+static void add_rtt(struct jw *w, struct json_object *parent, const char *key,
+		    const struct gw_snap_rtt *r)
+{
+	struct json_object *o = jw_obj(w, parent, key, json_object_new_object());
+
+	jw_u64(w, o, "samples", r->samples);
+	jw_u64(w, o, "lost", r->lost);
+	jw_num(w, o, "loss", r->loss, 6);
+	jw_num(w, o, "min_ms", r->min_ms, 6);
+	jw_num(w, o, "p50_ms", r->p50_ms, 6);
+	jw_num(w, o, "p90_ms", r->p90_ms, 6);
+	jw_num(w, o, "p99_ms", r->p99_ms, 6);
+	jw_num(w, o, "mean_ms", r->mean_ms, 6);
+	jw_num(w, o, "jitter_ms", r->jitter_ms, 6);
+}
+
+/* The prober's figures for a direction of the probed link; null elsewhere. */
+static void add_latency(struct jw *w, struct json_object *dir, const struct gw_snap_latency *l)
+{
+	struct json_object *o;
+
+	if (!l->present) {
+		jw_null(w, dir, "latency");
+		return;
+	}
+	o = jw_obj(w, dir, "latency", json_object_new_object());
+	jw_num(w, o, "baseline_ms", l->baseline_ms, 6);
+	if (o) {
+		add_rtt(w, o, "idle", &l->idle);
+		add_rtt(w, o, "loaded", &l->loaded);
+	}
+	jw_num(w, o, "induced_p50_ms", l->induced_p50_ms, 6);
+	jw_num(w, o, "induced_p99_ms", l->induced_p99_ms, 6);
+	jw_num(w, o, "induced_mean_ms", l->induced_mean_ms, 6);
+	jw_str(w, o, "grade", l->grade);
+	jw_u64(w, o, "replies_total", l->hist_count);
+}
+
 static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap_dir *d)
 {
 	struct json_object *o = jw_obj(w, dirs, NULL, json_object_new_object()), *classes;
@@ -199,6 +237,7 @@ static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap
 	classes = jw_obj(w, o, "classes", json_object_new_array());
 	for (size_t i = 0; classes && i < d->n_classes; i++)
 		add_class(w, classes, NULL, &d->classes[i]);
+	add_latency(w, o, &d->latency);
 }
 
 /* Links in the order they first appear, each with its directions. */
@@ -245,6 +284,77 @@ static void add_sample(struct jw *w, struct json_object *root, const struct gw_s
 	jw_str(w, o, "last_error", s->last_error);
 }
 
+static void add_target(struct jw *w, struct json_object *arr, const struct gw_snap_target *t)
+{
+	struct json_object *o = jw_obj(w, arr, NULL, json_object_new_object());
+
+	jw_str(w, o, "host", t->host);
+	jw_bool(w, o, "up", t->up);
+	jw_u64(w, o, "sent", t->sent);
+	jw_u64(w, o, "received", t->received);
+	jw_u64(w, o, "lost", t->lost);
+	jw_u64(w, o, "duplicates", t->duplicates);
+	jw_u64(w, o, "reordered", t->reordered);
+	jw_num(w, o, "last_rtt_ms", t->last_rtt_ms, 6);
+	jw_num(w, o, "last_reply_unix_seconds", t->last_reply_unix > 0 ? t->last_reply_unix : NAN,
+	       15);
+}
+
+static void add_probe(struct jw *w, struct json_object *root, const struct gw_snapshot *s)
+{
+	struct json_object *o, *arr;
+	size_t n;
+
+	if (!s || !s->probe.enabled) {
+		jw_null(w, root, "probe");
+		return;
+	}
+	o = jw_obj(w, root, "probe", json_object_new_object());
+	jw_str(w, o, "method", s->probe.method);
+	jw_str(w, o, "link", s->probe.link);
+	jw_num(w, o, "interval_seconds", (double)s->probe.interval_us / 1e6, 10);
+	arr = o ? jw_obj(w, o, "targets", json_object_new_array()) : NULL;
+	n = s->probe.n_targets;
+	for (size_t i = 0; arr && i < n && i < sizeof(s->probe.targets) / sizeof(s->probe.targets[0]);
+	     i++)
+		add_target(w, arr, &s->probe.targets[i]);
+}
+
+static void add_load_dir(struct jw *w, struct json_object *arr, const struct gw_snap_load_dir *d)
+{
+	struct json_object *o = jw_obj(w, arr, NULL, json_object_new_object());
+
+	jw_str(w, o, "direction", d->direction);
+	jw_num(w, o, "goodput_bits_per_second", d->goodput_bps, 10);
+	jw_num(w, o, "idle_p50_ms", d->idle_p50_ms, 6);
+	jw_num(w, o, "loaded_p50_ms", d->loaded_p50_ms, 6);
+	jw_num(w, o, "loaded_p99_ms", d->loaded_p99_ms, 6);
+	jw_num(w, o, "induced_mean_ms", d->induced_mean_ms, 6);
+	jw_num(w, o, "induced_p99_ms", d->induced_p99_ms, 6);
+	jw_str(w, o, "grade", d->grade);
+}
+
+/* The last (or running) active load test; null when none ran. */
+static void add_loadtest(struct jw *w, struct json_object *root, const struct gw_snapshot *s)
+{
+	const struct gw_snap_loadtest *t = s ? &s->loadtest : NULL;
+	struct json_object *o, *arr;
+
+	if (!t || !t->present) {
+		jw_null(w, root, "loadtest");
+		return;
+	}
+	o = jw_obj(w, root, "loadtest", json_object_new_object());
+	jw_bool(w, o, "running", t->running);
+	jw_num(w, o, "started_unix_seconds", t->started_unix > 0 ? t->started_unix : NAN, 15);
+	jw_num(w, o, "finished_unix_seconds", t->finished_unix > 0 ? t->finished_unix : NAN, 15);
+	jw_str(w, o, "sink", t->sink);
+	jw_str(w, o, "error", t->error);
+	arr = o ? jw_obj(w, o, "directions", json_object_new_array()) : NULL;
+	for (size_t i = 0; arr && i < t->n_dirs && i < sizeof(t->dirs) / sizeof(t->dirs[0]); i++)
+		add_load_dir(w, arr, &t->dirs[i]);
+}
+
 int gw_webui_status_json(const struct gw_snapshot *s, double now, char **out, size_t *len)
 {
 	struct jw w = { 0 };
@@ -260,6 +370,8 @@ int gw_webui_status_json(const struct gw_snapshot *s, double now, char **out, si
 	jw_str(&w, root, "health_reason", ok ? NULL : why);
 	add_sample(&w, root, s);
 	add_links(&w, root, s);
+	add_probe(&w, root, s);
+	add_loadtest(&w, root, s);
 	return jw_finish(&w, root, out, len);
 }
 
@@ -268,6 +380,7 @@ static const char *const hist_columns[] = {
 	"rate_bits_per_second_min", "rate_bits_per_second_avg", "rate_bits_per_second_max",
 	"queue_delay_ms_min", "queue_delay_ms_avg", "queue_delay_ms_max",
 	"drops_per_second_avg", "backlog_bytes_avg",
+	"baseline_ms", "loaded_p50_ms", "loaded_p99_ms",
 };
 
 /* One number into an array row, null when not finite. */
@@ -286,10 +399,11 @@ static void jw_arr_num(struct jw *w, struct json_object *row, double v, int digi
 
 static void add_point(struct jw *w, struct json_object *pts, const struct gw_hist_point *p)
 {
-	struct json_object *row = jw_obj(w, pts, NULL, json_object_new_array_ext(9));
+	struct json_object *row = jw_obj(w, pts, NULL, json_object_new_array_ext(12));
 	const double v[] = { p->rate_bps_min, p->rate_bps_avg, p->rate_bps_max, p->delay_ms_min,
 			     p->delay_ms_avg, p->delay_ms_max, p->drops_per_s_avg,
-			     p->backlog_bytes_avg };
+			     p->backlog_bytes_avg, p->baseline_ms, p->loaded_p50_ms,
+			     p->loaded_p99_ms };
 
 	if (!row)
 		return;

@@ -339,6 +339,235 @@ static void sampler_health(struct gw_buf *b, const struct gw_snapshot *s, double
 	      "last_error in /api/status), else 0.", s->last_error[0] ? 1 : 0, 10);
 }
 
+/* NAME{link="..",direction=".."[,EXTRA] VALUE: EXTRA is the rest of the label set, already
+ * escaped (state, quantile, le). Nothing for a value that is not finite. */
+static void dir_sample(struct gw_buf *b, const char *name, const struct gw_snap_dir *d,
+		       const char *extra, double v)
+{
+	if (!isfinite(v))
+		return;
+	gw_buf_printf(b, "%s{link=\"", name);
+	gw_prom_escape(b, d->link);
+	gw_buf_put(b, "\",direction=\"", 13);
+	gw_prom_escape(b, d->direction);
+	gw_buf_printf(b, "\"%s%s} %.10g\n", extra[0] ? "," : "", extra, v);
+}
+
+static void fam(struct gw_buf *b, const char *name, const char *type, const char *help)
+{
+	gw_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Every reply since start, whatever the load: one histogram per probed direction. */
+static void rtt_histogram(struct gw_buf *b, const struct gw_snapshot *s)
+{
+	static const double bounds[GW_SNAP_RTT_BUCKETS] = GW_SNAP_RTT_BOUNDS;
+	char le[48];
+
+	fam(b, "gatewayd_probe_rtt_seconds", "histogram",
+	    "Round-trip times of every probe reply since gatewayd started, whatever the load.");
+	for (size_t k = 0; k < s->n_dirs; k++) {
+		const struct gw_snap_latency *l = &s->dirs[k].latency;
+
+		if (!l->present)
+			continue;
+		for (int i = 0; i < GW_SNAP_RTT_BUCKETS; i++) {
+			snprintf(le, sizeof(le), "le=\"%g\"", bounds[i]);
+			dir_sample(b, "gatewayd_probe_rtt_seconds_bucket", &s->dirs[k], le,
+				   (double)l->hist_le[i]);
+		}
+		dir_sample(b, "gatewayd_probe_rtt_seconds_bucket", &s->dirs[k], "le=\"+Inf\"",
+			   (double)l->hist_count);
+		dir_sample(b, "gatewayd_probe_rtt_seconds_sum", &s->dirs[k], "", l->hist_sum_s);
+		dir_sample(b, "gatewayd_probe_rtt_seconds_count", &s->dirs[k], "",
+			   (double)l->hist_count);
+	}
+}
+
+/* One gauge family over the probed directions, per load state where by_state. */
+static void latency_gauge(struct gw_buf *b, const struct gw_snapshot *s, const char *name,
+			  const char *help, size_t off, double scale, bool by_state)
+{
+	static const char *const states[] = { "idle", "loaded" };
+
+	fam(b, name, "gauge", help);
+	for (size_t k = 0; k < s->n_dirs; k++) {
+		const struct gw_snap_latency *l = &s->dirs[k].latency;
+
+		if (!l->present)
+			continue;
+		for (int st = 0; st < (by_state ? 2 : 1); st++) {
+			const struct gw_snap_rtt *r = st ? &l->loaded : &l->idle;
+			const char *base = by_state ? (const char *)r : (const char *)l;
+			char extra[32] = "";
+			double v;
+
+			memcpy(&v, base + off, sizeof(v));
+			if (by_state)
+				snprintf(extra, sizeof(extra), "state=\"%s\"", states[st]);
+			dir_sample(b, name, &s->dirs[k], extra, v * scale);
+		}
+	}
+}
+
+#define RTT(f) offsetof(struct gw_snap_rtt, f)
+#define LAT(f) offsetof(struct gw_snap_latency, f)
+
+static void latency_families(struct gw_buf *b, const struct gw_snapshot *s)
+{
+	bool any = false;
+
+	for (size_t k = 0; k < s->n_dirs; k++)
+		any = any || s->dirs[k].latency.present;
+	if (!any)
+		return;
+	rtt_histogram(b, s);
+	latency_gauge(b, s, "gatewayd_probe_baseline_seconds",
+		      "Idle baseline RTT: rises slowly, falls fast (as cake-autorate's).", LAT(baseline_ms),
+		      1e-3, false);
+	/* quantiles as names, not a quantile label: that label belongs to summaries */
+	latency_gauge(b, s, "gatewayd_probe_window_rtt_p50_seconds",
+		      "Median RTT over the prober's window, by the direction's load.", RTT(p50_ms),
+		      1e-3, true);
+	latency_gauge(b, s, "gatewayd_probe_window_rtt_p90_seconds",
+		      "90th percentile RTT over the prober's window, by load.", RTT(p90_ms), 1e-3, true);
+	latency_gauge(b, s, "gatewayd_probe_window_rtt_p99_seconds",
+		      "99th percentile RTT over the prober's window, by load.", RTT(p99_ms), 1e-3, true);
+	latency_gauge(b, s, "gatewayd_probe_window_rtt_min_seconds",
+		      "Lowest RTT over the prober's window, by load.", RTT(min_ms), 1e-3, true);
+	latency_gauge(b, s, "gatewayd_probe_window_rtt_mean_seconds",
+		      "Mean RTT over the prober's window, by load.", RTT(mean_ms), 1e-3, true);
+	latency_gauge(b, s, "gatewayd_probe_jitter_seconds",
+		      "Mean |RTT(n) - RTT(n-1)| of consecutive replies (IPDV) over the window, by load.",
+		      RTT(jitter_ms), 1e-3, true);
+	latency_gauge(b, s, "gatewayd_probe_loss_ratio",
+		      "Probes lost over the window, by load (targets marked down excluded).",
+		      RTT(loss), 1, true);
+	fam(b, "gatewayd_probe_window_samples", "gauge",
+	    "Probes judged over the window, by load.");
+	for (size_t k = 0; k < s->n_dirs; k++) {
+		const struct gw_snap_latency *l = &s->dirs[k].latency;
+
+		if (!l->present)
+			continue;
+		dir_sample(b, "gatewayd_probe_window_samples", &s->dirs[k], "state=\"idle\"",
+			   (double)l->idle.samples);
+		dir_sample(b, "gatewayd_probe_window_samples", &s->dirs[k], "state=\"loaded\"",
+			   (double)l->loaded.samples);
+	}
+	latency_gauge(b, s, "gatewayd_probe_induced_latency_p50_seconds",
+		      "Latency the load adds: loaded median RTT minus the idle baseline.",
+		      LAT(induced_p50_ms), 1e-3, false);
+	latency_gauge(b, s, "gatewayd_probe_induced_latency_p99_seconds",
+		      "Latency the load adds: loaded p99 RTT minus the idle baseline.",
+		      LAT(induced_p99_ms), 1e-3, false);
+	latency_gauge(b, s, "gatewayd_probe_induced_latency_mean_seconds",
+		      "Mean latency the load adds (what the grade is computed on).",
+		      LAT(induced_mean_ms), 1e-3, false);
+	fam(b, "gatewayd_probe_grade", "gauge",
+	    "1 for the direction's bufferbloat grade (DSLReports bands on the mean induced latency).");
+	for (size_t k = 0; k < s->n_dirs; k++) {
+		const struct gw_snap_latency *l = &s->dirs[k].latency;
+		char extra[32];
+
+		if (!l->present || !l->grade[0])
+			continue;
+		snprintf(extra, sizeof(extra), "grade=\"%.3s\"", l->grade);
+		dir_sample(b, "gatewayd_probe_grade", &s->dirs[k], extra, 1);
+	}
+}
+
+/* Per target: NAME{target="host"} VALUE. */
+static void target_fam(struct gw_buf *b, const struct gw_snapshot *s, const char *name,
+		       const char *type, const char *help, int which)
+{
+	size_t n = s->probe.n_targets < N(s->probe.targets) ? s->probe.n_targets :
+							       N(s->probe.targets);
+
+	fam(b, name, type, help);
+	for (size_t i = 0; i < n; i++) {
+		const struct gw_snap_target *t = &s->probe.targets[i];
+		const uint64_t c[] = { t->up, t->sent, t->received, t->lost, t->duplicates,
+				       t->reordered };
+
+		if (which == 6 && !isfinite(t->last_rtt_ms))
+			continue;
+		gw_buf_printf(b, "%s{target=\"", name);
+		gw_prom_escape(b, t->host);
+		if (which == 6)
+			gw_buf_printf(b, "\"} %.10g\n", t->last_rtt_ms / 1e3);
+		else
+			gw_buf_printf(b, "\"} %" PRIu64 "\n", c[which]);
+	}
+}
+
+static void probe_families(struct gw_buf *b, const struct gw_snapshot *s)
+{
+	if (!s->probe.enabled)
+		return;
+	gw_buf_printf(b, "# HELP gatewayd_probe_info The latency prober's settings.\n"
+		      "# TYPE gatewayd_probe_info gauge\ngatewayd_probe_info{link=\"");
+	gw_prom_escape(b, s->probe.link);
+	gw_buf_printf(b, "\",method=\"");
+	gw_prom_escape(b, s->probe.method);
+	gw_buf_printf(b, "\"} 1\n");
+	gauge(b, "gatewayd_probe_interval_seconds", "Time between probes to one target.",
+	      (double)s->probe.interval_us / 1e6, 10);
+	target_fam(b, s, "gatewayd_probe_target_up", "gauge",
+		   "1 while the target answers, 0 once it is marked down (its losses are not the link's).", 0);
+	target_fam(b, s, "gatewayd_probe_target_sent_total", "counter", "Probes sent to the target.", 1);
+	target_fam(b, s, "gatewayd_probe_target_received_total", "counter",
+		   "Replies received from the target in time.", 2);
+	target_fam(b, s, "gatewayd_probe_target_lost_total", "counter",
+		   "Probes to the target that timed out.", 3);
+	target_fam(b, s, "gatewayd_probe_target_duplicates_total", "counter",
+		   "Duplicate replies from the target.", 4);
+	target_fam(b, s, "gatewayd_probe_target_reordered_total", "counter",
+		   "Replies that arrived after the reply to a later probe.", 5);
+	target_fam(b, s, "gatewayd_probe_target_last_rtt_seconds", "gauge",
+		   "The target's last RTT.", 6);
+}
+
+/* The last active load test, per direction ("download", "upload", "both"). */
+static void loadtest_families(struct gw_buf *b, const struct gw_snapshot *s)
+{
+	const struct gw_snap_loadtest *t = &s->loadtest;
+	size_t n = t->n_dirs < N(t->dirs) ? t->n_dirs : N(t->dirs);
+	static const struct {
+		const char *name, *help;
+		size_t off;
+		double scale;
+	} f[] = {
+		{ "gatewayd_loadtest_goodput_bytes_per_second", "The load test flows' goodput.",
+		  offsetof(struct gw_snap_load_dir, goodput_bps), 0.125 },
+		{ "gatewayd_loadtest_loaded_rtt_p99_seconds", "p99 RTT during the load test.",
+		  offsetof(struct gw_snap_load_dir, loaded_p99_ms), 1e-3 },
+		{ "gatewayd_loadtest_induced_latency_mean_seconds",
+		  "Mean latency the load test added over the idle RTT.",
+		  offsetof(struct gw_snap_load_dir, induced_mean_ms), 1e-3 },
+	};
+
+	if (!t->present)
+		return;
+	gauge(b, "gatewayd_loadtest_running", "1 while an active load test runs.", t->running, 10);
+	gauge(b, "gatewayd_loadtest_last_finished_timestamp_seconds",
+	      "When the last load test finished.", t->finished_unix > 0 ? t->finished_unix : NAN,
+	      15);
+	for (size_t i = 0; i < N(f); i++) {
+		fam(b, f[i].name, "gauge", f[i].help);
+		for (size_t k = 0; k < n; k++) {
+			double v;
+
+			memcpy(&v, (const char *)&t->dirs[k] + f[i].off, sizeof(v));
+			if (!isfinite(v))
+				continue;
+			gw_buf_printf(b, "%s{direction=\"", f[i].name);
+			gw_prom_escape(b, t->dirs[k].direction);
+			gw_buf_printf(b, "\"} %.10g\n", v * f[i].scale);
+		}
+	}
+}
+
 int gw_webui_metrics(const struct gw_snapshot *s, double now, char **out, size_t *len)
 {
 	struct gw_buf b = { 0 };
@@ -351,6 +580,11 @@ int gw_webui_metrics(const struct gw_snapshot *s, double now, char **out, size_t
 		extra_families(&b, s, fq_codel_fams, N(fq_codel_fams), false);
 		extra_families(&b, s, cake_fams, N(cake_fams), true);
 		tin_families(&b, s);
+		latency_families(&b, s);
+	}
+	if (s) {
+		probe_families(&b, s);
+		loadtest_families(&b, s);
 	}
 	return gw_buf_take(&b, out, len);
 }

@@ -449,8 +449,8 @@ static void test_history_json(void)
 {
 	struct gw_history_query q = { "wan", "egress", "total", 100, 200, false };
 	struct gw_hist_point p[2] = {
-		{ 150, 1, 2, 3, 0.5f, 1, 1.5f, 0, 100 },
-		{ 151, NAN, 2, 3, 0.5f, 1, 1.5f, INFINITY, 100 },
+		{ 150, 1, 2, 3, 0.5f, 1, 1.5f, 0, 100, 20, 25, 40 },
+		{ 151, NAN, 2, 3, 0.5f, 1, 1.5f, INFINITY, 100, NAN, NAN, NAN },
 	};
 	struct json_object *j;
 	size_t len;
@@ -461,9 +461,12 @@ static void test_history_json(void)
 		return;
 	CHECK(!contains_ci(out, "nan") && !contains_ci(out, "inf"), "history: no nan/inf: %s", out);
 	j = json_tokener_parse(out);
-	CHECK(j && json_object_array_length(get(j, "columns")) == 9 &&
+	CHECK(j && json_object_array_length(get(j, "columns")) == 12 &&
 	      json_object_array_length(get(j, "points")) == 2 &&
-	      json_object_array_length(get(j, "points.0")) == 9, "history: 9 columns, 2 rows");
+	      json_object_array_length(get(j, "points.0")) == 12, "history: 12 columns, 2 rows");
+	CHECK(j && !strcmp(get_str(j, "columns.9"), "baseline_ms") &&
+	      json_object_get_double(get(j, "points.0.11")) == 40 && get(j, "points.1.9") == NULL,
+	      "history: latency columns, null where the link is not probed");
 	CHECK(j && get(j, "points.1.1") == NULL && json_object_get_double(get(j, "points.1.2")) == 2,
 	      "history: a NaN point value is null");
 	CHECK(j && !strcmp(get_str(j, "columns.2"), "rate_bits_per_second_avg"),

@@ -1,6 +1,7 @@
 /* tests/webui/fake-source.c: the web UI serving a synthetic snapshot that changes every
  * interval (default 0.5 s): two links, htb with fq_codel and cake classes, a cake shaper with
- * four tins, an idle tbf. For the tests in tests/webui; no root, no kernel.
+ * four tins, an idle tbf; the prober on link wan (two targets up, one down) and a finished
+ * load test. For the tests in tests/webui; no root, no kernel.
  *
  * usage: webui-fake-server -l ADDR [-l ADDR]... [-a AUTH_FILE] [-i INTERVAL_MS]
  *                          [-f FREEZE_AFTER_S] [-e]
@@ -60,6 +61,7 @@ struct fake {
 	uint64_t seq;
 	/* counters carried from pass to pass: [dir][class], class index max 3 (+1 total) */
 	uint64_t bytes[N_DIRS][4], packets[N_DIRS][4], drops[N_DIRS][4];
+	uint64_t replies;
 };
 
 static double now_s(void)
@@ -190,6 +192,91 @@ static void fill_total(struct gw_snap_dir *o, const struct fake_dir *d)
 	t->accuracy = t->saturated ? t->utilisation : NAN;
 }
 
+/* The prober on link wan: a 12 ms baseline, the loaded figures following how busy the
+ * direction is; the histogram grows by 10 replies a pass. */
+static double lat_p50(const struct fake_dir *d, double t)
+{
+	double l = 0;
+
+	for (size_t k = 0; k < d->n; k++)
+		l = fmax(l, level(&d->classes[k], t));
+	return 12 + 2 + 25 * l * l;
+}
+
+static void fill_latency(struct fake *f, struct gw_snap_latency *o, const struct fake_dir *d,
+			 double t)
+{
+	static const double bounds[GW_SNAP_RTT_BUCKETS] = GW_SNAP_RTT_BOUNDS;
+	double p50 = lat_p50(d, t);
+
+	o->present = true;
+	o->baseline_ms = 12.05;
+	o->idle = (struct gw_snap_rtt){ .samples = 240, .lost = 1, .loss = 1 / 240.0,
+		.min_ms = 11.9, .p50_ms = 12.2, .p90_ms = 12.6, .p99_ms = 13.4, .mean_ms = 12.3,
+		.jitter_ms = 0.21 };
+	o->loaded = (struct gw_snap_rtt){ .samples = 360, .lost = 4, .loss = 4 / 360.0,
+		.min_ms = 12.5, .p50_ms = p50, .p90_ms = p50 * 1.2, .p99_ms = p50 * 1.5,
+		.mean_ms = p50 * 1.05, .jitter_ms = 1.7 };
+	o->induced_p50_ms = p50 - o->baseline_ms;
+	o->induced_p99_ms = p50 * 1.5 - o->baseline_ms;
+	o->induced_mean_ms = p50 * 1.05 - o->baseline_ms;
+	snprintf(o->grade, sizeof(o->grade), "%s", o->induced_mean_ms < 30 ? "A" : "B");
+	f->replies += 10;
+	o->hist_count = f->replies;
+	o->hist_sum_s = (double)f->replies * 0.0135;
+	for (int i = 0; i < GW_SNAP_RTT_BUCKETS; i++)	/* most between 10 and 20 ms */
+		o->hist_le[i] = bounds[i] < 0.01 ? 0 : bounds[i] < 0.02 ? f->replies * 8 / 10 :
+				bounds[i] < 0.05 ? f->replies * 97 / 100 : f->replies;
+}
+
+static void fill_probe(struct gw_snapshot *s, uint64_t seq, double t)
+{
+	static const char *const hosts[] = { "192.0.2.1", "2001:db8::1", "198.51.100.7" };
+
+	s->probe.enabled = true;
+	snprintf(s->probe.method, sizeof(s->probe.method), "icmp");
+	snprintf(s->probe.link, sizeof(s->probe.link), "wan");
+	s->probe.interval_us = 100000;
+	s->probe.n_targets = 3;
+	for (size_t i = 0; i < 3; i++) {
+		struct gw_snap_target *g = &s->probe.targets[i];
+
+		snprintf(g->host, sizeof(g->host), "%s", hosts[i]);
+		g->up = i < 2;	/* the third never answers */
+		g->sent = seq * 5;
+		g->received = g->up ? seq * 5 - seq / 20 : 0;
+		g->lost = g->sent - g->received;
+		g->reordered = i == 0 ? seq / 50 : 0;
+		g->duplicates = 0;
+		g->last_rtt_ms = g->up ? 12.2 + (double)i * 3 + 0.3 * sin(t) : NAN;
+		g->last_reply_unix = g->up ? t - 0.05 : 0;
+	}
+}
+
+/* A load test that ran a minute before the fake started. */
+static void fill_loadtest(struct gw_snap_loadtest *o, double start)
+{
+	static const char *const names[] = { "download", "upload", "both" };
+
+	o->present = true;
+	o->started_unix = start - 90;
+	o->finished_unix = start - 60;
+	snprintf(o->sink, sizeof(o->sink), "192.0.2.9:5201");
+	o->n_dirs = 3;
+	for (size_t i = 0; i < 3; i++) {
+		struct gw_snap_load_dir *d = &o->dirs[i];
+
+		snprintf(d->direction, sizeof(d->direction), "%s", names[i]);
+		d->goodput_bps = (i == 1 ? 19e6 : 94e6);
+		d->idle_p50_ms = 12.2;
+		d->loaded_p50_ms = 15.1 + (double)i;
+		d->loaded_p99_ms = 21.5 + (double)i;
+		d->induced_mean_ms = 3.4 + (double)i;
+		d->induced_p99_ms = 9.3 + (double)i;
+		snprintf(d->grade, sizeof(d->grade), "%s", d->induced_mean_ms < 5 ? "A+" : "A");
+	}
+}
+
 static struct gw_snapshot *build(struct fake *f, double t)
 {
 	struct gw_snapshot *s = calloc(1, sizeof(*s));
@@ -225,7 +312,11 @@ static struct gw_snapshot *build(struct fake *f, double t)
 		for (size_t k = 0; k < dirs[d].n; k++)
 			fill_class(f, &o->classes[k], &dirs[d].classes[k], d, k, t);
 		fill_total(o, &dirs[d]);
+		if (!strcmp(dirs[d].link, "wan"))
+			fill_latency(f, &o->latency, &dirs[d], t);
 	}
+	fill_probe(s, s->seq, t);
+	fill_loadtest(&s->loadtest, f->start);
 	return s;
 }
 
@@ -260,7 +351,13 @@ static void hist_point(const struct fake_dir *d, const struct fake_class *c, dou
 		.rate_bps_avg = (float)bps, .rate_bps_max = (float)(bps * 1.02),
 		.delay_ms_min = (float)(dl * 0.8), .delay_ms_avg = (float)dl,
 		.delay_ms_max = (float)(dl * 1.3), .drops_per_s_avg = (float)drops,
-		.backlog_bytes_avg = (float)(dl / 1000 * bps / 8) };
+		.backlog_bytes_avg = (float)(dl / 1000 * bps / 8), .baseline_ms = NAN,
+		.loaded_p50_ms = NAN, .loaded_p99_ms = NAN };
+	if (!c && !strcmp(d->link, "wan")) {	/* the probed link's totals */
+		p->baseline_ms = 12.05f;
+		p->loaded_p50_ms = (float)lat_p50(d, t);
+		p->loaded_p99_ms = (float)(lat_p50(d, t) * 1.5);
+	}
 }
 
 /* History made up from the same waves: 15 minutes raw, 24 hours by the minute. */

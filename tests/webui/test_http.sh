@@ -96,11 +96,64 @@ d = json.load(open(sys.argv[1]))
 c = d["links"][1]["directions"][0]["classes"][0]
 assert c["saturated"] is False and c["accuracy"] is None, c
 ' "$tmp/status.json"
+check "/api/status: latency per direction of the probed link, null elsewhere" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+wan, lan = d["links"]
+for dr in wan["directions"]:
+    l = dr["latency"]
+    assert l["baseline_ms"] > 0 and l["grade"] in ("A+", "A", "B", "C", "D", "F"), l
+    assert l["loaded"]["p99_ms"] >= l["loaded"]["p90_ms"] >= l["loaded"]["p50_ms"] >= l["loaded"]["min_ms"]
+    assert 0 <= l["idle"]["loss"] <= 1 and l["idle"]["samples"] >= l["idle"]["lost"]
+    assert abs(l["induced_p50_ms"] - (l["loaded"]["p50_ms"] - l["baseline_ms"])) < 1e-3
+    assert l["replies_total"] > 0
+for dr in lan["directions"]:
+    assert dr["latency"] is None
+' "$tmp/status.json"
+check "/api/status: probe targets with health, the last load test" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["probe"]
+assert p["method"] == "icmp" and p["link"] == "wan" and p["interval_seconds"] == 0.1
+assert [t["up"] for t in p["targets"]] == [True, True, False]
+assert p["targets"][2]["last_rtt_ms"] is None and p["targets"][0]["last_rtt_ms"] > 0
+t = d["loadtest"]
+assert t["running"] is False and t["error"] is None and t["finished_unix_seconds"] > t["started_unix_seconds"]
+assert [x["direction"] for x in t["directions"]] == ["download", "upload", "both"]
+assert t["directions"][0]["grade"] == "A+"
+' "$tmp/status.json"
 check "/metrics type is text/plain; version=0.0.4" \
 	test "$(header content-type $B/metrics)" = "text/plain; version=0.0.4; charset=utf-8"
 if command -v promtool >/dev/null; then
 	$C $B/metrics >"$tmp/metrics.txt"
 	check "promtool check metrics passes on /metrics" bash -c "promtool check metrics <'$tmp/metrics.txt'"
+	check "/metrics: the RTT histogram is cumulative, +Inf equals _count, per link and direction" python3 -c '
+import re, sys
+txt = open(sys.argv[1]).read()
+assert "# TYPE gatewayd_probe_rtt_seconds histogram" in txt
+for dr in ("egress", "ingress"):
+    lab = "link=\"wan\",direction=\"%s\"" % dr
+    b = [(m.group(1), float(m.group(2))) for m in re.finditer(
+        r"gatewayd_probe_rtt_seconds_bucket\{" + lab + r",le=\"([^\"]+)\"\} (\S+)", txt)]
+    assert len(b) == 15 and b[-1][0] == "+Inf", b
+    assert all(b[i][1] <= b[i + 1][1] for i in range(14)), b
+    cnt = float(re.search(r"gatewayd_probe_rtt_seconds_count\{" + lab + r"\} (\S+)", txt).group(1))
+    assert cnt == b[-1][1] and cnt > 0
+assert "lan" not in "".join(l for l in txt.splitlines() if l.startswith("gatewayd_probe_rtt"))
+' "$tmp/metrics.txt"
+	check "/metrics: loss, induced latency, baseline, target health" python3 -c '
+import sys
+txt = open(sys.argv[1]).read()
+for want in ("gatewayd_probe_loss_ratio{link=\"wan\",direction=\"egress\",state=\"loaded\"}",
+             "gatewayd_probe_induced_latency_p99_seconds{link=\"wan\",direction=\"ingress\"}",
+             "gatewayd_probe_induced_latency_mean_seconds{link=\"wan\",direction=\"egress\"}",
+             "gatewayd_probe_baseline_seconds{link=\"wan\",direction=\"egress\"} 0.01205",
+             "gatewayd_probe_target_up{target=\"198.51.100.7\"} 0",
+             "gatewayd_probe_target_up{target=\"2001:db8::1\"} 1",
+             "gatewayd_probe_target_lost_total{target=\"198.51.100.7\"}",
+             "gatewayd_loadtest_goodput_bytes_per_second{direction=\"upload\"} 2375000"):
+    assert want in txt, want
+' "$tmp/metrics.txt"
 else
 	echo "skip - promtool not installed (Debian package prometheus)"
 fi
@@ -129,6 +182,11 @@ import json, sys, urllib.request
 d = json.load(urllib.request.urlopen(sys.argv[1] + "?link=wan&direction=egress&class=bulk", timeout=5))
 assert d["class"] == "bulk" and d["resolution"] == "raw" and len(d["points"]) > 100
 assert d["columns"][0] == "time_unix_seconds" and len(d["points"][0]) == len(d["columns"])
+assert d["columns"][9:] == ["baseline_ms", "loaded_p50_ms", "loaded_p99_ms"]
+assert all(p[9] is None for p in d["points"]), "a class has no latency"
+t = json.load(urllib.request.urlopen(sys.argv[1] + "?link=wan&direction=egress", timeout=5))
+assert all(p[9] > 0 and p[11] >= p[10] for p in t["points"]), "the probed total has"
+
 assert d["to_unix_seconds"] - d["from_unix_seconds"] == 900
 ' "$H"
 check "history defaults to class total" bash -c "$C '$H?link=lan&direction=ingress' | grep -q '\"class\":\"total\"'"
