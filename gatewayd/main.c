@@ -13,15 +13,18 @@
 #include "gatewayd/dryrun.h"
 #include "gatewayd/kinds.h"
 #include "gatewayd/log.h"
+#include "gatewayd/loadtest.h"
 #include "gatewayd/loop.h"
 #include "gatewayd/notify.h"
+#include "gatewayd/probe_cli.h"
+#include "gatewayd/reflect.h"
 #include "gatewayd/sampler.h"
 #include "gatewayd/sink.h"
 #include "gatewayd/status.h"
 #include "webui/webui.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
-enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT };
+enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_LOAD_TEST };
 
 static void usage(FILE *f)
 {
@@ -31,8 +34,11 @@ static void usage(FILE *f)
 		"      --check        validate the file (and the kernel's qdisc kinds) and exit\n"
 		"      --dry-run      print the tree as tc commands and exit, touching nothing\n"
 		"      --oneshot      apply and verify the tree, then exit leaving it in place\n"
-		"       gatewayd --sink ADDR:PORT [--sink ADDR:PORT...]\n"
-		"      --sink ADDR:PORT  serve as a load-test sink (docs/load-protocol.md), no -c\n"
+		"      --probe COUNT  only probe the config's targets COUNT times (0: until ^C),\n"
+		"                     a line per sample and a summary; shapes nothing\n"
+		"      --reflect ADDR:PORT  answer UDP probes (no -c); e.g. [::]:2112\n"
+		"      --load-test    one load test to the probe block's sink, a table; shapes nothing\n"
+		"      --sink ADDR:PORT  serve as a load-test sink (no -c; repeatable, up to 4)\n"
 		"  -v, --verbose      log debug lines\n"
 		"      --version      print the version\n"
 		"  -h, --help         this text\n"
@@ -158,6 +164,30 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	return rc;
 }
 
+static int parse_count(const char *s, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || *out > 100000000ULL) {
+		fprintf(stderr, "--probe \"%s\": expected a count of probes, 0..100000000\n", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int run_reflect(const char *addr)
+{
+	struct gw_reflect_stats st;
+	char err[256] = "";
+	int r = gw_reflect_run(addr, stderr, &st, err, sizeof(err));
+
+	if (r)
+		fprintf(stderr, "%s\n", err);
+	return r ? (r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME) : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -165,15 +195,19 @@ int main(int argc, char **argv)
 		{ "check", no_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "oneshot", no_argument, NULL, 'o' },
+		{ "probe", required_argument, NULL, 'P' },
+		{ "reflect", required_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "sink", required_argument, NULL, 'S' },
+		{ "load-test", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *file = NULL, *reflect = NULL;
+	unsigned long long probe_count = 0;
 	const char *sinks[GW_SINK_MAX_LISTEN + 1];
 	size_t n_sinks = 0;
-	const char *file = NULL;
 	enum mode mode = MODE_RUN;
 	struct gw_config *cfg;
 	char err[2048] = "";
@@ -194,6 +228,14 @@ int main(int argc, char **argv)
 		case 'o':
 			mode = MODE_ONESHOT;
 			break;
+		case 'P':
+			if (parse_count(optarg, &probe_count))
+				return EXIT_USAGE;
+			mode = MODE_PROBE;
+			break;
+		case 'R':
+			reflect = optarg;
+			break;
 		case 'v':
 			gw_log_set_verbose(1);
 			break;
@@ -203,6 +245,9 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
+		case 'L':
+			mode = MODE_LOAD_TEST;
+			break;
 		case 'S':
 			if (n_sinks < GW_SINK_MAX_LISTEN + 1)
 				sinks[n_sinks++] = optarg;
@@ -212,9 +257,11 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (n_sinks && !file && optind == argc)
+	if (n_sinks && !file && !reflect && optind == argc)
 		return gw_sink_main(sinks, n_sinks);
-	if (!file || optind != argc || n_sinks) {
+	if (reflect && !file && optind == argc)
+		return run_reflect(reflect);
+	if (!file || reflect || optind != argc || n_sinks) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -232,6 +279,18 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s\n", err);
 		gw_config_free(cfg);
 		return r ? EXIT_RUNTIME : EXIT_OK;
+	}
+	if (mode == MODE_PROBE) {
+		r = gw_probe_cli(cfg, probe_count, stdout, err, sizeof(err));
+		if (r)
+			fprintf(stderr, "%s\n", err);
+		gw_config_free(cfg);
+		return r ? (r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME) : EXIT_OK;
+	}
+	if (mode == MODE_LOAD_TEST) {
+		r = gw_loadtest_main(cfg);
+		gw_config_free(cfg);
+		return r;
 	}
 	if (gw_kinds_check(cfg, &probed, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
