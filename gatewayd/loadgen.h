@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#define GW_LOADGEN_MAX_FLOWS 32		/* per direction */
+#define GW_LOADGEN_MAX_FLOWS 64		/* per direction */
 #define GW_LOADGEN_MIN_DURATION_S 0.5
-#define GW_LOADGEN_MAX_DURATION_S 60.0
+#define GW_LOADGEN_MAX_DURATION_S 300.0
 #define GW_LOADGEN_CONNECT_S 3.0	/* a flow the sink has not accepted by then has failed */
 
 enum gw_load_phase { GW_PHASE_DOWNLOAD = 0, GW_PHASE_UPLOAD = 1, GW_PHASE_BOTH = 2 };

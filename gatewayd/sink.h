@@ -16,7 +16,7 @@
 #define GW_LOAD_HDR_LEN 12
 #define GW_LOAD_REPLY_LEN 8
 #define GW_LOAD_MIN_DURATION_MS 100
-#define GW_LOAD_MAX_DURATION_MS 60000
+#define GW_LOAD_MAX_DURATION_MS 300000	/* 5 minutes, as the config allows */
 
 enum gw_load_mode { GW_LOAD_MODE_UPLOAD = 1, GW_LOAD_MODE_DOWNLOAD = 2 };
 
@@ -57,7 +57,7 @@ struct gw_sink_stats {
 	uint64_t bytes_in, bytes_out;	/* payload discarded and sent */
 };
 
-#define GW_SINK_MAX_CONNS 64		/* open at once; more are accepted and closed */
+#define GW_SINK_MAX_CONNS 128		/* open at once; more are accepted and closed */
 #define GW_SINK_MAX_LISTEN 4
 #define GW_SINK_HDR_TIMEOUT_S 2.0	/* a header must be complete this soon after accept */
 #define GW_SINK_STALL_S 5.0		/* no byte moved for this long: closed */
