@@ -347,7 +347,7 @@ int gw_loadtest_new(const struct gw_config *cfg, struct gw_loadtest **out, char 
 		snprintf(err, errlen, "epoll/timer: %s", strerror(errno));
 		goto fail;
 	}
-	if ((r = gw_prober_new(pc, t->ifname[0] ? t->ifname : NULL, on_sample, t, &t->prober, err,
+	if ((r = gw_prober_new(&t->pc, t->ifname[0] ? t->ifname : NULL, on_sample, t, &t->prober, err,
 			       errlen)))
 		goto fail;
 	ev.data.u32 = TAG_PROBER;

@@ -65,6 +65,7 @@ static int open_signals(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);	/* a load test now */
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -errno;
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
