@@ -121,6 +121,11 @@ int gw_latency_reserve(struct gw_latency *l, double max_rate)
 	return 0;
 }
 
+void gw_latency_clear(struct gw_latency *l)
+{
+	l->head = l->count = 0;
+}
+
 static void update_baseline(double *b, double rtt)
 {
 	if (isnan(*b))

@@ -1,5 +1,5 @@
-/* gatewayd/loop.c: one thread, one epoll: a signalfd and a periodic timerfd. Nothing here
- * sleeps; a sampling pass is two or three netlink dumps. */
+/* gatewayd/loop.c: one thread, one epoll: a signalfd, a periodic timerfd, and the prober's fd.
+ * Nothing here sleeps; a sampling pass is two or three netlink dumps. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -72,7 +72,7 @@ static void notify_status(const struct gw_snapshot *snap)
 
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
 static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_status *st,
-		   uint64_t expirations, double due)
+		   struct gw_latmon *lat, uint64_t expirations, double due)
 {
 	char err[256] = "";
 	struct gw_snapshot *snap;
@@ -92,13 +92,16 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 	if (err[0] && strcmp(err, st->last_sample_error))
 		gw_log(GW_LOG_WARNING, "%s", err);
 	snprintf(st->last_sample_error, sizeof(st->last_sample_error), "%s", err);
+	if (lat)
+		gw_latmon_pass(lat, snap, st->sampler, t0);
 	snap->seq = st->samples;
 	snap->uptime_s = t0 - st->start_mono;
 	snap->sample_ms = (gw_mono_now() - t0) * 1000;
 	snap->sample_lag_ms = (t0 - due) * 1000;
 	snap->samples_total = st->samples;
 	snap->late_samples_total = st->late;
-	snprintf(snap->last_error, sizeof(snap->last_error), "%s", err[0] ? err : st->reload_error);
+	snprintf(snap->last_error, sizeof(snap->last_error), "%s", err[0] ? err :
+		 st->reload_error[0] || !lat ? st->reload_error : gw_latmon_error(lat));
 	snap->loadtest = st->loadtest;
 	notify_status(snap);
 	gw_status_publish(st, snap);
@@ -185,6 +188,8 @@ static void reload(struct gw_loop_ctx *c)
 		gw_sampler_retarget(st->sampler, next);
 		pthread_mutex_unlock(&st->lock);
 	}
+	if (c->lat)
+		gw_latmon_reload(c->lat, next);
 	gw_config_free(c->cfg);
 	c->cfg = next;
 	st->reload_error[0] = '\0';
@@ -194,7 +199,7 @@ static void reload(struct gw_loop_ctx *c)
 
 /* The loop's file descriptors; -1 where one is not used. */
 struct fds {
-	int ep, sample, watchdog, monitor, heal;
+	int ep, sample, watchdog, monitor, heal, probe;
 	int load_every, load_test;	/* the load-test schedule's timer, a running test's fd */
 };
 
@@ -330,20 +335,25 @@ static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 		if (wanted)
 			r = fds[i] < 0 ? fds[i] : watch(f, fds[i]);
 	}
+	/* the prober: one fd for its life, whatever reloads do to it */
+	if (!r && c->lat)
+		r = watch(f, f->probe = gw_latmon_fd(c->lat));
 	return r;
 }
 
 int gw_loop_run(struct gw_loop_ctx *c)
 {
 	struct fds f = { .ep = -1, .sample = -1, .watchdog = -1, .monitor = -1, .heal = -1,
-			 .load_every = -1, .load_test = -1 };
+			 .probe = -1, .load_every = -1, .load_test = -1 };
 	double interval = c->cfg->interval_us / 1e6, next_due = gw_mono_now();
 	struct gw_loadtest *lt = NULL;
 	int64_t load_every = 0;
 	char last[1024] = "";
 	bool broken = false;
-	int r = loop_open(&f, c);
+	int r = gw_latmon_new(c->cfg, &c->lat);
 
+	if (!r)
+		r = loop_open(&f, c);
 	if (r)
 		goto out;
 	load_schedule(&f, c->cfg->probe.load_every_us, &load_every);
@@ -379,6 +389,10 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			}
 			if (fd == f.monitor && gw_heal_pending(c->mon, c->cfg, c->applied))
 				arm_heal(f.heal);
+			if (fd == f.probe) {
+				gw_latmon_run(c->lat);
+				continue;
+			}
 			if (fd != c->sfd && fd != f.monitor && read(fd, &exp, sizeof(exp)) != sizeof(exp))
 				continue;
 			if (fd == f.watchdog)
@@ -388,7 +402,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			if (fd == f.heal)
 				heal(c, &broken, last, sizeof(last));
 			if (fd == f.sample) {
-				sample(c->cfg, c->nl, c->st, exp, next_due);
+				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due);
 				next_due += interval * (double)exp;
 				/* keep trying while broken (until the interface is back), and catch
 				 * what no event announced: a pass that found a root missing */
@@ -410,5 +424,7 @@ out:
 		close(f.heal);
 	if (f.ep >= 0)
 		close(f.ep);
+	gw_latmon_free(c->lat);
+	c->lat = NULL;
 	return r;
 }

@@ -146,6 +146,10 @@ int gw_sampler_new(const struct gw_config *cfg, const struct gw_applied *a,
 	s->n_series = n;
 	if (!err && !(s->hist = gw_history_new(n, cfg->interval_us)))
 		err = -ENOMEM;
+	/* latency history for the probed link's direction totals only */
+	for (size_t i = 0; !err && cfg->probe.present && i < s->n_dirs; i++)
+		if (!strcmp(cfg->links[s->dirs[i].link].name, cfg->probe.link))
+			err = gw_history_track_latency(s->hist, s->dirs[i].total.series);
 	if (err) {
 		gw_sampler_free(s);
 		return err;
@@ -198,6 +202,14 @@ void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg)
 		if (!dc->n_classes)
 			d->classes[0].rate = d->classes[0].ceil = dc->rate;
 	}
+}
+
+void gw_sampler_push_latency(struct gw_sampler *s, size_t dir, double baseline_ms,
+			     double loaded_p50_ms, double loaded_p99_ms)
+{
+	if (dir < s->n_dirs)
+		gw_history_push_latency(s->hist, s->dirs[dir].total.series, baseline_ms,
+					loaded_p50_ms, loaded_p99_ms);
 }
 
 struct gw_history *gw_sampler_history(struct gw_sampler *s)

@@ -24,6 +24,10 @@ void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg);
 /* The tree was rebuilt (new objects, maybe new ifindexes): follow it, keeping totals and
  * history. */
 void gw_sampler_rebind(struct gw_sampler *s, const struct gw_applied *a);
+/* This pass's latency figures of the direction at index dir (the snapshot's order) into the
+ * history; only the probed link's totals keep them (see gw_history_track_latency). */
+void gw_sampler_push_latency(struct gw_sampler *s, size_t dir, double baseline_ms,
+			     double loaded_p50_ms, double loaded_p99_ms);
 /* The history series of link/direction/class ("total" for the direction), or -ENOENT. */
 int gw_sampler_series(const struct gw_sampler *s, const char *link, const char *direction,
 		      const char *class_name);

@@ -221,6 +221,8 @@ static void add_latency(struct jw *w, struct json_object *dir, const struct gw_s
 	jw_num(w, o, "induced_mean_ms", l->induced_mean_ms, 6);
 	jw_str(w, o, "grade", l->grade);
 	jw_u64(w, o, "replies_total", l->hist_count);
+	jw_num(w, o, "interval_loaded_p50_ms", l->pass_loaded_p50_ms, 6);
+	jw_num(w, o, "interval_loaded_p99_ms", l->pass_loaded_p99_ms, 6);
 }
 
 static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap_dir *d)

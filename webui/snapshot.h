@@ -79,6 +79,8 @@ struct gw_snap_latency {
 	struct gw_snap_rtt idle, loaded;
 	double induced_p50_ms, induced_p99_ms, induced_mean_ms;	/* loaded - baseline; NAN */
 	char grade[4];			/* "A+" .. "F" on the mean induced latency; "" if none */
+	/* the loaded replies judged in this pass alone (what the history keeps); NAN if none */
+	double pass_loaded_p50_ms, pass_loaded_p99_ms;
 	/* every reply since start, whatever the load, for the histogram */
 	uint64_t hist_count;		/* replies */
 	double hist_sum_s;

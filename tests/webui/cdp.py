@@ -20,6 +20,8 @@ EXPECT_DIRS = int(os.environ.get("CDP_DIRS", "4"))
 EXPECT_TINS = int(os.environ.get("CDP_TINS", "8"))
 MIN_POINTS = int(os.environ.get("CDP_MIN_POINTS", "50"))
 EXPECT_IDLE = os.environ.get("CDP_IDLE_CLASS", "1") == "1"
+# directions with a latency chart and grade (the fake probes link wan: 2); 0 checks there are none
+EXPECT_LAT = int(os.environ.get("CDP_LAT_DIRS", "2"))
 PREFIX = os.environ.get("CDP_SHOT_PREFIX", "status-page")
 
 
@@ -167,6 +169,10 @@ MARKERS = """(() => {
     dirs: document.querySelectorAll('section.dir').length,
     tins: document.querySelectorAll('table.tin tbody tr').length,
     notSaturated: [...document.querySelectorAll('td')].filter((t) => t.textContent === 'not saturated').length,
+    grades: [...document.querySelectorAll('.tiles.latency .grade')].map((g) => g.textContent),
+    targetsUp: document.querySelectorAll('#probe .target.up').length,
+    targetsDown: document.querySelectorAll('#probe .target.down').length,
+    loadRows: [...document.querySelectorAll('table.loadtest tbody tr')].map((r) => r.innerText),
     health: document.getElementById('health').textContent,
     text: document.body.innerText.length,
     scrollWidth: document.documentElement.scrollWidth,
@@ -196,7 +202,7 @@ def main():
         check(m2["errors"] == 0, "no failed polls (data-errors %d)" % m2["errors"])
         check(m2["dirs"] == EXPECT_DIRS, "%d link directions shown (%d)" % (EXPECT_DIRS, m2["dirs"]))
         check(m2["history"] > 0, "history loaded for %d series" % m2["history"])
-        check(m2["canvases"] == 3 * EXPECT_DIRS and min(m2["points"] or [0]) > MIN_POINTS,
+        check(m2["canvases"] == 3 * EXPECT_DIRS + EXPECT_LAT and min(m2["points"] or [0]) > MIN_POINTS,
               "all %d charts drew points (fewest %d)" % (m2["canvases"], min(m2["points"] or [0])))
         check(min(m2["inked"] or [0]) > 500,
               "no blank canvas (fewest inked pixels %d)" % min(m2["inked"] or [0]))
@@ -210,6 +216,15 @@ def main():
         if EXPECT_IDLE:
             check(m2["notSaturated"] >= 1, "an idle class reads 'not saturated'")
         check(m2["health"] == "healthy", "the sampler shows healthy (%s)" % m2["health"])
+        check(len(m2["grades"]) == EXPECT_LAT and all(g in ("A+", "A", "B", "C", "D", "F")
+                                                       for g in m2["grades"]),
+              "%d latency grades shown (%s)" % (EXPECT_LAT, ", ".join(m2["grades"])))
+        if EXPECT_LAT:
+            check(m2["targetsUp"] == 2 and m2["targetsDown"] == 1,
+                  "probe targets: %d up, %d down" % (m2["targetsUp"], m2["targetsDown"]))
+            check(len(m2["loadRows"]) == 3 and "A+" in m2["loadRows"][0],
+                  "the last load test: %d directions (%s)" %
+                  (len(m2["loadRows"]), " | ".join(r.replace("\t", " ") for r in m2["loadRows"])))
         check(m2["scrollWidth"] <= 1280, "no sideways scrolling at 1280 px")
 
         b.send("Emulation.setDeviceMetricsOverride",

@@ -221,6 +221,8 @@ static void fill_latency(struct fake *f, struct gw_snap_latency *o, const struct
 	o->induced_p99_ms = p50 * 1.5 - o->baseline_ms;
 	o->induced_mean_ms = p50 * 1.05 - o->baseline_ms;
 	snprintf(o->grade, sizeof(o->grade), "%s", o->induced_mean_ms < 30 ? "A" : "B");
+	o->pass_loaded_p50_ms = p50;
+	o->pass_loaded_p99_ms = p50 * 1.5;
 	f->replies += 10;
 	o->hist_count = f->replies;
 	o->hist_sum_s = (double)f->replies * 0.0135;

@@ -144,21 +144,19 @@
 
 	/* ---- series: what the charts draw, per class and direction total ---- */
 
+	/* latency (idle baseline, loaded p50 and p99 of the pass) only for the probed totals */
+	const KEYS = ["t", "rate", "delay", "drops", "base", "p50", "p99"];
+
 	class Series {
 		constructor() {
-			this.t = [];
-			this.rate = [];
-			this.delay = [];
-			this.drops = [];
+			for (const k of KEYS) this[k] = [];
 		}
 
-		push(t, rate, delay, drops) {
+		push(t, rate, delay, drops, lat) {
 			const n = this.t.length;
 			if (n && t <= this.t[n - 1]) return false;
-			this.t.push(t);
-			this.rate.push(rate);
-			this.delay.push(delay);
-			this.drops.push(drops);
+			[t, rate, delay, drops].concat(lat || [null, null, null])
+				.forEach((v, i) => this[KEYS[i]].push(v));
 			return true;
 		}
 
@@ -166,17 +164,17 @@
 		prepend(points) {
 			const first = this.t.length ? this.t[0] : Infinity;
 			const old = points.filter((p) => p[0] < first);
-			this.t = old.map((p) => p[0]).concat(this.t);
-			this.rate = old.map((p) => p[2]).concat(this.rate);
-			this.delay = old.map((p) => p[5]).concat(this.delay);
-			this.drops = old.map((p) => p[7]).concat(this.drops);
+			/* columns: time, rate min/avg/max, delay min/avg/max, drops, backlog, latency x3 */
+			const col = { t: 0, rate: 2, delay: 5, drops: 7, base: 9, p50: 10, p99: 11 };
+			for (const k of KEYS)
+				this[k] = old.map((p) => (p[col[k]] === undefined ? null : p[col[k]])).concat(this[k]);
 		}
 
 		trim(minT) {
 			let i = 0;
 			while (i < this.t.length && this.t[i] < minT) i++;
 			if (!i) return;
-			for (const k of ["t", "rate", "delay", "drops"]) this[k].splice(0, i);
+			for (const k of KEYS) this[k].splice(0, i);
 		}
 	}
 
@@ -313,7 +311,7 @@
 
 	function layoutKey(status) {
 		return JSON.stringify(status.links.map((l) => [l.name, l.directions.map((d) =>
-			[d.direction, d.shaper, d.classes.map((c) => [c.name, c.kind,
+			[d.direction, d.shaper, !!d.latency, d.classes.map((c) => [c.name, c.kind,
 				c.cake ? c.cake.tins.length : 0])])]));
 	}
 
@@ -398,6 +396,13 @@
 		};
 		for (const t of [v.rate, v.acc, v.delay, v.backlog, v.drops, v.marks]) tiles.appendChild(t.root);
 		v.rateBar = v.rate.root.appendChild(bar());
+		if (d.latency) {
+			const lt = root.appendChild(el("div", "tiles latency"));
+			v.lat = { grade: tile("Bufferbloat grade"), induced: tile("Induced latency"),
+				idle: tile("Idle RTT"), loaded: tile("Loaded RTT"), loss: tile("Probe loss") };
+			for (const k of ["grade", "induced", "idle", "loaded", "loss"]) lt.appendChild(v.lat[k].root);
+			v.lat.grade.v.classList.add("grade");
+		}
 
 		const total = seriesFor(link.name + "/" + d.direction + "/total");
 		v.lines.push({ name: "total", s: total, color: cssVar("--total"), width: 2.2 });
@@ -411,7 +416,10 @@
 		v.rateChart = chart("Rate vs configured");
 		v.delayChart = chart("Queue delay");
 		v.dropChart = chart("Drops per second");
-		for (const c of [v.rateChart, v.delayChart, v.dropChart]) charts.appendChild(c.root);
+		/* beside the queue delay: what that queue does to a probe's round trip */
+		v.latChart = d.latency ? chart("Latency: idle baseline, loaded p50 / p99") : null;
+		for (const c of [v.rateChart, v.delayChart, v.latChart, v.dropChart])
+			if (c) charts.appendChild(c.root);
 		const legend = root.appendChild(el("div", "legend"));
 		for (const ln of v.lines) {
 			const s = legend.appendChild(el("span"));
@@ -421,6 +429,15 @@
 		const ref = legend.appendChild(el("span"));
 		ref.appendChild(el("i", "dash"));
 		ref.appendChild(document.createTextNode("configured rate"));
+		if (v.latChart) {
+			v.latLines = [["base", "idle baseline", "--good"], ["p50", "loaded p50", "--accent"],
+				["p99", "loaded p99", "--bad"]].map(([key, name, color]) => {
+				const s = legend.appendChild(el("span"));
+				s.appendChild(el("i")).style.background = cssVar(color);
+				s.appendChild(document.createTextNode(name));
+				return { s: total, key, color: cssVar(color), width: key === "base" ? 2 : 1.5 };
+			});
+		}
 
 		const wrap = root.appendChild(el("div", "tablewrap"));
 		const table = wrap.appendChild(el("table", "classes"));
@@ -510,6 +527,73 @@
 		setText(v.marks.s, fmtCount(t.ecn_marked_packets) + " total");
 		d.classes.forEach((c, i) => v.rows[i] && updateClassRow(v.rows[i], c));
 		v.rateRef = d.rate_bits_per_second;
+		if (v.lat && d.latency) updateLatency(v.lat, d.latency);
+	}
+
+	/* DSLReports' bands: A+ and A are good, B and C so-so, D and F bloated */
+	function gradeClass(g) {
+		return !g ? "idle" : g[0] === "A" ? "good" : g === "B" || g === "C" ? "warn" : "bad";
+	}
+
+	function fmtLoss(r) {
+		if (r === null || !isFinite(r)) return "\u2013";
+		return (r * 100).toFixed(r >= 0.1 ? 0 : 1) + " %";
+	}
+
+	function updateLatency(t, l) {
+		setText(t.grade.v, l.grade || "no load yet", gradeClass(l.grade));
+		setText(t.grade.s, l.grade ? "mean induced " + fmtMs(l.induced_mean_ms) : "needs loaded samples");
+		setText(t.induced.v, l.induced_p50_ms === null ? "\u2013" : "+" + fmtMs(l.induced_p50_ms));
+		setText(t.induced.s, "p50 \u00b7 p99 +" + fmtMs(l.induced_p99_ms));
+		setText(t.idle.v, fmtMs(l.baseline_ms));
+		setText(t.idle.s, "baseline \u00b7 p50 " + fmtMs(l.idle.p50_ms) + " \u00b7 " + fmtCount(l.idle.samples));
+		setText(t.loaded.v, fmtMs(l.loaded.p50_ms));
+		setText(t.loaded.s, "p99 " + fmtMs(l.loaded.p99_ms) + " \u00b7 jitter " + fmtMs(l.loaded.jitter_ms));
+		setText(t.loss.v, fmtLoss(l.loaded.loss), l.loaded.loss > 0.01 ? "warn" : "");
+		setText(t.loss.s, "loaded \u00b7 idle " + fmtLoss(l.idle.loss));
+	}
+
+	/* the prober's targets and the last load test, above the links */
+	function updateProbe(status) {
+		const box = document.getElementById("probe");
+		const p = status.probe, lt = status.loadtest;
+		box.hidden = !p && !lt;
+		box.textContent = "";
+		if (p) {
+			const h = box.appendChild(el("div", "probehead"));
+			h.appendChild(el("b", null, "Latency probe"));
+			h.appendChild(document.createTextNode(" " + p.method + " every " +
+				fmtMs(p.interval_seconds * 1000) + " through link " + p.link + ": "));
+			for (const t of p.targets) {
+				const c = h.appendChild(el("span", "target " + (t.up ? "up" : "down")));
+				c.appendChild(el("span", "name", t.host));
+				c.appendChild(document.createTextNode(t.up ? " " + fmtMs(t.last_rtt_ms) : " down"));
+				c.title = fmtCount(t.received) + " of " + fmtCount(t.sent) + " answered, " +
+					fmtCount(t.lost) + " lost, " + fmtCount(t.reordered) + " reordered";
+			}
+		}
+		if (lt) {
+			const h = box.appendChild(el("div", "probehead"));
+			h.appendChild(el("b", null, lt.running ? "Load test running" : "Last load test"));
+			h.appendChild(document.createTextNode(" " + (lt.running ?
+				"since " + fmtClock(lt.started_unix_seconds) :
+				"at " + fmtClock(lt.finished_unix_seconds)) + " to " + (lt.sink || "?")));
+			if (lt.error) h.appendChild(el("span", "bad", " \u2013 " + lt.error));
+			const t = box.appendChild(el("div", "tablewrap")).appendChild(el("table", "loadtest"));
+			const hr = t.appendChild(el("thead")).appendChild(el("tr"));
+			for (const x of ["Direction", "Goodput", "Idle p50", "Loaded p50 / p99", "Induced mean / p99", "Grade"])
+				hr.appendChild(el("th", null, x));
+			const body = t.appendChild(el("tbody"));
+			for (const d of lt.directions) {
+				const r = body.appendChild(el("tr"));
+				r.appendChild(el("td", null, d.direction));
+				r.appendChild(el("td", null, fmtRate(d.goodput_bits_per_second)));
+				r.appendChild(el("td", null, fmtMs(d.idle_p50_ms)));
+				r.appendChild(el("td", null, fmtMs(d.loaded_p50_ms) + " / " + fmtMs(d.loaded_p99_ms)));
+				r.appendChild(el("td", null, fmtMs(d.induced_mean_ms) + " / " + fmtMs(d.induced_p99_ms)));
+				r.appendChild(el("td", "grade " + gradeClass(d.grade), d.grade || "\u2013"));
+			}
+		}
 	}
 
 	function record(status) {
@@ -520,8 +604,10 @@
 				for (const c of [d.total].concat(d.classes)) {
 					const key = link.name + "/" + d.direction + "/" + (c === d.total ? "total" : c.name);
 					const s = st.series.get(key);
+					const l = c === d.total && d.latency;
 					if (s && s.push(t, c.achieved_bits_per_second, c.queue_delay_ms,
-						c.drops_per_second))
+						c.drops_per_second, l ? [l.baseline_ms, l.interval_loaded_p50_ms,
+							l.interval_loaded_p99_ms] : null))
 						added = true;
 				}
 		return added;
@@ -536,6 +622,9 @@
 				{ now, fmt: (x) => trim(x) + "ms", floor: 1, ref: 0, gap });
 			drawChart(v.dropChart.canvas, rate.map((l) => Object.assign({}, l, { key: "drops" })),
 				{ now, fmt: (x) => trim(x), floor: 1, ref: 0, gap });
+			if (v.latChart)
+				drawChart(v.latChart.canvas, v.latLines, { now, fmt: (x) => trim(x) + "ms", floor: 1,
+					ref: 0, gap });
 		}
 	}
 
@@ -606,6 +695,7 @@
 		document.getElementById("version").textContent = "v" + status.gatewayd_version;
 		updateHealth(status);
 		updateSampler(status);
+		updateProbe(status);
 		if (!status.sample) return;
 		st.intervalS = status.sample.interval_seconds || 1;
 		const seq = status.sample.seq;

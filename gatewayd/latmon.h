@@ -1,0 +1,35 @@
+/* gatewayd/latmon.h: the prober inside the daemon: runs gatewayd/probe.c on the probed link,
+ * judges every sample against each direction's load as the sampling passes saw it, keeps a
+ * gw_latency per direction, and fills the snapshot's latency and probe sections. */
+#ifndef GW_LATMON_H
+#define GW_LATMON_H
+
+#include <stddef.h>
+#include "config/config.h"
+#include "gatewayd/sampler.h"
+#include "webui/snapshot.h"
+
+#define GW_LATMON_WINDOW_S 60.0	/* what the idle and loaded statistics look back over */
+
+struct gw_latmon;
+
+/* Always made (even without a probe block, then it does nothing), so the loop watches one fd
+ * for its whole life. A prober that cannot start is logged once and said by
+ * gw_latmon_error(); shaping goes on. 0 or -ENOMEM. */
+int gw_latmon_new(const struct gw_config *cfg, struct gw_latmon **out);
+void gw_latmon_free(struct gw_latmon *m);
+/* Readable when the prober has something to do; then call gw_latmon_run. */
+int gw_latmon_fd(const struct gw_latmon *m);
+void gw_latmon_run(struct gw_latmon *m);
+/* After a sampling pass at monotonic time mono: take each probed direction's load from the
+ * snapshot, judge the samples waiting for it, fill snap's latency and probe sections, and
+ * push the history's latency figures through s (same direction order as the snapshot). */
+void gw_latmon_pass(struct gw_latmon *m, struct gw_snapshot *snap, struct gw_sampler *s,
+		    double mono);
+/* A reload: a changed probe block (or probed link) recreates the prober; the accumulators
+ * stay when the link is the same. */
+void gw_latmon_reload(struct gw_latmon *m, const struct gw_config *next);
+/* "" or why the prober is not running. */
+const char *gw_latmon_error(const struct gw_latmon *m);
+
+#endif
