@@ -154,16 +154,23 @@ check "the sink counted refusals, malformed headers and idle clients" \
 # 5. the daemon: SIGUSR1, then the result in /api/status
 kill -USR1 "$GW_PID"
 st=""
+phases=""
 for _ in $(seq 60); do
 	sleep 0.5
 	st=$(ip netns exec "$NS_R" curl -s --max-time 2 http://127.0.0.1:9180/api/status)
+	phases="$phases $(echo "$st" | jq -r 'if .loadtest.running then .loadtest.phase else empty end' 2>/dev/null)"
 	echo "$st" | jq -e '.loadtest.finished_unix_seconds != null' >/dev/null 2>&1 && break
 done
+echo "# phases seen while running:$phases"
+check "SIGUSR1: /api/status showed the test running, with its phase" \
+	bash -c "echo '$phases' | grep -qE 'idle|download|upload|both|gap'"
 echo "$st" | jq -c '.loadtest.directions[]? | [.direction, .goodput_bits_per_second, .loaded_p50_ms, .grade]' | sed 's/^/# api: /'
 check "SIGUSR1: the test finished and shows in /api/status" \
 	bash -c "echo '$st' | jq -e '.loadtest.running == false and (.loadtest.directions | length) == 3 and .loadtest.error == null' >/dev/null"
-check "SIGUSR1: its download goodput is there (> 80% of the rate)" \
-	bash -c "echo '$st' | jq -e '.loadtest.directions[0].goodput_bits_per_second > 0.8 * $RATE_MBIT * 1e6' >/dev/null"
+check "SIGUSR1: its download goodput is there (> 80% of the rate), 4 flows, a fairness" \
+	bash -c "echo '$st' | jq -e '.loadtest.directions[0] | .goodput_bits_per_second > 0.8 * $RATE_MBIT * 1e6 and .flows == 4 and .fairness > 0' >/dev/null"
+check "SIGUSR1: both directions at once, each share reported" \
+	bash -c "echo '$st' | jq -e '.loadtest.directions[2] | .download_bits_per_second > 0 and .upload_bits_per_second > 0 and .flows == 8' >/dev/null"
 check "the daemon logged the run" grep -q "load test (SIGUSR1)" "$GW_LOG"
 
 # 6. iperf3 -s as the sink: the same goodput check
