@@ -342,13 +342,26 @@ static bool parse_reply(struct gw_prober *p, struct target *t, size_t len,
 			return false;
 	} else {
 		if (gw_probe_icmp_parse(p->buf, len, t->family, t->raw && t->family == AF_INET,
-					&r) || (t->raw && r.ident != t->ident) ||
-		    r.pkt.type != GW_PROBE_PKT_REQUEST)
+					&r) || r.pkt.type != GW_PROBE_PKT_REQUEST)
 			return false;
 		*pkt = r.pkt;
 		pkt->refl_recv_ns = pkt->refl_send_ns = 0;
 	}
 	return pkt->cookie == t->cookie;
+}
+
+/* A raw ICMP socket also sees the echo replies of every other pinger of the same target
+ * (another identifier): theirs, not invalid. */
+static bool someone_elses(const struct gw_prober *p, const struct target *t, size_t len)
+{
+	struct gw_probe_icmp_reply r = { 0 };
+	int ret;
+
+	if (!t->raw)
+		return false;
+	ret = gw_probe_icmp_parse(p->buf, len, t->family, t->family == AF_INET, &r);
+	/* the identifier is read before the data is judged */
+	return ret == -ENOMSG || r.ident != t->ident;
 }
 
 /* Reads up to RX_BURST replies; returns true when the socket may hold more. */
@@ -368,6 +381,8 @@ static bool read_replies(struct gw_prober *p, struct target *t)
 
 		if (n < 0)
 			return false;	/* EAGAIN, or an ICMP error the kernel reported */
+		if (!(msg.msg_flags & MSG_TRUNC) && someone_elses(p, t, (size_t)n))
+			continue;
 		if (msg.msg_flags & MSG_TRUNC || !parse_reply(p, t, (size_t)n, &pkt)) {
 			t->st.invalid++;
 			continue;

@@ -29,8 +29,9 @@ static void on_sample(void *ctx, const struct gw_probe_sample *s)
 	struct cli *c = ctx;
 	int i = s->target;
 
-	fprintf(c->out, "%s seq=%u rtt_ms=%.3f lost=%d reordered=%d up=%d\n",
-		c->cfg->targets[i].host, s->seq, s->rtt_ms, s->lost, s->reordered, s->target_up);
+	fprintf(c->out, "%s seq=%u rtt_ms=%.3f lost=%d reordered=%d up=%d sent=%.6f\n",
+		c->cfg->targets[i].host, s->seq, s->rtt_ms, s->lost, s->reordered, s->target_up,
+		s->sent_wall);
 	c->samples[i]++;
 	c->lost[i] += s->lost;
 	if (s->target_up) {
