@@ -11,7 +11,9 @@
 #include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
+#include "config/config.h"
 #include "gatewayd/loadgen.h"
+#include "gatewayd/loadtest.h"
 #include "gatewayd/sink.h"
 #include "tests/unit/tap.h"
 
@@ -295,6 +297,50 @@ static void test_not_a_sink(void)
 	close(lfd);
 }
 
+/* The probe block's sink: a gatewayd sink or an iperf3 server; no sink, no test. */
+static void test_config(void)
+{
+	static const char *links = "links = ( { name = \"wan\"; interface = \"lo\"; egress = { "
+				   "shaper = \"tbf\"; rate = \"10mbit\"; child = { kind = \"fifo\"; "
+				   "}; }; } );\n";
+	char text[1024], err[512] = "";
+	struct gw_config *cfg = NULL;
+	struct gw_loadtest *t = NULL;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	bool ip3 = false;
+
+	snprintf(text, sizeof(text), "%sprobe = { targets = [ \"127.0.0.1\" ]; "
+		 "sink = \"iperf3:[::1]:5201\"; load_flows = 64; load_duration = \"300s\"; };\n",
+		 links);
+	CHECK(gw_config_load_string("t.conf", text, &cfg, err, sizeof(err)) == 0,
+	      "config: an iperf3 sink, 64 flows, 300 s (%s)", err);
+	if (cfg) {
+		CHECK(gw_loadtest_sink(cfg->probe.sink, &ss, &sl, &ip3) == 0 && ip3 &&
+		      ss.ss_family == AF_INET6 && ntohs(((struct sockaddr_in6 *)&ss)->sin6_port) == 5201,
+		      "iperf3:[::1]:5201 is an IPv6 iperf3 server on 5201");
+		/* the config's bounds are the engine's and the protocol's */
+		CHECK(cfg->probe.load_flows <= GW_LOADGEN_MAX_FLOWS &&
+		      cfg->probe.load_duration_us / 1000 <= GW_LOAD_MAX_DURATION_MS &&
+		      2 * cfg->probe.load_flows <= GW_SINK_MAX_CONNS,
+		      "the config's largest test fits the engine, the protocol and one sink");
+		gw_config_free(cfg);
+	}
+	CHECK(gw_loadtest_sink("10.0.0.1:7070", &ss, &sl, &ip3) == 0 && !ip3,
+	      "10.0.0.1:7070 is a gatewayd sink");
+	CHECK(gw_loadtest_sink("iperf3:somehost:1", &ss, &sl, &ip3) != 0, "a host name is refused");
+	snprintf(text, sizeof(text), "%sprobe = { targets = [ \"127.0.0.1\" ]; };\n", links);
+	cfg = NULL;
+	if (gw_config_load_string("t.conf", text, &cfg, err, sizeof(err)) == 0) {
+		err[0] = '\0';
+		CHECK(gw_loadtest_new(cfg, &t, err, sizeof(err)) == -EINVAL && !t &&
+		      strstr(err, "no sink configured"), "no sink: refused (\"%.60s...\")", err);
+		gw_config_free(cfg);
+	} else {
+		CHECK(0, "config without a sink loads: %s", err);
+	}
+}
+
 int main(void)
 {
 	struct sockaddr_storage ss[2];
@@ -306,6 +352,7 @@ int main(void)
 	signal(SIGPIPE, SIG_IGN);
 	test_header();
 	test_jain();
+	test_config();
 	addr_of(&ss[0], &lens[0], AF_INET, 0);
 	addr_of(&ss[1], &lens[1], AF_INET6, 0);
 	if (!CHECK(gw_sink_new(ss, lens, 2, &s, err, sizeof(err)) == 0, "sink on 127.0.0.1 and ::1 (%s)",
