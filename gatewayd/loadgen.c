@@ -56,7 +56,7 @@ struct gw_loadgen {
 	pid_t pid;
 	int pipe;
 	char *out;
-	size_t out_len;
+	size_t out_len, out_cap;
 	double iperf3_goodput[2], iperf3_fair[2];	/* by enum gw_flow_dir; NAN: none */
 	uint8_t buf[IO_CHUNK];
 };
@@ -504,8 +504,10 @@ out:
 	return r;
 }
 
-static void iperf3_finish(struct gw_loadgen *g, bool killed)
+/* why: NULL when iperf3 closed its output (its report is read), else why it was killed */
+static void iperf3_finish(struct gw_loadgen *g, const char *why)
 {
+	bool killed = why != NULL;
 	int st = 0;
 
 	if (g->pipe >= 0) {
@@ -521,7 +523,7 @@ static void iperf3_finish(struct gw_loadgen *g, bool killed)
 	}
 	g->done = true;
 	if (killed) {
-		snprintf(g->error, sizeof(g->error), "iperf3 did not finish in time: killed");
+		snprintf(g->error, sizeof(g->error), "iperf3 %s: killed", why);
 		return;
 	}
 	if (!g->out || iperf3_parse(g) < 0) {
@@ -535,9 +537,19 @@ static void iperf3_read(struct gw_loadgen *g)
 	for (;;) {
 		ssize_t n;
 
-		if (!g->out && !(g->out = malloc(IPERF3_OUT_MAX + 1)))
-			return iperf3_finish(g, true);
-		n = read(g->pipe, g->out + g->out_len, IPERF3_OUT_MAX - g->out_len);
+		/* grown as the report comes, up to its bound */
+		if (g->out_len == g->out_cap) {
+			size_t cap = g->out_cap ? 2 * g->out_cap : 65536;
+			char *p;
+
+			if (cap > IPERF3_OUT_MAX)
+				cap = IPERF3_OUT_MAX;
+			if (!(p = realloc(g->out, cap + 1)))
+				return iperf3_finish(g, "report: out of memory");
+			g->out = p;
+			g->out_cap = cap;
+		}
+		n = read(g->pipe, g->out + g->out_len, g->out_cap - g->out_len);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			return;
 		if (n > 0) {
@@ -547,7 +559,7 @@ static void iperf3_read(struct gw_loadgen *g)
 				continue;
 		}
 		/* EOF, an error, or a report past our bound */
-		return iperf3_finish(g, n > 0);
+		return iperf3_finish(g, n > 0 ? "report past 8 MiB" : NULL);
 	}
 }
 
@@ -574,7 +586,7 @@ int gw_loadgen_run(struct gw_loadgen *g)
 				continue;
 			if (g->o.iperf3) {
 				if (now >= g->end + IPERF3_GRACE_S)
-					iperf3_finish(g, true);
+					iperf3_finish(g, "did not finish in time");
 				continue;
 			}
 			for (size_t j = 0; j < g->n_flows; j++) {

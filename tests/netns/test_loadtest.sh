@@ -185,4 +185,11 @@ check "--load-test against iperf3 -s exits 0" test $rc -eq 0
 goodput_checks iperf3 "$TMPD/ip.out"
 check "no iperf3 client left in the router's namespace" \
 	bash -c "! ip netns pids '$NS_R' | xargs -r ps -o comm= -p | grep -qx iperf3"
+# 7. an iperf3 sink nobody serves: the test fails with iperf3's own reason, exit 1
+conf "$TMPD/noip.conf" "iperf3:10.77.2.2:5999" 2s
+ip netns exec "$NS_R" timeout 30 "$GATEWAYD" -c "$TMPD/noip.conf" --load-test >"$TMPD/noip.out" 2>&1
+rc=$?
+grep "load-test:" "$TMPD/noip.out" | sed 's/^/# /'
+check "an iperf3 sink nobody serves: exit 1, iperf3's reason" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'load-test: download: iperf3: .*refused' '$TMPD/noip.out'"
 gw_stop
