@@ -176,10 +176,13 @@ static void flow_connected(struct gw_loadgen *g, struct flow *f, uint32_t tag)
 		flow_fail(g, f, "connect", e ? e : errno);
 		return;
 	}
-	/* the sink's own bound: it stops when we would have, whatever happens to us */
-	h.duration_ms = (uint32_t)(left * 1000 + 0.5);
+	/* the sink's own bound, whatever happens to us: a second after we stop, so a late
+	 * timer of ours never sees it end a flow early */
+	h.duration_ms = (uint32_t)((left + 1) * 1000 + 0.5);
 	if (h.duration_ms < GW_LOAD_MIN_DURATION_MS)
 		h.duration_ms = GW_LOAD_MIN_DURATION_MS;
+	if (h.duration_ms > GW_LOAD_MAX_DURATION_MS)
+		h.duration_ms = GW_LOAD_MAX_DURATION_MS;
 	gw_load_hdr_build(hdr, &h);
 	/* twelve bytes into a new socket's empty buffer */
 	if (send(f->fd, hdr, sizeof(hdr), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(hdr)) {
@@ -595,7 +598,8 @@ int gw_loadgen_run(struct gw_loadgen *g)
 				if (f->state < F_DATA && now - g->start >= GW_LOADGEN_CONNECT_S)
 					flow_fail(g, f, "no answer from the sink", 0);
 			}
-			record_tick(g, now >= g->end ? g->end : now);
+			/* the counts are now's, late timer or not: so is the tick's time */
+			record_tick(g, now);
 			if (now >= g->end)
 				finish_native(g);
 		} else if (tag == TAG_PIPE) {

@@ -213,6 +213,27 @@ static int raw_connect(int port, const void *data, size_t len)
 	return fd;
 }
 
+/* The longest test the config allows is one the sink takes (its bound is the protocol's). */
+static void test_longest(struct gw_sink *s, int port)
+{
+	struct gw_loadgen_opts o = { .phase = GW_PHASE_BOTH, .flows = 2, .fwmark = -1,
+				     .duration_s = GW_LOADGEN_MAX_DURATION_S };
+	struct gw_loadgen *g;
+	char err[256] = "";
+	size_t ok = 0;
+
+	addr_of(&o.sink, &o.sinklen, AF_INET, port);
+	if (!CHECK(gw_loadgen_new(&o, &g, err, sizeof(err)) == 0, "a 300 s test starts (%s)", err))
+		return;
+	drive(s, g, 0.3);
+	for (size_t i = 0; i < gw_loadgen_n_flows(g); i++)
+		ok += gw_loadgen_flow(g, i)->accepted;
+	CHECK_EQ_INT(ok, 4, "a 300 s test: the sink took every flow");
+	CHECK(!gw_loadgen_done(g), "a 300 s test still runs after 0.3 s");
+	gw_loadgen_free(g);
+	drive(s, NULL, 0.2);
+}
+
 /* Bad clients: closed and counted; the bound holds; a refused generator says why. */
 static void test_refusals(struct gw_sink *s, int port)
 {
@@ -364,6 +385,7 @@ int main(void)
 	run_phase(s, AF_INET, p4, GW_PHASE_DOWNLOAD);
 	run_phase(s, AF_INET, p4, GW_PHASE_UPLOAD);
 	run_phase(s, AF_INET6, p6, GW_PHASE_BOTH);
+	test_longest(s, p4);
 	test_refusals(s, p4);
 	run_phase(s, AF_INET, p4, GW_PHASE_DOWNLOAD);	/* still serving */
 	gw_sink_free(s);
