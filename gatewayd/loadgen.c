@@ -31,6 +31,7 @@ struct flow {
 	enum flow_state state;
 	uint8_t reply[GW_LOAD_REPLY_LEN];
 	size_t got;
+	uint64_t read;		/* payload read (a download) */
 };
 
 #define TAG_TIMER 0xffffffffu
@@ -94,6 +95,30 @@ static int ep_add(struct gw_loadgen *g, int fd, uint32_t events, uint32_t tag, i
 	return epoll_ctl(g->ep, op, fd, &ev) < 0 ? -errno : 0;
 }
 
+/* Bytes that count, as the kernel counts them, so a late read of ours moves nothing between
+ * ticks: received (tcpi_bytes_received, less the reply), or acknowledged by the sink
+ * (tcpi_bytes_acked, less the header), not merely queued locally. */
+static uint64_t flow_bytes(struct flow *f)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	bool down = f->pub.dir == GW_FLOW_DOWN;
+
+	if (f->fd < 0 || f->state != F_DATA)
+		return f->pub.bytes;
+	if (getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+	    len >= offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(ti.tcpi_bytes_received)) {
+		uint64_t k = down ? ti.tcpi_bytes_received : ti.tcpi_bytes_acked;
+		uint64_t hdr = down ? GW_LOAD_REPLY_LEN : GW_LOAD_HDR_LEN;
+
+		if (k > hdr)
+			f->pub.bytes = k - hdr;
+	} else if (down) {
+		f->pub.bytes = f->read;	/* a kernel without the counter: what we read */
+	}
+	return f->pub.bytes;
+}
+
 static void flow_fail(struct gw_loadgen *g, struct flow *f, const char *why, int e)
 {
 	(void)g;
@@ -103,28 +128,12 @@ static void flow_fail(struct gw_loadgen *g, struct flow *f, const char *why, int
 	if (f->fd >= 0) {
 		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
+		flow_bytes(f);	/* its last count, for the ticks to come */
 		setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 		close(f->fd);
 		f->fd = -1;
 	}
 	f->state = F_DONE;
-}
-
-/* Bytes that count: received, or acknowledged by the sink (not merely queued locally). */
-static uint64_t flow_bytes(struct flow *f)
-{
-	struct tcp_info ti;
-	socklen_t len = sizeof(ti);
-
-	if (f->pub.dir == GW_FLOW_DOWN || f->fd < 0 || f->state != F_DATA)
-		return f->pub.bytes;
-	if (getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
-	    len >= offsetof(struct tcp_info, tcpi_bytes_acked) + sizeof(ti.tcpi_bytes_acked)) {
-		/* the header is acknowledged too, and the reply came after it */
-		if (ti.tcpi_bytes_acked > GW_LOAD_HDR_LEN)
-			f->pub.bytes = ti.tcpi_bytes_acked - GW_LOAD_HDR_LEN;
-	}
-	return f->pub.bytes;
 }
 
 static void record_tick(struct gw_loadgen *g, double now)
@@ -239,7 +248,7 @@ static void flow_io(struct gw_loadgen *g, struct flow *f, uint32_t events)
 					  n == 0 ? 0 : errno);
 				return;
 			}
-			f->pub.bytes += (uint64_t)n;
+			f->read += (uint64_t)n;
 		}
 		return;
 	}
