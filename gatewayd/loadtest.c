@@ -11,6 +11,7 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include "gatewayd/latency.h"
@@ -34,7 +35,7 @@ struct gw_loadtest {
 	bool iperf3;
 	double idle_s, ramp_s, phase_s, settle_s;
 
-	int ep, timer;
+	int ep, timer, lock;
 	struct gw_prober *prober;
 	struct gw_loadgen *gen;
 	struct gw_latency *lat[N_PHASES];
@@ -120,6 +121,27 @@ static void on_sample(void *ctx, const struct gw_probe_sample *s)
 			return;
 		}
 	}
+}
+
+/* One test at a time per network namespace, daemon or command line: an abstract unix socket
+ * name is the lock (abstract names are per namespace, and go with the process). */
+static int take_lock(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	static const char name[] = "gatewayd-load-test";
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return -errno;
+	memcpy(a.sun_path + 1, name, sizeof(name) - 1);
+	if (bind(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+							 sizeof(name) - 1)) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e == -EADDRINUSE ? -EBUSY : e;
+	}
+	return fd;
 }
 
 static const char *link_interface(const struct gw_config *cfg)
@@ -316,6 +338,13 @@ int gw_loadtest_new(const struct gw_config *cfg, struct gw_loadtest **out, char 
 	if (!(t = calloc(1, sizeof(*t))))
 		return -ENOMEM;
 	t->ep = t->timer = -1;
+	t->lock = take_lock();
+	if (t->lock < 0) {
+		r = t->lock;
+		snprintf(err, errlen, r == -EBUSY ? "another load test is running (in this network "
+			 "namespace): one at a time" : "its lock: %s", strerror(-r));
+		goto fail;
+	}
 	t->pc = *pc;
 	if (gw_loadtest_sink(pc->sink, &t->sink, &t->sinklen, &t->iperf3)) {
 		snprintf(err, errlen, "sink \"%s\": expected \"IP:PORT\" or \"iperf3:IP:PORT\"",
@@ -385,6 +414,8 @@ void gw_loadtest_free(struct gw_loadtest *t)
 		close(t->timer);
 	if (t->ep >= 0)
 		close(t->ep);
+	if (t->lock >= 0)
+		close(t->lock);
 	free(t);
 }
 

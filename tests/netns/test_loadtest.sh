@@ -64,8 +64,14 @@ conf "$TMPD/daemon.conf" "10.77.2.2:$PORT" 1s
 conf "$TMPD/lt.conf" "10.77.2.2:$PORT" 2s
 gw_start "$NS_R" "$TMPD/daemon.conf" || { not_ok "gatewayd applies" "$(cat "$GW_LOG")"; exit 1; }
 t0=$(date +%s.%N)
-ip netns exec "$NS_R" timeout 40 "$GATEWAYD" -c "$TMPD/lt.conf" --load-test >"$TMPD/lt.out" 2>&1
+ip netns exec "$NS_R" timeout 40 "$GATEWAYD" -c "$TMPD/lt.conf" --load-test >"$TMPD/lt.out" 2>&1 &
+LT_PID=$!
+sleep 1
+kill -USR1 "$GW_PID"	# the daemon's own test would share the link: refused while this runs
+wait "$LT_PID"
 rc=$?
+check "one test per namespace: the daemon's SIGUSR1 refused while --load-test runs" \
+	grep -q "another load test is running" "$GW_LOG"
 sed 's/^/# /' "$TMPD/lt.out"
 check "--load-test exits 0" test $rc -eq 0
 check "--load-test took the time it said ($(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s)" \
