@@ -310,12 +310,13 @@ static int64_t cmsg_stamp(struct msghdr *msg, bool *is_tx)
 	return stamp;
 }
 
-static void read_errqueue(struct gw_prober *p, struct target *t)
+/* Reads up to max messages of the error queue; returns how many there were. */
+static int read_errqueue(struct gw_prober *p, struct target *t, int max)
 {
 	char ctl[512];
 	int i;
 
-	for (i = 0; i < RX_BURST; i++) {
+	for (i = 0; i < max; i++) {
 		struct iovec iov = { p->buf, sizeof(p->buf) };
 		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
 				      .msg_controllen = sizeof(ctl) };
@@ -324,11 +325,12 @@ static void read_errqueue(struct gw_prober *p, struct target *t)
 		ssize_t n = recvmsg(t->fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
 
 		if (n < 0)
-			return;
+			return i;
 		stamp = cmsg_stamp(&msg, &is_tx);
 		if (is_tx && stamp && !(msg.msg_flags & MSG_TRUNC))
 			on_tx_stamp(p, t, p->buf, (size_t)n, stamp);
 	}
+	return i;
 }
 
 /* One datagram from the target's socket into a probe packet; false if it is not ours. */
@@ -426,8 +428,13 @@ static void send_probe(struct gw_prober *p, struct target *t, double now)
 	t->next_seq++;
 	t->st.sent++;
 	/* a send that fails is a probe that was lost: it times out like one */
-	if (len > 0 && send(t->fd, p->buf, (size_t)len, MSG_DONTWAIT) < 0)
+	if (len > 0 && send(t->fd, p->buf, (size_t)len, MSG_DONTWAIT) < 0) {
 		t->st.send_errors++;
+		return;
+	}
+	/* the kernel stamps the probe as it enters the queue, inside send(): take the stamp
+	 * now rather than on another wake-up (one that comes late, after ARP, wakes us) */
+	read_errqueue(p, t, 1);
 }
 
 static void arm_timer(struct gw_prober *p)
@@ -481,8 +488,16 @@ int gw_prober_run(struct gw_prober *p)
 			continue;
 		}
 		/* send stamps first: a reply must find its probe's stamp already there */
-		read_errqueue(p, &p->t[idx]);
-		more[idx] = read_replies(p, &p->t[idx]);
+		if (ev[k].events & EPOLLERR && !read_errqueue(p, &p->t[idx], RX_BURST)) {
+			/* no stamp: an ICMP error (port unreachable...) the socket holds; taking
+			 * it stops epoll from reporting it again and again */
+			int e;
+			socklen_t elen = sizeof(e);
+
+			getsockopt(p->t[idx].fd, SOL_SOCKET, SO_ERROR, &e, &elen);
+		}
+		if (ev[k].events & EPOLLIN)
+			more[idx] = read_replies(p, &p->t[idx]);
 	}
 	now = mono_now();
 	for (i = 0; i < p->n; i++) {
@@ -662,8 +677,8 @@ int gw_prober_new(const struct gw_probe_cfg *cfg, const char *ifname, gw_probe_c
 			snprintf(err, errlen, "probe: out of memory");
 			goto fail;
 		}
-		/* spread the targets over one interval rather than send in a burst */
-		t->next_send = now + p->interval * (double)i / (double)p->n;
+		/* all targets on one tick: a wake-up sends to all (a few small packets) */
+		t->next_send = now;
 		if ((ret = setup_socket(p, t, ifname, err, errlen)))
 			goto fail;
 		ev.data.u32 = (uint32_t)i;

@@ -108,7 +108,7 @@ static const char *link_interface(const struct gw_config *cfg)
 	return NULL;
 }
 
-static int run(struct cli *c, struct gw_prober *p, int sfd)
+static int run(struct gw_prober *p, int sfd, FILE *out)
 {
 	struct epoll_event ev = { .events = EPOLLIN }, got[2];
 	int ep = epoll_create1(EPOLL_CLOEXEC), n, k, ret = 0;
@@ -132,7 +132,7 @@ static int run(struct cli *c, struct gw_prober *p, int sfd)
 				goto out;	/* interrupted: the summary of what we have */
 		if ((ret = gw_prober_run(p)) < 0)
 			break;
-		fflush(c->out);
+		fflush(out);	/* one write per wake-up that reported something, none otherwise */
 	}
 out:
 	close(ep);
@@ -175,7 +175,7 @@ int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *e
 			(double)cfg->probe.interval_us / 1000, (double)cfg->probe.timeout_us / 1000,
 			(long long)cfg->probe.size, ifname ? ifname : "any interface",
 			cfg->probe.fwmark != GW_UNSET ? " with a fwmark" : "");
-		ret = run(&c, p, sfd);
+		ret = run(p, sfd, out);
 		summary(&c, p);
 		if (ret)
 			snprintf(err, errlen, "probe: %s", strerror(-ret));

@@ -7,7 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <poll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "config/config.h"
+#include "gatewayd/probe.h"
 #include "gatewayd/probe_pkt.h"
 #include "tests/unit/tap.h"
 
@@ -248,6 +254,208 @@ static void test_pkt(void)
 	CHECK_EQ_INT(gw_probe_pkt_reflect(buf, 64, 1, 2), -EPROTO, "pkt: a reply is not reflected");
 }
 
+/*
+ * The engine against a scripted reflector on loopback (UDP, no privilege): by seq % 10,
+ * 3 is never answered (lost), 5 answered twice (a duplicate), 7 held until 8's reply is out
+ * (7 reordered), 9 answered after the timeout (late: stays lost), 1 held until 2's reply is
+ * out but saying how long it held it (reordered, and the processing time is taken off). And a
+ * stray datagram (invalid).
+ */
+#define ENG_N 40
+
+struct eng {
+	int seen[ENG_N];
+	struct gw_probe_sample s[ENG_N];
+	int bad;
+};
+
+static void eng_cb(void *ctx, const struct gw_probe_sample *smp)
+{
+	struct eng *e = ctx;
+
+	if (smp->target != 0 || smp->seq >= ENG_N) {
+		e->bad++;
+		return;
+	}
+	e->seen[smp->seq]++;
+	e->s[smp->seq] = *smp;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+struct pending {
+	uint8_t buf[256];
+	size_t len;
+	struct sockaddr_storage to;
+	socklen_t tolen;
+	double due;	/* 0: free; <0: held until the next seq's reply went */
+	uint64_t recv_ns;
+};
+
+static void reflect_to(int fd, struct pending *q, uint64_t recv_ns, uint64_t send_ns)
+{
+	gw_probe_pkt_reflect(q->buf, q->len, recv_ns, send_ns);
+	sendto(fd, q->buf, q->len, 0, (struct sockaddr *)&q->to, q->tolen);
+}
+
+static void test_engine(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001) };
+	socklen_t slen = sizeof(sin);
+	static struct pending q[ENG_N];
+	struct eng e = { 0 };
+	struct gw_probe_target_state st;
+	struct gw_prober *p = NULL;
+	struct gw_config *cfg;
+	char text[256];
+	double end;
+	int rfd, i, n_lost = 0, ret;
+
+	memset(q, 0, sizeof(q));
+	rfd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (!CHECK(rfd >= 0 && !bind(rfd, (struct sockaddr *)&sin, sizeof(sin)) &&
+		   !getsockname(rfd, (struct sockaddr *)&sin, &slen), "engine: a loopback reflector"))
+		return;
+	snprintf(text, sizeof(text), "probe = { method = \"udp\"; targets = [ \"127.0.0.1:%d\" ];"
+		 " interval = \"10ms\"; timeout = \"100ms\"; };\n", ntohs(sin.sin_port));
+	cfg = load(text);
+	if (!CHECK(cfg, "engine: config loads (%s)", err)) {
+		close(rfd);
+		return;
+	}
+	ret = gw_prober_new(&cfg->probe, NULL, eng_cb, &e, &p, err, sizeof(err));
+	if (!CHECK(ret == 0, "engine: prober starts (%s)", err))
+		goto out;
+	gw_prober_limit(p, ENG_N);
+	end = now_s() + 5;
+	while (!gw_prober_done(p) && now_s() < end) {
+		struct pollfd pf[2] = { { gw_prober_fd(p), POLLIN, 0 }, { rfd, POLLIN, 0 } };
+		struct pending in;
+		struct gw_probe_pkt pkt;
+		ssize_t len;
+
+		poll(pf, 2, 2);
+		gw_prober_run(p);
+		for (i = 0; i < ENG_N; i++)	/* delayed replies that are due */
+			if (q[i].due > 0 && now_s() >= q[i].due) {
+				uint64_t t = real_ns();
+
+				reflect_to(rfd, &q[i], t, t);
+				q[i].due = 0;
+			}
+		in.tolen = sizeof(in.to);
+		len = recvfrom(rfd, in.buf, sizeof(in.buf), 0, (struct sockaddr *)&in.to, &in.tolen);
+		if (len <= 0 || gw_probe_pkt_parse(in.buf, (size_t)len, &pkt))
+			continue;
+		in.len = (size_t)len;
+		switch (pkt.seq % 10) {
+		case 3:
+			break;
+		case 5:
+			reflect_to(rfd, &in, real_ns(), real_ns());
+			in.buf[5] = GW_PROBE_PKT_REQUEST;
+			reflect_to(rfd, &in, real_ns(), real_ns());
+			break;
+		case 7:
+			q[pkt.seq] = in;
+			q[pkt.seq].due = -1;
+			break;
+		case 8:
+			reflect_to(rfd, &in, real_ns(), real_ns());
+			if (q[pkt.seq - 1].due < 0)
+				reflect_to(rfd, &q[pkt.seq - 1], real_ns(), real_ns());
+			q[pkt.seq - 1].due = 0;
+			/* and a datagram from somewhere else entirely */
+			sendto(rfd, "junk", 4, 0, (struct sockaddr *)&in.to, in.tolen);
+			break;
+		case 9:
+			q[pkt.seq] = in;
+			q[pkt.seq].due = now_s() + 0.15;
+			break;
+		case 1:
+			q[pkt.seq] = in;
+			q[pkt.seq].due = -1;
+			q[pkt.seq].recv_ns = real_ns();
+			break;
+		case 2:
+			reflect_to(rfd, &in, real_ns(), real_ns());
+			/* 1's reply, after 2's, saying how long it was held */
+			if (q[pkt.seq - 1].due < 0)
+				reflect_to(rfd, &q[pkt.seq - 1], q[pkt.seq - 1].recv_ns, real_ns());
+			q[pkt.seq - 1].due = 0;
+			break;
+		default:
+			reflect_to(rfd, &in, real_ns(), real_ns());
+		}
+	}
+	/* the last late replies, for the counters */
+	end = now_s() + 2;
+	for (;;) {
+		bool left = false;
+
+		for (i = 0; i < ENG_N; i++)
+			left |= q[i].due > 0;
+		if (!left || now_s() > end)
+			break;
+		poll(NULL, 0, 10);
+		for (i = 0; i < ENG_N; i++)
+			if (q[i].due > 0 && now_s() >= q[i].due) {
+				reflect_to(rfd, &q[i], real_ns(), real_ns());
+				q[i].due = 0;
+			}
+		gw_prober_run(p);
+	}
+	poll(NULL, 0, 20);
+	gw_prober_run(p);
+	CHECK(gw_prober_done(p), "engine: %d probes sent and judged", ENG_N);
+	CHECK_EQ_INT(e.bad, 0, "engine: no sample for a seq never sent");
+	for (i = 0; i < ENG_N; i++) {
+		bool want_lost = i % 10 == 3 || i % 10 == 9;
+
+		if (e.seen[i] != 1 || e.s[i].lost != want_lost || !e.s[i].target_up ||
+		    e.s[i].reordered != (i % 10 == 7 || i % 10 == 1) ||
+		    (!want_lost && !(e.s[i].rtt_ms >= 0 && e.s[i].rtt_ms < (i % 10 == 1 ? 8 : 50))))
+			break;
+		n_lost += e.s[i].lost;
+	}
+	CHECK(i == ENG_N, "engine: each probe reported once, lost/reordered/up/rtt as scripted "
+	      "(first wrong: seq %d, seen %d, lost %d, reordered %d, up %d, rtt %.3f ms)", i,
+	      i < ENG_N ? e.seen[i] : 0, i < ENG_N ? e.s[i].lost : 0,
+	      i < ENG_N ? e.s[i].reordered : 0, i < ENG_N ? e.s[i].target_up : 0,
+	      i < ENG_N ? e.s[i].rtt_ms : 0.0);
+	gw_prober_targets(p, &st, 1);
+	CHECK(st.sent == ENG_N && st.received == ENG_N - 8 && st.lost == 8,
+	      "engine: sent %llu received %llu lost %llu", (unsigned long long)st.sent,
+	      (unsigned long long)st.received, (unsigned long long)st.lost);
+	CHECK_EQ_INT(st.duplicates, 4, "engine: the 4 duplicates counted, not reported");
+	CHECK_EQ_INT(st.late, 4, "engine: the 4 late replies counted, their probes lost");
+	CHECK_EQ_INT(st.reordered, 8, "engine: 8 reordered");
+	CHECK(st.invalid >= 4, "engine: stray datagrams counted as invalid (%llu)",
+	      (unsigned long long)st.invalid);
+	CHECK(st.up && st.tx_stamps > 0 && st.rx_stamps > 0, "engine: up, with kernel stamps "
+	      "(tx %llu rx %llu)", (unsigned long long)st.tx_stamps,
+	      (unsigned long long)st.rx_stamps);
+	(void)n_lost;
+out:
+	gw_prober_free(p);
+	gw_config_free(cfg);
+	close(rfd);
+}
+
 int main(void)
 {
 	test_absent();
@@ -255,5 +463,6 @@ int main(void)
 	test_full();
 	test_refusals();
 	test_pkt();
+	test_engine();
 	return tap_done();
 }
