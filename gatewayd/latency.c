@@ -121,6 +121,12 @@ int gw_latency_reserve(struct gw_latency *l, double max_rate)
 	return 0;
 }
 
+void gw_latency_forget_target(struct gw_latency *l, int target)
+{
+	if (target >= 0 && target < GW_MAX_PROBE_TARGETS)
+		l->baseline[target] = NAN;
+}
+
 void gw_latency_clear(struct gw_latency *l)
 {
 	l->head = l->count = 0;

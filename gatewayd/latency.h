@@ -31,6 +31,8 @@ struct gw_latency *gw_latency_new(double window_s);
 struct gw_latency *gw_latency_new_rate(double window_s, double max_rate);
 /* Grow the ring for a faster stream (a reload), keeping every sample: 0 or -ENOMEM. */
 int gw_latency_reserve(struct gw_latency *l, double max_rate);
+/* Target index i now names another host (a reload): its baseline starts again. */
+void gw_latency_forget_target(struct gw_latency *l, int target);
 /* Drop every sample from the window (the baselines and the histogram stay). */
 void gw_latency_clear(struct gw_latency *l);
 /* Bytes the accumulator holds, for the docs and tests. */

@@ -412,6 +412,13 @@ void gw_latmon_reload(struct gw_latmon *m, const struct gw_config *next)
 		m->cfg = next->probe;	/* line numbers, load test settings */
 		return;
 	}
+	/* a target index that now names another host: its baseline is not the new one's */
+	for (size_t i = 0; same_link && i < GW_MAX_PROBE_TARGETS; i++)
+		if (i >= next->probe.n_targets || i >= m->cfg.n_targets ||
+		    strcmp(m->cfg.targets[i].host, next->probe.targets[i].host))
+			for (int d = 0; d < 2; d++)
+				if (m->acc[d])
+					gw_latency_forget_target(m->acc[d], (int)i);
 	if (m->present || next->probe.present)
 		gw_log(GW_LOG_INFO, "reload: %s the prober%s", next->probe.present ?
 		       (m->present ? "restarting" : "starting") : "stopping",

@@ -201,6 +201,10 @@ void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg)
 		}
 		if (!dc->n_classes)
 			d->classes[0].rate = d->classes[0].ceil = dc->rate;
+		/* a probe block added or moved by the reload: its totals keep latency from now
+		 * (up to GW_HIST_LAT_MAX series; earlier points read as none) */
+		if (cfg->probe.present && !strcmp(cfg->links[d->link].name, cfg->probe.link))
+			gw_history_track_latency(s->hist, d->total.series);
 	}
 }
 

@@ -277,6 +277,16 @@ static void test_induced(void)
 	gw_latency_free(l);
 
 	l = gw_latency_new(1000);
+	add(l, 0, 0, 10, GW_LOAD_IDLE);
+	add(l, 1, 0, 50, GW_LOAD_IDLE);
+	gw_latency_forget_target(l, 1);	/* a reload put another host at index 1 */
+	add(l, 1, 1, 80, GW_LOAD_IDLE);
+	gw_latency_summary(l, 2, &s);
+	CHECK(NEAR(s.baseline_ms, 45, 1e-9), "a forgotten target's baseline starts again (%g)",
+	      s.baseline_ms);
+	gw_latency_free(l);
+
+	l = gw_latency_new(1000);
 	add(l, 0, 0, 20, GW_LOAD_LOADED);
 	gw_latency_summary(l, 1, &s);
 	CHECK(isnan(s.baseline_ms) && isnan(s.induced_mean_ms) && s.grade[0] == 0,
