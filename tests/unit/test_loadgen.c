@@ -280,6 +280,33 @@ static void test_refusals(struct gw_sink *s, int port)
 		close(fds[i]);
 }
 
+/* A client that asks for a download and never reads: the sink stops at the duration and
+ * resets it once the 2 s margin is over, so the connection never outlives duration + margin. */
+static void test_never_reads(struct gw_sink *s, int port)
+{
+	struct gw_load_hdr h = { .version = 1, .mode = GW_LOAD_MODE_DOWNLOAD, .duration_ms = 300 };
+	struct gw_sink_stats st0, st;
+	uint8_t hdr[GW_LOAD_HDR_LEN];
+	double t0 = now_s(), closed = -1;
+	int fd;
+
+	gw_sink_get_stats(s, &st0);
+	gw_load_hdr_build(hdr, &h);
+	fd = raw_connect(port, hdr, sizeof(hdr));
+	while (now_s() - t0 < 3.5) {
+		drive(s, NULL, 0.05);
+		gw_sink_get_stats(s, &st);
+		if (st.open == 0 && st.completed > st0.completed) {
+			closed = now_s() - t0;
+			break;
+		}
+	}
+	CHECK(closed > 0.3 && closed < 0.3 + GW_SINK_MARGIN_S + 0.3,
+	      "a download nobody reads ends by its duration + margin (%.2f s of 0.3 + 2)", closed);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* A generator pointed at something that is not a sink fails with a reason, on time. */
 static void test_not_a_sink(void)
 {
@@ -386,6 +413,7 @@ int main(void)
 	run_phase(s, AF_INET, p4, GW_PHASE_UPLOAD);
 	run_phase(s, AF_INET6, p6, GW_PHASE_BOTH);
 	test_longest(s, p4);
+	test_never_reads(s, p4);
 	test_refusals(s, p4);
 	run_phase(s, AF_INET, p4, GW_PHASE_DOWNLOAD);	/* still serving */
 	gw_sink_free(s);
