@@ -346,6 +346,8 @@ static int iperf3_start(struct gw_loadgen *g, char *err, size_t errlen)
 		(const void *)&((const struct sockaddr_in *)&o->sink)->sin_addr;
 	const char *argv[24];
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t sa;
+	sigset_t none, dfl;
 	int p[2], n = 0, r;
 	int ramp = (int)lround(o->ramp_s), total = (int)ceil(o->duration_s - 1e-9);
 
@@ -385,7 +387,17 @@ static int iperf3_start(struct gw_loadgen *g, char *err, size_t errlen)
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	r = posix_spawnp(&g->pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+	/* the daemon's blocked signals (it takes them through a signalfd) and ignored SIGPIPE
+	 * are not iperf3's */
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_init(&sa);
+	posix_spawnattr_setsigmask(&sa, &none);
+	posix_spawnattr_setsigdefault(&sa, &dfl);
+	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	r = posix_spawnp(&g->pid, argv[0], &fa, &sa, (char *const *)argv, environ);
+	posix_spawnattr_destroy(&sa);
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);
 	if (r) {
