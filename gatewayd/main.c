@@ -29,7 +29,8 @@ enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_L
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gatewayd -c FILE [--check | --dry-run | --oneshot] [-v]\n"
+		"usage: gatewayd -c FILE [--check | --dry-run | --oneshot | --probe COUNT] [-v]\n"
+		"       gatewayd --reflect ADDR:PORT\n"
 		"  -c, --config FILE  the configuration (see gatewayd.conf(5))\n"
 		"      --check        validate the file (and the kernel's qdisc kinds) and exit\n"
 		"      --dry-run      print the tree as tc commands and exit, touching nothing\n"

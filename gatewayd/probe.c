@@ -49,6 +49,7 @@ enum slot_state { SLOT_FREE, SLOT_PENDING, SLOT_HELD, SLOT_DONE_OK, SLOT_DONE_LO
 struct slot {
 	uint32_t seq;
 	uint8_t state;
+	bool up_at_send;	/* the target counted as up when the probe left */
 	double sent_mono;	/* user CLOCK_MONOTONIC just before send() */
 	int64_t client_ns;	/* user CLOCK_REALTIME just before send(), also in the packet */
 	int64_t sent_ns;	/* the kernel's send stamp when it came, else client_ns */
@@ -59,6 +60,9 @@ struct target {
 	int fd;
 	int family;
 	bool icmp, raw;		/* raw ICMP: we filter identifiers; IPv4 gives the IP header */
+	bool connected;		/* the kernel filters sources; else sendto() and we do */
+	struct sockaddr_storage dst;	/* the target (port 0 for ICMP) */
+	socklen_t dstlen;
 	uint16_t ident;
 	uint32_t cookie;
 	uint32_t next_seq;	/* the next probe's */
@@ -117,7 +121,8 @@ static void emit(struct gw_prober *p, struct target *t, const struct slot *s, bo
 		.sent_wall = (double)s->sent_ns / 1e9,
 		.lost = lost,
 		.reordered = reordered,
-		.target_up = t->st.up,
+		/* a probe sent while its target was down is the target's whatever comes */
+		.target_up = t->st.up && (s->up_at_send || !lost),
 		.rtt_ms = lost ? NAN : rtt_ms,
 	};
 
@@ -165,7 +170,7 @@ static void judge_lost(struct gw_prober *p, struct target *t, struct slot *s)
 {
 	t->st.lost++;
 	t->consec_lost++;
-	if (!t->st.up) {
+	if (!t->st.up || !s->up_at_send) {
 		s->state = SLOT_DONE_LOST;
 		emit(p, t, s, true, false, NAN);
 		return;
@@ -366,6 +371,26 @@ static bool someone_elses(const struct gw_prober *p, const struct target *t, siz
 	return ret == -ENOMSG || r.ident != t->ident;
 }
 
+/* Whether a datagram came from the target (address, and port for UDP). */
+static bool from_target(const struct target *t, const struct sockaddr_storage *from,
+			socklen_t len)
+{
+	if (t->connected)
+		return true;
+	if (from->ss_family != t->family || len < t->dstlen)
+		return false;
+	if (t->family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)from, *b = (const void *)&t->dst;
+
+		return a->sin_addr.s_addr == b->sin_addr.s_addr &&
+			(t->icmp || a->sin_port == b->sin_port);
+	}
+	const struct sockaddr_in6 *a = (const void *)from, *b = (const void *)&t->dst;
+
+	return !memcmp(&a->sin6_addr, &b->sin6_addr, sizeof(a->sin6_addr)) &&
+		(t->icmp || a->sin6_port == b->sin6_port);
+}
+
 /* Reads up to RX_BURST replies; returns true when the socket may hold more. */
 static bool read_replies(struct gw_prober *p, struct target *t)
 {
@@ -373,18 +398,25 @@ static bool read_replies(struct gw_prober *p, struct target *t)
 	int i;
 
 	for (i = 0; i < RX_BURST; i++) {
+		struct sockaddr_storage from;
 		struct iovec iov = { p->buf, sizeof(p->buf) };
-		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
+		struct msghdr msg = { .msg_name = &from, .msg_namelen = sizeof(from),
+				      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
 				      .msg_controllen = sizeof(ctl) };
 		struct gw_probe_pkt pkt;
 		int64_t rx, proc = 0;
-			bool is_tx;
+		bool is_tx;
 		ssize_t n = recvmsg(t->fd, &msg, MSG_DONTWAIT);
 
 		if (n < 0)
 			return false;	/* EAGAIN, or an ICMP error the kernel reported */
 		if (!(msg.msg_flags & MSG_TRUNC) && someone_elses(p, t, (size_t)n))
 			continue;
+		if (!from_target(t, &from, msg.msg_namelen)) {
+			if (!t->raw)	/* a raw socket sees every echo reply the host gets */
+				t->st.invalid++;
+			continue;
+		}
 		if (msg.msg_flags & MSG_TRUNC || !parse_reply(p, t, (size_t)n, &pkt)) {
 			t->st.invalid++;
 			continue;
@@ -422,13 +454,16 @@ static void send_probe(struct gw_prober *p, struct target *t, double now)
 					  (size_t)p->cfg.size);
 	else
 		len = gw_probe_pkt_build(p->buf, (size_t)p->cfg.size, &pkt);
-	*s = (struct slot){ .seq = t->next_seq, .state = SLOT_PENDING, .sent_mono = now,
+	*s = (struct slot){ .seq = t->next_seq, .state = SLOT_PENDING, .up_at_send = t->st.up,
+			    .sent_mono = now,
 			    .client_ns = (int64_t)pkt.client_send_ns,
 			    .sent_ns = (int64_t)pkt.client_send_ns };
 	t->next_seq++;
 	t->st.sent++;
 	/* a send that fails is a probe that was lost: it times out like one */
-	if (len > 0 && send(t->fd, p->buf, (size_t)len, MSG_DONTWAIT) < 0) {
+	if (len > 0 && sendto(t->fd, p->buf, (size_t)len, MSG_DONTWAIT,
+			      t->connected ? NULL : (struct sockaddr *)&t->dst,
+			      t->connected ? 0 : t->dstlen) < 0) {
 		t->st.send_errors++;
 		return;
 	}
@@ -591,9 +626,12 @@ static int setup_socket(struct gw_prober *p, struct target *t, const char *ifnam
 		else
 			((struct sockaddr_in6 *)&dst)->sin6_port = 0;
 	}
-	what = "connect";
-	if (connect(t->fd, (struct sockaddr *)&dst, t->cfg->addrlen) < 0)
-		goto fail;
+	/* connected, the kernel drops what does not come from the target; a link without a
+	 * route yet (a WAN still dialling) must not stop the prober: then unconnected, with
+	 * sendto() and the source checked here, and the probes lost until the route is there */
+	t->dst = dst;
+	t->dstlen = t->cfg->addrlen;
+	t->connected = connect(t->fd, (struct sockaddr *)&dst, t->dstlen) == 0;
 	return 0;
 fail:
 	ret = -errno;
