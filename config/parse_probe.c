@@ -161,10 +161,14 @@ static int parse_load(struct cfg_parser *p, const config_setting_t *grp, struct 
 	if (ret < 0)
 		return ret;
 	if (ret) {
-		if (gw_parse_listen(v, &pc->sink_addr, &pc->sink_addrlen))
+		/* "iperf3:IP:PORT": an iperf3 server as the sink (gatewayd/loadtest.c) */
+		bool iperf3 = !strncmp(v, "iperf3:", 7);
+
+		if (gw_parse_listen(iperf3 ? v + 7 : v, &pc->sink_addr, &pc->sink_addrlen))
 			return cfg_error(p, config_setting_get_member(grp, "sink"), "probe",
 					 "'sink' \"%s\" is not an address: expected \"IP:PORT\", "
-					 "e.g. \"192.0.2.1:5201\", IPv6 as \"[2001:db8::1]:5201\"", v);
+					 "e.g. \"192.0.2.1:5201\", IPv6 as \"[2001:db8::1]:5201\", "
+					 "or \"iperf3:IP:PORT\" for an iperf3 server", v);
 		snprintf(pc->sink, sizeof(pc->sink), "%s", v);
 	}
 	ret = cfg_get_time(p, grp, "load_duration", "probe", PROBE_LOAD_DURATION_MIN,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "gatewayd/log.h"
 #include "gatewayd/heal.h"
+#include "gatewayd/loadtest.h"
 #include "gatewayd/reload.h"
 #include "gatewayd/loop.h"
 #include "gatewayd/notify.h"
@@ -101,11 +102,12 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 	snap->late_samples_total = st->late;
 	snprintf(snap->last_error, sizeof(snap->last_error), "%s", err[0] ? err :
 		 st->reload_error[0] || !lat ? st->reload_error : gw_latmon_error(lat));
+	snap->loadtest = st->loadtest;
 	notify_status(snap);
 	gw_status_publish(st, snap);
 }
 
-enum { SIG_NONE, SIG_STOP, SIG_RELOAD };
+enum { SIG_NONE = 0, SIG_STOP = 1, SIG_RELOAD = 2, SIG_LOADTEST = 4 };
 
 static int on_signal(int sfd)
 {
@@ -114,7 +116,11 @@ static int on_signal(int sfd)
 
 	while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
-			what = SIG_RELOAD;
+			what |= SIG_RELOAD;
+			continue;
+		}
+		if (si.ssi_signo == SIGUSR1) {
+			what |= SIG_LOADTEST;
 			continue;
 		}
 		gw_log(GW_LOG_INFO, "signal %u: stopping", si.ssi_signo);
@@ -192,7 +198,83 @@ static void reload(struct gw_loop_ctx *c)
 /* The loop's file descriptors; -1 where one is not used. */
 struct fds {
 	int ep, sample, watchdog, monitor, heal, probe;
+	int load_every, load_test;	/* the load-test schedule's timer, a running test's fd */
 };
+
+static int watch(struct fds *f, int fd);
+
+/* ---- the active load test (gatewayd/loadtest.c): SIGUSR1 or load_every; one at a time ---- */
+
+/* Arm (or disarm, at 0) the schedule: the first test one period after start or reload. */
+static void load_schedule(struct fds *f, int64_t every_us, int64_t *armed_us)
+{
+	struct itimerspec its = { 0 };
+
+	if (every_us == *armed_us)
+		return;
+	if (f->load_every < 0) {
+		f->load_every = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (f->load_every < 0 || watch(f, f->load_every)) {
+			gw_log(GW_LOG_ERR, "load-test schedule: %s", strerror(errno));
+			return;
+		}
+	}
+	its.it_interval.tv_sec = its.it_value.tv_sec = every_us / 1000000;
+	its.it_interval.tv_nsec = its.it_value.tv_nsec = (every_us % 1000000) * 1000;
+	timerfd_settime(f->load_every, 0, &its, NULL);
+	*armed_us = every_us;
+	if (every_us)
+		gw_log(GW_LOG_INFO, "load test every %.0f s", (double)every_us / 1e6);
+}
+
+static void load_start(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest **lt,
+		       const char *why)
+{
+	char err[512];
+
+	if (*lt) {
+		gw_log(GW_LOG_WARNING, "load test (%s) skipped: one is running", why);
+		return;
+	}
+	if (gw_loadtest_new(c->cfg, lt, err, sizeof(err))) {
+		gw_log(GW_LOG_ERR, "load test (%s): %s", why, err);
+		*lt = NULL;
+		return;
+	}
+	f->load_test = gw_loadtest_fd(*lt);
+	if (watch(f, f->load_test)) {
+		gw_log(GW_LOG_ERR, "load test (%s): epoll: %s", why, strerror(errno));
+		gw_loadtest_free(*lt);
+		*lt = NULL;
+		f->load_test = -1;
+		return;
+	}
+	gw_log(GW_LOG_INFO, "load test (%s): sink %s, %d flows, %.0f s per direction, about %.0f s",
+	       why, c->cfg->probe.sink, c->cfg->probe.load_flows,
+	       (double)c->cfg->probe.load_duration_us / 1e6, gw_loadtest_seconds(c->cfg));
+	gw_loadtest_result(*lt, &c->st->loadtest);
+}
+
+static void load_run(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest **lt)
+{
+	struct gw_snap_loadtest *r = &c->st->loadtest;
+	int ret = gw_loadtest_run(*lt);
+
+	gw_loadtest_result(*lt, r);
+	if (ret == 0)
+		return;
+	epoll_ctl(f->ep, EPOLL_CTL_DEL, f->load_test, NULL);
+	gw_loadtest_free(*lt);
+	*lt = NULL;
+	f->load_test = -1;
+	for (size_t i = 0; i < r->n_dirs; i++)
+		gw_log(GW_LOG_INFO, "load test %s: goodput %.2f Mbit/s, loaded p50 %.1f ms p99 %.1f "
+		       "ms, induced mean %.1f ms, grade %s", r->dirs[i].direction,
+		       r->dirs[i].goodput_bps / 1e6, r->dirs[i].loaded_p50_ms, r->dirs[i].loaded_p99_ms,
+		       r->dirs[i].induced_mean_ms, r->dirs[i].grade[0] ? r->dirs[i].grade : "-");
+	if (r->error[0] || ret < 0)
+		gw_log(GW_LOG_ERR, "load test failed: %s", r->error[0] ? r->error : strerror(-ret));
+}
 
 static int watch(struct fds *f, int fd)
 {
@@ -260,18 +342,21 @@ static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 int gw_loop_run(struct gw_loop_ctx *c)
 {
 	struct fds f = { .ep = -1, .sample = -1, .watchdog = -1, .monitor = -1, .heal = -1,
-			 .probe = -1 };
+			 .probe = -1, .load_every = -1, .load_test = -1 };
 	double interval = c->cfg->interval_us / 1e6, next_due = gw_mono_now();
 	struct gw_heal_retry retry = { .broken = false };
+	struct gw_loadtest *lt = NULL;
+	int64_t load_every = 0;
 	int r = gw_latmon_new(c->cfg, &c->lat);
 
 	if (!r)
 		r = loop_open(&f, c);
 	if (r)
 		goto out;
+	load_schedule(&f, c->cfg->probe.load_every_us, &load_every);
 	for (;;) {
-		struct epoll_event got[6];
-		int n = epoll_wait(f.ep, got, 6, -1);
+		struct epoll_event got[8];
+		int n = epoll_wait(f.ep, got, 8, -1);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -286,10 +371,18 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			if (fd == c->sfd) {
 				int what = on_signal(c->sfd);
 
-				if (what == SIG_STOP)
+				if (what & SIG_STOP)
 					goto out;
-				if (what == SIG_RELOAD)
+				if (what & SIG_RELOAD) {
 					reload(c);
+					load_schedule(&f, c->cfg->probe.load_every_us, &load_every);
+				}
+				if (what & SIG_LOADTEST)
+					load_start(c, &f, &lt, "SIGUSR1");
+			}
+			if (fd == f.load_test && lt) {
+				load_run(c, &f, &lt);
+				continue;
 			}
 			if (fd == f.monitor && gw_heal_pending(c->mon, c->cfg, c->applied))
 				arm_heal(f.heal);
@@ -301,6 +394,8 @@ int gw_loop_run(struct gw_loop_ctx *c)
 				continue;
 			if (fd == f.watchdog)
 				gw_notify("WATCHDOG=1");
+			if (fd == f.load_every)
+				load_start(c, &f, &lt, "scheduled");
 			if (fd == f.heal)
 				heal(c, &retry);
 			if (fd == f.sample) {
@@ -315,6 +410,9 @@ int gw_loop_run(struct gw_loop_ctx *c)
 		}
 	}
 out:
+	gw_loadtest_free(lt);	/* its flows and probes stop at once */
+	if (f.load_every >= 0)
+		close(f.load_every);
 	/* the monitor's fd belongs to the monitor */
 	if (f.sample >= 0)
 		close(f.sample);

@@ -13,16 +13,18 @@
 #include "gatewayd/dryrun.h"
 #include "gatewayd/kinds.h"
 #include "gatewayd/log.h"
+#include "gatewayd/loadtest.h"
 #include "gatewayd/loop.h"
 #include "gatewayd/notify.h"
 #include "gatewayd/probe_cli.h"
 #include "gatewayd/reflect.h"
 #include "gatewayd/sampler.h"
+#include "gatewayd/sink.h"
 #include "gatewayd/status.h"
 #include "webui/webui.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
-enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE };
+enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_LOAD_TEST };
 
 static void usage(FILE *f)
 {
@@ -36,6 +38,8 @@ static void usage(FILE *f)
 		"      --probe COUNT  only probe the config's targets COUNT times (0: until ^C),\n"
 		"                     a line per sample and a summary; shapes nothing\n"
 		"      --reflect ADDR:PORT  answer UDP probes (no -c); e.g. [::]:2112\n"
+		"      --load-test    one load test to the probe block's sink, a table; shapes nothing\n"
+		"      --sink ADDR:PORT  serve as a load-test sink (no -c; repeatable, up to 4)\n"
 		"  -v, --verbose      log debug lines\n"
 		"      --version      print the version\n"
 		"  -h, --help         this text\n"
@@ -62,6 +66,7 @@ static int open_signals(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);	/* a load test now */
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -errno;
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -197,10 +202,14 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "sink", required_argument, NULL, 'S' },
+		{ "load-test", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL, *reflect = NULL;
 	unsigned long long probe_count = 0;
+	const char *sinks[GW_SINK_MAX_LISTEN + 1];
+	size_t n_sinks = 0;
 	enum mode mode = MODE_RUN;
 	struct gw_config *cfg;
 	char err[2048] = "";
@@ -238,14 +247,23 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
+		case 'L':
+			mode = MODE_LOAD_TEST;
+			break;
+		case 'S':
+			if (n_sinks < GW_SINK_MAX_LISTEN + 1)
+				sinks[n_sinks++] = optarg;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
+	if (n_sinks && !file && !reflect && optind == argc)
+		return gw_sink_main(sinks, n_sinks);
 	if (reflect && !file && optind == argc)
 		return run_reflect(reflect);
-	if (!file || reflect || optind != argc) {
+	if (!file || reflect || optind != argc || n_sinks) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -270,6 +288,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s\n", err);
 		gw_config_free(cfg);
 		return r ? (r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME) : EXIT_OK;
+	}
+	if (mode == MODE_LOAD_TEST) {
+		r = gw_loadtest_main(cfg);
+		gw_config_free(cfg);
+		return r;
 	}
 	if (gw_kinds_check(cfg, &probed, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);

@@ -15,6 +15,7 @@ struct gw_status {
 	uint64_t samples, late;
 	char reload_error[256];	/* "last reload failed: ..." until a reload succeeds */
 	char last_sample_error[256];	/* the last pass's problem, logged once */
+	struct gw_snap_loadtest loadtest;	/* the running or last load test (loop.c) */
 };
 
 int gw_status_init(struct gw_status *st, struct gw_sampler *sampler, double start_mono);

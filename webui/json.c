@@ -334,6 +334,13 @@ static void add_load_dir(struct jw *w, struct json_object *arr, const struct gw_
 	jw_num(w, o, "induced_mean_ms", d->induced_mean_ms, 6);
 	jw_num(w, o, "induced_p99_ms", d->induced_p99_ms, 6);
 	jw_str(w, o, "grade", d->grade);
+	/* the load test's own additions (gatewayd/loadtest.c) */
+	jw_num(w, o, "download_bits_per_second", d->down_bps, 10);
+	jw_num(w, o, "upload_bits_per_second", d->up_bps, 10);
+	jw_num(w, o, "fairness", d->fairness, 4);
+	jw_u64(w, o, "flows", d->flows > 0 ? (uint64_t)d->flows : 0);
+	jw_u64(w, o, "loaded_samples", d->loaded_samples);
+	jw_u64(w, o, "loaded_lost", d->loaded_lost);
 }
 
 /* The last (or running) active load test; null when none ran. */
@@ -352,6 +359,9 @@ static void add_loadtest(struct jw *w, struct json_object *root, const struct gw
 	jw_num(w, o, "finished_unix_seconds", t->finished_unix > 0 ? t->finished_unix : NAN, 15);
 	jw_str(w, o, "sink", t->sink);
 	jw_str(w, o, "error", t->error);
+	jw_str(w, o, "phase", t->running ? t->phase : NULL);
+	jw_u64(w, o, "flows_per_direction", t->flows > 0 ? (uint64_t)t->flows : 0);
+	jw_num(w, o, "phase_seconds", t->phase_s, 6);
 	arr = o ? jw_obj(w, o, "directions", json_object_new_array()) : NULL;
 	for (size_t i = 0; arr && i < t->n_dirs && i < sizeof(t->dirs) / sizeof(t->dirs[0]); i++)
 		add_load_dir(w, arr, &t->dirs[i]);

@@ -115,6 +115,11 @@ struct gw_snap_load_dir {
 	double idle_p50_ms, loaded_p50_ms, loaded_p99_ms;
 	double induced_mean_ms, induced_p99_ms;
 	char grade[4];
+	/* goodput per direction ("both": each share; goodput_bps is their sum); NAN: none */
+	double down_bps, up_bps;
+	double fairness;		/* Jain's index over the flows (both: the lower of the two) */
+	int flows;			/* flows the sink accepted */
+	uint64_t loaded_samples, loaded_lost;	/* probes judged loaded in this phase */
 };
 
 struct gw_snap_loadtest {
@@ -125,6 +130,10 @@ struct gw_snap_loadtest {
 	char error[128];		/* "" when it went well */
 	size_t n_dirs;
 	struct gw_snap_load_dir dirs[3];	/* download, upload, both */
+	char phase[12];			/* running: "idle", "download", "upload", "both", "gap",
+					 * "settle"; "" when finished */
+	int flows;			/* configured flows per direction */
+	double phase_s;			/* configured seconds per load phase */
 };
 
 struct gw_snap_probe {

@@ -1,0 +1,91 @@
+/* tests/fuzz/fuzz_sink.c: libFuzzer target: any bytes as the first a client sends the load-test
+ * sink (gw_load_hdr_parse), and as the reply a generator reads (gw_load_reply_parse).
+ *
+ * Checked, so a broken promise crashes: the parser reads only the bytes it is given (ASan sees
+ * a copy of exactly that size); a prefix of a header never gives a different answer than the
+ * sink would get later (the sink parses what it has so far, byte by byte as it arrives); an
+ * accepted header is within the documented bounds and builds back to the same 12 bytes. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gatewayd/sink.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int parse_copy(const uint8_t *data, size_t n, struct gw_load_hdr *h)
+{
+	uint8_t *copy = malloc(n ? n : 1);
+	int r;
+
+	if (!copy)
+		abort();
+	memcpy(copy, data, n);
+	r = gw_load_hdr_parse(copy, n, h);
+	free(copy);
+	return r;
+}
+
+static void check_header(const uint8_t *data, size_t size)
+{
+	size_t n = size < GW_LOAD_HDR_LEN ? size : GW_LOAD_HDR_LEN;
+	struct gw_load_hdr h, hp;
+	uint8_t back[GW_LOAD_HDR_LEN];
+	int full = parse_copy(data, size, &h), r;
+
+	if (full != 0 && full != -EAGAIN && full != -EPROTO && full != -EPROTONOSUPPORT &&
+	    full != -EINVAL)
+		abort();
+	/* bytes past the header never change the answer */
+	if (size > GW_LOAD_HDR_LEN && parse_copy(data, GW_LOAD_HDR_LEN, &hp) != full)
+		abort();
+	if (full == -EAGAIN && size >= GW_LOAD_HDR_LEN)
+		abort();
+	/* as the sink sees it arrive: "more" until the answer, and then always the same one */
+	for (size_t i = 0; i < n; i++) {
+		r = parse_copy(data, i, &hp);
+		if (r != -EAGAIN && r != full)
+			abort();
+	}
+	if (full == 0) {
+		if (h.version != GW_LOAD_VERSION ||
+		    (h.mode != GW_LOAD_MODE_UPLOAD && h.mode != GW_LOAD_MODE_DOWNLOAD) ||
+		    h.duration_ms < GW_LOAD_MIN_DURATION_MS || h.duration_ms > GW_LOAD_MAX_DURATION_MS)
+			abort();
+		gw_load_hdr_build(back, &h);
+		if (memcmp(back, data, GW_LOAD_HDR_LEN))
+			abort();
+	}
+	if (full == -EPROTONOSUPPORT && (size < 5 || h.version == GW_LOAD_VERSION))
+		abort();
+}
+
+static void check_reply(const uint8_t *data, size_t size)
+{
+	uint8_t *copy = malloc(size ? size : 1), st = 0xff, back[GW_LOAD_REPLY_LEN];
+	int r;
+
+	if (!copy)
+		abort();
+	memcpy(copy, data, size);
+	r = gw_load_reply_parse(copy, size, &st);
+	free(copy);
+	if (r == 0) {
+		if (size < GW_LOAD_REPLY_LEN || memcmp(data, GW_LOAD_REPLY_MAGIC, 4))
+			abort();
+		gw_load_reply_build(back, st);
+		if (back[5] != data[5])
+			abort();
+	} else if (r != -EAGAIN && r != -EPROTO) {
+		abort();
+	} else if (r == -EAGAIN && size >= GW_LOAD_REPLY_LEN) {
+		abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	check_header(data, size);
+	check_reply(data, size);
+	return 0;
+}

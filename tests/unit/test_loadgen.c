@@ -1,0 +1,422 @@
+/* tests/unit/test_loadgen.c: the load-test protocol's header and reply, Jain's index, and the
+ * load engine against the sink over loopback (real sockets, no root): both directions, IPv4
+ * and IPv6, byte counts that agree with the sink's, refusals and the connection bound. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+#include "config/config.h"
+#include "gatewayd/loadgen.h"
+#include "gatewayd/loadtest.h"
+#include "gatewayd/sink.h"
+#include "tests/unit/tap.h"
+
+static void test_header(void)
+{
+	struct gw_load_hdr h = { .version = 1, .mode = GW_LOAD_MODE_DOWNLOAD, .duration_ms = 2500 };
+	struct gw_load_hdr got;
+	uint8_t b[GW_LOAD_HDR_LEN], r[GW_LOAD_REPLY_LEN], st;
+
+	gw_load_hdr_build(b, &h);
+	CHECK(memcmp(b, "GWLT\x01\x02\x00\x00\x00\x00\x09\xc4", 12) == 0,
+	      "header: the documented bytes (magic, version, mode, 0, 0, duration BE)");
+	CHECK(gw_load_hdr_parse(b, sizeof(b), &got) == 0 && got.mode == 2 &&
+	      got.duration_ms == 2500 && got.version == 1, "header: round trip");
+	for (size_t n = 0; n < sizeof(b); n++)
+		if (gw_load_hdr_parse(b, n, &got) != -EAGAIN)
+			CHECK(0, "header: a %zu-byte prefix waits for more", n);
+	CHECK(1, "header: every prefix asks for more");
+	CHECK(gw_load_hdr_parse((const uint8_t *)"G", 1, &got) == -EAGAIN, "header: 'G' waits");
+	CHECK(gw_load_hdr_parse((const uint8_t *)"GET / HTTP/1.1\r\n", 16, &got) == -EPROTO,
+	      "header: an HTTP request is not ours");
+	CHECK(gw_load_hdr_parse((const uint8_t *)"X", 1, &got) == -EPROTO,
+	      "header: a wrong first byte is refused at once");
+	b[4] = 2;
+	CHECK(gw_load_hdr_parse(b, 5, &got) == -EPROTONOSUPPORT && got.version == 2,
+	      "header: version 2 refused as unsupported, from its fifth byte");
+	b[4] = 1;
+	b[5] = 3;
+	CHECK(gw_load_hdr_parse(b, sizeof(b), &got) == -EINVAL, "header: mode 3 refused");
+	b[5] = 0;
+	CHECK(gw_load_hdr_parse(b, sizeof(b), &got) == -EINVAL, "header: mode 0 refused");
+	b[5] = 1;
+	b[7] = 1;
+	CHECK(gw_load_hdr_parse(b, sizeof(b), &got) == -EINVAL, "header: reserved bits refused");
+	b[7] = 0;
+	h.duration_ms = GW_LOAD_MAX_DURATION_MS + 1;
+	gw_load_hdr_build(b, &h);
+	CHECK(gw_load_hdr_parse(b, sizeof(b), &got) == -EINVAL, "header: 300.001 s refused");
+	h.duration_ms = GW_LOAD_MAX_DURATION_MS;
+	gw_load_hdr_build(b, &h);
+	CHECK(gw_load_hdr_parse(b, sizeof(b), &got) == 0, "header: 300 s taken");
+	h.duration_ms = GW_LOAD_MIN_DURATION_MS - 1;
+	gw_load_hdr_build(b, &h);
+	CHECK(gw_load_hdr_parse(b, sizeof(b), &got) == -EINVAL, "header: 99 ms refused");
+	h.duration_ms = 0xffffffffu;
+	gw_load_hdr_build(b, &h);
+	CHECK(gw_load_hdr_parse(b, sizeof(b), &got) == -EINVAL, "header: 2^32-1 ms refused");
+
+	gw_load_reply_build(r, GW_LOAD_BAD_REQUEST);
+	CHECK(memcmp(r, "GWLR\x01\x02\x00\x00", 8) == 0, "reply: the documented bytes");
+	CHECK(gw_load_reply_parse(r, 8, &st) == 0 && st == GW_LOAD_BAD_REQUEST, "reply: parsed");
+	CHECK(gw_load_reply_parse(r, 7, &st) == -EAGAIN, "reply: short waits");
+	CHECK(gw_load_reply_parse((const uint8_t *)"HTTP/1.1", 8, &st) == -EPROTO,
+	      "reply: anything else is not a sink");
+}
+
+static void test_jain(void)
+{
+	double eq[4] = { 5, 5, 5, 5 }, one[4] = { 8, 0, 0, 0 }, half[2] = { 3, 1 };
+
+	CHECK(fabs(gw_jain_index(eq, 4) - 1) < 1e-12, "jain: equal shares give 1");
+	CHECK(fabs(gw_jain_index(one, 4) - 0.25) < 1e-12, "jain: one flow of four gives 1/4");
+	CHECK(fabs(gw_jain_index(half, 2) - 0.8) < 1e-12, "jain: 3 and 1 give 16/20");
+	CHECK(isnan(gw_jain_index(eq, 0)), "jain: no flows: NAN");
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Drive the sink (and the generator, if any) until the generator ends or for secs. */
+static void drive(struct gw_sink *s, struct gw_loadgen *g, double secs)
+{
+	double end = now_s() + secs;
+
+	while (now_s() < end) {
+		struct pollfd p[2] = { { .fd = gw_sink_fd(s), .events = POLLIN },
+				       { .fd = g ? gw_loadgen_fd(g) : -1, .events = POLLIN } };
+
+		double left = end - now_s();
+
+		poll(p, 2, left < 0.02 ? (int)(left * 1000) : 20);
+		gw_sink_run(s);
+		if (g && gw_loadgen_run(g) != 0)
+			break;
+	}
+}
+
+static void addr_of(struct sockaddr_storage *ss, socklen_t *len, int family, int port)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		*len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		a->sin6_addr = in6addr_loopback;
+		*len = sizeof(*a);
+	}
+}
+
+static void run_phase(struct gw_sink *s, int family, int port, enum gw_load_phase ph)
+{
+	struct gw_loadgen_opts o = { .phase = ph, .flows = 3, .duration_s = 1.0, .ramp_s = 0.2,
+				     .fwmark = -1 };
+	const char *name = gw_load_phase_name(ph);
+	const char *fam = family == AF_INET ? "IPv4" : "IPv6";
+	struct gw_sink_stats before, after;
+	struct gw_loadgen *g;
+	char err[256] = "";
+	double t0, bps[2], fair[2];
+	uint64_t sum[2] = { 0, 0 };
+	size_t accepted = 0;
+	bool monotonic = true;
+	int r;
+
+	addr_of(&o.sink, &o.sinklen, family, port);
+	gw_sink_get_stats(s, &before);
+	t0 = now_s();
+	r = gw_loadgen_new(&o, &g, err, sizeof(err));
+	if (!CHECK(r == 0, "%s %s: generator starts (%s)", fam, name, err))
+		return;
+	drive(s, g, 5);
+	CHECK(gw_loadgen_done(g), "%s %s: done after %.2f s (duration 1 s)", fam, name, now_s() - t0);
+	CHECK(now_s() - t0 < 1.5, "%s %s: ended on time", fam, name);
+	CHECK_EQ_STR(gw_loadgen_error(g), "", "loadgen error");
+	for (size_t i = 0; i < gw_loadgen_n_flows(g); i++) {
+		const struct gw_loadgen_flow *f = gw_loadgen_flow(g, i);
+
+		accepted += f->accepted;
+		sum[f->dir] += f->bytes;
+		for (size_t k = 1; k < gw_loadgen_n_ticks(g); k++)
+			monotonic &= gw_loadgen_tick_bytes(g, i, k) >= gw_loadgen_tick_bytes(g, i, k - 1);
+	}
+	CHECK_EQ_INT(accepted, ph == GW_PHASE_BOTH ? 6 : 3, "flows accepted");
+	CHECK(gw_loadgen_n_ticks(g) >= 8 && gw_loadgen_n_ticks(g) <= 14,
+	      "%s %s: %zu ticks of 0.1 s", fam, name, gw_loadgen_n_ticks(g));
+	CHECK(monotonic, "%s %s: per-flow counts never go back", fam, name);
+	drive(s, NULL, 0.3);	/* let the sink see the ends */
+	gw_sink_get_stats(s, &after);
+	for (int d = 0; d < 2; d++) {
+		bool want = ph == GW_PHASE_BOTH || (int)ph == d;
+		const char *dn = d == GW_FLOW_DOWN ? "down" : "up";
+		/* what the sink moved, against what the flows counted */
+		double sink_bytes = d == GW_FLOW_DOWN ? (double)(after.bytes_out - before.bytes_out) :
+					(double)(after.bytes_in - before.bytes_in);
+
+		r = gw_loadgen_goodput(g, (enum gw_flow_dir)d, &bps[d], &fair[d]);
+		if (!want) {
+			CHECK(r == -ENOENT, "%s %s: no %s goodput", fam, name, dn);
+			continue;
+		}
+		printf("# %s %s %s: goodput %.0f Mbit/s, fairness %.3f, flows counted %llu bytes, "
+		       "sink %.0f\n", fam, name, dn, bps[d] / 1e6, fair[d],
+		       (unsigned long long)sum[d], sink_bytes);
+		CHECK(r == 0 && bps[d] > 1e6, "%s %s %s: goodput %.0f Mbit/s", fam, name, dn,
+		      bps[d] / 1e6);
+		CHECK(fair[d] > 0 && fair[d] <= 1.0 + 1e-9, "%s %s %s: fairness %.3f in (0, 1]", fam,
+		      name, dn, fair[d]);
+		/* a download's last send buffers never reach us; an upload's acks lead the reads */
+		CHECK(sum[d] > 0 && (double)sum[d] <= sink_bytes * 1.02 + 4e6 &&
+		      (double)sum[d] >= sink_bytes * 0.8 - 16e6,
+		      "%s %s %s: the flows' count %llu agrees with the sink's %.0f", fam, name, dn,
+		      (unsigned long long)sum[d], sink_bytes);
+	}
+	CHECK(after.malformed == before.malformed, "%s %s: nothing malformed", fam, name);
+	gw_loadgen_free(g);
+}
+
+static int raw_connect(int port, const void *data, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	addr_of(&ss, &sl, AF_INET, port);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (len && send(fd, data, len, MSG_NOSIGNAL) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The longest test the config allows is one the sink takes (its bound is the protocol's). */
+static void test_longest(struct gw_sink *s, int port)
+{
+	struct gw_loadgen_opts o = { .phase = GW_PHASE_BOTH, .flows = 2, .fwmark = -1,
+				     .duration_s = GW_LOADGEN_MAX_DURATION_S };
+	struct gw_loadgen *g;
+	char err[256] = "";
+	size_t ok = 0;
+
+	addr_of(&o.sink, &o.sinklen, AF_INET, port);
+	if (!CHECK(gw_loadgen_new(&o, &g, err, sizeof(err)) == 0, "a 300 s test starts (%s)", err))
+		return;
+	drive(s, g, 0.3);
+	for (size_t i = 0; i < gw_loadgen_n_flows(g); i++)
+		ok += gw_loadgen_flow(g, i)->accepted;
+	CHECK_EQ_INT(ok, 4, "a 300 s test: the sink took every flow");
+	CHECK(!gw_loadgen_done(g), "a 300 s test still runs after 0.3 s");
+	gw_loadgen_free(g);
+	drive(s, NULL, 0.2);
+}
+
+/* Bad clients: closed and counted; the bound holds; a refused generator says why. */
+static void test_refusals(struct gw_sink *s, int port)
+{
+	struct gw_load_hdr h = { .version = 9, .mode = 1, .duration_ms = 1000 };
+	struct gw_sink_stats st0, st;
+	uint8_t hdr[GW_LOAD_HDR_LEN], rep[GW_LOAD_REPLY_LEN];
+	int fds[GW_SINK_MAX_CONNS + 10], fd;
+	size_t n = 0;
+	ssize_t got;
+
+	gw_sink_get_stats(s, &st0);
+	fd = raw_connect(port, "GET / HTTP/1.0\r\n\r\n", 18);
+	drive(s, NULL, 0.2);
+	got = recv(fd, rep, sizeof(rep), MSG_DONTWAIT);
+	CHECK(got == 0 || (got < 0 && errno == ECONNRESET), "an HTTP request: closed, no reply");
+	close(fd);
+	gw_load_hdr_build(hdr, &h);
+	fd = raw_connect(port, hdr, sizeof(hdr));
+	drive(s, NULL, 0.2);
+	got = recv(fd, rep, sizeof(rep), MSG_DONTWAIT);
+	CHECK(got == 8 && rep[5] == GW_LOAD_BAD_VERSION, "version 9: the reply says bad version");
+	close(fd);
+	gw_sink_get_stats(s, &st);
+	CHECK_EQ_INT(st.malformed - st0.malformed, 2, "two malformed headers counted");
+	CHECK_EQ_INT(st.open, 0, "none left open");
+
+	while (n < sizeof(fds) / sizeof(fds[0]) && (fds[n] = raw_connect(port, NULL, 0)) >= 0) {
+		n++;
+		drive(s, NULL, 0.005);
+	}
+	drive(s, NULL, 0.2);
+	gw_sink_get_stats(s, &st);
+	CHECK(n == GW_SINK_MAX_CONNS + 10, "%zu silent clients connected", n);
+	CHECK(st.open <= GW_SINK_MAX_CONNS, "bound: %llu open of at most %d",
+	      (unsigned long long)st.open, GW_SINK_MAX_CONNS);
+	CHECK(st.refused_full - st0.refused_full >= 10, "bound: %llu refused while full",
+	      (unsigned long long)(st.refused_full - st0.refused_full));
+	drive(s, NULL, GW_SINK_HDR_TIMEOUT_S + 0.3);
+	gw_sink_get_stats(s, &st);
+	CHECK(st.open == 0 && st.idle_closed - st0.idle_closed >= GW_SINK_MAX_CONNS - 1,
+	      "silent clients closed after the header time-out (%llu idle closed, %llu open)",
+	      (unsigned long long)(st.idle_closed - st0.idle_closed), (unsigned long long)st.open);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* A client that asks for a download and never reads: the sink stops at the duration and
+ * resets it once the 2 s margin is over, so the connection never outlives duration + margin. */
+static void test_never_reads(struct gw_sink *s, int port)
+{
+	struct gw_load_hdr h = { .version = 1, .mode = GW_LOAD_MODE_DOWNLOAD, .duration_ms = 300 };
+	struct gw_sink_stats st0, st;
+	uint8_t hdr[GW_LOAD_HDR_LEN];
+	double t0 = now_s(), closed = -1;
+	int fd;
+
+	gw_sink_get_stats(s, &st0);
+	gw_load_hdr_build(hdr, &h);
+	fd = raw_connect(port, hdr, sizeof(hdr));
+	while (now_s() - t0 < 3.5) {
+		drive(s, NULL, 0.05);
+		gw_sink_get_stats(s, &st);
+		if (st.open == 0 && st.completed > st0.completed) {
+			closed = now_s() - t0;
+			break;
+		}
+	}
+	CHECK(closed > 0.3 && closed < 0.3 + GW_SINK_MARGIN_S + 0.3,
+	      "a download nobody reads ends by its duration + margin (%.2f s of 0.3 + 2)", closed);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A generator pointed at something that is not a sink fails with a reason, on time. */
+static void test_not_a_sink(void)
+{
+	struct gw_loadgen_opts o = { .phase = GW_PHASE_UPLOAD, .flows = 2, .duration_s = 1.0,
+				     .fwmark = -1 };
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct gw_loadgen *g;
+	char err[256];
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c1, c2;
+	double t0 = now_s();
+
+	addr_of(&ss, &sl, AF_INET, 0);
+	bind(lfd, (struct sockaddr *)&ss, sl);
+	listen(lfd, 8);
+	o.sinklen = sizeof(o.sink);
+	getsockname(lfd, (struct sockaddr *)&o.sink, &o.sinklen);
+	if (!CHECK(gw_loadgen_new(&o, &g, err, sizeof(err)) == 0, "generator to a plain listener"))
+		return;
+	c1 = accept(lfd, NULL, NULL);
+	c2 = accept(lfd, NULL, NULL);
+	send(c1, "HTTP/1.1 400 Bad\r\n", 18, MSG_NOSIGNAL);
+	close(c2);
+	while (gw_loadgen_run(g) == 0 && now_s() - t0 < 5) {
+		struct pollfd p = { .fd = gw_loadgen_fd(g), .events = POLLIN };
+
+		poll(&p, 1, 50);
+	}
+	CHECK(gw_loadgen_done(g) && strstr(gw_loadgen_error(g), "accepted no flow"),
+	      "not a sink: \"%s\"", gw_loadgen_error(g));
+	CHECK(strstr(gw_loadgen_flow(g, 0)->error, "not a gatewayd sink") != NULL,
+	      "flow 0: \"%s\"", gw_loadgen_flow(g, 0)->error);
+	CHECK(now_s() - t0 < 1.5, "ended at its duration");
+	gw_loadgen_free(g);
+	close(c1);
+	close(lfd);
+}
+
+/* The probe block's sink: a gatewayd sink or an iperf3 server; no sink, no test. */
+static void test_config(void)
+{
+	static const char *links = "links = ( { name = \"wan\"; interface = \"lo\"; egress = { "
+				   "shaper = \"tbf\"; rate = \"10mbit\"; child = { kind = \"fifo\"; "
+				   "}; }; } );\n";
+	char text[1024], err[512] = "";
+	struct gw_config *cfg = NULL;
+	struct gw_loadtest *t = NULL;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	bool ip3 = false;
+
+	snprintf(text, sizeof(text), "%sprobe = { targets = [ \"127.0.0.1\" ]; "
+		 "sink = \"iperf3:[::1]:5201\"; load_flows = 64; load_duration = \"300s\"; };\n",
+		 links);
+	CHECK(gw_config_load_string("t.conf", text, &cfg, err, sizeof(err)) == 0,
+	      "config: an iperf3 sink, 64 flows, 300 s (%s)", err);
+	if (cfg) {
+		CHECK(gw_loadtest_sink(cfg->probe.sink, &ss, &sl, &ip3) == 0 && ip3 &&
+		      ss.ss_family == AF_INET6 && ntohs(((struct sockaddr_in6 *)&ss)->sin6_port) == 5201,
+		      "iperf3:[::1]:5201 is an IPv6 iperf3 server on 5201");
+		/* the config's bounds are the engine's and the protocol's */
+		CHECK(cfg->probe.load_flows <= GW_LOADGEN_MAX_FLOWS &&
+		      cfg->probe.load_duration_us / 1000 <= GW_LOAD_MAX_DURATION_MS &&
+		      2 * cfg->probe.load_flows <= GW_SINK_MAX_CONNS,
+		      "the config's largest test fits the engine, the protocol and one sink");
+		gw_config_free(cfg);
+	}
+	CHECK(gw_loadtest_sink("10.0.0.1:7070", &ss, &sl, &ip3) == 0 && !ip3,
+	      "10.0.0.1:7070 is a gatewayd sink");
+	CHECK(gw_loadtest_sink("iperf3:somehost:1", &ss, &sl, &ip3) != 0, "a host name is refused");
+	snprintf(text, sizeof(text), "%sprobe = { targets = [ \"127.0.0.1\" ]; };\n", links);
+	cfg = NULL;
+	if (gw_config_load_string("t.conf", text, &cfg, err, sizeof(err)) == 0) {
+		err[0] = '\0';
+		CHECK(gw_loadtest_new(cfg, &t, err, sizeof(err)) == -EINVAL && !t &&
+		      strstr(err, "no sink configured"), "no sink: refused (\"%.60s...\")", err);
+		gw_config_free(cfg);
+	} else {
+		CHECK(0, "config without a sink loads: %s", err);
+	}
+}
+
+int main(void)
+{
+	struct sockaddr_storage ss[2];
+	socklen_t lens[2];
+	struct gw_sink *s;
+	char err[256] = "";
+	int p4, p6;
+
+	signal(SIGPIPE, SIG_IGN);
+	test_header();
+	test_jain();
+	test_config();
+	addr_of(&ss[0], &lens[0], AF_INET, 0);
+	addr_of(&ss[1], &lens[1], AF_INET6, 0);
+	if (!CHECK(gw_sink_new(ss, lens, 2, &s, err, sizeof(err)) == 0, "sink on 127.0.0.1 and ::1 (%s)",
+		   err))
+		return tap_done();
+	p4 = gw_sink_port(s, 0);
+	p6 = gw_sink_port(s, 1);
+	CHECK(p4 > 0 && p6 > 0, "sink ports %d, %d", p4, p6);
+	run_phase(s, AF_INET, p4, GW_PHASE_DOWNLOAD);
+	run_phase(s, AF_INET, p4, GW_PHASE_UPLOAD);
+	run_phase(s, AF_INET6, p6, GW_PHASE_BOTH);
+	test_longest(s, p4);
+	test_never_reads(s, p4);
+	test_refusals(s, p4);
+	run_phase(s, AF_INET, p4, GW_PHASE_DOWNLOAD);	/* still serving */
+	gw_sink_free(s);
+	test_not_a_sink();
+	return tap_done();
+}
