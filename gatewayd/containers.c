@@ -461,7 +461,9 @@ static void check_tree(struct gw_ctr *c, size_t at)
 	char why[512] = "";
 	size_t rule = s->rule;
 
-	if (gw_verify(c->nl, &s->s.cfg, &s->applied, why, sizeof(why)) == 0)
+	/* a dump that raced with other changes can miss an object: a second look decides */
+	if (gw_verify(c->nl, &s->s.cfg, &s->applied, why, sizeof(why)) == 0 ||
+	    gw_verify(c->nl, &s->s.cfg, &s->applied, why, sizeof(why)) == 0)
 		return;
 	if (gw_plink_get(c->q, s->ifindex, &l, NULL)) {
 		unshape_at(c, at, "gone");
