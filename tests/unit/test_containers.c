@@ -145,10 +145,89 @@ static void test_refusals(void)
 	}
 }
 
+static void test_matching(void)
+{
+	int ret;
+	struct gw_config *cfg = load(
+		"links = ( { name = \"wan\"; interface = \"veth-wan\";\n"
+		"            egress = { shaper = \"tbf\"; rate = \"20mbit\"; };\n"
+		"            ingress = { shaper = \"tbf\"; rate = \"20mbit\"; ifb = \"vethifb\"; }; } );\n"
+		"containers = ( { interfaces = [ \"veth*\", \"cali?x\" ]; netns = \"web-*\";\n"
+		"                 address = \"10.1.0.0/16\"; egress = { rate = \"1mbit\"; }; },\n"
+		"               { interfaces = \"tap*\"; netns = \"/run/docker/netns/*\";\n"
+		"                 address = \"fd00:1:2::/48\";\n"
+		"                 egress = { rate = \"1mbit\"; ceil = \"2mbit\"; };\n"
+		"                 ingress = { rate = \"3mbit\"; }; } );\n", &ret);
+	const struct gw_container_cfg *r, *r6;
+	uint8_t a4[4], a6[16];
+	char buf[300];
+	struct gw_plink l = { .ifindex = 7, .peer_nsid = -1 };
+	struct gw_ctr_synth s;
+
+	CHECK(ret == 0 && cfg, "matching config loads (\"%s\")", err);
+	if (!cfg)
+		return;
+	r = &cfg->containers[0];
+	r6 = &cfg->containers[1];
+	CHECK(gw_ctr_name_matches(r, "veth1234") && gw_ctr_name_matches(r, "caliAx") &&
+	      !gw_ctr_name_matches(r, "caliABx") && !gw_ctr_name_matches(r, "eth0") &&
+	      !gw_ctr_name_matches(r, "tap0"), "name patterns: veth*, cali?x");
+	inet_pton(AF_INET, "10.1.255.3", a4);
+	CHECK(gw_ctr_prefix_has(r, AF_INET, a4), "10.1.255.3 is in 10.1.0.0/16");
+	inet_pton(AF_INET, "10.2.0.1", a4);
+	CHECK(!gw_ctr_prefix_has(r, AF_INET, a4), "10.2.0.1 is not");
+	inet_pton(AF_INET6, "fd00:1:2:ffff::1", a6);
+	CHECK(gw_ctr_prefix_has(r6, AF_INET6, a6) && !gw_ctr_prefix_has(r, AF_INET6, a6),
+	      "fd00:1:2:ffff::1 is in fd00:1:2::/48, and not in an IPv4 prefix");
+	inet_pton(AF_INET6, "fd00:1:3::1", a6);
+	CHECK(!gw_ctr_prefix_has(r6, AF_INET6, a6), "fd00:1:3::1 is not in fd00:1:2::/48");
+	gw_ctr_netns_pattern(r, buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "/run/netns/web-*", "a netns name is looked for in /run/netns");
+	gw_ctr_netns_pattern(r6, buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "/run/docker/netns/*", "an absolute netns pattern is taken as it is");
+	gw_ctr_ifb_name(2147483647, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "gwc-2147483647") && strlen(buf) < IFNAMSIZ,
+	      "the largest ifindex still makes an ifb name that fits (%s)", buf);
+	snprintf(l.name, sizeof(l.name), "veth-wan");
+	CHECK(gw_ctr_excluded(cfg, &l), "a configured link's interface is never a container");
+	snprintf(l.name, sizeof(l.name), "vethifb");
+	CHECK(gw_ctr_excluded(cfg, &l), "nor its ifb");
+	snprintf(l.name, sizeof(l.name), "gwc-12");
+	CHECK(gw_ctr_excluded(cfg, &l), "nor a container ifb");
+	snprintf(l.name, sizeof(l.name), "veth9");
+	snprintf(l.kind, sizeof(l.kind), "ifb");
+	CHECK(gw_ctr_excluded(cfg, &l), "nor any ifb");
+	snprintf(l.kind, sizeof(l.kind), "veth");
+	CHECK(!gw_ctr_excluded(cfg, &l), "a veth is a candidate");
+	l.flags = IFF_LOOPBACK;
+	CHECK(gw_ctr_excluded(cfg, &l), "loopback never is");
+
+	gw_ctr_synthesize(cfg, r6, "tap0", 42, &s);
+	CHECK(s.cfg.n_links == 1 && s.cfg.links == &s.link, "one link, in the synthesized config");
+	CHECK_EQ_STR(s.link.name, "ctr:tap0", "the link is named after the interface");
+	CHECK_EQ_STR(s.link.interface, "tap0", "on that interface");
+	CHECK(s.link.dir[GW_DIR_EGRESS].shaper == GW_KIND_HTB &&
+	      s.link.dir[GW_DIR_EGRESS].rate == 250000 &&
+	      s.link.dir[GW_DIR_EGRESS].n_classes == 1 &&
+	      s.link.dir[GW_DIR_EGRESS].classes[0].rate == 125000 &&
+	      s.link.dir[GW_DIR_EGRESS].classes[0].ceil == 250000 &&
+	      s.link.dir[GW_DIR_EGRESS].classes[0].is_default,
+	      "egress: htb at the cap (ceil), one default class at rate..ceil");
+	CHECK(s.link.dir[GW_DIR_EGRESS].classes[0].child.kind == GW_KIND_FQ_CODEL,
+	      "the class's queue is the entry's child (fq_codel by default)");
+	CHECK(s.link.dir[GW_DIR_INGRESS].present && s.link.dir[GW_DIR_INGRESS].rate == 375000 &&
+	      !strcmp(s.link.dir[GW_DIR_INGRESS].ifb, "gwc-42"),
+	      "ingress: through ifb gwc-IFINDEX at its cap");
+	gw_ctr_synthesize(cfg, r, "veth1", 3, &s);
+	CHECK(!s.link.dir[GW_DIR_INGRESS].present, "an egress-only entry shapes no ingress");
+	gw_config_free(cfg);
+}
+
 int main(void)
 {
 	test_full();
 	test_with_links();
 	test_refusals();
+	test_matching();
 	return tap_done();
 }
