@@ -18,7 +18,8 @@
 #define AUTH_FILE_MAX 4095		/* PATH_MAX less the NUL */
 
 static const char *const root_keys[] = { "listen", "interval", "links", "auth_file",
-					  "keep_on_stop", "probe", NULL };
+					  "keep_on_stop", "probe",
+					  "containers", NULL };
 
 const char *gw_direction_name(enum gw_direction d)
 {
@@ -38,6 +39,7 @@ void gw_config_free(struct gw_config *cfg)
 		free(cfg->links[i].dir[GW_DIR_INGRESS].classes);
 	}
 	free(cfg->links);
+	free(cfg->containers);
 	free(cfg->auth_file);
 	free(cfg->file);
 	free(cfg);
@@ -124,6 +126,9 @@ static int parse_links(struct cfg_parser *p, const config_setting_t *root, struc
 	int i, n, ret;
 
 	ret = cfg_get_group_list(p, root, "links", NULL, &list);
+	/* a container host may shape nothing but its containers */
+	if (ret == 0 && cfg->n_containers)
+		return 0;
 	if (ret <= 0)
 		return ret ? ret : cfg_missing(p, root, NULL, "links");
 	n = config_setting_length(list);
@@ -164,6 +169,9 @@ static int parse_root(struct cfg_parser *p, const config_setting_t *root, struct
 		return ret;
 	ret = cfg_get_bool(p, root, "keep_on_stop", NULL, &cfg->keep_on_stop);
 	if (ret < 0)
+		return ret;
+	ret = cfg_parse_containers(p, root, cfg);
+	if (ret)
 		return ret;
 	ret = parse_links(p, root, cfg);
 	if (ret)

@@ -93,6 +93,36 @@ struct gw_probe_cfg {
 	int line;
 };
 
+/* Containers (config/parse_containers.c): interfaces that come and go, each given its own
+ * limit in both directions while it exists (gatewayd/containers.c). */
+#define GW_MAX_CONTAINER_RULES 64
+#define GW_CTR_MAX_GLOBS 16
+#define GW_CTR_GLOB_MAX 32	/* an interface name pattern, with its NUL */
+#define GW_CTR_NETNS_MAX 256	/* a netns name pattern or an absolute path pattern */
+
+struct gw_ctr_dir_cfg {
+	bool present;
+	uint64_t rate;		/* bytes/s: the class's assured rate */
+	uint64_t ceil;		/* bytes/s: the cap in force; defaults to rate */
+	struct gw_child child;	/* kind GW_KIND_FQ_CODEL when the config gives none */
+	int line;
+};
+
+struct gw_container_cfg {
+	char globs[GW_CTR_MAX_GLOBS][GW_CTR_GLOB_MAX];	/* fnmatch(3) patterns on the name */
+	size_t n_globs;
+	/* "" = any namespace; else the peer's namespace must be one of the files this glob(3)
+	 * pattern names: "/run/netns/" + netns when it has no '/', else netns itself */
+	char netns[GW_CTR_NETNS_MAX];
+	bool has_address;	/* the peer must carry an address in this prefix */
+	int family;		/* AF_INET or AF_INET6 */
+	uint8_t addr[16];	/* network byte order, host bits zero */
+	int prefix_len;
+	char address[64];	/* as written */
+	struct gw_ctr_dir_cfg dir[2];	/* indexed by enum gw_direction */
+	int line;
+};
+
 struct gw_config {
 	char *file;
 	char *listen[GW_MAX_LISTEN];
@@ -103,6 +133,8 @@ struct gw_config {
 	char *auth_file;	/* NULL, or an absolute path: basic auth for the web UI */
 	bool keep_on_stop;	/* leave the tree in the kernel when gatewayd stops */
 	struct gw_probe_cfg probe;
+	struct gw_container_cfg *containers;	/* may be empty; links may then be empty too */
+	size_t n_containers;
 };
 
 /*

@@ -78,6 +78,9 @@ int cfg_parse_dir(struct cfg_parser *p, const config_setting_t *grp, const char 
 		  enum gw_direction d, struct gw_dir_cfg *dir);
 int cfg_parse_link(struct cfg_parser *p, const config_setting_t *grp, size_t index,
 		   struct gw_link_cfg *link);
+/* `containers = ( ... );` (config/parse_containers.c); absent: none. */
+int cfg_parse_containers(struct cfg_parser *p, const config_setting_t *root,
+			 struct gw_config *cfg);
 int cfg_check_links(struct cfg_parser *p, const config_setting_t *list,
 		    const struct gw_link_cfg *links, size_t n);
 /* The `probe` block (config/parse_probe.c); after the links, which it names. */

@@ -82,8 +82,35 @@ static void note(bool *want, struct use *first, enum gw_kind k, int line, const 
 		 gw_direction_name((enum gw_direction)dir));
 }
 
+/* Container entries: htb, the ifb path's hook for ingress, and each direction's child. */
+static void collect_containers(const struct gw_config *cfg, bool *want, struct use *first)
+{
+	for (size_t i = 0; i < cfg->n_containers; i++) {
+		const struct gw_container_cfg *r = &cfg->containers[i];
+
+		for (int d = 0; d < 2; d++) {
+			const struct gw_ctr_dir_cfg *rd = &r->dir[d];
+			enum gw_kind kinds[3] = { GW_KIND_HTB, rd->child.kind,
+						  d == GW_DIR_INGRESS ? GW_KIND_INGRESS : GW_KIND_NONE };
+
+			for (int k = 0; k < 3 && rd->present; k++) {
+				if (kinds[k] == GW_KIND_NONE || want[kinds[k]])
+					continue;
+				want[kinds[k]] = true;
+				first[kinds[k]].line = k == 1 && rd->child.line ? rd->child.line :
+						       rd->line;
+				first[kinds[k]].what = k == 0 ? "shaper" : k == 1 ? "child" : "hook";
+				snprintf(first[kinds[k]].where, sizeof(first[kinds[k]].where),
+					 "container #%zu %s", i + 1,
+					 gw_direction_name((enum gw_direction)d));
+			}
+		}
+	}
+}
+
 static void collect(const struct gw_config *cfg, bool *want, struct use *first)
 {
+	collect_containers(cfg, want, first);
 	for (size_t i = 0; i < cfg->n_links; i++) {
 		const struct gw_link_cfg *l = &cfg->links[i];
 

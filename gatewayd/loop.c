@@ -72,7 +72,7 @@ static void notify_status(const struct gw_snapshot *snap)
 
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
 static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_status *st,
-		   struct gw_latmon *lat, uint64_t expirations, double due)
+		   struct gw_latmon *lat, uint64_t expirations, double due, struct gw_ctr *ctr)
 {
 	char err[256] = "";
 	struct gw_snapshot *snap;
@@ -88,6 +88,9 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 		gw_log(GW_LOG_ERR, "sampling: %s", err);
 		return;
 	}
+	/* the containers' directions go after the configured links' */
+	if (ctr && (r = gw_ctr_sample(ctr, t0, snap->unix_time, snap)))
+		gw_log(GW_LOG_ERR, "sampling containers: %s", strerror(-r));
 	/* a standing problem is logged when it starts, not every interval */
 	if (err[0] && strcmp(err, st->last_sample_error))
 		gw_log(GW_LOG_WARNING, "%s", err);
@@ -190,6 +193,8 @@ static void reload(struct gw_loop_ctx *c)
 		gw_latmon_reload(c->lat, next);
 	gw_config_free(c->cfg);
 	c->cfg = next;
+	if (c->ctr)
+		gw_ctr_reload(c->ctr, next);
 	st->reload_error[0] = '\0';
 	gw_log(GW_LOG_INFO, "reloaded %s: %s", next->file, done.summary);
 	gw_notify("READY=1");
@@ -336,6 +341,8 @@ static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 	/* the prober: one fd for its life, whatever reloads do to it */
 	if (!r && c->lat)
 		r = watch(f, f->probe = gw_latmon_fd(c->lat));
+	if (!r && c->ctr)
+		r = watch(f, gw_ctr_fd(c->ctr));
 	return r;
 }
 
@@ -384,6 +391,10 @@ int gw_loop_run(struct gw_loop_ctx *c)
 				load_run(c, &f, &lt);
 				continue;
 			}
+			if (c->ctr && fd == gw_ctr_fd(c->ctr)) {
+				gw_ctr_dispatch(c->ctr);
+				continue;
+			}
 			if (fd == f.monitor && gw_heal_pending(c->mon, c->cfg, c->applied))
 				arm_heal(f.heal);
 			if (fd == f.probe) {
@@ -399,7 +410,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			if (fd == f.heal)
 				heal(c, &retry);
 			if (fd == f.sample) {
-				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due);
+				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due, c->ctr);
 				next_due += interval * (double)exp;
 				/* keep trying while broken (backing off), and catch what no event
 				 * announced: a pass that found a root missing */

@@ -5,6 +5,7 @@
 #include "config/config.h"
 #include "gatewayd/apply.h"
 #include "gatewayd/latmon.h"
+#include "gatewayd/containers.h"
 #include "gatewayd/status.h"
 #include "qdisc/monitor.h"
 #include "qdisc/nl.h"
@@ -17,6 +18,7 @@ struct gw_loop_ctx {
 	struct gw_applied *applied;	/* replaced in place when the tree is rebuilt */
 	struct gw_monitor *mon;		/* link and tc notifications; NULL: no self-healing */
 	struct gw_latmon *lat;		/* the prober; gw_loop_run makes and frees it */
+	struct gw_ctr *ctr;		/* containers followed; NULL: none */
 };
 
 /* Sample every interval, heal the tree when it is taken away, feed systemd's watchdog; until

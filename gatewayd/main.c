@@ -98,6 +98,11 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		gw_log(GW_LOG_ERR, "status page: %s; shaping goes on without it", err);
 	else
 		gw_log(GW_LOG_INFO, "status page on http://%s/", cfg->listen[0]);
+	/* containers there now are shaped before we say we are ready */
+	if (cfg->n_containers && (r = gw_ctr_new(cfg, nl, &ctx.ctr)))
+		gw_log(GW_LOG_ERR, "containers: %s; they are not shaped", strerror(-r));
+	else if (ctx.ctr)
+		gw_log(GW_LOG_INFO, "following containers: %zu shaped now", gw_ctr_count(ctx.ctr));
 	gw_notifyf("READY=1\nSTATUS=shaping %zu link%s, %zu objects", cfg->n_links,
 		   cfg->n_links == 1 ? "" : "s", a->plan.n);
 	ctx.st = &st;
@@ -105,6 +110,7 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		gw_log(GW_LOG_ERR, "link and qdisc notifications: %s; no self-healing",
 		       strerror(-r));
 	r = gw_loop_run(&ctx);
+	gw_ctr_free(ctx.ctr);	/* every container tree and ifb goes */
 	gw_monitor_close(ctx.mon);
 	gw_webui_stop(web);	/* before the snapshots and history it reads go away */
 	gw_sampler_free(st.sampler);	/* a reload may have replaced the first one */
@@ -141,7 +147,8 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	gw_log(GW_LOG_INFO, "applied and verified %zu objects on %zu device%s in %.2f ms%s",
 	       applied.plan.n, applied.n_devs, applied.n_devs == 1 ? "" : "s",
 	       applied.seconds * 1000,
-	       applied.adopted ? " (the tree was already in place: adopted, not rebuilt)" : "");
+	       applied.adopted && applied.plan.n ?
+	       " (the tree was already in place: adopted, not rebuilt)" : "");
 	if (mode == MODE_ONESHOT) {
 		gw_applied_free(&applied);
 		gw_nl_close(nl);

@@ -63,6 +63,14 @@ int gw_nl_open(struct gw_nl **out)
 	return 0;
 }
 
+int gw_nl_set_strict(struct gw_nl *nl)
+{
+	int one = 1;
+
+	return setsockopt(nl->fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof(one)) < 0 ?
+	       -errno : 0;
+}
+
 void gw_nl_close(struct gw_nl *nl)
 {
 	if (!nl)

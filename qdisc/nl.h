@@ -22,6 +22,9 @@ struct gw_nl_error {
 
 int gw_nl_open(struct gw_nl **out);
 void gw_nl_close(struct gw_nl *nl);
+/* Strict checking of dump requests (NETLINK_GET_STRICT_CHK): the kernel then honours filters
+ * in a dump's header and attributes such as IFA_TARGET_NETNSID. */
+int gw_nl_set_strict(struct gw_nl *nl);
 
 /*
  * Send n requests, as many per sendmsg as fit, each with NLM_F_ACK, then collect the acks.

@@ -445,8 +445,8 @@ static const struct bad bad[] = {
 	{ 2, "syntax error", "links = ( { name = \"unterminated; } );\n" },
 	/* The top level. */
 	{ 1, "unknown key 'foo' at the top level", "foo = 1;\n" LINK EGRESS("tbf", "") "} );" },
-	{ 2, "unknown key 'containers' at the top level",
-	  "interval = \"1s\";\ncontainers = ();\n" },
+	{ 2, "unknown key 'tunnels' at the top level",
+	  "interval = \"1s\";\ntunnels = ();\n" },
 	{ 1, "'links' is required", "interval = \"1s\";\n" },
 	{ 1, "keep_on_stop", "keep_on_stop = \"yes\";\n" LINK EGRESS("tbf", "") "} );" },
 	{ 1, "'links' is required", "" },

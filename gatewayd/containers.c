@@ -1,0 +1,842 @@
+/* gatewayd/containers.c: shaping that follows containers. Link notifications say an interface
+ * appeared, changed or went away; each one is then looked up afresh (notifications can be
+ * stale or lost), matched against the `containers` entries and shaped, checked, renamed or
+ * unshaped. A container's tree is a one-link config run through gw_apply, gw_verify and
+ * gw_remove like any link's, so it is all or nothing and read back. */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include "gatewayd/apply.h"
+#include "gatewayd/containers.h"
+#include "gatewayd/log.h"
+#include "gatewayd/sampler.h"
+
+#define CTR_BUF (256 * 1024)
+#define CTR_RCVBUF (4 * 1024 * 1024)
+#define FAST_RECHECK_S 10.0	/* after appearing, an unmatched candidate is looked at often */
+#define FAST_PERIOD_S 0.1
+#define SLOW_PERIOD_S 1.0
+#define FAILED_PERIOD_S 10.0	/* an apply the kernel refused is retried this often */
+#define NETNS_MAX_FILES 4096	/* namespace files one netns pattern may name */
+
+/* A shaped container. Heap-allocated and never moved: its config points into itself. */
+struct shaped {
+	int ifindex;
+	size_t rule;
+	struct gw_ctr_synth s;
+	struct gw_applied applied;
+	struct gw_sampler *sampler;
+};
+
+/* An interface whose name matches an entry but whose namespace or address does not (yet), or
+ * whose apply failed: looked at again on a timer. */
+struct pending {
+	int ifindex;
+	double since, next;
+	bool failed;
+};
+
+struct gw_ctr {
+	const struct gw_config *cfg;
+	struct gw_nl *nl;		/* tc requests: the daemon's */
+	struct gw_nl *q;		/* look-ups, strict (address dumps in other namespaces) */
+	int ep, link_fd, addr_fd, timer_fd;
+	char *buf;
+	struct shaped **v;
+	size_t n;
+	struct pending *p;
+	size_t np;
+	int *dirty;			/* interfaces to look at after this read */
+	size_t nd;
+	bool resync;			/* notifications were lost: look at everything */
+	bool timer_armed;
+	double timer_period;
+	/* the namespace ids each entry's netns pattern names, found once per dispatch */
+	int **nsids;
+	size_t *n_nsids;
+	bool *nsids_known;
+	size_t n_rules;			/* entries the three arrays above have room for */
+	char last_err[1200];
+};
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- matching (no kernel) ---------------------------------------------------------------- */
+
+bool gw_ctr_name_matches(const struct gw_container_cfg *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_globs; i++)
+		if (fnmatch(r->globs[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+bool gw_ctr_prefix_has(const struct gw_container_cfg *r, int family, const void *addr)
+{
+	const uint8_t *a = addr;
+	int len = r->prefix_len;
+
+	if (!r->has_address || family != r->family)
+		return false;
+	for (int i = 0; len > 0; i++, len -= 8) {
+		uint8_t mask = len >= 8 ? 0xff : (uint8_t)(0xff << (8 - len));
+
+		if ((a[i] & mask) != (r->addr[i] & mask))
+			return false;
+	}
+	return true;
+}
+
+void gw_ctr_netns_pattern(const struct gw_container_cfg *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", r->netns[0] == '/' ? "" : "/run/netns/", r->netns);
+}
+
+void gw_ctr_ifb_name(int ifindex, char *buf, size_t len)
+{
+	snprintf(buf, len, GW_CTR_IFB_PREFIX "%d", ifindex);
+}
+
+bool gw_ctr_excluded(const struct gw_config *cfg, const struct gw_plink *l)
+{
+	if ((l->flags & IFF_LOOPBACK) || !strcmp(l->kind, "ifb") || !l->name[0] ||
+	    !strncmp(l->name, GW_CTR_IFB_PREFIX, strlen(GW_CTR_IFB_PREFIX)))
+		return true;
+	for (size_t i = 0; i < cfg->n_links; i++) {
+		const struct gw_link_cfg *k = &cfg->links[i];
+
+		if (!strcmp(k->interface, l->name) ||
+		    (k->dir[GW_DIR_INGRESS].present && !strcmp(k->dir[GW_DIR_INGRESS].ifb, l->name)))
+			return true;
+	}
+	return false;
+}
+
+/* htb with one class: the top class at the cap (ceil), the class assured rate and capped at
+ * ceil, the entry's child under it. Ingress goes through "gwc-IFINDEX". */
+void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_container_cfg *r,
+		       const char *ifname, int ifindex, struct gw_ctr_synth *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->cfg.file = main_cfg->file;
+	out->cfg.interval_us = main_cfg->interval_us;
+	out->cfg.links = &out->link;
+	out->cfg.n_links = 1;
+	snprintf(out->link.name, sizeof(out->link.name), GW_CTR_LINK_PREFIX "%s", ifname);
+	snprintf(out->link.interface, sizeof(out->link.interface), "%s", ifname);
+	out->link.line = r->line;
+	for (int d = 0; d < 2; d++) {
+		const struct gw_ctr_dir_cfg *rd = &r->dir[d];
+		struct gw_dir_cfg *dir = &out->link.dir[d];
+		struct gw_class_cfg *c = &out->cls[d];
+
+		if (!rd->present)
+			continue;
+		dir->present = true;
+		dir->shaper = GW_KIND_HTB;
+		dir->rate = rd->ceil;
+		dir->burst = GW_UNSET;
+		dir->latency_us = GW_UNSET;
+		dir->classes = c;
+		dir->n_classes = 1;
+		dir->child.kind = GW_KIND_NONE;
+		dir->line = rd->line;
+		snprintf(c->name, sizeof(c->name), "default");
+		c->rate = rd->rate;
+		c->ceil = rd->ceil;
+		c->prio = c->quantum = c->burst = c->cburst = GW_UNSET;
+		c->is_default = true;
+		c->child = rd->child;
+		c->line = rd->line;
+		if (d == GW_DIR_INGRESS)
+			gw_ctr_ifb_name(ifindex, dir->ifb, sizeof(dir->ifb));
+	}
+}
+
+/* ---- namespaces and addresses -------------------------------------------------------------- */
+
+/* The ids of the namespaces entry r's netns pattern names now (files that are not
+ * namespaces, or that our namespace has no id for, are skipped). */
+static void find_nsids(struct gw_ctr *c, size_t r)
+{
+	char pattern[GW_CTR_NETNS_MAX + 16];
+	glob_t g;
+	int *ids;
+	size_t n = 0;
+
+	c->nsids_known[r] = true;
+	gw_ctr_netns_pattern(&c->cfg->containers[r], pattern, sizeof(pattern));
+	if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
+		return;
+	ids = calloc(g.gl_pathc < NETNS_MAX_FILES ? g.gl_pathc : NETNS_MAX_FILES, sizeof(*ids));
+	for (size_t i = 0; ids && i < g.gl_pathc && n < NETNS_MAX_FILES; i++) {
+		int fd = open(g.gl_pathv[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK), id;
+
+		if (fd < 0)
+			continue;
+		if (gw_netns_id(c->q, fd, &id) == 0)
+			ids[n++] = id;
+		close(fd);
+	}
+	globfree(&g);
+	c->nsids[r] = ids;
+	c->n_nsids[r] = ids ? n : 0;
+}
+
+static void forget_nsids(struct gw_ctr *c)
+{
+	for (size_t r = 0; r < c->n_rules; r++) {
+		free(c->nsids[r]);
+		c->nsids[r] = NULL;
+		c->n_nsids[r] = 0;
+		c->nsids_known[r] = false;
+	}
+}
+
+static bool netns_ok(struct gw_ctr *c, size_t r, const struct gw_plink *l)
+{
+	if (!c->cfg->containers[r].netns[0])
+		return true;
+	if (l->peer_nsid < 0)
+		return false;	/* no peer, or the peer is in our own namespace */
+	if (!c->nsids_known[r])
+		find_nsids(c, r);
+	for (size_t i = 0; i < c->n_nsids[r]; i++)
+		if (c->nsids[r][i] == l->peer_nsid)
+			return true;
+	return false;
+}
+
+struct addr_match {
+	const struct gw_container_cfg *r;
+	bool hit;
+};
+
+static int addr_cb(int family, const void *addr, void *arg)
+{
+	struct addr_match *m = arg;
+
+	if (gw_ctr_prefix_has(m->r, family, addr))
+		m->hit = true;
+	return m->hit ? 1 : 0;
+}
+
+/* The address criterion is judged on the other end of the pair: the container's own
+ * interface, read in its namespace (IFA_TARGET_NETNSID), not the host's routes or
+ * neighbours, which a bridge (docker0) would hide behind its own device. */
+static bool address_ok(struct gw_ctr *c, size_t r, const struct gw_plink *l)
+{
+	struct addr_match m = { &c->cfg->containers[r], false };
+
+	if (!m.r->has_address)
+		return true;
+	if (l->peer_ifindex <= 0 || l->peer_ifindex == l->ifindex)
+		return false;
+	gw_peer_addrs(c->q, l->peer_nsid, l->peer_ifindex, addr_cb, &m);
+	return m.hit;
+}
+
+/* The first entry the interface matches in full: 1 with *rule set; 0 when a pattern matched
+ * but a namespace or address did not (worth looking at again); -1 when no pattern did. */
+static int match(struct gw_ctr *c, const struct gw_plink *l, size_t *rule)
+{
+	bool named = false;
+
+	if (gw_ctr_excluded(c->cfg, l))
+		return -1;
+	for (size_t r = 0; r < c->cfg->n_containers && r < c->n_rules; r++) {
+		if (!gw_ctr_name_matches(&c->cfg->containers[r], l->name))
+			continue;
+		named = true;
+		if (netns_ok(c, r, l) && address_ok(c, r, l)) {
+			*rule = r;
+			return 1;
+		}
+	}
+	return named ? 0 : -1;
+}
+
+/* ---- the table ----------------------------------------------------------------------------- */
+
+static struct shaped *find(struct gw_ctr *c, int ifindex, size_t *at)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i]->ifindex == ifindex) {
+			if (at)
+				*at = i;
+			return c->v[i];
+		}
+	return NULL;
+}
+
+static struct pending *find_pending(struct gw_ctr *c, int ifindex)
+{
+	for (size_t i = 0; i < c->np; i++)
+		if (c->p[i].ifindex == ifindex)
+			return &c->p[i];
+	return NULL;
+}
+
+static void drop_pending(struct gw_ctr *c, int ifindex)
+{
+	struct pending *p = find_pending(c, ifindex);
+
+	if (p)
+		*p = c->p[--c->np];
+}
+
+static void set_timer(struct gw_ctr *c, double period)
+{
+	struct itimerspec its = { 0 };
+
+	if (c->timer_armed && period == c->timer_period)
+		return;
+	if (period > 0) {
+		its.it_interval.tv_sec = (time_t)period;
+		its.it_interval.tv_nsec = (long)((period - (double)(time_t)period) * 1e9);
+		its.it_value = its.it_interval;
+	}
+	timerfd_settime(c->timer_fd, 0, &its, NULL);
+	c->timer_armed = period > 0;
+	c->timer_period = period;
+}
+
+/* Fast while something new waits, slow while only old ones do, off when none. */
+static void rearm(struct gw_ctr *c)
+{
+	double now = mono_now(), period = 0;
+
+	for (size_t i = 0; i < c->np; i++) {
+		double p = c->p[i].failed ? SLOW_PERIOD_S :
+			   now - c->p[i].since < FAST_RECHECK_S ? FAST_PERIOD_S : SLOW_PERIOD_S;
+
+		if (!period || p < period)
+			period = p;
+	}
+	set_timer(c, period);
+}
+
+static void add_pending(struct gw_ctr *c, int ifindex, bool failed)
+{
+	double now = mono_now();
+	struct pending *p = find_pending(c, ifindex);
+
+	if (!p) {
+		void *n;
+
+		if (c->np + c->n >= GW_CTR_MAX)
+			return;
+		if (!(n = realloc(c->p, (c->np + 1) * sizeof(*c->p))))
+			return;
+		c->p = n;
+		p = &c->p[c->np++];
+		p->ifindex = ifindex;
+		p->since = now;
+	}
+	p->failed = failed;
+	p->next = now + (failed ? FAILED_PERIOD_S :
+			 now - p->since < FAST_RECHECK_S ? FAST_PERIOD_S : SLOW_PERIOD_S);
+}
+
+/* A failure is logged when it is new, not at every retry. */
+static void log_once(struct gw_ctr *c, const char *msg)
+{
+	if (!strcmp(msg, c->last_err))
+		return;
+	snprintf(c->last_err, sizeof(c->last_err), "%s", msg);
+	gw_log(GW_LOG_ERR, "%s", msg);
+}
+
+static void describe(const struct shaped *s, char *buf, size_t len)
+{
+	char e[32] = "", i[32] = "";
+
+	if (s->s.link.dir[GW_DIR_EGRESS].present)
+		gw_format_rate(s->s.cls[GW_DIR_EGRESS].ceil, e, sizeof(e));
+	if (s->s.link.dir[GW_DIR_INGRESS].present)
+		gw_format_rate(s->s.cls[GW_DIR_INGRESS].ceil, i, sizeof(i));
+	snprintf(buf, len, "%s%s%s%s%s%s%s", e[0] ? "egress " : "", e, e[0] && i[0] ? ", " : "",
+		 i[0] ? "ingress " : "", i, i[0] ? " through " : "",
+		 i[0] ? s->s.link.dir[GW_DIR_INGRESS].ifb : "");
+}
+
+static int shape(struct gw_ctr *c, const struct gw_plink *l, size_t rule)
+{
+	struct shaped *s = calloc(1, sizeof(*s));
+	char err[1024] = "", what[128];
+	double t0 = mono_now();
+	void *n;
+	int r;
+
+	if (!s || !(n = realloc(c->v, (c->n + 1) * sizeof(*c->v)))) {
+		free(s);
+		return -ENOMEM;
+	}
+	c->v = n;
+	s->ifindex = l->ifindex;
+	s->rule = rule;
+	gw_ctr_synthesize(c->cfg, &c->cfg->containers[rule], l->name, l->ifindex, &s->s);
+	r = gw_apply(c->nl, &s->s.cfg, NULL, &s->applied, err, sizeof(err));
+	if (!r && (r = gw_sampler_new(&s->s.cfg, &s->applied, &s->sampler)))
+		gw_remove(c->nl, &s->applied, what, sizeof(what));
+	if (r) {
+		char msg[1200];
+
+		if (!err[0])
+			snprintf(err, sizeof(err), "%s", strerror(-r));
+		snprintf(msg, sizeof(msg), "container %s (entry on line %d): %s; will retry",
+			 l->name, c->cfg->containers[rule].line, err);
+		log_once(c, msg);
+		gw_applied_free(&s->applied);
+		free(s);
+		add_pending(c, l->ifindex, true);
+		return r;
+	}
+	c->v[c->n++] = s;
+	drop_pending(c, l->ifindex);
+	describe(s, what, sizeof(what));
+	gw_log(GW_LOG_INFO, "container %s: shaped (%s) in %.1f ms", l->name, what,
+	       (mono_now() - t0) * 1000);
+	return 0;
+}
+
+static void unshape_at(struct gw_ctr *c, size_t at, const char *why)
+{
+	struct shaped *s = c->v[at];
+	char err[512] = "";
+
+	if (gw_remove(c->nl, &s->applied, err, sizeof(err)))
+		gw_log(GW_LOG_ERR, "container %s: %s", s->s.link.interface, err);
+	else if (why)
+		gw_log(GW_LOG_INFO, "container %s: %s; its tree%s removed", s->s.link.interface, why,
+		       s->s.link.dir[GW_DIR_INGRESS].present ? " and ifb" : "");
+	gw_applied_free(&s->applied);
+	gw_sampler_free(s->sampler);
+	free(s);
+	c->v[at] = c->v[--c->n];
+}
+
+/* The interface of a tracked container was renamed: the tree stays (it is on the index), the
+ * names follow. A new sampler reads the same kernel counters, so totals carry on. */
+static void rename_shaped(struct shaped *s, const char *name)
+{
+	struct gw_sampler *ns;
+
+	gw_log(GW_LOG_INFO, "container %s: renamed %s", s->s.link.interface, name);
+	snprintf(s->s.link.interface, sizeof(s->s.link.interface), "%s", name);
+	snprintf(s->s.link.name, sizeof(s->s.link.name), GW_CTR_LINK_PREFIX "%s", name);
+	for (size_t i = 0; i < s->applied.n_devs; i++)
+		if (!s->applied.devs[i].is_ifb)
+			snprintf(s->applied.devs[i].name, sizeof(s->applied.devs[i].name), "%s",
+				 name);
+	if (gw_sampler_new(&s->s.cfg, &s->applied, &ns) == 0) {
+		gw_sampler_free(s->sampler);
+		s->sampler = ns;
+	}
+}
+
+/* Read the tree back; if it is not the plan (the device was replaced under the same index, a
+ * qdisc was deleted), take what is left away and apply it afresh. */
+static void check_tree(struct gw_ctr *c, size_t at)
+{
+	struct shaped *s = c->v[at];
+	struct gw_plink l;
+	char why[512] = "";
+	size_t rule = s->rule;
+
+	/* a dump that raced with other changes can miss an object: a second look decides */
+	if (gw_verify(c->nl, &s->s.cfg, &s->applied, why, sizeof(why)) == 0 ||
+	    gw_verify(c->nl, &s->s.cfg, &s->applied, why, sizeof(why)) == 0)
+		return;
+	if (gw_plink_get(c->q, s->ifindex, &l, NULL)) {
+		unshape_at(c, at, "gone");
+		return;
+	}
+	gw_log(GW_LOG_WARNING, "container %s: %s; shaping it again", l.name, why);
+	unshape_at(c, at, NULL);
+	shape(c, &l, rule);
+}
+
+/* Look at one interface as it is now. */
+static void evaluate(struct gw_ctr *c, int ifindex)
+{
+	struct gw_plink l;
+	struct shaped *s;
+	size_t at = 0, rule = 0;
+	int m;
+
+	if (gw_plink_get(c->q, ifindex, &l, NULL)) {
+		/* gone (or unreadable: it is then looked at again at the next notification) */
+		if ((s = find(c, ifindex, &at)))
+			unshape_at(c, at, "gone");
+		drop_pending(c, ifindex);
+		return;
+	}
+	m = match(c, &l, &rule);
+	if ((s = find(c, ifindex, &at))) {
+		if (m != 1 || rule != s->rule) {
+			unshape_at(c, at, m == 1 ? "now matches another entry" :
+				   "no longer matches its entry");
+		} else {
+			if (strcmp(s->s.link.interface, l.name))
+				rename_shaped(s, l.name);
+			check_tree(c, at);
+			return;
+		}
+	}
+	if (m == 1)
+		shape(c, &l, rule);
+	else if (m == 0)
+		add_pending(c, ifindex, false);
+	else
+		drop_pending(c, ifindex);
+}
+
+static void mark_dirty(struct gw_ctr *c, int ifindex)
+{
+	void *n;
+
+	for (size_t i = 0; i < c->nd; i++)
+		if (c->dirty[i] == ifindex)
+			return;
+	if (c->nd >= GW_CTR_MAX || !(n = realloc(c->dirty, (c->nd + 1) * sizeof(*c->dirty)))) {
+		c->resync = true;
+		return;
+	}
+	c->dirty = n;
+	c->dirty[c->nd++] = ifindex;
+}
+
+static int collect_cb(const struct gw_plink *l, void *arg)
+{
+	mark_dirty(arg, l->ifindex);
+	return 0;
+}
+
+/* Everything afresh: what is tracked and gone, and every interface there is. */
+static void resync(struct gw_ctr *c)
+{
+	c->resync = false;
+	for (size_t i = 0; i < c->n; i++)
+		mark_dirty(c, c->v[i]->ifindex);
+	for (size_t i = 0; i < c->np; i++)
+		mark_dirty(c, c->p[i].ifindex);
+	if (gw_plink_dump(c->q, collect_cb, c))
+		c->resync = true;	/* tried again at the next event or tick */
+}
+
+static void run_dirty(struct gw_ctr *c)
+{
+	/* evaluate() may add to the list (it does not), so walk a copy of the count */
+	for (size_t i = 0; i < c->nd; i++)
+		evaluate(c, c->dirty[i]);
+	c->nd = 0;
+	forget_nsids(c);
+	rearm(c);
+}
+
+/* ---- notifications -------------------------------------------------------------------------- */
+
+static void on_link_msg(struct gw_ctr *c, const struct nlmsghdr *h)
+{
+	struct gw_plink l;
+	size_t at;
+
+	if (gw_plink_parse(h, &l))
+		return;
+	/* a removal is handled at once, before a later message could reuse its index */
+	if (h->nlmsg_type == RTM_DELLINK) {
+		if (find(c, l.ifindex, &at))
+			unshape_at(c, at, "gone");
+		drop_pending(c, l.ifindex);
+		for (size_t i = 0; i < c->nd; i++)
+			if (c->dirty[i] == l.ifindex)
+				c->dirty[i] = c->dirty[--c->nd];
+		return;
+	}
+	mark_dirty(c, l.ifindex);
+}
+
+/* Drain a socket; cb sees each message (NULL: only drain). Returns 1 if anything came. */
+static int drain(struct gw_ctr *c, int fd, void (*cb)(struct gw_ctr *, const struct nlmsghdr *))
+{
+	int got = 0;
+
+	for (;;) {
+		ssize_t r = recv(fd, c->buf, CTR_BUF, 0);
+		struct nlmsghdr *h;
+		int len;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == ENOBUFS) {
+			c->resync = true;
+			got = 1;
+			continue;
+		}
+		if (r <= 0)
+			break;
+		got = 1;
+		len = (int)r;
+		for (h = (struct nlmsghdr *)c->buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len))
+			if (cb)
+				cb(c, h);
+	}
+	return got;
+}
+
+static void due_pending(struct gw_ctr *c, bool all)
+{
+	double now = mono_now();
+
+	for (size_t i = 0; i < c->np; i++)
+		if (all || c->p[i].next <= now)
+			mark_dirty(c, c->p[i].ifindex);
+}
+
+void gw_ctr_dispatch(struct gw_ctr *c)
+{
+	uint64_t exp;
+	bool ticked;
+
+	drain(c, c->link_fd, on_link_msg);
+	/* an address added anywhere (a container getting its address after its veth) */
+	if (drain(c, c->addr_fd, NULL) && c->np)
+		due_pending(c, true);
+	ticked = read(c->timer_fd, &exp, sizeof(exp)) == (ssize_t)sizeof(exp);
+	if (ticked)
+		due_pending(c, false);
+	if (c->resync)
+		resync(c);
+	run_dirty(c);
+}
+
+/* ---- set-up, sampling, reload, teardown ------------------------------------------------------ */
+
+static int open_group_socket(unsigned int groups, bool all_nsid)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = groups };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	int size = CTR_RCVBUF, one = 1;
+
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	/* addresses appear inside the containers' namespaces, not ours; without this option
+	 * (old kernels) the retry timer finds them instead */
+	if (all_nsid)
+		setsockopt(fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &one, sizeof(one));
+	return fd;
+}
+
+static int add_fd(int ep, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static int alloc_rules(struct gw_ctr *c, size_t n)
+{
+	c->nsids = calloc(n + 1, sizeof(*c->nsids));
+	c->n_nsids = calloc(n + 1, sizeof(*c->n_nsids));
+	c->nsids_known = calloc(n + 1, sizeof(*c->nsids_known));
+	if (!c->nsids || !c->n_nsids || !c->nsids_known)
+		return -ENOMEM;
+	c->n_rules = n;
+	return 0;
+}
+
+static void free_rules(struct gw_ctr *c)
+{
+	if (c->nsids)
+		forget_nsids(c);
+	free(c->nsids);
+	free(c->n_nsids);
+	free(c->nsids_known);
+	c->nsids = NULL;
+	c->n_nsids = NULL;
+	c->nsids_known = NULL;
+	c->n_rules = 0;
+}
+
+/* ifbs named like ours that no container of ours uses: left by a run that was killed. */
+static int stale_cb(const struct gw_plink *l, void *arg)
+{
+	struct gw_ctr *c = arg;
+	char want[IFNAMSIZ];
+
+	if (strcmp(l->kind, "ifb") || strncmp(l->name, GW_CTR_IFB_PREFIX,
+					      strlen(GW_CTR_IFB_PREFIX)))
+		return 0;
+	for (size_t i = 0; i < c->n; i++) {
+		gw_ctr_ifb_name(c->v[i]->ifindex, want, sizeof(want));
+		if (!strcmp(want, l->name) && c->v[i]->s.link.dir[GW_DIR_INGRESS].present)
+			return 0;
+	}
+	gw_link_del(c->nl, l->name, NULL);
+	gw_log(GW_LOG_INFO, "removed %s, a container ifb left by an earlier run", l->name);
+	return 0;
+}
+
+int gw_ctr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_ctr **out)
+{
+	struct gw_ctr *c = calloc(1, sizeof(*c));
+	int r = -ENOMEM;
+
+	if (!c)
+		return -ENOMEM;
+	c->cfg = cfg;
+	c->nl = nl;
+	c->ep = c->link_fd = c->addr_fd = c->timer_fd = -1;
+	if (!(c->buf = malloc(CTR_BUF)) || alloc_rules(c, cfg->n_containers))
+		goto fail;
+	if ((r = gw_nl_open(&c->q)) || (r = gw_nl_set_strict(c->q)))
+		goto fail;
+	c->ep = epoll_create1(EPOLL_CLOEXEC);
+	c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (c->ep < 0 || c->timer_fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if ((c->link_fd = open_group_socket(RTMGRP_LINK, false)) < 0) {
+		r = c->link_fd;
+		goto fail;
+	}
+	if ((c->addr_fd = open_group_socket(RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, true)) < 0) {
+		r = c->addr_fd;
+		goto fail;
+	}
+	if ((r = add_fd(c->ep, c->link_fd)) || (r = add_fd(c->ep, c->addr_fd)) ||
+	    (r = add_fd(c->ep, c->timer_fd)))
+		goto fail;
+	/* subscribed first, then looked: nothing that appears in between is missed */
+	if (cfg->n_containers) {
+		resync(c);
+		run_dirty(c);
+	}
+	gw_plink_dump(c->q, stale_cb, c);
+	*out = c;
+	return 0;
+fail:
+	gw_ctr_free(c);
+	return r;
+}
+
+void gw_ctr_free(struct gw_ctr *c)
+{
+	if (!c)
+		return;
+	while (c->n)
+		unshape_at(c, c->n - 1, NULL);
+	free(c->v);
+	free(c->p);
+	free(c->dirty);
+	free_rules(c);
+	if (c->ep >= 0)
+		close(c->ep);
+	if (c->link_fd >= 0)
+		close(c->link_fd);
+	if (c->addr_fd >= 0)
+		close(c->addr_fd);
+	if (c->timer_fd >= 0)
+		close(c->timer_fd);
+	gw_nl_close(c->q);
+	free(c->buf);
+	free(c);
+}
+
+int gw_ctr_fd(const struct gw_ctr *c)
+{
+	return c->ep;
+}
+
+size_t gw_ctr_count(const struct gw_ctr *c)
+{
+	return c ? c->n : 0;
+}
+
+/* Entries may have changed in any way: every tree is taken down and every interface looked
+ * at again under the new entries (a container is unshaped for the few ms that takes). */
+void gw_ctr_reload(struct gw_ctr *c, const struct gw_config *cfg)
+{
+	free_rules(c);
+	while (c->n)
+		unshape_at(c, c->n - 1, NULL);
+	c->np = 0;
+	c->cfg = cfg;
+	if (alloc_rules(c, cfg->n_containers)) {
+		/* n_rules stays 0: nothing matches until the next reload */
+		free_rules(c);
+		gw_log(GW_LOG_ERR, "containers: out of memory; not shaped until the next reload");
+		return;
+	}
+	c->last_err[0] = '\0';
+	resync(c);
+	run_dirty(c);
+}
+
+static int append_dirs(struct gw_snapshot *snap, struct gw_snapshot *cs)
+{
+	void *n = realloc(snap->dirs, (snap->n_dirs + cs->n_dirs + 1) * sizeof(*snap->dirs));
+
+	if (!n)
+		return -ENOMEM;
+	snap->dirs = n;
+	memcpy(&snap->dirs[snap->n_dirs], cs->dirs, cs->n_dirs * sizeof(*cs->dirs));
+	snap->n_dirs += cs->n_dirs;
+	cs->n_dirs = 0;		/* the classes now belong to snap */
+	return 0;
+}
+
+int gw_ctr_sample(struct gw_ctr *c, double mono, double now, struct gw_snapshot *snap)
+{
+	bool missing = false;
+	int ret = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		struct gw_snapshot *cs = NULL;
+		char err[256] = "";
+		int r = gw_sampler_pass(c->v[i]->sampler, c->nl, mono, now, &cs, err, sizeof(err));
+
+		if (r) {
+			ret = r;
+			continue;
+		}
+		/* a root gone without a notification we understood: look at it again */
+		if (err[0]) {
+			mark_dirty(c, c->v[i]->ifindex);
+			missing = true;
+		}
+		if (append_dirs(snap, cs))
+			ret = -ENOMEM;
+		gw_snapshot_put(cs);
+	}
+	if (missing)
+		run_dirty(c);
+	return ret;
+}

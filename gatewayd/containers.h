@@ -1,0 +1,56 @@
+/* gatewayd/containers.h: limits that follow containers. gatewayd watches link notifications;
+ * an interface that matches a `containers` entry gets its own tree, made by the same plan,
+ * apply and verify as a configured link (a one-link config synthesized for it, named
+ * "ctr:IFNAME"), and loses it when it goes away. */
+#ifndef GW_CONTAINERS_H
+#define GW_CONTAINERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "config/config.h"
+#include "qdisc/nl.h"
+#include "qdisc/peer.h"
+#include "webui/snapshot.h"
+
+#define GW_CTR_IFB_PREFIX "gwc-"	/* container ifbs: "gwc-" + the interface's index */
+#define GW_CTR_LINK_PREFIX "ctr:"	/* link names in the snapshot */
+#define GW_CTR_MAX 4096			/* interfaces shaped or waiting at once */
+
+struct gw_ctr;
+
+/* Open the notification sockets and shape every matching interface already there. nl is the
+ * daemon's socket for tc requests (borrowed). Returns 0 or -errno. */
+int gw_ctr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_ctr **out);
+/* Remove every container tree and ifb, close everything. */
+void gw_ctr_free(struct gw_ctr *c);
+/* One fd for the event loop (an epoll of its own sockets and timer); readable: dispatch. */
+int gw_ctr_fd(const struct gw_ctr *c);
+void gw_ctr_dispatch(struct gw_ctr *c);
+/* A new config took over (cfg stays valid until the next reload): trees follow its entries. */
+void gw_ctr_reload(struct gw_ctr *c, const struct gw_config *cfg);
+/* Sample every container tree and append its directions to snap (one sampling pass). */
+int gw_ctr_sample(struct gw_ctr *c, double mono, double now, struct gw_snapshot *snap);
+size_t gw_ctr_count(const struct gw_ctr *c);
+
+/* The parts with no kernel in them, for unit tests. */
+/* Does name match one of the entry's patterns? */
+bool gw_ctr_name_matches(const struct gw_container_cfg *r, const char *name);
+/* Is addr (family AF_INET/AF_INET6, network order) inside the entry's prefix? */
+bool gw_ctr_prefix_has(const struct gw_container_cfg *r, int family, const void *addr);
+/* The file pattern of the entry's netns: "/run/netns/NAME" or the path as given. */
+void gw_ctr_netns_pattern(const struct gw_container_cfg *r, char *buf, size_t len);
+/* "gwc-" + ifindex: at most 14 characters, unique while the interface exists. */
+void gw_ctr_ifb_name(int ifindex, char *buf, size_t len);
+/* Interfaces never taken as containers: loopback, ifbs, a configured link's devices. */
+bool gw_ctr_excluded(const struct gw_config *cfg, const struct gw_plink *l);
+
+/* The one-link config a container is shaped by; classes must have room for 2. */
+struct gw_ctr_synth {
+	struct gw_config cfg;
+	struct gw_link_cfg link;
+	struct gw_class_cfg cls[2];
+};
+void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_container_cfg *r,
+		       const char *ifname, int ifindex, struct gw_ctr_synth *out);
+
+#endif
