@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gatewayd/classify.h"
 #include "gatewayd/reload.h"
 
 /* Objects are the same object when type, device and handle are (filters: device and parent). */
@@ -155,6 +156,9 @@ static int incremental(struct gw_nl *nl, const struct gw_config *next, struct gw
 	if (!r) {
 		a->plan = *np;
 		r = gw_verify(nl, next, a, err, errlen);
+		/* the classifiers of next, swapped in one nft batch */
+		if (!r)
+			r = gw_classify_apply(nl, next, a, err, errlen);
 		a->plan = old;
 	}
 	diff_free(&d);
