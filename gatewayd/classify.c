@@ -6,8 +6,10 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "gatewayd/apply.h"
 #include "gatewayd/classify.h"
+#include "gatewayd/log.h"
 
 struct rules {
 	struct gw_rule *v;
@@ -411,7 +413,19 @@ int gw_classify_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_a
 	for (; added < c.n_in && !r; added++)
 		r = u32_add(nl, cfg, a, &c.in[added], gen, err, errlen);
 	if (!r && (c.nft.n || a->nft_table)) {
+		struct timespec t0, t1;
+		size_t rules = 0, hosts = 0;
+
+		for (size_t i = 0; i < c.nft.n; i++) {
+			rules += c.nft.chains[i].n_rules;
+			hosts += c.nft.chains[i].n_hosts;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		r = gw_nft_apply(&c.nft, &e);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		gw_log(GW_LOG_DEBUG, "nft: table inet %s replaced in %.3f ms (%zu rules, %zu hosts)",
+		       GW_NFT_TABLE, (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, rules, hosts);
 		if (r)
 			snprintf(err, errlen, "the kernel refused gatewayd's nftables table (inet %s): "
 				 "%s (%s)", GW_NFT_TABLE, e.msg[0] ? e.msg : "no message",
