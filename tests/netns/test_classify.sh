@@ -119,9 +119,9 @@ sleep 0.5
 pair() {
 	local dest=$1
 	shift
-	ip netns exec "$NS_C" timeout 15 iperf3 -c "$dest" -p 5201 -t 4 -O 1 -J "$@" >"$TMPD/a.json" 2>&1 &
+	ip netns exec "$NS_C" timeout 15 iperf3 -c "$dest" -p 5201 -t 3 -O 1 -J "$@" >"$TMPD/a.json" 2>&1 &
 	local a=$!
-	ip netns exec "$NS_C" timeout 15 iperf3 -c "$dest" -p 5202 -t 4 -O 1 -J "$@" >"$TMPD/b.json" 2>&1
+	ip netns exec "$NS_C" timeout 15 iperf3 -c "$dest" -p 5202 -t 3 -O 1 -J "$@" >"$TMPD/b.json" 2>&1
 	wait $a
 	echo "$(jq '.end.sum_received.bits_per_second / 1e6' "$TMPD/a.json" 2>/dev/null || echo 0)" \
 	     "$(jq '.end.sum_received.bits_per_second / 1e6' "$TMPD/b.json" 2>/dev/null || echo 0)"
@@ -144,7 +144,7 @@ judge "ingress IPv6 (u32 on the ifb)" $(pair fd77:2::2 -R)
 # hosts: three downloads to three addresses of the subnet, each capped at its own 3 mbit
 for a in 9 10 11; do
 	ip netns exec "$NS_C" timeout 15 iperf3 -c 10.77.2.2 -B 10.77.1.$a -p $((5192 + a)) \
-		-t 4 -O 1 -R -J >"$TMPD/h$a.json" 2>&1 &
+		-t 3 -O 1 -R -J >"$TMPD/h$a.json" 2>&1 &
 	hp[$a]=$!
 done
 for a in 9 10 11; do wait ${hp[$a]}; done
@@ -172,10 +172,15 @@ fi
 
 # reload: the port class now matches 5202, dscp af42; the table is swapped whole
 sed -i 's/dport = 5201;/dport = 5202;/; s/dscp = "af41"; }; },/dscp = "af42"; }; },/' "$TMPD/c.conf"
-(for _ in $(seq 1 200); do ip netns exec "$NS_R" nft list table inet gatewayd >/dev/null 2>&1 || echo gone; done) >"$TMPD/watch" &
+# a watcher lists the table over and over until the reload is done (at most 10 s)
+ip netns exec "$NS_R" timeout 10 bash -c 'while [ ! -e "$1" ]; do
+	nft list table inet gatewayd >/dev/null 2>&1 || echo gone; done' _ "$TMPD/reloaded" >"$TMPD/watch" &
 w=$!
+sleep 0.2
 kill -HUP "$GW_PID"
 for _ in $(seq 1 50); do grep -q "reloaded" "$GW_LOG" && break; sleep 0.1; done
+sleep 0.2
+touch "$TMPD/reloaded"
 wait $w
 ip netns exec "$NS_R" nft list table inet gatewayd >"$TMPD/after.txt"
 check "reload: the new rules are in force" grep -q "tcp dport 5202 meta priority set e000:10" "$TMPD/after.txt"
@@ -185,6 +190,20 @@ flt=$(ip netns exec "$NS_R" tc filter show dev ifb-wan parent e000: | awk '/flow
 check "reload: the ingress filters moved to the other prio pair, the old ones gone ($flt)" \
 	test "$flt" = "10 11 "
 check "the other table is untouched after reload" test "$(other)" = "$other_before"
+
+# --dry-run: its commands, run by hand in another namespace, make the same classifiers (the
+# cgroup rule left out: nft looks for cgroups under /sys/fs/cgroup, which is v1 on some hosts)
+ns_new NB byhand
+ip -n "$NB" link add r0 type veth peer name r1
+ip -n "$NB" link set r0 up && ip -n "$NB" link set r1 up
+"$GATEWAYD" -c "$TMPD/c.conf" --dry-run | grep -v 'socket cgroupv2' >"$TMPD/plan.sh"
+check "--dry-run prints the nft table as nft -f input" grep -q "^nft -f - <<'EOF'$" "$TMPD/plan.sh"
+ip netns exec "$NB" sh -e "$TMPD/plan.sh" >"$TMPD/byhand.out" 2>&1
+check "--dry-run's commands run cleanly by hand" test $? -eq 0
+norm() { ip netns exec "$1" nft list table inet gatewayd | grep -v 'socket cgroupv2' | tr ',' '\n' | tr -d ' \t{}' | grep -v '^$' | sort; }
+check "--dry-run: nft -f of its text gives the daemon's table" test "$(norm "$NS_R")" = "$(norm "$NB")"
+uf() { ip netns exec "$1" tc filter show dev ifb-wan parent e000: | sed -E 's/ (fh|order|key ht|bkt) [0-9a-f:]+//g'; }
+check "--dry-run: its tc filters are the daemon's ingress classifiers" test "$(uf "$NS_R")" = "$(uf "$NB")"
 
 # stop: the table goes, the other stays
 gw_stop
@@ -198,6 +217,16 @@ check "keep_on_stop: the table stays" bash -c "ip netns exec $NS_R nft list tabl
 sed -i '1d' "$TMPD/c.conf"
 gw_start_net "$NS_R" "$TMPD/c.conf" && gw_stop
 check "the next run adopts and then removes it" bash -c "! ip netns exec $NS_R nft list table inet gatewayd >/dev/null 2>&1"
+
+# a classifier that cannot be put in place takes the tree out with it: nothing half-applied
+sed 's|cgroup = "gwtest-[^"]*"|cgroup = "gwtest-missing-'$RUN_ID'"|' "$TMPD/c.conf" >"$TMPD/miss.conf"
+if grep -q gwtest-missing "$TMPD/miss.conf"; then
+	nsenter --net="/run/netns/$NS_R" "$GATEWAYD" -c "$TMPD/miss.conf" --oneshot >"$TMPD/miss.out" 2>&1
+	check "a missing cgroup fails the apply (exit 1)" test $? -eq 1
+	check "... saying which class and cgroup" grep -q "class 'local' (line 10): cgroup \"gwtest-missing" "$TMPD/miss.out"
+	check "... and the tree it had made is gone" bash -c "! ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'htb e000:'"
+	check "... the ifb too, and no table" bash -c "! ip -n $NS_R link show ifb-wan 2>/dev/null && ! ip netns exec $NS_R nft list table inet gatewayd >/dev/null 2>&1"
+fi
 
 # invalid keys: refused with FILE:LINE, nothing touched
 cat >"$TMPD/bad.conf" <<'CONF'
