@@ -560,7 +560,9 @@ static void build(struct batch *b, const struct gw_nft_ruleset *rs)
 	}
 }
 
-/* Collect one reply per message that asked for an ack; the first error wins. */
+/* Collect one reply per message that asked for an ack; the first error wins. A failed batch
+ * still answers every message, but a batch the kernel refuses whole (no nf_tables) answers
+ * only its first: after an error, wait briefly for the rest. */
 static int collect(struct mnl_socket *nl, struct batch *b, struct gw_nft_error *e)
 {
 	char *rbuf = malloc(MNL_SOCKET_BUFFER_SIZE * 4);
@@ -572,11 +574,12 @@ static int collect(struct mnl_socket *nl, struct batch *b, struct gw_nft_error *
 	while (got < b->acks) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t n = recv(fd, rbuf, MNL_SOCKET_BUFFER_SIZE * 4, 0);
+		int len;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
-			int pr = poll(&p, 1, NFT_TIMEOUT_MS);
+			int pr = poll(&p, 1, first ? 100 : NFT_TIMEOUT_MS);
 
 			if (pr == 0) {
 				first = first ? first : -ETIMEDOUT;
@@ -588,8 +591,9 @@ static int collect(struct mnl_socket *nl, struct batch *b, struct gw_nft_error *
 			first = first ? first : -errno;
 			break;
 		}
-		for (struct nlmsghdr *h = (struct nlmsghdr *)rbuf; mnl_nlmsg_ok(h, (int)n);
-		     h = mnl_nlmsg_next(h, (int *)&n)) {
+		len = (int)n;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)rbuf; mnl_nlmsg_ok(h, len);
+		     h = mnl_nlmsg_next(h, &len)) {
 			char msg[sizeof(e->msg)];
 			int r;
 
