@@ -285,6 +285,37 @@ static void test_rules(void)
 	gw_config_free(cfg);
 }
 
+static void test_u32(void)
+{
+	struct gw_rule r = { .classid = 0xE0000015u, .family = AF_INET6, .proto = -1, .dscp = -1 };
+	struct nl_msg *m = NULL;
+	char line[512];
+
+	gw_parse_prefix("fd00:1:2:3::/64", &r.src);
+	r.has_src = true;
+	gw_u32_format("ifb0", &r, 1, line, sizeof(line));
+	CHECK(strstr(line, "protocol ipv6 prio 13 u32 match u32 0xfd000001 0xffffffff at 8 "
+			   "match u32 0x00020003 0xffffffff at 12 flowid e000:15") != NULL,
+	      "u32: an IPv6 /64 is two words at 8 and 12, generation 1 at prio 13 (%s)", line);
+	r.family = AF_INET;
+	gw_parse_prefix("10.1.16.0/20", &r.src);
+	r.dscp = 46;
+	gw_u32_format("ifb0", &r, 0, line, sizeof(line));
+	CHECK(strstr(line, "prio 10 u32 match u32 0x0a011000 0xfffff000 at 12 "
+			   "match u32 0x00b80000 0x00fc0000 at 0 flowid") != NULL,
+	      "u32: an IPv4 /20 and dscp ef (%s)", line);
+	r.has_dport = true;
+	r.proto = 6;
+	r.dport = (struct gw_port_range){ 1000, 2000 };
+	CHECK_EQ_INT(gw_u32_build(3, &r, 0, &m), -EINVAL, "u32: a range that is no aligned block");
+	r.dport = (struct gw_port_range){ 1024, 2047 };
+	CHECK(gw_u32_build(3, &r, 0, &m) == 0 && m, "u32: an aligned block builds");
+	if (m)
+		nlmsg_free(m);
+	snprintf(r.iif, sizeof(r.iif), "eth0");
+	CHECK_EQ_INT(gw_u32_build(3, &r, 0, &m), -EOPNOTSUPP, "u32: no interface match");
+}
+
 int main(void)
 {
 	test_values();
@@ -292,5 +323,6 @@ int main(void)
 	test_invalid();
 	test_hosts();
 	test_rules();
+	test_u32();
 	return tap_done();
 }
