@@ -62,6 +62,7 @@ fi
 # network namespace, as a daemon on a real host runs
 gw_start_net() {
 	GW_LOG=$TMPD/gatewayd.$RANDOM.log
+	: >"$GW_LOG"	# before the daemon's own redirection, so the first grep finds it
 	nsenter --net="/run/netns/$1" "$GATEWAYD" -c "$2" >"$GW_LOG" 2>&1 &
 	GW_PID=$!
 	PIDS+=("$GW_PID")
@@ -190,6 +191,18 @@ flt=$(ip netns exec "$NS_R" tc filter show dev ifb-wan parent e000: | awk '/flow
 check "reload: the ingress filters moved to the other prio pair, the old ones gone ($flt)" \
 	test "$flt" = "10 11 "
 check "the other table is untouched after reload" test "$(other)" = "$other_before"
+# a reload whose classifiers cannot go in (the cgroup is gone) changes nothing
+if [ -n "$CG" ]; then
+	cp "$TMPD/c.conf" "$TMPD/good.conf"
+	sed -i "s|cgroup = \"gwtest-[^\"]*\"|cgroup = \"gwtest-gone-$RUN_ID\"|; s/dport = 5202;/dport = 5203;/" "$TMPD/c.conf"
+	kill -HUP "$GW_PID"
+	for _ in $(seq 1 50); do grep -q "still running the previous config" "$GW_LOG" && break; sleep 0.1; done
+	check "a reload with a missing cgroup is refused" grep -q "reload: .*gwtest-gone.*still running the previous config" "$GW_LOG"
+	ip netns exec "$NS_R" nft list table inet gatewayd >"$TMPD/after2.txt" 2>&1
+	check "... and the previous table is in force" grep -q "tcp dport 5202 meta priority set e000:10" "$TMPD/after2.txt"
+	check "... and the tree" bash -c "ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:13'"
+	cp "$TMPD/good.conf" "$TMPD/c.conf"
+fi
 
 # --dry-run: its commands, run by hand in another namespace, make the same classifiers (the
 # cgroup rule left out: nft looks for cgroups under /sys/fs/cgroup, which is v1 on some hosts)
@@ -202,7 +215,8 @@ ip netns exec "$NB" sh -e "$TMPD/plan.sh" >"$TMPD/byhand.out" 2>&1
 check "--dry-run's commands run cleanly by hand" test $? -eq 0
 norm() { ip netns exec "$1" nft list table inet gatewayd | grep -v 'socket cgroupv2' | tr ',' '\n' | tr -d ' \t{}' | grep -v '^$' | sort; }
 check "--dry-run: nft -f of its text gives the daemon's table" test "$(norm "$NS_R")" = "$(norm "$NB")"
-uf() { ip netns exec "$1" tc filter show dev ifb-wan parent e000: | sed -E 's/ (fh|order|key ht|bkt) [0-9a-f:]+//g'; }
+# (the prio pair is whichever generation is in force: 10/11 or 12/13)
+uf() { ip netns exec "$1" tc filter show dev ifb-wan parent e000: | sed -E 's/ (fh|order|key ht|bkt|pref) [0-9a-f:]+//g'; }
 check "--dry-run: its tc filters are the daemon's ingress classifiers" test "$(uf "$NS_R")" = "$(uf "$NB")"
 
 # stop: the table goes, the other stays
