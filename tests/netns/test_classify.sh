@@ -120,22 +120,24 @@ sleep 0.5
 pair() {
 	local dest=$1
 	shift
-	ip netns exec "$NS_C" timeout 15 iperf3 -c "$dest" -p 5201 -t 3 -O 1 -J "$@" >"$TMPD/a.json" 2>&1 &
+	ip netns exec "$NS_C" timeout 15 iperf3 -c "$dest" -p 5201 -t 4 -O 1 -J "$@" >"$TMPD/a.json" 2>&1 &
 	local a=$!
-	ip netns exec "$NS_C" timeout 15 iperf3 -c "$dest" -p 5202 -t 3 -O 1 -J "$@" >"$TMPD/b.json" 2>&1
+	ip netns exec "$NS_C" timeout 15 iperf3 -c "$dest" -p 5202 -t 4 -O 1 -J "$@" >"$TMPD/b.json" 2>&1
 	wait $a
 	echo "$(jq '.end.sum_received.bits_per_second / 1e6' "$TMPD/a.json" 2>/dev/null || echo 0)" \
 	     "$(jq '.end.sum_received.bits_per_second / 1e6' "$TMPD/b.json" 2>/dev/null || echo 0)"
 }
 # htb owes port 5 + 1/3 of the 1 mbit left, dscp 10 + 2/3 (quantum follows rate); TCP goodput
-# is 0.956 of what htb charges. Misclassified, both would share 16 mbit as 8 and 8.
+# is 0.956 of what htb charges: about 5.1 and 10.2. A flow that falls behind on this busy
+# machine leaves the other room to borrow, so the bounds lean that way; misclassified, both
+# flows would share 16 mbit as about 7.6 and 7.6, outside both.
 judge() {
 	local what=$1 a=$2 b=$3
 	echo "# $what: port class $a Mbit/s (owed ~5.1), dscp class $b Mbit/s (owed ~10.2)"
-	check "$what: port class near its share (5.1 Mbit/s goodput +-12%)" \
-		awk -v x="$a" 'BEGIN { exit !(x > 5.1 * 0.88 && x < 5.1 * 1.12) }'
-	check "$what: dscp class near its share (10.2 Mbit/s goodput +-12%)" \
-		awk -v x="$b" 'BEGIN { exit !(x > 10.2 * 0.88 && x < 10.2 * 1.12) }'
+	check "$what: port class near its share (5.1 Mbit/s goodput, -15%..+25%)" \
+		awk -v x="$a" 'BEGIN { exit !(x > 5.1 * 0.85 && x < 5.1 * 1.25) }'
+	check "$what: dscp class near its share (10.2 Mbit/s goodput, -20%..+10%)" \
+		awk -v x="$b" 'BEGIN { exit !(x > 10.2 * 0.80 && x < 10.2 * 1.10) }'
 }
 judge "egress IPv4" $(pair 10.77.2.2)
 judge "egress IPv6" $(pair fd77:2::2)
