@@ -26,6 +26,13 @@ const char *gw_direction_name(enum gw_direction d)
 	return d == GW_DIR_INGRESS ? "ingress" : "egress";
 }
 
+static void free_classes(struct gw_dir_cfg *d)
+{
+	for (size_t i = 0; d->classes && i < d->n_classes; i++)
+		free(d->classes[i].match);
+	free(d->classes);
+}
+
 void gw_config_free(struct gw_config *cfg)
 {
 	size_t i;
@@ -35,8 +42,8 @@ void gw_config_free(struct gw_config *cfg)
 	for (i = 0; i < cfg->n_listen; i++)
 		free(cfg->listen[i]);
 	for (i = 0; cfg->links && i < cfg->n_links; i++) {
-		free(cfg->links[i].dir[GW_DIR_EGRESS].classes);
-		free(cfg->links[i].dir[GW_DIR_INGRESS].classes);
+		free_classes(&cfg->links[i].dir[GW_DIR_EGRESS]);
+		free_classes(&cfg->links[i].dir[GW_DIR_INGRESS]);
 	}
 	free(cfg->links);
 	free(cfg->containers);
@@ -209,6 +216,7 @@ static int load_text(struct cfg_parser *p, const char *text, const char *include
 	cfg = calloc(1, sizeof(*cfg));
 	if (!cfg || !(cfg->file = strdup(p->name)))
 		goto out;
+	cfg->owns_nft = true;
 	ret = parse_root(p, config_root_setting(&lc), cfg);
 out:
 	config_destroy(&lc);

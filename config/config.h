@@ -15,6 +15,39 @@
 #define GW_MIN_RATE 1000ULL		/* bytes/s: 8 kbit */
 #define GW_MAX_RATE 12500000000000ULL	/* bytes/s: 100 tbit */
 
+/* A class's `match`: a list of groups, any of which classifies a packet into the class; each
+ * group's keys must all match; a key given as a list matches any of its values. */
+#define GW_MATCH_GROUPS_MAX 16	/* groups per class */
+#define GW_MATCH_LIST_MAX 16	/* values per key */
+#define GW_MATCH_RULES_MAX 64	/* rules one group expands into (the product of its lists) */
+#define GW_CGROUP_PATH_MAX 256
+
+struct gw_match {
+	struct gw_prefix src[GW_MATCH_LIST_MAX], dst[GW_MATCH_LIST_MAX];
+	struct gw_port_range sport[GW_MATCH_LIST_MAX], dport[GW_MATCH_LIST_MAX];
+	uint8_t dscp[GW_MATCH_LIST_MAX];
+	char iif[GW_MATCH_LIST_MAX][IFNAMSIZ], oif[GW_MATCH_LIST_MAX][IFNAMSIZ];
+	uint8_t n_src, n_dst, n_sport, n_dport, n_dscp, n_iif, n_oif;
+	int proto;		/* IP protocol number, -1: any */
+	bool has_mark;
+	uint32_t mark, mark_mask;
+	char cgroup[GW_CGROUP_PATH_MAX];	/* "" or a path below the cgroup v2 root, no
+						 * leading '/' */
+	int line;
+};
+
+/* `hosts`: one class per address of a subnet, all created up front. */
+#define GW_HOSTS_MAX 1024	/* addresses per direction: IPv4 /22, IPv6 /118 */
+
+struct gw_hosts_cfg {
+	bool present;
+	struct gw_prefix subnet;
+	uint64_t rate, ceil;	/* bytes/s, per host */
+	struct gw_child child;
+	size_t first, n;	/* the classes it became: dir->classes[first .. first + n) */
+	int line;
+};
+
 struct gw_class_cfg {
 	char name[GW_NAME_MAX];
 	uint64_t rate;		/* bytes/s */
@@ -25,6 +58,10 @@ struct gw_class_cfg {
 	int64_t cburst;		/* GW_UNSET or bytes */
 	bool is_default;
 	struct gw_child child;	/* kind GW_KIND_FQ_CODEL when the config gives none */
+	struct gw_match *match;	/* NULL, or n_match groups (any of them) */
+	size_t n_match;
+	bool host;		/* made by `hosts`: the class of one address */
+	struct gw_prefix host_addr;
 	int line;
 };
 
@@ -42,6 +79,7 @@ struct gw_dir_cfg {
 				 * cake shaper: cake's own knobs (kind GW_KIND_CAKE);
 				 * htb with classes: unused, kind GW_KIND_NONE */
 	char ifb[IFNAMSIZ];	/* ingress only: the ifb device gatewayd creates */
+	struct gw_hosts_cfg hosts;	/* htb egress only */
 	int line;
 };
 
@@ -135,6 +173,9 @@ struct gw_config {
 	struct gw_probe_cfg probe;
 	struct gw_container_cfg *containers;	/* may be empty; links may then be empty too */
 	size_t n_containers;
+	/* gatewayd's nft table goes with this config's tree: true for a parsed config, false
+	 * for the one-link configs containers are shaped with (they must not touch it) */
+	bool owns_nft;
 };
 
 /*
@@ -159,6 +200,11 @@ void gw_format_rate(uint64_t bytes_per_s, char *buf, size_t len);
 void gw_format_time(int64_t usec, char *buf, size_t len);
 /* "64k", "1m", "1500": the largest of g/m/k (x1024) that divides exactly, else bare bytes. */
 void gw_format_size(int64_t bytes, char *buf, size_t len);
+
+/* Classification values (config/parse_match.c), for tests and messages. */
+int gw_parse_prefix(const char *s, struct gw_prefix *out);	/* "10.0.0.0/8", "fd00::1" */
+int gw_parse_dscp(const char *s, int *out);			/* "ef", "cs1", "af41", "le", "46" */
+void gw_format_prefix(const struct gw_prefix *p, char *buf, size_t len);
 
 /*
  * A listen address, "127.0.0.1:9180" or "[::1]:9180" (IP literals only, port 1..65535),

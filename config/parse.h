@@ -73,7 +73,12 @@ void cfg_child_init(struct gw_child *c, enum gw_kind kind);
 int cfg_parse_child(struct cfg_parser *p, const config_setting_t *grp, const char *where,
 		    enum gw_kind shaper, struct gw_child *out);
 int cfg_parse_classes(struct cfg_parser *p, const config_setting_t *list, const char *where,
-		      struct gw_dir_cfg *dir);
+		      enum gw_direction d, struct gw_dir_cfg *dir);
+/* parse_match.c: a class's `match` and a direction's `hosts` (after its classes and child) */
+int cfg_parse_match(struct cfg_parser *p, const config_setting_t *cls, const char *where,
+		    enum gw_direction d, struct gw_class_cfg *c);
+int cfg_parse_hosts(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+		    enum gw_direction d, struct gw_dir_cfg *dir);
 int cfg_parse_dir(struct cfg_parser *p, const config_setting_t *grp, const char *link_name,
 		  enum gw_direction d, struct gw_dir_cfg *dir);
 int cfg_parse_link(struct cfg_parser *p, const config_setting_t *grp, size_t index,

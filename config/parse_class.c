@@ -9,7 +9,8 @@
 #define CLASS_SIZE_MAX (64LL << 20)
 
 static const char *const class_keys[] = {
-	"name", "rate", "ceil", "prio", "quantum", "burst", "cburst", "default", "child", NULL
+	"name", "rate", "ceil", "prio", "quantum", "burst", "cburst", "default", "child", "match",
+	NULL
 };
 
 static int parse_class_name(struct cfg_parser *p, const config_setting_t *grp,
@@ -71,7 +72,8 @@ static int parse_class_child(struct cfg_parser *p, const config_setting_t *grp,
 }
 
 static int parse_class(struct cfg_parser *p, const config_setting_t *grp, const char *dwhere,
-		       int index, const struct gw_dir_cfg *dir, struct gw_class_cfg *c)
+		       int index, enum gw_direction d, const struct gw_dir_cfg *dir,
+		       struct gw_class_cfg *c)
 {
 	char where[CFG_WHERE_MAX];
 	int ret;
@@ -99,7 +101,10 @@ static int parse_class(struct cfg_parser *p, const config_setting_t *grp, const 
 	ret = check_class_rates(p, grp, where, dir, c);
 	if (ret)
 		return ret;
-	return parse_class_child(p, grp, where, c);
+	ret = parse_class_child(p, grp, where, c);
+	if (ret)
+		return ret;
+	return cfg_parse_match(p, grp, where, d, c);
 }
 
 struct name_ref {
@@ -191,7 +196,7 @@ static int check_rate_sum(struct cfg_parser *p, const config_setting_t *list,
 }
 
 int cfg_parse_classes(struct cfg_parser *p, const config_setting_t *list, const char *where,
-		      struct gw_dir_cfg *dir)
+		      enum gw_direction d, struct gw_dir_cfg *dir)
 {
 	int i, n = config_setting_length(list);
 	int ret;
@@ -205,11 +210,12 @@ int cfg_parse_classes(struct cfg_parser *p, const config_setting_t *list, const 
 	if (!dir->classes)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
-		ret = parse_class(p, config_setting_get_elem(list, (unsigned int)i), where, i, dir,
-				  &dir->classes[i]);
+		/* counted first, so a failure half-way still frees this class's match */
+		dir->n_classes = (size_t)i + 1;
+		ret = parse_class(p, config_setting_get_elem(list, (unsigned int)i), where, i, d,
+				  dir, &dir->classes[i]);
 		if (ret)
 			return ret;
-		dir->n_classes = (size_t)i + 1;
 	}
 	if ((ret = check_unique_names(p, list, dir)) ||
 	    (ret = check_one_default(p, list, where, dir)))

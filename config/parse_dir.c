@@ -10,7 +10,7 @@
 #define BURST_MAX (64LL << 20)
 
 static const char *const dir_keys[] = {
-	"shaper", "rate", "burst", "latency", "classes", "child", "ifb", NULL
+	"shaper", "rate", "burst", "latency", "classes", "child", "ifb", "hosts", NULL
 };
 
 static const struct cfg_enum shaper_names[] = {
@@ -132,11 +132,14 @@ static int parse_dir_body(struct cfg_parser *p, const config_setting_t *grp, con
 	    (ret = cfg_get_group_list(p, grp, "classes", where, &classes)) < 0)
 		return ret;
 	if (classes) {
-		ret = cfg_parse_classes(p, classes, where, dir);
+		ret = cfg_parse_classes(p, classes, where, d, dir);
 		if (ret)
 			return ret;
 	}
-	return parse_dir_child(p, grp, where, dir);
+	ret = parse_dir_child(p, grp, where, dir);
+	if (ret)
+		return ret;
+	return cfg_parse_hosts(p, grp, where, d, dir);
 }
 
 int cfg_parse_dir(struct cfg_parser *p, const config_setting_t *grp, const char *link_name,

@@ -10,6 +10,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include "gatewayd/apply.h"
+#include "gatewayd/classify.h"
 
 static double now_s(void)
 {
@@ -421,6 +422,9 @@ int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_plan
 		a->seconds = now_s() - t0;
 		a->adopted = true;
 		free_msgs(msgs, a->plan.n);
+		/* the classifiers go in after the tree, and come out with it */
+		if ((r = gw_classify_apply(nl, cfg, a, err, errlen)))
+			goto fail;
 		return 0;
 	}
 	/* adopt() may have turned the requests into changes: creates again */
@@ -435,7 +439,8 @@ int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_plan
 		describe_failure(cfg, a, &e, err, errlen);
 		goto fail;
 	}
-	if ((r = gw_verify(nl, cfg, a, err, errlen)))
+	if ((r = gw_verify(nl, cfg, a, err, errlen)) ||
+	    (r = gw_classify_apply(nl, cfg, a, err, errlen)))
 		goto fail;
 	return 0;
 fail:

@@ -32,6 +32,8 @@ struct gw_applied {
 	size_t n_devs;
 	double seconds;		/* time the kernel took to take the tree */
 	bool adopted;		/* the tree was already there and was kept (changed in place) */
+	bool nft_table;		/* gatewayd's nft table is in force (gatewayd/classify.c) */
+	unsigned int u32_gen;	/* which prio pair holds the ingress classifiers (0 or 1) */
 };
 
 /* Apply cfg. On failure everything is as it was before and err says what the kernel refused,

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <net/if_arp.h>
 #include <linux/pkt_sched.h>
+#include "gatewayd/classify.h"
 #include "gatewayd/dryrun.h"
 #include "gatewayd/plan.h"
 
@@ -65,6 +66,8 @@ int gw_dryrun(FILE *out, struct gw_nl *nl, const struct gw_config *cfg, char *er
 		else
 			fprintf(out, "%s\n", line);
 	}
+	if (!r)
+		r = gw_classify_dryrun(out, cfg, &plan, err, errlen);
 	gw_plan_free(&plan);
 	return r;
 }

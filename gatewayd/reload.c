@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/pkt_sched.h>
+#include "gatewayd/classify.h"
 #include "gatewayd/reload.h"
 
 /* Objects are the same object when type, device and handle are (filters: device and parent). */
@@ -659,6 +660,13 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 			describe(&d, cur, next, &e, err, errlen);
 		if (!r)
 			r = verify_staged(nl, next, &s, err, errlen);
+		/* next's classifiers for the new tree: ifb filters beside the old ones, then the
+		 * nft table swapped in one batch; on failure the old ones stay */
+		if (!r) {
+			s.n.u32_gen = a->u32_gen;
+			s.n.nft_table = a->nft_table;
+			r = gw_classify_apply(nl, next, &s.n, err, errlen);
+		}
 		if (r) {
 			struct gw_applied tmp = { .devs = s.n.devs + s.n_kept,
 						  .n_devs = s.n.n_devs - s.n_kept };

@@ -7,6 +7,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include "gatewayd/apply.h"
+#include "gatewayd/classify.h"
 
 struct readback {
 	struct gw_tc_obj *v;
@@ -154,6 +155,10 @@ static int remove_qdisc(struct gw_nl *nl, const struct gw_dev *d, uint32_t handl
 int gw_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen)
 {
 	int failed = 0;
+
+	/* classification first: no rule may name a class that is going away */
+	if (a->nft_table && gw_classify_remove(a, err, errlen))
+		failed++;
 
 	for (size_t i = a->n_devs; i-- > 0;) {
 		struct gw_dev *d = &a->devs[i];

@@ -102,4 +102,15 @@ struct gw_child {
 	int line;		/* config line of the child block, 0 if defaulted */
 };
 
+/* An address prefix and a port range, as classification matches them (config/ and qdisc/). */
+struct gw_prefix {
+	uint8_t family;		/* AF_INET or AF_INET6 */
+	uint8_t len;		/* prefix length in bits */
+	uint8_t addr[16];	/* network byte order; bits past len are zero */
+};
+
+struct gw_port_range {
+	uint16_t lo, hi;	/* host order, lo <= hi */
+};
+
 #endif

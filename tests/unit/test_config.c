@@ -600,8 +600,8 @@ static const struct bad bad[] = {
 	  HTB DEF "{ name = \"x\"; rate = \"1mbit\"; cburst = \"1.5\"; }\n" CEND },
 	{ 4, "class 'x': 'default' must be true or false, not an integer",
 	  HTB DEF "{ name = \"x\"; rate = \"1mbit\"; default = 1; }\n" CEND },
-	{ 4, "unknown key 'match' in class 'bulk'",
-	  HTB DEF "{ name = \"bulk\"; rate = \"1mbit\"; match = { dscp = 46; }; }\n" CEND },
+	{ 4, "unknown key 'matches' in class 'bulk'",
+	  HTB DEF "{ name = \"bulk\"; rate = \"1mbit\"; matches = { dscp = 46; }; }\n" CEND },
 	{ 3, "class 'a': 'ceil' \"fast\" is not a rate",
 	  HTB "{ name = \"a\"; rate = \"1mbit\"; ceil = \"fast\"; }\n" CEND },
 	/* Children. */

@@ -1,0 +1,87 @@
+/* qdisc/nft.h: classification. On egress, gatewayd's own nftables table (`inet gatewayd`),
+ * built and replaced in one atomic batch (libnftnl + libmnl), whose rules set the skb priority
+ * to a class id (htb takes a packet whose priority names one of its leaf classes straight into
+ * that class). On ingress, which the ifb reaches before netfilter, u32 filters on the ifb's htb
+ * root carry the same matches. Nothing here logs, reads the config or keeps global state. */
+#ifndef GW_QDISC_NFT_H
+#define GW_QDISC_NFT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <net/if.h>
+#include <netlink/msg.h>
+#include "qdisc/model.h"
+
+#define GW_NFT_TABLE "gatewayd"
+#define GW_NFT_NAME_MAX 64
+#define GW_U32_PRIO_BASE 10u	/* ingress classifiers: prio 10/11 (IPv4/IPv6), or 12/13 */
+
+/* One rule: every field that is set must match; the packet then goes into classid. A match
+ * group of the config expands into one rule per combination of its lists' values. */
+struct gw_rule {
+	uint32_t classid;
+	uint8_t family;		/* 0: either, AF_INET or AF_INET6 */
+	bool has_src, has_dst, has_sport, has_dport, has_mark;
+	struct gw_prefix src, dst;
+	struct gw_port_range sport, dport;
+	int proto;		/* -1: any */
+	int dscp;		/* -1: any */
+	char iif[IFNAMSIZ], oif[IFNAMSIZ];	/* "": any */
+	uint32_t mark, mark_mask;
+	uint64_t cgroup_id;	/* 0: none; else the cgroup v2 inode at cgroup_level */
+	uint32_t cgroup_level;
+	const char *cgroup;	/* its path, for the text form */
+};
+
+/* An address that is a host's class (`hosts`). */
+struct gw_nft_host {
+	uint8_t family;
+	uint8_t addr[16];
+	uint32_t classid;
+};
+
+/* One link's egress classification: its own chain, entered from the forward hook for routed
+ * traffic and from the output hook for local traffic (cgroup rules only see the latter). */
+struct gw_nft_chain {
+	char name[GW_NFT_NAME_MAX];	/* "egress-wan" */
+	char oif[IFNAMSIZ];		/* the link's interface */
+	struct gw_rule *rules;		/* in class order: the first match wins */
+	size_t n_rules;
+	struct gw_nft_host *hosts;	/* matched on source, then destination address */
+	size_t n_hosts;
+};
+
+struct gw_nft_ruleset {
+	struct gw_nft_chain *chains;
+	size_t n;
+};
+
+struct gw_nft_error {
+	int err;			/* -errno */
+	char msg[256];			/* the kernel's extended ack, or "" */
+};
+
+/* Replace table inet gatewayd with rs in one transaction (add, delete, add and fill: an empty
+ * rs just deletes it). Either all of it is in force afterwards or nothing changed. */
+int gw_nft_apply(const struct gw_nft_ruleset *rs, struct gw_nft_error *e);
+/* Delete the table; 0 also when it was not there. */
+int gw_nft_remove(struct gw_nft_error *e);
+/* The same ruleset as `nft -f` takes it (a "table inet gatewayd { ... }" block). */
+int gw_nft_format(FILE *out, const struct gw_nft_ruleset *rs);
+/* The number of messages, sets elements and bytes the batch would take (for tests). */
+size_t gw_nft_batch_size(const struct gw_nft_ruleset *rs);
+
+/* Ingress: a u32 filter (RTM_NEWTFILTER, create-exclusive) for rule r on the ifb's htb root
+ * (parent E000:), at prio GW_U32_PRIO_BASE + 2 * gen + (IPv6 ? 1 : 0). r->family must be
+ * AF_INET or AF_INET6; only addresses, proto, ports and dscp are matched (IPv4 ports: headers
+ * without options; IPv6 ports: no extension headers). */
+int gw_u32_build(int ifindex, const struct gw_rule *r, unsigned int gen, struct nl_msg **out);
+/* Delete every filter of one generation and family (its whole u32 instance). */
+int gw_u32_build_del(int ifindex, unsigned int gen, int family, struct nl_msg **out);
+/* "tc filter add dev IFB parent e000: protocol ip prio 10 u32 match ... flowid e000:10" */
+int gw_u32_format(const char *dev, const struct gw_rule *r, unsigned int gen, char *buf,
+		  size_t len);
+
+#endif
