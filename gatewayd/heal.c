@@ -9,6 +9,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include "gatewayd/heal.h"
+#include "gatewayd/log.h"
 #include "gatewayd/reload.h"
 
 struct scan {
@@ -242,8 +243,11 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		char ignored[512];
 
 		/* the other links are made again now if they need it; the stuck ones wait */
-		if (a->n_devs && heal_links(nl, cfg, a, s, stuck, ignored, sizeof(ignored)) == 1)
+		if (a->n_devs && heal_links(nl, cfg, a, s, stuck, ignored, sizeof(ignored)) == 1) {
 			gw_monitor_read(m, NULL, NULL);
+			gw_log(GW_LOG_WARNING, "restored the tree of the links that could be; "
+			       "waiting: %s", err);
+		}
 		free(stuck);
 		return r;
 	}
