@@ -145,14 +145,21 @@ while time.time() < end:
     time.sleep(0.01)
 EOF
 conf "$TMPD/bloat.conf" icmp 100ms 2s 10.77.2.2
-ip netns exec "$NS_C" timeout 20 python3 "$TMPD/bloat.py" 3.5 &
+ip netns exec "$NS_C" timeout 30 python3 "$TMPD/bloat.py" 25 &
 FP=$!
-sleep 0.7
+# until the fifo stands (50 packets or more queued), 10 s at most
+for _ in $(seq 100); do
+	b=$(ip netns exec "$NS_C" tc -s qdisc show dev c0 | sed -nE 's/.*backlog [0-9]+b ([0-9]+)p.*/\1/p' | sort -n | tail -n 1)
+	[ "${b:-0}" -ge 50 ] && break
+	sleep 0.1
+done
+echo "# the fifo holds ${b:-0} packets"
 ip netns exec "$NS_C" timeout 20 "$GATEWAYD" -c "$TMPD/bloat.conf" --probe 20 >"$TMPD/bloat.out" 2>&1 &
 BP=$!
 pm=$(ip netns exec "$NS_C" ping -n -c 20 -i 0.1 -W 2 10.77.2.2 2>/dev/null |
 	sed -nE 's/.*time=([0-9.]+) ms.*/\1/p' | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
 wait $BP
+kill $FP 2>/dev/null
 wait $FP
 ip netns exec "$NS_C" tc qdisc del dev c0 root
 gm=$(summary "$TMPD/bloat.out" 10.77.2.2 p50)
