@@ -556,7 +556,7 @@ int gw_prober_run(struct gw_prober *p)
 
 /* ICMP wants a ping socket (no privilege, where net.ipv4.ping_group_range lets our group in),
  * else a raw one (CAP_NET_RAW); UDP a datagram socket. */
-static int open_socket(struct target *t, const struct gw_probe_cfg *cfg, char *err, size_t errlen)
+static int open_socket(struct target *t, char *err, size_t errlen)
 {
 	int type = SOCK_NONBLOCK | SOCK_CLOEXEC;
 	int proto = t->family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
@@ -579,7 +579,6 @@ static int open_socket(struct target *t, const struct gw_probe_cfg *cfg, char *e
 			 "CAP_NET_RAW)" : "");
 		return -e;
 	}
-	(void)cfg;
 	return 0;
 }
 
@@ -593,7 +592,7 @@ static int setup_socket(struct gw_prober *p, struct target *t, const char *ifnam
 	const char *what;
 	int one = 1, ret;
 
-	if ((ret = open_socket(t, cfg, err, errlen)))
+	if ((ret = open_socket(t, err, errlen)))
 		return ret;
 	what = "SO_BINDTODEVICE";
 	if (ifname && setsockopt(t->fd, SOL_SOCKET, SO_BINDTODEVICE, ifname,
