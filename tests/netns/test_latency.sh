@@ -3,9 +3,9 @@
 # htb 20 mbit and a 1000-packet fifo, gatewayd probing the server by ICMP through it, and a
 # target that never answers. Idle: idle samples only, a sub-ms baseline, no loss from the dead
 # target, nor once it answers again. Under 4 TCP flows through the router: loaded samples,
-# induced latency of a bloated fifo and a poor grade; /metrics has the RTT histogram; the history has the latency columns.
-# A reload that changes the probe block keeps the figures; a prober without permission leaves
-# shaping alone and says so in last_error.
+# induced latency of a bloated fifo and a poor grade; /metrics has the RTT histogram; the
+# history has the latency columns. A reload that changes the probe block keeps the figures;
+# a prober without permission leaves shaping alone and says so in last_error.
 . "$(dirname "$0")/lib.sh"
 
 topo_chain || { not_ok "topology"; exit 1; }
