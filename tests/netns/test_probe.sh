@@ -126,6 +126,40 @@ for t in 10.77.2.2 fd77:2::2; do
 		'BEGIN { d = g - p; if (d < 0) d = -d; exit !(g > 0 && (d < 0.15 || d < p / 2)) }'
 done
 
+# 2b. a queue in the probe link's own egress shaper counts: the send stamp is taken as the probe
+# enters the qdisc (TX_SCHED), not as it leaves the driver. htb 2 mbit with a 100-packet fifo on
+# c0, filled by a UDP flood from the client: the prober's RTT climbs with ping's
+ip netns exec "$NS_C" tc qdisc add dev c0 root handle 1: htb default 1
+ip netns exec "$NS_C" tc class add dev c0 parent 1: classid 1:1 htb rate 2mbit
+ip netns exec "$NS_C" tc qdisc add dev c0 parent 1:1 pfifo limit 100
+cat >"$TMPD/bloat.py" <<'EOF'
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+end, pkt = time.time() + float(sys.argv[1]), bytes(1200)
+while time.time() < end:
+    for _ in range(10):
+        try:
+            s.sendto(pkt, ('10.77.2.2', 9))
+        except OSError:
+            pass
+    time.sleep(0.01)
+EOF
+conf "$TMPD/bloat.conf" icmp 100ms 2s 10.77.2.2
+ip netns exec "$NS_C" timeout 20 python3 "$TMPD/bloat.py" 3.5 &
+FP=$!
+sleep 0.7
+ip netns exec "$NS_C" timeout 20 "$GATEWAYD" -c "$TMPD/bloat.conf" --probe 20 >"$TMPD/bloat.out" 2>&1 &
+BP=$!
+pm=$(ip netns exec "$NS_C" ping -n -c 20 -i 0.1 -W 2 10.77.2.2 2>/dev/null |
+	sed -nE 's/.*time=([0-9.]+) ms.*/\1/p' | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+wait $BP
+wait $FP
+ip netns exec "$NS_C" tc qdisc del dev c0 root
+gm=$(summary "$TMPD/bloat.out" 10.77.2.2 p50)
+echo "# through a full 2 mbit fifo on c0: median RTT gatewayd $gm ms, ping $pm ms"
+check "a full local shaper queue shows in the RTT, as in ping's ($gm vs $pm ms)" \
+	awk -v g="$gm" -v p="$pm" 'BEGIN { exit !(p > 100 && g > p * 0.5 && g < p * 2) }'
+
 # 3. a target that is silent, answers, then goes quiet again: down, up, down; none of its
 # losses is the link's; the healthy target beside it is unaffected
 conf "$TMPD/health.conf" icmp 20ms 200ms 10.77.2.2 10.77.2.3
@@ -164,7 +198,7 @@ import socket, struct, sys
 fam = socket.AF_INET6 if ':' in sys.argv[1] else socket.AF_INET
 s = socket.socket(fam, socket.SOCK_DGRAM)
 s.connect((sys.argv[1], int(sys.argv[2])))
-s.settimeout(0.3)
+s.settimeout(0.15)
 hdr = lambda magic=b'GWPR', ver=1, typ=1: magic + bytes([ver, typ]) + bytes(34)
 junk = [b'', b'GWPR', hdr()[:39], hdr() + bytes(1500), bytes(64), hdr(b'GWPX'),
         hdr(ver=2), hdr(typ=2), hdr(typ=9), hdr() + bytes(1433)]

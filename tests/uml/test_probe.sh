@@ -9,7 +9,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "skip - prober in UML: needs root"
 	exit 0
 fi
-tests/uml/uml-run --timeout 150 tests/uml/guest/probe.sh "$GATEWAYD"
+tests/uml/uml-run --timeout 200 tests/uml/guest/probe.sh "$GATEWAYD"
 rc=$?
 [ $rc -eq 0 ] || echo "not ok - the UML guest run ended with status $rc"
 exit 0
