@@ -98,6 +98,12 @@ static void on_sample(void *ctx, const struct gw_probe_sample *s)
 	m->n_pend++;
 }
 
+void gw_latmon_sample(struct gw_latmon *m, const struct gw_probe_sample *s)
+{
+	if (m->pend_cap)
+		on_sample(m, s);
+}
+
 /* Judge what the passes so far cover; the rest waits for the next pass. */
 static void flush(struct gw_latmon *m)
 {
@@ -323,8 +329,9 @@ static void take_loads(struct gw_latmon *m, const struct gw_snapshot *snap, doub
 		 * caught in passing */
 		standing = m->prev_backlog[k] > 0 && d->total.backlog_bytes > 0;
 		m->prev_backlog[k] = d->total.backlog_bytes;
-		/* the first pass has no rates yet: no verdict */
-		if (m->dir_passes[k]++)
+		/* the first pass has no rates yet, nor the first after a rebuilt tree (it reads 0,
+		 * which a direction the probes cross never does): no verdict */
+		if (m->dir_passes[k]++ && d->total.achieved_bps > 0)
 			p->st[k] = gw_load_classify(d->total.utilisation, standing);
 	}
 }
@@ -382,8 +389,9 @@ void gw_latmon_pass(struct gw_latmon *m, struct gw_snapshot *snap, struct gw_sam
 		gw_latency_clear(m->recent[k]);
 		d->latency.pass_loaded_p50_ms = recent.loaded.p50_ms;	/* NAN without replies */
 		d->latency.pass_loaded_p99_ms = recent.loaded.p99_ms;
-		gw_sampler_push_latency(s, i, d->latency.baseline_ms, recent.loaded.p50_ms,
-					recent.loaded.p99_ms);
+		if (s)
+			gw_sampler_push_latency(s, i, d->latency.baseline_ms, recent.loaded.p50_ms,
+						recent.loaded.p99_ms);
 	}
 }
 

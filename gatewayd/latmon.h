@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include "config/config.h"
+#include "gatewayd/probe.h"
 #include "gatewayd/sampler.h"
 #include "webui/snapshot.h"
 
@@ -23,12 +24,15 @@ int gw_latmon_fd(const struct gw_latmon *m);
 void gw_latmon_run(struct gw_latmon *m);
 /* After a sampling pass at monotonic time mono: take each probed direction's load from the
  * snapshot, judge the samples waiting for it, fill snap's latency and probe sections, and
- * push the history's latency figures through s (same direction order as the snapshot). */
+ * push the history's latency figures through s (same direction order as the snapshot; NULL:
+ * none). */
 void gw_latmon_pass(struct gw_latmon *m, struct gw_snapshot *snap, struct gw_sampler *s,
 		    double mono);
 /* A reload: a changed probe block (or probed link) recreates the prober; the accumulators
  * stay when the link is the same. */
 void gw_latmon_reload(struct gw_latmon *m, const struct gw_config *next);
+/* What the prober's callback does with a sample (it waits for its pass); for tests. */
+void gw_latmon_sample(struct gw_latmon *m, const struct gw_probe_sample *s);
 /* "" or why the prober is not running. */
 const char *gw_latmon_error(const struct gw_latmon *m);
 

@@ -2,10 +2,10 @@
 # Latency under load, end to end on the host kernel: a router shaping its WAN (r1) egress with
 # htb 20 mbit and a 1000-packet fifo, gatewayd probing the server by ICMP through it, and a
 # target that never answers. Idle: idle samples only, a sub-ms baseline, no loss from the dead
-# target. Under 4 TCP flows through the router: loaded samples, induced latency of a bloated
-# fifo and a poor grade; /metrics has the RTT histogram; the history has the latency columns.
-# A reload that changes the probe block keeps the figures; a prober without permission leaves
-# shaping alone and says so in last_error.
+# target, nor once it answers again. Under 4 TCP flows through the router: loaded samples,
+# induced latency of a bloated fifo and a poor grade; /metrics has the RTT histogram; the
+# history has the latency columns. A reload that changes the probe block keeps the figures;
+# a prober without permission leaves shaping alone and says so in last_error.
 . "$(dirname "$0")/lib.sh"
 
 topo_chain || { not_ok "topology"; exit 1; }
@@ -37,6 +37,15 @@ check "the dead target does not pollute the link's loss (idle loss $(lat idle.lo
 check "the dead target's own losses are counted ($(echo "$J" | jq '.probe.targets[1].lost'))" \
 	test "$(echo "$J" | jq '.probe.targets[1].lost')" -gt 0
 check "no grade without load" test "$(lat grade)" = null
+
+# the dead target comes to life: up again, and still no loss on the link
+ip -n "$NS_S" addr add 10.77.2.99/24 dev s0
+sleep 2.5
+J=$(api /api/status)
+check "a target that answers again is marked up ($(echo "$J" | jq -c '[.probe.targets[].up]'))" \
+	bash -c "[ \"\$(echo '$J' | jq -c '[.probe.targets[].up]')\" = '[true,true]' ]"
+check "...and its silence before never counted as the link's loss (idle lost $(lat idle.lost) of $(lat idle.samples))" \
+	test "$(lat idle.lost)" = 0
 
 # 4 TCP flows client -> server through the shaped r1 egress, 9 s
 ip netns exec "$NS_S" timeout 30 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
@@ -70,7 +79,7 @@ b = {m.group(1): float(m.group(2)) for m in re.finditer(
     r"gatewayd_probe_rtt_seconds_bucket\{" + lab + r",le=\"([^\"]+)\"\} (\S+)", t)}
 c = float(re.search(r"gatewayd_probe_rtt_seconds_count\{" + lab + r"\} (\S+)", t).group(1))
 assert len(b) == 15 and b["+Inf"] == c and c > 50 and b["0.05"] < c, (b, c)
-assert re.search(r"gatewayd_probe_target_up\{target=\"10.77.2.99\"\} 0", t)
+assert re.search(r"gatewayd_probe_target_up\{target=\"10.77.2.99\"\} 1", t)
 assert re.search(r"gatewayd_probe_loss_ratio\{" + lab + r",state=\"idle\"\} 0\n", t)
 assert re.search(r"gatewayd_probe_induced_latency_p99_seconds\{" + lab + r"\} 0\.[0-9]", t)
 ' "$TMPD/metrics"

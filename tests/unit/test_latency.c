@@ -4,9 +4,12 @@
  * samples it must not count (unknown load, a target that is down). */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "gatewayd/history.h"
 #include "gatewayd/latency.h"
+#include "gatewayd/latmon.h"
 #include "tests/unit/tap.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) <= (eps))
@@ -392,6 +395,85 @@ static void test_history(void)
 	gw_history_free(h);
 }
 
+/* A snapshot of link wan's two directions with the given loads. */
+static void snap_dirs(struct gw_snapshot *snap, struct gw_snap_dir *d, double util_e,
+		      uint32_t backlog_e, double util_i)
+{
+	memset(snap, 0, sizeof(*snap));
+	memset(d, 0, 2 * sizeof(*d));
+	for (int k = 0; k < 2; k++) {
+		snprintf(d[k].link, sizeof(d[k].link), "wan");
+		snprintf(d[k].direction, sizeof(d[k].direction), "%s", k ? "ingress" : "egress");
+		d[k].total.utilisation = k ? util_i : util_e;
+		d[k].total.achieved_bps = d[k].total.utilisation * 20e6 + 1000;
+		d[k].total.backlog_bytes = k ? 0 : backlog_e;
+	}
+	snap->dirs = d;
+	snap->n_dirs = 2;
+}
+
+static void feed(struct gw_latmon *m, double sent, double rtt)
+{
+	struct gw_probe_sample s = smp(0, sent, rtt);
+
+	gw_latmon_sample(m, &s);
+}
+
+/* The daemon's judging: a sample takes the verdict of the pass that covers its send time, for
+ * each direction its own; the first pass gives none. (The prober itself may not start here:
+ * the interface is made up; the accumulators work regardless.) */
+static void test_latmon(void)
+{
+	static const char conf[] =
+		"links = ( { name = \"wan\"; interface = \"gwtestnone0\";\n"
+		"  egress = { shaper = \"htb\"; rate = \"20mbit\"; };\n"
+		"  ingress = { shaper = \"htb\"; rate = \"20mbit\"; }; } );\n"
+		"probe = { targets = [ \"192.0.2.1\" ]; interval = \"100ms\"; };\n";
+	struct gw_snap_dir d[2];
+	struct gw_snapshot snap;
+	struct gw_config *cfg;
+	struct gw_latmon *m;
+	char err[256];
+
+	if (!CHECK(gw_config_load_string("t", conf, &cfg, err, sizeof(err)) == 0, "config: %s", err))
+		return;
+	if (!CHECK(gw_latmon_new(cfg, &m) == 0, "latmon made"))
+		return;
+	feed(m, 0.5, 30);	/* before any pass: the first pass covers it, with no verdict */
+	snap_dirs(&snap, d, 0.05, 0, 0.05);
+	gw_latmon_pass(m, &snap, NULL, 1.0);
+	feed(m, 1.2, 10);
+	feed(m, 1.5, 10);
+	snap_dirs(&snap, d, 0.02, 0, 0.9);	/* egress idle, ingress loaded */
+	gw_latmon_pass(m, &snap, NULL, 2.0);
+	CHECK(d[0].latency.present && d[0].latency.idle.samples == 2 && d[0].latency.loaded.samples == 0 &&
+	      d[1].latency.loaded.samples == 2 && d[1].latency.idle.samples == 0,
+	      "each direction judges the same samples by its own load (egress idle %llu, ingress loaded %llu)",
+	      (unsigned long long)d[0].latency.idle.samples, (unsigned long long)d[1].latency.loaded.samples);
+	CHECK(snap.probe.enabled && snap.probe.n_targets == 1 && !strcmp(snap.probe.targets[0].host, "192.0.2.1"),
+	      "the snapshot names the targets (%s)", gw_latmon_error(m));
+	feed(m, 2.3, 100);
+	snap_dirs(&snap, d, 0.3, 3000, 0.05);	/* egress: no standing backlog yet (first of two) */
+	gw_latmon_pass(m, &snap, NULL, 3.0);
+	feed(m, 2.5, NAN);	/* a loss, judged a timeout later: its pass is the one at 3.0 */
+	feed(m, 3.5, 100);
+	snap_dirs(&snap, d, 0.3, 3000, 0.05);	/* egress: backlogged at both ends now: loaded */
+	gw_latmon_pass(m, &snap, NULL, 4.0);
+	CHECK(d[0].latency.idle.samples == 2 && d[0].latency.loaded.samples == 1 &&
+	      d[0].latency.loaded.p50_ms == 100 && d[0].latency.loaded.lost == 0,
+	      "egress: 30%% with a passing backlog is neither; a standing backlog is loaded (%llu loaded)",
+	      (unsigned long long)d[0].latency.loaded.samples);
+	CHECK(d[1].latency.idle.samples == 3 && d[1].latency.idle.lost == 1 &&
+	      d[1].latency.loaded.samples == 2,
+	      "ingress: a late loss takes the verdict of the pass at its send time (idle %llu, lost %llu)",
+	      (unsigned long long)d[1].latency.idle.samples, (unsigned long long)d[1].latency.idle.lost);
+	CHECK(d[0].latency.hist_count == 5 && isnan(d[0].latency.pass_loaded_p99_ms) == false,
+	      "every reply in the histogram (%llu), this pass's loaded figures set",
+	      (unsigned long long)d[0].latency.hist_count);
+	gw_latmon_free(m);
+	gw_config_free(cfg);
+}
+
 int main(void)
 {
 	test_classify();
@@ -405,5 +487,6 @@ int main(void)
 	test_grades();
 	test_histogram();
 	test_history();
+	test_latmon();
 	return tap_done();
 }
