@@ -40,6 +40,10 @@ int gw_dryrun(FILE *out, struct gw_nl *nl, const struct gw_config *cfg, char *er
 		return r;
 	}
 	fprintf(out, "# gatewayd %s: the tree for %s, as tc commands\n", GW_VERSION, cfg->file);
+	/* containers have no tree until an interface matches: said, not guessed */
+	for (size_t i = 0; i < cfg->n_containers; i++)
+		fprintf(out, "# container entry #%zu (line %d): a tree per matching interface, made when "
+			"it appears (ifb gwc-IFINDEX for ingress)\n", i + 1, cfg->containers[i].line);
 	for (size_t i = 0; i < cfg->n_links; i++) {
 		const struct gw_dir_cfg *in = &cfg->links[i].dir[GW_DIR_INGRESS];
 

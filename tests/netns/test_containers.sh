@@ -130,7 +130,7 @@ echo "# at ${SECONDS} s"
 # container -> W: its ingress, through the ifb), forwarded through H. What reaches the far end
 # is the shaper's output: payload 1400 of 1442 bytes on the wire, so 97% of the cap when the
 # limit holds. A 50-packet fifo keeps the queue short (72 ms at 8 mbit), so the 2 s the receiver
-# counts are 2 s of the shaper's output. (UDP, not TCP, so that on a busy shared machine a starved sender cannot pass for
+# counts are 3 s of the shaper's output. (UDP, not TCP, so that on a busy shared machine a starved sender cannot pass for
 # a shaper that under-delivers; TCP is measured once below.) The servers all live in W, two
 # per container of a round (ports 6000+2K: to the K-th container, 6001+2K: from it); clients in
 # the containers.
@@ -155,7 +155,7 @@ load_round() {	# load_round DIR:N...: prints "DIR N mbit" (received payload) per
 		d=${x%%:*} n=${x#*:}
 		if [ "$d" = eg ]; then set -- -R -b $((EG_CAP * 3 / 2))M; else set -- -b $((IN_CAP * 3 / 2))M; fi
 		timeout 20 ip netns exec "$RUN_ID-c$n" iperf3 -c 10.86.0.2 -p $((6000 + k)) -u -l 1400 \
-			"$@" -t 2 -O 1 -J >"$TMPD/$d.$n" 2>&1 &
+			"$@" -t 3 -O 1 -J >"$TMPD/$d.$n" 2>&1 &
 		pids+=($!)
 		k=$((k + 1))
 	done
