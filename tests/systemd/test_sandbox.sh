@@ -45,16 +45,16 @@ ready_saw_tree() {
 	wait_for 5 test -s "$NL_READY_OUT" &&
 		grep -q '^qdisc htb e000: root' "$NL_READY_OUT" && grep -q "^$IFB " "$NL_READY_OUT"
 }
-check "it built the tree and created the ifb with CAP_NET_ADMIN alone" ready_saw_tree
+check "it built the tree and created the ifb with the unit's capabilities" ready_saw_tree
 sender_uid() { [ "$(jq -s --argjson p "$GW_PID" '[.[] | select(.pid == $p) | .uid] | unique' "$NL_LOG")" = "$(jq -n --argjson u "$SB_UID" '[$u]')" ]; }
 check "every datagram comes from the main pid, as uid $SB_UID" sender_uid
 # what the kernel says about the running daemon
 ST=/proc/$GW_PID/status
 field() { awk -v f="$1:" '$1 == f { print $2 }' "$ST"; }
 check "the daemon's uid is $SB_UID, not root" test "$(field Uid)" = "$SB_UID"
-check "its capabilities: CAP_NET_ADMIN only (effective, permitted, bounding, ambient)" \
+check "its capabilities: CAP_NET_ADMIN and CAP_NET_RAW only (effective, permitted, bounding, ambient)" \
 	test "$(field CapEff)$(field CapPrm)$(field CapBnd)$(field CapAmb)" = \
-	"0000000000001000000000000000100000000000000010000000000000001000"
+	"0000000000003000000000000000300000000000000030000000000000003000"
 check "no_new_privs and a seccomp filter" test "$(field NoNewPrivs)$(field Seccomp)" = 12
 page() { [ "$(ip netns exec "$NS" curl -s -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:9180/api/status)" = 200 ]; }
 check "the status page answers (AF_INET allowed)" page

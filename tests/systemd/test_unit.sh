@@ -12,9 +12,9 @@ done
 
 # --- the unit file itself ---
 has() { grep -qxF -- "$1" "$UNIT"; }
-only_net_admin() {
+only_net_caps() {
 	[ "$(grep -E '^(CapabilityBoundingSet|AmbientCapabilities)=' "$UNIT" | sort)" = \
-		"$(printf 'AmbientCapabilities=CAP_NET_ADMIN\nCapabilityBoundingSet=CAP_NET_ADMIN')" ]
+		"$(printf 'AmbientCapabilities=CAP_NET_ADMIN CAP_NET_RAW\nCapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_RAW')" ]
 }
 check "unit: Type=notify, NotifyAccess=main" eval 'has Type=notify && has NotifyAccess=main'
 check "unit: a watchdog (WatchdogSec=)" grep -qE '^WatchdogSec=[1-9]' "$UNIT"
@@ -23,7 +23,7 @@ check "unit: --check as ExecStartPre, ExecStart with the literal paths make inst
 	has "ExecStart=/usr/local/sbin/gatewayd -c /etc/gatewayd/gatewayd.conf"'
 check "unit: ExecReload sends SIGHUP, Restart=on-failure" \
 	eval 'has "ExecReload=/bin/kill -HUP \$MAINPID" && has Restart=on-failure'
-check "unit: CAP_NET_ADMIN is the only capability (bounding set and ambient)" only_net_admin
+check "unit: CAP_NET_ADMIN and CAP_NET_RAW (ICMP probes) are the only capabilities" only_net_caps
 
 # --- (a) exposure ---
 SEC=$(systemd-analyze security --offline=true --threshold=20 "$UNIT" 2>&1)
@@ -43,11 +43,16 @@ ln -s "$GATEWAYD" "$TMPD/sbin/gatewayd"
 cp "$CONF" "$TMPD/etc/gatewayd/gatewayd.conf"
 sed -e "s|/usr/local/sbin|$TMPD/sbin|g" -e "s|/etc/gatewayd|$TMPD/etc/gatewayd|g" \
 	"$UNIT" >"$TMPD/unit/gatewayd.service"
+# verify also loads the host's own units: their complaints (a package's unit that runs as
+# nobody, say) are not ours and are left out
+not_ours() { grep -vE '^/(usr/)?lib/systemd/system/|^/etc/systemd/system/' || true; }
 V=$(systemd-analyze verify --man=no "$TMPD/unit/gatewayd.service" 2>&1)
-check "systemd-analyze verify: the installed unit, no complaint at all" test $? -eq 0 -a -z "$V"
+VRC=$?
+V=$(not_ours <<<"$V")
+check "systemd-analyze verify: the installed unit, no complaint at all" test $VRC -eq 0 -a -z "$V"
 [ -n "$V" ] && sed 's/^/# /' <<<"$V"
 # the unit as shipped: the one thing allowed is the binary not installed at /usr/local/sbin
-V=$(systemd-analyze verify --man=no "$UNIT" 2>&1 |
+V=$(systemd-analyze verify --man=no "$UNIT" 2>&1 | not_ours |
 	grep -vF 'Command /usr/local/sbin/gatewayd is not executable: No such file or directory')
 check "systemd-analyze verify: the unit as shipped, nothing but a missing binary" test -z "$V"
 [ -n "$V" ] && sed 's/^/# /' <<<"$V"
