@@ -62,14 +62,20 @@ iperf_srv() {
 		sleep 0.1
 	done
 }
-iperf_srv
-json=$(timeout 25 ip netns exec $C iperf3 -c 10.66.0.1 -u -l 1400 -b 6M -t 3 -O 1 -J 2>&1)
-mbit=$(echo "$json" | jq -r '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' 2>/dev/null)
-echo "# UDP from the container at 6 Mbit/s: $mbit Mbit/s arrived, of the 4 mbit ingress cap"
-[ -n "$mbit" ] || echo "# iperf3: $(echo "$json" | grep -m1 error)"
+# a sender starved of CPU (the guest shares a busy host) offers less than the cap and proves
+# nothing: then the run is made once more
+for try in 1 2; do
+	iperf_srv
+	json=$(timeout 25 ip netns exec $C iperf3 -c 10.66.0.1 -u -l 1400 -b 6M -t 3 -O 1 -J 2>&1)
+	wait $SRV
+	mbit=$(echo "$json" | jq -r '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' 2>/dev/null)
+	sent=$(echo "$json" | jq -r '.end.sum_sent.bits_per_second / 1e6 | . * 100 | round / 100' 2>/dev/null)
+	echo "# UDP from the container, try $try: $sent Mbit/s offered, $mbit Mbit/s arrived, of the 4 mbit ingress cap"
+	[ -n "$mbit" ] || echo "# iperf3: $(echo "$json" | grep -m1 error)"
+	num_below "${sent:-0}" 4.8 || break
+done
 check "the container's traffic held at 90-100% of its ingress cap ($mbit Mbit/s)" "$mbit" \
 	num_between "${mbit:-0}" 3.6 4
-wait $SRV
 iperf_srv
 json=$(timeout 25 ip netns exec $C iperf3 -c 10.66.0.1 -t 3 -O 1 -P 2 -J 2>&1)
 echo "# TCP from the container, 2 flows: $(echo "$json" | jq -r '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' 2>/dev/null) Mbit/s"
