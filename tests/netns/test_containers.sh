@@ -2,10 +2,11 @@
 # Containers: limits that follow interfaces as they come and go. gatewayd runs in a "host"
 # namespace; each "container" is a namespace of its own joined to it by a veth pair whose host
 # end is named vcN. After gatewayd starts, CTR_COUNT containers appear: each must be shaped
-# within 1 s (timed by polling tc), each one's rate under iperf3 load must be within 90-100% of
-# its cap in both directions (a few at a time), while a veth that matches no entry keeps its
-# full speed. Then renames, an index reused by a new interface, and CTR_CYCLES create/delete
-# cycles: nothing of gatewayd's may be left behind, and its memory must stay flat.
+# within 1 s (timed by the kernel's notifications), each one's rate under an iperf3 flood must
+# be within 90-100% of its cap in both directions (a few at a time), while a veth that matches
+# no entry keeps its full speed. Then renames, an index reused by a new interface, and
+# CTR_CYCLES create/delete cycles: nothing of gatewayd's may be left behind, and its memory
+# must stay flat.
 . "$(dirname "$0")/lib.sh"
 COUNT=${CTR_COUNT:-32}
 CYCLES=${CTR_CYCLES:-200}
