@@ -51,9 +51,8 @@ expect_qdisc "ingress through gwc-$idx: fq_codel under htb" gwc-$idx e000:10 $H 
 
 # Traffic from the container is ingress for vc1: through the ifb, at 4 mbit (low, so that a busy
 # host's slow guest still outruns the shaper). A UDP flood at 1.5x the cap: what arrives is
-# the shaper's output, payload 1400 of 1442 bytes on the wire (0.971 of the cap). Then TCP,
-# for the record: the container's TCP hands the veth 64 KB GSO packets, and fq_codel drops
-# whole ones at a rate where one takes 130 ms to send, so TCP gets less than the cap here.
+# the shaper's output, payload 1400 of 1442 bytes on the wire (0.971 of the cap). Then TCP, for
+# the record only (the guest's one CPU, on a busy host, gave 2.8 to 3.8 Mbit/s over runs).
 iperf_srv() {
 	timeout 30 ip netns exec $H iperf3 -s -1 -B 10.66.0.1 >/dev/null 2>&1 &
 	SRV=$!
@@ -62,14 +61,20 @@ iperf_srv() {
 		sleep 0.1
 	done
 }
-iperf_srv
-json=$(timeout 25 ip netns exec $C iperf3 -c 10.66.0.1 -u -l 1400 -b 6M -t 3 -O 1 -J 2>&1)
-mbit=$(echo "$json" | jq -r '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' 2>/dev/null)
-echo "# UDP from the container at 6 Mbit/s: $mbit Mbit/s arrived, of the 4 mbit ingress cap"
-[ -n "$mbit" ] || echo "# iperf3: $(echo "$json" | grep -m1 error)"
+# a sender starved of CPU (the guest shares a busy host) offers less than the cap and proves
+# nothing: then the run is made once more
+for try in 1 2; do
+	iperf_srv
+	json=$(timeout 25 ip netns exec $C iperf3 -c 10.66.0.1 -u -l 1400 -b 6M -t 3 -O 1 -J 2>&1)
+	wait $SRV
+	mbit=$(echo "$json" | jq -r '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' 2>/dev/null)
+	sent=$(echo "$json" | jq -r '.end.sum_sent.bits_per_second / 1e6 | . * 100 | round / 100' 2>/dev/null)
+	echo "# UDP from the container, try $try: $sent Mbit/s offered, $mbit Mbit/s arrived, of the 4 mbit ingress cap"
+	[ -n "$mbit" ] || echo "# iperf3: $(echo "$json" | grep -m1 error)"
+	num_below "${sent:-0}" 4.8 || break
+done
 check "the container's traffic held at 90-100% of its ingress cap ($mbit Mbit/s)" "$mbit" \
 	num_between "${mbit:-0}" 3.6 4
-wait $SRV
 iperf_srv
 json=$(timeout 25 ip netns exec $C iperf3 -c 10.66.0.1 -t 3 -O 1 -P 2 -J 2>&1)
 echo "# TCP from the container, 2 flows: $(echo "$json" | jq -r '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' 2>/dev/null) Mbit/s"
