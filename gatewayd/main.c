@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "config/config.h"
 #include "gatewayd/apply.h"
+#include "gatewayd/compare.h"
 #include "gatewayd/dryrun.h"
 #include "gatewayd/kinds.h"
 #include "gatewayd/log.h"
@@ -31,6 +32,7 @@ static void usage(FILE *f)
 		"      --dry-run      print the tree as tc commands and exit, touching nothing\n"
 		"      --oneshot      apply and verify the tree, then exit leaving it in place\n"
 		"  -v, --verbose      log debug lines\n"
+		"      --compare ...  the fifo vs fq_codel vs cake bench (gatewayd --compare --help)\n"
 		"      --version      print the version\n"
 		"  -h, --help         this text\n"
 		"Runs in the foreground; SIGTERM or SIGINT removes what it created and exits 0.\n");
@@ -174,6 +176,9 @@ int main(int argc, char **argv)
 	bool probed;
 	int c, r;
 
+	for (int i = 1; i < argc; i++)	/* the comparison bench has options of its own */
+		if (!strcmp(argv[i], "--compare"))
+			return gw_compare_main(argc, argv);
 	while ((c = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
