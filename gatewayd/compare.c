@@ -330,6 +330,11 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 	ROW("induced p99 (ms)", 1, induced_p99);
 	ROW("induced mean (ms)", 1, induced_mean);
 	ROW("Jain's fairness (8 TCP)", 3, jain);
+	for (size_t i = 0; i < n; i++)
+		r[i].cpu_busy *= 100;
+	ROW("bench CPU busy (%)", 0, cpu_busy);
+	for (size_t i = 0; i < n; i++)
+		r[i].cpu_busy /= 100;
 	ROW("peak queue up (ms)", 1, peak_ms[0]);
 	ROW("peak queue down (ms)", 1, peak_ms[1]);
 	for (size_t i = 0; i < n; i++) {
@@ -475,6 +480,8 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 			continue;
 		}
 		cmp_derive(o, x);
+		printf("%s: done in %.1f s (set-up %.1f s, measuring %.1f s, the rest tear-down)\n",
+		       qnames[x->q], x->total_s, x->setup_s, o->duration_s);
 		done++;
 	}
 	cmp_bed_down(&bed);

@@ -62,6 +62,7 @@ struct cmp_qpoint {
 	float t;
 	uint32_t backlog_bytes[2], qlen[2];	/* [0] up (egress), [1] down (ifb) */
 	uint64_t shaper_bytes[2];
+	uint64_t cpu_busy, cpu_total;	/* /proc/stat's first line, in ticks */
 };
 
 struct cmp_flow {
@@ -70,6 +71,7 @@ struct cmp_flow {
 	bool udp;
 	double *mbps;			/* per interval, receiver side */
 	double *t;			/* interval end, seconds since the run started */
+	double *secs;			/* interval length */
 	size_t n;
 	double mean_mbps;		/* over the TCP window (after the first second) */
 };
@@ -84,6 +86,7 @@ struct cmp_result {
 	bool ran;
 	char note[256];			/* why skipped, or what went wrong */
 	double phase_start[CMP_PH_COUNT + 1];	/* seconds since the run's start */
+	double setup_s, total_s;		/* set-up before the first phase; the whole run */
 
 	struct cmp_sample *samples;
 	size_t n_samples, cap_samples;
@@ -103,6 +106,7 @@ struct cmp_result {
 	uint32_t peak_pkts[2];
 	double peak_ms[2];
 	double jain;
+	double cpu_busy;		/* share of the CPUs busy over the TCP window, 0..1 */
 };
 
 /* compare.c */

@@ -78,6 +78,7 @@ static struct json_object *run_json(const struct cmp_result *r)
 	}
 	json_object_object_add(o, "peak_queue", pq);
 	json_object_object_add(o, "jain_fairness", num(r->jain));
+	json_object_object_add(o, "cpu_busy", num(r->cpu_busy));
 
 	struct json_object *flows = json_object_new_array();
 
@@ -124,6 +125,8 @@ static struct json_object *run_json(const struct cmp_result *r)
 		json_object_array_add(pt, json_object_new_int64(q->qlen[0]));
 		json_object_array_add(pt, json_object_new_int64(q->backlog_bytes[1]));
 		json_object_array_add(pt, json_object_new_int64(q->qlen[1]));
+		json_object_array_add(pt, json_object_new_int64((int64_t)q->shaper_bytes[0]));
+		json_object_array_add(pt, json_object_new_int64((int64_t)q->shaper_bytes[1]));
 		json_object_array_add(queue, pt);
 	}
 	json_object_object_add(o, "queue", queue);

@@ -9,7 +9,10 @@
 #include <json-c/json.h>
 #include "gatewayd/compare_int.h"
 
-#define RAMP_S 1.0	/* slow start: left out of goodput, accuracy and fairness */
+/* slow start (and, at a few mbit, the first queue filling): left out of goodput, accuracy
+ * and fairness: the first 40% of the TCP phase, at least a second */
+#define RAMP_S 1.0
+#define RAMP_SHARE 0.4
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -72,23 +75,25 @@ static void pct_of(const struct cmp_result *r, int ph_lo, int ph_hi, struct cmp_
 	free(v);
 }
 
-/* Mean receiver rate of a flow over [lo, hi] of the run, from its intervals. */
+/* Mean receiver rate of a flow over the intervals that end in [lo, hi], weighted by their
+ * length (a stalled receiver reports a short interval with a burst in it). */
 static double flow_mean(const struct cmp_flow *f, double lo, double hi)
 {
-	double sum = 0;
-	size_t n = 0;
+	double bits = 0, secs = 0;
 
 	for (size_t i = 0; i < f->n; i++)
 		if (f->t[i] > lo && f->t[i] <= hi + 0.01) {
-			sum += f->mbps[i];
-			n++;
+			bits += f->mbps[i] * f->secs[i];
+			secs += f->secs[i];
 		}
-	return n ? sum / (double)n : NAN;
+	return secs > 0 ? bits / secs : NAN;
 }
 
 void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 {
-	double lo = r->phase_start[CMP_PH_TCP] + RAMP_S, hi = r->phase_start[CMP_PH_FLOOD];
+	double tcp = r->phase_start[CMP_PH_FLOOD] - r->phase_start[CMP_PH_TCP];
+	double lo = r->phase_start[CMP_PH_TCP] + fmax(RAMP_S, RAMP_SHARE * tcp);
+	double hi = r->phase_start[CMP_PH_FLOOD];
 	double sx = 0, sxx = 0;
 	int nf = 0;
 
@@ -128,6 +133,9 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 		if (q->t <= hi)
 			b = q;
 	}
+	r->cpu_busy = NAN;
+	if (a && b && b->cpu_total > a->cpu_total)
+		r->cpu_busy = (double)(b->cpu_busy - a->cpu_busy) / (double)(b->cpu_total - a->cpu_total);
 	for (int d = 0; d < 2 && a && b && b->t - a->t > 0.5; d++)
 		r->accuracy[d] = (double)(b->shaper_bytes[d] - a->shaper_bytes[d]) * 8 /
 				 (b->t - a->t) / (double)o->rate_bps;
@@ -205,6 +213,10 @@ int cmp_iperf_parse(const char *file, double t0, struct cmp_flow *flows, size_t 
 			if (!(t = realloc(f->t, (f->n + 1) * sizeof(*t))))
 				break;
 			f->t = t;
+			if (!(t = realloc(f->secs, (f->n + 1) * sizeof(*t))))
+				break;
+			f->secs = t;
+			f->secs[f->n] = jnum(s, "seconds");
 			f->mbps[f->n] = jnum(s, "bits_per_second") / 1e6;
 			f->t[f->n] = t0 + jnum(s, "end");
 			f->n++;
