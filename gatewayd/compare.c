@@ -372,6 +372,12 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 	for (size_t i = 0; i < n; i++)
 		if (r[i].note[0])
 			printf("note: %s: %s\n", qnames[r[i].q], r[i].note);
+	for (size_t i = 0; i < n; i++)
+		if (r[i].ran && r[i].cpu_busy >= CMP_CPU_SATURATED) {
+			printf("note: the bench's CPU was %.0f%% busy under load%s: goodput and latency then measure the CPU as much as the queue; a lower --rate, or a quieter machine, gives the queue's own figures\n",
+			       r[i].cpu_busy * 100, o->in_uml ? " (one CPU in the UML guest)" : "");
+			break;
+		}
 }
 
 static int open_signals(void)
