@@ -38,7 +38,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \
 	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
 	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 wrk \
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev irtt
 
 .PHONY: all deps check-deps test test-unit test-netns test-uml test-webui asan bench install \
 	clean demo fuzz fuzz-bins

@@ -18,7 +18,7 @@
 #define AUTH_FILE_MAX 4095		/* PATH_MAX less the NUL */
 
 static const char *const root_keys[] = { "listen", "interval", "links", "auth_file",
-					  "keep_on_stop", NULL };
+					  "keep_on_stop", "probe", NULL };
 
 const char *gw_direction_name(enum gw_direction d)
 {
@@ -165,7 +165,10 @@ static int parse_root(struct cfg_parser *p, const config_setting_t *root, struct
 	ret = cfg_get_bool(p, root, "keep_on_stop", NULL, &cfg->keep_on_stop);
 	if (ret < 0)
 		return ret;
-	return parse_links(p, root, cfg);
+	ret = parse_links(p, root, cfg);
+	if (ret)
+		return ret;
+	return cfg_parse_probe(p, root, cfg);
 }
 
 static void set_err(char *err, size_t errlen, const char *name, const char *msg, int errnum)

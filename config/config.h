@@ -57,6 +57,10 @@ struct gw_link_cfg {
 /* The latency prober (gatewayd/probe.c) and its load test (gatewayd/loadtest.c). */
 #define GW_MAX_PROBE_TARGETS 16
 #define GW_PROBE_HOST_MAX 64	/* a target or sink as written: IP literal, optional :port */
+#define GW_PROBE_UDP_PORT 2112	/* the reflector's default port (gatewayd --reflect) */
+#define GW_PROBE_SIZE_MIN 40	/* probe payload bytes: the probe header (docs/probe-protocol.md) */
+#define GW_PROBE_SIZE_MAX 1472	/* a 1500-byte IPv4 packet */
+#define GW_PROBE_SIZE_DEFAULT 64
 
 enum gw_probe_method { GW_PROBE_ICMP = 0, GW_PROBE_UDP = 1 };
 

@@ -80,5 +80,7 @@ int cfg_parse_link(struct cfg_parser *p, const config_setting_t *grp, size_t ind
 		   struct gw_link_cfg *link);
 int cfg_check_links(struct cfg_parser *p, const config_setting_t *list,
 		    const struct gw_link_cfg *links, size_t n);
+/* The `probe` block (config/parse_probe.c); after the links, which it names. */
+int cfg_parse_probe(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg);
 
 #endif

@@ -16,12 +16,14 @@
 #include "gatewayd/log.h"
 #include "gatewayd/loop.h"
 #include "gatewayd/notify.h"
+#include "gatewayd/probe_cli.h"
+#include "gatewayd/reflect.h"
 #include "gatewayd/sampler.h"
 #include "gatewayd/status.h"
 #include "webui/webui.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
-enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT };
+enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE };
 
 static void usage(FILE *f)
 {
@@ -31,6 +33,9 @@ static void usage(FILE *f)
 		"      --check        validate the file (and the kernel's qdisc kinds) and exit\n"
 		"      --dry-run      print the tree as tc commands and exit, touching nothing\n"
 		"      --oneshot      apply and verify the tree, then exit leaving it in place\n"
+		"      --probe COUNT  only probe the config's targets COUNT times (0: until ^C),\n"
+		"                     a line per sample and a summary; shapes nothing\n"
+		"      --reflect ADDR:PORT  answer UDP probes (no -c); e.g. [::]:2112\n"
 		"  -v, --verbose      log debug lines\n"
 		"      --compare ...  the fifo vs fq_codel vs cake bench (gatewayd --compare --help)\n"
 		"      --version      print the version\n"
@@ -157,6 +162,30 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	return rc;
 }
 
+static int parse_count(const char *s, unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || *out > 100000000ULL) {
+		fprintf(stderr, "--probe \"%s\": expected a count of probes, 0..100000000\n", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int run_reflect(const char *addr)
+{
+	struct gw_reflect_stats st;
+	char err[256] = "";
+	int r = gw_reflect_run(addr, stderr, &st, err, sizeof(err));
+
+	if (r)
+		fprintf(stderr, "%s\n", err);
+	return r ? (r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME) : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -164,12 +193,15 @@ int main(int argc, char **argv)
 		{ "check", no_argument, NULL, 'C' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "oneshot", no_argument, NULL, 'o' },
+		{ "probe", required_argument, NULL, 'P' },
+		{ "reflect", required_argument, NULL, 'R' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *file = NULL;
+	const char *file = NULL, *reflect = NULL;
+	unsigned long long probe_count = 0;
 	enum mode mode = MODE_RUN;
 	struct gw_config *cfg;
 	char err[2048] = "";
@@ -193,6 +225,14 @@ int main(int argc, char **argv)
 		case 'o':
 			mode = MODE_ONESHOT;
 			break;
+		case 'P':
+			if (parse_count(optarg, &probe_count))
+				return EXIT_USAGE;
+			mode = MODE_PROBE;
+			break;
+		case 'R':
+			reflect = optarg;
+			break;
 		case 'v':
 			gw_log_set_verbose(1);
 			break;
@@ -207,7 +247,9 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (!file || optind != argc) {
+	if (reflect && !file && optind == argc)
+		return run_reflect(reflect);
+	if (!file || reflect || optind != argc) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
@@ -225,6 +267,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s\n", err);
 		gw_config_free(cfg);
 		return r ? EXIT_RUNTIME : EXIT_OK;
+	}
+	if (mode == MODE_PROBE) {
+		r = gw_probe_cli(cfg, probe_count, stdout, err, sizeof(err));
+		if (r)
+			fprintf(stderr, "%s\n", err);
+		gw_config_free(cfg);
+		return r ? (r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME) : EXIT_OK;
 	}
 	if (gw_kinds_check(cfg, &probed, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);

@@ -27,6 +27,10 @@ struct gw_probe_sample {
 struct gw_probe_target_state {
 	bool up;
 	uint64_t sent, received, lost, duplicates, reordered;
+	uint64_t late;		/* replies after their timeout (their probes count as lost) */
+	uint64_t invalid;	/* datagrams that were not a reply to one of our probes */
+	uint64_t send_errors;	/* send() refused (the probe then counts as lost) */
+	uint64_t tx_stamps, rx_stamps;	/* replies timed by the kernel's send / receive stamp */
 	double last_rtt_ms;	/* NAN before the first reply */
 	double last_reply_wall;	/* unix time of the last reply; 0 before the first */
 };
@@ -46,5 +50,11 @@ int gw_prober_fd(const struct gw_prober *p);
 int gw_prober_run(struct gw_prober *p);
 /* Health of the first max targets; returns how many there are. */
 size_t gw_prober_targets(const struct gw_prober *p, struct gw_probe_target_state *out, size_t max);
+/* Send only count probes per target (0: no limit), e.g. for `gatewayd --probe COUNT`. */
+void gw_prober_limit(struct gw_prober *p, uint64_t count);
+/* With a limit: every probe sent and judged, every sample reported. */
+bool gw_prober_done(const struct gw_prober *p);
+/* ICMP through raw sockets (CAP_NET_RAW) rather than unprivileged ping sockets. */
+bool gw_prober_raw(const struct gw_prober *p);
 
 #endif

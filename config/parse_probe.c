@@ -1,0 +1,243 @@
+/* config/parse_probe.c: the `probe` block (latency prober targets and its load test) into a
+ * struct gw_probe_cfg. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "config/parse.h"
+
+/* Bounds; the man page and README quote them: change all three together. */
+#define PROBE_INTERVAL_MIN 10000LL		/* 10ms */
+#define PROBE_INTERVAL_MAX 10000000LL		/* 10s */
+#define PROBE_INTERVAL_DEFAULT 100000LL		/* 100ms */
+#define PROBE_TIMEOUT_MIN 10000LL		/* 10ms */
+#define PROBE_TIMEOUT_MAX 10000000LL		/* 10s */
+#define PROBE_TIMEOUT_DEFAULT 1000000LL		/* 1s */
+#define PROBE_LOAD_DURATION_MIN 1000000LL	/* 1s */
+#define PROBE_LOAD_DURATION_MAX 300000000LL	/* 5 min */
+#define PROBE_LOAD_DURATION_DEFAULT 10000000LL	/* 10s */
+#define PROBE_LOAD_EVERY_MIN 60000000LL		/* 1 min */
+#define PROBE_LOAD_EVERY_MAX 604800000000LL	/* 7 days */
+#define PROBE_LOAD_FLOWS_DEFAULT 4
+#define PROBE_LOAD_FLOWS_MAX 64
+
+static const char *const probe_keys[] = {
+	"targets", "method", "interval", "timeout", "size", "link", "fwmark", "sink",
+	"load_duration", "load_every", "load_flows", NULL
+};
+
+static const struct cfg_enum methods[] = {
+	{ "icmp", GW_PROBE_ICMP }, { "udp", GW_PROBE_UDP }, { NULL, 0 }
+};
+
+/* An IP literal alone (any method), or with a port for udp: "v4:port", "[v6]:port", "[v6]". */
+static int parse_target(const char *s, enum gw_probe_method m, struct sockaddr_storage *ss,
+			socklen_t *len)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+	char buf[GW_PROBE_HOST_MAX + 8];
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, s, &in->sin_addr) == 1) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons(GW_PROBE_UDP_PORT);
+		*len = sizeof(*in);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons(GW_PROBE_UDP_PORT);
+		*len = sizeof(*in6);
+		return 0;
+	}
+	if (m != GW_PROBE_UDP)
+		return -EINVAL;
+	/* "[v6]" without a port: the default port */
+	if (s[0] == '[' && strlen(s) >= 3 && s[strlen(s) - 1] == ']') {
+		snprintf(buf, sizeof(buf), "%s:%d", s, GW_PROBE_UDP_PORT);
+		s = buf;
+	}
+	return gw_parse_listen(s, ss, len);
+}
+
+static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+		return x->sin_addr.s_addr == y->sin_addr.s_addr && x->sin_port == y->sin_port;
+	}
+	const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+	return !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr)) &&
+		x->sin6_port == y->sin6_port;
+}
+
+static int parse_targets(struct cfg_parser *p, const config_setting_t *grp,
+			 struct gw_probe_cfg *pc)
+{
+	const config_setting_t *s = config_setting_get_member(grp, "targets");
+	int i, n;
+
+	if (!s)
+		return cfg_missing(p, grp, "probe", "targets");
+	if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+		n = 1;
+	} else if (config_setting_type(s) == CONFIG_TYPE_ARRAY ||
+		   config_setting_type(s) == CONFIG_TYPE_LIST) {
+		n = config_setting_length(s);
+	} else {
+		return cfg_error(p, s, "probe", "'targets' must be a list of IP addresses, e.g. "
+				 "[ \"192.0.2.1\", \"2001:db8::1\" ]");
+	}
+	if (n < 1 || n > GW_MAX_PROBE_TARGETS)
+		return cfg_error(p, s, "probe", "'targets' must have 1..%d addresses, not %d",
+				 GW_MAX_PROBE_TARGETS, n);
+	for (i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_type(s) == CONFIG_TYPE_STRING ? s :
+			config_setting_get_elem(s, (unsigned int)i);
+		struct gw_probe_target_cfg *t = &pc->targets[i];
+		const char *v;
+		int j;
+
+		if (config_setting_type(e) != CONFIG_TYPE_STRING)
+			return cfg_error(p, e, "probe", "'targets' must be a list of strings");
+		v = config_setting_get_string(e);
+		if (strlen(v) >= GW_PROBE_HOST_MAX ||
+		    parse_target(v, pc->method, &t->addr, &t->addrlen))
+			return cfg_error(p, e, "probe", "target \"%.*s\" is not %s", GW_PROBE_HOST_MAX,
+					 v, pc->method == GW_PROBE_UDP ?
+					 "an IP address, optionally with a port: \"192.0.2.1\", "
+					 "\"192.0.2.1:2112\", \"2001:db8::1\" or \"[2001:db8::1]:2112\"" :
+					 "an IP address (icmp takes no port), e.g. \"192.0.2.1\" or "
+					 "\"2001:db8::1\"");
+		snprintf(t->host, sizeof(t->host), "%s", v);
+		t->line = (int)config_setting_source_line(e);
+		for (j = 0; j < i; j++)
+			if (same_addr(&t->addr, &pc->targets[j].addr))
+				return cfg_error(p, e, "probe", "target \"%s\" is the same as \"%s\" "
+						 "on line %d", v, pc->targets[j].host,
+						 pc->targets[j].line);
+	}
+	pc->n_targets = (size_t)n;
+	return 0;
+}
+
+static int parse_link_ref(struct cfg_parser *p, const config_setting_t *grp,
+			  const struct gw_config *cfg, struct gw_probe_cfg *pc)
+{
+	const char *v = NULL;
+	size_t i;
+	int ret;
+
+	ret = cfg_get_string(p, grp, "link", "probe", GW_NAME_MAX - 1, &v);
+	if (ret < 0)
+		return ret;
+	if (ret == 0) {
+		snprintf(pc->link, sizeof(pc->link), "%s", cfg->links[0].name);
+		return 0;
+	}
+	for (i = 0; i < cfg->n_links; i++)
+		if (!strcmp(cfg->links[i].name, v)) {
+			snprintf(pc->link, sizeof(pc->link), "%s", v);
+			return 0;
+		}
+	return cfg_error(p, config_setting_get_member(grp, "link"), "probe",
+			 "'link' \"%s\" is not one of the configured links", v);
+}
+
+static int parse_load(struct cfg_parser *p, const config_setting_t *grp, struct gw_probe_cfg *pc)
+{
+	const char *v = NULL;
+	int64_t flows = PROBE_LOAD_FLOWS_DEFAULT, every = 0;
+	int ret;
+
+	ret = cfg_get_string(p, grp, "sink", "probe", GW_PROBE_HOST_MAX - 1, &v);
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		if (gw_parse_listen(v, &pc->sink_addr, &pc->sink_addrlen))
+			return cfg_error(p, config_setting_get_member(grp, "sink"), "probe",
+					 "'sink' \"%s\" is not an address: expected \"IP:PORT\", "
+					 "e.g. \"192.0.2.1:5201\", IPv6 as \"[2001:db8::1]:5201\"", v);
+		snprintf(pc->sink, sizeof(pc->sink), "%s", v);
+	}
+	ret = cfg_get_time(p, grp, "load_duration", "probe", PROBE_LOAD_DURATION_MIN,
+			   PROBE_LOAD_DURATION_MAX, &pc->load_duration_us);
+	if (ret < 0)
+		return ret;
+	/* "0" is how a user says "never on a schedule"; it has no unit, so take it as is */
+	{
+		const config_setting_t *s = config_setting_get_member(grp, "load_every");
+
+		if (s && config_setting_type(s) == CONFIG_TYPE_STRING &&
+		    !strcmp(config_setting_get_string(s), "0"))
+			s = NULL;
+		if (s) {
+			ret = cfg_get_time(p, grp, "load_every", "probe", PROBE_LOAD_EVERY_MIN,
+					   PROBE_LOAD_EVERY_MAX, &every);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	pc->load_every_us = every;
+	if (every && !pc->sink[0])
+		return cfg_error(p, config_setting_get_member(grp, "load_every"), "probe",
+				 "'load_every' needs a 'sink' to send the load to");
+	ret = cfg_get_int(p, grp, "load_flows", "probe", 1, PROBE_LOAD_FLOWS_MAX, &flows);
+	if (ret < 0)
+		return ret;
+	pc->load_flows = (int)flows;
+	return 0;
+}
+
+/* Defaults, so a config without a probe block still reads sensibly. */
+static void probe_defaults(struct gw_probe_cfg *pc)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->method = GW_PROBE_ICMP;
+	pc->interval_us = PROBE_INTERVAL_DEFAULT;
+	pc->timeout_us = PROBE_TIMEOUT_DEFAULT;
+	pc->size = GW_PROBE_SIZE_DEFAULT;
+	pc->fwmark = GW_UNSET;
+	pc->load_duration_us = PROBE_LOAD_DURATION_DEFAULT;
+	pc->load_flows = PROBE_LOAD_FLOWS_DEFAULT;
+}
+
+int cfg_parse_probe(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg)
+{
+	struct gw_probe_cfg *pc = &cfg->probe;
+	config_setting_t *grp = NULL;
+	int method = GW_PROBE_ICMP;
+	int ret;
+
+	probe_defaults(pc);
+	ret = cfg_get_group(p, root, "probe", NULL, &grp);
+	if (ret <= 0)
+		return ret;
+	pc->present = true;
+	pc->line = (int)config_setting_source_line(grp);
+	if ((ret = cfg_check_keys(p, grp, "probe", probe_keys)))
+		return ret;
+	if ((ret = cfg_get_enum(p, grp, "method", "probe", methods, &method)) < 0)
+		return ret;
+	pc->method = (enum gw_probe_method)method;
+	if ((ret = parse_targets(p, grp, pc)))
+		return ret;
+	if ((ret = cfg_get_time(p, grp, "interval", "probe", PROBE_INTERVAL_MIN,
+				PROBE_INTERVAL_MAX, &pc->interval_us)) < 0 ||
+	    (ret = cfg_get_time(p, grp, "timeout", "probe", PROBE_TIMEOUT_MIN, PROBE_TIMEOUT_MAX,
+				&pc->timeout_us)) < 0 ||
+	    (ret = cfg_get_size(p, grp, "size", "probe", GW_PROBE_SIZE_MIN, GW_PROBE_SIZE_MAX,
+				&pc->size)) < 0 ||
+	    (ret = cfg_get_int(p, grp, "fwmark", "probe", 0, UINT32_MAX, &pc->fwmark)) < 0)
+		return ret;
+	if ((ret = parse_link_ref(p, grp, cfg, pc)))
+		return ret;
+	return parse_load(p, grp, pc);
+}

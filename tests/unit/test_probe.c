@@ -1,0 +1,259 @@
+/* tests/unit/test_probe.c: the probe block of the config, and the probe packet format. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "gatewayd/probe_pkt.h"
+#include "tests/unit/tap.h"
+
+static char err[512];
+
+#define LINKS \
+	"links = ( { name = \"wan\"; interface = \"eth0\";\n" \
+	"            egress = { shaper = \"tbf\"; rate = \"20mbit\"; }; },\n" \
+	"          { name = \"lte\"; interface = \"wwan0\";\n" \
+	"            egress = { shaper = \"tbf\"; rate = \"5mbit\"; }; } );\n"
+
+static struct gw_config *load(const char *probe)
+{
+	char text[2048];
+	struct gw_config *cfg = NULL;
+
+	snprintf(text, sizeof(text), LINKS "%s", probe);
+	err[0] = '\0';
+	if (gw_config_load_string("gw.conf", text, &cfg, err, sizeof(err)))
+		return NULL;
+	return cfg;
+}
+
+static uint16_t port_of(const struct sockaddr_storage *ss)
+{
+	return ntohs(ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port :
+		     ((const struct sockaddr_in6 *)ss)->sin6_port);
+}
+
+static void test_absent(void)
+{
+	struct gw_config *cfg = load("");
+
+	if (!CHECK(cfg, "no probe block loads (%s)", err))
+		return;
+	CHECK(!cfg->probe.present, "no probe block: not present");
+	CHECK_EQ_INT(cfg->probe.interval_us, 100000, "no probe block: interval still defaulted");
+	CHECK_EQ_INT(cfg->probe.fwmark, GW_UNSET, "no probe block: fwmark unset");
+	gw_config_free(cfg);
+}
+
+static void test_defaults(void)
+{
+	struct gw_config *cfg = load("probe = { targets = [ \"192.0.2.1\", \"2001:db8::1\" ]; };\n");
+	const struct gw_probe_cfg *p;
+
+	if (!CHECK(cfg, "minimal probe block loads (%s)", err))
+		return;
+	p = &cfg->probe;
+	CHECK(p->present, "defaults: present");
+	CHECK_EQ_INT(p->line, 5, "defaults: line of the block");
+	CHECK_EQ_INT(p->method, GW_PROBE_ICMP, "defaults: icmp");
+	CHECK_EQ_INT(p->n_targets, 2, "defaults: two targets");
+	CHECK_EQ_STR(p->targets[0].host, "192.0.2.1", "defaults: target 1 as written");
+	CHECK_EQ_INT(p->targets[0].addr.ss_family, AF_INET, "defaults: target 1 IPv4");
+	CHECK_EQ_INT(p->targets[0].addrlen, sizeof(struct sockaddr_in), "defaults: v4 addrlen");
+	CHECK_EQ_INT(p->targets[1].addr.ss_family, AF_INET6, "defaults: target 2 IPv6");
+	CHECK_EQ_INT(p->targets[1].addrlen, sizeof(struct sockaddr_in6), "defaults: v6 addrlen");
+	CHECK_EQ_INT(p->interval_us, 100000, "defaults: interval 100ms");
+	CHECK_EQ_INT(p->timeout_us, 1000000, "defaults: timeout 1s");
+	CHECK_EQ_INT(p->size, GW_PROBE_SIZE_DEFAULT, "defaults: size");
+	CHECK_EQ_STR(p->link, "wan", "defaults: the first link");
+	CHECK_EQ_INT(p->fwmark, GW_UNSET, "defaults: no fwmark");
+	CHECK_EQ_STR(p->sink, "", "defaults: no sink");
+	CHECK_EQ_INT(p->load_duration_us, 10000000, "defaults: load_duration 10s");
+	CHECK_EQ_INT(p->load_every_us, 0, "defaults: load test on demand only");
+	CHECK_EQ_INT(p->load_flows, 4, "defaults: 4 flows");
+	gw_config_free(cfg);
+}
+
+static void test_full(void)
+{
+	struct gw_config *cfg = load(
+		"probe = {\n"
+		"  method = \"udp\";\n"
+		"  targets = [ \"192.0.2.1\", \"192.0.2.2:7000\", \"[2001:db8::1]:7001\",\n"
+		"              \"2001:db8::2\", \"[2001:db8::3]\" ];\n"
+		"  interval = \"20ms\"; timeout = \"500ms\"; size = 200; link = \"lte\";\n"
+		"  fwmark = 4096; sink = \"[2001:db8::9]:5201\"; load_duration = \"30s\";\n"
+		"  load_every = \"21600s\"; load_flows = 8;\n"
+		"};\n");
+	const struct gw_probe_cfg *p;
+
+	if (!CHECK(cfg, "full probe block loads (%s)", err))
+		return;
+	p = &cfg->probe;
+	CHECK_EQ_INT(p->method, GW_PROBE_UDP, "full: udp");
+	CHECK_EQ_INT(p->n_targets, 5, "full: five targets");
+	CHECK_EQ_INT(port_of(&p->targets[0].addr), 2112, "full: default port v4");
+	CHECK_EQ_INT(port_of(&p->targets[1].addr), 7000, "full: v4 port");
+	CHECK_EQ_INT(port_of(&p->targets[2].addr), 7001, "full: v6 port");
+	CHECK_EQ_INT(port_of(&p->targets[3].addr), 2112, "full: default port bare v6");
+	CHECK_EQ_INT(port_of(&p->targets[4].addr), 2112, "full: default port bracketed v6");
+	CHECK_EQ_INT(p->targets[3].line, 8, "full: target line");
+	CHECK_EQ_INT(p->interval_us, 20000, "full: interval");
+	CHECK_EQ_INT(p->timeout_us, 500000, "full: timeout");
+	CHECK_EQ_INT(p->size, 200, "full: size");
+	CHECK_EQ_STR(p->link, "lte", "full: link");
+	CHECK_EQ_INT(p->fwmark, 4096, "full: fwmark");
+	CHECK_EQ_STR(p->sink, "[2001:db8::9]:5201", "full: sink");
+	CHECK_EQ_INT(p->sink_addr.ss_family, AF_INET6, "full: sink v6");
+	CHECK_EQ_INT(port_of(&p->sink_addr), 5201, "full: sink port");
+	CHECK_EQ_INT(p->load_duration_us, 30000000, "full: load_duration");
+	CHECK_EQ_INT(p->load_every_us, 6LL * 3600 * 1000000, "full: load_every");
+	CHECK_EQ_INT(p->load_flows, 8, "full: load_flows");
+	gw_config_free(cfg);
+
+	cfg = load("probe = { targets = \"10.0.0.1\"; load_every = \"0\"; size = \"1k\"; };\n");
+	if (CHECK(cfg, "one target as a string, load_every \"0\" loads (%s)", err)) {
+		CHECK_EQ_INT(cfg->probe.n_targets, 1, "string target: one");
+		CHECK_EQ_INT(cfg->probe.size, 1024, "size with a unit");
+		CHECK_EQ_INT(cfg->probe.load_every_us, 0, "load_every \"0\": on demand");
+	}
+	gw_config_free(cfg);
+}
+
+/* Each refusal names the file, the right line and what is wrong. */
+static void refused(const char *probe, const char *want, const char *name)
+{
+	struct gw_config *cfg = load(probe);
+
+	CHECK(!cfg && strstr(err, want), "%s refused (want \"%s\", got \"%s\")", name, want, err);
+	gw_config_free(cfg);
+}
+
+static void test_refusals(void)
+{
+	refused("probe = { };\n", "gw.conf:5: probe: 'targets' is required", "no targets");
+	refused("probe = { targets = [ ]; };\n", "gw.conf:5: probe: 'targets' must have 1..16",
+		"empty targets");
+	refused("probe = { targets = [ \"1.2.3.4\", \"1.2.3.5\", \"1.2.3.6\", \"1.2.3.7\", "
+		"\"1.2.3.8\", \"1.2.3.9\", \"1.2.3.10\", \"1.2.3.11\", \"1.2.3.12\", \"1.2.3.13\", "
+		"\"1.2.3.14\", \"1.2.3.15\", \"1.2.3.16\", \"1.2.3.17\", \"1.2.3.18\", \"1.2.3.19\", "
+		"\"1.2.3.20\" ]; };\n", "must have 1..16 addresses, not 17", "17 targets");
+	refused("probe = {\n targets = [ \"10.0.0.1\",\n \"example.com\" ]; };\n",
+		"gw.conf:7: probe: target \"example.com\" is not an IP address", "host name");
+	refused("probe = { targets = [ \"10.0.0.1:2112\" ]; };\n",
+		"gw.conf:5: probe: target \"10.0.0.1:2112\" is not an IP address (icmp takes no port)",
+		"icmp with a port");
+	refused("probe = { method = \"udp\"; targets = [ \"10.0.0.1:0\" ]; };\n",
+		"target \"10.0.0.1:0\" is not an IP address, optionally with a port", "port 0");
+	refused("probe = { method = \"udp\"; targets = [ \"[::1\" ]; };\n",
+		"target \"[::1\" is not", "unclosed bracket");
+	refused("probe = { targets = [ 1 ]; };\n", "'targets' must be a list of strings",
+		"number target");
+	refused("probe = { targets = 5; };\n", "'targets' must be a list of IP addresses",
+		"targets a number");
+	refused("probe = { targets = [ \"10.0.0.1\",\n \"10.0.0.1\" ]; };\n",
+		"gw.conf:6: probe: target \"10.0.0.1\" is the same as \"10.0.0.1\" on line 5",
+		"duplicate target");
+	refused("probe = { method = \"udp\"; targets = [ \"10.0.0.1\", \"10.0.0.1:2112\" ]; };\n",
+		"is the same as", "duplicate target by default port");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; method = \"tcp\"; };\n",
+		"gw.conf:5: probe: 'method' \"tcp\" is not one of \"icmp\", \"udp\"", "bad method");
+	refused("probe = { targets = [ \"10.0.0.1\" ];\n interval = \"5ms\"; };\n",
+		"gw.conf:6: probe: 'interval' \"5ms\" is out of range 10ms..10s", "interval too short");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; interval = \"11s\"; };\n",
+		"'interval' \"11s\" is out of range", "interval too long");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; interval = 100; };\n",
+		"'interval' needs a unit", "interval without unit");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; timeout = \"1min\"; };\n",
+		"'timeout' \"1min\" is not a time", "timeout bad unit");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; timeout = \"20s\"; };\n",
+		"'timeout' \"20s\" is out of range 10ms..10s", "timeout too long");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; size = 8; };\n",
+		"'size' 8 is out of range 40..1472", "size too small");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; size = \"64k\"; };\n",
+		"'size' \"64k\" is out of range", "size too big");
+	refused("probe = { targets = [ \"10.0.0.1\" ];\n\n link = \"dsl\"; };\n",
+		"gw.conf:7: probe: 'link' \"dsl\" is not one of the configured links", "unknown link");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; fwmark = -1; };\n",
+		"'fwmark' -1 is out of range 0..4294967295", "negative fwmark");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; fwmark = 4294967296L; };\n",
+		"'fwmark' 4294967296 is out of range", "fwmark too big");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; fwmark = \"1\"; };\n",
+		"'fwmark' must be an integer", "fwmark a string");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; sink = \"10.0.0.2\"; };\n",
+		"'sink' \"10.0.0.2\" is not an address: expected \"IP:PORT\"", "sink without port");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; sink = \"sink.example:5201\"; };\n",
+		"'sink' \"sink.example:5201\" is not an address", "sink host name");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; load_duration = \"500ms\"; };\n",
+		"'load_duration' \"500ms\" is out of range 1s..", "load_duration too short");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; load_duration = \"10min\"; };\n",
+		"'load_duration' \"10min\" is not a time", "load_duration bad unit");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; sink = \"10.0.0.2:5201\";\n"
+		" load_every = \"10s\"; };\n",
+		"gw.conf:6: probe: 'load_every' \"10s\" is out of range", "load_every too often");
+	refused("probe = { targets = [ \"10.0.0.1\" ];\n load_every = \"3600s\"; };\n",
+		"gw.conf:6: probe: 'load_every' needs a 'sink'", "load_every without sink");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; load_flows = 0; };\n",
+		"'load_flows' 0 is out of range 1..64", "no flows");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; load_flows = 65; };\n",
+		"'load_flows' 65 is out of range 1..64", "65 flows");
+	refused("probe = { targets = [ \"10.0.0.1\" ];\n targts = 1; };\n",
+		"gw.conf:6: unknown key 'targts' in probe", "misspelt key");
+	refused("probe = \"10.0.0.1\";\n", "gw.conf:5: 'probe' must be a group", "probe not a group");
+}
+
+static void test_pkt(void)
+{
+	uint8_t buf[GW_PROBE_PKT_MAX + 16];
+	struct gw_probe_pkt in = {
+		.type = GW_PROBE_PKT_REQUEST, .seq = 0xdeadbeef, .cookie = 0x01020304,
+		.client_send_ns = 1700000000123456789ULL,
+	}, out;
+	int n;
+
+	n = gw_probe_pkt_build(buf, 64, &in);
+	CHECK_EQ_INT(n, 64, "pkt: a 64-byte request built");
+	CHECK(!memcmp(buf, "GWPR", 4) && buf[4] == GW_PROBE_PKT_VERSION, "pkt: magic, version");
+	CHECK_EQ_INT(gw_probe_pkt_parse(buf, (size_t)n, &out), 0, "pkt: parses");
+	CHECK(out.type == in.type && out.seq == in.seq && out.cookie == in.cookie &&
+	      out.client_send_ns == in.client_send_ns && out.refl_recv_ns == 0 &&
+	      out.refl_send_ns == 0, "pkt: fields round-trip");
+	CHECK_EQ_INT(gw_probe_pkt_build(buf, GW_PROBE_PKT_HDR - 1, &in), -EINVAL,
+		     "pkt: shorter than the header refused");
+	CHECK_EQ_INT(gw_probe_pkt_build(buf, GW_PROBE_PKT_MAX + 1, &in), -EINVAL,
+		     "pkt: longer than the maximum refused");
+	CHECK_EQ_INT(gw_probe_pkt_parse(buf, GW_PROBE_PKT_HDR - 1, &out), -EBADMSG,
+		     "pkt: short parse refused");
+	CHECK_EQ_INT(gw_probe_pkt_parse(buf, GW_PROBE_PKT_MAX + 1, &out), -EMSGSIZE,
+		     "pkt: long parse refused");
+	buf[0] = 'X';
+	CHECK_EQ_INT(gw_probe_pkt_parse(buf, 64, &out), -EPROTO, "pkt: wrong magic refused");
+	buf[0] = 'G';
+	buf[4] = 9;
+	CHECK_EQ_INT(gw_probe_pkt_parse(buf, 64, &out), -EPROTONOSUPPORT,
+		     "pkt: wrong version refused");
+	buf[4] = GW_PROBE_PKT_VERSION;
+	buf[5] = 7;
+	CHECK_EQ_INT(gw_probe_pkt_parse(buf, 64, &out), -EPROTO, "pkt: unknown type refused");
+	buf[5] = GW_PROBE_PKT_REQUEST;
+	n = gw_probe_pkt_reflect(buf, 64, 1000, 2500);
+	CHECK_EQ_INT(n, 0, "pkt: reflected in place");
+	CHECK_EQ_INT(gw_probe_pkt_parse(buf, 64, &out), 0, "pkt: reply parses");
+	CHECK(out.type == GW_PROBE_PKT_REPLY && out.refl_recv_ns == 1000 &&
+	      out.refl_send_ns == 2500 && out.seq == in.seq, "pkt: reply carries the stamps");
+	CHECK_EQ_INT(gw_probe_pkt_reflect(buf, 64, 1, 2), -EPROTO, "pkt: a reply is not reflected");
+}
+
+int main(void)
+{
+	test_absent();
+	test_defaults();
+	test_full();
+	test_refusals();
+	test_pkt();
+	return tap_done();
+}
