@@ -16,7 +16,8 @@
 #include <unistd.h>
 #include <linux/rtnetlink.h>
 #include "gatewayd/compare_int.h"
-#include "gatewayd/compare_probe.h"
+#include <arpa/inet.h>
+#include "gatewayd/probe.h"
 #include "qdisc/nl.h"
 #include "qdisc/stats.h"
 
@@ -129,7 +130,7 @@ struct run_ctx {
 	double last_rtt;
 };
 
-static void on_sample(void *arg, const struct cmp_probe_sample *s)
+static void on_sample(void *arg, const struct gw_probe_sample *s)
 {
 	struct run_ctx *c = arg;
 	struct cmp_result *r = c->r;
@@ -304,7 +305,7 @@ static bool interrupted(int sigfd)
 }
 
 static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *r,
-		   int sigfd, struct gw_nl *nl, struct dump_ctx *dc, struct cmp_probe *pr,
+		   int sigfd, struct gw_nl *nl, struct dump_ctx *dc, struct gw_prober *pr,
 		   struct run_ctx *rc, char files[3][512])
 {
 	pid_t cli[3] = { 0, 0, 0 };
@@ -319,7 +320,7 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 	snprintf(udp_rate, sizeof(udp_rate), "%.0f", o->rate_bps * 2.0);
 	for (;;) {
 		double t = cmp_now() - rc->t0;
-		struct pollfd pfd = { .fd = cmp_probe_fd(pr), .events = POLLIN };
+		struct pollfd pfd = { .fd = gw_prober_fd(pr), .events = POLLIN };
 
 		if (interrupted(sigfd))
 			return -EINTR;
@@ -358,7 +359,7 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 		if (tty && next_line - t < wait)
 			wait = next_line - t;
 		poll(&pfd, 1, wait > 0 ? (int)(wait * 1000) + 1 : 0);
-		cmp_probe_run(pr);
+		gw_prober_run(pr);
 	}
 	if (tty)
 		printf("\n");
@@ -373,13 +374,24 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 {
 	char conf[512], log[512], files[3][512], err[256];
 	struct run_ctx rc = { .r = r, .last_rtt = NAN };
+	struct gw_probe_cfg pcfg = {
+		.present = true, .method = GW_PROBE_ICMP, .n_targets = 1,
+		.interval_us = 1000000 / CMP_PROBE_HZ,
+		.timeout_us = 2000000,	/* a fifo's queue takes a second and more to cross */
+		.size = GW_PROBE_SIZE_DEFAULT, .fwmark = GW_UNSET,
+	};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&pcfg.targets[0].addr;
 	struct dump_ctx dc = { .r = r };
-	struct cmp_probe *pr = NULL;
+	struct gw_prober *pr = NULL;
 	struct gw_nl *nl = NULL;
 	pid_t gw = 0, srv[3] = { 0, 0, 0 };
 	double acc = 0, t_start = cmp_now();
 	int ret;
 
+	snprintf(pcfg.targets[0].host, sizeof(pcfg.targets[0].host), "%s", CMP_IP_SERVER);
+	sin->sin_family = AF_INET;
+	inet_pton(AF_INET, CMP_IP_SERVER, &sin->sin_addr);
+	pcfg.targets[0].addrlen = sizeof(*sin);
 	r->phase_start[0] = 0;
 	for (int i = 0; i < CMP_PH_COUNT; i++) {
 		acc += phase_share[i] * o->duration_s;
@@ -416,20 +428,22 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	for (int i = 0; i < 3; i++)
 		snprintf(files[i], sizeof(files[i]), "%s/iperf-%s-%d.json", b->tmp,
 			 cmp_qdisc_name(r->q), i);
+	/* the daemon's own prober (gatewayd/probe.c), ICMP echo from the client to the server,
+	 * its sockets made in the client's namespace */
 	if ((ret = cmp_enter(b, CMP_NS_CLIENT)) == 0)
-		ret = cmp_probe_new(CMP_IP_SERVER, 1.0 / CMP_PROBE_HZ, 2.0, on_sample, &rc, &pr);
+		ret = gw_prober_new(&pcfg, NULL, on_sample, &rc, &pr, err, sizeof(err));
 	cmp_enter(b, -1);
 	if (ret) {
-		snprintf(r->note, sizeof(r->note), "probe socket: %s", strerror(-ret));
+		snprintf(r->note, sizeof(r->note), "the prober: %.200s", err);
 		goto out;
 	}
 	/* half a second of probes first, so the path's ARP entries exist when the run starts */
 	rc.t0 = cmp_now() + 0.5;
 	for (double end = rc.t0; cmp_now() < end;) {
-		struct pollfd pfd = { .fd = cmp_probe_fd(pr), .events = POLLIN };
+		struct pollfd pfd = { .fd = gw_prober_fd(pr), .events = POLLIN };
 
 		poll(&pfd, 1, 20);
-		cmp_probe_run(pr);
+		gw_prober_run(pr);
 	}
 	r->setup_s = rc.t0 - t_start;
 	ret = measure(b, o, r, sigfd, nl, &dc, pr, &rc, files);
@@ -437,10 +451,10 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 		goto out;
 	/* the last probes' replies (a fifo may still hold them), then the final counters */
 	for (double end = cmp_now() + 0.5; cmp_now() < end;) {
-		struct pollfd pfd = { .fd = cmp_probe_fd(pr), .events = POLLIN };
+		struct pollfd pfd = { .fd = gw_prober_fd(pr), .events = POLLIN };
 
 		poll(&pfd, 1, 10);
-		cmp_probe_run(pr);
+		gw_prober_run(pr);
 	}
 	sample_queues(nl, &dc, cmp_now() - rc.t0);
 	for (int i = 0; i < 3; i++) {
@@ -457,7 +471,7 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	}
 	r->ran = true;
 out:
-	cmp_probe_free(pr);
+	gw_prober_free(pr);
 	for (int i = 0; i < 3; i++)
 		if (srv[i] > 0)
 			cmp_reap(srv[i], 0.5);
