@@ -71,7 +71,10 @@ struct cmp_flow {
 	bool up;
 	bool udp;
 	double *mbps;			/* per interval, receiver side */
-	double *t;			/* interval end, seconds since the run started */
+	double t0;			/* when its client was started, seconds since the run started */
+	double *t;			/* interval end, seconds since its client's test began
+					 * (t0 + t: roughly since the run started; the client needs
+					 * a moment to connect) */
 	double *secs;			/* interval length */
 	size_t n;
 	double mean_mbps;		/* over the TCP window (after the first second) */

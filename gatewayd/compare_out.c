@@ -47,6 +47,18 @@ static struct json_object *run_json(const struct cmp_result *r)
 	json_object_object_add(o, "note", json_object_new_string(r->note));
 	if (!r->ran)
 		return o;
+	struct json_object *phases = json_object_new_array();
+
+	/* each run's own: the load phases begin when the load reaches the gateway */
+	for (int p = 0; p < CMP_PH_COUNT; p++) {
+		struct json_object *ph = json_object_new_object();
+
+		json_object_object_add(ph, "name", json_object_new_string(cmp_phase_name(p)));
+		json_object_object_add(ph, "start_s", num(r->phase_start[p]));
+		json_object_object_add(ph, "end_s", num(r->phase_start[p + 1]));
+		json_object_array_add(phases, ph);
+	}
+	json_object_object_add(o, "phases", phases);
 	json_object_object_add(o, "goodput_bps", pair(r->goodput_bps[0], r->goodput_bps[1]));
 	json_object_object_add(o, "shaper_accuracy", pair(r->accuracy[0], r->accuracy[1]));
 	lat = json_object_new_object();
@@ -93,7 +105,7 @@ static struct json_object *run_json(const struct cmp_result *r)
 		for (size_t k = 0; k < f->n; k++) {
 			struct json_object *pt = json_object_new_array();
 
-			json_object_array_add(pt, num(f->t[k]));
+			json_object_array_add(pt, num(f->t0 + f->t[k]));
 			json_object_array_add(pt, num(f->mbps[k] * 1e6));
 			json_object_array_add(ser, pt);
 		}
@@ -165,7 +177,7 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 		struct json_object *ph = json_object_new_object();
 
 		json_object_object_add(ph, "name", json_object_new_string(cmp_phase_name(p)));
-		/* the same schedule for every run */
+		/* the schedule as planned (each run's own, as it happened, is in the run) */
 		for (size_t i = 0; i < n; i++)
 			if (r[i].ran) {
 				json_object_object_add(ph, "start_s", num(r[i].phase_start[p]));

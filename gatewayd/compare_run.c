@@ -128,6 +128,7 @@ struct run_ctx {
 	double t0;
 	int phase;
 	double last_rtt;
+	double tcp_spawned;	/* when the TCP clients were started */
 };
 
 static void on_sample(void *arg, const struct gw_probe_sample *s)
@@ -247,6 +248,29 @@ static void progress(const struct cmp_opts *o, const struct cmp_result *r, int p
 	fflush(stdout);
 }
 
+/* Has the load reached the gateway both ways since `since` (a quarter of the rate over the
+ * last 0.3 s)? */
+static bool load_seen(const struct cmp_opts *o, const struct cmp_result *r, double since)
+{
+	const struct cmp_qpoint *b, *a = NULL;
+
+	if (r->n_qpoints < 2)
+		return false;
+	b = &r->qpoints[r->n_qpoints - 1];
+	for (size_t i = r->n_qpoints - 1; i-- > 0;)
+		if (b->t - r->qpoints[i].t >= 0.3) {
+			a = &r->qpoints[i];
+			break;
+		}
+	if (!a || a->t < since)
+		return false;
+	for (int d = 0; d < 2; d++)
+		if ((double)(b->shaper_bytes[d] - a->shaper_bytes[d]) * 8 / (b->t - a->t) <
+		    0.25 * (double)o->rate_bps)
+			return false;
+	return true;
+}
+
 static pid_t start_iperf(struct cmp_bed *b, int ns, const char *dst, int port, double secs,
 			 const char *udp_rate, const char *out)
 {
@@ -312,9 +336,12 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 	double tcp_s = r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_TCP];
 	double flood_s = r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_FLOOD];
 	double next_tick = 0, next_line = 0, end = r->phase_start[CMP_PH_COUNT];
-	bool tty = isatty(STDOUT_FILENO);
+	bool tty = isatty(STDOUT_FILENO), starting = false;
+	double sched[CMP_PH_COUNT + 1], spawned = 0;
 	char udp_rate[32];
 	int ph = -1;
+
+	memcpy(sched, r->phase_start, sizeof(sched));
 
 	/* well above the shaped rate, and it never backs off */
 	snprintf(udp_rate, sizeof(udp_rate), "%.0f", o->rate_bps * 2.0);
@@ -328,17 +355,34 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 			break;
 		int nph = ph < 0 ? 0 : ph;
 
-		while (nph + 1 < CMP_PH_COUNT && t >= r->phase_start[nph + 1])
+		while (!starting && nph + 1 < CMP_PH_COUNT && t >= r->phase_start[nph + 1])
 			nph++;
+		if (nph == CMP_PH_TCP && ph == CMP_PH_IDLE1 && !starting) {
+			/* The clients take their time to start and connect (seconds, in a busy
+			 * one-CPU guest): the TCP phase begins when the load reaches the gateway,
+			 * and the later phases move with it. Until then probes count as idle. */
+			cli[0] = start_iperf(b, CMP_NS_SERVER, CMP_IP_CLIENT, PORT_UP, tcp_s, NULL,
+					     files[0]);
+			cli[1] = start_iperf(b, CMP_NS_CLIENT, CMP_IP_SERVER, PORT_DOWN, tcp_s,
+					     NULL, files[1]);
+			starting = true;
+			spawned = t;
+			rc->tcp_spawned = t;
+			for (int k = CMP_PH_TCP; k <= CMP_PH_COUNT; k++)
+				r->phase_start[k] = INFINITY;
+			nph = ph;
+		}
+		if (starting && t >= next_tick && (load_seen(o, r, spawned) || t - spawned > 5)) {
+			starting = false;
+			for (int k = CMP_PH_TCP; k <= CMP_PH_COUNT; k++)
+				r->phase_start[k] = sched[k] - sched[CMP_PH_TCP] + t;
+			end = r->phase_start[CMP_PH_COUNT];
+			nph = CMP_PH_TCP;
+		}
 		if (nph != ph) {
 			ph = nph;
 			rc->phase = ph;
-			if (ph == CMP_PH_TCP) {
-				cli[0] = start_iperf(b, CMP_NS_SERVER, CMP_IP_CLIENT, PORT_UP, tcp_s,
-						     NULL, files[0]);
-				cli[1] = start_iperf(b, CMP_NS_CLIENT, CMP_IP_SERVER, PORT_DOWN,
-						     tcp_s, NULL, files[1]);
-			} else if (ph == CMP_PH_FLOOD) {
+			if (ph == CMP_PH_FLOOD) {
 				cli[2] = start_iperf(b, CMP_NS_SERVER, CMP_IP_CLIENT, PORT_UDP,
 						     flood_s, udp_rate, files[2]);
 			}
@@ -354,7 +398,8 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 		}
 		/* sleep until a probe is due or answered, or the next tick: in a one-CPU UML
 		 * guest every needless wake-up costs the load generators time */
-		double wait = fmin(next_tick, end) - t;
+		double wait = fmin(next_tick, fmin(end, r->phase_start[ph + 1 < CMP_PH_COUNT ?
+								     ph + 1 : CMP_PH_COUNT])) - t;
 
 		if (tty && next_line - t < wait)
 			wait = next_line - t;
@@ -458,7 +503,7 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	}
 	sample_queues(nl, &dc, cmp_now() - rc.t0);
 	for (int i = 0; i < 3; i++) {
-		const double t0 = r->phase_start[i == 2 ? CMP_PH_FLOOD : CMP_PH_TCP];
+		const double t0 = i == 2 ? r->phase_start[CMP_PH_FLOOD] : rc.tcp_spawned;
 		size_t have = r->n_flows;
 
 		if (cmp_iperf_parse(files[i], t0, r->flows + have, CMP_MAX_FLOWS - have, i != 1,

@@ -94,6 +94,11 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 	double tcp = r->phase_start[CMP_PH_FLOOD] - r->phase_start[CMP_PH_TCP];
 	double lo = r->phase_start[CMP_PH_TCP] + fmax(RAMP_S, RAMP_SHARE * tcp);
 	double hi = r->phase_start[CMP_PH_FLOOD];
+	/* the flows' own clocks start when their client has connected, which is before the
+	 * load shows at the gateway (lo, hi): on those clocks, the same ramp is left out and
+	 * the window ends where the TCP phase would end had the load shown at once, which is
+	 * before the flood */
+	double flo = fmax(RAMP_S, RAMP_SHARE * tcp), fhi = tcp;
 	double sx = 0, sxx = 0;
 	int nf = 0;
 
@@ -110,8 +115,8 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 	for (size_t i = 0; i < r->n_flows; i++) {
 		struct cmp_flow *f = &r->flows[i];
 
-		f->mean_mbps = flow_mean(f, f->udp ? r->phase_start[CMP_PH_FLOOD] + RAMP_S : lo,
-					 f->udp ? r->phase_start[CMP_PH_IDLE2] : hi);
+		f->mean_mbps = flow_mean(f, f->udp ? RAMP_S : flo,
+					 f->udp ? r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_FLOOD] : fhi);
 		if (f->udp || isnan(f->mean_mbps))
 			continue;
 		r->goodput_bps[f->up ? 0 : 1] += f->mean_mbps * 1e6;
@@ -218,7 +223,8 @@ int cmp_iperf_parse(const char *file, double t0, struct cmp_flow *flows, size_t 
 			f->secs = t;
 			f->secs[f->n] = jnum(s, "seconds");
 			f->mbps[f->n] = jnum(s, "bits_per_second") / 1e6;
-			f->t[f->n] = t0 + jnum(s, "end");
+			f->t0 = t0;
+			f->t[f->n] = jnum(s, "end");
 			f->n++;
 		}
 	}

@@ -271,7 +271,7 @@ int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r
 int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n)
 {
 	struct svg_series s[CMP_MAX_QDISCS] = { 0 };
-	struct svg_chart c = { .title = "RTT over time, each queue's run (phases shaded)",
+	struct svg_chart c = { .title = "RTT over time, each queue's run (the first run's phases shaded)",
 			       .xlabel = "seconds since the run started",
 			       .ylabel = "round-trip time (ms, log scale)", .logy = true, .s = s,
 			       .x0 = 0, .x1 = o->duration_s, .n_bands = CMP_PH_COUNT };
@@ -284,7 +284,8 @@ int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_resu
 
 		if (!r[i].ran)
 			continue;
-		c.bands = r[i].phase_start;
+		if (!c.bands)	/* each run's phases move with its load's start: the first's */
+			c.bands = r[i].phase_start;
 		x->x = malloc((m + 1) * sizeof(double));
 		x->y = malloc((m + 1) * sizeof(double));
 		if (!x->x || !x->y) {
@@ -350,7 +351,8 @@ int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_r
 			free_series(s, c.ns + 1);
 			return -ENOMEM;
 		}
-		memcpy(x->x, f->t, f->n * sizeof(double));
+		for (size_t k = 0; k < f->n; k++)
+			x->x[k] = f->t0 + f->t[k];
 		memcpy(x->y, f->mbps, f->n * sizeof(double));
 		x->n = f->n;
 		for (size_t k = 0; k < f->n; k++)

@@ -74,9 +74,15 @@ def check_run(p, r, cfg):
     spec = dict(base, goodput_bps="obj", shaper_accuracy="obj", latency_ms="obj",
                 grade="str", drops="obj", ecn_marks="obj", peak_queue="obj",
                 jain_fairness="num?", cpu_busy="num?", flows="arr", samples="arr",
-                queue="arr")
+                queue="arr", phases="arr")
     if not fields(p, r, spec):
         return
+    if [ph.get("name") for ph in r["phases"] if isinstance(ph, dict)] != PHASES:
+        bad(p + ".phases", f"want the phases {PHASES}")
+    for i, ph in enumerate(r["phases"]):
+        if fields(f"{p}.phases[{i}]", ph, {"name": "str", "start_s": "num", "end_s": "num"}):
+            if ph["end_s"] < ph["start_s"]:
+                bad(f"{p}.phases[{i}]", "ends before it starts")
     if r["qdisc"] not in QDISCS:
         bad(p + ".qdisc", f"unknown qdisc {r['qdisc']}")
     for k in ("goodput_bps", "shaper_accuracy"):
