@@ -487,7 +487,7 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 		}
 		cmp_derive(o, x);
 		printf("%s: done in %.1f s (set-up %.1f s, measuring %.1f s, the rest tear-down)\n",
-		       qnames[x->q], x->total_s, x->setup_s, o->duration_s);
+		       qnames[x->q], x->total_s, x->setup_s, x->phase_start[CMP_PH_COUNT]);
 		done++;
 	}
 	cmp_bed_down(&bed);

@@ -248,8 +248,8 @@ static void progress(const struct cmp_opts *o, const struct cmp_result *r, int p
 	fflush(stdout);
 }
 
-/* Has the load reached the gateway both ways since `since` (a quarter of the rate over the
- * last 0.3 s)? */
+/* Has the load reached the gateway since `since` (a quarter of the rate over the last 0.3 s,
+ * one way or the other)? */
 static bool load_seen(const struct cmp_opts *o, const struct cmp_result *r, double since)
 {
 	const struct cmp_qpoint *b, *a = NULL;
@@ -264,11 +264,13 @@ static bool load_seen(const struct cmp_opts *o, const struct cmp_result *r, doub
 		}
 	if (!a || a->t < since)
 		return false;
+	/* either way: behind a fifo one direction's ACKs can wait long behind the other's
+	 * data, so both directions need not get going together */
 	for (int d = 0; d < 2; d++)
-		if ((double)(b->shaper_bytes[d] - a->shaper_bytes[d]) * 8 / (b->t - a->t) <
+		if ((double)(b->shaper_bytes[d] - a->shaper_bytes[d]) * 8 / (b->t - a->t) >=
 		    0.25 * (double)o->rate_bps)
-			return false;
-	return true;
+			return true;
+	return false;
 }
 
 static pid_t start_iperf(struct cmp_bed *b, int ns, const char *dst, int port, double secs,
@@ -372,7 +374,7 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 				r->phase_start[k] = INFINITY;
 			nph = ph;
 		}
-		if (starting && t >= next_tick && (load_seen(o, r, spawned) || t - spawned > 5)) {
+		if (starting && t >= next_tick && (load_seen(o, r, spawned) || t - spawned > 3)) {
 			starting = false;
 			for (int k = CMP_PH_TCP; k <= CMP_PH_COUNT; k++)
 				r->phase_start[k] = sched[k] - sched[CMP_PH_TCP] + t;

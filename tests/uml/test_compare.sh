@@ -2,10 +2,11 @@
 # tests/uml/test_compare.sh: the comparison bench (`gatewayd --compare`, issue 5).
 # 1. The kernel choice: on a host without netem, fq_codel or cake, --kernel auto hands the
 #    run to the UML helper (a recording stand-in here: no boot) with the same settings.
-# 2. A shortened run of all four queues at 20 mbit, 40 ms RTT in a UML guest: fifo's induced
+# 2. SIGINT during the load, on the host kernel: status 130, nothing left.
+# 3. A shortened run of all four queues at 20 mbit, 40 ms RTT in a UML guest: fifo's induced
 #    p95 at least 10x fq_codel's and cake's; their p99 under 15 ms; goodput within 85-100%
 #    of the rate; results.json valid against docs/compare-schema.md; SVGs well-formed; and
-#    nothing left behind, after the run and after a SIGINT (guest/compare.sh).
+#    nothing left behind, after the run (guest/compare.sh) and after a SIGINT (here).
 # Run from the repo root as root.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -48,6 +49,23 @@ else
 	check "auto: this kernel has every qdisc, so the run stays here" "$out" \
 		test ! -e "$T/fake-args"
 fi
+
+# 2. Ctrl-C during the load, on this kernel (--kernel host: the fifo alone where it lacks
+# the others): status 130, and the namespaces, processes and scratch files are gone
+out=$T/int.out
+timeout 60 "$GATEWAYD" --compare --kernel host --qdiscs fifo --duration 8s >"$out" 2>&1 &
+pid=$!
+for _ in $(seq 150); do grep -q ' tcp ' "$out" 2>/dev/null && break; sleep 0.1; done
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT during the load: status 130 (status $rc), and it says it removes the testbed" \
+	"$(tail -5 "$out" | tr '\n' ' ')" grep -q "interrupted: removing the testbed" "$out"
+[ $rc -eq 130 ] || not_ok "SIGINT: status 130" "status $rc"
+sleep 0.5
+left="namespaces $(ls /run/netns 2>/dev/null | grep -c "^gwcmp$pid-"), processes $(pgrep -f -c "iperf3 -s -1 -p 520[123]|gatewayd -c /tmp/gwcmp\." || true), scratch dirs $(find /tmp -maxdepth 1 -name 'gwcmp.*' -newer "$T/fake-uml" | wc -l)"
+check "SIGINT leaves nothing behind: $left" "$left" test "$left" = "namespaces 0, processes 0, scratch dirs 0"
 
 # 3. the real thing, in a guest
 s0=$SECONDS
@@ -98,6 +116,6 @@ for q in fifo fq_codel cake cake-shaper; do
 			awk -v p="$pc" 'BEGIN { exit !(p >= 85 && p <= 100) }'
 	done
 done
-left=$(ls -d /var/tmp/gatewayd-uml.* /var/tmp/uml-run.* 2>/dev/null | wc -l)
-check "no UML run directory left on the host" "$left" test "$left" = 0
+left=$(find /var/tmp -maxdepth 1 -name 'gatewayd-uml.*' -newer "$T/fake-uml" | wc -l)
+check "no UML run directory of ours left on the host ($left)" "$left" test "$left" = 0
 exit 0
