@@ -91,6 +91,8 @@ struct cmp_result {
 	char note[256];			/* why skipped, or what went wrong */
 	double phase_start[CMP_PH_COUNT + 1];	/* seconds since the run's start */
 	double setup_s, total_s;		/* set-up before the first phase; the whole run */
+	double clients_started;			/* when the TCP clients were started; the idle
+						 * figures count only probes sent before */
 
 	struct cmp_sample *samples;
 	size_t n_samples, cap_samples;

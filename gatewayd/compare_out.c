@@ -59,6 +59,7 @@ static struct json_object *run_json(const struct cmp_result *r)
 		json_object_array_add(phases, ph);
 	}
 	json_object_object_add(o, "phases", phases);
+	json_object_object_add(o, "clients_started_s", num(r->clients_started));
 	json_object_object_add(o, "goodput_bps", pair(r->goodput_bps[0], r->goodput_bps[1]));
 	json_object_object_add(o, "shaper_accuracy", pair(r->accuracy[0], r->accuracy[1]));
 	lat = json_object_new_object();

@@ -370,6 +370,7 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 			starting = true;
 			spawned = t;
 			rc->tcp_spawned = t;
+			r->clients_started = t;
 			for (int k = CMP_PH_TCP; k <= CMP_PH_COUNT; k++)
 				r->phase_start[k] = INFINITY;
 			nph = ph;

@@ -43,7 +43,8 @@ const char *cmp_grade(double m)
 	return m < 5 ? "A+" : m < 30 ? "A" : m < 60 ? "B" : m < 200 ? "C" : m < 400 ? "D" : "F";
 }
 
-static void pct_of(const struct cmp_result *r, int ph_lo, int ph_hi, struct cmp_pct *out)
+static void pct_of(const struct cmp_result *r, int ph_lo, int ph_hi, double before,
+		   struct cmp_pct *out)
 {
 	double *v = malloc((r->n_samples + 1) * sizeof(*v)), sum = 0;
 	size_t n = 0;
@@ -55,7 +56,9 @@ static void pct_of(const struct cmp_result *r, int ph_lo, int ph_hi, struct cmp_
 	for (size_t i = 0; i < r->n_samples; i++) {
 		const struct cmp_sample *s = &r->samples[i];
 
-		if (s->phase < ph_lo || s->phase > ph_hi)
+		/* in ms, as results.json has them, so a reader counts the same samples */
+		if (s->phase < ph_lo || s->phase > ph_hi ||
+		    round((double)s->t * 1000) >= round(before * 1000))
 			continue;
 		out->n++;
 		if (isnan(s->rtt_ms)) {
@@ -102,8 +105,10 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 	double sx = 0, sxx = 0;
 	int nf = 0;
 
-	pct_of(r, CMP_PH_IDLE1, CMP_PH_IDLE1, &r->idle);
-	pct_of(r, CMP_PH_TCP, CMP_PH_FLOOD, &r->loaded);
+	/* idle: before the clients were started (they connect and ramp up before the load is
+	 * seen at the gateway, and that is not idle) */
+	pct_of(r, CMP_PH_IDLE1, CMP_PH_IDLE1, r->clients_started, &r->idle);
+	pct_of(r, CMP_PH_TCP, CMP_PH_FLOOD, INFINITY, &r->loaded);
 	r->baseline_ms = r->idle.p50;
 	r->induced_p50 = r->loaded.p50 - r->baseline_ms;
 	r->induced_p95 = r->loaded.p95 - r->baseline_ms;

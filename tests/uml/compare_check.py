@@ -74,7 +74,7 @@ def check_run(p, r, cfg):
     spec = dict(base, goodput_bps="obj", shaper_accuracy="obj", latency_ms="obj",
                 grade="str", drops="obj", ecn_marks="obj", peak_queue="obj",
                 jain_fairness="num?", cpu_busy="num?", flows="arr", samples="arr",
-                queue="arr", phases="arr")
+                queue="arr", phases="arr", clients_started_s="num")
     if not fields(p, r, spec):
         return
     if [ph.get("name") for ph in r["phases"] if isinstance(ph, dict)] != PHASES:
@@ -139,7 +139,7 @@ def check_run(p, r, cfg):
                 and num_or_null(pt[1]) and isinstance(pt[2], int) and 0 <= pt[2] < nph):
             bad(f"{p}.samples", f"sample {pt} is not [t, rtt_ms|null, phase]")
             break
-    n_idle = sum(1 for s in r["samples"] if s[2] == 0)
+    n_idle = sum(1 for s in r["samples"] if s[2] == 0 and round(s[0] * 1000) < round(r["clients_started_s"] * 1000))
     if isinstance(lat, dict) and isinstance(lat.get("idle"), dict) and lat["idle"].get("samples") != n_idle:
         bad(f"{p}.latency_ms.idle.samples", f"{lat['idle'].get('samples')} but {n_idle} idle samples")
     for pt in r["queue"]:
