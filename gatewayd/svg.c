@@ -118,7 +118,7 @@ static int svg_write(const char *path, const struct svg_chart *c)
 	/* phases behind everything else */
 	for (int b = 0; c->bands && b < c->n_bands; b++) {
 		static const char *const names[] = { "idle", "TCP 4+4", "TCP + UDP flood", "idle" };
-		double a = tx(c, c->bands[b]), e = tx(c, c->bands[b + 1]);
+		double a = tx(c, fmin(c->bands[b], c->x1)), e = tx(c, fmin(c->bands[b + 1], c->x1));
 
 		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
 			a, MT, e - a, H - MT - MB, band_fill[b % 4]);
@@ -286,6 +286,7 @@ int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_resu
 			continue;
 		if (!c.bands)	/* each run's phases move with its load's start: the first's */
 			c.bands = r[i].phase_start;
+		c.x1 = fmax(c.x1, r[i].phase_start[CMP_PH_COUNT]);
 		x->x = malloc((m + 1) * sizeof(double));
 		x->y = malloc((m + 1) * sizeof(double));
 		if (!x->x || !x->y) {
@@ -334,7 +335,8 @@ int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_r
 	char title[128];
 	struct svg_chart c = { .title = title, .xlabel = "seconds since the run started",
 			       .ylabel = "receiver throughput (Mbit/s)", .s = s, .x0 = 0,
-			       .x1 = o->duration_s, .y0 = 0, .bands = r->phase_start,
+			       .x1 = fmax(o->duration_s, r->phase_start[CMP_PH_COUNT]), .y0 = 0,
+			       .bands = r->phase_start,
 			       .n_bands = CMP_PH_COUNT };
 	double hi = 0;
 	int ret;
