@@ -540,8 +540,11 @@ int gw_compare_main(int argc, char **argv)
 	snprintf(missing, sizeof(missing), "%s%s%s%s", bits & 1 ? "" : " netem",
 		 bits & 2 ? "" : " fq_codel", bits & 4 ? "" : " cake", bits & 8 ? "" : " ifb");
 	if (o.kernel == CMP_KERNEL_UML || (o.kernel == CMP_KERNEL_AUTO && !full)) {
-		if (find_uml_helper(o.self, helper, sizeof(helper)) &&
-		    access("/usr/bin/linux.uml", X_OK) == 0) {
+		const char *linux_uml = getenv("UML_LINUX");	/* as the helper reads it */
+
+		if (!linux_uml || !*linux_uml)
+			linux_uml = "/usr/bin/linux.uml";
+		if (find_uml_helper(o.self, helper, sizeof(helper)) && access(linux_uml, X_OK) == 0) {
 			if (o.kernel == CMP_KERNEL_UML)
 				printf("--kernel uml: running the comparison inside User-Mode Linux (%s)\n",
 				       helper);
@@ -551,8 +554,8 @@ int gw_compare_main(int argc, char **argv)
 			return exec_in_uml(&o, helper);
 		}
 		if (o.kernel == CMP_KERNEL_UML) {
-			fprintf(stderr, "gatewayd: --kernel uml: no /usr/bin/linux.uml (apt-get install user-mode-linux) or no gatewayd-uml helper next to %s\n",
-				o.self);
+			fprintf(stderr, "gatewayd: --kernel uml: no %s (apt-get install user-mode-linux) or no gatewayd-uml helper next to %s\n",
+				linux_uml, o.self);
 			return 1;
 		}
 		printf("this kernel has no%s, and User-Mode Linux is not available (no /usr/bin/linux.uml or gatewayd-uml helper): running what this kernel can\n",
