@@ -41,7 +41,9 @@ static void usage(FILE *f)
 		"Builds a client - gateway - delay box - server testbed in fresh network namespaces,\n"
 		"shapes the gateway with gatewayd (each queue in turn), loads it with 4+4 TCP flows\n"
 		"and a UDP flood, probes latency throughout, and prints a table (and writes\n"
-		"results.json and SVG plots into DIR). --duration is each queue's whole run.\n"
+		"results.json and SVG plots into DIR, by default " GW_COMPARE_DIR_DEFAULT ",\n"
+		"where the daemon's status page shows the last one). --duration is each queue's\n"
+		"whole run.\n"
 		"--kernel auto (default) runs in a User-Mode Linux guest when this kernel lacks\n"
 		"netem, fq_codel or cake. Needs root, iproute2 and iperf3.\n");
 }
@@ -393,19 +395,29 @@ static int open_signals(void)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+/* Directories made here are 0755 whatever the umask: the daemon (another user) reads
+ * compare_dir through them. */
+static int mkdir_one(const char *dir)
+{
+	if (mkdir(dir, 0755) == 0)
+		return chmod(dir, 0755) < 0 ? -errno : 0;
+	return errno == EEXIST ? 0 : -errno;
+}
+
 static int mkdir_p(const char *path)
 {
 	char tmp[4200];
+	int r;
 
 	snprintf(tmp, sizeof(tmp), "%s", path);
 	for (char *p = tmp + 1; *p; p++)
 		if (*p == '/') {
 			*p = 0;
-			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return -errno;
+			if ((r = mkdir_one(tmp)))
+				return r;
 			*p = '/';
 		}
-	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -errno : 0;
+	return mkdir_one(tmp);
 }
 
 static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t n,
@@ -428,6 +440,18 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 			continue;
 		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, qnames[r[i].q]);
 		bad += cmp_svg_flows(path, o, &r[i]) != 0;
+	}
+	/* the daemon reads them as another user (DynamicUser=): readable whatever the umask */
+	chmod(o->out, 0755);
+	snprintf(path, sizeof(path), "%s/results.json", o->out);
+	chmod(path, 0644);
+	snprintf(path, sizeof(path), "%s/latency-cdf.svg", o->out);
+	chmod(path, 0644);
+	snprintf(path, sizeof(path), "%s/latency-time.svg", o->out);
+	chmod(path, 0644);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, qnames[r[i].q]);
+		chmod(path, 0644);
 	}
 	if (bad)
 		fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
@@ -520,6 +544,9 @@ int gw_compare_main(int argc, char **argv)
 		fprintf(stderr, "gatewayd: --compare needs root (network namespaces, qdiscs)\n");
 		return 1;
 	}
+	/* by default where a running daemon's status page looks (compare_dir's default) */
+	if (!o.out[0])
+		snprintf(o.out, sizeof(o.out), "%s", GW_COMPARE_DIR_DEFAULT);
 	if (o.out[0]) {
 		char abs[PATH_MAX];
 

@@ -93,6 +93,8 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		gw_sampler_free(sampler);
 		return r;
 	}
+	gw_lastcmp_set_dir(&st.lastcmp, cfg->compare_dir ? cfg->compare_dir
+						 : GW_COMPARE_DIR_DEFAULT);
 	src = gw_status_source(&st);
 	/* shaping is the job; a page that cannot be served is an error, not a reason to stop */
 	if (gw_webui_start((const char *const *)cfg->listen, cfg->n_listen, cfg->auth_file, &src,

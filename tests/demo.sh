@@ -3,11 +3,13 @@
 # comparison bench on its defaults: a dumb 1000-packet fifo, fq_codel, cake under htb, and
 # cake as its own shaper, each at 20 mbit both ways with a 40 ms RTT, loaded by 4+4 TCP flows
 # and a UDP flood. Inside a User-Mode Linux guest when this kernel lacks netem, fq_codel or
-# cake. Prints the table; results.json and the SVG plots go to DEMO_OUT.
+# cake. Prints the table; results.json and the SVG plots go to DEMO_OUT (by default
+# /var/lib/gatewayd/compare, where the status page of a running gatewayd shows them).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 GATEWAYD=${GATEWAYD:-$PWD/build/gatewayd}
-OUT=${DEMO_OUT:-/var/tmp/gatewayd-demo}
+# where a running gatewayd shows the last comparison (compare_dir's default)
+OUT=${DEMO_OUT:-/var/lib/gatewayd/compare}
 if [ "$(id -u)" != 0 ]; then
 	echo "demo: needs root (network namespaces, qdiscs): sudo make demo" >&2
 	exit 1
