@@ -770,9 +770,11 @@
 			}
 			const g = r.goodput_bps || {}, ind = (r.latency_ms || {}).induced || {}, d = r.drops || {};
 			tr.appendChild(el("td", null, fmtRate(g.up) + " / " + fmtRate(g.down)));
-			tr.appendChild(el("td", null, "+" + fmtMs(ind.p50) + " / +" + fmtMs(ind.p99)));
+			const plus = (v) => (v === null || v === undefined ? "\u2013" : "+" + fmtMs(v));
+			const cnt = (v) => (v === null || v === undefined ? "\u2013" : fmtCount(v));
+			tr.appendChild(el("td", null, plus(ind.p50) + " / " + plus(ind.p99)));
 			tr.appendChild(el("td", "grade " + gradeClass(r.grade), r.grade || "\u2013"));
-			tr.appendChild(el("td", null, fmtCount(d.up) + " / " + fmtCount(d.down)));
+			tr.appendChild(el("td", null, cnt(d.up) + " / " + cnt(d.down)));
 		}
 		const plots = box.appendChild(el("div", "plots"));
 		for (const name of c.plots || []) {
