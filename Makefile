@@ -2,6 +2,7 @@
 VERSION := 0.1.0
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
+LIBEXECDIR ?= $(PREFIX)/libexec/gatewayd
 SYSCONFDIR ?= /etc
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
@@ -109,11 +110,15 @@ test-unit: all unit-bins
 bench: deps all
 	tests/bench/run-all
 
+# the comparison bench on its defaults (gatewayd --compare), results in DEMO_OUT
 demo: deps all
 	tests/demo.sh
 
 install: all
 	install -D -m 0755 $(BUILD)/gatewayd $(DESTDIR)$(SBINDIR)/gatewayd
+	# --compare's User-Mode Linux helper: found at ../libexec/gatewayd/ from the binary
+	install -D -m 0755 uml/gatewayd-uml $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml
+	install -D -m 0755 uml/gatewayd-uml-init $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml-init
 	install -d $(DESTDIR)$(UNITDIR)
 	sed -e 's|/usr/local/sbin|$(SBINDIR)|g' -e 's|/etc/gatewayd|$(SYSCONFDIR)/gatewayd|g' \
 		systemd/gatewayd.service >$(DESTDIR)$(UNITDIR)/gatewayd.service

@@ -18,7 +18,7 @@
 #define AUTH_FILE_MAX 4095		/* PATH_MAX less the NUL */
 
 static const char *const root_keys[] = { "listen", "interval", "links", "auth_file",
-					  "keep_on_stop", "probe",
+					  "keep_on_stop", "probe", "compare_dir",
 					  "containers", NULL };
 
 const char *gw_direction_name(enum gw_direction d)
@@ -48,6 +48,7 @@ void gw_config_free(struct gw_config *cfg)
 	free(cfg->links);
 	free(cfg->containers);
 	free(cfg->auth_file);
+	free(cfg->compare_dir);
 	free(cfg->file);
 	free(cfg);
 }
@@ -127,6 +128,22 @@ static int parse_auth_file(struct cfg_parser *p, const config_setting_t *root,
 	return cfg->auth_file ? 0 : -ENOMEM;
 }
 
+/* compare_dir = "/var/lib/gatewayd/compare"; absolute, like auth_file. */
+static int parse_compare_dir(struct cfg_parser *p, const config_setting_t *root,
+			     struct gw_config *cfg)
+{
+	const char *v = NULL;
+	int ret = cfg_get_string(p, root, "compare_dir", NULL, AUTH_FILE_MAX, &v);
+
+	if (ret <= 0)
+		return ret;
+	if (v[0] != '/')
+		return cfg_error(p, config_setting_get_member(root, "compare_dir"), NULL,
+				 "'compare_dir' \"%.64s\" must be an absolute path", v);
+	cfg->compare_dir = strdup(v);
+	return cfg->compare_dir ? 0 : -ENOMEM;
+}
+
 static int parse_links(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg)
 {
 	config_setting_t *list = NULL;
@@ -172,6 +189,9 @@ static int parse_root(struct cfg_parser *p, const config_setting_t *root, struct
 	if (ret < 0)
 		return ret;
 	ret = parse_auth_file(p, root, cfg);
+	if (ret)
+		return ret;
+	ret = parse_compare_dir(p, root, cfg);
 	if (ret)
 		return ret;
 	ret = cfg_get_bool(p, root, "keep_on_stop", NULL, &cfg->keep_on_stop);

@@ -12,6 +12,7 @@
 #define GW_MAX_LINKS 64
 #define GW_MAX_CLASSES 50000	/* per direction; bounded by handle space */
 #define GW_MAX_LISTEN 8
+#define GW_COMPARE_DIR_DEFAULT "/var/lib/gatewayd/compare"
 #define GW_MIN_RATE 1000ULL		/* bytes/s: 8 kbit */
 #define GW_MAX_RATE 12500000000000ULL	/* bytes/s: 100 tbit */
 
@@ -169,6 +170,9 @@ struct gw_config {
 	struct gw_link_cfg *links;
 	size_t n_links;
 	char *auth_file;	/* NULL, or an absolute path: basic auth for the web UI */
+	/* where `gatewayd --compare` leaves its last results (results.json, the SVGs), shown
+	 * read-only on the status page; an absolute path; NULL: GW_COMPARE_DIR_DEFAULT */
+	char *compare_dir;
 	bool keep_on_stop;	/* leave the tree in the kernel when gatewayd stops */
 	struct gw_probe_cfg probe;
 	struct gw_container_cfg *containers;	/* may be empty; links may then be empty too */

@@ -175,6 +175,8 @@ static void reload(struct gw_loop_ctx *c)
 		gw_notify("READY=1");
 		return;
 	}
+	gw_lastcmp_set_dir(&st->lastcmp, next->compare_dir ? next->compare_dir
+						 : GW_COMPARE_DIR_DEFAULT);
 	if (done.how == GW_RELOAD_REBUILT || done.how == GW_RELOAD_CLASSES) {
 		struct gw_sampler *s;
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "config/config.h"
 #include "gatewayd/apply.h"
+#include "gatewayd/compare.h"
 #include "gatewayd/dryrun.h"
 #include "gatewayd/kinds.h"
 #include "gatewayd/log.h"
@@ -41,6 +42,7 @@ static void usage(FILE *f)
 		"      --load-test    one load test to the probe block's sink, a table; shapes nothing\n"
 		"      --sink ADDR:PORT  serve as a load-test sink (no -c; repeatable, up to 4)\n"
 		"  -v, --verbose      log debug lines\n"
+		"      --compare ...  the fifo vs fq_codel vs cake bench (gatewayd --compare --help)\n"
 		"      --version      print the version\n"
 		"  -h, --help         this text\n"
 		"Runs in the foreground; SIGTERM or SIGINT removes what it created and exits 0.\n");
@@ -91,6 +93,8 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		gw_sampler_free(sampler);
 		return r;
 	}
+	gw_lastcmp_set_dir(&st.lastcmp, cfg->compare_dir ? cfg->compare_dir
+						 : GW_COMPARE_DIR_DEFAULT);
 	src = gw_status_source(&st);
 	/* shaping is the job; a page that cannot be served is an error, not a reason to stop */
 	if (gw_webui_start((const char *const *)cfg->listen, cfg->n_listen, cfg->auth_file, &src,
@@ -223,6 +227,9 @@ int main(int argc, char **argv)
 	bool probed;
 	int c, r;
 
+	for (int i = 1; i < argc; i++)	/* the comparison bench has options of its own */
+		if (!strcmp(argv[i], "--compare"))
+			return gw_compare_main(argc, argv);
 	while ((c = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':

@@ -9,6 +9,8 @@ int gw_status_init(struct gw_status *st, struct gw_sampler *sampler, double star
 	memset(st, 0, sizeof(*st));
 	st->sampler = sampler;
 	st->start_mono = start_mono;
+	if (gw_lastcmp_init(&st->lastcmp, NULL))
+		return -ENOMEM;
 	return -pthread_mutex_init(&st->lock, NULL);
 }
 
@@ -17,6 +19,7 @@ void gw_status_destroy(struct gw_status *st)
 	if (st->cur)
 		gw_snapshot_put(st->cur);
 	st->cur = NULL;
+	gw_lastcmp_destroy(&st->lastcmp);
 	pthread_mutex_destroy(&st->lock);
 }
 
@@ -73,7 +76,16 @@ struct gw_sampler *gw_status_swap_sampler(struct gw_status *st, struct gw_sample
 	return old;
 }
 
+static int status_compare(void *ctx, const char *name, char **body, size_t *len, char *err,
+			  size_t errlen)
+{
+	struct gw_status *st = ctx;
+
+	return gw_lastcmp_read(&st->lastcmp, name, body, len, err, errlen);
+}
+
 struct gw_webui_source gw_status_source(struct gw_status *st)
 {
-	return (struct gw_webui_source){ .ctx = st, .get = status_get, .history = status_history };
+	return (struct gw_webui_source){ .ctx = st, .get = status_get, .history = status_history,
+					 .compare = status_compare };
 }

@@ -4,6 +4,7 @@
 #define GW_STATUS_H
 
 #include <pthread.h>
+#include "gatewayd/lastcmp.h"
 #include "gatewayd/sampler.h"
 #include "webui/snapshot.h"
 
@@ -16,6 +17,8 @@ struct gw_status {
 	char reload_error[256];	/* "last reload failed: ..." until a reload succeeds */
 	char last_sample_error[256];	/* the last pass's problem, logged once */
 	struct gw_snap_loadtest loadtest;	/* the running or last load test (loop.c) */
+	struct gw_lastcmp lastcmp;	/* the last --compare, in compare_dir (no directory
+					 * until gw_lastcmp_set_dir) */
 };
 
 int gw_status_init(struct gw_status *st, struct gw_sampler *sampler, double start_mono);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <json-c/json.h>
 #include <microhttpd.h>
 
 #include "config/config.h"
@@ -31,6 +32,7 @@
 
 #define TEXT "text/plain; charset=utf-8"
 #define JSON "application/json"
+#define SVG "image/svg+xml"
 #define METRICS "text/plain; version=0.0.4; charset=utf-8"
 #define CSP "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " \
 	"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -307,6 +309,58 @@ static enum MHD_Result serve_history(struct gw_webui *w, struct MHD_Connection *
 	return send_body(c, MHD_HTTP_OK, body, len, JSON);
 }
 
+/* {"error": msg} */
+static enum MHD_Result send_json_error(struct MHD_Connection *c, unsigned int code,
+				       const char *msg)
+{
+	json_object *o = json_object_new_object();
+	const char *s;
+	char *body = NULL;
+	size_t len = 0;
+
+	if (o) {
+		json_object_object_add(o, "error", json_object_new_string(msg));
+		s = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
+						      JSON_C_TO_STRING_NOSLASHESCAPE, &len);
+		body = s ? strdup(s) : NULL;
+		json_object_put(o);
+	}
+	if (!body)
+		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	return send_body(c, code, body, len, JSON);
+}
+
+/* /api/compare (name NULL) and /compare/NAME.svg: the daemon reads, this only answers. */
+static enum MHD_Result serve_compare(struct gw_webui *w, struct MHD_Connection *c,
+				     const char *name)
+{
+	char err[512], msg[560], *body = NULL;
+	unsigned int code;
+	size_t len = 0;
+	int r;
+
+	if (name && (strchr(name, '/') || name[0] == '.' || strlen(name) > 64))
+		return send_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+	if (!w->src.compare) {
+		if (name)
+			return send_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+		return send_json_error(c, MHD_HTTP_NOT_FOUND, "this server keeps no comparisons");
+	}
+	err[0] = 0;
+	r = w->src.compare(w->src.ctx, name, &body, &len, err, sizeof(err));
+	if (!r)
+		return send_body(c, MHD_HTTP_OK, body, len, name ? SVG : JSON);
+	code = r == -ENOENT ? MHD_HTTP_NOT_FOUND
+	     : r == -EFBIG || r == -EBADMSG ? MHD_HTTP_INTERNAL_SERVER_ERROR
+	     : MHD_HTTP_SERVICE_UNAVAILABLE;
+	if (!err[0])
+		snprintf(err, sizeof(err), "%s", strerror(-r));
+	if (!name)
+		return send_json_error(c, code, err);
+	snprintf(msg, sizeof(msg), "%s\n", err);
+	return send_text(c, code, msg);
+}
+
 static enum MHD_Result route(struct gw_webui *w, struct MHD_Connection *c, const char *url)
 {
 	if (strcmp(url, "/api/history") &&
@@ -324,6 +378,10 @@ static enum MHD_Result route(struct gw_webui *w, struct MHD_Connection *c, const
 		return serve_history(w, c);
 	if (!strcmp(url, "/healthz"))
 		return serve_healthz(w, c);
+	if (!strcmp(url, "/api/compare"))
+		return serve_compare(w, c, NULL);
+	if (!strncmp(url, "/compare/", 9))
+		return serve_compare(w, c, url + 9);
 	return send_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
 }
 

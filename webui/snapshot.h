@@ -183,6 +183,14 @@ struct gw_webui_source {
 	 * be "total" for the direction's total. */
 	int (*history)(void *ctx, const char *link, const char *direction, const char *class_name,
 		       double from, double to, bool minute, struct gw_hist_point *out, size_t max);
+	/* The last `gatewayd --compare` in the daemon's compare_dir. name NULL: a summary of its
+	 * results.json as JSON (no samples; webui/status-schema.md); else one plot's file name,
+	 * "latency-cdf.svg", "latency-time.svg" or "flows-QDISC.svg". Returns 0 and a malloc'd
+	 * *body of *len bytes, or -errno and one line in err: -ENOENT no comparison there (or no
+	 * such plot), -EFBIG the file is over its bound, -EBADMSG results.json is malformed,
+	 * another -errno it could not be read. NULL when the source has none. */
+	int (*compare)(void *ctx, const char *name, char **body, size_t *len, char *err,
+		       size_t errlen);
 };
 
 void gw_snapshot_put(struct gw_snapshot *s);	/* drop a reference; frees at zero */

@@ -24,6 +24,7 @@ max_len() {
 	config) echo 16384 ;;	# the example configs are 2-4 KiB
 	netlink) echo 8192 ;;	# a cake qdisc with its tins is about 1 KiB, a link 1.5 KiB
 	http) echo 4096 ;;	# past the 1024-byte URL bound, well inside the 16 KiB header memory
+	lastcmp) echo 16384 ;;	# a 5 s fifo run's results.json is 12 KiB
 	*) echo 4096 ;;
 	esac
 }

@@ -8,8 +8,10 @@ if [ ! -x "$CHROMIUM" ]; then
 	exit 0
 fi
 topo_chain || { not_ok "topology"; exit 1; }
+mkdir "$TMPD/nocmp"	# no comparison there: the page's section stays hidden
 cat >"$TMPD/p.conf" <<CONF
 interval = "500ms";
+compare_dir = "$TMPD/nocmp";
 links = ( { name = "wan"; interface = "r1";
   egress = { shaper = "htb"; rate = "30mbit"; classes = (
     { name = "bulk"; rate = "20mbit"; default = true; child = { kind = "fifo"; limit = 200; }; },
@@ -25,7 +27,7 @@ ip netns exec "$NS_C" timeout 40 iperf3 -c 10.77.2.2 -P 4 -t 30 >/dev/null 2>&1 
 PIDS+=($!)
 sleep 8	# some history for the charts
 mkdir -p "$TOP/build/screenshots"
-CDP_DIRS=2 CDP_TINS=0 CDP_MIN_POINTS=10 CDP_IDLE_CLASS=1 CDP_LAT_DIRS=0 CDP_SHOT_PREFIX=status-live \
+CDP_DIRS=2 CDP_TINS=0 CDP_MIN_POINTS=10 CDP_IDLE_CLASS=1 CDP_LAT_DIRS=0 CDP_SHOT_PREFIX=status-live CDP_COMPARE_RUNS=0 \
 	timeout 120 ip netns exec "$NS_R" python3 "$TOP/tests/webui/cdp.py" "$CHROMIUM" \
 	"http://127.0.0.1:9180/" "$TOP/build/screenshots"
 [ $? -eq 124 ] && not_ok "the headless browser run finished in time"

@@ -149,7 +149,16 @@ static void test_auth_file(void)
 	CHECK(cfg->auth_file && !strcmp(cfg->auth_file, "/etc/gatewayd/users"),
 	      "auth_file kept as written");
 	CHECK(!cfg->keep_on_stop, "keep_on_stop is false by default");
+	CHECK(cfg->compare_dir == NULL, "compare_dir absent: NULL (the default applies)");
 	gw_config_free(cfg);	/* frees it too: ASan would see a leak */
+	cfg = load_ok("compare_dir",
+		"compare_dir = \"/srv/cmp\";\n"
+		"links = ( { name = \"wan\"; interface = \"eth0\";\n"
+		"  egress = { shaper = \"tbf\"; rate = \"20mbit\"; }; } );\n");
+	if (!cfg)
+		return;
+	CHECK(cfg->compare_dir && !strcmp(cfg->compare_dir, "/srv/cmp"), "compare_dir kept as written");
+	gw_config_free(cfg);
 }
 
 static void test_keep_on_stop(void)
@@ -473,6 +482,8 @@ static const struct bad bad[] = {
 	  "interval = \"1s\";\nauth_file = \"users\";\n" LINK EGRESS("tbf", "") "} );" },
 	{ 1, "'auth_file' \"\" must be an absolute path", "auth_file = \"\";\n" },
 	{ 1, "'auth_file' must be a string, not an integer", "auth_file = 1;\n" },
+	{ 1, "'compare_dir' \"cmp\" must be an absolute path", "compare_dir = \"cmp\";\n" },
+	{ 1, "'compare_dir' must be a string, not an integer", "compare_dir = 1;\n" },
 	{ 1, "'auth_file' is too long (at most 4095 characters)", "auth_file = \"/" LONG4K "\";\n" },
 	/* Integers libconfig 1.5 would silently cut to 32 bits. */
 	{ 2, "integer 4294967297 is too large", LINK "overhead = 4294967297;\n" EGRESS("tbf", "")

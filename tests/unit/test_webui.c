@@ -633,7 +633,7 @@ static int open_fds(void)
 
 static void test_server(void)
 {
-	struct gw_webui_source src = { NULL, src_get, src_history };
+	struct gw_webui_source src = { NULL, src_get, src_history, NULL };
 	char addr[32], bad_addr[32], err[256], *buf = malloc(1 << 20);
 	const char *listen[2] = { addr, bad_addr };
 	struct gw_webui *w = NULL, *w2 = NULL;

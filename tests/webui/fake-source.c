@@ -4,9 +4,10 @@
  * load test. For the tests in tests/webui; no root, no kernel.
  *
  * usage: webui-fake-server -l ADDR [-l ADDR]... [-a AUTH_FILE] [-i INTERVAL_MS]
- *                          [-f FREEZE_AFTER_S] [-e]
+ *                          [-f FREEZE_AFTER_S] [-e] [-c COMPARE_DIR]
  *   -f: stop publishing after that many seconds (the snapshot goes stale)
  *   -e: never publish (no snapshot at all)
+ *   -c: the last comparison is read from there, by the daemon's reader (gatewayd/lastcmp.c)
  * Prints "ready" once listening; stops on SIGINT or SIGTERM. */
 #include <errno.h>
 #include <math.h>
@@ -18,7 +19,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gatewayd/lastcmp.h"
 #include "webui/webui.h"
+
+static struct gw_lastcmp lastcmp;
+
+static int fake_compare(void *ctx, const char *name, char **body, size_t *len, char *err,
+			size_t errlen)
+{
+	(void)ctx;
+	return gw_lastcmp_read(&lastcmp, name, body, len, err, errlen);
+}
 
 struct fake_class {
 	const char *name, *kind;
@@ -407,7 +418,7 @@ static void publish(struct fake *f)
 static void usage(void)
 {
 	fprintf(stderr, "usage: webui-fake-server -l ADDR [-l ADDR]... [-a AUTH_FILE] "
-		"[-i INTERVAL_MS] [-f FREEZE_AFTER_S] [-e]\n");
+		"[-i INTERVAL_MS] [-f FREEZE_AFTER_S] [-e] [-c COMPARE_DIR]\n");
 	exit(2);
 }
 
@@ -432,9 +443,9 @@ static int run(struct fake *f, double freeze_after, bool empty)
 
 int main(int argc, char **argv)
 {
-	const char *listen[8], *auth = NULL;
+	const char *listen[8], *auth = NULL, *compare_dir = NULL;
 	struct fake f = { .interval = 0.5 };
-	struct gw_webui_source src = { &f, fake_get, fake_history };
+	struct gw_webui_source src = { &f, fake_get, fake_history, fake_compare };
 	struct gw_webui *w;
 	double freeze_after = 0;
 	size_t n_listen = 0;
@@ -443,7 +454,7 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int opt, r;
 
-	while ((opt = getopt(argc, argv, "l:a:i:f:e")) != -1) {
+	while ((opt = getopt(argc, argv, "l:a:i:f:ec:")) != -1) {
 		if (opt == 'l' && n_listen < 8)
 			listen[n_listen++] = optarg;
 		else if (opt == 'a')
@@ -454,6 +465,8 @@ int main(int argc, char **argv)
 			freeze_after = atof(optarg);
 		else if (opt == 'e')
 			empty = true;
+		else if (opt == 'c')
+			compare_dir = optarg;
 		else
 			usage();
 	}
@@ -465,6 +478,7 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	pthread_mutex_init(&f.lock, NULL);
+	gw_lastcmp_init(&lastcmp, compare_dir);
 	f.start = now_s();
 	r = gw_webui_start(listen, n_listen, auth, &src, &w, err, sizeof(err));
 	if (r) {
@@ -477,5 +491,6 @@ int main(int argc, char **argv)
 	gw_webui_stop(w);
 	gw_snapshot_put(f.cur);
 	pthread_mutex_destroy(&f.lock);
+	gw_lastcmp_destroy(&lastcmp);
 	return r ? 1 : 0;
 }

@@ -346,6 +346,82 @@ fi
 inuse=$(timeout 3 "$FAKE" -l "127.0.0.1:$port" 2>&1)
 check "a listen address in use is refused with its errno ($inuse)" \
 	bash -c "[[ '$inuse' == *'listen 127.0.0.1:$port: Address already in use'* ]]"
+# --- the last comparison: /api/compare and /compare/NAME.svg, read by the daemon's reader
+# (gatewayd/lastcmp.c) from a real run's files (tests/webui/compare: gatewayd --compare
+# --kernel host --qdiscs fifo --duration 5s)
+mkdir -p "$tmp/cmp"
+cp tests/webui/compare/* "$tmp/cmp/"
+if start_fake cmp -c "$tmp/cmp"; then
+	K=http://127.0.0.1:$port
+	check "/api/compare is 200 JSON" test "$(code $K/api/compare)/$(header content-type $K/api/compare)" = "200/application/json"
+	$C $K/api/compare >"$tmp/cmp.json"
+	check "/api/compare: the run's settings and time, per queue the table's figures, no samples" python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
+assert s["generated_unix"] == f["generated_unix"] and s["kernel"] == f["kernel"]
+assert s["config"]["rate_bps"] == f["config"]["rate_bps"] and s["config"]["rtt_ms"] == f["config"]["rtt_ms"]
+assert len(s["runs"]) == len(f["runs"]) == 1
+a, b = s["runs"][0], f["runs"][0]
+assert a["qdisc"] == "fifo" and a["grade"] == b["grade"] and a["drops"] == b["drops"]
+for d in ("up", "down"):
+    assert abs(a["goodput_bps"][d] - b["goodput_bps"][d]) <= 1e-5 * b["goodput_bps"][d]
+for k in ("p50", "p99"):
+    assert abs(a["latency_ms"]["induced"][k] - b["latency_ms"]["induced"][k]) < 1e-3
+assert "queue" not in a and "flows" not in a and "samples" not in a
+assert s["plots"] == ["latency-cdf.svg", "latency-time.svg", "flows-fifo.svg"]
+assert len(open(sys.argv[1]).read()) < len(open(sys.argv[2]).read()) / 4
+' "$tmp/cmp.json" "$tmp/cmp/results.json"
+	check "/compare/latency-cdf.svg is 200 image/svg+xml" test "$(code $K/compare/latency-cdf.svg)/$(header content-type $K/compare/latency-cdf.svg)" = "200/image/svg+xml"
+	check "/compare/flows-fifo.svg is the file, byte for byte" cmp -s <($C $K/compare/flows-fifo.svg) "$tmp/cmp/flows-fifo.svg"
+	check "a known plot that is not there is 404" test "$(code $K/compare/flows-cake.svg)" = 404
+	check "results.json itself is not served as a plot (404)" test "$(code $K/compare/results.json)" = 404
+	for u in "/compare/../results.json" "/compare/..%2Fresults.json" "/compare/%2e%2e%2f%2e%2e%2fetc%2fpasswd" \
+		"/compare/./latency-cdf.svg" "/compare/" "/compare/flows-..%2f..%2fetc%2fpasswd.svg"; do
+		c=$(code --path-as-is "$K$u")
+		check "traversal $u refused ($c)" bash -c "[ $c = 404 ] || [ $c = 400 ]"
+	done
+	ln -s /etc/passwd "$tmp/cmp/flows-cake.svg"
+	c=$(code $K/compare/flows-cake.svg)
+	check "a plot that is a symlink is not followed ($c)" bash -c "[ $c != 200 ] && ! $C $K/compare/flows-cake.svg | grep -q root:"
+	check "/api/compare takes no query (400)" test "$(code "$K/api/compare?x=1")" = 400
+	# error states: each a JSON {"error"} with a status, never a crash
+	cmp_err() { # cmp_err NAME WANT_CODE WANT_TEXT
+		local c
+		c=$($C -o "$tmp/err.json" -w '%{http_code}' $K/api/compare)
+		check "$1: $c, $(cat "$tmp/err.json")" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert sys.argv[2] == sys.argv[3] and sys.argv[4] in d["error"], d' "$tmp/err.json" "$c" "$2" "$3"
+	}
+	printf '{"schema": "gatewayd-compare", "version": 1, "runs": [' >"$tmp/cmp/results.json"
+	cmp_err "a truncated results.json is a 500" 500 "ends early"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["schema"]="other"; json.dump(d, open(sys.argv[2],"w"))' \
+		tests/webui/compare/results.json "$tmp/cmp/results.json"
+	cmp_err "another schema is a 500" 500 "schema"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["runs"][0]["goodput_bps"]["up"]="fast"; json.dump(d, open(sys.argv[2],"w"))' \
+		tests/webui/compare/results.json "$tmp/cmp/results.json"
+	cmp_err "a figure that is not a number is a 500" 500 "not numbers"
+	sed 's/"jain_fairness": *[0-9.]*/"jain_fairness": NaN/' tests/webui/compare/results.json >"$tmp/cmp/results.json"
+	cmp_err "a NaN is a 500 (never copied into the answer)" 500 "not numbers"
+	python3 -c 'import json,sys; print("[" * 5000 + "]" * 5000)' >"$tmp/cmp/results.json"
+	cmp_err "5000 nested arrays are a 500 (depth bound)" 500 "not JSON"
+	truncate -s 40M "$tmp/cmp/results.json"
+	cmp_err "a 40 MB results.json is a 500 (size bound)" 500 "over the"
+	rm "$tmp/cmp/results.json"
+	cmp_err "no results.json is a 404" 404 "no comparison has run yet"
+	mkdir "$tmp/cmp/results.json"
+	cmp_err "a directory in its place is a 503" 503 "not a regular file"
+	rmdir "$tmp/cmp/results.json"
+	cp tests/webui/compare/results.json "$tmp/cmp/results.json"
+	check "a good results.json again: 200" test "$(code $K/api/compare)" = 200
+	rm -r "$tmp/cmp"
+	cmp_err "no compare directory at all is a 404" 404 "no comparison has run yet"
+else
+	bad "fake server starts with a compare directory"
+fi
+check "a server with no compare directory answers /api/compare 404 JSON" \
+	test "$(code $B/api/compare)/$(header content-type $B/api/compare)" = "404/application/json"
+
 # the first server, stopped as the daemon stops it: clean exit, no sanitizer report
 main_pid=${pids[0]}
 kill -TERM "$main_pid"

@@ -29,7 +29,8 @@ if [ ! -x "$FAKE" ]; then
 	exit 1
 fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$FAKE" -l "127.0.0.1:$port" >"$tmp/fake.out" 2>&1 &
+# a real comparison's results.json and plots (gatewayd --compare --kernel host --qdiscs fifo)
+"$FAKE" -l "127.0.0.1:$port" -c "$PWD/tests/webui/compare" >"$tmp/fake.out" 2>&1 &
 pid=$!
 for _ in $(seq 50); do
 	grep -q ready "$tmp/fake.out" && break
@@ -46,7 +47,7 @@ if [ "$size" -lt 153600 ]; then
 else
 	echo "not ok - the page's files are $size bytes, over 150 KB"
 fi
-timeout 120 python3 tests/webui/cdp.py "$CHROMIUM" "http://127.0.0.1:$port/" "$BUILD/screenshots"
+CDP_COMPARE_RUNS=1 timeout 120 python3 tests/webui/cdp.py "$CHROMIUM" "http://127.0.0.1:$port/" "$BUILD/screenshots"
 rc=$?
 [ $rc -eq 124 ] && echo "not ok - the headless browser run timed out"
 exit $rc

@@ -30,6 +30,7 @@
 		lastT: 0,
 		historyLoaded: 0,
 		timer: 0,
+		compareKey: "",
 	};
 
 	/* ---- formatting ---- */
@@ -742,6 +743,70 @@
 		st.timer = setTimeout(poll, Math.max(500, st.intervalS * 1000));
 	}
 
+	/* the last `gatewayd --compare` (compare_dir): shown only when /api/compare answers 200 */
+	function renderCompare(c) {
+		const box = document.getElementById("lastcmp");
+		box.textContent = "";
+		const h = box.appendChild(el("h2", null, "Last comparison"));
+		h.appendChild(el("span", "muted", " " + new Date(c.generated_unix * 1000).toLocaleString()));
+		const cfg = c.config || {};
+		const rtt = cfg.netem === false ? "no netem (no added delay)" : "RTT " + fmtMs(cfg.rtt_ms);
+		box.appendChild(el("p", "muted", "rate " + fmtRate(cfg.rate_bps) + " each way \u00b7 " + rtt +
+			" \u00b7 " + cfg.duration_s + " s per queue \u00b7 " + (c.kernel || "?") + " kernel " +
+			(c.kernel_release || "") + " \u00b7 gatewayd " + (c.gatewayd_version || "?")));
+		const t = box.appendChild(el("div", "tablewrap")).appendChild(el("table", "cmp"));
+		const hr = t.appendChild(el("thead")).appendChild(el("tr"));
+		for (const x of ["Queue", "Goodput up / down", "Induced p50 / p99", "Grade", "Drops up / down"])
+			hr.appendChild(el("th", null, x));
+		const body = t.appendChild(el("tbody"));
+		for (const r of c.runs) {
+			const tr = body.appendChild(el("tr"));
+			tr.dataset.qdisc = r.qdisc;
+			tr.appendChild(el("td", null, r.qdisc));
+			if (!r.ran) {
+				const n = tr.appendChild(el("td", "muted", r.note || "did not run"));
+				n.colSpan = 4;
+				continue;
+			}
+			const g = r.goodput_bps || {}, ind = (r.latency_ms || {}).induced || {}, d = r.drops || {};
+			tr.appendChild(el("td", null, fmtRate(g.up) + " / " + fmtRate(g.down)));
+			const plus = (v) => (v === null || v === undefined ? "\u2013" : "+" + fmtMs(v));
+			const cnt = (v) => (v === null || v === undefined ? "\u2013" : fmtCount(v));
+			tr.appendChild(el("td", null, plus(ind.p50) + " / " + plus(ind.p99)));
+			tr.appendChild(el("td", "grade " + gradeClass(r.grade), r.grade || "\u2013"));
+			tr.appendChild(el("td", null, cnt(d.up) + " / " + cnt(d.down)));
+		}
+		const plots = box.appendChild(el("div", "plots"));
+		for (const name of c.plots || []) {
+			const a = plots.appendChild(el("a"));
+			a.href = "/compare/" + encodeURIComponent(name);
+			const img = a.appendChild(el("img"));
+			img.src = a.href;
+			img.alt = name;
+		}
+		box.hidden = false;
+	}
+
+	async function loadCompare() {
+		try {
+			const res = await fetch("/api/compare", { cache: "no-store" });
+			const box = document.getElementById("lastcmp");
+			if (!res.ok) {
+				box.hidden = true;
+				st.compareKey = "";
+				return;
+			}
+			const c = await res.json();
+			const key = c.generated_unix + "/" + c.file_mtime_unix;
+			if (key !== st.compareKey) {
+				st.compareKey = key;
+				renderCompare(c);
+			}
+		} catch (e) {
+			/* the status poll reports a lost connection */
+		}
+	}
+
 	function setWindow(s) {
 		st.windowS = s;
 		for (const b of document.querySelectorAll(".window button"))
@@ -762,4 +827,6 @@
 		resizeTimer = setTimeout(() => drawAll(chartNow()), 100);
 	});
 	poll();
+	loadCompare();
+	setInterval(loadCompare, 60000);
 })();

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""tests/uml/compare_check.py: check a `gatewayd --compare --out DIR` directory against
+docs/compare-schema.md (version 1): results.json's shape, types and internal consistency, and
+that every SVG is well-formed XML with data in it. Prints one line per problem; exit 1 if any.
+
+usage: compare_check.py DIR
+"""
+import json
+import math
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+problems = []
+
+
+def bad(path, msg):
+    problems.append(f"{path}: {msg}")
+
+
+def num_or_null(v):
+    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                         and math.isfinite(v))
+
+
+def check_type(path, v, kind):
+    ok = {
+        "str": lambda x: isinstance(x, str),
+        "int": lambda x: isinstance(x, int) and not isinstance(x, bool),
+        "num": lambda x: isinstance(x, (int, float)) and not isinstance(x, bool),
+        "num?": num_or_null,
+        "bool": lambda x: isinstance(x, bool),
+        "obj": lambda x: isinstance(x, dict),
+        "arr": lambda x: isinstance(x, list),
+    }[kind]
+    if not ok(v):
+        bad(path, f"want {kind}, have {json.dumps(v)[:60]}")
+        return False
+    return True
+
+
+def fields(path, obj, spec):
+    """spec: {key: kind}; every key required, no others allowed."""
+    if not check_type(path, obj, "obj"):
+        return False
+    for k, kind in spec.items():
+        if k not in obj:
+            bad(path, f"missing '{k}'")
+        else:
+            check_type(f"{path}.{k}", obj[k], kind)
+    for k in obj:
+        if k not in spec:
+            bad(path, f"unknown key '{k}'")
+    return True
+
+
+QDISCS = {"fifo", "fq_codel", "cake", "cake-shaper"}
+PHASES = ["idle", "tcp", "flood", "idle2"]
+GRADES = {"A+", "A", "B", "C", "D", "F", ""}
+
+
+def grade_of(m):
+    if m is None:
+        return ""
+    return "A+" if m < 5 else "A" if m < 30 else "B" if m < 60 else "C" if m < 200 \
+        else "D" if m < 400 else "F"
+
+
+def check_run(p, r, cfg):
+    base = {"qdisc": "str", "ran": "bool", "note": "str"}
+    if not isinstance(r, dict) or not r.get("ran"):
+        fields(p, r, base)
+        return
+    spec = dict(base, goodput_bps="obj", shaper_accuracy="obj", latency_ms="obj",
+                grade="str", drops="obj", ecn_marks="obj", peak_queue="obj",
+                jain_fairness="num?", cpu_busy="num?", flows="arr", samples="arr",
+                queue="arr", phases="arr", clients_started_s="num")
+    if not fields(p, r, spec):
+        return
+    if [ph.get("name") for ph in r["phases"] if isinstance(ph, dict)] != PHASES:
+        bad(p + ".phases", f"want the phases {PHASES}")
+    for i, ph in enumerate(r["phases"]):
+        if fields(f"{p}.phases[{i}]", ph, {"name": "str", "start_s": "num", "end_s": "num"}):
+            if ph["end_s"] < ph["start_s"]:
+                bad(f"{p}.phases[{i}]", "ends before it starts")
+    if r["qdisc"] not in QDISCS:
+        bad(p + ".qdisc", f"unknown qdisc {r['qdisc']}")
+    for k in ("goodput_bps", "shaper_accuracy"):
+        fields(f"{p}.{k}", r[k], {"up": "num?", "down": "num?"})
+    for k in ("drops", "ecn_marks"):
+        fields(f"{p}.{k}", r[k], {"up": "int", "down": "int"})
+    fields(f"{p}.peak_queue", r["peak_queue"], {"up": "obj", "down": "obj"})
+    for d in ("up", "down"):
+        if isinstance(r["peak_queue"].get(d), dict):
+            fields(f"{p}.peak_queue.{d}", r["peak_queue"][d], {"packets": "int", "ms": "num?"})
+    lat = r["latency_ms"]
+    pct = {"p50": "num?", "p95": "num?", "p99": "num?", "mean": "num?", "samples": "int",
+           "lost": "int"}
+    if fields(f"{p}.latency_ms", lat, {"baseline": "num?", "idle": "obj", "loaded": "obj",
+                                         "induced": "obj"}):
+        fields(f"{p}.latency_ms.idle", lat["idle"], pct)
+        fields(f"{p}.latency_ms.loaded", lat["loaded"], pct)
+        fields(f"{p}.latency_ms.induced", lat["induced"],
+               {"p50": "num?", "p95": "num?", "p99": "num?", "mean": "num?"})
+        # consistency: induced = loaded - baseline; percentiles ordered; grade from the mean
+        try:
+            for q in ("p50", "p95", "p99", "mean"):
+                want = lat["loaded"][q] - lat["baseline"]
+                if abs(lat["induced"][q] - want) > 0.01:
+                    bad(f"{p}.latency_ms.induced.{q}", f"{lat['induced'][q]} != loaded - baseline {want:.3f}")
+            for s in ("idle", "loaded"):
+                x = lat[s]
+                if not (x["p50"] <= x["p95"] <= x["p99"]):
+                    bad(f"{p}.latency_ms.{s}", "percentiles out of order")
+                if x["lost"] > x["samples"]:
+                    bad(f"{p}.latency_ms.{s}", "more lost than samples")
+            if r["grade"] != grade_of(lat["induced"]["mean"]):
+                bad(f"{p}.grade", f"{r['grade']} but induced mean {lat['induced']['mean']}")
+        except (TypeError, KeyError):
+            bad(f"{p}.latency_ms", "incomplete figures")
+    if r["grade"] not in GRADES:
+        bad(f"{p}.grade", f"unknown grade {r['grade']}")
+    for i, f in enumerate(r["flows"]):
+        fp = f"{p}.flows[{i}]"
+        if fields(fp, f, {"name": "str", "direction": "str", "protocol": "str",
+                          "mean_bps": "num?", "series": "arr"}):
+            if f["direction"] not in ("up", "down") or f["protocol"] not in ("tcp", "udp"):
+                bad(fp, "direction must be up|down, protocol tcp|udp")
+            for pt in f["series"]:
+                if not (isinstance(pt, list) and len(pt) == 2 and all(num_or_null(v) for v in pt)):
+                    bad(fp + ".series", f"point {pt} is not [t, bps]")
+                    break
+    tcp = [f for f in r["flows"] if isinstance(f, dict) and f.get("protocol") == "tcp"]
+    if len(tcp) != 2 * cfg.get("tcp_flows_per_direction", 4):
+        bad(f"{p}.flows", f"{len(tcp)} TCP flows, want 2 x tcp_flows_per_direction")
+    nph = len(PHASES)
+    for pt in r["samples"]:
+        if not (isinstance(pt, list) and len(pt) == 3 and num_or_null(pt[0]) and pt[0] is not None
+                and num_or_null(pt[1]) and isinstance(pt[2], int) and 0 <= pt[2] < nph):
+            bad(f"{p}.samples", f"sample {pt} is not [t, rtt_ms|null, phase]")
+            break
+    n_idle = sum(1 for s in r["samples"] if s[2] == 0 and round(s[0] * 1000) < round(r["clients_started_s"] * 1000))
+    if isinstance(lat, dict) and isinstance(lat.get("idle"), dict) and lat["idle"].get("samples") != n_idle:
+        bad(f"{p}.latency_ms.idle.samples", f"{lat['idle'].get('samples')} but {n_idle} idle samples")
+    for pt in r["queue"]:
+        if not (isinstance(pt, list) and len(pt) == 7 and all(isinstance(v, (int, float)) for v in pt)):
+            bad(f"{p}.queue", f"point {pt} is not [t, up_bytes, up_pkts, down_bytes, down_pkts, up_sent, down_sent]")
+            break
+
+
+def check_json(path):
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        bad(path, f"not JSON: {e}")
+        return None
+    top = {"schema": "str", "version": "int", "gatewayd_version": "str", "generated_unix": "int",
+           "kernel": "str", "kernel_release": "str", "config": "obj", "runs": "arr"}
+    if not fields("$", d, top):
+        return None
+    if d["schema"] != "gatewayd-compare" or d["version"] != 1:
+        bad("$", f"schema {d['schema']} version {d['version']}: this checker knows gatewayd-compare 1")
+    if d["kernel"] not in ("host", "uml"):
+        bad("$.kernel", "must be host or uml")
+    cfg = d["config"]
+    fields("$.config", cfg, {"rate_bps": "int", "rtt_ms": "num", "netem": "bool", "duration_s": "num",
+                              "probe_hz": "int", "tcp_flows_per_direction": "int",
+                              "udp_flood_bps": "int", "phases": "arr"})
+    names = [ph.get("name") for ph in cfg.get("phases", []) if isinstance(ph, dict)]
+    if names != PHASES:
+        bad("$.config.phases", f"names {names}, want {PHASES}")
+    for i, ph in enumerate(cfg.get("phases", [])):
+        fields(f"$.config.phases[{i}]", ph, {"name": "str", "start_s": "num", "end_s": "num"})
+    for i, r in enumerate(d["runs"]):
+        check_run(f"$.runs[{i}]", r, cfg)
+    return d
+
+
+def check_svg(path):
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as e:
+        bad(path, f"not well-formed XML: {e}")
+        return
+    ns = "{http://www.w3.org/2000/svg}"
+    if root.tag != ns + "svg":
+        bad(path, f"root element {root.tag}, want svg")
+    lines = root.findall(f".//{ns}polyline")
+    pts = sum(len(pl.get("points", "").split()) for pl in lines)
+    texts = [t.text or "" for t in root.iter(ns + "text")]
+    if pts < 10:
+        bad(path, f"only {pts} data points drawn")
+    if len(texts) < 8:
+        bad(path, "too few labels (axes, legend)")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    d = check_json(os.path.join(out, "results.json"))
+    svgs = ["latency-cdf.svg", "latency-time.svg"]
+    if d:
+        svgs += [f"flows-{r['qdisc']}.svg" for r in d["runs"] if isinstance(r, dict) and r.get("ran")]
+    for s in svgs:
+        check_svg(os.path.join(out, s))
+    for p in problems:
+        print(p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
