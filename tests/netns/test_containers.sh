@@ -200,7 +200,10 @@ judge() {	# judge LINE...: "DIR N shaper_mbit received_mbit" against the cap
 			continue
 		fi
 		results+=("$l")
-		awk -v v="$3" -v c="$cap" 'BEGIN { exit !(v / c >= 0.90 && v / c <= 1.01) }' ||
+		# the upper bound has room for the measurement, not the shaper: two 1 s intervals
+		# timed by when a pass ran, which a loaded machine delays by tens of ms (1.026 was
+		# seen); a cap not in force shows the flood's 1.5
+		awk -v v="$3" -v c="$cap" 'BEGIN { exit !(v / c >= 0.90 && v / c <= 1.05) }' ||
 			{ bad=$((bad + 1)); echo "# container $2 $1: shaper sent $3 Mbit/s of $cap (received $4)"; }
 	done
 }
@@ -233,7 +236,7 @@ summary() {	# summary DIR CAP COLUMN: min median max of that direction's column 
 }
 echo "# the shaper's rate / cap (wire bytes, over 2 saturated intervals), $COUNT containers, $AT_ONCE at a time: egress $(summary eg $EG_CAP 3); ingress $(summary in $IN_CAP 3)"
 echo "# iperf3's received payload / cap (the limit exactly: 0.971): egress $(summary eg $EG_CAP 4); ingress $(summary in $IN_CAP 4)"
-check "each container's rate within 90-100% of its cap under load, both directions ($bad of $((2 * COUNT)) outside)" test "$bad" -eq 0
+check "each container's rate within 90-100% of its cap under load (read to 1.05 for the timing of the reads), both directions ($bad of $((2 * COUNT)) outside)" test "$bad" -eq 0
 check "every stream saturated its queue (${#starved[@]} of $((2 * COUNT)) did not, even alone)" test "${#starved[@]}" -eq 0
 # TCP, one container, both directions at once, 2 flows each, for the record: goodput is at
 # most 95.6% of the wire rate the shaper charges, less when the senders are starved of CPU
