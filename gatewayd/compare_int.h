@@ -13,6 +13,7 @@
 #define CMP_MAX_FLOWS (2 * CMP_TCP_FLOWS + 1)	/* + the UDP flood */
 #define CMP_PROBE_HZ 20
 #define CMP_TICK_S 0.1		/* queue and counter sampling */
+#define CMP_FLOOD_FACTOR 1.25	/* the UDP flood's rate, against the shaped rate */
 #define CMP_CPU_SATURATED 0.95	/* busier than this under load: the figures are the CPU's */
 
 enum cmp_kernel { CMP_KERNEL_AUTO, CMP_KERNEL_HOST, CMP_KERNEL_UML };

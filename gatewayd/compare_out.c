@@ -172,7 +172,7 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 	json_object_object_add(cfg, "duration_s", num(o->duration_s));
 	json_object_object_add(cfg, "probe_hz", json_object_new_int(CMP_PROBE_HZ));
 	json_object_object_add(cfg, "tcp_flows_per_direction", json_object_new_int(CMP_TCP_FLOWS));
-	json_object_object_add(cfg, "udp_flood_bps", json_object_new_int64((int64_t)o->rate_bps * 2));
+	json_object_object_add(cfg, "udp_flood_bps", json_object_new_int64((int64_t)(o->rate_bps * CMP_FLOOD_FACTOR)));
 	phases = json_object_new_array();
 	for (int p = 0; p < CMP_PH_COUNT && n; p++) {
 		struct json_object *ph = json_object_new_object();
