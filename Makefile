@@ -98,10 +98,12 @@ deps:
 	else echo "all dependencies present"; fi
 
 # Every suite, plain and under ASan+UBSan, with one closing "N passed, N failed" line.
+# the three builds use every core (JOBS); the suites then run in tests/run-all's two lanes
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	$(MAKE) all unit-bins
-	$(MAKE) BUILD=build-asan SAN=1 all unit-bins
-	@if $(FUZZ_OK); then $(MAKE) fuzz-bins; else echo "no clang with libFuzzer: fuzzers skipped"; fi
+	$(MAKE) -j$(JOBS) all unit-bins
+	$(MAKE) -j$(JOBS) BUILD=build-asan SAN=1 all unit-bins
+	@if $(FUZZ_OK); then $(MAKE) -j$(JOBS) fuzz-bins; else echo "no clang with libFuzzer: fuzzers skipped"; fi
 	tests/run-all
 
 test-unit: all unit-bins
