@@ -203,7 +203,8 @@ static int prepare_devs(struct gw_nl *nl, const struct gw_config *cfg, struct gw
 			return r;
 		}
 		d->ifindex = a->facts[i].ifb.ifindex;
-		if ((r = inspect(nl, cfg, d, false, err, len)))
+		/* an ifb made just now carries nothing yet: no dump of every qdisc to find that */
+		if (d->ifb_existed && (r = inspect(nl, cfg, d, false, err, len)))
 			return r;
 	}
 	return 0;

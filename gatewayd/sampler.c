@@ -442,9 +442,13 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct gw_sampler *s = arg;
 	struct gw_tc_stats st;
+	const struct tcmsg *t = nlmsg_data(nlh);
 	struct sdir *d;
 	uint32_t major;
 
+	/* most of a dump is other devices': looked at before anything is parsed */
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*t)) || !dir_by_ifindex(s, t->tcm_ifindex))
+		return 0;
 	if (gw_stats_parse(nlh, &st) || !(d = dir_by_ifindex(s, st.ifindex)))
 		return 0;
 	major = TC_H_MAJ(st.handle) >> 16;
@@ -646,20 +650,44 @@ static void record(struct gw_sampler *s, const struct slot *c)
 			c->now.backlog_bytes);
 }
 
-int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
-		    struct gw_snapshot **out, char *err, size_t errlen)
+void gw_sampler_begin(struct gw_sampler *s)
 {
-	double dt = s->have_prev ? mono - s->prev_mono : 0;
-	struct gw_nl_error e;
-	int r;
-
 	for (size_t i = 0; i < s->n_dirs; i++) {
 		s->dirs[i].total.seen = false;
 		for (size_t k = 0; k < s->dirs[i].n; k++)
 			s->dirs[i].classes[k].seen = false;
 	}
-	/* one qdisc dump for all devices, one class dump per htb device */
+}
+
+int gw_sampler_qdisc_msg(const struct nlmsghdr *nlh, void *s)
+{
+	return qdisc_cb(nlh, s);
+}
+
+int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
+		    struct gw_snapshot **out, char *err, size_t errlen)
+{
+	struct gw_nl_error e;
+	int r;
+
+	gw_sampler_begin(s);
+	/* one qdisc dump for all devices */
 	r = gw_nl_dump_tc(nl, RTM_GETQDISC, 0, 0, qdisc_cb, s, &e);
+	if (r) {
+		snprintf(err, errlen, "reading counters: %s", e.msg[0] ? e.msg : strerror(-r));
+		return r;
+	}
+	return gw_sampler_finish(s, nl, mono, now, out, err, errlen);
+}
+
+int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
+		      struct gw_snapshot **out, char *err, size_t errlen)
+{
+	double dt = s->have_prev ? mono - s->prev_mono : 0;
+	struct gw_nl_error e;
+	int r = 0;
+
+	/* one class dump per htb device */
 	for (size_t i = 0; i < s->n_dirs && !r; i++)
 		if (s->dirs[i].shaper == GW_KIND_HTB)
 			r = gw_nl_dump_tc(nl, RTM_GETTCLASS, s->dirs[i].ifindex, 0, class_cb,

@@ -4,7 +4,8 @@
 # end is named vcN. After gatewayd starts, CTR_COUNT containers appear: each must be shaped
 # within 1 s (timed by the kernel's notifications), each one's rate under an iperf3 flood must
 # be within 90-100% of its cap in both directions (a few at a time), while a veth that matches
-# no entry keeps its full speed. Then renames, an index reused by a new interface, and
+# no entry keeps its full speed. Then CTR_BURST (32) more made in one `ip -b` batch, each
+# shaped within 1 s. Then renames, an index reused by a new interface, and
 # CTR_CYCLES create/delete cycles: nothing of gatewayd's may be left behind, and its memory
 # must stay flat.
 . "$(dirname "$0")/lib.sh"
@@ -124,6 +125,7 @@ sleep 1.2	# one sampling pass
 check "the status lists the $COUNT containers as links ctr:vcN" test "$(ctr_links)" = "$want"
 check "their metrics carry link=\"ctr:vcN\"" \
 	bash -c "ip netns exec $H curl -s http://127.0.0.1:9180/metrics | grep -q 'gatewayd_direction_info{link=\"ctr:vc$COUNT\",direction=\"ingress\"'"
+
 
 echo "# at ${SECONDS} s"
 # ---- 2. load, AT_ONCE containers at a time ---------------------------------------------------
@@ -284,6 +286,35 @@ check "va2, whose container is at 10.98.1.2, is left alone" no_gw_tree va2
 check "an egress-only entry makes no ifb" bash -c "! ip -n $H link show gwc-$(ifindex va1) 2>/dev/null"
 
 echo "# at ${SECONDS} s"
+# ---- 1b. a burst: BURST veths in one ip batch, all pending at once -----------------------------
+# Made from the host side in one batch (the host ends vcbN appear within a few ms of each
+# other), so gatewayd finds them all waiting at once; each is timed as above and must be shaped
+# within 1 s. After the load (tearing down BURST namespaces busies the kernel); then removed:
+# their namespaces, and with them the veths; gatewayd takes the ifbs away.
+BURST=${CTR_BURST:-32}
+ifbs_before=$(ip -n "$H" -br link 2>/dev/null | grep -c '^gwc-')
+for n in $(seq 1 "$BURST"); do NAMESPACES+=("$RUN_ID-cb$n"); echo "netns add $RUN_ID-cb$n"; done |
+	ip -b - || not_ok "burst namespaces"
+for n in $(seq 1 "$BURST"); do echo "link add vcb$n type veth peer name eth0 netns $RUN_ID-cb$n"; done |
+	ip -n "$H" -b - || not_ok "burst veths"
+burst_shaped() { local n; for n in $(seq 1 "$BURST"); do shaped "vcb$n" || return 1; done; }
+wait_ms 10 burst_shaped >/dev/null
+slow=0 all_ms=()
+for n in $(seq 1 "$BURST"); do
+	ms=$(appear_ms "vcb$n" "$(ifindex "vcb$n")")
+	all_ms+=("${ms:-99999}")
+	[ "${ms:-99999}" -gt 1000 ] && slow=$((slow + 1))
+done
+echo "# $BURST containers in one batch: link notification to the whole tree in the kernel: p50 $(pct 50) ms, max $(pct 100) ms"
+check "each of $BURST containers made in one batch shaped within 1 s ($slow slower)" test "$slow" -eq 0
+for n in $(seq 1 "$BURST"); do echo "netns del $RUN_ID-cb$n"; done | ip -b - 2>/dev/null
+burst_gone() {
+	! ip -n "$H" -br link 2>/dev/null | grep -q '^vcb' &&
+		[ "$(ip -n "$H" -br link 2>/dev/null | grep -c '^gwc-')" -eq "$ifbs_before" ]
+}
+wait_ms 10 burst_gone >/dev/null
+check "the burst's veths and ifbs are gone after their namespaces" burst_gone
+
 # ---- 3. renames and a reused index ------------------------------------------------------------
 before=$(tc -n "$H" -s -j qdisc show dev vc1 | jq '.[] | select(.handle == "e000:") | .bytes')
 ip -n "$H" link set vc1 name vcr1
