@@ -55,8 +55,9 @@ stats() {
 }
 make_ns() {	# make_ns TAG N: namespaces $RUN_ID-TAG1..N in one batch
 	local i
-	for i in $(seq 1 "$2"); do NAMESPACES+=("$RUN_ID-$1$i"); echo "netns add $RUN_ID-$1$i"; done |
-		ip -b -
+	# recorded here, not in the pipe below: its loop is a subshell whose additions are lost
+	for i in $(seq 1 "$2"); do NAMESPACES+=("$RUN_ID-$1$i"); done
+	for i in $(seq 1 "$2"); do echo "netns add $RUN_ID-$1$i"; done | ip -b -
 }
 
 # one at a time: each veth made from inside its container (its host end appears in H at once)

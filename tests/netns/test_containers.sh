@@ -293,7 +293,9 @@ echo "# at ${SECONDS} s"
 # their namespaces, and with them the veths; gatewayd takes the ifbs away.
 BURST=${CTR_BURST:-32}
 ifbs_before=$(ip -n "$H" -br link 2>/dev/null | grep -c '^gwc-')
-for n in $(seq 1 "$BURST"); do NAMESPACES+=("$RUN_ID-cb$n"); echo "netns add $RUN_ID-cb$n"; done |
+# recorded for the cleanup here, not in the pipe below (its loop is a subshell)
+for n in $(seq 1 "$BURST"); do NAMESPACES+=("$RUN_ID-cb$n"); done
+for n in $(seq 1 "$BURST"); do echo "netns add $RUN_ID-cb$n"; done |
 	ip -b - || not_ok "burst namespaces"
 for n in $(seq 1 "$BURST"); do echo "link add vcb$n type veth peer name eth0 netns $RUN_ID-cb$n"; done |
 	ip -n "$H" -b - || not_ok "burst veths"
