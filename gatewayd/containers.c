@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include "gatewayd/clock.h"
 #include "gatewayd/apply.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/log.h"
@@ -70,13 +71,6 @@ struct gw_ctr {
 	char last_err[1200];
 };
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- matching (no kernel) ---------------------------------------------------------------- */
 
@@ -321,7 +315,7 @@ static void set_timer(struct gw_ctr *c, double period)
 /* Fast while something new waits, slow while only old ones do, off when none. */
 static void rearm(struct gw_ctr *c)
 {
-	double now = mono_now(), period = 0;
+	double now = gw_mono_now(), period = 0;
 
 	for (size_t i = 0; i < c->np; i++) {
 		double p = c->p[i].failed ? SLOW_PERIOD_S :
@@ -335,7 +329,7 @@ static void rearm(struct gw_ctr *c)
 
 static void add_pending(struct gw_ctr *c, int ifindex, bool failed)
 {
-	double now = mono_now();
+	double now = gw_mono_now();
 	struct pending *p = find_pending(c, ifindex);
 
 	if (!p) {
@@ -381,7 +375,7 @@ static int shape(struct gw_ctr *c, const struct gw_plink *l, size_t rule)
 {
 	struct shaped *s = calloc(1, sizeof(*s));
 	char err[1024] = "", what[128];
-	double t0 = mono_now();
+	double t0 = gw_mono_now();
 	void *n;
 	int r;
 
@@ -413,7 +407,7 @@ static int shape(struct gw_ctr *c, const struct gw_plink *l, size_t rule)
 	drop_pending(c, l->ifindex);
 	describe(s, what, sizeof(what));
 	gw_log(GW_LOG_INFO, "container %s: shaped (%s) in %.1f ms", l->name, what,
-	       (mono_now() - t0) * 1000);
+	       (gw_mono_now() - t0) * 1000);
 	return 0;
 }
 
@@ -604,7 +598,7 @@ static int drain(struct gw_ctr *c, int fd, void (*cb)(struct gw_ctr *, const str
 
 static void due_pending(struct gw_ctr *c, bool all)
 {
-	double now = mono_now();
+	double now = gw_mono_now();
 
 	for (size_t i = 0; i < c->np; i++)
 		if (all || c->p[i].next <= now)

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "gatewayd/clock.h"
 #include "gatewayd/loadgen.h"
 #include "gatewayd/sink.h"
 
@@ -62,13 +63,6 @@ struct gw_loadgen {
 	uint8_t buf[IO_CHUNK];
 };
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 const char *gw_load_phase_name(enum gw_load_phase p)
 {
@@ -178,7 +172,7 @@ static void flow_connected(struct gw_loadgen *g, struct flow *f, uint32_t tag)
 					 GW_LOAD_MODE_DOWNLOAD };
 	uint8_t hdr[GW_LOAD_HDR_LEN];
 	socklen_t len = sizeof(int);
-	double left = g->end - mono_now();
+	double left = g->end - gw_mono_now();
 	int e = 0;
 
 	if (getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 || e) {
@@ -604,7 +598,7 @@ int gw_loadgen_run(struct gw_loadgen *g)
 
 		if (tag == TAG_TIMER) {
 			uint64_t exp;
-			double now = mono_now();
+			double now = gw_mono_now();
 
 			if (read(g->timer, &exp, sizeof(exp)) < 0)
 				continue;
@@ -707,7 +701,7 @@ int gw_loadgen_new(const struct gw_loadgen_opts *o, struct gw_loadgen **out, cha
 		snprintf(err, errlen, "epoll/timer: %s", strerror(-r));
 		goto fail;
 	}
-	g->start = mono_now();
+	g->start = gw_mono_now();
 	g->end = g->start + g->o.duration_s;
 	for (size_t i = 0; i < 2 * per_dir; i++)
 		g->flows[i].fd = -1;

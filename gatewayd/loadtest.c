@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+#include "gatewayd/clock.h"
 #include "gatewayd/latency.h"
 #include "gatewayd/loadgen.h"
 #include "gatewayd/loadtest.h"
@@ -47,21 +48,7 @@ struct gw_loadtest {
 	struct gw_snap_loadtest res;
 };
 
-static double mono_now(void)
-{
-	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int gw_loadtest_sink(const char *sink, struct sockaddr_storage *addr, socklen_t *len,
 		     bool *iperf3)
@@ -93,7 +80,7 @@ double gw_loadtest_seconds(const struct gw_config *cfg)
 static void arm(struct gw_loadtest *t, double at)
 {
 	struct itimerspec its = { 0 };
-	double d = at - mono_now();
+	double d = at - gw_mono_now();
 
 	if (d < 0.001)
 		d = 0.001;
@@ -254,7 +241,7 @@ static void finish(struct gw_loadtest *t, double now)
 	t->step = S_DONE;
 	t->res.running = false;
 	t->res.phase[0] = '\0';
-	t->res.finished_unix = wall_now();
+	t->res.finished_unix = gw_wall_now();
 }
 
 /* Move the test along by the clock; a failure ends it (with what was measured). */
@@ -315,7 +302,7 @@ int gw_loadtest_run(struct gw_loadtest *t)
 			break;
 		}
 	}
-	advance(t, mono_now());
+	advance(t, gw_mono_now());
 	return t->step == S_DONE ? 1 : 0;
 }
 
@@ -386,12 +373,12 @@ int gw_loadtest_new(const struct gw_config *cfg, struct gw_loadtest **out, char 
 		goto fail;
 	}
 	t->res.present = t->res.running = true;
-	t->res.started_unix = wall_now();
+	t->res.started_unix = gw_wall_now();
 	snprintf(t->res.sink, sizeof(t->res.sink), "%s", pc->sink);
 	snprintf(t->res.phase, sizeof(t->res.phase), "idle");
 	t->res.flows = pc->load_flows;
 	t->res.phase_s = t->phase_s;
-	t->idle_from = mono_now();
+	t->idle_from = gw_mono_now();
 	t->idle_to = t->idle_from + t->idle_s;
 	t->step = S_IDLE;
 	arm(t, t->idle_to);

@@ -17,22 +17,6 @@
 #include "gatewayd/loop.h"
 #include "gatewayd/notify.h"
 
-double gw_mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double gw_wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A periodic timer whose first expiry is right away. */
 static int timer_open(int64_t interval_us)
 {

@@ -4,6 +4,7 @@
 
 #include "config/config.h"
 #include "gatewayd/apply.h"
+#include "gatewayd/clock.h"
 #include "gatewayd/latmon.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/status.h"
@@ -25,7 +26,5 @@ struct gw_loop_ctx {
  * SIGTERM or SIGINT (0) or a fatal error (-errno). */
 int gw_loop_run(struct gw_loop_ctx *c);
 
-double gw_mono_now(void);
-double gw_wall_now(void);
 
 #endif

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gatewayd/clock.h"
 #include "gatewayd/probe.h"
 #include "gatewayd/probe_pkt.h"
 
@@ -90,13 +91,6 @@ struct gw_prober {
 	uint8_t buf[BUF_LEN];
 };
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int64_t real_now_ns(void)
 {
@@ -494,7 +488,7 @@ static void arm_timer(struct gw_prober *p)
 		}
 	}
 	if (isinf(next))
-		next = mono_now() + 3600;	/* nothing due: disarmed in effect */
+		next = gw_mono_now() + 3600;	/* nothing due: disarmed in effect */
 	its.it_value.tv_sec = (time_t)next;
 	its.it_value.tv_nsec = (long)((next - (double)(time_t)next) * 1e9);
 	if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
@@ -534,7 +528,7 @@ int gw_prober_run(struct gw_prober *p)
 		if (ev[k].events & EPOLLIN)
 			more[idx] = read_replies(p, &p->t[idx]);
 	}
-	now = mono_now();
+	now = gw_mono_now();
 	for (i = 0; i < p->n; i++) {
 		struct target *t = &p->t[i];
 
@@ -698,7 +692,7 @@ int gw_prober_new(const struct gw_probe_cfg *cfg, const char *ifname, gw_probe_c
 	ev.data.u32 = UINT32_MAX;
 	if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->tfd, &ev) < 0)
 		goto fail_errno;
-	now = mono_now();
+	now = gw_mono_now();
 	for (i = 0; i < p->n; i++) {
 		struct target *t = &p->t[i];
 
