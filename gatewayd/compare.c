@@ -45,7 +45,7 @@ static void usage(FILE *f)
 		"where the daemon's status page shows the last one). --duration is each queue's\n"
 		"whole run.\n"
 		"--kernel auto (default) runs in a User-Mode Linux guest when this kernel lacks\n"
-		"netem, fq_codel or cake. Needs root, iproute2 and iperf3.\n");
+		"netem, fq_codel or cake. Needs root and iproute2.\n");
 }
 
 static int parse_qdiscs(char *s, struct cmp_opts *o)

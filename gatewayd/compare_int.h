@@ -44,7 +44,7 @@ struct cmp_bed {
 	bool made[4];
 	int fd[4];			/* open netns fds, -1 when not */
 	int home;			/* the netns we started in */
-	char tmp[256];			/* scratch dir: configs, logs, iperf3 output */
+	char tmp[256];			/* scratch dir: configs, logs */
 };
 enum { CMP_NS_CLIENT, CMP_NS_GW, CMP_NS_DELAY, CMP_NS_SERVER };
 
@@ -71,11 +71,9 @@ struct cmp_flow {
 	char name[16];			/* "up1".."up4", "down1".."down4", "udp" */
 	bool up;
 	bool udp;
-	double *mbps;			/* per interval, receiver side */
-	double t0;			/* when its client was started, seconds since the run started */
-	double *t;			/* interval end, seconds since its client's test began
-					 * (t0 + t: roughly since the run started; the client needs
-					 * a moment to connect) */
+	double *mbps;			/* per interval: received, or acknowledged by the
+					 * receiver (TCP); counted at the server (the flood) */
+	double *t;			/* interval end, seconds since the run started */
 	double *secs;			/* interval length */
 	size_t n;
 	double mean_mbps;		/* over the TCP window (after the first second) */
@@ -92,7 +90,7 @@ struct cmp_result {
 	char note[256];			/* why skipped, or what went wrong */
 	double phase_start[CMP_PH_COUNT + 1];	/* seconds since the run's start */
 	double setup_s, total_s;		/* set-up before the first phase; the whole run */
-	double clients_started;			/* when the TCP clients were started; the idle
+	double clients_started;			/* when the TCP flows were started; the idle
 						 * figures count only probes sent before */
 
 	struct cmp_sample *samples;
@@ -145,8 +143,29 @@ void cmp_result_free(struct cmp_result *r);
 void cmp_derive(const struct cmp_opts *o, struct cmp_result *r);
 const char *cmp_grade(double induced_mean_ms);
 double cmp_percentile(double *sorted, size_t n, double p);
-int cmp_iperf_parse(const char *file, double t0, struct cmp_flow *flows, size_t max, bool up,
-		    bool udp, char *err, size_t errlen);
+
+/* compare_load.c: the load, generated in this process (TCP flows both ways, the UDP flood);
+ * t0: the run's clock (cmp_now() - t0). */
+struct cmp_load;
+int cmp_load_new(const struct cmp_bed *b, double t0, struct cmp_load **out, char *err,
+		 size_t errlen);
+void cmp_load_free(struct cmp_load *l);
+/* CMP_TCP_FLOWS each way from the client to the server's sink, for secs. */
+int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, double secs, char *err,
+		       size_t errlen);
+/* The TCP flows end now (an RST each: nothing of theirs stays queued). */
+void cmp_load_stop_tcp(struct cmp_load *l);
+/* A UDP flood from the client to the server at rate_bps on the wire, for secs. */
+void cmp_load_start_flood(struct cmp_load *l, double rate_bps, double secs);
+/* The fds to wait on (up to 2). */
+int cmp_load_fds(const struct cmp_load *l, int fds[2]);
+/* Move what is ready, send the flood's due datagrams; tick: count what arrived. Returns the
+ * run time of the next send due (INFINITY: none). */
+double cmp_load_run(struct cmp_load *l, bool tick);
+/* "" or why a flow failed. */
+const char *cmp_load_error(const struct cmp_load *l);
+/* The flows' series into r->flows (appended). 0 or -ENOMEM. */
+int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r);
 
 /* compare_out.c: results.json */
 int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n,

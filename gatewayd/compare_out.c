@@ -106,7 +106,7 @@ static struct json_object *run_json(const struct cmp_result *r)
 		for (size_t k = 0; k < f->n; k++) {
 			struct json_object *pt = json_object_new_array();
 
-			json_object_array_add(pt, num(f->t0 + f->t[k]));
+			json_object_array_add(pt, num(f->t[k]));
 			json_object_array_add(pt, num(f->mbps[k] * 1e6));
 			json_object_array_add(ser, pt);
 		}

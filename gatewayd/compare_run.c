@@ -111,24 +111,11 @@ static pid_t start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const c
 	return -ETIMEDOUT;
 }
 
-static bool wait_bound(pid_t pid, int port, bool udp)
-{
-	double end = cmp_now() + 5;
-
-	while (cmp_now() < end) {
-		if (cmp_port_bound(pid, port, udp))
-			return true;
-		usleep(20000);
-	}
-	return false;
-}
-
 struct run_ctx {
 	struct cmp_result *r;
 	double t0;
 	int phase;
 	double last_rtt;
-	double tcp_spawned;	/* when the TCP clients were started */
 };
 
 static void on_sample(void *arg, const struct gw_probe_sample *s)
@@ -273,59 +260,6 @@ static bool load_seen(const struct cmp_opts *o, const struct cmp_result *r, doub
 	return false;
 }
 
-static pid_t start_iperf(struct cmp_bed *b, int ns, const char *dst, int port, double secs,
-			 const char *udp_rate, const char *out)
-{
-	char p[16], t[16];
-	char *argv[24];
-	int i = 0;
-
-	snprintf(p, sizeof(p), "%d", port);
-	snprintf(t, sizeof(t), "%.0f", secs < 1 ? 1 : ceil(secs));
-	argv[i++] = "iperf3";
-	argv[i++] = "-c";
-	argv[i++] = (char *)dst;
-	argv[i++] = "-p";
-	argv[i++] = p;
-	argv[i++] = "-R";	/* the receiver runs here: its per-interval figures are goodput */
-	argv[i++] = "-t";
-	argv[i++] = t;
-	argv[i++] = "-J";
-	argv[i++] = "-i";
-	argv[i++] = "0.5";
-	argv[i++] = "--connect-timeout";
-	argv[i++] = "3000";
-	if (udp_rate) {
-		argv[i++] = "-u";
-		argv[i++] = "-b";
-		argv[i++] = (char *)udp_rate;
-		argv[i++] = "-l";
-		argv[i++] = "1400";
-		/* its sender wakes every 5 ms rather than every 1 ms to send what is due: a
-		 * few packets at a time, still a steady flood, and fewer wake-ups */
-		argv[i++] = "--pacing-timer";
-		argv[i++] = "5000";
-	} else {
-		argv[i++] = "-P";
-		argv[i++] = "4";
-	}
-	argv[i] = NULL;
-	return cmp_spawn(b, ns, argv, out);
-}
-
-static pid_t start_server(struct cmp_bed *b, int ns, int port)
-{
-	char p[16];
-	char *argv[] = { "iperf3", "-s", "-1", "-p", p, NULL };
-	pid_t pid;
-
-	snprintf(p, sizeof(p), "%d", port);
-	pid = cmp_spawn(b, ns, argv, NULL);
-	if (pid > 0 && !wait_bound(pid, port, false))
-		return -ETIMEDOUT;
-	return pid;
-}
-
 /* Interrupted? (SIGINT, SIGTERM, SIGHUP on the signalfd) */
 static bool interrupted(int sigfd)
 {
@@ -336,27 +270,24 @@ static bool interrupted(int sigfd)
 
 static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *r,
 		   int sigfd, struct gw_nl *nl, struct dump_ctx *dc, struct gw_prober *pr,
-		   struct run_ctx *rc, char files[3][512])
+		   struct run_ctx *rc, struct cmp_load *ld)
 {
-	pid_t cli[3] = { 0, 0, 0 };
 	double tcp_s = r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_TCP];
-	double flood_s = r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_FLOOD];
 	double next_tick = 0, next_line = 0, end = r->phase_start[CMP_PH_COUNT];
 	bool tty = isatty(STDOUT_FILENO), starting = false;
-	double sched[CMP_PH_COUNT + 1], spawned = 0;
-	char udp_rate[32];
-	int ph = -1;
+	double sched[CMP_PH_COUNT + 1], spawned = 0, next_send = INFINITY;
+	char err[256];
+	int ph = -1, ret;
 
 	memcpy(sched, r->phase_start, sizeof(sched));
-
-	/* a quarter above the shaped rate, and it never backs off: the queue fills all the same
-	 * (the excess is what stays), at far fewer packets a second than twice the rate, which
-	 * in a one-CPU UML guest were CPU taken from the flows and the probes */
-	snprintf(udp_rate, sizeof(udp_rate), "%.0f", o->rate_bps * CMP_FLOOD_FACTOR);
 	for (;;) {
 		double t = cmp_now() - rc->t0;
-		struct pollfd pfd = { .fd = gw_prober_fd(pr), .events = POLLIN };
+		struct pollfd pfd[3] = { { .fd = gw_prober_fd(pr), .events = POLLIN } };
+		int fds[2], nfd = cmp_load_fds(ld, fds);
+		bool tick = false;
 
+		for (int i = 0; i < nfd; i++)
+			pfd[1 + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
 		if (interrupted(sigfd))
 			return -EINTR;
 		if (t >= end)
@@ -366,16 +297,16 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 		while (!starting && nph + 1 < CMP_PH_COUNT && t >= r->phase_start[nph + 1])
 			nph++;
 		if (nph == CMP_PH_TCP && ph == CMP_PH_IDLE1 && !starting) {
-			/* The clients take their time to start and connect (seconds, in a busy
-			 * one-CPU guest): the TCP phase begins when the load reaches the gateway,
-			 * and the later phases move with it. Until then probes count as idle. */
-			cli[0] = start_iperf(b, CMP_NS_SERVER, CMP_IP_CLIENT, PORT_UP, tcp_s, NULL,
-					     files[0]);
-			cli[1] = start_iperf(b, CMP_NS_CLIENT, CMP_IP_SERVER, PORT_DOWN, tcp_s,
-					     NULL, files[1]);
+			/* The TCP phase begins when the load reaches the gateway (a flow's first
+			 * round trips), and the later phases move with it. Until then probes
+			 * count as idle. The flows run on through the flood. */
+			/* long enough whenever the load shows: stopped when idle2 begins */
+			if ((ret = cmp_load_start_tcp(ld, b, tcp_s + 5, err, sizeof(err)))) {
+				snprintf(r->note, sizeof(r->note), "the TCP flows: %.200s", err);
+				return ret;
+			}
 			starting = true;
 			spawned = t;
-			rc->tcp_spawned = t;
 			r->clients_started = t;
 			for (int k = CMP_PH_TCP; k <= CMP_PH_COUNT; k++)
 				r->phase_start[k] = INFINITY;
@@ -391,42 +322,53 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 		if (nph != ph) {
 			ph = nph;
 			rc->phase = ph;
-			if (ph == CMP_PH_FLOOD) {
-				cli[2] = start_iperf(b, CMP_NS_SERVER, CMP_IP_CLIENT, PORT_UDP,
-						     flood_s, udp_rate, files[2]);
-			}
+			/* a quarter above the shaped rate, and it never backs off: the queue fills
+			 * all the same (the excess is what stays), at far fewer packets a second
+			 * than twice the rate, which in a one-CPU UML guest were CPU taken from
+			 * the flows and the probes */
+			if (ph == CMP_PH_FLOOD)
+				cmp_load_start_flood(ld, (double)o->rate_bps * CMP_FLOOD_FACTOR,
+						     r->phase_start[CMP_PH_IDLE2] -
+						     r->phase_start[CMP_PH_FLOOD]);
+			if (ph == CMP_PH_IDLE2)
+				cmp_load_stop_tcp(ld);
 			progress(o, r, ph, t, rc->last_rtt, tty, true);
 		}
 		if (t >= next_tick) {
 			sample_queues(nl, dc, t);
 			next_tick = t + CMP_TICK_S;
+			tick = true;
 		}
 		if (tty && t >= next_line) {
 			progress(o, r, ph, t, rc->last_rtt, tty, false);
 			next_line = t + 0.5;
 		}
-		/* sleep until a probe is due or answered, or the next tick: in a one-CPU UML
-		 * guest every needless wake-up costs the load generators time */
-		double wait = fmin(next_tick, fmin(end, r->phase_start[ph + 1 < CMP_PH_COUNT ?
-								     ph + 1 : CMP_PH_COUNT])) - t;
+		next_send = cmp_load_run(ld, tick);
+		/* sleep until a probe is due or answered, a flow is ready, the flood's next
+		 * datagrams or the next tick: in a one-CPU UML guest every needless wake-up is
+		 * CPU taken from the path being measured */
+		t = cmp_now() - rc->t0;
+		double wait = fmin(fmin(next_tick, next_send),
+				   fmin(end, r->phase_start[ph + 1 < CMP_PH_COUNT ? ph + 1 :
+							     CMP_PH_COUNT])) - t;
 
 		if (tty && next_line - t < wait)
 			wait = next_line - t;
-		poll(&pfd, 1, wait > 0 ? (int)(wait * 1000) + 1 : 0);
+		poll(pfd, (nfds_t)(1 + nfd), wait > 0 ? (int)ceil(wait * 1000) : 0);
 		gw_prober_run(pr);
 	}
 	if (tty)
 		printf("\n");
-	/* the clients were given the load phases' length: they end by now or very soon */
-	for (int i = 0; i < 3; i++)
-		if (cli[i] > 0 && cmp_reap(cli[i], 8) != 0)
-			snprintf(r->note, sizeof(r->note), "iperf3 client %d did not end cleanly", i);
+	const char *e = cmp_load_error(ld);
+
+	if (e[0])
+		snprintf(r->note, sizeof(r->note), "a TCP flow: %.200s", e);
 	return 0;
 }
 
 int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *r, int sigfd)
 {
-	char conf[512], log[512], files[3][512], err[256];
+	char conf[512], log[512], err[256];
 	struct run_ctx rc = { .r = r, .last_rtt = NAN };
 	struct gw_probe_cfg pcfg = {
 		.present = true, .method = GW_PROBE_ICMP, .n_targets = 1,
@@ -438,7 +380,8 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	struct dump_ctx dc = { .r = r };
 	struct gw_prober *pr = NULL;
 	struct gw_nl *nl = NULL;
-	pid_t gw = 0, srv[3] = { 0, 0, 0 };
+	struct cmp_load *ld = NULL;
+	pid_t gw = 0;
 	double acc = 0, t_start = cmp_now();
 	int ret;
 
@@ -471,17 +414,6 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 		ret = ret ? ret : -ENODEV;
 		goto out;
 	}
-	srv[0] = start_server(b, CMP_NS_CLIENT, PORT_UP);
-	srv[1] = start_server(b, CMP_NS_SERVER, PORT_DOWN);
-	srv[2] = start_server(b, CMP_NS_CLIENT, PORT_UDP);
-	if (srv[0] < 0 || srv[1] < 0 || srv[2] < 0) {
-		snprintf(r->note, sizeof(r->note), "iperf3 servers did not start (is iperf3 installed?)");
-		ret = -EIO;
-		goto out;
-	}
-	for (int i = 0; i < 3; i++)
-		snprintf(files[i], sizeof(files[i]), "%s/iperf-%s-%d.json", b->tmp,
-			 cmp_qdisc_name(r->q), i);
 	/* the daemon's own prober (gatewayd/probe.c), ICMP echo from the client to the server,
 	 * its sockets made in the client's namespace */
 	if ((ret = cmp_enter(b, CMP_NS_CLIENT)) == 0)
@@ -493,6 +425,10 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	}
 	/* half a second of probes first, so the path's ARP entries exist when the run starts */
 	rc.t0 = cmp_now() + 0.5;
+	if ((ret = cmp_load_new(b, rc.t0, &ld, err, sizeof(err)))) {
+		snprintf(r->note, sizeof(r->note), "the load: %.200s", err);
+		goto out;
+	}
 	for (double end = rc.t0; cmp_now() < end;) {
 		struct pollfd pfd = { .fd = gw_prober_fd(pr), .events = POLLIN };
 
@@ -500,7 +436,7 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 		gw_prober_run(pr);
 	}
 	r->setup_s = rc.t0 - t_start;
-	ret = measure(b, o, r, sigfd, nl, &dc, pr, &rc, files);
+	ret = measure(b, o, r, sigfd, nl, &dc, pr, &rc, ld);
 	if (ret)
 		goto out;
 	/* the last probes' replies (a fifo may still hold them), then the final counters */
@@ -511,24 +447,14 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 		gw_prober_run(pr);
 	}
 	sample_queues(nl, &dc, cmp_now() - rc.t0);
-	for (int i = 0; i < 3; i++) {
-		const double t0 = i == 2 ? r->phase_start[CMP_PH_FLOOD] : rc.tcp_spawned;
-		size_t have = r->n_flows;
-
-		if (cmp_iperf_parse(files[i], t0, r->flows + have, CMP_MAX_FLOWS - have, i != 1,
-				    i == 2, err, sizeof(err)) < 0)
-			snprintf(r->note, sizeof(r->note), "iperf3 %s: %.200s",
-				 i == 0 ? "upload" : i == 1 ? "download" : "flood", err);
-		else
-			for (size_t k = have; k < CMP_MAX_FLOWS && r->flows[k].name[0]; k++)
-				r->n_flows = k + 1;
+	if ((ret = cmp_load_flows(ld, r))) {
+		snprintf(r->note, sizeof(r->note), "out of memory for the flows' series");
+		goto out;
 	}
 	r->ran = true;
 out:
 	gw_prober_free(pr);
-	for (int i = 0; i < 3; i++)
-		if (srv[i] > 0)
-			cmp_reap(srv[i], 0.5);
+	cmp_load_free(ld);
 	if (gw > 0) {
 		kill(gw, SIGTERM);
 		if (cmp_reap(gw, 10) != 0 && !ret)

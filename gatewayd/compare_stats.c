@@ -1,12 +1,11 @@
 /* gatewayd/compare_stats.c: the figures of one run from its raw samples: latency percentiles
  * per phase, induced latency over the idle baseline and its grade, goodput and shaping
- * accuracy over the TCP window, peak queue, Jain's fairness; and reading iperf3's -J output. */
+ * accuracy over the TCP window, peak queue, Jain's fairness. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <json-c/json.h>
 #include "gatewayd/compare_int.h"
 
 /* slow start (and, at a few mbit, the first queue filling): left out of goodput, accuracy
@@ -78,14 +77,14 @@ static void pct_of(const struct cmp_result *r, int ph_lo, int ph_hi, double befo
 	free(v);
 }
 
-/* Mean receiver rate of a flow over the intervals that end in [lo, hi], weighted by their
+/* Mean receiver rate of a flow over the intervals that lie in [lo, hi], weighted by their
  * length (a stalled receiver reports a short interval with a burst in it). */
 static double flow_mean(const struct cmp_flow *f, double lo, double hi)
 {
 	double bits = 0, secs = 0;
 
 	for (size_t i = 0; i < f->n; i++)
-		if (f->t[i] > lo && f->t[i] <= hi + 0.01) {
+		if (f->t[i] - f->secs[i] >= lo - 0.01 && f->t[i] <= hi + 0.01) {
 			bits += f->mbps[i] * f->secs[i];
 			secs += f->secs[i];
 		}
@@ -97,15 +96,10 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 	double tcp = r->phase_start[CMP_PH_FLOOD] - r->phase_start[CMP_PH_TCP];
 	double lo = r->phase_start[CMP_PH_TCP] + fmax(RAMP_S, RAMP_SHARE * tcp);
 	double hi = r->phase_start[CMP_PH_FLOOD];
-	/* the flows' own clocks start when their client has connected, which is before the
-	 * load shows at the gateway (lo, hi): on those clocks, the same ramp is left out and
-	 * the window ends where the TCP phase would end had the load shown at once, which is
-	 * before the flood */
-	double flo = fmax(RAMP_S, RAMP_SHARE * tcp), fhi = tcp;
 	double sx = 0, sxx = 0;
 	int nf = 0;
 
-	/* idle: before the clients were started (they connect and ramp up before the load is
+	/* idle: before the flows were started (they connect and ramp up before the load is
 	 * seen at the gateway, and that is not idle) */
 	pct_of(r, CMP_PH_IDLE1, CMP_PH_IDLE1, r->clients_started, &r->idle);
 	pct_of(r, CMP_PH_TCP, CMP_PH_FLOOD, INFINITY, &r->loaded);
@@ -120,8 +114,10 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 	for (size_t i = 0; i < r->n_flows; i++) {
 		struct cmp_flow *f = &r->flows[i];
 
-		f->mean_mbps = flow_mean(f, f->udp ? RAMP_S : flo,
-					 f->udp ? r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_FLOOD] : fhi);
+		/* the flood over its phase, less its first second */
+		f->mean_mbps = f->udp ? flow_mean(f, r->phase_start[CMP_PH_FLOOD] + RAMP_S,
+						  r->phase_start[CMP_PH_IDLE2]) :
+					flow_mean(f, lo, hi);
 		if (f->udp || isnan(f->mean_mbps))
 			continue;
 		r->goodput_bps[f->up ? 0 : 1] += f->mean_mbps * 1e6;
@@ -161,78 +157,4 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 		r->peak_pkts[d] = pk;
 		r->peak_ms[d] = (double)by * 8 * 1000 / (double)o->rate_bps;
 	}
-}
-
-static double jnum(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : NAN;
-}
-
-/* Flows from one iperf3 -J client run (-R: this end received) into flows[0..]; t0: when the
- * client was started, in run time. Returns the number of flows or -errno. */
-int cmp_iperf_parse(const char *file, double t0, struct cmp_flow *flows, size_t max, bool up,
-		    bool udp, char *err, size_t errlen)
-{
-	struct json_object *root = json_object_from_file(file), *iv, *e;
-	size_t nflows = 0;
-
-	if (!root) {
-		snprintf(err, errlen, "no JSON output in %s", file);
-		return -EIO;
-	}
-	if (json_object_object_get_ex(root, "error", &e)) {
-		snprintf(err, errlen, "%s", json_object_get_string(e));
-		json_object_put(root);
-		return -EIO;
-	}
-	if (!json_object_object_get_ex(root, "intervals", &iv) ||
-	    !json_object_is_type(iv, json_type_array)) {
-		snprintf(err, errlen, "no intervals in %s", file);
-		json_object_put(root);
-		return -EIO;
-	}
-	size_t n = json_object_array_length(iv);
-
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *streams;
-
-		if (!json_object_object_get_ex(json_object_array_get_idx(iv, i), "streams",
-					       &streams))
-			continue;
-		size_t ns = json_object_array_length(streams);
-
-		for (size_t k = 0; k < ns && k < max; k++) {
-			struct json_object *s = json_object_array_get_idx(streams, k);
-			struct cmp_flow *f = &flows[k];
-			double *m, *t;
-
-			if (k >= nflows) {
-				nflows = k + 1;
-				snprintf(f->name, sizeof(f->name), "%s%u",
-					 udp ? "udp" : up ? "up" : "down", (unsigned int)(k % 100) + 1);
-				if (udp && ns == 1)
-					snprintf(f->name, sizeof(f->name), "udp-flood");
-				f->up = up;
-				f->udp = udp;
-			}
-			if (!(m = realloc(f->mbps, (f->n + 1) * sizeof(*m))))
-				break;
-			f->mbps = m;
-			if (!(t = realloc(f->t, (f->n + 1) * sizeof(*t))))
-				break;
-			f->t = t;
-			if (!(t = realloc(f->secs, (f->n + 1) * sizeof(*t))))
-				break;
-			f->secs = t;
-			f->secs[f->n] = jnum(s, "seconds");
-			f->mbps[f->n] = jnum(s, "bits_per_second") / 1e6;
-			f->t0 = t0;
-			f->t[f->n] = jnum(s, "end");
-			f->n++;
-		}
-	}
-	json_object_put(root);
-	return (int)nflows;
 }

@@ -224,6 +224,8 @@ static void flow_reply(struct gw_loadgen *g, struct flow *f, uint32_t tag)
 	}
 	f->pub.accepted = true;
 	f->state = F_DATA;
+	if (f->pub.dir == GW_FLOW_DOWN && g->o.rcvlowat > 0)
+		setsockopt(f->fd, SOL_SOCKET, SO_RCVLOWAT, &g->o.rcvlowat, sizeof(g->o.rcvlowat));
 	ep_add(g, f->fd, f->pub.dir == GW_FLOW_UP ? EPOLLIN | EPOLLOUT : EPOLLIN, tag,
 	       EPOLL_CTL_MOD);
 }
@@ -747,6 +749,18 @@ void gw_loadgen_free(struct gw_loadgen *g)
 	free(g->times);
 	free(g->bytes);
 	free(g);
+}
+
+void gw_loadgen_stop(struct gw_loadgen *g)
+{
+	if (g->done)
+		return;
+	if (g->o.iperf3) {
+		iperf3_finish(g, "stopped before its end");
+		return;
+	}
+	record_tick(g, gw_mono_now());
+	finish_native(g);
 }
 
 int gw_loadgen_fd(const struct gw_loadgen *g)

@@ -30,6 +30,9 @@ struct gw_loadgen_opts {
 	double tick_s;			/* byte counts every tick; 0: 0.1 s (iperf3: 0.5 s) */
 	const char *ifname;		/* flows leave through this interface (NULL: routing) */
 	int64_t fwmark;			/* < 0: none (native flows only; iperf3 has no such knob) */
+	int rcvlowat;			/* download flows wake us at this many bytes (SO_RCVLOWAT;
+					 * 0: every segment). Counts come from the kernel's
+					 * TCP_INFO either way, so ticks stay exact. */
 };
 
 struct gw_loadgen_flow {
@@ -47,6 +50,9 @@ int gw_loadgen_new(const struct gw_loadgen_opts *o, struct gw_loadgen **out, cha
 /* Closes every flow at once (an RST: nothing queued outlives it) and kills an iperf3 client. */
 void gw_loadgen_free(struct gw_loadgen *g);
 int gw_loadgen_fd(const struct gw_loadgen *g);
+/* End the run now, before its duration: a last tick, then every flow closed as at its end
+ * (an iperf3 client is killed: its report is lost). */
+void gw_loadgen_stop(struct gw_loadgen *g);
 /* Move data, count ticks, end at the duration. 1 once finished, 0 while running, -errno. */
 int gw_loadgen_run(struct gw_loadgen *g);
 bool gw_loadgen_done(const struct gw_loadgen *g);

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 #include "config/config.h"
+#include "gatewayd/clock.h"
 #include "gatewayd/log.h"
 #include "gatewayd/sink.h"
 
@@ -105,16 +107,9 @@ struct gw_sink {
 	size_t n_listen;
 	struct conn conns[GW_SINK_MAX_CONNS];
 	struct gw_sink_stats st;
+	int rcvlowat;		/* uploads wake us at this many bytes (0: every segment) */
 	uint8_t buf[IO_CHUNK];	/* one buffer for every connection: discard and send */
 };
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int ep_set(struct gw_sink *s, int op, int fd, uint32_t events, uint32_t tag)
 {
@@ -171,6 +166,8 @@ static void on_header(struct gw_sink *s, struct conn *c, size_t idx, double now)
 	if (h.mode == GW_LOAD_MODE_UPLOAD) {
 		c->state = C_UPLOAD;
 		s->st.uploads++;
+		if (s->rcvlowat > 0)
+			setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &s->rcvlowat, sizeof(s->rcvlowat));
 	} else {
 		c->state = C_DOWNLOAD;
 		s->st.downloads++;
@@ -312,6 +309,19 @@ static void on_timer(struct gw_sink *s, double now)
 			break;
 		case C_UPLOAD:
 		case C_DOWNLOAD:
+			/* an upload slower than its low-water mark wakes nobody: what
+			 * waits below the mark is progress all the same */
+			if (c->state == C_UPLOAD && s->rcvlowat > 0 &&
+			    now - c->progress >= GW_SINK_STALL_S / 2) {
+				int q = 0;
+
+				if (ioctl(c->fd, FIONREAD, &q) == 0 && q > 0 &&
+				    !conn_read(s, c, i, now)) {
+					s->st.completed++;
+					conn_close(s, c, true);
+					break;
+				}
+			}
 			if (now - c->progress >= GW_SINK_STALL_S) {
 				s->st.idle_closed++;
 				conn_close(s, c, true);
@@ -337,7 +347,7 @@ int gw_sink_run(struct gw_sink *s)
 {
 	struct epoll_event evs[32];
 	int n = epoll_wait(s->ep, evs, 32, 0);
-	double now = mono_now();
+	double now = gw_mono_now();
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
@@ -447,6 +457,11 @@ void gw_sink_free(struct gw_sink *s)
 int gw_sink_fd(const struct gw_sink *s)
 {
 	return s->ep;
+}
+
+void gw_sink_set_rcvlowat(struct gw_sink *s, int bytes)
+{
+	s->rcvlowat = bytes > 0 ? bytes : 0;
 }
 
 int gw_sink_port(const struct gw_sink *s, size_t i)

@@ -354,7 +354,7 @@ int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_r
 			return -ENOMEM;
 		}
 		for (size_t k = 0; k < f->n; k++)
-			x->x[k] = f->t0 + f->t[k];
+			x->x[k] = f->t[k];
 		memcpy(x->y, f->mbps, f->n * sizeof(double));
 		x->n = f->n;
 		for (size_t k = 0; k < f->n; k++)

@@ -64,7 +64,7 @@ check "SIGINT during the load: status 130 (status $rc), and it says it removes t
 	"$(tail -5 "$out" | tr '\n' ' ')" grep -q "interrupted: removing the testbed" "$out"
 [ $rc -eq 130 ] || not_ok "SIGINT: status 130" "status $rc"
 sleep 0.5
-left="namespaces $(ls /run/netns 2>/dev/null | grep -c "^gwcmp$pid-"), processes $(pgrep -f -c "iperf3 -s -1 -p 520[123]|gatewayd -c /tmp/gwcmp\." || true), scratch dirs $(find /tmp -maxdepth 1 -name 'gwcmp.*' -newer "$T/fake-uml" | wc -l)"
+left="namespaces $(ls /run/netns 2>/dev/null | grep -c "^gwcmp$pid-"), processes $(pgrep -f -c "gatewayd -c /tmp/gwcmp\." || true), scratch dirs $(find /tmp -maxdepth 1 -name 'gwcmp.*' -newer "$T/fake-uml" | wc -l)"
 check "SIGINT leaves nothing behind: $left" "$left" test "$left" = "namespaces 0, processes 0, scratch dirs 0"
 
 # 3. the real thing, in a guest

@@ -1,6 +1,6 @@
 /* tests/unit/test_compare.c: the comparison bench's arithmetic and files on made-up runs (no
  * root, no kernel): percentiles, the grade bands, induced latency against the idle baseline,
- * the windows goodput, accuracy and fairness are taken over, iperf3's JSON, results.json's
+ * the windows goodput, accuracy and fairness are taken over, results.json's
  * figures, and SVGs that parse back. */
 #include <math.h>
 #include <stdio.h>
@@ -73,22 +73,35 @@ static void make_run(struct cmp_result *r, const struct cmp_opts *o)
 		q->cpu_total = (uint64_t)i * 100;
 		q->cpu_busy = (uint64_t)i * 50;
 	}
-	/* 4 flows up at 4.5 Mbit/s, 4 down at 2, 4.5, 4.5, 4.5 (0.5 s intervals from t0 = 3) */
+	/* 4 flows up at 4.5 Mbit/s, 4 down at 2, 4.5, 4.5, 4.5 (0.5 s intervals from t = 3), and
+	 * the flood at 30 Mbit/s in its phase, 0 before */
 	for (int f = 0; f < 8; f++) {
 		struct cmp_flow *fl = &r->flows[r->n_flows++];
 
 		snprintf(fl->name, sizeof(fl->name), "%s%d", f < 4 ? "up" : "down", f % 4 + 1);
 		fl->up = f < 4;
-		fl->t0 = 3;
 		fl->n = 28;
 		fl->t = calloc(fl->n, sizeof(double));
 		fl->secs = calloc(fl->n, sizeof(double));
 		fl->mbps = calloc(fl->n, sizeof(double));
 		for (size_t k = 0; k < fl->n; k++) {
-			fl->t[k] = 0.5 * (double)(k + 1);
+			fl->t[k] = 3 + 0.5 * (double)(k + 1);
 			fl->secs[k] = 0.5;
 			fl->mbps[k] = f == 4 ? 2 : 4.5;
 		}
+	}
+	struct cmp_flow *fl = &r->flows[r->n_flows++];
+
+	snprintf(fl->name, sizeof(fl->name), "udp-flood");
+	fl->up = fl->udp = true;
+	fl->n = 13;	/* 11-17.5: 10 in its first second, 25 after, 5 past its phase */
+	fl->t = calloc(fl->n, sizeof(double));
+	fl->secs = calloc(fl->n, sizeof(double));
+	fl->mbps = calloc(fl->n, sizeof(double));
+	for (size_t k = 0; k < fl->n; k++) {
+		fl->t[k] = 11 + 0.5 * (double)(k + 1);
+		fl->secs[k] = 0.5;
+		fl->mbps[k] = k < 2 ? 10 : k == 12 ? 5 : 25;
 	}
 }
 
@@ -112,6 +125,9 @@ static void test_derive(void)
 	      "accuracy from the shaper's bytes: 1.0 (%.3f, %.3f)", r.accuracy[0], r.accuracy[1]);
 	CHECK(fabs(r.goodput_bps[0] - 18e6) < 1 && fabs(r.goodput_bps[1] - 15.5e6) < 1,
 	      "goodput: the flows' sums (%.0f, %.0f)", r.goodput_bps[0], r.goodput_bps[1]);
+	CHECK(fabs(r.flows[8].mean_mbps - 25) < 1e-9,
+	      "the flood: over its phase less its first second, not in the goodput (%.2f)",
+	      r.flows[8].mean_mbps);
 	double sx = 4.5 * 7 + 2, sxx = 4.5 * 4.5 * 7 + 4;
 
 	CHECK(fabs(r.jain - sx * sx / (8 * sxx)) < 1e-9, "Jain's index over the 8 flows (%.4f)",
@@ -164,43 +180,9 @@ static void test_derive(void)
 	cmp_result_free(&r);
 }
 
-static void test_iperf_parse(void)
-{
-	char path[] = "/tmp/gwcmp-iperf.XXXXXX", err[128];
-	struct cmp_flow f[CMP_MAX_FLOWS];
-	int fd = mkstemp(path);
-	FILE *fp = fdopen(fd, "w");
-
-	fputs("{\"intervals\": [{\"streams\": [{\"end\": 0.5, \"seconds\": 0.5, \"bits_per_second\": 1e6},"
-	      "{\"end\": 0.5, \"seconds\": 0.5, \"bits_per_second\": 3e6}]},"
-	      "{\"streams\": [{\"end\": 1.2, \"seconds\": 0.7, \"bits_per_second\": 2e6},"
-	      "{\"end\": 1.2, \"seconds\": 0.7, \"bits_per_second\": 4e6}]}]}", fp);
-	fclose(fp);
-	memset(f, 0, sizeof(f));
-	int n = cmp_iperf_parse(path, 7.0, f, CMP_MAX_FLOWS, false, false, err, sizeof(err));
-
-	CHECK(n == 2, "two streams (%d)", n);
-	CHECK(f[1].n == 2 && f[1].t[1] == 1.2 && f[1].secs[1] == 0.7 && f[1].mbps[1] == 4 &&
-	      f[1].t0 == 7.0 && !f[1].up && !strcmp(f[1].name, "down2"),
-	      "intervals, lengths and names kept");
-	fp = fopen(path, "w");
-	fputs("{\"error\": \"unable to connect to server\"}", fp);
-	fclose(fp);
-	for (int i = 0; i < 2; i++) {
-		free(f[i].t);
-		free(f[i].secs);
-		free(f[i].mbps);
-	}
-	memset(f, 0, sizeof(f));
-	CHECK(cmp_iperf_parse(path, 0, f, CMP_MAX_FLOWS, true, false, err, sizeof(err)) < 0 &&
-	      strstr(err, "unable to connect"), "iperf3's own error is passed on (%s)", err);
-	unlink(path);
-}
-
 int main(void)
 {
 	test_percentile_grade();
 	test_derive();
-	test_iperf_parse();
 	return tap_done();
 }

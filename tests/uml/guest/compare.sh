@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/uml/guest/compare.sh: guest side of tests/uml/test_compare.sh. `gatewayd --compare`
 # on this (UML) kernel, all four queues, results into OUT (on the host's disk); then nothing
-# may be left behind (namespaces, ifb devices, gatewayd or iperf3 processes, scratch
+# may be left behind (namespaces, ifb devices, gatewayd processes, scratch
 # directories). (SIGINT is tested on the host kernel, by test_compare.sh: the same code.)
 # Arguments: the gatewayd binary, OUT, the per-queue duration.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
@@ -14,7 +14,7 @@ T=$(mktemp -d)
 leftovers() {
 	local ns procs dirs ifb
 	ns=$(ip netns list | grep -c gwcmp)
-	procs=$(pgrep -c -f 'iperf3|gatewayd -c')
+	procs=$(pgrep -c -f 'gatewayd -c')
 	dirs=$(find /tmp -maxdepth 1 -name 'gwcmp.*' | wc -l)
 	ifb=$(ip -o link show type ifb | wc -l)
 	echo "namespaces $ns, processes $procs, scratch dirs $dirs, ifb $ifb"
