@@ -234,6 +234,68 @@ static void test_longest(struct gw_sink *s, int port)
 	drive(s, NULL, 0.2);
 }
 
+/* Receivers that wake per 32 KB (the comparison bench's setting), and a test stopped early:
+ * both directions move and count, the stop is at once and leaves no error. */
+static void test_lowat_stop(struct gw_sink *s, int port)
+{
+	struct gw_loadgen_opts o = { .phase = GW_PHASE_BOTH, .flows = 2, .fwmark = -1,
+				     .duration_s = 30, .rcvlowat = 32768 };
+	struct gw_loadgen *g;
+	char err[256] = "";
+	uint64_t sum[2] = { 0, 0 };
+	double t0;
+
+	gw_sink_set_rcvlowat(s, 32768);
+	addr_of(&o.sink, &o.sinklen, AF_INET, port);
+	if (!CHECK(gw_loadgen_new(&o, &g, err, sizeof(err)) == 0, "low-water flows start (%s)", err))
+		return;
+	drive(s, g, 0.6);
+	t0 = now_s();
+	gw_loadgen_stop(g);
+	CHECK(gw_loadgen_done(g) && now_s() - t0 < 0.1, "stopped at once, done");
+	CHECK_EQ_STR(gw_loadgen_error(g), "", "a stopped test has no error");
+	CHECK(gw_loadgen_run(g) == 1, "run after the stop: finished");
+	for (size_t i = 0; i < gw_loadgen_n_flows(g); i++)
+		sum[gw_loadgen_flow(g, i)->dir] += gw_loadgen_flow(g, i)->bytes;
+	CHECK(sum[GW_FLOW_DOWN] > 1000000 && sum[GW_FLOW_UP] > 1000000,
+	      "per 32 KB wake-ups both ways moved data in 0.6 s (%llu down, %llu up)",
+	      (unsigned long long)sum[GW_FLOW_DOWN], (unsigned long long)sum[GW_FLOW_UP]);
+	CHECK(gw_loadgen_n_ticks(g) >= 6 && gw_loadgen_n_ticks(g) <= 10,
+	      "ticks up to the stop: %zu", gw_loadgen_n_ticks(g));
+	gw_loadgen_free(g);
+	drive(s, NULL, 0.2);
+}
+
+/* An upload that trickles below the sink's low-water mark wakes nobody, and is not taken for
+ * a stalled one: what waits below the mark is progress. */
+static void test_lowat_trickle(struct gw_sink *s, int port)
+{
+	struct gw_load_hdr h = { .version = 1, .mode = GW_LOAD_MODE_UPLOAD, .duration_ms = 9000 };
+	struct gw_sink_stats st0, st;
+	uint8_t hdr[GW_LOAD_HDR_LEN], data[100] = { 0 };
+	int fd;
+
+	gw_sink_set_rcvlowat(s, 32768);
+	gw_sink_get_stats(s, &st0);
+	gw_load_hdr_build(hdr, &h);
+	fd = raw_connect(port, hdr, sizeof(hdr));
+	for (int i = 0; fd >= 0 && i < 7; i++) {
+		send(fd, data, sizeof(data), MSG_NOSIGNAL);
+		drive(s, NULL, 1.0);
+	}
+	gw_sink_get_stats(s, &st);
+	CHECK(st.idle_closed == st0.idle_closed && st.open == st0.open + 1,
+	      "7 s of 100 B/s under a 32 KB mark: still open, not idle-closed (%llu open)",
+	      (unsigned long long)st.open);
+	CHECK(st.bytes_in - st0.bytes_in >= 400,
+	      "what waited under the mark was read (%llu B of 700)",
+	      (unsigned long long)(st.bytes_in - st0.bytes_in));
+	if (fd >= 0)
+		close(fd);
+	drive(s, NULL, 0.3);
+	gw_sink_set_rcvlowat(s, 0);
+}
+
 /* Bad clients: closed and counted; the bound holds; a refused generator says why. */
 static void test_refusals(struct gw_sink *s, int port)
 {
@@ -415,6 +477,8 @@ int main(void)
 	test_longest(s, p4);
 	test_never_reads(s, p4);
 	test_refusals(s, p4);
+	test_lowat_stop(s, p4);
+	test_lowat_trickle(s, p4);
 	run_phase(s, AF_INET, p4, GW_PHASE_DOWNLOAD);	/* still serving */
 	gw_sink_free(s);
 	test_not_a_sink();
