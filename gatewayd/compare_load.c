@@ -1,7 +1,8 @@
 /* gatewayd/compare_load.c: the bench's load, generated in this process rather than by iperf3
  * children: the TCP flows are gatewayd's own load engine (loadgen.c) from the client to a sink
- * (sink.c) in the server's namespace, both directions at once; the UDP flood is a paced
- * sendmmsg from the client to a socket in the server's namespace that counts what arrives.
+ * (sink.c) in the server's namespace, both directions at once, each counted where it is
+ * received; the UDP flood is a paced sendmmsg from the client to a socket in the server's
+ * namespace that counts what arrives.
  * One process and a few wake-ups a second per flow: in a one-CPU UML guest every process
  * switch and system call is CPU taken from the kernel path being measured. */
 #include <errno.h>
@@ -26,6 +27,7 @@
 #define RCVLOWAT (32 * 1024)	/* a receiver wakes per 32 KB, not per segment */
 #define SERIES_S 0.5		/* the flows' series: one point per half second */
 #define MAX_POINTS 4096
+#define MAX_TICKS 4096		/* the uploads' receiver counts, one per tick: 409 s */
 
 struct series {
 	double t[MAX_POINTS];	/* interval end, run time */
@@ -39,6 +41,12 @@ struct cmp_load {
 	struct gw_loadgen *gen;
 	double t0;			/* the run's clock: cmp_now() - t0 */
 	double gen_start;		/* run time the loadgen started */
+	/* the uploads counted where they arrive (the sink's kernel), every tick: the
+	 * sender's acknowledged bytes come back through the other direction's queue, in
+	 * bursts when that queue is a deep fifo, and read above the rate over a window */
+	size_t up_n;
+	double up_t[MAX_TICKS];
+	uint64_t up_b[CMP_TCP_FLOWS][MAX_TICKS];
 
 	int ftx, frx;			/* the flood's sockets: client side, server side */
 	bool flooding;
@@ -252,13 +260,37 @@ int cmp_load_fds(const struct cmp_load *l, int fds[2])
 	return n;
 }
 
+/* Each upload's bytes as received by the sink now. */
+static void count_uploads(struct cmp_load *l, double now)
+{
+	size_t k = l->up_n, u = 0;
+
+	if (k == MAX_TICKS)
+		return;
+	l->up_t[k] = now;
+	for (size_t i = 0; i < gw_loadgen_n_flows(l->gen) && u < CMP_TCP_FLOWS; i++) {
+		const struct gw_loadgen_flow *f = gw_loadgen_flow(l->gen, i);
+		uint64_t b;
+
+		if (f->dir != GW_FLOW_UP)
+			continue;
+		if (!f->accepted || gw_sink_upload_bytes(l->sink, f->local_port, &b))
+			b = k ? l->up_b[u][k - 1] : 0;	/* not (or no longer) there */
+		l->up_b[u++][k] = b;
+	}
+	l->up_n++;
+}
+
 double cmp_load_run(struct cmp_load *l, bool tick)
 {
 	double now = cmp_now() - l->t0;
 
 	gw_sink_run(l->sink);
-	if (l->gen && !gw_loadgen_done(l->gen))
+	if (l->gen && !gw_loadgen_done(l->gen)) {
 		gw_loadgen_run(l->gen);
+		if (tick && !gw_loadgen_done(l->gen))
+			count_uploads(l, now);
+	}
 	if (l->flooding && now >= l->fnext)
 		flood_send(l, now);
 	if (tick) {
@@ -304,25 +336,20 @@ static int put_series(struct cmp_flow *f, const struct series *s)
 	return 0;
 }
 
-/* Each flow's throughput per half second from the loadgen's byte counts (the kernel's: bytes
- * received, or acknowledged by the sink), on the run's clock. */
-static void tcp_series(const struct cmp_load *l, size_t i, struct series *s)
+/* A flow's throughput per half second from cumulative byte counts at times t (run time). */
+static void to_series(const double *t, const uint64_t *b, size_t nt, struct series *s)
 {
-	size_t nt = gw_loadgen_n_ticks(l->gen), a = 0;
+	size_t a = 0;
 
 	s->n = 0;
 	for (size_t k = 1; k < nt && s->n < MAX_POINTS; k++) {
-		double ta = gw_loadgen_tick_time(l->gen, a), tb = gw_loadgen_tick_time(l->gen, k);
-
-		if (tb - ta < SERIES_S - CMP_TICK_S / 2 && k + 1 < nt)
+		if (t[k] - t[a] < SERIES_S - CMP_TICK_S / 2 && k + 1 < nt)
 			continue;
-		if (tb <= ta)
+		if (t[k] <= t[a])
 			continue;
-		uint64_t ba = gw_loadgen_tick_bytes(l->gen, i, a), bb = gw_loadgen_tick_bytes(l->gen, i, k);
-
-		s->t[s->n] = l->gen_start + tb;
-		s->secs[s->n] = tb - ta;
-		s->mbps[s->n] = (double)(bb > ba ? bb - ba : 0) * 8 / (tb - ta) / 1e6;
+		s->t[s->n] = t[k];
+		s->secs[s->n] = t[k] - t[a];
+		s->mbps[s->n] = (double)(b[k] > b[a] ? b[k] - b[a] : 0) * 8 / (t[k] - t[a]) / 1e6;
 		s->n++;
 		a = k;
 	}
@@ -331,25 +358,43 @@ static void tcp_series(const struct cmp_load *l, size_t i, struct series *s)
 int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r)
 {
 	struct series *s = malloc(sizeof(*s));	/* 96 KB: not on the stack */
+	size_t nt = l->gen ? gw_loadgen_n_ticks(l->gen) : 0;
+	double *t = calloc(nt + 1, sizeof(*t));
+	uint64_t *b = calloc(nt + 1, sizeof(*b));
 	int up = 0, down = 0, ret = 0;
 
-	if (!s)
+	if (!s || !t || !b) {
+		free(s);
+		free(t);
+		free(b);
 		return -ENOMEM;
+	}
+	for (size_t k = 0; k < nt; k++)
+		t[k] = l->gen_start + gw_loadgen_tick_time(l->gen, k);
 	for (size_t i = 0; l->gen && i < gw_loadgen_n_flows(l->gen) && r->n_flows + 1 < CMP_MAX_FLOWS; i++) {
 		const struct gw_loadgen_flow *g = gw_loadgen_flow(l->gen, i);
 		struct cmp_flow *f = &r->flows[r->n_flows];
+		bool is_up = g->dir == GW_FLOW_UP;
+		int nth = is_up ? ++up : ++down;	/* by position, accepted or not */
 
 		if (!g->accepted)
 			continue;
-		f->up = g->dir == GW_FLOW_UP;
-		snprintf(f->name, sizeof(f->name), "%s%d", f->up ? "up" : "down",
-			 f->up ? ++up : ++down);
-		tcp_series(l, i, s);
+		f->up = is_up;
+		snprintf(f->name, sizeof(f->name), "%s%d", is_up ? "up" : "down", nth);
+		if (is_up) {	/* received by the sink */
+			to_series(l->up_t, l->up_b[up - 1], l->up_n, s);
+		} else {	/* received here: the loadgen's own counts */
+			for (size_t k = 0; k < nt; k++)
+				b[k] = gw_loadgen_tick_bytes(l->gen, i, k);
+			to_series(t, b, nt, s);
+		}
 		if ((ret = put_series(f, s)))
 			break;
 		r->n_flows++;
 	}
 	free(s);
+	free(t);
+	free(b);
 	if (ret)
 		return ret;
 	if (l->fseries.n && r->n_flows < CMP_MAX_FLOWS) {

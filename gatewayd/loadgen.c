@@ -161,6 +161,13 @@ static int flow_open(struct gw_loadgen *g, struct flow *f, uint32_t tag)
 	}
 	if (connect(fd, (const struct sockaddr *)&o->sink, o->sinklen) < 0 && errno != EINPROGRESS)
 		return -errno;
+	struct sockaddr_storage me;
+	socklen_t ml = sizeof(me);
+
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) == 0)
+		f->pub.local_port = ntohs(me.ss_family == AF_INET6 ?
+					  ((struct sockaddr_in6 *)&me)->sin6_port :
+					  ((struct sockaddr_in *)&me)->sin_port);
 	f->state = F_CONNECTING;
 	return ep_add(g, fd, EPOLLOUT, tag, EPOLL_CTL_ADD);
 }

@@ -40,6 +40,7 @@ struct gw_loadgen_flow {
 	bool accepted;			/* the sink took it (its reply, or iperf3's report) */
 	char error[80];			/* why it failed; "" otherwise */
 	uint64_t bytes;			/* payload so far: received, or acknowledged by the sink */
+	uint16_t local_port;		/* this end's port once connecting (native flows) */
 };
 
 struct gw_loadgen;

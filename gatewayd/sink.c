@@ -3,8 +3,9 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <linux/tcp.h>	/* tcp_info with tcpi_bytes_received (glibc's lacks it) */
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,7 @@ struct conn {
 	size_t got;
 	double deadline;	/* the state's end: header time-out, duration, drain margin */
 	double progress;	/* when a byte last moved */
+	uint16_t peer_port;	/* the client's port (host order) */
 };
 
 #define TAG_TIMER 0xffffu
@@ -259,10 +261,22 @@ static void on_conn(struct gw_sink *s, size_t idx, uint32_t events, double now)
 	}
 }
 
+static uint16_t peer_port_of(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return 0;
+}
+
 static void on_listen(struct gw_sink *s, size_t li, double now)
 {
 	for (int i = 0; i < 16; i++) {
-		int fd = accept4(s->lfd[li], NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		int fd = accept4(s->lfd[li], (struct sockaddr *)&peer, &plen,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		size_t idx;
 
 		if (fd < 0)
@@ -282,7 +296,8 @@ static void on_listen(struct gw_sink *s, size_t li, double now)
 			continue;
 		}
 		s->conns[idx] = (struct conn){ .fd = fd, .state = C_HDR, .progress = now,
-					       .deadline = now + GW_SINK_HDR_TIMEOUT_S };
+					       .deadline = now + GW_SINK_HDR_TIMEOUT_S,
+					       .peer_port = peer_port_of(&peer) };
 		s->st.open++;
 		s->st.accepted++;
 	}
@@ -457,6 +472,26 @@ void gw_sink_free(struct gw_sink *s)
 int gw_sink_fd(const struct gw_sink *s)
 {
 	return s->ep;
+}
+
+int gw_sink_upload_bytes(const struct gw_sink *s, uint16_t peer_port, uint64_t *bytes)
+{
+	for (size_t i = 0; i < GW_SINK_MAX_CONNS; i++) {
+		const struct conn *c = &s->conns[i];
+		struct tcp_info ti;
+		socklen_t len = sizeof(ti);
+
+		if (c->state != C_UPLOAD || c->peer_port != peer_port)
+			continue;
+		if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+		    len < offsetof(struct tcp_info, tcpi_bytes_received) +
+			  sizeof(ti.tcpi_bytes_received))
+			return -EOPNOTSUPP;
+		*bytes = ti.tcpi_bytes_received > GW_LOAD_HDR_LEN ?
+			 ti.tcpi_bytes_received - GW_LOAD_HDR_LEN : 0;
+		return 0;
+	}
+	return -ENOENT;
 }
 
 void gw_sink_set_rcvlowat(struct gw_sink *s, int bytes)

@@ -76,6 +76,10 @@ int gw_sink_run(struct gw_sink *s);
 /* Uploads wake the sink only once this many bytes wait (SO_RCVLOWAT; 0, the default: every
  * segment). Fewer wake-ups per byte, for a bench on a CPU it shares with what it measures. */
 void gw_sink_set_rcvlowat(struct gw_sink *s, int bytes);
+/* An upload's bytes as the sink's kernel has received them (the header left out), found by the
+ * client's port: what a receiver-side goodput counts. 0, -ENOENT (no such upload open) or
+ * -EOPNOTSUPP (no TCP_INFO counter). */
+int gw_sink_upload_bytes(const struct gw_sink *s, uint16_t peer_port, uint64_t *bytes);
 /* The port listener i is bound to (to learn what port 0 picked). */
 int gw_sink_port(const struct gw_sink *s, size_t i);
 void gw_sink_get_stats(const struct gw_sink *s, struct gw_sink_stats *out);

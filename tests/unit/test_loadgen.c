@@ -250,6 +250,27 @@ static void test_lowat_stop(struct gw_sink *s, int port)
 	if (!CHECK(gw_loadgen_new(&o, &g, err, sizeof(err)) == 0, "low-water flows start (%s)", err))
 		return;
 	drive(s, g, 0.6);
+	/* an upload as the sink received it: found by the client's port, at least what the
+	 * client has had acknowledged */
+	size_t found = 0, atleast = 0;
+
+	for (size_t i = 0; i < gw_loadgen_n_flows(g); i++) {
+		const struct gw_loadgen_flow *f = gw_loadgen_flow(g, i);
+		uint64_t rx = 0;
+
+		if (f->dir != GW_FLOW_UP)
+			continue;
+		if (gw_sink_upload_bytes(s, f->local_port, &rx) == 0) {
+			found++;
+			atleast += rx >= f->bytes && rx > 0;
+		}
+	}
+	CHECK(found == 2 && atleast == 2,
+	      "both uploads found at the sink by port, received >= acknowledged (%zu, %zu)", found,
+	      atleast);
+	uint64_t none;
+
+	CHECK(gw_sink_upload_bytes(s, 1, &none) == -ENOENT, "no upload from port 1: -ENOENT");
 	t0 = now_s();
 	gw_loadgen_stop(g);
 	CHECK(gw_loadgen_done(g) && now_s() - t0 < 0.1, "stopped at once, done");
