@@ -35,7 +35,7 @@ const char *cmp_phase_name(enum cmp_phase p)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gatewayd --compare [--rate 20mbit] [--rtt 40ms] [--duration 20s]\n"
+		"usage: gatewayd --compare [--rate 20mbit] [--rtt 40ms] [--duration 30s]\n"
 		"                [--qdiscs fifo,fq_codel,cake,cake-shaper] [--out DIR]\n"
 		"                [--kernel auto|host|uml]\n"
 		"Builds a client - gateway - delay box - server testbed in fresh network namespaces,\n"
@@ -87,7 +87,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 	int c;
 
 	o->rtt_us = 40000;
-	o->duration_s = 20;
+	o->duration_s = 30;
 	snprintf(o->rate_text, sizeof(o->rate_text), "20mbit");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
