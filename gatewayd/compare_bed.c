@@ -134,40 +134,6 @@ int cmp_enter(const struct cmp_bed *b, int ns)
 	return setns(ns < 0 ? b->home : b->fd[ns], CLONE_NEWNET) < 0 ? -errno : 0;
 }
 
-/* /proc/PID/net/{tcp,udp} are the tables of the namespace pid lives in; a listening TCP
- * socket has state 0A, a bound UDP one 07. */
-static bool port_in(const char *path, int port, bool udp)
-{
-	char line[256];
-	bool found = false;
-	FILE *f;
-
-	if (!(f = fopen(path, "re")))
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned int lport, st;
-
-		if (sscanf(line, " %*d: %*x:%x %*x:%*x %x", &lport, &st) == 2 &&
-		    (int)lport == port && st == (udp ? 0x07u : 0x0Au))
-			found = true;
-	}
-	fclose(f);
-	return found;
-}
-
-bool cmp_port_bound(pid_t pid, int port, bool udp)
-{
-	char path[64];
-
-	for (int v6 = 0; v6 < 2; v6++) {
-		snprintf(path, sizeof(path), "/proc/%d/net/%s%s", (int)pid, udp ? "udp" : "tcp",
-			 v6 ? "6" : "");
-		if (port_in(path, port, udp))
-			return true;
-	}
-	return false;
-}
-
 static int write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "we");

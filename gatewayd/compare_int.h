@@ -131,8 +131,6 @@ void cmp_kill_all(void);
 int cmp_reap(pid_t pid, double timeout_s);
 /* Enter namespace ns (-1: home) in this thread. */
 int cmp_enter(const struct cmp_bed *b, int ns);
-/* Is a TCP or UDP port bound in the namespace pid lives in? */
-bool cmp_port_bound(pid_t pid, int port, bool udp);
 double cmp_now(void);
 
 /* compare_run.c: one qdisc's run. Returns 0, -EINTR when interrupted, or -errno. */

@@ -303,7 +303,8 @@ double cmp_load_run(struct cmp_load *l, bool tick)
 		flood_point(l, now);
 		l->flooding = false;
 	}
-	return l->flooding ? l->fnext : INFINITY;
+	/* past its end the flood only waits for its last datagrams: counted on ticks */
+	return l->flooding && now < l->fend ? l->fnext : INFINITY;
 }
 
 const char *cmp_load_error(const struct cmp_load *l)

@@ -24,8 +24,6 @@
 /* the share of --duration each phase gets */
 static const double phase_share[CMP_PH_COUNT] = { 0.15, 0.40, 0.30, 0.15 };
 
-enum { PORT_UP = 5201, PORT_DOWN = 5202, PORT_UDP = 5203 };
-
 static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum cmp_qdisc q,
 			char *path, size_t len)
 {
@@ -299,8 +297,8 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 		if (nph == CMP_PH_TCP && ph == CMP_PH_IDLE1 && !starting) {
 			/* The TCP phase begins when the load reaches the gateway (a flow's first
 			 * round trips), and the later phases move with it. Until then probes
-			 * count as idle. The flows run on through the flood. */
-			/* long enough whenever the load shows: stopped when idle2 begins */
+			 * count as idle. The flows run on through the flood and are stopped
+			 * when idle2 begins: their duration only has to be long enough. */
 			if ((ret = cmp_load_start_tcp(ld, b, tcp_s + 5, err, sizeof(err)))) {
 				snprintf(r->note, sizeof(r->note), "the TCP flows: %.200s", err);
 				return ret;
