@@ -36,14 +36,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gatewayd --compare [--rate 20mbit] [--rtt 40ms] [--duration 30s]\n"
-		"                [--qdiscs fifo,fq_codel,cake,cake-shaper] [--out DIR]\n"
+		"                [--qdiscs fifo,fq_codel,cake,cake-shaper] [--out DIR | -c CONFIG]\n"
 		"                [--kernel auto|host|uml]\n"
 		"Builds a client - gateway - delay box - server testbed in fresh network namespaces,\n"
 		"shapes the gateway with gatewayd (each queue in turn), loads it with 4+4 TCP flows\n"
 		"and a UDP flood, probes latency throughout, and prints a table (and writes\n"
-		"results.json and SVG plots into DIR, by default " GW_COMPARE_DIR_DEFAULT ",\n"
-		"where the daemon's status page shows the last one). --duration is each queue's\n"
-		"whole run.\n"
+		"results.json and SVG plots into DIR, by default CONFIG's compare_dir or\n"
+		GW_COMPARE_DIR_DEFAULT ", where the daemon's status page shows the last one).\n"
+		"--duration is each queue's whole run.\n"
 		"--kernel auto (default) runs in a User-Mode Linux guest when this kernel lacks\n"
 		"netem, fq_codel or cake. Needs root and iproute2.\n");
 }
@@ -76,6 +76,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "qdiscs", required_argument, NULL, 'q' },
 		{ "out", required_argument, NULL, 'o' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "in-uml", no_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
@@ -90,7 +91,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 	o->duration_s = 30;
 	snprintf(o->rate_text, sizeof(o->rate_text), "20mbit");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hc:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			break;
@@ -124,6 +125,9 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 			break;
 		case 'o':
 			snprintf(o->out, sizeof(o->out), "%s", optarg);
+			break;
+		case 'c':
+			snprintf(o->config, sizeof(o->config), "%s", optarg);
 			break;
 		case 'k':
 			if (!strcmp(optarg, "auto"))
@@ -544,7 +548,20 @@ int gw_compare_main(int argc, char **argv)
 		fprintf(stderr, "gatewayd: --compare needs root (network namespaces, qdiscs)\n");
 		return 1;
 	}
-	/* by default where a running daemon's status page looks (compare_dir's default) */
+	/* no --out: where a running daemon's status page looks: compare_dir of the config
+	 * given with -c, else compare_dir's default */
+	if (!o.out[0] && o.config[0]) {
+		struct gw_config *cfg = NULL;
+		char err[512];
+
+		if (gw_config_load(o.config, &cfg, err, sizeof(err))) {
+			fprintf(stderr, "gatewayd: %s\n", err);
+			return 2;
+		}
+		snprintf(o.out, sizeof(o.out), "%s",
+			 cfg->compare_dir ? cfg->compare_dir : GW_COMPARE_DIR_DEFAULT);
+		gw_config_free(cfg);
+	}
 	if (!o.out[0])
 		snprintf(o.out, sizeof(o.out), "%s", GW_COMPARE_DIR_DEFAULT);
 	if (o.out[0]) {

@@ -31,6 +31,7 @@ struct cmp_opts {
 	enum cmp_qdisc qdiscs[CMP_MAX_QDISCS];
 	size_t n_qdiscs;
 	char out[4096];			/* "" = no files */
+	char config[4096];		/* -c: a config whose compare_dir is the default out */
 	enum cmp_kernel kernel;
 	bool in_uml;			/* we are the guest side of --kernel uml */
 	bool no_delay;			/* the kernel has no netem: no added RTT */

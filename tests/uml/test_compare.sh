@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/uml/test_compare.sh: the comparison bench (`gatewayd --compare`, issue 5).
 # 1. The kernel choice: on a host without netem, fq_codel or cake, --kernel auto hands the
-#    run to the UML helper (a recording stand-in here: no boot) with the same settings.
+#    run to the UML helper (a recording stand-in here: no boot) with the same settings; -c
+#    CONFIG puts the results in that config's compare_dir.
 # 2. SIGINT during the load, on the host kernel: status 130, nothing left.
 # 3. A shortened run of all four queues at 20 mbit, 40 ms RTT in a UML guest: fifo's induced
 #    p95 at least 10x fq_codel's and cake's; their p99 under 15 ms; their goodput within
@@ -49,6 +50,23 @@ else
 	check "auto: this kernel has every qdisc, so the run stays here" "$out" \
 		test ! -e "$T/fake-args"
 fi
+
+# -c CONFIG: the results go where that config's daemon looks (its compare_dir), unless --out
+mkdir -p "$T/cdir"
+cat >"$T/c.conf" <<EOF
+compare_dir = "$T/cdir";
+links = ( { name = "wan"; interface = "lo";
+  egress = { shaper = "htb"; rate = "10mbit"; child = { kind = "fifo"; }; }; } );
+EOF
+rm -f "$T/fake-args"
+GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare -c "$T/c.conf" --kernel uml --qdiscs fifo >/dev/null 2>&1
+args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
+check "-c CONFIG: the run writes to its compare_dir: $args" "$args" grep -q -- "--out $T/cdir" <<<"$args"
+printf 'compare_dir = 5;\n' >"$T/bad.conf"
+out=$(timeout 10 "$GATEWAYD" --compare -c "$T/bad.conf" 2>&1)
+rc=$?
+check "-c with a bad config: status 2 and file:line ($rc: $out)" "$out" \
+	eval '[ $rc -eq 2 ] && grep -q "bad.conf:1: .compare_dir. must be a string" <<<"$out"'
 
 # 2. Ctrl-C during the load, on this kernel (--kernel host: the fifo alone where it lacks
 # the others): status 130, and the namespaces, processes and scratch files are gone
