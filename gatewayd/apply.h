@@ -34,6 +34,8 @@ struct gw_applied {
 	bool adopted;		/* the tree was already there and was kept (changed in place) */
 	bool nft_table;		/* gatewayd's nft table is in force (gatewayd/classify.c) */
 	unsigned int u32_gen;	/* which prio pair holds the ingress classifiers (0 or 1) */
+	bool classify_stale;	/* someone else touched our nft table or ifb filters since
+				 * they were put in (gatewayd/heal.c puts them back) */
 };
 
 /* Apply cfg. On failure everything is as it was before and err says what the kernel refused,

@@ -8,6 +8,10 @@
 #include <linux/rtnetlink.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include "gatewayd/classify.h"
 #include "gatewayd/heal.h"
 #include "gatewayd/log.h"
 #include "gatewayd/reload.h"
@@ -16,6 +20,7 @@ struct scan {
 	const struct gw_config *cfg;
 	const struct gw_applied *a;
 	bool relevant;
+	bool classify;		/* our nft table or an ingress filter of ours changed */
 };
 
 static bool our_name(const struct gw_config *cfg, const char *name)
@@ -38,11 +43,43 @@ static bool our_ifindex(const struct gw_applied *a, int ifindex)
 	return false;
 }
 
+/* Does an nf_tables notification concern table inet gatewayd? Every object's message (table,
+ * chain, rule, set, element, object, flowtable) names its table in attribute 1. */
+static bool our_nft(const struct nlmsghdr *nlh)
+{
+	const struct nfgenmsg *g = nlmsg_data(nlh);
+	unsigned int type = NFNL_MSG_TYPE(nlh->nlmsg_type);
+	struct nlattr *tb[2];
+
+	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) != NFNL_SUBSYS_NFTABLES || type == NFT_MSG_NEWGEN ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*g)) || g->nfgen_family != NFPROTO_INET)
+		return false;
+	if (nlmsg_parse((struct nlmsghdr *)nlh, sizeof(*g), tb, 1, NULL) || !tb[1])
+		return false;
+	return nla_len(tb[1]) >= (int)sizeof(GW_NFT_TABLE) &&
+	       !strncmp(nla_data(tb[1]), GW_NFT_TABLE, sizeof(GW_NFT_TABLE));
+}
+
 static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct scan *s = arg;
 
+	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_NFTABLES) {
+		if (s->cfg->owns_nft && s->a->nft_table && our_nft(nlh))
+			s->relevant = s->classify = true;
+		return 0;
+	}
 	switch (nlh->nlmsg_type) {
+	case RTM_NEWTFILTER:
+	case RTM_DELTFILTER: {
+		/* an ingress classifier on one of our ifbs: only ours are there */
+		const struct tcmsg *t = nlmsg_data(nlh);
+
+		if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*t)) && our_ifindex(s->a, t->tcm_ifindex) &&
+		    t->tcm_parent == TC_H_MAKE(GW_ROOT_HANDLE, 0))
+			s->relevant = s->classify = true;
+		break;
+	}
 	case RTM_NEWQDISC:
 	case RTM_DELQDISC: {
 		const struct tcmsg *t = nlmsg_data(nlh);
@@ -72,13 +109,16 @@ static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg,
-		     const struct gw_applied *a)
+bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg, struct gw_applied *a)
 {
 	struct scan s = { .cfg = cfg, .a = a };
 
-	if (gw_monitor_read(m, scan_cb, &s))
-		return true;	/* events were lost */
+	if (gw_monitor_read(m, scan_cb, &s)) {
+		a->classify_stale = cfg->owns_nft;	/* events were lost: check it all */
+		return true;
+	}
+	if (s.classify)
+		a->classify_stale = true;
 	return s.relevant;
 }
 
@@ -235,8 +275,20 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 
 	bool *stuck;
 
-	if (a->n_devs && gw_verify(nl, cfg, a, why, sizeof(why)) == 0)
-		return 0;
+	if (a->n_devs && gw_verify(nl, cfg, a, why, sizeof(why)) == 0) {
+		if (!a->classify_stale)
+			return 0;
+		/* the tree is whole but our classifiers were touched: put them back whole
+		 * (the table swapped in one batch, the filters a new generation) */
+		a->classify_stale = false;
+		r = gw_classify_apply(nl, cfg, a, err, errlen);
+		gw_monitor_read(m, NULL, NULL);	/* our own events */
+		if (r)
+			return r;
+		snprintf(err, errlen, "gatewayd's classifiers (nft table inet %s, ingress filters) "
+			 "were changed from outside", GW_NFT_TABLE);
+		return 2;
+	}
 	if (!(stuck = calloc(cfg->n_links + 1, sizeof(*stuck))))
 		return -ENOMEM;
 	if ((r = blocked(nl, cfg, stuck, err, errlen))) {

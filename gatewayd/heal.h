@@ -10,14 +10,16 @@
 #include "gatewayd/sampler.h"
 #include "qdisc/monitor.h"
 
-/* Read pending notifications; true when one concerns a device gatewayd shapes (or some were
- * lost, so nothing can be assumed). */
-bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg,
-		     const struct gw_applied *a);
-/* Check the tree; rebuild it if it differs from the plan. When looking alone shows the
+/* Read pending notifications; true when one concerns a device gatewayd shapes, its nft table
+ * or its ingress filters (or some were lost, so nothing can be assumed). A change to the
+ * classifiers marks a->classify_stale for gw_heal. */
+bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg, struct gw_applied *a);
+/* Check the tree; rebuild it if it differs from the plan; with a->classify_stale and the tree
+ * intact, put the classifiers back (the nft table replaced, the ingress filters made anew). When looking alone shows the
  * rebuild cannot succeed (an interface gone, a foreign root where replace is false), nothing
  * is removed or created and that cause is returned. Returns 0 when it was intact, 1 when
- * it was restored, -errno when it could not be (err says why; the old state is kept). */
+ * the tree was restored, 2 when only the classifiers were, -errno when it could not be (err
+ * says why; the old state is kept). */
 int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	    struct gw_applied *a, struct gw_sampler *s, char *err, size_t errlen);
 

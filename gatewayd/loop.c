@@ -290,9 +290,9 @@ static void heal(struct gw_loop_ctx *c, struct gw_heal_retry *retry)
 	double t0 = gw_mono_now();
 	int r = gw_heal(c->nl, c->mon, c->cfg, c->applied, c->st->sampler, err, sizeof(err));
 
-	if (r == 1)
-		gw_log(GW_LOG_WARNING, "%s; restored the tree in %.1f ms", err,
-		       (gw_mono_now() - t0) * 1000);
+	if (r == 1 || r == 2)
+		gw_log(GW_LOG_WARNING, "%s; restored %s in %.1f ms", err,
+		       r == 1 ? "the tree" : "them", (gw_mono_now() - t0) * 1000);
 	/* one line per cause, not one per retry; retries back off while the cause stays */
 	if (gw_heal_retry_note(retry, r, err, gw_mono_now()) && r < 0)
 		gw_log(GW_LOG_ERR, "restoring the tree: %s; will retry on any change of the link "

@@ -1,8 +1,11 @@
-/* qdisc/monitor.c: a non-blocking socket in the link and tc multicast groups. */
+/* qdisc/monitor.c: non-blocking sockets in the link and tc multicast groups (rtnetlink) and
+ * in nf_tables' (netfilter), behind one epoll fd. */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include "qdisc/monitor.h"
@@ -11,69 +14,115 @@
 #define MON_RCVBUF (4 * 1024 * 1024)
 
 struct gw_monitor {
-	int fd;
+	int ep;
+	int fd[2];	/* rtnetlink; nf_tables (-1 without it) */
 	char *buf;
 };
 
-int gw_monitor_open(struct gw_monitor **out)
+static int open_sock(int proto, unsigned int groups, unsigned int join)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK | RTMGRP_TC };
-	struct gw_monitor *m = calloc(1, sizeof(*m));
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = groups };
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, proto);
 	int size = MON_RCVBUF;
 
-	if (!m)
-		return -ENOMEM;
-	m->buf = malloc(MON_BUF);
-	m->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
-	if (!m->buf || m->fd < 0 || bind(m->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int err = m->buf ? -errno : -ENOMEM;
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    (join && setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &join, sizeof(join)) < 0)) {
+		int err = -errno;
 
-		gw_monitor_close(m);
+		close(fd);
 		return err;
 	}
 	/* a burst of our own apply must not overflow it before we drain it */
-	if (setsockopt(m->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
-		setsockopt(m->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	return fd;
+}
+
+int gw_monitor_open(struct gw_monitor **out)
+{
+	struct gw_monitor *m = calloc(1, sizeof(*m));
+	int err;
+
+	if (!m)
+		return -ENOMEM;
+	m->fd[0] = m->fd[1] = -1;
+	m->buf = malloc(MON_BUF);
+	m->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!m->buf || m->ep < 0) {
+		err = m->buf ? -errno : -ENOMEM;
+		goto fail;
+	}
+	if ((m->fd[0] = open_sock(NETLINK_ROUTE, RTMGRP_LINK | RTMGRP_TC, 0)) < 0) {
+		err = m->fd[0];
+		goto fail;
+	}
+	/* nf_tables' changes (a kernel without it: only the tree is watched) */
+	m->fd[1] = open_sock(NETLINK_NETFILTER, 0, NFNLGRP_NFTABLES);
+	for (int i = 0; i < 2; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u32 = (uint32_t)i };
+
+		if (m->fd[i] >= 0 && epoll_ctl(m->ep, EPOLL_CTL_ADD, m->fd[i], &ev) < 0) {
+			err = -errno;
+			goto fail;
+		}
+	}
 	*out = m;
 	return 0;
+fail:
+	gw_monitor_close(m);
+	return err;
 }
 
 void gw_monitor_close(struct gw_monitor *m)
 {
 	if (!m)
 		return;
-	if (m->fd >= 0)
-		close(m->fd);
+	for (int i = 0; i < 2; i++)
+		if (m->fd[i] >= 0)
+			close(m->fd[i]);
+	if (m->ep >= 0)
+		close(m->ep);
 	free(m->buf);
 	free(m);
 }
 
 int gw_monitor_fd(const struct gw_monitor *m)
 {
-	return m->fd;
+	return m->ep;
+}
+
+bool gw_monitor_nft(const struct gw_monitor *m)
+{
+	return m->fd[1] >= 0;
 }
 
 int gw_monitor_read(struct gw_monitor *m, gw_nl_cb cb, void *arg)
 {
 	int lost = 0;
 
-	for (;;) {
-		ssize_t r = recv(m->fd, m->buf, MON_BUF, 0);
-		struct nlmsghdr *h;
-		int len;
+	for (int i = 0; i < 2; i++) {
+		if (m->fd[i] < 0)
+			continue;
+		for (;;) {
+			ssize_t r = recv(m->fd[i], m->buf, MON_BUF, 0);
+			struct nlmsghdr *h;
+			int len;
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && errno == ENOBUFS) {
-			lost = -ENOBUFS;
-			continue;
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0 && errno == ENOBUFS) {
+				lost = -ENOBUFS;
+				continue;
+			}
+			if (r <= 0)
+				break;	/* EAGAIN: all read */
+			len = (int)r;
+			for (h = (struct nlmsghdr *)m->buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len))
+				if (cb)
+					cb(h, arg);
 		}
-		if (r <= 0)
-			break;	/* EAGAIN: all read */
-		len = (int)r;
-		for (h = (struct nlmsghdr *)m->buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len))
-			if (cb)
-				cb(h, arg);
 	}
 	return lost;
 }

@@ -1,14 +1,20 @@
-/* qdisc/monitor.h: rtnetlink notifications of links and tc objects, for self-healing. */
+/* qdisc/monitor.h: notifications of links and tc objects (rtnetlink) and of nf_tables
+ * (netfilter), for self-healing. The two kinds come through one callback: an nf_tables
+ * message's type is (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_..., beyond every RTM_ type. */
 #ifndef GW_QDISC_MONITOR_H
 #define GW_QDISC_MONITOR_H
 
+#include <stdbool.h>
 #include "qdisc/nl.h"
 
 struct gw_monitor;
 
 int gw_monitor_open(struct gw_monitor **out);
 void gw_monitor_close(struct gw_monitor *m);
+/* One fd (an epoll of both sockets) that is readable when something is pending. */
 int gw_monitor_fd(const struct gw_monitor *m);
+/* Are nf_tables' notifications watched too (false: the kernel has no nf_tables)? */
+bool gw_monitor_nft(const struct gw_monitor *m);
 /* Pass every pending notification to cb. Returns 0, or -ENOBUFS when the kernel dropped some
  * (the caller must then check the whole state instead of trusting the events). */
 int gw_monitor_read(struct gw_monitor *m, gw_nl_cb cb, void *arg);

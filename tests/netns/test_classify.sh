@@ -3,7 +3,8 @@
 # classes matched by port and by DSCP, egress (nft table) and ingress (u32 on the ifb), IPv4
 # and IPv6, each flow measured against the share htb owes its class under contention; per-host
 # classes from `hosts`; a cgroup class for local traffic; the table checked with `nft -j`,
-# another table left alone, the ruleset swapped on reload and removed on stop; bad keys refused.
+# another table left alone, the ruleset swapped on reload, put back when someone else deletes
+# or flushes it or an ingress filter, and removed on stop; bad keys refused.
 . "$(dirname "$0")/lib.sh"
 
 for t in iperf3 jq nft; do
@@ -205,6 +206,51 @@ if [ -n "$CG" ]; then
 	check "... and the tree" bash -c "ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:13'"
 	cp "$TMPD/good.conf" "$TMPD/c.conf"
 fi
+
+# someone else's hands on our classifiers (a firewall script's `nft flush`, an admin's
+# `tc filter del`): the monitor sees it, the table and filters are put back whole within a
+# second, and traffic is sorted into its class again
+tbl() { ip netns exec "$NS_R" nft list table inet gatewayd 2>/dev/null; }
+nflt() { ip netns exec "$NS_R" tc filter show dev ifb-wan parent e000: | grep -c flowid; }
+restores() { grep -c "were changed from outside; restored them" "$GW_LOG"; }
+tbl >"$TMPD/tbl.before"
+flt_before=$(nflt)
+n0=$(restores)
+back_within() {	# back_within WHAT CMD...: CMD true within 3 s; prints the time taken
+	local t0=$SECONDS i
+	for i in $(seq 1 60); do
+		if "$@"; then echo "$(((i - 1) * 50)) ms after the command returned"; return 0; fi
+		sleep 0.05
+	done
+	echo "not within 3 s ($((SECONDS - t0)) s)"
+	return 1
+}
+same_tbl() { tbl >"$TMPD/tbl.now" && cmp -s "$TMPD/tbl.before" "$TMPD/tbl.now"; }
+ip netns exec "$NS_R" nft delete table inet gatewayd
+took=$(back_within same_tbl)
+check "nft delete table inet gatewayd: the table is back, rule for rule ($took)" same_tbl
+ip netns exec "$NS_R" nft flush table inet gatewayd
+took=$(back_within same_tbl)
+check "nft flush table inet gatewayd: its rules are back ($took)" same_tbl
+pref=$(ip netns exec "$NS_R" tc filter show dev ifb-wan parent e000: | awk '/flowid/ { print $5; exit }')
+ip netns exec "$NS_R" tc filter del dev ifb-wan parent e000: prio "$pref"
+full_flt() { [ "$(nflt)" = "$flt_before" ]; }
+took=$(back_within full_flt)
+check "tc filter del of an ingress classifier (prio $pref): all $flt_before are back ($took)" full_flt
+check "each was logged as a restore ($(($(restores) - n0)) lines)" test $(($(restores) - n0)) -ge 3
+check "the other table is untouched by the restores" test "$(other)" = "$other_before"
+# traffic: a flow to port 5202 goes into the port class (e000:10) on r1, and a reverse one
+# from port 5201 into the ingress port class on the ifb
+sent() { ip netns exec "$NS_R" tc -s class show dev "$1" classid "$2" | awk '/Sent/ { print $2; exit }'; }
+e0=$(sent r1 e000:10)
+i0=$(sent ifb-wan e000:10)
+ip netns exec "$NS_C" timeout 10 iperf3 -c 10.77.2.2 -p 5202 -t 1 >/dev/null 2>&1
+ip netns exec "$NS_C" timeout 10 iperf3 -c 10.77.2.2 -p 5201 -t 1 -R >/dev/null 2>&1
+e1=$(sent r1 e000:10)
+i1=$(sent ifb-wan e000:10)
+check "after the restores egress traffic is classified again (e000:10 on r1: +$((e1 - e0)) bytes)" \
+	test $((e1 - e0)) -gt 500000
+check "... and ingress (e000:10 on the ifb: +$((i1 - i0)) bytes)" test $((i1 - i0)) -gt 500000
 
 # --dry-run: its commands, run by hand in another namespace, make the same classifiers (the
 # cgroup rule left out: nft looks for cgroups under /sys/fs/cgroup, which is v1 on some hosts)
