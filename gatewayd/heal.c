@@ -60,6 +60,19 @@ static bool our_nft(const struct nlmsghdr *nlh)
 	       !strncmp(nla_data(tb[1]), GW_NFT_TABLE, sizeof(GW_NFT_TABLE));
 }
 
+/* Does any link classify at ingress (u32 filters of ours on its ifb)? */
+static bool ingress_rules(const struct gw_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_links; i++) {
+		const struct gw_dir_cfg *d = &cfg->links[i].dir[GW_DIR_INGRESS];
+
+		for (size_t k = 0; d->present && k < d->n_classes; k++)
+			if (d->classes[k].n_match)
+				return true;
+	}
+	return false;
+}
+
 static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct scan *s = arg;
@@ -76,7 +89,8 @@ static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 		const struct tcmsg *t = nlmsg_data(nlh);
 
 		if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*t)) && our_ifindex(s->a, t->tcm_ifindex) &&
-		    t->tcm_parent == TC_H_MAKE(GW_ROOT_HANDLE, 0))
+		    t->tcm_parent == TC_H_MAKE(GW_ROOT_HANDLE, 0) && s->cfg->owns_nft &&
+		    ingress_rules(s->cfg))
 			s->relevant = s->classify = true;
 		break;
 	}
@@ -114,7 +128,8 @@ bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg, struct g
 	struct scan s = { .cfg = cfg, .a = a };
 
 	if (gw_monitor_read(m, scan_cb, &s)) {
-		a->classify_stale = cfg->owns_nft;	/* events were lost: check it all */
+		/* events were lost: check it all */
+		a->classify_stale = cfg->owns_nft && (a->nft_table || ingress_rules(cfg));
 		return true;
 	}
 	if (s.classify)
