@@ -137,12 +137,13 @@ static int read_bounded(const char *dir, const char *name, size_t max, char **ou
 	return 0;
 }
 
-/* A double written with 6 significant digits, as the file's own figures are. */
-static json_object *num6(double v)
+/* A double written with 10 significant digits: the file's figures carry 3 decimals (an RTT of
+ * 1038.234 ms, which 6 digits cut to 1038.23) and goodputs of up to 10 digits. */
+static json_object *num_sig(double v)
 {
 	char t[32];
 
-	snprintf(t, sizeof(t), "%.6g", v);
+	snprintf(t, sizeof(t), "%.10g", v);
 	return json_object_new_double_s(v, t);
 }
 
@@ -160,7 +161,7 @@ static bool copy_num(json_object *src, const char *key, json_object *dst, const 
 				       json_object_new_int64(json_object_get_int64(v)));
 	else if (json_object_is_type(v, json_type_double) && isfinite(json_object_get_double(v)))
 		json_object_object_add(dst, as ? as : key,
-				       num6(json_object_get_double(v)));
+				       num_sig(json_object_get_double(v)));
 	else
 		return false;
 	return true;
