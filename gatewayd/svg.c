@@ -216,6 +216,20 @@ static double nice_down(double v)
 	return v >= 5 * m ? 5 * m : v >= 2 * m ? 2 * m : m;
 }
 
+/* A log axis over the RTTs lo..hi (ms), with room above: whole decades' nice numbers, at
+ * least a factor of 2 wide; no RTT at all: 1 to 1000 ms. */
+static void log_range(double lo, double hi, double headroom, double *a, double *b)
+{
+	if (!(hi > 0)) {
+		lo = 1;
+		hi = 1000;
+	}
+	*a = nice_down(fmax(lo * 0.9, 0.1));
+	*b = nice_up(hi * headroom);
+	if (*b <= *a * 2)
+		*b = *a * 10;
+}
+
 int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n)
 {
 	struct svg_series s[CMP_MAX_QDISCS] = { 0 };
@@ -255,14 +269,7 @@ int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r
 		x->color = palette[r[i].q % 10];
 		c.ns++;
 	}
-	if (!(hi > 0)) {
-		lo = 1;
-		hi = 1000;
-	}
-	c.x0 = nice_down(fmax(lo * 0.9, 0.1));
-	c.x1 = nice_up(hi * 1.05);
-	if (c.x1 <= c.x0 * 2)
-		c.x1 = c.x0 * 10;
+	log_range(lo, hi, 1.05, &c.x0, &c.x1);
 	ret = svg_write(path, &c);
 	free_series(s, c.ns);
 	return ret;
@@ -316,14 +323,7 @@ int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_resu
 		x->color = palette[r[i].q % 10];
 		c.ns++;
 	}
-	if (!(hi > 0)) {
-		lo = 1;
-		hi = 1000;
-	}
-	c.y0 = nice_down(fmax(lo * 0.9, 0.1));
-	c.y1 = nice_up(hi * 1.1);
-	if (c.y1 <= c.y0 * 2)
-		c.y1 = c.y0 * 10;
+	log_range(lo, hi, 1.1, &c.y0, &c.y1);
 	ret = svg_write(path, &c);
 	free_series(s, c.ns);
 	return ret;
