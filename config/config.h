@@ -208,7 +208,6 @@ void gw_format_size(int64_t bytes, char *buf, size_t len);
 /* Classification values (config/parse_match.c), for tests and messages. */
 int gw_parse_prefix(const char *s, struct gw_prefix *out);	/* "10.0.0.0/8", "fd00::1" */
 int gw_parse_dscp(const char *s, int *out);			/* "ef", "cs1", "af41", "le", "46" */
-void gw_format_prefix(const struct gw_prefix *p, char *buf, size_t len);
 
 /*
  * A listen address, "127.0.0.1:9180" or "[::1]:9180" (IP literals only, port 1..65535),

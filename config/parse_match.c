@@ -66,17 +66,6 @@ int gw_parse_prefix(const char *s, struct gw_prefix *out)
 	return 0;
 }
 
-void gw_format_prefix(const struct gw_prefix *p, char *buf, size_t len)
-{
-	char a[INET6_ADDRSTRLEN] = "?";
-
-	inet_ntop(p->family, p->addr, a, sizeof(a));
-	if (p->len == (p->family == AF_INET ? 32 : 128))
-		snprintf(buf, len, "%s", a);
-	else
-		snprintf(buf, len, "%s/%u", a, p->len);
-}
-
 int gw_parse_dscp(const char *s, int *out)
 {
 	static const struct {

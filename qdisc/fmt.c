@@ -1,5 +1,6 @@
 /* qdisc/fmt.c: bounded string building for tc command lines. */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include "qdisc/qdisc.h"
@@ -23,4 +24,15 @@ int gw_fmt(char *buf, size_t len, size_t *pos, const char *fmt, ...)
 	}
 	*pos += (size_t)n;
 	return 0;
+}
+
+void gw_format_prefix(const struct gw_prefix *p, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(p->family, p->addr, a, sizeof(a));
+	if (p->len == (p->family == AF_INET ? 32 : 128))
+		snprintf(buf, len, "%s", a);
+	else
+		snprintf(buf, len, "%s/%u", a, p->len);
 }

@@ -3,6 +3,7 @@
 #define GW_QDISC_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <net/if.h>
 
@@ -108,6 +109,9 @@ struct gw_prefix {
 	uint8_t len;		/* prefix length in bits */
 	uint8_t addr[16];	/* network byte order; bits past len are zero */
 };
+
+/* As text: "10.0.0.0/8", "fd00::1" (a host prefix without its length). qdisc/fmt.c */
+void gw_format_prefix(const struct gw_prefix *p, char *buf, size_t len);
 
 struct gw_port_range {
 	uint16_t lo, hi;	/* host order, lo <= hi */

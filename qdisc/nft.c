@@ -683,17 +683,6 @@ size_t gw_nft_batch_size(const struct gw_nft_ruleset *rs)
 }
 
 /* text */
-static void prefix_text(const struct gw_prefix *p, char *buf, size_t len)
-{
-	char a[INET6_ADDRSTRLEN] = "?";
-
-	inet_ntop(p->family, p->addr, a, sizeof(a));
-	if (p->len == (p->family == AF_INET ? 32 : 128))
-		snprintf(buf, len, "%s", a);
-	else
-		snprintf(buf, len, "%s/%u", a, p->len);
-}
-
 static void fmt_rule(FILE *o, const struct gw_rule *g)
 {
 	const char *ip = g->family == AF_INET6 ? "ip6" : "ip";
@@ -707,11 +696,11 @@ static void fmt_rule(FILE *o, const struct gw_rule *g)
 	if (g->family && !g->has_src && !g->has_dst && g->dscp < 0)
 		fprintf(o, "meta nfproto %s ", g->family == AF_INET ? "ipv4" : "ipv6");
 	if (g->has_src) {
-		prefix_text(&g->src, a, sizeof(a));
+		gw_format_prefix(&g->src, a, sizeof(a));
 		fprintf(o, "%s saddr %s ", ip, a);
 	}
 	if (g->has_dst) {
-		prefix_text(&g->dst, a, sizeof(a));
+		gw_format_prefix(&g->dst, a, sizeof(a));
 		fprintf(o, "%s daddr %s ", ip, a);
 	}
 	if (g->dscp >= 0)
