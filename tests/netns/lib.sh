@@ -72,12 +72,18 @@ topo_chain() {
 }
 
 # gw_start NS CONF [ARGS]: run the daemon in NS; waits until it logged "applied" (or died).
-# Sets GW_PID and GW_LOG.
+# Sets GW_PID and GW_LOG. GW_NET_ONLY=1: enter only the network namespace (nsenter), as a
+# daemon on a real host runs: `ip netns exec` mounts a sysfs of its own, without the cgroup
+# hierarchy.
 gw_start() {
 	local ns=$1 conf=$2
 	shift 2
 	GW_LOG=$TMPD/gatewayd.$RANDOM.log
-	ip netns exec "$ns" "$GATEWAYD" -c "$conf" "$@" >"$GW_LOG" 2>&1 &
+	if [ "${GW_NET_ONLY:-0}" = 1 ]; then
+		nsenter --net="/run/netns/$ns" "$GATEWAYD" -c "$conf" "$@" >"$GW_LOG" 2>&1 &
+	else
+		ip netns exec "$ns" "$GATEWAYD" -c "$conf" "$@" >"$GW_LOG" 2>&1 &
+	fi
 	GW_PID=$!
 	PIDS+=("$GW_PID")
 	for _ in $(seq 1 100); do

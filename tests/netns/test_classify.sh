@@ -59,22 +59,9 @@ else
 	sed -i '/name = "local"/,+1d' "$TMPD/c.conf"
 fi
 
-# `ip netns exec` mounts a sysfs of its own, without the cgroup hierarchy: enter only the
-# network namespace, as a daemon on a real host runs
-gw_start_net() {
-	GW_LOG=$TMPD/gatewayd.$RANDOM.log
-	: >"$GW_LOG"	# before the daemon's own redirection, so the first grep finds it
-	nsenter --net="/run/netns/$1" "$GATEWAYD" -c "$2" >"$GW_LOG" 2>&1 &
-	GW_PID=$!
-	PIDS+=("$GW_PID")
-	for _ in $(seq 1 100); do
-		grep -q "applied and verified" "$GW_LOG" && return 0
-		kill -0 "$GW_PID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-gw_start_net "$NS_R" "$TMPD/c.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
+# the cgroup class needs the host's cgroup hierarchy: enter only the network namespace
+export GW_NET_ONLY=1
+gw_start "$NS_R" "$TMPD/c.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
 ok "gatewayd starts with match blocks and hosts"
 
 # the table, as nft shows it
@@ -274,10 +261,10 @@ check "the other table is untouched after stop" test "$(other)" = "$other_before
 
 # keep_on_stop keeps it
 sed -i '1i keep_on_stop = true;' "$TMPD/c.conf"
-gw_start_net "$NS_R" "$TMPD/c.conf" && gw_stop
+gw_start "$NS_R" "$TMPD/c.conf" && gw_stop
 check "keep_on_stop: the table stays" bash -c "ip netns exec $NS_R nft list table inet gatewayd >/dev/null"
 sed -i '1d' "$TMPD/c.conf"
-gw_start_net "$NS_R" "$TMPD/c.conf" && gw_stop
+gw_start "$NS_R" "$TMPD/c.conf" && gw_stop
 check "the next run adopts and then removes it" bash -c "! ip netns exec $NS_R nft list table inet gatewayd >/dev/null 2>&1"
 
 # a classifier that cannot be put in place takes the tree out with it: nothing half-applied
