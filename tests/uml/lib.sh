@@ -159,6 +159,16 @@ uml_ping_avg() {
 		{ echo "uml_ping_avg: no result: $out" >&2; return 1; }
 }
 
+# uml_cpu_stat: the guest CPU's "busy total" jiffies so far (busy: all but idle and iowait).
+# uml_cpu_busy "A" "B": percent busy between two uml_cpu_stat readings. The guest's one CPU is
+# a host process: when the host is busy the guest reads that as its own time busy, so a figure
+# near 100 means the load was held back by the CPU, not by the qdisc under test.
+uml_cpu_stat() { awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t; exit }' /proc/stat; }
+uml_cpu_busy() {
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " ")
+		if (y[2] <= x[2]) exit 1; printf "%.0f\n", 100 * (y[1] - x[1]) / (y[2] - x[2]) }'
+}
+
 # num_between VALUE LOW HIGH: LOW <= VALUE <= HIGH for decimals.
 num_between() { awk -v v="$1" -v l="$2" -v h="$3" 'BEGIN { exit !(v != "" && v >= l && v <= h) }'; }
 # num_below VALUE LIMIT

@@ -74,17 +74,29 @@ class add dev r1 parent 1: classid 1:10 htb rate 20mbit ceil 20mbit quantum 1514
 qdisc add dev r1 parent 1:10 handle 10: fq_codel
 EOF
 idle=$(uml_ping_avg 10 0.1)
+cpu0=$(uml_cpu_stat)
 uml_iperf 4 4 >/tmp/goodput &
 load=$!
 sleep 1.5
 loaded=$(uml_ping_avg 25 0.1)
 wait "$load"
+busy=$(uml_cpu_busy "$cpu0" "$(uml_cpu_stat)")
 goodput=$(cat /tmp/goodput)
-echo "# htb 20mbit + fq_codel, netem 10ms: goodput ${goodput:-?} Mbit/s, ping idle ${idle:-?} ms, loaded ${loaded:-?} ms"
-if num_between "$goodput" 15 21; then
-	ok "goodput ${goodput} Mbit/s within 15..21"
+echo "# htb 20mbit + fq_codel, netem 10ms: goodput ${goodput:-?} Mbit/s, ping idle ${idle:-?} ms, loaded ${loaded:-?} ms; guest CPU ${busy:-?}% busy"
+# The shaper's ceiling holds whatever the CPU does. Filling the link takes the guest's one CPU
+# (a quiet host: 19 Mbit/s at ~60% busy); a guest the host starves (CI's other lane running
+# fuzzers and a browser: 14.5 Mbit/s once) says nothing about htb, so the floor is then skipped.
+if num_below "$goodput" 21; then
+	ok "goodput ${goodput} Mbit/s at most the 20 mbit class's rate"
 else
-	not_ok "goodput within 15..21" "${goodput:-no result} Mbit/s"
+	not_ok "goodput at most 21 Mbit/s" "${goodput:-no result} Mbit/s"
+fi
+if [ -n "$goodput" ] && [ "${busy:-100}" -ge 95 ] && ! num_between "$goodput" 15 21; then
+	skip "goodput at least 15 Mbit/s" "${goodput} Mbit/s with the guest CPU ${busy}% busy: the load was held back by the CPU the host left the guest, not by htb"
+elif num_between "$goodput" 15 21; then
+	ok "goodput ${goodput} Mbit/s at least 15 (guest CPU ${busy:-?}% busy)"
+else
+	not_ok "goodput at least 15 Mbit/s" "${goodput:-no result} Mbit/s, guest CPU ${busy:-?}% busy"
 fi
 if num_below "$loaded" 40; then
 	ok "loaded ping ${loaded} ms below 40 (idle ${idle} ms)"
