@@ -42,6 +42,8 @@ struct gw_latmon {
 	size_t pass_head, n_passes;	/* pass_head: the newest */
 	struct gw_probe_sample *pending;
 	size_t pend_cap, pend_head, n_pend;
+	gw_probe_cb tap;		/* gw_latmon_tap */
+	void *tap_ctx;
 };
 
 static double probe_rate(const struct gw_probe_cfg *c)
@@ -83,6 +85,8 @@ static void on_sample(void *ctx, const struct gw_probe_sample *s)
 {
 	struct gw_latmon *m = ctx;
 
+	if (m->tap)
+		m->tap(m->tap_ctx, s);
 	if (m->n_pend == m->pend_cap) {
 		/* more than the queue was sized for: the oldest is judged now, with the newest
 		 * verdict, rather than dropped */
@@ -300,6 +304,17 @@ void gw_latmon_run(struct gw_latmon *m)
 	} else if (r >= 0 && !strncmp(m->error, "prober: ", 8)) {
 		m->error[0] = '\0';
 	}
+}
+
+void gw_latmon_tap(struct gw_latmon *m, gw_probe_cb fn, void *ctx)
+{
+	m->tap = fn;
+	m->tap_ctx = fn ? ctx : NULL;
+}
+
+bool gw_latmon_probing(const struct gw_latmon *m)
+{
+	return m->p != NULL;
 }
 
 const char *gw_latmon_error(const struct gw_latmon *m)

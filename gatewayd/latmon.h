@@ -33,6 +33,11 @@ void gw_latmon_pass(struct gw_latmon *m, struct gw_snapshot *snap, struct gw_sam
 void gw_latmon_reload(struct gw_latmon *m, const struct gw_config *next);
 /* What the prober's callback does with a sample (it waits for its pass); for tests. */
 void gw_latmon_sample(struct gw_latmon *m, const struct gw_probe_sample *s);
+/* While fn is set, every sample the prober reports goes to fn as well, as it arrives (a load
+ * test reading the daemon's probes: one probe stream on the link, not two). NULL clears it. */
+void gw_latmon_tap(struct gw_latmon *m, gw_probe_cb fn, void *ctx);
+/* Whether the prober is running now. */
+bool gw_latmon_probing(const struct gw_latmon *m);
 /* "" or why the prober is not running. */
 const char *gw_latmon_error(const struct gw_latmon *m);
 

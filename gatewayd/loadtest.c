@@ -91,7 +91,7 @@ static void arm(struct gw_loadtest *t, double at)
 }
 
 /* A probe's outcome, by when it left: idle phase, or the loaded part of a phase. */
-static void on_sample(void *ctx, const struct gw_probe_sample *s)
+void gw_loadtest_sample(void *ctx, const struct gw_probe_sample *s)
 {
 	struct gw_loadtest *t = ctx;
 
@@ -306,8 +306,8 @@ int gw_loadtest_run(struct gw_loadtest *t)
 	return t->step == S_DONE ? 1 : 0;
 }
 
-int gw_loadtest_new(const struct gw_config *cfg, struct gw_loadtest **out, char *err,
-		    size_t errlen)
+static int new_test(const struct gw_config *cfg, bool own_prober, struct gw_loadtest **out,
+		    char *err, size_t errlen)
 {
 	const struct gw_probe_cfg *pc = &cfg->probe;
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -363,14 +363,17 @@ int gw_loadtest_new(const struct gw_config *cfg, struct gw_loadtest **out, char 
 		snprintf(err, errlen, "epoll/timer: %s", strerror(errno));
 		goto fail;
 	}
-	if ((r = gw_prober_new(&t->pc, t->ifname[0] ? t->ifname : NULL, on_sample, t, &t->prober, err,
-			       errlen)))
-		goto fail;
-	ev.data.u32 = TAG_PROBER;
-	if (epoll_ctl(t->ep, EPOLL_CTL_ADD, gw_prober_fd(t->prober), &ev) < 0) {
-		r = -errno;
-		snprintf(err, errlen, "epoll: %s", strerror(errno));
-		goto fail;
+	if (own_prober) {
+		r = gw_prober_new(&t->pc, t->ifname[0] ? t->ifname : NULL, gw_loadtest_sample, t,
+				  &t->prober, err, errlen);
+		if (r)
+			goto fail;
+		ev.data.u32 = TAG_PROBER;
+		if (epoll_ctl(t->ep, EPOLL_CTL_ADD, gw_prober_fd(t->prober), &ev) < 0) {
+			r = -errno;
+			snprintf(err, errlen, "epoll: %s", strerror(errno));
+			goto fail;
+		}
 	}
 	t->res.present = t->res.running = true;
 	t->res.started_unix = gw_wall_now();
@@ -387,6 +390,18 @@ int gw_loadtest_new(const struct gw_config *cfg, struct gw_loadtest **out, char 
 fail:
 	gw_loadtest_free(t);
 	return r;
+}
+
+int gw_loadtest_new(const struct gw_config *cfg, struct gw_loadtest **out, char *err,
+		    size_t errlen)
+{
+	return new_test(cfg, true, out, err, errlen);
+}
+
+int gw_loadtest_new_fed(const struct gw_config *cfg, struct gw_loadtest **out, char *err,
+			size_t errlen)
+{
+	return new_test(cfg, false, out, err, errlen);
 }
 
 void gw_loadtest_free(struct gw_loadtest *t)

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include "config/config.h"
+#include "gatewayd/probe.h"
 #include "webui/snapshot.h"
 
 #define GW_LOADTEST_IDLE_S 2.0		/* the idle phase, at least (10 probe intervals) */
@@ -24,6 +25,13 @@ int gw_loadtest_sink(const char *sink, struct sockaddr_storage *addr, socklen_t 
  * message when there is no sink (a load test never picks a target by itself), or -errno. */
 int gw_loadtest_new(const struct gw_config *cfg, struct gw_loadtest **out, char *err,
 		    size_t errlen);
+/* The same, with no prober of its own: the caller hands it every probe sample of cfg's probe
+ * block through gw_loadtest_sample (the daemon's prober, which keeps running: a test of its
+ * own beside it would put twice the probes on the link it measures). */
+int gw_loadtest_new_fed(const struct gw_config *cfg, struct gw_loadtest **out, char *err,
+			size_t errlen);
+/* A probe sample for a test made by gw_loadtest_new_fed (ctx: the test); a gw_probe_cb. */
+void gw_loadtest_sample(void *ctx, const struct gw_probe_sample *s);
 void gw_loadtest_free(struct gw_loadtest *t);	/* stops everything at once */
 int gw_loadtest_fd(const struct gw_loadtest *t);
 /* Whatever is due. 1 once finished (results final), 0 while running, -errno. */

@@ -221,13 +221,16 @@ static void load_schedule(struct fds *f, int64_t every_us, int64_t *armed_us)
 static void load_start(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest **lt,
 		       const char *why)
 {
+	/* the daemon's prober is the test's: the same probe block, and one stream of probes on
+	 * the link rather than two (the test starts its own only when the daemon's is not up) */
+	bool fed = gw_latmon_probing(c->lat);
 	char err[512];
 
 	if (*lt) {
 		gw_log(GW_LOG_WARNING, "load test (%s) skipped: one is running", why);
 		return;
 	}
-	if (gw_loadtest_new(c->cfg, lt, err, sizeof(err))) {
+	if ((fed ? gw_loadtest_new_fed : gw_loadtest_new)(c->cfg, lt, err, sizeof(err))) {
 		gw_log(GW_LOG_ERR, "load test (%s): %s", why, err);
 		*lt = NULL;
 		return;
@@ -240,9 +243,12 @@ static void load_start(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest 
 		f->load_test = -1;
 		return;
 	}
-	gw_log(GW_LOG_INFO, "load test (%s): sink %s, %d flows, %.0f s per direction, about %.0f s",
-	       why, c->cfg->probe.sink, c->cfg->probe.load_flows,
-	       (double)c->cfg->probe.load_duration_us / 1e6, gw_loadtest_seconds(c->cfg));
+	if (fed)
+		gw_latmon_tap(c->lat, gw_loadtest_sample, *lt);
+	gw_log(GW_LOG_INFO, "load test (%s): sink %s, %d flows, %.0f s per direction, about %.0f s; "
+	       "latency from %s", why, c->cfg->probe.sink, c->cfg->probe.load_flows,
+	       (double)c->cfg->probe.load_duration_us / 1e6, gw_loadtest_seconds(c->cfg),
+	       fed ? "the daemon's probes" : "probes of its own (the daemon's prober is not running)");
 	gw_loadtest_result(*lt, &c->st->loadtest);
 }
 
@@ -255,6 +261,7 @@ static void load_run(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest **
 	if (ret == 0)
 		return;
 	epoll_ctl(f->ep, EPOLL_CTL_DEL, f->load_test, NULL);
+	gw_latmon_tap(c->lat, NULL, NULL);
 	gw_loadtest_free(*lt);
 	*lt = NULL;
 	f->load_test = -1;
@@ -407,6 +414,8 @@ int gw_loop_run(struct gw_loop_ctx *c)
 		}
 	}
 out:
+	if (c->lat)
+		gw_latmon_tap(c->lat, NULL, NULL);
 	gw_loadtest_free(lt);	/* its flows and probes stop at once */
 	if (f.load_every >= 0)
 		close(f.load_every);

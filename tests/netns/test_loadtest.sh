@@ -170,7 +170,22 @@ grep "load-test:" "$TMPD/noip.out" | sed 's/^/# /'
 check "an iperf3 sink nobody serves: exit 1, iperf3's reason" \
 	bash -c "[ $rc -eq 1 ] && grep -q 'load-test: download: iperf3: .*refused' '$TMPD/noip.out'"
 
-# 6. the daemon: SIGUSR1, then the result in /api/status
+# 6. the daemon: SIGUSR1, then the result in /api/status. The test reads the daemon's own
+# probes (one every 100 ms to the server): the echo requests the server gets stay at that rate
+# (a prober of the test's own beside the daemon's would double it)
+echos() {	# the server namespace's ICMP echo requests received so far
+	ip netns exec "$NS_S" awk '$1 == "Icmp:" { if (!c) { for (i = 2; i <= NF; i++)
+		if ($i == "InEchos") c = i } else { print $c; exit } }' /proc/net/snmp
+}
+rate_since() {	# rate_since T0 E0: echo requests a second since then
+	awk -v a="$1" -v b="$(date +%s.%N)" -v n=$(($(echos) - $2)) 'BEGIN { printf "%.1f", n / (b - a) }'
+}
+e0=$(echos)
+t0=$(date +%s.%N)
+sleep 2
+idle_per_s=$(rate_since "$t0" "$e0")
+e0=$(echos)
+t0=$(date +%s.%N)
 kill -USR1 "$GW_PID"
 st=""
 phases=""
@@ -180,7 +195,11 @@ for _ in $(seq 60); do
 	phases="$phases $(echo "$st" | jq -r 'if .loadtest.running then .loadtest.phase else empty end' 2>/dev/null)"
 	echo "$st" | jq -e '.loadtest.finished_unix_seconds != null' >/dev/null 2>&1 && break
 done
+per_s=$(rate_since "$t0" "$e0")
 echo "# phases seen while running:$phases"
+echo "# echo requests at the server: $idle_per_s a second before the test, $per_s during it"
+check "SIGUSR1: one stream of probes during the test ($per_s a second, $idle_per_s before it)" \
+	awk -v r="$per_s" -v i="$idle_per_s" 'BEGIN { exit !(i >= 7 && r >= 0.7 * i && r <= 1.3 * i) }'
 check "SIGUSR1: /api/status showed the test running, with its phase" \
 	bash -c "echo '$phases' | grep -qE 'idle|download|upload|both|gap'"
 echo "$st" | jq -c '.loadtest.directions[]? | [.direction, .goodput_bits_per_second, .loaded_p50_ms, .grade]' | sed 's/^/# api: /'
@@ -188,6 +207,8 @@ check "SIGUSR1: the test finished and shows in /api/status" \
 	bash -c "echo '$st' | jq -e '.loadtest.running == false and (.loadtest.directions | length) == 3 and .loadtest.error == null' >/dev/null"
 check "SIGUSR1: its download goodput is there (> 80% of the rate), 4 flows, a fairness" \
 	bash -c "echo '$st' | jq -e '.loadtest.directions[0] | .goodput_bits_per_second > 0.8 * $RATE_MBIT * 1e6 and .flows == 4 and .fairness > 0' >/dev/null"
+check "SIGUSR1: every phase judged from the daemon's probes (an idle p50, loaded samples and their p50)" \
+	bash -c "echo '$st' | jq -e '[.loadtest.directions[] | .idle_p50_ms > 0 and .loaded_samples >= 5 and .loaded_p50_ms > 0] | all' >/dev/null"
 check "SIGUSR1: both directions at once, each share reported" \
 	bash -c "echo '$st' | jq -e '.loadtest.directions[2] | .download_bits_per_second > 0 and .upload_bits_per_second > 0 and .flows == 8' >/dev/null"
 check "the daemon logged the run" grep -q "load test (SIGUSR1)" "$GW_LOG"
@@ -204,4 +225,5 @@ check "--load-test against iperf3 -s exits 0" test $rc -eq 0
 goodput_checks iperf3 "$TMPD/ip.out"
 check "no iperf3 client left in the router's namespace" \
 	bash -c "! ip netns pids '$NS_R' | xargs -r ps -o comm= -p | grep -qx iperf3"
+grep "load test" "$GW_LOG" | sed "s/^/# log: /"
 gw_stop

@@ -422,6 +422,14 @@ static void feed(struct gw_latmon *m, double sent, double rtt)
 /* The daemon's judging: a sample takes the verdict of the pass that covers its send time, for
  * each direction its own; the first pass gives none. (The prober itself may not start here:
  * the interface is made up; the accumulators work regardless.) */
+static int tapped;
+
+static void tap_count(void *ctx, const struct gw_probe_sample *s)
+{
+	(void)s;
+	(*(int *)ctx)++;
+}
+
 static void test_latmon(void)
 {
 	static const char conf[] =
@@ -470,6 +478,18 @@ static void test_latmon(void)
 	CHECK(d[0].latency.hist_count == 5 && isnan(d[0].latency.pass_loaded_p99_ms) == false,
 	      "every reply in the histogram (%llu), this pass's loaded figures set",
 	      (unsigned long long)d[0].latency.hist_count);
+	/* a load test's tap: every sample as it comes, until cleared; the judging goes on */
+	CHECK(!gw_latmon_probing(m), "no prober on a made-up interface (%s)", gw_latmon_error(m));
+	gw_latmon_tap(m, tap_count, &tapped);
+	feed(m, 4.2, 20);
+	feed(m, 4.4, NAN);
+	gw_latmon_tap(m, NULL, NULL);
+	feed(m, 4.6, 20);
+	CHECK(tapped == 2, "the tap saw the 2 samples while it was set (%d)", tapped);
+	snap_dirs(&snap, d, 0.02, 0, 0.02);
+	gw_latmon_pass(m, &snap, NULL, 5.0);
+	CHECK(d[0].latency.idle.samples == 5, "tapped samples are judged as well (%llu idle)",
+	      (unsigned long long)d[0].latency.idle.samples);
 	gw_latmon_free(m);
 	gw_config_free(cfg);
 }
