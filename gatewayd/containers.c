@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,9 @@ struct gw_ctr {
 	struct gw_nl *q;		/* look-ups, strict (address dumps in other namespaces) */
 	int ep, link_fd, addr_fd, timer_fd;
 	char *buf;
+	/* v and n, and each one's sampler and name: the loop changes them, gw_ctr_history
+	 * reads them from an HTTP thread under this lock */
+	pthread_mutex_t lock;
 	struct shaped **v;
 	size_t n;
 	struct pending *p;
@@ -379,11 +383,15 @@ static int shape(struct gw_ctr *c, const struct gw_plink *l, size_t rule)
 	void *n;
 	int r;
 
-	if (!s || !(n = realloc(c->v, (c->n + 1) * sizeof(*c->v)))) {
+	pthread_mutex_lock(&c->lock);
+	n = s ? realloc(c->v, (c->n + 1) * sizeof(*c->v)) : NULL;
+	if (n)
+		c->v = n;
+	pthread_mutex_unlock(&c->lock);
+	if (!n) {
 		free(s);
 		return -ENOMEM;
 	}
-	c->v = n;
 	s->ifindex = l->ifindex;
 	s->rule = rule;
 	gw_ctr_synthesize(c->cfg, &c->cfg->containers[rule], l->name, l->ifindex, &s->s);
@@ -403,7 +411,9 @@ static int shape(struct gw_ctr *c, const struct gw_plink *l, size_t rule)
 		add_pending(c, l->ifindex, true);
 		return r;
 	}
+	pthread_mutex_lock(&c->lock);
 	c->v[c->n++] = s;
+	pthread_mutex_unlock(&c->lock);
 	drop_pending(c, l->ifindex);
 	describe(s, what, sizeof(what));
 	gw_log(GW_LOG_INFO, "container %s: shaped (%s) in %.1f ms", l->name, what,
@@ -416,6 +426,9 @@ static void unshape_at(struct gw_ctr *c, size_t at, const char *why)
 	struct shaped *s = c->v[at];
 	char err[512] = "";
 
+	pthread_mutex_lock(&c->lock);
+	c->v[at] = c->v[--c->n];
+	pthread_mutex_unlock(&c->lock);
 	if (gw_remove(c->nl, &s->applied, err, sizeof(err)))
 		gw_log(GW_LOG_ERR, "container %s: %s", s->s.link.interface, err);
 	else if (why)
@@ -424,16 +437,16 @@ static void unshape_at(struct gw_ctr *c, size_t at, const char *why)
 	gw_applied_free(&s->applied);
 	gw_sampler_free(s->sampler);
 	free(s);
-	c->v[at] = c->v[--c->n];
 }
 
 /* The interface of a tracked container was renamed: the tree stays (it is on the index), the
  * names follow. A new sampler reads the same kernel counters, so totals carry on. */
-static void rename_shaped(struct shaped *s, const char *name)
+static void rename_shaped(struct gw_ctr *c, struct shaped *s, const char *name)
 {
-	struct gw_sampler *ns;
+	struct gw_sampler *ns, *old = NULL;
 
 	gw_log(GW_LOG_INFO, "container %s: renamed %s", s->s.link.interface, name);
+	pthread_mutex_lock(&c->lock);
 	snprintf(s->s.link.interface, sizeof(s->s.link.interface), "%s", name);
 	snprintf(s->s.link.name, sizeof(s->s.link.name), GW_CTR_LINK_PREFIX "%s", name);
 	for (size_t i = 0; i < s->applied.n_devs; i++)
@@ -441,9 +454,11 @@ static void rename_shaped(struct shaped *s, const char *name)
 			snprintf(s->applied.devs[i].name, sizeof(s->applied.devs[i].name), "%s",
 				 name);
 	if (gw_sampler_new(&s->s.cfg, &s->applied, &ns) == 0) {
-		gw_sampler_free(s->sampler);
+		old = s->sampler;
 		s->sampler = ns;
 	}
+	pthread_mutex_unlock(&c->lock);
+	gw_sampler_free(old);
 }
 
 /* Read the tree back; if it is not the plan (the device was replaced under the same index, a
@@ -490,7 +505,7 @@ static void evaluate(struct gw_ctr *c, int ifindex)
 				   "no longer matches its entry");
 		} else {
 			if (strcmp(s->s.link.interface, l.name))
-				rename_shaped(s, l.name);
+				rename_shaped(c, s, l.name);
 			check_tree(c, at);
 			return;
 		}
@@ -704,6 +719,10 @@ int gw_ctr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_ctr **ou
 
 	if (!c)
 		return -ENOMEM;
+	if (pthread_mutex_init(&c->lock, NULL)) {
+		free(c);
+		return -ENOMEM;
+	}
 	c->cfg = cfg;
 	c->nl = nl;
 	c->ep = c->link_fd = c->addr_fd = c->timer_fd = -1;
@@ -761,7 +780,30 @@ void gw_ctr_free(struct gw_ctr *c)
 		close(c->timer_fd);
 	gw_nl_close(c->q);
 	free(c->buf);
+	pthread_mutex_destroy(&c->lock);
 	free(c);
+}
+
+int gw_ctr_history(struct gw_ctr *c, const char *link, const char *direction,
+		   const char *class_name, double from, double to, bool minute,
+		   struct gw_hist_point *out, size_t max)
+{
+	int r = -ENOENT;
+
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->n; i++) {
+		struct shaped *s = c->v[i];
+
+		if (strcmp(s->s.link.name, link))
+			continue;
+		r = gw_sampler_series(s->sampler, link, direction, class_name);
+		if (r >= 0)
+			r = gw_history_query(gw_sampler_history(s->sampler), (size_t)r, from, to,
+					     minute, out, max);
+		break;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return r;
 }
 
 int gw_ctr_fd(const struct gw_ctr *c)

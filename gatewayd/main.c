@@ -107,6 +107,7 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		gw_log(GW_LOG_ERR, "containers: %s; they are not shaped", strerror(-r));
 	else if (ctx.ctr)
 		gw_log(GW_LOG_INFO, "following containers: %zu shaped now", gw_ctr_count(ctx.ctr));
+	gw_status_set_ctr(&st, ctx.ctr);
 	gw_notifyf("READY=1\nSTATUS=shaping %zu link%s, %zu objects", cfg->n_links,
 		   cfg->n_links == 1 ? "" : "s", a->plan.n);
 	ctx.st = &st;
@@ -114,6 +115,7 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		gw_log(GW_LOG_ERR, "link and qdisc notifications: %s; no self-healing",
 		       strerror(-r));
 	r = gw_loop_run(&ctx);
+	gw_status_set_ctr(&st, NULL);	/* the HTTP side stops reading their history first */
 	gw_ctr_free(ctx.ctr);	/* every container tree and ifb goes */
 	gw_monitor_close(ctx.mon);
 	gw_webui_stop(web);	/* before the snapshots and history it reads go away */

@@ -57,6 +57,12 @@ static int status_history(void *ctx, const char *link, const char *direction,
 
 	/* a reload may replace the sampler: hold the lock while using it */
 	pthread_mutex_lock(&st->lock);
+	if (!strncmp(link, GW_CTR_LINK_PREFIX, strlen(GW_CTR_LINK_PREFIX))) {
+		series = st->ctr ? gw_ctr_history(st->ctr, link, direction, class_name, from, to,
+						  minute, out, max) : -ENOENT;
+		pthread_mutex_unlock(&st->lock);
+		return series;
+	}
 	series = gw_sampler_series(st->sampler, link, direction, class_name);
 	if (series >= 0)
 		series = gw_history_query(gw_sampler_history(st->sampler), (size_t)series, from,
@@ -74,6 +80,13 @@ struct gw_sampler *gw_status_swap_sampler(struct gw_status *st, struct gw_sample
 	st->sampler = s;
 	pthread_mutex_unlock(&st->lock);
 	return old;
+}
+
+void gw_status_set_ctr(struct gw_status *st, struct gw_ctr *ctr)
+{
+	pthread_mutex_lock(&st->lock);
+	st->ctr = ctr;
+	pthread_mutex_unlock(&st->lock);
 }
 
 static int status_compare(void *ctx, const char *name, char **body, size_t *len, char *err,

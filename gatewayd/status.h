@@ -4,6 +4,7 @@
 #define GW_STATUS_H
 
 #include <pthread.h>
+#include "gatewayd/containers.h"
 #include "gatewayd/lastcmp.h"
 #include "gatewayd/sampler.h"
 #include "webui/snapshot.h"
@@ -12,6 +13,7 @@ struct gw_status {
 	pthread_mutex_t lock;
 	struct gw_snapshot *cur;
 	struct gw_sampler *sampler;
+	struct gw_ctr *ctr;		/* containers' history comes from here; NULL: none */
 	double start_mono;
 	uint64_t samples, late;
 	char reload_error[256];	/* "last reload failed: ..." until a reload succeeds */
@@ -27,6 +29,8 @@ void gw_status_destroy(struct gw_status *st);
 void gw_status_publish(struct gw_status *st, struct gw_snapshot *snap);
 /* A reload rebuilt the tree: the new sampler in, the old one returned for freeing. */
 struct gw_sampler *gw_status_swap_sampler(struct gw_status *st, struct gw_sampler *s);
+/* The containers followed (their links' history), or NULL before they go. */
+void gw_status_set_ctr(struct gw_status *st, struct gw_ctr *ctr);
 /* The source the web UI reads from. */
 struct gw_webui_source gw_status_source(struct gw_status *st);
 

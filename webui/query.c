@@ -7,6 +7,8 @@
 #include "webui/render.h"
 
 #define NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+#define CTR_PREFIX "ctr:"	/* a container's link: "ctr:" and its interface's name */
+#define IFNAME_MAX 15
 #define MINUTE_SPAN 86400.0	/* resolution=minute defaults to the last 24 hours */
 #define TIME_MAX 1e11		/* unix seconds; the year 5138 */
 
@@ -22,6 +24,26 @@ static int copy_name(const char *key, const char *v, char *out, size_t outlen, c
 	if (n >= outlen || strspn(v, NAME_CHARS) != n) {
 		snprintf(err, errlen, "'%s' must be a name of 1..%zu letters, digits, '_' or '-'",
 			 key, outlen - 1);
+		return -EINVAL;
+	}
+	memcpy(out, v, n + 1);
+	return 0;
+}
+
+/* 'link': a config's name, or a container's "ctr:IFNAME" (an interface name is 1..15
+ * printable characters other than '/' and ':'). */
+static int copy_link(const char *v, char *out, size_t outlen, char *err, size_t errlen)
+{
+	size_t p = strlen(CTR_PREFIX), n = strlen(v);
+
+	if (strncmp(v, CTR_PREFIX, p))
+		return copy_name("link", v, out, outlen, err, errlen);
+	for (size_t i = p; i < n; i++)
+		if (v[i] <= ' ' || v[i] > '~' || v[i] == '/' || v[i] == ':')
+			n = 0;
+	if (n <= p || n - p > IFNAME_MAX || n >= outlen) {
+		snprintf(err, errlen, "'link' \"ctr:\" must be followed by an interface name "
+			 "(1..%d printable characters, no '/' or ':')", IFNAME_MAX);
 		return -EINVAL;
 	}
 	memcpy(out, v, n + 1);
@@ -118,7 +140,7 @@ int gw_webui_history_query(const struct gw_query_arg *args, size_t n, double now
 		snprintf(err, errlen, "'link' is required");
 		return -EINVAL;
 	}
-	if ((r = copy_name("link", vals[K_LINK], q->link, sizeof(q->link), err, errlen)) ||
+	if ((r = copy_link(vals[K_LINK], q->link, sizeof(q->link), err, errlen)) ||
 	    (r = copy_name("class", vals[K_CLASS] ? vals[K_CLASS] : "total", q->class_name,
 			   sizeof(q->class_name), err, errlen)) ||
 	    (r = check_enums(vals, q, err, errlen)))

@@ -247,6 +247,27 @@ tpid=$!
 timeout 20 ip netns exec "$RUN_ID-c3" iperf3 -c 10.86.0.2 -p 6001 -P 2 -t 3 -O 1 -J >"$TMPD/tin" 2>&1
 wait "$tpid"
 echo "# TCP goodput through container 3, both directions at once: egress $(mbit "$TMPD/teg") Mbit/s of $EG_CAP, ingress $(mbit "$TMPD/tin") Mbit/s of $IN_CAP"
+# each container's history is on /api/history as link=ctr:vcN: vc1's egress and vc5's ingress
+# were flooded in the first round, so their raw series hold intervals at the cap
+hist() {	# hist N DIR: the HTTP status; the body in $TMPD/hist
+	ip netns exec "$H" curl -s -o "$TMPD/hist" -w '%{http_code}' --max-time 2 \
+		"http://127.0.0.1:9180/api/history?link=ctr:vc$1&direction=$2"
+}
+for x in 1:egress:$EG_CAP 5:ingress:$IN_CAP; do
+	IFS=: read -r n d cap <<<"$x"
+	code=$(hist "$n" "$d")
+	peak=$(jq -r '(.columns | index("rate_bits_per_second_avg")) as $k |
+		[.points[] | .[$k] // 0] | (max // 0) / 1e6 | . * 1000 | round / 1000' "$TMPD/hist" 2>/dev/null)
+	npts=$(jq -r '.points | length' "$TMPD/hist" 2>/dev/null)
+	echo "# /api/history ctr:vc$n $d: HTTP $code, ${npts:-0} points, peak ${peak:-?} Mbit/s"
+	check "/api/history for ctr:vc$n $d: its points (${npts:-0}), the flood's peak ${peak:-?} Mbit/s at the $cap mbit cap (0.85-1.1)" \
+		awk -v c="$code" -v p="${peak:-0}" -v cap="$cap" -v n="${npts:-0}" \
+			'BEGIN { exit !(c == 200 && n >= 10 && p / cap >= 0.85 && p / cap <= 1.1) }'
+done
+check "/api/history for a container that is not there: 404" test "$(hist 999 egress)" = 404
+check "/api/history for a malformed container link: 400" test "$(ip netns exec "$H" curl -s -o /dev/null \
+	-w '%{http_code}' --max-time 2 'http://127.0.0.1:9180/api/history?link=ctr:a/b&direction=egress')" = 400
+
 kill "${SERVERS[@]}" 2>/dev/null
 wait "${SERVERS[@]}" 2>/dev/null
 
@@ -370,6 +391,16 @@ echo "# at ${SECONDS} s"
 # after the first quarter and at the end.
 BATCH=10
 cyc_slow=0 rss50=
+# meanwhile the HTTP side asks for the history of containers as they come and go (a reader on
+# another thread than the one that frees them: the sanitizer build runs this too); vcy0 is
+# never there
+timeout 300 ip netns exec "$H" bash -c 'while :; do
+	for l in $(ip -br link | sed -n "s/^\(vcy[0-9]*\)@.*/\1/p") vcy0; do
+		curl -s -o /dev/null -w "%{http_code}\n" --max-time 2 \
+			"http://127.0.0.1:9180/api/history?link=ctr:$l&direction=egress"; done; done' \
+	>"$TMPD/hist.codes" 2>/dev/null &
+HPID=$!
+PIDS+=($HPID)
 for b in $(seq 0 $((CYCLES / BATCH - 1))); do
 	ids=$(seq $((b * BATCH + 1)) $((b * BATCH + BATCH)))
 	kept=${#NAMESPACES[@]}
@@ -389,6 +420,13 @@ for b in $(seq 0 $((CYCLES / BATCH - 1))); do
 	[ $(((b + 1) * BATCH)) -eq $((CYCLES / 4)) ] && { sleep 1.5; rss50=$(rss_kb); }
 done
 check "$CYCLES create/delete cycles, $BATCH at once: each batch shaped within 1 s ($cyc_slow slower)" test "$cyc_slow" -eq 0
+kill "$HPID" 2>/dev/null
+wait "$HPID" 2>/dev/null
+h200=$(grep -c '^200$' "$TMPD/hist.codes") h404=$(grep -c '^404$' "$TMPD/hist.codes")
+hother=$(grep -vc '^200$\|^404$' "$TMPD/hist.codes")
+echo "# history asked for during the cycles: $h200 answered 200, $h404 404 (gone or not yet), $hother other"
+check "history of containers coming and going: every answer 200 or 404 ($h200/$h404/$hother)" \
+	test $((h200 + h404)) -ge 10 -a "$hother" -le 1
 # deleted namespaces take their veths with them a little later
 gone() { ! ip -n "$H" -br link | grep -q '^vcy'; }
 wait_ms 10 gone >/dev/null

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The status page of a real daemon, shaping real traffic, in headless Chromium: no console
-# errors, charts drawing changing data, a screenshot in build/screenshots/status-live.png.
+# errors, charts drawing changing data (a container's too), a screenshot in
+# build/screenshots/status-live.png.
 . "$(dirname "$0")/lib.sh"
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$CHROMIUM" ]; then
@@ -17,7 +18,14 @@ links = ( { name = "wan"; interface = "r1";
     { name = "bulk"; rate = "20mbit"; default = true; child = { kind = "fifo"; limit = 200; }; },
     { name = "spare"; rate = "10mbit"; child = { kind = "fifo"; }; } ); };
   ingress = { shaper = "tbf"; rate = "50mbit"; ifb = "ifb-$RUN_ID"; child = { kind = "fifo"; }; }; } );
+containers = ( { interfaces = "vp*"; egress = { rate = "10mbit"; child = { kind = "fifo"; }; };
+  ingress = { rate = "5mbit"; child = { kind = "fifo"; }; }; } );
 CONF
+# a container's interface (its peer stays here too): the page shows ctr:vp0 beside wan, with
+# charts from its own history
+ip -n "$NS_R" link add vp0 type veth peer name xp0
+ip -n "$NS_R" link set vp0 up
+ip -n "$NS_R" link set xp0 up
 gw_start "$NS_R" "$TMPD/p.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
 ip netns exec "$NS_S" timeout 40 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
 PIDS+=($!)
@@ -27,7 +35,7 @@ ip netns exec "$NS_C" timeout 40 iperf3 -c 10.77.2.2 -P 4 -t 30 >/dev/null 2>&1 
 PIDS+=($!)
 sleep 8	# some history for the charts
 mkdir -p "$TOP/build/screenshots"
-CDP_DIRS=2 CDP_TINS=0 CDP_MIN_POINTS=10 CDP_IDLE_CLASS=1 CDP_LAT_DIRS=0 CDP_SHOT_PREFIX=status-live CDP_COMPARE_RUNS=0 \
+CDP_DIRS=4 CDP_TINS=0 CDP_MIN_POINTS=10 CDP_IDLE_CLASS=1 CDP_LAT_DIRS=0 CDP_SHOT_PREFIX=status-live CDP_COMPARE_RUNS=0 \
 	timeout 120 ip netns exec "$NS_R" python3 "$TOP/tests/webui/cdp.py" "$CHROMIUM" \
 	"http://127.0.0.1:9180/" "$TOP/build/screenshots"
 [ $? -eq 124 ] && not_ok "the headless browser run finished in time"

@@ -400,6 +400,7 @@ static int query(const char *const *kv, size_t n, struct gw_history_query *q, ch
 static void test_history_query(void)
 {
 	static const char *const good[] = { "link", "wan", "direction", "egress" };
+	static const char *const ctr[] = { "link", "ctr:eth0.100@x", "direction", "egress" };
 	static const char *const full[] = { "link", "wan", "direction", "ingress", "class", "bulk",
 		"from", "1699999000", "to", "1699999500.5", "resolution", "minute" };
 	static const struct { const char *kv[20]; size_t n; const char *why; } bad[] = {
@@ -407,6 +408,13 @@ static void test_history_query(void)
 		{ { "link", "wan" }, 1, "'direction' must be egress or ingress" },
 		{ { "link", "wan", "direction", "up" }, 2, "'direction' must be" },
 		{ { "link", "w\"an", "direction", "egress" }, 2, "'link' must be a name" },
+		{ { "link", "w:an", "direction", "egress" }, 2, "'link' must be a name" },
+		{ { "link", "ctr:", "direction", "egress" }, 2, "followed by an interface name" },
+		{ { "link", "ctr:a/b", "direction", "egress" }, 2, "followed by an interface name" },
+		{ { "link", "ctr:a:b", "direction", "egress" }, 2, "followed by an interface name" },
+		{ { "link", "ctr:a b", "direction", "egress" }, 2, "followed by an interface name" },
+		{ { "link", "ctr:veth0123456789ab", "direction", "egress" }, 2,
+		  "followed by an interface name" },
 		{ { "link", "wan", "direction", "egress", "class", "" }, 3, "'class' needs a value" },
 		{ { "link", "wan", "direction", "egress", "class", NULL }, 3, "needs a value" },
 		{ { "link", "wan", "direction", "egress", "from", "1e9" }, 3, "'from' must be unix" },
@@ -432,6 +440,8 @@ static void test_history_query(void)
 	CHECK(query(good, 2, &q, err) == 0 && !strcmp(q.link, "wan") &&
 	      !strcmp(q.direction, "egress") && !strcmp(q.class_name, "total") && !q.minute &&
 	      q.to == NOW && q.from == NOW - 900, "history query defaults: total, last 15 min, raw");
+	CHECK(query(ctr, 2, &q, err) == 0 && !strcmp(q.link, "ctr:eth0.100@x"),
+	      "a container's link: ctr: and an interface name (%s)", q.link);
 	CHECK(query(full, 6, &q, err) == 0 && !strcmp(q.class_name, "bulk") && q.minute &&
 	      q.from == 1699999000 && q.to == 1699999500.5, "history query, every key");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -668,6 +668,9 @@
 	async function loadHistory(v, line) {
 		const q = new URLSearchParams({ link: v.link, direction: v.direction, class: line.name });
 		const res = await fetch("/api/history?" + q.toString(), { cache: "no-store" });
+		// a container that went between the status and this request has no history: its
+		// section goes with the next poll
+		if (res.status === 404 && v.link.startsWith("ctr:")) return;
 		if (!res.ok) throw new Error("history " + res.status);
 		const h = await res.json();
 		line.s.prepend(h.points);
