@@ -177,6 +177,17 @@ static void reload(struct gw_loop_ctx *c)
 	gw_reload_done_free(&done);
 	if (c->lat)
 		gw_latmon_reload(c->lat, next);
+	if (c->ctr && !next->n_containers) {
+		/* the last entry went: so do every container tree and ifb (closing its fd takes
+		 * it out of the loop's epoll) */
+		size_t n = gw_ctr_count(c->ctr);
+
+		gw_status_set_ctr(st, NULL);
+		gw_ctr_free(c->ctr);
+		c->ctr = NULL;
+		gw_log(GW_LOG_INFO, "reload: no containers entry any more; %zu container tree%s "
+		       "removed", n, n == 1 ? "" : "s");
+	}
 	gw_config_free(c->cfg);
 	c->cfg = next;
 	if (c->ctr)
@@ -307,6 +318,24 @@ static void heal(struct gw_loop_ctx *c, struct gw_heal_retry *retry)
 		       GW_HEAL_RETRY_MAX_S);
 }
 
+/* After a reload that brought the first containers entry: follow them from now on, as a start
+ * with that config would have (the ones there now shaped at once). */
+static void follow_containers(struct gw_loop_ctx *c, struct fds *f)
+{
+	int r;
+
+	if (c->ctr || !c->cfg->n_containers)
+		return;
+	if ((r = gw_ctr_new(c->cfg, c->nl, &c->ctr)) || (r = watch(f, gw_ctr_fd(c->ctr)))) {
+		gw_log(GW_LOG_ERR, "reload: containers: %s; they are not shaped", strerror(-r));
+		gw_ctr_free(c->ctr);
+		c->ctr = NULL;
+		return;
+	}
+	gw_status_set_ctr(c->st, c->ctr);
+	gw_log(GW_LOG_INFO, "reload: following containers: %zu shaped now", gw_ctr_count(c->ctr));
+}
+
 /* Every fd of the loop, or the first failure's own errno (a sandbox's EPERM stays EPERM). */
 static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 {
@@ -375,6 +404,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 					goto out;
 				if (what & SIG_RELOAD) {
 					reload(c);
+					follow_containers(c, &f);
 					load_schedule(&f, c->cfg->probe.load_every_us, &load_every);
 				}
 				if (what & SIG_LOADTEST)

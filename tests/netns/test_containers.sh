@@ -6,8 +6,10 @@
 # be within 90-100% of its cap in both directions (a few at a time), while a veth that matches
 # no entry keeps its full speed. Then CTR_BURST (32) more made in one `ip -b` batch, each
 # shaped within 1 s. Then renames, an index reused by a new interface, and
-# CTR_CYCLES create/delete cycles: nothing of gatewayd's may be left behind, and its memory
-# must stay flat.
+# CTR_CYCLES create/delete cycles (their history asked for meanwhile): nothing of gatewayd's
+# may be left behind, and its memory must stay flat. Each container's history on
+# /api/history. Then reloads: an entry changed, the last entry removed, the first brought back,
+# each checked with a flood through a container.
 . "$(dirname "$0")/lib.sh"
 COUNT=${CTR_COUNT:-32}
 CYCLES=${CTR_CYCLES:-200}
@@ -449,6 +451,77 @@ else
 	check "RSS flat over the cycles (growth $((rss200 - rss50)) kB <= 2048 kB)" \
 		test $((rss200 - rss50)) -le 2048
 fi
+
+echo "# at ${SECONDS} s"
+# ---- 4b. reloads: entries change, the last one goes, the first one comes back -----------------
+# c2: the vc* entry with a lower egress ceil, the va* entry gone, and a link on hw0 (a config
+# needs a link or a containers entry); c0: that link alone
+cat >"$TMPD/c2.conf" <<CONF
+links = ( { name = "lan"; interface = "hw0";
+  egress = { shaper = "tbf"; rate = "1gbit"; child = { kind = "fifo"; }; }; } );
+containers = (
+  { interfaces = "vc*"; netns = "$RUN_ID-c*";
+    egress = { rate = "4mbit"; ceil = "6mbit"; child = { kind = "fifo"; limit = 50; }; };
+    ingress = { rate = "${IN_CAP}mbit"; child = { kind = "fifo"; limit = 50; }; }; }
+);
+CONF
+sed '/^containers/,$d' "$TMPD/c2.conf" >"$TMPD/c0.conf"
+live_vc() { for n in $(seq 1 "$COUNT"); do [ "$n" = 2 ] || echo "vc$n"; done; }
+want_vc=$(live_vc | sed 's/^/ctr:/' | sort | paste -sd' ')
+ceil6() { tc -n "$H" class show dev vc1 | grep -q 'ceil 6Mbit'; }
+all_live_shaped() { local l; for l in $(live_vc); do shaped "$l" || return 1; done; }
+no_ctr_tree() { ! ip -n "$H" -br link | grep -q '^gwc-' && ! tc -n "$H" qdisc show | grep -E 'dev v[ca]' | grep -q 'e000:\|ffff:'; }
+# flood_eg N: W -> container N, UDP at 12 Mbit/s for 3 s; prints what its egress shaper sent
+# (0 when it has none) and what the container received, Mbit/s
+flood_eg() {
+	local srv cl
+	timeout 20 ip netns exec "$W" iperf3 -s -1 -p 6100 >/dev/null 2>&1 &
+	srv=$!
+	PIDS+=($srv)
+	wait_ms 5 bash -c "ip netns exec $W ss -Hltn | grep -q ':6100 '" >/dev/null
+	timeout 20 ip netns exec "$RUN_ID-c$1" iperf3 -c 10.86.0.2 -p 6100 -u -l 1400 -R -b 12M \
+		-t 3 -O 1 -J >"$TMPD/flood.json" 2>&1 &
+	cl=$!
+	: >"$TMPD/snaps.flood"
+	for _ in 1 2 3 4; do
+		sleep 1
+		status >>"$TMPD/snaps.flood"
+	done
+	wait "$cl" "$srv" 2>/dev/null
+	echo "$(shaped_mbit "$TMPD/snaps.flood" "$1" egress) $(mbit "$TMPD/flood.json")"
+}
+cp "$TMPD/c2.conf" "$TMPD/c.conf"
+kill -HUP "$GW_PID"
+if ms=$(wait_ms 5 ceil6); then ok "reload with a changed entry: vc1 reshaped to ceil 6 mbit (${ms} ms)"
+else not_ok "reload with a changed entry: vc1 at ceil 6 mbit" "$(tc -n "$H" class show dev vc1)"; fi
+wait_ms 5 all_live_shaped >/dev/null
+check "and every live vcN shaped under it" all_live_shaped
+check "va1, whose entry went, has no tree any more" no_gw_tree va1
+read -r v got < <(flood_eg 1)
+echo "# after the reload: vc1's egress shaper sent $v Mbit/s of a 12 Mbit/s flood (ceil 6), the container got $got"
+check "vc1's egress under load holds the new ceil ($v Mbit/s of 6, 0.90-1.05)" \
+	awk -v v="$v" 'BEGIN { exit !(v / 6 >= 0.90 && v / 6 <= 1.05) }'
+cp "$TMPD/c0.conf" "$TMPD/c.conf"
+kill -HUP "$GW_PID"
+if ms=$(wait_ms 5 no_ctr_tree); then ok "reload without containers: every container tree and ifb removed (${ms} ms)"
+else not_ok "reload without containers: every container tree and ifb removed" "$(tc -n "$H" qdisc show | grep gwc- | head -3)"; fi
+sleep 1.2
+check "the status lists no ctr: link" test -z "$(ctr_links)"
+check "the log says so" grep -q "no containers entry any more" "$GW_LOG"
+read -r _ got < <(flood_eg 1)
+echo "# without containers: container 1 got $got Mbit/s of the 12 Mbit/s flood"
+check "and vc1 runs uncapped ($got Mbit/s of the 12 offered > 9)" awk -v v="$got" 'BEGIN { exit !(v > 9) }'
+cp "$TMPD/c2.conf" "$TMPD/c.conf"
+kill -HUP "$GW_PID"
+if ms=$(wait_ms 5 all_live_shaped); then ok "reload bringing containers back: every live vcN shaped again (${ms} ms)"
+else not_ok "reload bringing containers back: every live vcN shaped again" "$(tc -n "$H" qdisc show | grep -c 'htb e000')"; fi
+sleep 1.2
+check "the status lists them again" test "$(ctr_links)" = "$want_vc"
+read -r v got < <(flood_eg 1)
+echo "# containers back: vc1's egress shaper sent $v Mbit/s (ceil 6), the container got $got"
+check "vc1's egress under load at its ceil again ($v Mbit/s of 6, 0.90-1.05)" \
+	awk -v v="$v" 'BEGIN { exit !(v / 6 >= 0.90 && v / 6 <= 1.05) }'
+grep -a "reload" "$GW_LOG" | sed 's/^/# log: /'
 
 echo "# at ${SECONDS} s"
 # ---- 5. stop: everything goes --------------------------------------------------------------------
