@@ -35,13 +35,13 @@ static int copy_name(const char *key, const char *v, char *out, size_t outlen, c
 static int copy_link(const char *v, char *out, size_t outlen, char *err, size_t errlen)
 {
 	size_t p = strlen(CTR_PREFIX), n = strlen(v);
+	bool ok = n > p && n - p <= IFNAME_MAX && n < outlen;
 
 	if (strncmp(v, CTR_PREFIX, p))
 		return copy_name("link", v, out, outlen, err, errlen);
-	for (size_t i = p; i < n; i++)
-		if (v[i] <= ' ' || v[i] > '~' || v[i] == '/' || v[i] == ':')
-			n = 0;
-	if (n <= p || n - p > IFNAME_MAX || n >= outlen) {
+	for (size_t i = p; ok && i < n; i++)
+		ok = v[i] > ' ' && v[i] <= '~' && v[i] != '/' && v[i] != ':';
+	if (!ok) {
 		snprintf(err, errlen, "'link' \"ctr:\" must be followed by an interface name "
 			 "(1..%d printable characters, no '/' or ':')", IFNAME_MAX);
 		return -EINVAL;
