@@ -68,7 +68,9 @@ check "a normal client was served every time meanwhile (slowest ${worst} s, unde
 late1=$(status | jq '.sample.late_samples_total')
 n1=$(status | jq '.sample.samples_total')
 want=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) / 0.5 - 1 }')
-check "sampling stayed on time: $((n1 - n0)) passes (at least $want due), $((late1 - late0)) late" \
-	test "$((late1 - late0))" -eq 0 -a "$((n1 - n0))" -ge "$want"
+# a sampler held up by the HTTP side misses or delays every pass of those 6 s (a dozen); one
+# late pass is a busy host's (CI runs this beside the guests and the sanitizer build)
+check "sampling stayed on time: $((n1 - n0)) passes (at least $want due, one may be missed), $((late1 - late0)) late (at most 1)" \
+	test "$((late1 - late0))" -le 1 -a "$((n1 - n0))" -ge "$((want - 1))"
 gw_stop
 check "clean stop" test $? -eq 0
