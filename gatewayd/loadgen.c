@@ -810,11 +810,35 @@ uint64_t gw_loadgen_tick_bytes(const struct gw_loadgen *g, size_t flow, size_t k
 	return flow < g->n_flows && k < g->n_ticks ? g->bytes[flow * g->max_ticks + k] : 0;
 }
 
+/* Each native flow of dir's throughput (bits/s) from the ramp to the end, into per (room for
+ * max); the count, 0 when there is no such flow or no window yet. */
+static size_t window_rates(const struct gw_loadgen *g, enum gw_flow_dir dir, double *per,
+			   size_t max)
+{
+	size_t k0 = 0, k1, n = 0;
+	double span;
+
+	if (g->o.iperf3 || g->n_ticks < 2)
+		return 0;
+	k1 = g->n_ticks - 1;
+	/* the first tick at or after the ramp */
+	while (k0 < k1 && g->times[k0] < g->o.ramp_s - 1e-6)
+		k0++;
+	span = g->times[k1] - g->times[k0];
+	if (k0 >= k1 || span <= 0)
+		return 0;
+	for (size_t i = 0; i < g->n_flows && n < max; i++)
+		if (g->flows[i].pub.dir == dir)
+			per[n++] = (double)(g->bytes[i * g->max_ticks + k1] -
+					    g->bytes[i * g->max_ticks + k0]) * 8 / span;
+	return n;
+}
+
 int gw_loadgen_goodput(const struct gw_loadgen *g, enum gw_flow_dir dir, double *bps,
 		       double *fairness)
 {
-	double per[2 * GW_LOADGEN_MAX_FLOWS], sum = 0, span;
-	size_t k0 = 0, k1, n = 0;
+	double per[GW_LOADGEN_MAX_FLOWS], sum = 0;
+	size_t n;
 
 	*bps = *fairness = NAN;
 	if (g->o.iperf3) {
@@ -824,25 +848,17 @@ int gw_loadgen_goodput(const struct gw_loadgen *g, enum gw_flow_dir dir, double 
 		*fairness = g->iperf3_fair[dir];
 		return 0;
 	}
-	if (g->n_ticks < 2)
+	if (!(n = window_rates(g, dir, per, GW_LOADGEN_MAX_FLOWS)))
 		return -ENOENT;
-	k1 = g->n_ticks - 1;
-	/* the first tick at or after the ramp */
-	while (k0 < k1 && g->times[k0] < g->o.ramp_s - 1e-6)
-		k0++;
-	span = g->times[k1] - g->times[k0];
-	if (k0 >= k1 || span <= 0)
-		return -ENOENT;
-	for (size_t i = 0; i < g->n_flows; i++) {
-		if (g->flows[i].pub.dir != dir)
-			continue;
-		per[n] = (double)(g->bytes[i * g->max_ticks + k1] - g->bytes[i * g->max_ticks + k0]) *
-			 8 / span;
-		sum += per[n++];
-	}
-	if (!n)
-		return -ENOENT;
+	for (size_t i = 0; i < n; i++)
+		sum += per[i];
 	*bps = sum;
 	*fairness = gw_jain_index(per, n);
 	return 0;
+}
+
+size_t gw_loadgen_flow_rates(const struct gw_loadgen *g, enum gw_flow_dir dir, double *bps,
+			     size_t max)
+{
+	return window_rates(g, dir, bps, max);
 }

@@ -74,6 +74,11 @@ uint64_t gw_loadgen_tick_bytes(const struct gw_loadgen *g, size_t flow, size_t k
 int gw_loadgen_goodput(const struct gw_loadgen *g, enum gw_flow_dir dir, double *bps,
 		       double *fairness);
 
+/* Each of dir's flows' throughput over the same window (bits/s, in flow order) into bps, at
+ * most max; the count. 0 for an iperf3 run (its report has the sums only) or no window. */
+size_t gw_loadgen_flow_rates(const struct gw_loadgen *g, enum gw_flow_dir dir, double *bps,
+			     size_t max);
+
 /* Jain's index (sum x)^2 / (n sum x^2) of n values; NAN for n = 0 or all zero. */
 double gw_jain_index(const double *x, size_t n);
 

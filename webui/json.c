@@ -322,6 +322,30 @@ static void add_probe(struct jw *w, struct json_object *root, const struct gw_sn
 		add_target(w, arr, &s->probe.targets[i]);
 }
 
+/* One number into an array row, null when not finite. */
+static void jw_arr_num(struct jw *w, struct json_object *row, double v, int digits)
+{
+	char s[40];
+
+	if (!isfinite(v)) {
+		if (json_object_array_add(row, NULL))
+			w->err = -ENOMEM;
+		return;
+	}
+	snprintf(s, sizeof(s), "%.*g", digits, v);
+	jw_obj(w, row, NULL, json_object_new_double_s(v, s));
+}
+
+/* A load test's per-flow goodputs: an array, empty when there are none. */
+static void add_flow_rates(struct jw *w, struct json_object *o, const char *key, const double *v,
+			   size_t n)
+{
+	struct json_object *arr = jw_obj(w, o, key, json_object_new_array());
+
+	for (size_t i = 0; arr && i < n && i < GW_SNAP_LOAD_FLOWS; i++)
+		jw_arr_num(w, arr, v[i], 10);
+}
+
 static void add_load_dir(struct jw *w, struct json_object *arr, const struct gw_snap_load_dir *d)
 {
 	struct json_object *o = jw_obj(w, arr, NULL, json_object_new_object());
@@ -341,6 +365,8 @@ static void add_load_dir(struct jw *w, struct json_object *arr, const struct gw_
 	jw_u64(w, o, "flows", d->flows > 0 ? (uint64_t)d->flows : 0);
 	jw_u64(w, o, "loaded_samples", d->loaded_samples);
 	jw_u64(w, o, "loaded_lost", d->loaded_lost);
+	add_flow_rates(w, o, "download_flow_bits_per_second", d->down_flow_bps, d->n_down_flows);
+	add_flow_rates(w, o, "upload_flow_bits_per_second", d->up_flow_bps, d->n_up_flows);
 }
 
 /* The last (or running) active load test; null when none ran. */
@@ -394,20 +420,6 @@ static const char *const hist_columns[] = {
 	"drops_per_second_avg", "backlog_bytes_avg",
 	"baseline_ms", "loaded_p50_ms", "loaded_p99_ms",
 };
-
-/* One number into an array row, null when not finite. */
-static void jw_arr_num(struct jw *w, struct json_object *row, double v, int digits)
-{
-	char s[40];
-
-	if (!isfinite(v)) {
-		if (json_object_array_add(row, NULL))
-			w->err = -ENOMEM;
-		return;
-	}
-	snprintf(s, sizeof(s), "%.*g", digits, v);
-	jw_obj(w, row, NULL, json_object_new_double_s(v, s));
-}
 
 static void add_point(struct jw *w, struct json_object *pts, const struct gw_hist_point *p)
 {

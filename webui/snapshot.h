@@ -109,6 +109,8 @@ struct gw_snap_target {
 };
 
 /* One direction of an active load test. */
+#define GW_SNAP_LOAD_FLOWS 64		/* per direction: the load engine's bound */
+
 struct gw_snap_load_dir {
 	char direction[12];		/* "download", "upload" */
 	double goodput_bps;		/* the flows' payload, bits/s, over the loaded part */
@@ -120,6 +122,9 @@ struct gw_snap_load_dir {
 	double fairness;		/* Jain's index over the flows (both: the lower of the two) */
 	int flows;			/* flows the sink accepted */
 	uint64_t loaded_samples, loaded_lost;	/* probes judged loaded in this phase */
+	/* each flow's goodput, bits/s, over the same window (none for an iperf3 sink) */
+	size_t n_down_flows, n_up_flows;
+	double down_flow_bps[GW_SNAP_LOAD_FLOWS], up_flow_bps[GW_SNAP_LOAD_FLOWS];
 };
 
 struct gw_snap_loadtest {

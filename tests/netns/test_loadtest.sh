@@ -79,6 +79,14 @@ check "--load-test took the time it said ($(awk -v a="$t0" -v b="$(date +%s.%N)"
 check "the table has a row per direction" \
 	test "$(grep -cE '^(download|upload|both) ' "$TMPD/lt.out")" -eq 3
 goodput_checks sink "$TMPD/lt.out"
+# each flow's goodput under its row: as many as flows, adding up to the row's goodput
+for d in download upload; do
+	sum=$(awk -v d="$d" '$1 == d { row = 1; g = $2; next } row && /per flow/ {
+		n = 0; s = 0; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/) { n++; s += $i }
+		printf "%d %.2f %.2f", n, s, g; exit }' "$TMPD/lt.out")
+	check "--load-test $d: a goodput per flow under the row, adding up to it (flows, sum, row: $sum)" \
+		awk -v x="$sum" 'BEGIN { split(x, v, " "); exit !(v[1] == 4 && v[2] > 0 && (v[2] - v[3]) ^ 2 < 0.03 ^ 2) }'
+done
 # a 1000-packet fifo at 20 mbit holds 600 ms: the load must show in the latency
 lp50=$(row "$TMPD/lt.out" download 8)
 ip50=$(row "$TMPD/lt.out" download 6)
@@ -209,6 +217,12 @@ check "SIGUSR1: its download goodput is there (> 80% of the rate), 4 flows, a fa
 	bash -c "echo '$st' | jq -e '.loadtest.directions[0] | .goodput_bits_per_second > 0.8 * $RATE_MBIT * 1e6 and .flows == 4 and .fairness > 0' >/dev/null"
 check "SIGUSR1: every phase judged from the daemon's probes (an idle p50, loaded samples and their p50)" \
 	bash -c "echo '$st' | jq -e '[.loadtest.directions[] | .idle_p50_ms > 0 and .loaded_samples >= 5 and .loaded_p50_ms > 0] | all' >/dev/null"
+check "SIGUSR1: each flow's goodput: 4 a direction, adding up to its share (download, upload; both: 4 + 4)" \
+	bash -c "echo '$st' | jq -e '[.loadtest.directions[] | . as \$d |
+		(if .direction == \"upload\" then [] else [.download_flow_bits_per_second, \$d.download_bits_per_second] end),
+		(if .direction == \"download\" then [] else [.upload_flow_bits_per_second, \$d.upload_bits_per_second] end) |
+		select(length == 2) | (.[0] | length) == 4 and ((.[0] | add) - .[1] | fabs) < 1e-3 * .[1]] |
+		length == 4 and all' >/dev/null"
 check "SIGUSR1: both directions at once, each share reported" \
 	bash -c "echo '$st' | jq -e '.loadtest.directions[2] | .download_bits_per_second > 0 and .upload_bits_per_second > 0 and .flows == 8' >/dev/null"
 check "the daemon logged the run" grep -q "load test (SIGUSR1)" "$GW_LOG"
@@ -223,6 +237,7 @@ rc=$?
 sed 's/^/# /' "$TMPD/ip.out"
 check "--load-test against iperf3 -s exits 0" test $rc -eq 0
 goodput_checks iperf3 "$TMPD/ip.out"
+check "against iperf3 (sums only) no per-flow line" bash -c "! grep -q 'per flow' '$TMPD/ip.out'"
 check "no iperf3 client left in the router's namespace" \
 	bash -c "! ip netns pids '$NS_R' | xargs -r ps -o comm= -p | grep -qx iperf3"
 grep "load test" "$GW_LOG" | sed "s/^/# log: /"

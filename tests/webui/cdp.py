@@ -178,6 +178,8 @@ MARKERS = """(() => {
     targetsUp: document.querySelectorAll('#probe .target.up').length,
     targetsDown: document.querySelectorAll('#probe .target.down').length,
     loadRows: [...document.querySelectorAll('table.loadtest tbody tr')].map((r) => r.innerText),
+    flowBars: [...document.querySelectorAll('table.loadtest tbody tr')].map((r) =>
+      [...r.querySelectorAll('.fb')].map((b) => b.getBoundingClientRect().height)),
     health: document.getElementById('health').textContent,
     text: document.body.innerText.length,
     scrollWidth: document.documentElement.scrollWidth,
@@ -233,6 +235,12 @@ def main():
             check(len(m2["loadRows"]) == 3 and "A+" in m2["loadRows"][0],
                   "the last load test: %d directions (%s)" %
                   (len(m2["loadRows"]), " | ".join(r.replace("\t", " ") for r in m2["loadRows"])))
+            # the fixture: 4 flows down, 4 up, 4 + 4 both ways, the fourth of each slower
+            bars = m2["flowBars"]
+            check([len(b) for b in bars] == [4, 4, 8] and
+                  all(max(b) == 16 and min(b) < 10 for b in bars),
+                  "the last load test: a bar per flow, the slow one shorter (%s)" %
+                  " | ".join(",".join("%.0f" % h for h in b) for b in bars))
         check(m2["scrollWidth"] <= 1280, "no sideways scrolling at 1280 px")
         if EXPECT_CMP is not None:
             n = int(EXPECT_CMP)

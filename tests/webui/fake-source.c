@@ -287,6 +287,14 @@ static void fill_loadtest(struct gw_snap_loadtest *o, double start)
 		d->induced_mean_ms = 3.4 + (double)i;
 		d->induced_p99_ms = 9.3 + (double)i;
 		snprintf(d->grade, sizeof(d->grade), "%s", d->induced_mean_ms < 5 ? "A+" : "A");
+		/* 4 flows a direction, one of them behind the others */
+		d->n_down_flows = i == 1 ? 0 : 4;
+		d->n_up_flows = i == 0 ? 0 : 4;
+		for (size_t k = 0; k < 4; k++) {
+			d->down_flow_bps[k] = (k == 3 ? 11e6 : 27.6e6) / (i == 2 ? 2 : 1);
+			d->up_flow_bps[k] = k == 3 ? 2.2e6 : 5.6e6;
+		}
+		d->fairness = i == 1 ? 0.93 : 0.92;
 	}
 }
 

@@ -554,6 +554,33 @@
 		setText(t.loss.s, "loaded \u00b7 idle " + fmtLoss(l.idle.loss));
 	}
 
+	/* A load test direction's flows: a bar each (download, then upload), their range and
+	 * Jain's fairness; a dash when the sink gave sums only (iperf3). */
+	function flowCell(d) {
+		const td = el("td", "flows");
+		const fin = (a) => (a || []).map((v) => (isFinite(v) && v !== null ? v : 0));
+		const down = fin(d.download_flow_bits_per_second), up = fin(d.upload_flow_bits_per_second);
+		const all = down.concat(up);
+		if (!all.length) {
+			td.textContent = "\u2013";
+			return td;
+		}
+		const max = Math.max(...all) || 1;
+		const bars = td.appendChild(el("span", "flowbars"));
+		const add = (v, cls, i) => {
+			const b = bars.appendChild(el("span", "fb " + cls));
+			b.style.height = Math.max(1, Math.round(16 * v / max)) + "px";
+			b.title = cls + " flow " + (i + 1) + ": " + fmtRate(v);
+		};
+		down.forEach((v, i) => add(v, "download", i));
+		if (down.length && up.length) bars.appendChild(el("span", "fbgap"));
+		up.forEach((v, i) => add(v, "upload", i));
+		td.appendChild(el("span", "flowrange", " " + fmtRateShort(Math.min(...all)) + "\u2013" +
+			fmtRateShort(max) + (isFinite(d.fairness) && d.fairness !== null ?
+				", Jain " + d.fairness.toFixed(3) : "")));
+		return td;
+	}
+
 	/* the prober's targets and the last load test, above the links */
 	function updateProbe(status) {
 		const box = document.getElementById("probe");
@@ -582,13 +609,14 @@
 			if (lt.error) h.appendChild(el("span", "bad", " \u2013 " + lt.error));
 			const t = box.appendChild(el("div", "tablewrap")).appendChild(el("table", "loadtest"));
 			const hr = t.appendChild(el("thead")).appendChild(el("tr"));
-			for (const x of ["Direction", "Goodput", "Idle p50", "Loaded p50 / p99", "Induced mean / p99", "Grade"])
+			for (const x of ["Direction", "Goodput", "Per flow", "Idle p50", "Loaded p50 / p99", "Induced mean / p99", "Grade"])
 				hr.appendChild(el("th", null, x));
 			const body = t.appendChild(el("tbody"));
 			for (const d of lt.directions) {
 				const r = body.appendChild(el("tr"));
 				r.appendChild(el("td", null, d.direction));
 				r.appendChild(el("td", null, fmtRate(d.goodput_bits_per_second)));
+				r.appendChild(flowCell(d));
 				r.appendChild(el("td", null, fmtMs(d.idle_p50_ms)));
 				r.appendChild(el("td", null, fmtMs(d.loaded_p50_ms) + " / " + fmtMs(d.loaded_p99_ms)));
 				r.appendChild(el("td", null, fmtMs(d.induced_mean_ms) + " / " + fmtMs(d.induced_p99_ms)));
