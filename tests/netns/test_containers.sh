@@ -492,9 +492,9 @@ flood_eg() {
 }
 cp "$TMPD/c2.conf" "$TMPD/c.conf"
 kill -HUP "$GW_PID"
-if ms=$(wait_ms 5 ceil6); then ok "reload with a changed entry: vc1 reshaped to ceil 6 mbit (${ms} ms)"
+if ms=$(wait_ms 20 ceil6); then ok "reload with a changed entry: vc1 reshaped to ceil 6 mbit (${ms} ms)"
 else not_ok "reload with a changed entry: vc1 at ceil 6 mbit" "$(tc -n "$H" class show dev vc1)"; fi
-wait_ms 5 all_live_shaped >/dev/null
+wait_ms 20 all_live_shaped >/dev/null
 check "and every live vcN shaped under it" all_live_shaped
 check "va1, whose entry went, has no tree any more" no_gw_tree va1
 read -r v got < <(flood_eg 1)
@@ -503,7 +503,7 @@ check "vc1's egress under load holds the new ceil ($v Mbit/s of 6, 0.90-1.05)" \
 	awk -v v="$v" 'BEGIN { exit !(v / 6 >= 0.90 && v / 6 <= 1.05) }'
 cp "$TMPD/c0.conf" "$TMPD/c.conf"
 kill -HUP "$GW_PID"
-if ms=$(wait_ms 5 no_ctr_tree); then ok "reload without containers: every container tree and ifb removed (${ms} ms)"
+if ms=$(wait_ms 20 no_ctr_tree); then ok "reload without containers: every container tree and ifb removed (${ms} ms)"
 else not_ok "reload without containers: every container tree and ifb removed" "$(tc -n "$H" qdisc show | grep gwc- | head -3)"; fi
 sleep 1.2
 check "the status lists no ctr: link" test -z "$(ctr_links)"
@@ -513,7 +513,7 @@ echo "# without containers: container 1 got $got Mbit/s of the 12 Mbit/s flood"
 check "and vc1 runs uncapped ($got Mbit/s of the 12 offered > 9)" awk -v v="$got" 'BEGIN { exit !(v > 9) }'
 cp "$TMPD/c2.conf" "$TMPD/c.conf"
 kill -HUP "$GW_PID"
-if ms=$(wait_ms 5 all_live_shaped); then ok "reload bringing containers back: every live vcN shaped again (${ms} ms)"
+if ms=$(wait_ms 20 all_live_shaped); then ok "reload bringing containers back: every live vcN shaped again (${ms} ms)"
 else not_ok "reload bringing containers back: every live vcN shaped again" "$(tc -n "$H" qdisc show | grep -c 'htb e000')"; fi
 sleep 1.2
 check "the status lists them again" test "$(ctr_links)" = "$want_vc"
