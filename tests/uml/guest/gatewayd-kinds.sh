@@ -122,8 +122,21 @@ for k in fifo fq cake; do
 	eval "g=\$g_$k"
 	check "$k: TCP goodput $g Mbit/s within 2.1-3.02 of 3mbit" "$g" num_between "$g" 2.1 3.02
 done
-check "fifo fills under the flood: ping $p_fifo ms, over 50 ms and 4x fq_codel's $p_fq" "$p_fifo; flood: $(tail -4 "$T/udp-fifo" | tr '\n' ' ')" \
-	awk -v f="$p_fifo" -v q="$p_fq" 'BEGIN { exit !(f != "" && f > 50 && f > 4 * q) }'
+# what the flood's sender got out (Mbit/s): a guest the host starves sends less than the shaper
+# passes (2.1 Mbit/s seen in CI), and then no queue fills whatever the child
+flood_mbit() {
+	awk '/sender$/ { for (i = 2; i <= NF; i++) if ($i ~ /bits\/sec$/) { v = $(i - 1); u = $i } }
+		END { if (u ~ /^K/) v /= 1000; else if (u ~ /^G/) v *= 1000; print v + 0 }' "$T/udp-$1"
+}
+f_fifo=$(flood_mbit fifo)
+echo "# the floods' senders: fifo $f_fifo, fq_codel $(flood_mbit fq_codel), cake $(flood_mbit cake) Mbit/s"
+if awk -v f="$f_fifo" 'BEGIN { exit !(f < 3.3) }' &&
+	! awk -v f="$p_fifo" -v q="$p_fq" 'BEGIN { exit !(f != "" && f > 50 && f > 4 * q) }'; then
+	skip "fifo fills under the flood" "the flood's sender got out only $f_fifo Mbit/s, under 1.1x the 3 mbit shaper (the host starved the guest): ping $p_fifo ms"
+else
+	check "fifo fills under the flood: ping $p_fifo ms, over 50 ms and 4x fq_codel's $p_fq" "$p_fifo; flood: $(tail -4 "$T/udp-fifo" | tr '\n' ' ')" \
+		awk -v f="$p_fifo" -v q="$p_fq" 'BEGIN { exit !(f != "" && f > 50 && f > 4 * q) }'
+fi
 check "fq_codel isolates the flood: ping $p_fq ms under 25 ms" "$p_fq" num_below "$p_fq" 25
 check "cake isolates the flood: ping $p_cake ms under 25 ms" "$p_cake" num_below "$p_cake" 25
 
