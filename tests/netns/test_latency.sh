@@ -62,9 +62,12 @@ check "loaded samples during the load ($(lat loaded.samples))" test "$(lat loade
 check "idle samples from before are still in the window" test "$(lat idle.samples)" -ge 15
 check "the fifo's induced latency is large (p50 $(lat induced_p50_ms) ms > 50 ms)" \
 	awk -v v="$(lat induced_p50_ms)" 'BEGIN { exit !(v > 50) }'
-check "induced = loaded p50 - baseline" \
+# each reply is held to its own target's baseline and the link's is the mean of the two, each
+# at least 0: so the induced p50 lies within the link's baseline of loaded p50 - baseline
+# (microseconds apart here; float rounding: 0.01 ms)
+check "induced = loaded p50 - baseline, within the baseline ($(lat baseline_ms) ms) the two targets' own baselines differ by" \
 	awk -v i="$(lat induced_p50_ms)" -v p="$(lat loaded.p50_ms)" -v b="$(lat baseline_ms)" \
-	'BEGIN { d = i - (p - b); exit !(d < 0.01 && d > -0.01) }'
+	'BEGIN { d = i - (p - b); exit !(d < b + 0.01 && d > -b - 0.01) }'
 check "the grade is poor under the fifo ($(lat grade))" \
 	bash -c "case '$(lat grade)' in C|D|F) true;; *) false;; esac"
 check "the dead target still does not count as loss (idle lost $(lat idle.lost))" \
