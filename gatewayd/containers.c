@@ -796,9 +796,7 @@ int gw_ctr_history(struct gw_ctr *c, const char *link, const char *direction,
 
 		if (strcmp(s->s.link.name, link))
 			continue;
-		r = gw_sampler_series(s->sampler, link, direction, class_name);
-		if (r >= 0)
-			r = gw_history_query(gw_sampler_history(s->sampler), (size_t)r, from, to,
+		r = gw_sampler_history_query(s->sampler, link, direction, class_name, from, to,
 					     minute, out, max);
 		break;
 	}

@@ -380,6 +380,17 @@ int gw_sampler_series(const struct gw_sampler *s, const char *link, const char *
 	return -ENOENT;
 }
 
+int gw_sampler_history_query(struct gw_sampler *s, const char *link, const char *direction,
+			     const char *class_name, double from, double to, bool minute,
+			     struct gw_hist_point *out, size_t max)
+{
+	int series = gw_sampler_series(s, link, direction, class_name);
+
+	if (series < 0)
+		return series;
+	return gw_history_query(s->hist, (size_t)series, from, to, minute, out, max);
+}
+
 void gw_counters_advance(struct gw_counters *total, struct gw_counters *last,
 			 const struct gw_counters *now, bool first, struct gw_counters *delta)
 {

@@ -48,6 +48,10 @@ void gw_sampler_push_latency(struct gw_sampler *s, size_t dir, double baseline_m
 /* The history series of link/direction/class ("total" for the direction), or -ENOENT. */
 int gw_sampler_series(const struct gw_sampler *s, const char *link, const char *direction,
 		      const char *class_name);
+/* /api/history for one of s's series: gw_sampler_series, then gw_history_query on it. */
+int gw_sampler_history_query(struct gw_sampler *s, const char *link, const char *direction,
+			     const char *class_name, double from, double to, bool minute,
+			     struct gw_hist_point *out, size_t max);
 
 /* Derivation over one interval, separated for unit tests. */
 struct gw_counters {

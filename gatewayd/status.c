@@ -63,10 +63,8 @@ static int status_history(void *ctx, const char *link, const char *direction,
 		pthread_mutex_unlock(&st->lock);
 		return series;
 	}
-	series = gw_sampler_series(st->sampler, link, direction, class_name);
-	if (series >= 0)
-		series = gw_history_query(gw_sampler_history(st->sampler), (size_t)series, from,
-					  to, minute, out, max);
+	series = gw_sampler_history_query(st->sampler, link, direction, class_name, from, to,
+					  minute, out, max);
 	pthread_mutex_unlock(&st->lock);
 	return series;
 }
