@@ -22,32 +22,70 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -I. $(PKG_CFLAGS) \
 	-DGW_VERSION=\"$(VERSION)\" -D_GNU_SOURCE -MMD -MP
 LDLIBS_ALL = $(PKG_LIBS) -lcrypt -pthread -lm
 
-LIB_SRC := $(sort $(wildcard config/*.c qdisc/*.c))
-DAEMON_SRC := $(sort $(wildcard gatewayd/*.c webui/*.c))
+# Each folder is its own archive, linked from the top layer down; LAYERS (below) says which
+# folders' headers each one may include, and every build checks it.
+FOLDERS := gatewayd gatewayd/compare gatewayd/load gatewayd/probe gatewayd/tree webui config \
+	qdisc gatewayd/sys
+lib_of = $(BUILD)/lib/$(subst /,_,$(1)).a
+src_of = $(filter-out gatewayd/main.c,$(sort $(wildcard $(1)/*.c)))
+LIBS := $(foreach f,$(FOLDERS),$(call lib_of,$(f)))
+ROUTER_LIBS := $(filter-out $(call lib_of,gatewayd/compare),$(LIBS))
+ALL_SRC := $(foreach f,$(FOLDERS),$(call src_of,$(f)))
+ALL_HDR := $(foreach f,$(FOLDERS),$(wildcard $(f)/*.h))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
-DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/obj/%.o)
 # the page's files, embedded into the binary as C arrays (webui/embed.sh: od and awk only)
 PAGE_FILES := webui/page/index.html webui/page/app.js webui/page/style.css \
 	webui/page/favicon.svg
 ASSET_OBJ := $(BUILD)/obj/gen/webui_assets.o
-DLIB_OBJ := $(filter-out $(BUILD)/obj/gatewayd/main.o,$(DAEMON_OBJ)) $(ASSET_OBJ)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-# Debian packages: build, tests (netns, UML, traffic) and benches.
-DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \
-	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
-	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 wrk \
-	clang libclang-rt-14-dev irtt
+# Who may include whom. A folder's files include their own folder's headers and those named
+# here (a folder, or one header); anything else stops the build. The daemon (gatewayd/) never
+# includes the bench; qdisc/ and gatewayd/sys/ include nothing above them; config/ only
+# qdisc/'s model and kind tables; webui/ renders snapshots and knows neither the config parser
+# nor the kernel layer. gatewayd/main.c is the command line and may name every mode.
+LAYERS := \
+	qdisc: \
+	gatewayd/sys: \
+	config:qdisc/model.h,qdisc/qdisc.h \
+	webui: \
+	gatewayd/probe:gatewayd/sys,config,qdisc/model.h,webui/snapshot.h \
+	gatewayd/load:gatewayd/sys,gatewayd/probe,config,qdisc/model.h,webui/snapshot.h \
+	gatewayd/tree:gatewayd/sys,config,qdisc \
+	gatewayd/compare:gatewayd/sys,gatewayd/probe,gatewayd/load,gatewayd/tree,config,qdisc,webui/snapshot.h \
+	gatewayd:gatewayd/sys,gatewayd/probe,gatewayd/load,gatewayd/tree,config,qdisc,webui
+LAYER_EXEMPT := gatewayd/main.c
 
-.PHONY: all deps check-deps test test-unit test-netns test-uml test-webui asan bench install \
-	clean demo fuzz fuzz-bins
+.PHONY: all router deps check-deps test test-unit test-netns test-uml test-webui asan bench \
+	install clean demo fuzz fuzz-bins layers
 
 all: $(BUILD)/gatewayd
+
+# the router's binary: everything but the comparison bench (--compare says it is not built in)
+router: $(BUILD)/gatewayd-router
+
+$(BUILD)/layers.ok: $(ALL_SRC) $(ALL_HDR) gatewayd/main.c Makefile
+	@mkdir -p $(dir $@)
+	@bad=0; for f in $(filter-out $(LAYER_EXEMPT) Makefile,$^); do \
+		d=$${f%/*}; allow=; \
+		for l in $(LAYERS); do [ "$${l%%:*}" = "$$d" ] && allow=$$(echo "$${l#*:}" | tr , ' '); done; \
+		for inc in $$(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$$f"); do \
+			ok=0; [ "$${inc%/*}" = "$$d" ] && ok=1; \
+			for a in $$allow; do case $$inc in "$$a"|"$$a"/*.h) ok=1 ;; esac; done; \
+			[ $$ok = 1 ] || { echo "$$f: includes $$inc, which $$d/ may not (Makefile LAYERS)"; bad=1; }; \
+		done; \
+	done; [ $$bad = 0 ]
+	@touch $@
+
+layers: $(BUILD)/layers.ok
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/gatewayd/main-router.o: gatewayd/main.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DGW_NO_COMPARE -c -o $@ $<
 
 $(BUILD)/gen/webui_assets.c: $(PAGE_FILES) webui/embed.sh
 	@mkdir -p $(dir $@)
@@ -57,26 +95,29 @@ $(ASSET_OBJ): $(BUILD)/gen/webui_assets.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/libgw.a: $(LIB_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
+# one archive per folder (the page's assets go with webui/)
+define folder_lib
+$(call lib_of,$(1)): $(patsubst %.c,$(BUILD)/obj/%.o,$(call src_of,$(1))) $(if $(filter webui,$(1)),$(ASSET_OBJ))
+	@mkdir -p $$(dir $$@)
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(foreach f,$(FOLDERS),$(eval $(call folder_lib,$(f))))
 
-# the daemon's modules but main, so unit tests can call the planner
-$(BUILD)/libgwd.a: $(DLIB_OBJ)
-	@rm -f $@
-	ar rcs $@ $^
+$(BUILD)/gatewayd: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main.o $(LIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
 
-$(BUILD)/gatewayd: $(BUILD)/obj/gatewayd/main.o $(BUILD)/libgwd.a $(BUILD)/libgw.a
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+$(BUILD)/gatewayd-router: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main-router.o $(ROUTER_LIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libgwd.a $(BUILD)/libgw.a
+$(BUILD)/tests/%: tests/unit/%.c $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
 
 # serves a synthetic, changing snapshot for tests/webui (not test_*: the runners skip it)
-$(BUILD)/tests/webui-fake-server: tests/webui/fake-source.c $(BUILD)/libgwd.a $(BUILD)/libgw.a
+$(BUILD)/tests/webui-fake-server: tests/webui/fake-source.c $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
 
 unit-bins: $(UNIT_BIN) $(BUILD)/tests/webui-fake-server
 
@@ -84,6 +125,12 @@ unit-bins: $(UNIT_BIN) $(BUILD)/tests/webui-fake-server
 test-webui: all unit-bins
 	tests/run "BUILD=$(BUILD) bash tests/webui/test_http.sh" \
 		"BUILD=$(BUILD) bash tests/webui/test_page.sh"
+
+# Debian packages: build, tests (netns, UML, traffic) and benches.
+DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \
+	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
+	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 wrk \
+	clang libclang-rt-14-dev irtt
 
 # Install every missing Debian package (needs root and the package mirror).
 deps:
@@ -145,7 +192,7 @@ FUZZ_CFLAGS = -std=gnu11 -O1 -g $(FUZZ_SAN) -I. $(PKG_CFLAGS) -DGW_VERSION=\"$(V
 	-D_GNU_SOURCE -MMD -MP
 # main.c and loop.c are the daemon's start-up and event loop, which no fuzzer reaches (and
 # clang 14 refuses loop.c's declaration after a label, a C23 feature gcc accepts)
-FUZZ_SRC := $(LIB_SRC) $(filter-out gatewayd/main.c gatewayd/loop.c,$(DAEMON_SRC))
+FUZZ_SRC := $(filter-out gatewayd/loop.c,$(ALL_SRC))
 FUZZ_OBJ := $(FUZZ_SRC:%.c=$(FUZZ_BUILD)/obj/%.o) $(FUZZ_BUILD)/obj/gen/webui_assets.o
 
 # clang warns where gcc does not: the daemon's files are gcc's to keep clean, so here they get
@@ -178,9 +225,9 @@ fuzz-bins: $(FUZZ_BIN)
 
 # seeds for fuzz_netlink from a real kernel (tests/fuzz/make-netlink-seeds.sh, root): a plain
 # program on the normal build, not a fuzzer
-$(FUZZ_BUILD)/netlink_seeds: tests/fuzz/netlink_seeds.c $(BUILD)/libgwd.a $(BUILD)/libgw.a
+$(FUZZ_BUILD)/netlink_seeds: tests/fuzz/netlink_seeds.c $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
 
 fuzz: fuzz-bins
 	@fail=0; for t in $(FUZZ_NAMES); do \

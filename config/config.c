@@ -53,13 +53,14 @@ void gw_config_free(struct gw_config *cfg)
 	free(cfg);
 }
 
-static int add_listen(struct cfg_parser *p, const config_setting_t *s, struct gw_config *cfg,
-		      struct sockaddr_storage *seen)
+static int add_listen(struct cfg_parser *p, const config_setting_t *s, struct gw_config *cfg)
 {
+	struct sockaddr_storage *seen = cfg->listen_addr;
 	const char *v = config_setting_get_string(s);
 	size_t i;
 
-	if (strlen(v) > LISTEN_MAX_LEN || gw_parse_listen(v, &seen[cfg->n_listen], NULL))
+	if (strlen(v) > LISTEN_MAX_LEN ||
+	    gw_parse_listen(v, &seen[cfg->n_listen], &cfg->listen_addrlen[cfg->n_listen]))
 		return cfg_error(p, s, NULL, "'listen' \"%.*s\" is not an address: expected "
 				 "\"IP:PORT\", e.g. \"127.0.0.1:9180\", IPv6 in brackets as "
 				 "\"[::1]:9180\"", LISTEN_MAX_LEN, v);
@@ -78,7 +79,6 @@ static int add_listen(struct cfg_parser *p, const config_setting_t *s, struct gw
 static int parse_listen(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg)
 {
 	const config_setting_t *s = config_setting_get_member(root, "listen");
-	struct sockaddr_storage seen[GW_MAX_LISTEN];
 	int i, n, ret;
 
 	if (!s) {
@@ -86,10 +86,10 @@ static int parse_listen(struct cfg_parser *p, const config_setting_t *root, stru
 		if (!cfg->listen[0])
 			return -ENOMEM;
 		cfg->n_listen = 1;
-		return 0;
+		return gw_parse_listen(LISTEN_DEFAULT, &cfg->listen_addr[0], &cfg->listen_addrlen[0]);
 	}
 	if (config_setting_type(s) == CONFIG_TYPE_STRING)
-		return add_listen(p, s, cfg, seen);
+		return add_listen(p, s, cfg);
 	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
 		return cfg_error(p, s, NULL, "'listen' must be a string or a list of strings");
 	n = config_setting_length(s);
@@ -102,7 +102,7 @@ static int parse_listen(struct cfg_parser *p, const config_setting_t *root, stru
 		if (config_setting_type(e) != CONFIG_TYPE_STRING)
 			return cfg_error(p, e, NULL, "'listen' must be a string or a list of "
 					 "strings");
-		ret = add_listen(p, e, cfg, seen);
+		ret = add_listen(p, e, cfg);
 		if (ret)
 			return ret;
 	}

@@ -93,7 +93,7 @@ struct gw_link_cfg {
 	int line;
 };
 
-/* The latency prober (gatewayd/probe.c) and its load test (gatewayd/loadtest.c). */
+/* The latency prober (gatewayd/probe/prober.c) and its load test (gatewayd/load/loadtest.c). */
 #define GW_MAX_PROBE_TARGETS 16
 #define GW_PROBE_HOST_MAX 64	/* a target or sink as written: IP literal, optional :port */
 #define GW_PROBE_UDP_PORT 2112	/* the reflector's default port (gatewayd --reflect) */
@@ -165,6 +165,8 @@ struct gw_container_cfg {
 struct gw_config {
 	char *file;
 	char *listen[GW_MAX_LISTEN];
+	struct sockaddr_storage listen_addr[GW_MAX_LISTEN];	/* listen[], parsed */
+	socklen_t listen_addrlen[GW_MAX_LISTEN];
 	size_t n_listen;
 	int64_t interval_us;
 	struct gw_link_cfg *links;
@@ -199,11 +201,6 @@ const char *gw_direction_name(enum gw_direction d);
 int gw_parse_rate(const char *s, uint64_t *bytes_per_s);	/* "20mbit", "1.5gbit", "12mbyte" */
 int gw_parse_time(const char *s, int64_t *usec);		/* "5ms", "100us", "1s" */
 int gw_parse_size(const char *s, int64_t *bytes);		/* "1514", "64k", "1.5m" */
-/* Formatting for tc command lines and messages: "20mbit", "5ms", "64kb"-free exact forms. */
-void gw_format_rate(uint64_t bytes_per_s, char *buf, size_t len);
-void gw_format_time(int64_t usec, char *buf, size_t len);
-/* "64k", "1m", "1500": the largest of g/m/k (x1024) that divides exactly, else bare bytes. */
-void gw_format_size(int64_t bytes, char *buf, size_t len);
 
 /* Classification values (config/parse_match.c), for tests and messages. */
 int gw_parse_prefix(const char *s, struct gw_prefix *out);	/* "10.0.0.0/8", "fd00::1" */

@@ -18,10 +18,10 @@
 #include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
-#include "gatewayd/clock.h"
-#include "gatewayd/apply.h"
+#include "gatewayd/sys/clock.h"
+#include "gatewayd/tree/apply.h"
 #include "gatewayd/containers.h"
-#include "gatewayd/log.h"
+#include "gatewayd/sys/log.h"
 #include "gatewayd/sampler.h"
 
 #define CTR_BUF (256 * 1024)

@@ -11,10 +11,10 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
-#include "gatewayd/classify.h"
+#include "gatewayd/tree/classify.h"
 #include "gatewayd/heal.h"
-#include "gatewayd/log.h"
-#include "gatewayd/reload.h"
+#include "gatewayd/sys/log.h"
+#include "gatewayd/tree/reload.h"
 
 struct scan {
 	const struct gw_config *cfg;

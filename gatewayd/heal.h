@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 #include "config/config.h"
-#include "gatewayd/apply.h"
+#include "gatewayd/tree/apply.h"
 #include "gatewayd/sampler.h"
 #include "qdisc/monitor.h"
 

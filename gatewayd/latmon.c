@@ -12,10 +12,10 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
-#include "gatewayd/latency.h"
+#include "gatewayd/probe/latency.h"
 #include "gatewayd/latmon.h"
-#include "gatewayd/log.h"
-#include "gatewayd/probe.h"
+#include "gatewayd/sys/log.h"
+#include "gatewayd/probe/prober.h"
 
 #define N_PASSES 16	/* passes remembered for late verdicts (a loss is judged a timeout later) */
 

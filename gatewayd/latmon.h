@@ -1,4 +1,4 @@
-/* gatewayd/latmon.h: the prober inside the daemon: runs gatewayd/probe.c on the probed link,
+/* gatewayd/latmon.h: the prober inside the daemon: runs gatewayd/probe/prober.c on the probed link,
  * judges every sample against each direction's load as the sampling passes saw it, keeps a
  * gw_latency per direction, and fills the snapshot's latency and probe sections. */
 #ifndef GW_LATMON_H
@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 #include "config/config.h"
-#include "gatewayd/probe.h"
+#include "gatewayd/probe/prober.h"
 #include "gatewayd/sampler.h"
 #include "webui/snapshot.h"
 

@@ -10,12 +10,12 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
-#include "gatewayd/log.h"
+#include "gatewayd/sys/log.h"
 #include "gatewayd/heal.h"
-#include "gatewayd/loadtest.h"
-#include "gatewayd/reload.h"
+#include "gatewayd/load/loadtest.h"
+#include "gatewayd/tree/reload.h"
 #include "gatewayd/loop.h"
-#include "gatewayd/notify.h"
+#include "gatewayd/sys/notify.h"
 
 /* A periodic timer whose first expiry is right away. */
 static int timer_open(int64_t interval_us)
@@ -205,7 +205,7 @@ struct fds {
 
 static int watch(struct fds *f, int fd);
 
-/* ---- the active load test (gatewayd/loadtest.c): SIGUSR1 or load_every; one at a time ---- */
+/* ---- the active load test (gatewayd/load/loadtest.c): SIGUSR1 or load_every; one at a time ---- */
 
 /* Arm (or disarm, at 0) the schedule: the first test one period after start or reload. */
 static void load_schedule(struct fds *f, int64_t every_us, int64_t *armed_us)

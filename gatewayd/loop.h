@@ -3,8 +3,8 @@
 #define GW_LOOP_H
 
 #include "config/config.h"
-#include "gatewayd/apply.h"
-#include "gatewayd/clock.h"
+#include "gatewayd/tree/apply.h"
+#include "gatewayd/sys/clock.h"
 #include "gatewayd/latmon.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/status.h"

@@ -9,18 +9,20 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 #include "config/config.h"
-#include "gatewayd/apply.h"
-#include "gatewayd/compare.h"
-#include "gatewayd/dryrun.h"
-#include "gatewayd/kinds.h"
-#include "gatewayd/log.h"
-#include "gatewayd/loadtest.h"
+#include "gatewayd/tree/apply.h"
+#ifndef GW_NO_COMPARE
+#include "gatewayd/compare/compare.h"
+#endif
+#include "gatewayd/tree/dryrun.h"
+#include "gatewayd/tree/kinds.h"
+#include "gatewayd/sys/log.h"
+#include "gatewayd/load/loadtest.h"
 #include "gatewayd/loop.h"
-#include "gatewayd/notify.h"
-#include "gatewayd/probe_cli.h"
-#include "gatewayd/reflect.h"
+#include "gatewayd/sys/notify.h"
+#include "gatewayd/probe/cli.h"
+#include "gatewayd/probe/reflector.h"
 #include "gatewayd/sampler.h"
-#include "gatewayd/sink.h"
+#include "gatewayd/load/sink.h"
 #include "gatewayd/status.h"
 #include "webui/webui.h"
 
@@ -82,6 +84,7 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	struct gw_webui_source src;
 	struct gw_sampler *sampler;
 	struct gw_webui *web = NULL;
+	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
 	struct gw_status st;
 	char err[512];
 	int r;
@@ -97,8 +100,10 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 						 : GW_COMPARE_DIR_DEFAULT);
 	src = gw_status_source(&st);
 	/* shaping is the job; a page that cannot be served is an error, not a reason to stop */
-	if (gw_webui_start((const char *const *)cfg->listen, cfg->n_listen, cfg->auth_file, &src,
-			   &web, err, sizeof(err)))
+	for (size_t i = 0; i < cfg->n_listen && i < GW_WEBUI_MAX_LISTEN; i++)
+		listen[i] = (struct gw_webui_listen){ cfg->listen[i], cfg->listen_addr[i],
+						      cfg->listen_addrlen[i] };
+	if (gw_webui_start(listen, cfg->n_listen, cfg->auth_file, &src, &web, err, sizeof(err)))
 		gw_log(GW_LOG_ERR, "status page: %s; shaping goes on without it", err);
 	else
 		gw_log(GW_LOG_INFO, "status page on http://%s/", cfg->listen[0]);
@@ -230,8 +235,15 @@ int main(int argc, char **argv)
 	int c, r;
 
 	for (int i = 1; i < argc; i++)	/* the comparison bench has options of its own */
-		if (!strcmp(argv[i], "--compare"))
+		if (!strcmp(argv[i], "--compare")) {
+#ifndef GW_NO_COMPARE
 			return gw_compare_main(argc, argv);
+#else
+			fprintf(stderr, "gatewayd: this build has no comparison bench (a router's, "
+				"`make router`); the full build has --compare\n");
+			return 2;
+#endif
+		}
 	while ((c = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':

@@ -5,7 +5,7 @@
 #define GW_SAMPLER_H
 
 #include "config/config.h"
-#include "gatewayd/apply.h"
+#include "gatewayd/tree/apply.h"
 #include "gatewayd/history.h"
 #include "webui/snapshot.h"
 

@@ -5,7 +5,7 @@
 
 #include <pthread.h>
 #include "gatewayd/containers.h"
-#include "gatewayd/lastcmp.h"
+#include "webui/lastcmp.h"
 #include "gatewayd/sampler.h"
 #include "webui/snapshot.h"
 

@@ -2,7 +2,6 @@
  * uapi types exactly: rates u64, overhead s32, everything else u32. */
 #include <errno.h>
 #include <linux/pkt_sched.h>
-#include "config/config.h"
 #include "qdisc/knob.h"
 #include "qdisc/stats.h"
 

@@ -1,7 +1,6 @@
 /* qdisc/fq_codel.c: fq_codel, the default leaf: per-flow queues with CoDel AQM. */
 #include <errno.h>
 #include <linux/pkt_sched.h>
-#include "config/config.h"
 #include "qdisc/knob.h"
 #include "qdisc/stats.h"
 

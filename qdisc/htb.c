@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <string.h>
 #include <linux/pkt_sched.h>
-#include "config/config.h"
 #include "qdisc/qdisc.h"
 
 #define PSCHED_TICK_NS 64ULL

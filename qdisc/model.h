@@ -110,6 +110,12 @@ struct gw_prefix {
 	uint8_t addr[16];	/* network byte order; bits past len are zero */
 };
 
+/* Values as tc and the config spell them (qdisc/fmt.c): "20mbit", "5ms", exact forms. */
+void gw_format_rate(uint64_t bytes_per_s, char *buf, size_t len);
+void gw_format_time(int64_t usec, char *buf, size_t len);
+/* "64k", "1m", "1500": the largest of g/m/k (x1024) that divides exactly, else bare bytes. */
+void gw_format_size(int64_t bytes, char *buf, size_t len);
+
 /* As text: "10.0.0.0/8", "fd00::1" (a host prefix without its length). qdisc/fmt.c */
 void gw_format_prefix(const struct gw_prefix *p, char *buf, size_t len);
 

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <string.h>
 #include <linux/pkt_sched.h>
-#include "config/config.h"
 #include "qdisc/qdisc.h"
 
 static const char *tbf_tc_kind(const union gw_qopts *o)

@@ -13,7 +13,6 @@
 #include <json-c/json.h>
 #include <microhttpd.h>
 
-#include "config/config.h"
 #include "webui/assets.h"
 #include "webui/auth.h"
 #include "webui/guard.h"
@@ -52,7 +51,7 @@ struct gw_webui {
 	struct gw_webui_source src;
 	struct gw_auth *auth;
 	struct gw_guard *guard;
-	struct MHD_Daemon *mhd[GW_MAX_LISTEN];
+	struct MHD_Daemon *mhd[GW_WEBUI_MAX_LISTEN];
 	size_t n_mhd;
 	struct MHD_Response **assets;	/* one per embedded file, built once */
 	pthread_mutex_t lock;		/* the caches */
@@ -434,22 +433,20 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 }
 
 /* Our own listening socket, so a bind failure comes back as its errno, not just "failed". */
-static int listen_on(const char *addr, int *fd_out, bool *v6)
+static int listen_on(const struct gw_webui_listen *l, int *fd_out, bool *v6)
 {
-	struct sockaddr_storage ss;
-	socklen_t sl;
 	int fd, one = 1, r;
 
-	if ((r = gw_parse_listen(addr, &ss, &sl)))
-		return r;
-	*v6 = ss.ss_family == AF_INET6;
-	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (l->addr.ss_family != AF_INET && l->addr.ss_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	*v6 = l->addr.ss_family == AF_INET6;
+	fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
 	/* an IPv6 address means IPv6 only: "[::]:80" and "0.0.0.0:80" can both be listed */
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    (*v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
-	    bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
+	    bind(fd, (const struct sockaddr *)&l->addr, l->len) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
 		r = -errno;
 		close(fd);
 		return r;
@@ -458,15 +455,15 @@ static int listen_on(const char *addr, int *fd_out, bool *v6)
 	return 0;
 }
 
-static int start_one(struct gw_webui *w, const char *addr, unsigned int limit, char *err,
-		     size_t errlen)
+static int start_one(struct gw_webui *w, const struct gw_webui_listen *l, unsigned int limit,
+		     char *err, size_t errlen)
 {
 	struct MHD_Daemon *d;
 	bool v6 = false;
 	int fd = -1, mhd_fd, r;
 
-	if ((r = listen_on(addr, &fd, &v6))) {
-		snprintf(err, errlen, "listen %s: %s", addr, strerror(-r));
+	if ((r = listen_on(l, &fd, &v6))) {
+		snprintf(err, errlen, "listen %s: %s", l->text, strerror(-r));
 		return r;
 	}
 	/*
@@ -477,7 +474,7 @@ static int start_one(struct gw_webui *w, const char *addr, unsigned int limit, c
 	close(fd);
 	if (mhd_fd < 0) {
 		r = -errno;
-		snprintf(err, errlen, "listen %s: %s", addr, strerror(-r));
+		snprintf(err, errlen, "listen %s: %s", l->text, strerror(-r));
 		return r;
 	}
 	/* two threads per address: on two cores one thread left half the machine idle while
@@ -498,7 +495,7 @@ static int start_one(struct gw_webui *w, const char *addr, unsigned int limit, c
 			     MHD_OPTION_END);
 	if (!d) {
 		snprintf(err, errlen, "listen %s: libmicrohttpd could not start a server on it",
-			 addr);
+			 l->text);
 		return -EIO;
 	}
 	w->mhd[w->n_mhd++] = d;
@@ -522,7 +519,7 @@ static int build_assets(struct gw_webui *w)
 	return 0;
 }
 
-int gw_webui_start(const char *const *listen, size_t n_listen, const char *auth_file,
+int gw_webui_start(const struct gw_webui_listen *listen, size_t n_listen, const char *auth_file,
 		   const struct gw_webui_source *src, struct gw_webui **out, char *err,
 		   size_t errlen)
 {
@@ -536,9 +533,9 @@ int gw_webui_start(const char *const *listen, size_t n_listen, const char *auth_
 		errlen = sizeof(ebuf);
 	}
 	err[0] = '\0';
-	if (!src || !src->get || n_listen < 1 || n_listen > GW_MAX_LISTEN) {
+	if (!src || !src->get || !listen || n_listen < 1 || n_listen > GW_WEBUI_MAX_LISTEN) {
 		snprintf(err, errlen, "web UI: 1..%d listen addresses and a source needed",
-			 GW_MAX_LISTEN);
+			 GW_WEBUI_MAX_LISTEN);
 		return -EINVAL;
 	}
 	w = calloc(1, sizeof(*w));
@@ -555,7 +552,7 @@ int gw_webui_start(const char *const *listen, size_t n_listen, const char *auth_
 		goto fail;
 	}
 	for (size_t i = 0; i < n_listen; i++)
-		if ((r = start_one(w, listen[i], CONN_LIMIT_TOTAL / (unsigned int)n_listen, err,
+		if ((r = start_one(w, &listen[i], CONN_LIMIT_TOTAL / (unsigned int)n_listen, err,
 				   errlen)))
 			goto fail;
 	*out = w;

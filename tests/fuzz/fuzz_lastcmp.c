@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_lastcmp.c: libFuzzer target: any bytes as a results.json the status page
- * summarises (gw_lastcmp_summarize, gatewayd/lastcmp.c).
+ * summarises (gw_lastcmp_summarize, webui/lastcmp.c).
  *
  * Checked, so a broken promise crashes: the reader looks only at the bytes it is given (ASan
  * sees a copy of exactly that size, no NUL after it); it answers 0 or -EBADMSG (or -ENOMEM),
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
-#include "gatewayd/lastcmp.h"
+#include "webui/lastcmp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_probe.c: libFuzzer target: what the network hands the prober and the
- * reflector (gatewayd/probe_pkt.c).
+ * reflector (gatewayd/probe/packet.c).
  *
  * Input: 1 byte, then the datagram. The byte's low 2 bits pick the reader: 0 the UDP probe
  * packet (gw_probe_pkt_parse, and the reflector's gw_probe_pkt_reflect on a copy), 1 an ICMP
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "gatewayd/probe_pkt.h"
+#include "gatewayd/probe/packet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gatewayd/sink.h"
+#include "gatewayd/load/sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

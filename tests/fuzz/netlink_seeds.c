@@ -28,7 +28,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include "config/config.h"
-#include "gatewayd/plan.h"
+#include "gatewayd/tree/plan.h"
 #include "qdisc/nl.h"
 #include "qdisc/qdisc.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "gatewayd/compare_int.h"
+#include "gatewayd/compare/bench.h"
 #include "tests/unit/tap.h"
 
 static void add_sample(struct cmp_result *r, float t, float rtt, int ph)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gatewayd/history.h"
-#include "gatewayd/latency.h"
+#include "gatewayd/probe/latency.h"
 #include "gatewayd/latmon.h"
 #include "tests/unit/tap.h"
 

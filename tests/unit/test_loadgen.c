@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "config/config.h"
-#include "gatewayd/loadgen.h"
-#include "gatewayd/loadtest.h"
-#include "gatewayd/sink.h"
+#include "gatewayd/load/engine.h"
+#include "gatewayd/load/loadtest.h"
+#include "gatewayd/load/sink.h"
 #include "tests/unit/tap.h"
 
 static void test_header(void)

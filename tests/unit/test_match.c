@@ -7,8 +7,8 @@
 #include <sys/socket.h>
 
 #include "config/config.h"
-#include "gatewayd/classify.h"
-#include "gatewayd/plan.h"
+#include "gatewayd/tree/classify.h"
+#include "gatewayd/tree/plan.h"
 #include "qdisc/nft.h"
 #include "tests/unit/tap.h"
 

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "config/config.h"
-#include "gatewayd/probe.h"
-#include "gatewayd/probe_pkt.h"
+#include "gatewayd/probe/prober.h"
+#include "gatewayd/probe/packet.h"
 #include "tests/unit/tap.h"
 
 static char err[512];

@@ -7,7 +7,7 @@
  *                          [-f FREEZE_AFTER_S] [-e] [-c COMPARE_DIR]
  *   -f: stop publishing after that many seconds (the snapshot goes stale)
  *   -e: never publish (no snapshot at all)
- *   -c: the last comparison is read from there, by the daemon's reader (gatewayd/lastcmp.c)
+ *   -c: the last comparison is read from there, by the daemon's reader (webui/lastcmp.c)
  * Prints "ready" once listening; stops on SIGINT or SIGTERM. */
 #include <errno.h>
 #include <math.h>
@@ -19,7 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gatewayd/lastcmp.h"
+#include "config/config.h"
+#include "webui/lastcmp.h"
 #include "webui/webui.h"
 
 static struct gw_lastcmp lastcmp;
@@ -451,7 +452,8 @@ static int run(struct fake *f, double freeze_after, bool empty)
 
 int main(int argc, char **argv)
 {
-	const char *listen[8], *auth = NULL, *compare_dir = NULL;
+	const char *auth = NULL, *compare_dir = NULL;
+	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
 	struct fake f = { .interval = 0.5 };
 	struct gw_webui_source src = { &f, fake_get, fake_history, fake_compare };
 	struct gw_webui *w;
@@ -463,8 +465,12 @@ int main(int argc, char **argv)
 	int opt, r;
 
 	while ((opt = getopt(argc, argv, "l:a:i:f:ec:")) != -1) {
-		if (opt == 'l' && n_listen < 8)
-			listen[n_listen++] = optarg;
+		if (opt == 'l' && n_listen < GW_WEBUI_MAX_LISTEN) {
+			listen[n_listen].text = optarg;
+			if (gw_parse_listen(optarg, &listen[n_listen].addr, &listen[n_listen].len))
+				usage();
+			n_listen++;
+		}
 		else if (opt == 'a')
 			auth = optarg;
 		else if (opt == 'i')

@@ -347,7 +347,7 @@ inuse=$(timeout 3 "$FAKE" -l "127.0.0.1:$port" 2>&1)
 check "a listen address in use is refused with its errno ($inuse)" \
 	bash -c "[[ '$inuse' == *'listen 127.0.0.1:$port: Address already in use'* ]]"
 # --- the last comparison: /api/compare and /compare/NAME.svg, read by the daemon's reader
-# (gatewayd/lastcmp.c) from a real run's files (tests/webui/compare: gatewayd --compare
+# (webui/lastcmp.c) from a real run's files (tests/webui/compare: gatewayd --compare
 # --kernel host --qdiscs fifo --duration 5s)
 mkdir -p "$tmp/cmp"
 cp tests/webui/compare/* "$tmp/cmp/"

@@ -1,0 +1,178 @@
+/* gatewayd/compare/bench.h: what the comparison bench's files share (compare*.c, svg.c): the
+ * options, the testbed, one run's raw samples and its derived figures. Not a public API. */
+#ifndef GW_COMPARE_INT_H
+#define GW_COMPARE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CMP_MAX_QDISCS 8
+#define CMP_TCP_FLOWS 4		/* per direction */
+#define CMP_MAX_FLOWS (2 * CMP_TCP_FLOWS + 1)	/* + the UDP flood */
+#define CMP_PROBE_HZ 20
+#define CMP_TICK_S 0.1		/* queue and counter sampling */
+#define CMP_FLOOD_FACTOR 1.25	/* the UDP flood's rate, against the shaped rate */
+#define CMP_CPU_SATURATED 0.95	/* busier than this under load: the figures are the CPU's */
+
+enum cmp_kernel { CMP_KERNEL_AUTO, CMP_KERNEL_HOST, CMP_KERNEL_UML };
+
+/* The qdiscs a run can compare: a child under gatewayd's htb, or cake shaping by itself. */
+enum cmp_qdisc { CMP_Q_FIFO, CMP_Q_FQ_CODEL, CMP_Q_CAKE, CMP_Q_CAKE_SHAPER, CMP_Q_COUNT };
+
+enum cmp_phase { CMP_PH_IDLE1, CMP_PH_TCP, CMP_PH_FLOOD, CMP_PH_IDLE2, CMP_PH_COUNT };
+
+struct cmp_opts {
+	uint64_t rate_bps;		/* bits/s, each direction */
+	char rate_text[32];
+	int64_t rtt_us;			/* base RTT the delay box adds (half each way) */
+	double duration_s;		/* one qdisc's whole run, all four phases */
+	enum cmp_qdisc qdiscs[CMP_MAX_QDISCS];
+	size_t n_qdiscs;
+	char out[4096];			/* "" = no files */
+	char config[4096];		/* -c: a config whose compare_dir is the default out */
+	enum cmp_kernel kernel;
+	bool in_uml;			/* we are the guest side of --kernel uml */
+	bool no_delay;			/* the kernel has no netem: no added RTT */
+	bool have[CMP_Q_COUNT];		/* which qdiscs this kernel can build */
+	char self[4096];		/* this binary, for the gatewayd child */
+};
+
+/* The four namespaces and their addresses. */
+struct cmp_bed {
+	char ns[4][32];			/* client, gateway, delay, server */
+	bool made[4];
+	int fd[4];			/* open netns fds, -1 when not */
+	int home;			/* the netns we started in */
+	char tmp[256];			/* scratch dir: configs, logs */
+};
+enum { CMP_NS_CLIENT, CMP_NS_GW, CMP_NS_DELAY, CMP_NS_SERVER };
+
+#define CMP_IP_CLIENT "10.77.1.2"
+#define CMP_IP_SERVER "10.77.3.2"
+#define CMP_GW_WAN "g1"		/* the gateway's side towards the delay box and server */
+#define CMP_GW_IFB "ifb-cmp"
+
+struct cmp_sample {
+	float t;			/* seconds since the run started */
+	float rtt_ms;			/* NAN when lost */
+	uint8_t phase;
+};
+
+/* One direction's queue as sampled every tick. */
+struct cmp_qpoint {
+	float t;
+	uint32_t backlog_bytes[2], qlen[2];	/* [0] up (egress), [1] down (ifb) */
+	uint64_t shaper_bytes[2];
+	uint64_t cpu_busy, cpu_total;	/* /proc/stat's first line, in ticks */
+};
+
+struct cmp_flow {
+	char name[16];			/* "up1".."up4", "down1".."down4", "udp" */
+	bool up;
+	bool udp;
+	double *mbps;			/* per interval: received, or acknowledged by the
+					 * receiver (TCP); counted at the server (the flood) */
+	double *t;			/* interval end, seconds since the run started */
+	double *secs;			/* interval length */
+	size_t n;
+	double mean_mbps;		/* over the TCP window (after the first second) */
+};
+
+struct cmp_pct {
+	double p50, p95, p99, mean;	/* ms; NAN when no sample */
+	size_t n, lost;
+};
+
+struct cmp_result {
+	enum cmp_qdisc q;
+	bool ran;
+	char note[256];			/* why skipped, or what went wrong */
+	double phase_start[CMP_PH_COUNT + 1];	/* seconds since the run's start */
+	double setup_s, total_s;		/* set-up before the first phase; the whole run */
+	double clients_started;			/* when the TCP flows were started; the idle
+						 * figures count only probes sent before */
+
+	struct cmp_sample *samples;
+	size_t n_samples, cap_samples;
+	struct cmp_qpoint *qpoints;
+	size_t n_qpoints, cap_qpoints;
+	struct cmp_flow flows[CMP_MAX_FLOWS];
+	size_t n_flows;
+
+	/* derived */
+	double goodput_bps[2];		/* TCP goodput, receiver side, over the TCP window */
+	double accuracy[2];		/* shaper's bytes / configured rate over the TCP window */
+	struct cmp_pct idle, loaded;
+	double baseline_ms;		/* idle p50 before the load */
+	double induced_p50, induced_p95, induced_p99, induced_mean;
+	const char *grade;
+	uint64_t drops[2], marks[2];
+	uint32_t peak_pkts[2];
+	double peak_ms[2];
+	double jain;
+	double cpu_busy;		/* share of the CPUs busy over the TCP window, 0..1 */
+};
+
+/* compare.c */
+const char *cmp_qdisc_name(enum cmp_qdisc q);
+const char *cmp_phase_name(enum cmp_phase p);
+
+/* compare_bed.c: namespaces, spawning inside them, cleanup */
+int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen);
+void cmp_bed_down(struct cmp_bed *b);
+/* Run argv in namespace ns (-1: ours), stdout/stderr to outfile (NULL: /dev/null). The child
+ * dies with us (PDEATHSIG). Returns its pid or -errno. */
+pid_t cmp_spawn(const struct cmp_bed *b, int ns, char *const argv[], const char *outfile);
+/* SIGTERM every child still running, SIGKILL what is left a second later. */
+void cmp_kill_all(void);
+/* Wait for pid at most timeout_s; then SIGTERM, and SIGKILL a second later. Exit status or
+ * -ETIMEDOUT when it had to be killed. */
+int cmp_reap(pid_t pid, double timeout_s);
+/* Enter namespace ns (-1: home) in this thread. */
+int cmp_enter(const struct cmp_bed *b, int ns);
+double cmp_now(void);
+
+/* compare_run.c: one qdisc's run. Returns 0, -EINTR when interrupted, or -errno. */
+int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *r, int sigfd);
+void cmp_result_free(struct cmp_result *r);
+
+/* compare_stats.c */
+void cmp_derive(const struct cmp_opts *o, struct cmp_result *r);
+const char *cmp_grade(double induced_mean_ms);
+double cmp_percentile(double *sorted, size_t n, double p);
+
+/* compare_load.c: the load, generated in this process (TCP flows both ways, the UDP flood);
+ * t0: the run's clock (cmp_now() - t0). */
+struct cmp_load;
+int cmp_load_new(const struct cmp_bed *b, double t0, struct cmp_load **out, char *err,
+		 size_t errlen);
+void cmp_load_free(struct cmp_load *l);
+/* CMP_TCP_FLOWS each way from the client to the server's sink, for secs. */
+int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, double secs, char *err,
+		       size_t errlen);
+/* The TCP flows end now (an RST each: nothing of theirs stays queued). */
+void cmp_load_stop_tcp(struct cmp_load *l);
+/* A UDP flood from the client to the server at rate_bps on the wire, for secs. */
+void cmp_load_start_flood(struct cmp_load *l, double rate_bps, double secs);
+/* The fds to wait on (up to 2). */
+int cmp_load_fds(const struct cmp_load *l, int fds[2]);
+/* Move what is ready, send the flood's due datagrams; tick: count what arrived. Returns the
+ * run time of the next send due (INFINITY: none). */
+double cmp_load_run(struct cmp_load *l, bool tick);
+/* "" or why a flow failed. */
+const char *cmp_load_error(const struct cmp_load *l);
+/* The flows' series into r->flows (appended). 0 or -ENOMEM. */
+int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r);
+
+/* compare_out.c: results.json */
+int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n,
+		   const char *kernel_used, char *err, size_t errlen);
+
+/* svg.c: the plots */
+int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n);
+int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n);
+int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_result *r);
+
+#endif

@@ -1,0 +1,619 @@
+/* gatewayd/compare/compare.c: `gatewayd --compare`: the options, which kernel runs the bench (this
+ * one, or a User-Mode Linux guest when this one lacks netem, fq_codel or cake), the runs one
+ * qdisc after another, the table, and the files in --out. */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "config/config.h"
+#include "gatewayd/compare/compare.h"
+#include "gatewayd/compare/bench.h"
+
+static const char *const qnames[CMP_Q_COUNT] = { "fifo", "fq_codel", "cake", "cake-shaper" };
+static const char *const phnames[CMP_PH_COUNT] = { "idle", "tcp", "flood", "idle2" };
+
+const char *cmp_qdisc_name(enum cmp_qdisc q)
+{
+	return q < CMP_Q_COUNT ? qnames[q] : "?";
+}
+
+const char *cmp_phase_name(enum cmp_phase p)
+{
+	return p < CMP_PH_COUNT ? phnames[p] : "?";
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gatewayd --compare [--rate 20mbit] [--rtt 40ms] [--duration 30s]\n"
+		"                [--qdiscs fifo,fq_codel,cake,cake-shaper] [--out DIR | -c CONFIG]\n"
+		"                [--kernel auto|host|uml]\n"
+		"Builds a client - gateway - delay box - server testbed in fresh network namespaces,\n"
+		"shapes the gateway with gatewayd (each queue in turn), loads it with 4+4 TCP flows\n"
+		"and a UDP flood, probes latency throughout, and prints a table (and writes\n"
+		"results.json and SVG plots into DIR, by default CONFIG's compare_dir or\n"
+		GW_COMPARE_DIR_DEFAULT ", where the daemon's status page shows the last one).\n"
+		"--duration is each queue's whole run.\n"
+		"--kernel auto (default) runs in a User-Mode Linux guest when this kernel lacks\n"
+		"netem, fq_codel or cake. Needs root and iproute2.\n");
+}
+
+static int parse_qdiscs(char *s, struct cmp_opts *o)
+{
+	o->n_qdiscs = 0;
+	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+		int q;
+
+		for (q = 0; q < CMP_Q_COUNT; q++)
+			if (!strcmp(tok, qnames[q]))
+				break;
+		if (q == CMP_Q_COUNT || o->n_qdiscs == CMP_MAX_QDISCS) {
+			fprintf(stderr, "gatewayd: --qdiscs: unknown qdisc '%s' (fifo, fq_codel, cake, cake-shaper)\n",
+				tok);
+			return -EINVAL;
+		}
+		o->qdiscs[o->n_qdiscs++] = (enum cmp_qdisc)q;
+	}
+	return o->n_qdiscs ? 0 : -EINVAL;
+}
+
+static int parse_opts(int argc, char **argv, struct cmp_opts *o)
+{
+	static const struct option opts[] = {
+		{ "compare", no_argument, NULL, 'C' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "rtt", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "qdiscs", required_argument, NULL, 'q' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "in-uml", no_argument, NULL, 'U' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char qbuf[256] = "fifo,fq_codel,cake,cake-shaper";
+	uint64_t rate = 2500000;
+	int64_t us;
+	int c;
+
+	o->rtt_us = 40000;
+	o->duration_s = 30;
+	snprintf(o->rate_text, sizeof(o->rate_text), "20mbit");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hc:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			break;
+		case 'r':
+			if (gw_parse_rate(optarg, &rate) || rate * 8 < 100000 ||
+			    rate * 8 > 1000000000ULL) {
+				fprintf(stderr, "gatewayd: --rate: want a rate from 100kbit to 1gbit, like 20mbit, not '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			snprintf(o->rate_text, sizeof(o->rate_text), "%s", optarg);
+			break;
+		case 't':
+			if (gw_parse_time(optarg, &us) || us < 0 || us > 2000000) {
+				fprintf(stderr, "gatewayd: --rtt: want 0 to 2s, like 40ms, not '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->rtt_us = us;
+			break;
+		case 'd':
+			if (gw_parse_time(optarg, &us) || us < 4000000 || us > 3600000000LL) {
+				fprintf(stderr, "gatewayd: --duration: want 4s to 1h, like 30s, not '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->duration_s = (double)us / 1e6;
+			break;
+		case 'q':
+			snprintf(qbuf, sizeof(qbuf), "%s", optarg);
+			break;
+		case 'o':
+			snprintf(o->out, sizeof(o->out), "%s", optarg);
+			break;
+		case 'c':
+			snprintf(o->config, sizeof(o->config), "%s", optarg);
+			break;
+		case 'k':
+			if (!strcmp(optarg, "auto"))
+				o->kernel = CMP_KERNEL_AUTO;
+			else if (!strcmp(optarg, "host"))
+				o->kernel = CMP_KERNEL_HOST;
+			else if (!strcmp(optarg, "uml"))
+				o->kernel = CMP_KERNEL_UML;
+			else {
+				fprintf(stderr, "gatewayd: --kernel: auto, host or uml, not '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'U':
+			o->in_uml = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	o->rate_bps = rate * 8;
+	return parse_qdiscs(qbuf, o);
+}
+
+/* Run argv, quietly, and return its exit status (or -1). */
+static int run_quiet(char *const argv[])
+{
+	int status;
+	pid_t p = fork();
+
+	if (p == 0) {
+		freopen("/dev/null", "w", stdout);
+		freopen("/dev/null", "w", stderr);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (p < 0 || waitpid(p, &status, 0) != p)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Which of netem, fq_codel, cake this kernel has: tried on the loopback of a namespace of
+ * our own (a child's), so nothing the user has is touched. Bits: 1 netem, 2 fq_codel,
+ * 4 cake, 8 htb+ifb; -1 when the probe cannot run (not root?). */
+static int probe_kernel(void)
+{
+	int status;
+	pid_t p = fork();
+
+	if (p == 0) {
+		static char *const tries[4][10] = {
+			{ "tc", "qdisc", "add", "dev", "lo", "root", "handle", "1:", "netem", NULL },
+			{ "tc", "qdisc", "replace", "dev", "lo", "root", "handle", "2:", "fq_codel", NULL },
+			{ "tc", "qdisc", "replace", "dev", "lo", "root", "handle", "3:", "cake", NULL },
+			{ "ip", "link", "add", "ifbprobe", "type", "ifb", NULL },
+		};
+		int bits = 0;
+
+		if (unshare(CLONE_NEWNET) < 0)
+			_exit(255);
+		for (int i = 0; i < 4; i++)
+			if (run_quiet(tries[i]) == 0)
+				bits |= 1 << i;
+		_exit(bits);
+	}
+	if (p < 0 || waitpid(p, &status, 0) != p || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* The UML helper: next to the binary (installed: ../libexec/gatewayd/, the build tree:
+ * ../uml/), or where GATEWAYD_UML says. */
+static bool find_uml_helper(const char *self, char *out, size_t len)
+{
+	char dir[PATH_MAX];
+	const char *env = getenv("GATEWAYD_UML");
+	static const char *const rel[] = { "gatewayd-uml", "../libexec/gatewayd/gatewayd-uml",
+					   "../uml/gatewayd-uml" };
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return access(out, X_OK) == 0;
+	}
+	snprintf(dir, sizeof(dir), "%s", self);
+	dirname(dir);
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		if (snprintf(out, len, "%.*s/%s", (int)(len - 40), dir, rel[i]) < (int)len &&
+		    access(out, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int exec_in_uml(const struct cmp_opts *o, const char *helper)
+{
+	char dur[32], tmo[32], rtt[32], q[256] = "";
+	char *argv[32];
+	int i = 0;
+
+	snprintf(dur, sizeof(dur), "%.3fs", o->duration_s);
+	snprintf(rtt, sizeof(rtt), "%lldus", (long long)o->rtt_us);
+	/* each run, its set-up and tear-down (slow in a one-CPU guest), and the boot */
+	snprintf(tmo, sizeof(tmo), "%.0f", o->n_qdiscs * (o->duration_s + 20) + 60);
+	for (size_t k = 0; k < o->n_qdiscs; k++) {
+		size_t l = strlen(q);
+
+		snprintf(q + l, sizeof(q) - l, "%s%s", k ? "," : "", qnames[o->qdiscs[k]]);
+	}
+	argv[i++] = (char *)helper;
+	argv[i++] = "--timeout";
+	argv[i++] = tmo;
+	if (o->out[0]) {
+		argv[i++] = "--visible";
+		argv[i++] = (char *)o->out;
+	}
+	argv[i++] = "--";
+	argv[i++] = (char *)o->self;
+	argv[i++] = "--compare";
+	argv[i++] = "--in-uml";
+	argv[i++] = "--kernel";
+	argv[i++] = "host";
+	argv[i++] = "--rate";
+	argv[i++] = (char *)o->rate_text;
+	argv[i++] = "--rtt";
+	argv[i++] = rtt;
+	argv[i++] = "--duration";
+	argv[i++] = dur;
+	argv[i++] = "--qdiscs";
+	argv[i++] = q;
+	if (o->out[0]) {
+		argv[i++] = "--out";
+		argv[i++] = (char *)o->out;
+	}
+	argv[i] = NULL;
+	fflush(stdout);
+	execv(helper, argv);
+	fprintf(stderr, "gatewayd: cannot run %s: %s\n", helper, strerror(errno));
+	return 1;
+}
+
+static void fmt(char *buf, size_t len, int decimals, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", decimals, v);
+}
+
+static void row(const char *label, struct cmp_result *r, size_t n, int f, size_t off)
+{
+	printf("%-26s", label);
+	for (size_t i = 0; i < n; i++) {
+		char b[32];
+
+		if (!r[i].ran) {
+			printf(" %13s", "skipped");
+			continue;
+		}
+		fmt(b, sizeof(b), f, *(const double *)((const char *)&r[i] + off));
+		printf(" %13s", b);
+	}
+	printf("\n");
+}
+
+#define ROW(label, f, field) row(label, r, n, f, offsetof(struct cmp_result, field))
+
+static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n)
+{
+	char b[64];
+
+	printf("\n%s each way, base RTT %.1f ms%s; %.0f s per queue: idle, 4+4 TCP, TCP + UDP flood, idle\n",
+	       o->rate_text, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
+	       o->no_delay ? " (no netem: no added delay)" : "", o->duration_s);
+	printf("%-26s", "");
+	for (size_t i = 0; i < n; i++)
+		printf(" %13s", qnames[r[i].q]);
+	printf("\n");
+	for (size_t i = 0; i < n; i++) {	/* Mbit/s for the table */
+		r[i].goodput_bps[0] /= 1e6;
+		r[i].goodput_bps[1] /= 1e6;
+		r[i].accuracy[0] *= 100;
+		r[i].accuracy[1] *= 100;
+	}
+	ROW("goodput up (Mbit/s)", 2, goodput_bps[0]);
+	ROW("goodput down (Mbit/s)", 2, goodput_bps[1]);
+	ROW("shaper accuracy up (%)", 1, accuracy[0]);
+	ROW("shaper accuracy down (%)", 1, accuracy[1]);
+	ROW("idle RTT p50 (ms)", 1, idle.p50);
+	ROW("idle RTT p95 (ms)", 1, idle.p95);
+	ROW("idle RTT p99 (ms)", 1, idle.p99);
+	ROW("loaded RTT p50 (ms)", 1, loaded.p50);
+	ROW("loaded RTT p95 (ms)", 1, loaded.p95);
+	ROW("loaded RTT p99 (ms)", 1, loaded.p99);
+	ROW("induced p50 (ms)", 1, induced_p50);
+	ROW("induced p95 (ms)", 1, induced_p95);
+	ROW("induced p99 (ms)", 1, induced_p99);
+	ROW("induced mean (ms)", 1, induced_mean);
+	ROW("Jain's fairness (8 TCP)", 3, jain);
+	for (size_t i = 0; i < n; i++)
+		r[i].cpu_busy *= 100;
+	ROW("bench CPU busy (%)", 0, cpu_busy);
+	for (size_t i = 0; i < n; i++)
+		r[i].cpu_busy /= 100;
+	ROW("peak queue up (ms)", 1, peak_ms[0]);
+	ROW("peak queue down (ms)", 1, peak_ms[1]);
+	for (size_t i = 0; i < n; i++) {
+		r[i].goodput_bps[0] *= 1e6;
+		r[i].goodput_bps[1] *= 1e6;
+		r[i].accuracy[0] /= 100;
+		r[i].accuracy[1] /= 100;
+	}
+	printf("%-26s", "peak queue up/down (pkts)");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(b, sizeof(b), "%u/%u", r[i].peak_pkts[0], r[i].peak_pkts[1]);
+		printf(" %13s", r[i].ran ? b : "skipped");
+	}
+	printf("\n%-26s", "drops up/down");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(b, sizeof(b), "%llu/%llu", (unsigned long long)r[i].drops[0],
+			 (unsigned long long)r[i].drops[1]);
+		printf(" %13s", r[i].ran ? b : "skipped");
+	}
+	printf("\n%-26s", "ECN marks up/down");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(b, sizeof(b), "%llu/%llu", (unsigned long long)r[i].marks[0],
+			 (unsigned long long)r[i].marks[1]);
+		printf(" %13s", r[i].ran ? b : "skipped");
+	}
+	printf("\n%-26s", "probes lost (loaded)");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(b, sizeof(b), "%zu/%zu", r[i].loaded.lost, r[i].loaded.n);
+		printf(" %13s", r[i].ran ? b : "skipped");
+	}
+	printf("\n%-26s", "grade (induced mean)");
+	for (size_t i = 0; i < n; i++)
+		printf(" %13s", r[i].ran ? r[i].grade : "skipped");
+	printf("\n");
+	for (size_t i = 0; i < n; i++)
+		if (r[i].note[0])
+			printf("note: %s: %s\n", qnames[r[i].q], r[i].note);
+	for (size_t i = 0; i < n; i++)
+		if (r[i].ran && r[i].cpu_busy >= CMP_CPU_SATURATED) {
+			printf("note: the bench's CPU was %.0f%% busy under load%s: goodput and latency then measure the CPU as much as the queue; a lower --rate, or a quieter machine, gives the queue's own figures\n",
+			       r[i].cpu_busy * 100, o->in_uml ? " (one CPU in the UML guest)" : "");
+			break;
+		}
+}
+
+static int open_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -1;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Directories made here are 0755 whatever the umask: the daemon (another user) reads
+ * compare_dir through them. */
+static int mkdir_one(const char *dir)
+{
+	if (mkdir(dir, 0755) == 0)
+		return chmod(dir, 0755) < 0 ? -errno : 0;
+	return errno == EEXIST ? 0 : -errno;
+}
+
+static int mkdir_p(const char *path)
+{
+	char tmp[4200];
+	int r;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if ((r = mkdir_one(tmp)))
+				return r;
+			*p = '/';
+		}
+	return mkdir_one(tmp);
+}
+
+static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t n,
+			 const char *kernel)
+{
+	char path[4200], err[256];
+	int bad = 0;
+
+	snprintf(path, sizeof(path), "%s/results.json", o->out);
+	if (cmp_write_json(path, o, r, n, kernel, err, sizeof(err))) {
+		fprintf(stderr, "gatewayd: %s: %s\n", path, err);
+		bad++;
+	}
+	snprintf(path, sizeof(path), "%s/latency-cdf.svg", o->out);
+	bad += cmp_svg_cdf(path, o, r, n) != 0;
+	snprintf(path, sizeof(path), "%s/latency-time.svg", o->out);
+	bad += cmp_svg_timeline(path, o, r, n) != 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!r[i].ran)
+			continue;
+		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, qnames[r[i].q]);
+		bad += cmp_svg_flows(path, o, &r[i]) != 0;
+	}
+	/* the daemon reads them as another user (DynamicUser=): readable whatever the umask */
+	chmod(o->out, 0755);
+	snprintf(path, sizeof(path), "%s/results.json", o->out);
+	chmod(path, 0644);
+	snprintf(path, sizeof(path), "%s/latency-cdf.svg", o->out);
+	chmod(path, 0644);
+	snprintf(path, sizeof(path), "%s/latency-time.svg", o->out);
+	chmod(path, 0644);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, qnames[r[i].q]);
+		chmod(path, 0644);
+	}
+	if (bad)
+		fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
+			bad == 1 ? "" : "s", o->out);
+	else
+		printf("results: %s/results.json, latency-cdf.svg, latency-time.svg, flows-*.svg\n",
+		       o->out);
+	return bad ? -EIO : 0;
+}
+
+static int run_all(struct cmp_opts *o, const char *kernel)
+{
+	struct cmp_result r[CMP_MAX_QDISCS];
+	struct cmp_bed bed = { .home = -1 };
+	char err[512];
+	int sfd, rc = 0, done = 0;
+
+	memset(r, 0, sizeof(r));
+	if ((sfd = open_signals()) < 0) {
+		fprintf(stderr, "gatewayd: signalfd: %s\n", strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < 4; i++)
+		bed.fd[i] = -1;
+	if (cmp_bed_up(&bed, o, err, sizeof(err))) {
+		fprintf(stderr, "gatewayd: building the testbed: %s\n", err);
+		cmp_bed_down(&bed);
+		close(sfd);
+		return 1;
+	}
+	printf("testbed: namespaces %s (client), %s (gateway), %s (delay box), %s (server)\n",
+	       bed.ns[0], bed.ns[1], bed.ns[2], bed.ns[3]);
+	printf("status page while it runs: `ip netns exec %s curl http://127.0.0.1:9180/`%s\n",
+	       bed.ns[1], o->in_uml ? " (inside the UML guest)" : "");
+	for (size_t i = 0; i < o->n_qdiscs; i++) {
+		struct cmp_result *x = &r[i];
+
+		x->q = o->qdiscs[i];
+		if (!o->have[x->q]) {
+			snprintf(x->note, sizeof(x->note), "skipped: this kernel has no %s",
+				 x->q == CMP_Q_FQ_CODEL ? "fq_codel" : "cake");
+			printf("%s: %s\n", qnames[x->q], x->note);
+			continue;
+		}
+		int e = cmp_run_one(&bed, o, x, sfd);
+
+		if (e == -EINTR) {
+			printf("\ninterrupted: removing the testbed\n");
+			rc = 130;
+			break;
+		}
+		if (e || !x->ran) {
+			x->ran = false;
+			printf("%s: failed: %s\n", qnames[x->q], x->note);
+			rc = 1;
+			continue;
+		}
+		cmp_derive(o, x);
+		printf("%s: done in %.1f s (set-up %.1f s, measuring %.1f s, the rest tear-down)\n",
+		       qnames[x->q], x->total_s, x->setup_s, x->phase_start[CMP_PH_COUNT]);
+		done++;
+	}
+	cmp_bed_down(&bed);
+	close(sfd);
+	if (rc != 130) {
+		print_table(o, r, o->n_qdiscs);
+		if (o->out[0] && done && write_outputs(o, r, o->n_qdiscs, kernel))
+			rc = 1;
+	}
+	for (size_t i = 0; i < o->n_qdiscs; i++)
+		cmp_result_free(&r[i]);
+	return rc;
+}
+
+int gw_compare_main(int argc, char **argv)
+{
+	struct cmp_opts o;
+	char helper[PATH_MAX];
+	int r, bits;
+
+	memset(&o, 0, sizeof(o));
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress lines show as they come, even in UML */
+	if ((r = parse_opts(argc, argv, &o)))
+		return r > 0 ? 0 : 2;
+	if (readlink("/proc/self/exe", o.self, sizeof(o.self) - 1) < 0) {
+		fprintf(stderr, "gatewayd: /proc/self/exe: %s\n", strerror(errno));
+		return 1;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "gatewayd: --compare needs root (network namespaces, qdiscs)\n");
+		return 1;
+	}
+	/* no --out: where a running daemon's status page looks: compare_dir of the config
+	 * given with -c, else compare_dir's default */
+	if (!o.out[0] && o.config[0]) {
+		struct gw_config *cfg = NULL;
+		char err[512];
+
+		if (gw_config_load(o.config, &cfg, err, sizeof(err))) {
+			fprintf(stderr, "gatewayd: %s\n", err);
+			return 2;
+		}
+		snprintf(o.out, sizeof(o.out), "%s",
+			 cfg->compare_dir ? cfg->compare_dir : GW_COMPARE_DIR_DEFAULT);
+		gw_config_free(cfg);
+	}
+	if (!o.out[0])
+		snprintf(o.out, sizeof(o.out), "%s", GW_COMPARE_DIR_DEFAULT);
+	if (o.out[0]) {
+		char abs[PATH_MAX];
+
+		if ((r = mkdir_p(o.out)) || !realpath(o.out, abs)) {
+			fprintf(stderr, "gatewayd: --out %s: %s\n", o.out, strerror(r ? -r : errno));
+			return 1;
+		}
+		snprintf(o.out, sizeof(o.out), "%s", abs);
+	}
+	bits = probe_kernel();
+	if (bits < 0) {
+		fprintf(stderr, "gatewayd: cannot make a network namespace to test the kernel in\n");
+		return 1;
+	}
+	bool full = (bits & 15) == 15;
+	char missing[64] = "";
+
+	snprintf(missing, sizeof(missing), "%s%s%s%s", bits & 1 ? "" : " netem",
+		 bits & 2 ? "" : " fq_codel", bits & 4 ? "" : " cake", bits & 8 ? "" : " ifb");
+	if (o.kernel == CMP_KERNEL_UML || (o.kernel == CMP_KERNEL_AUTO && !full)) {
+		const char *linux_uml = getenv("UML_LINUX");	/* as the helper reads it */
+
+		if (!linux_uml || !*linux_uml)
+			linux_uml = "/usr/bin/linux.uml";
+		if (find_uml_helper(o.self, helper, sizeof(helper)) && access(linux_uml, X_OK) == 0) {
+			if (o.kernel == CMP_KERNEL_UML)
+				printf("--kernel uml: running the comparison inside User-Mode Linux (%s)\n",
+				       helper);
+			else
+				printf("this kernel has no%s: running the comparison inside User-Mode Linux instead (--kernel uml; %s)\n",
+				       missing, helper);
+			return exec_in_uml(&o, helper);
+		}
+		if (o.kernel == CMP_KERNEL_UML) {
+			fprintf(stderr, "gatewayd: --kernel uml: no %s (apt-get install user-mode-linux) or no gatewayd-uml helper next to %s\n",
+				linux_uml, o.self);
+			return 1;
+		}
+		printf("this kernel has no%s, and User-Mode Linux is not available (no /usr/bin/linux.uml or gatewayd-uml helper): running what this kernel can\n",
+		       missing);
+	}
+	if (!(bits & 8)) {
+		fprintf(stderr, "gatewayd: this kernel has no ifb device: the download direction cannot be shaped\n");
+		return 1;
+	}
+	o.no_delay = !(bits & 1);
+	if (o.no_delay)
+		printf("no netem: the delay box adds no delay (the RTT is the namespaces' own)\n");
+	o.have[CMP_Q_FIFO] = true;
+	o.have[CMP_Q_FQ_CODEL] = bits & 2;
+	o.have[CMP_Q_CAKE] = o.have[CMP_Q_CAKE_SHAPER] = bits & 4;
+	return run_all(&o, o.in_uml ? "uml" : "host");
+}

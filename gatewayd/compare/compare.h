@@ -1,0 +1,9 @@
+/* gatewayd/compare/compare.h: `gatewayd --compare`, the FIFO vs fq_codel vs cake bench. */
+#ifndef GW_COMPARE_H
+#define GW_COMPARE_H
+
+/* Runs the bench with the command line's options (see compare.c's usage); returns the exit
+ * status: 0 ok, 1 runtime failure, 2 usage, 130 interrupted. */
+int gw_compare_main(int argc, char **argv);
+
+#endif

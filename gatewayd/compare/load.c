@@ -1,0 +1,412 @@
+/* gatewayd/compare/load.c: the bench's load, generated in this process rather than by iperf3
+ * children: the TCP flows are gatewayd's own load engine (loadgen.c) from the client to a sink
+ * (sink.c) in the server's namespace, both directions at once, each counted where it is
+ * received; the UDP flood is a paced sendmmsg from the client to a socket in the server's
+ * namespace that counts what arrives.
+ * One process and a few wake-ups a second per flow: in a one-CPU UML guest every process
+ * switch and system call is CPU taken from the kernel path being measured. */
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include "gatewayd/compare/bench.h"
+#include "gatewayd/load/engine.h"
+#include "gatewayd/load/sink.h"
+
+#define LOAD_PORT 5201
+#define FLOOD_PORT 5203
+#define FLOOD_PAYLOAD 1400	/* bytes per datagram: 1428 on the wire, a full-size packet */
+#define FLOOD_BATCH 64		/* datagrams per sendmmsg / recvmmsg */
+#define FLOOD_STEP_S 0.005	/* the flood's pacing: what is due, every 5 ms */
+#define FLOOD_MAX_LAG_S 0.02	/* a late wake-up sends at most this much at once */
+#define RCVLOWAT (32 * 1024)	/* a receiver wakes per 32 KB, not per segment */
+#define SERIES_S 0.5		/* the flows' series: one point per half second */
+#define MAX_POINTS 4096
+#define MAX_TICKS 4096		/* the uploads' receiver counts, one per tick: 409 s */
+
+struct series {
+	double t[MAX_POINTS];	/* interval end, run time */
+	double secs[MAX_POINTS];
+	double mbps[MAX_POINTS];
+	size_t n;
+};
+
+struct cmp_load {
+	struct gw_sink *sink;
+	struct gw_loadgen *gen;
+	double t0;			/* the run's clock: cmp_now() - t0 */
+	double gen_start;		/* run time the loadgen started */
+	/* the uploads counted where they arrive (the sink's kernel), every tick: the
+	 * sender's acknowledged bytes come back through the other direction's queue, in
+	 * bursts when that queue is a deep fifo, and read above the rate over a window */
+	size_t up_n;
+	double up_t[MAX_TICKS];
+	uint64_t up_b[CMP_TCP_FLOWS][MAX_TICKS];
+
+	int ftx, frx;			/* the flood's sockets: client side, server side */
+	bool flooding;
+	double fstart, fend;		/* run time */
+	double fnext;			/* next send, run time */
+	uint64_t fsent;			/* bytes sent since fstart */
+	double frate;			/* payload bytes/s */
+	uint64_t frecv;			/* payload bytes counted at the server */
+	double fmark_t;			/* the series' last point: time and count */
+	uint64_t fmark_b;
+	struct series fseries;
+	uint8_t buf[FLOOD_PAYLOAD];
+};
+
+static int udp_socket(const struct cmp_bed *b, int ns, bool rx, char *err, size_t errlen)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(FLOOD_PORT) };
+	int fd = -1, r, big = 4 << 20;
+
+	if ((r = cmp_enter(b, ns)) == 0) {
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		r = fd < 0 ? -errno : 0;
+	}
+	cmp_enter(b, -1);
+	if (r) {
+		snprintf(err, errlen, "the flood's socket: %s", strerror(-r));
+		return r;
+	}
+	inet_pton(AF_INET, CMP_IP_SERVER, &a.sin_addr);
+	/* a tick's worth of the flood waits in the receiver until it is counted (root may go
+	 * past rmem_max; without root the default is what it gets) */
+	if (rx && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	if (rx ? bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 :
+		 connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "the flood's socket (%s %s:%d): %s", rx ? "bind" : "connect",
+			 CMP_IP_SERVER, FLOOD_PORT, strerror(errno));
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int cmp_load_new(const struct cmp_bed *b, double t0, struct cmp_load **out, char *err,
+		 size_t errlen)
+{
+	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+	socklen_t len = sizeof(*sin);
+	struct cmp_load *l = calloc(1, sizeof(*l));
+	int r;
+
+	if (!l)
+		return -ENOMEM;
+	l->t0 = t0;
+	l->ftx = l->frx = -1;
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(LOAD_PORT);
+	inet_pton(AF_INET, CMP_IP_SERVER, &sin->sin_addr);
+	if ((r = cmp_enter(b, CMP_NS_SERVER)) == 0)
+		r = gw_sink_new(&ss, &len, 1, &l->sink, err, errlen);
+	cmp_enter(b, -1);
+	if (r)
+		goto fail;
+	gw_sink_set_rcvlowat(l->sink, RCVLOWAT);
+	if ((l->frx = udp_socket(b, CMP_NS_SERVER, true, err, errlen)) < 0 ||
+	    (l->ftx = udp_socket(b, CMP_NS_CLIENT, false, err, errlen)) < 0) {
+		r = l->frx < 0 ? l->frx : l->ftx;
+		goto fail;
+	}
+	memset(l->buf, 0x5a, sizeof(l->buf));
+	*out = l;
+	return 0;
+fail:
+	cmp_load_free(l);
+	return r;
+}
+
+void cmp_load_free(struct cmp_load *l)
+{
+	if (!l)
+		return;
+	gw_loadgen_free(l->gen);
+	gw_sink_free(l->sink);
+	if (l->ftx >= 0)
+		close(l->ftx);
+	if (l->frx >= 0)
+		close(l->frx);
+	free(l);
+}
+
+int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, double secs, char *err,
+		       size_t errlen)
+{
+	struct gw_loadgen_opts o = {
+		.phase = GW_PHASE_BOTH, .flows = CMP_TCP_FLOWS, .duration_s = secs,
+		.tick_s = CMP_TICK_S, .fwmark = -1, .rcvlowat = RCVLOWAT,
+	};
+	struct sockaddr_in *sin = (struct sockaddr_in *)&o.sink;
+	int r;
+
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(LOAD_PORT);
+	inet_pton(AF_INET, CMP_IP_SERVER, &sin->sin_addr);
+	o.sinklen = sizeof(*sin);
+	if (o.duration_s > GW_LOADGEN_MAX_DURATION_S)
+		o.duration_s = GW_LOADGEN_MAX_DURATION_S;
+	if (o.duration_s < GW_LOADGEN_MIN_DURATION_S)
+		o.duration_s = GW_LOADGEN_MIN_DURATION_S;
+	l->gen_start = cmp_now() - l->t0;
+	if ((r = cmp_enter(b, CMP_NS_CLIENT)) == 0)
+		r = gw_loadgen_new(&o, &l->gen, err, errlen);
+	cmp_enter(b, -1);
+	return r;
+}
+
+void cmp_load_stop_tcp(struct cmp_load *l)
+{
+	if (l->gen)
+		gw_loadgen_stop(l->gen);
+}
+
+void cmp_load_start_flood(struct cmp_load *l, double rate_bps, double secs)
+{
+	double now = cmp_now() - l->t0;
+
+	l->flooding = true;
+	l->frate = rate_bps / 8 * FLOOD_PAYLOAD / (FLOOD_PAYLOAD + 28);	/* + UDP/IP headers */
+	l->fstart = l->fnext = now;
+	l->fend = now + secs;
+	l->fsent = 0;
+	l->fmark_t = now;
+	l->fmark_b = l->frecv;
+}
+
+/* What arrived at the server, counted (MSG_TRUNC: the length without copying the payload). */
+static void flood_count(struct cmp_load *l)
+{
+	struct mmsghdr m[FLOOD_BATCH];
+	struct iovec iov[FLOOD_BATCH];
+	uint8_t one[FLOOD_BATCH];
+
+	for (int round = 0; round < 64; round++) {
+		for (int i = 0; i < FLOOD_BATCH; i++) {
+			iov[i] = (struct iovec){ .iov_base = &one[i], .iov_len = 1 };
+			m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov[i], .msg_iovlen = 1 } };
+		}
+		int n = recvmmsg(l->frx, m, FLOOD_BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
+
+		if (n <= 0)
+			return;
+		for (int i = 0; i < n; i++)
+			l->frecv += m[i].msg_len;
+		if (n < FLOOD_BATCH)
+			return;
+	}
+}
+
+static void flood_point(struct cmp_load *l, double now)
+{
+	struct series *s = &l->fseries;
+	double dt = now - l->fmark_t;
+
+	if (dt <= 0 || s->n == MAX_POINTS)
+		return;
+	s->t[s->n] = now;
+	s->secs[s->n] = dt;
+	s->mbps[s->n] = (double)(l->frecv - l->fmark_b) * 8 / dt / 1e6;
+	s->n++;
+	l->fmark_t = now;
+	l->fmark_b = l->frecv;
+}
+
+static void flood_send(struct cmp_load *l, double now)
+{
+	struct mmsghdr m[FLOOD_BATCH];
+	struct iovec iov = { .iov_base = l->buf, .iov_len = FLOOD_PAYLOAD };
+	double until = fmin(now, l->fend);
+	double due = l->frate * (until - l->fstart) - (double)l->fsent;
+
+	/* a late wake-up does not send the whole backlog at once */
+	if (due > l->frate * FLOOD_MAX_LAG_S) {
+		l->fsent += (uint64_t)(due - l->frate * FLOOD_MAX_LAG_S);
+		due = l->frate * FLOOD_MAX_LAG_S;
+	}
+	while (due >= FLOOD_PAYLOAD) {
+		int k = (int)fmin(FLOOD_BATCH, floor(due / FLOOD_PAYLOAD)), n;
+
+		for (int i = 0; i < k; i++)
+			m[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = &iov, .msg_iovlen = 1 } };
+		n = sendmmsg(l->ftx, m, (unsigned int)k, MSG_DONTWAIT);
+		if (n <= 0) {
+			/* the client's own queue is full: what was due is lost, as a flood's is */
+			l->fsent += (uint64_t)k * FLOOD_PAYLOAD;
+			break;
+		}
+		l->fsent += (uint64_t)n * FLOOD_PAYLOAD;
+		due -= n * FLOOD_PAYLOAD;
+	}
+	l->fnext = now + FLOOD_STEP_S;
+}
+
+int cmp_load_fds(const struct cmp_load *l, int fds[2])
+{
+	int n = 0;
+
+	fds[n++] = gw_sink_fd(l->sink);
+	if (l->gen && !gw_loadgen_done(l->gen))
+		fds[n++] = gw_loadgen_fd(l->gen);
+	return n;
+}
+
+/* Each upload's bytes as received by the sink now. */
+static void count_uploads(struct cmp_load *l, double now)
+{
+	size_t k = l->up_n, u = 0;
+
+	if (k == MAX_TICKS)
+		return;
+	l->up_t[k] = now;
+	for (size_t i = 0; i < gw_loadgen_n_flows(l->gen) && u < CMP_TCP_FLOWS; i++) {
+		const struct gw_loadgen_flow *f = gw_loadgen_flow(l->gen, i);
+		uint64_t b;
+
+		if (f->dir != GW_FLOW_UP)
+			continue;
+		if (!f->accepted || gw_sink_upload_bytes(l->sink, f->local_port, &b))
+			b = k ? l->up_b[u][k - 1] : 0;	/* not (or no longer) there */
+		l->up_b[u++][k] = b;
+	}
+	l->up_n++;
+}
+
+double cmp_load_run(struct cmp_load *l, bool tick)
+{
+	double now = cmp_now() - l->t0;
+
+	gw_sink_run(l->sink);
+	if (l->gen && !gw_loadgen_done(l->gen)) {
+		gw_loadgen_run(l->gen);
+		if (tick && !gw_loadgen_done(l->gen))
+			count_uploads(l, now);
+	}
+	if (l->flooding && now >= l->fnext)
+		flood_send(l, now);
+	if (tick) {
+		flood_count(l);
+		if (l->flooding && now - l->fmark_t >= SERIES_S - CMP_TICK_S / 2)
+			flood_point(l, now);
+	}
+	if (l->flooding && now >= l->fend + 0.5) {	/* the last datagrams' way across */
+		flood_count(l);
+		flood_point(l, now);
+		l->flooding = false;
+	}
+	/* past its end the flood only waits for its last datagrams: counted on ticks */
+	return l->flooding && now < l->fend ? l->fnext : INFINITY;
+}
+
+const char *cmp_load_error(const struct cmp_load *l)
+{
+	if (!l->gen)
+		return "";
+	const char *e = gw_loadgen_error(l->gen);
+
+	if (e[0])
+		return e;
+	for (size_t i = 0; i < gw_loadgen_n_flows(l->gen); i++)
+		if (gw_loadgen_flow(l->gen, i)->error[0])
+			return gw_loadgen_flow(l->gen, i)->error;
+	return "";
+}
+
+static int put_series(struct cmp_flow *f, const struct series *s)
+{
+	if (!s->n)
+		return 0;
+	f->t = malloc(s->n * sizeof(*f->t));
+	f->secs = malloc(s->n * sizeof(*f->secs));
+	f->mbps = malloc(s->n * sizeof(*f->mbps));
+	if (!f->t || !f->secs || !f->mbps)
+		return -ENOMEM;
+	memcpy(f->t, s->t, s->n * sizeof(*f->t));
+	memcpy(f->secs, s->secs, s->n * sizeof(*f->secs));
+	memcpy(f->mbps, s->mbps, s->n * sizeof(*f->mbps));
+	f->n = s->n;
+	return 0;
+}
+
+/* A flow's throughput per half second from cumulative byte counts at times t (run time). */
+static void to_series(const double *t, const uint64_t *b, size_t nt, struct series *s)
+{
+	size_t a = 0;
+
+	s->n = 0;
+	for (size_t k = 1; k < nt && s->n < MAX_POINTS; k++) {
+		if (t[k] - t[a] < SERIES_S - CMP_TICK_S / 2 && k + 1 < nt)
+			continue;
+		if (t[k] <= t[a])
+			continue;
+		s->t[s->n] = t[k];
+		s->secs[s->n] = t[k] - t[a];
+		s->mbps[s->n] = (double)(b[k] > b[a] ? b[k] - b[a] : 0) * 8 / (t[k] - t[a]) / 1e6;
+		s->n++;
+		a = k;
+	}
+}
+
+int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r)
+{
+	struct series *s = malloc(sizeof(*s));	/* 96 KB: not on the stack */
+	size_t nt = l->gen ? gw_loadgen_n_ticks(l->gen) : 0;
+	double *t = calloc(nt + 1, sizeof(*t));
+	uint64_t *b = calloc(nt + 1, sizeof(*b));
+	int up = 0, down = 0, ret = 0;
+
+	if (!s || !t || !b) {
+		free(s);
+		free(t);
+		free(b);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < nt; k++)
+		t[k] = l->gen_start + gw_loadgen_tick_time(l->gen, k);
+	for (size_t i = 0; l->gen && i < gw_loadgen_n_flows(l->gen) && r->n_flows + 1 < CMP_MAX_FLOWS; i++) {
+		const struct gw_loadgen_flow *g = gw_loadgen_flow(l->gen, i);
+		struct cmp_flow *f = &r->flows[r->n_flows];
+		bool is_up = g->dir == GW_FLOW_UP;
+		int nth = is_up ? ++up : ++down;	/* by position, accepted or not */
+
+		if (!g->accepted)
+			continue;
+		f->up = is_up;
+		snprintf(f->name, sizeof(f->name), "%s%d", is_up ? "up" : "down", nth);
+		if (is_up) {	/* received by the sink */
+			to_series(l->up_t, l->up_b[up - 1], l->up_n, s);
+		} else {	/* received here: the loadgen's own counts */
+			for (size_t k = 0; k < nt; k++)
+				b[k] = gw_loadgen_tick_bytes(l->gen, i, k);
+			to_series(t, b, nt, s);
+		}
+		if ((ret = put_series(f, s)))
+			break;
+		r->n_flows++;
+	}
+	free(s);
+	free(t);
+	free(b);
+	if (ret)
+		return ret;
+	if (l->fseries.n && r->n_flows < CMP_MAX_FLOWS) {
+		struct cmp_flow *f = &r->flows[r->n_flows];
+
+		snprintf(f->name, sizeof(f->name), "udp-flood");
+		f->up = true;
+		f->udp = true;
+		if ((ret = put_series(f, &l->fseries)))
+			return ret;
+		r->n_flows++;
+	}
+	return 0;
+}

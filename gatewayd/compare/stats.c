@@ -1,0 +1,160 @@
+/* gatewayd/compare/stats.c: the figures of one run from its raw samples: latency percentiles
+ * per phase, induced latency over the idle baseline and its grade, goodput and shaping
+ * accuracy over the TCP window, peak queue, Jain's fairness. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gatewayd/compare/bench.h"
+
+/* slow start (and, at a few mbit, the first queue filling): left out of goodput, accuracy
+ * and fairness: the first 40% of the TCP phase, at least a second */
+#define RAMP_S 1.0
+#define RAMP_SHARE 0.4
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest rank on sorted values. */
+double cmp_percentile(double *sorted, size_t n, double p)
+{
+	size_t i;
+
+	if (!n)
+		return NAN;
+	i = (size_t)ceil(p / 100.0 * (double)n);
+	if (i < 1)
+		i = 1;
+	if (i > n)
+		i = n;
+	return sorted[i - 1];
+}
+
+const char *cmp_grade(double m)
+{
+	if (isnan(m))
+		return "";
+	return m < 5 ? "A+" : m < 30 ? "A" : m < 60 ? "B" : m < 200 ? "C" : m < 400 ? "D" : "F";
+}
+
+static void pct_of(const struct cmp_result *r, int ph_lo, int ph_hi, double before,
+		   struct cmp_pct *out)
+{
+	double *v = malloc((r->n_samples + 1) * sizeof(*v)), sum = 0;
+	size_t n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->p50 = out->p95 = out->p99 = out->mean = NAN;
+	if (!v)
+		return;
+	for (size_t i = 0; i < r->n_samples; i++) {
+		const struct cmp_sample *s = &r->samples[i];
+
+		/* in ms, as results.json has them, so a reader counts the same samples */
+		if (s->phase < ph_lo || s->phase > ph_hi ||
+		    round((double)s->t * 1000) >= round(before * 1000))
+			continue;
+		out->n++;
+		if (isnan(s->rtt_ms)) {
+			out->lost++;
+			continue;
+		}
+		v[n++] = s->rtt_ms;
+		sum += s->rtt_ms;
+	}
+	qsort(v, n, sizeof(*v), cmp_double);
+	if (n) {
+		out->p50 = cmp_percentile(v, n, 50);
+		out->p95 = cmp_percentile(v, n, 95);
+		out->p99 = cmp_percentile(v, n, 99);
+		out->mean = sum / (double)n;
+	}
+	free(v);
+}
+
+/* Mean receiver rate of a flow over the intervals that lie in [lo, hi], weighted by their
+ * length (a stalled receiver reports a short interval with a burst in it). */
+static double flow_mean(const struct cmp_flow *f, double lo, double hi)
+{
+	double bits = 0, secs = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (f->t[i] - f->secs[i] >= lo - 0.01 && f->t[i] <= hi + 0.01) {
+			bits += f->mbps[i] * f->secs[i];
+			secs += f->secs[i];
+		}
+	return secs > 0 ? bits / secs : NAN;
+}
+
+void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
+{
+	double tcp = r->phase_start[CMP_PH_FLOOD] - r->phase_start[CMP_PH_TCP];
+	double lo = r->phase_start[CMP_PH_TCP] + fmax(RAMP_S, RAMP_SHARE * tcp);
+	double hi = r->phase_start[CMP_PH_FLOOD];
+	double sx = 0, sxx = 0;
+	int nf = 0;
+
+	/* idle: before the flows were started (they connect and ramp up before the load is
+	 * seen at the gateway, and that is not idle) */
+	pct_of(r, CMP_PH_IDLE1, CMP_PH_IDLE1, r->clients_started, &r->idle);
+	pct_of(r, CMP_PH_TCP, CMP_PH_FLOOD, INFINITY, &r->loaded);
+	r->baseline_ms = r->idle.p50;
+	r->induced_p50 = r->loaded.p50 - r->baseline_ms;
+	r->induced_p95 = r->loaded.p95 - r->baseline_ms;
+	r->induced_p99 = r->loaded.p99 - r->baseline_ms;
+	r->induced_mean = r->loaded.mean - r->baseline_ms;
+	r->grade = cmp_grade(r->induced_mean);
+
+	r->goodput_bps[0] = r->goodput_bps[1] = 0;
+	for (size_t i = 0; i < r->n_flows; i++) {
+		struct cmp_flow *f = &r->flows[i];
+
+		/* the flood over its phase, less its first second */
+		f->mean_mbps = f->udp ? flow_mean(f, r->phase_start[CMP_PH_FLOOD] + RAMP_S,
+						  r->phase_start[CMP_PH_IDLE2]) :
+					flow_mean(f, lo, hi);
+		if (f->udp || isnan(f->mean_mbps))
+			continue;
+		r->goodput_bps[f->up ? 0 : 1] += f->mean_mbps * 1e6;
+		sx += f->mean_mbps;
+		sxx += f->mean_mbps * f->mean_mbps;
+		nf++;
+	}
+	r->jain = nf && sxx > 0 ? sx * sx / (nf * sxx) : NAN;
+
+	/* accuracy: what the shaper sent over the TCP window, against the configured rate */
+	r->accuracy[0] = r->accuracy[1] = NAN;
+	const struct cmp_qpoint *a = NULL, *b = NULL;
+
+	for (size_t i = 0; i < r->n_qpoints; i++) {
+		const struct cmp_qpoint *q = &r->qpoints[i];
+
+		if (!a && q->t >= lo)
+			a = q;
+		if (q->t <= hi)
+			b = q;
+	}
+	r->cpu_busy = NAN;
+	if (a && b && b->cpu_total > a->cpu_total)
+		r->cpu_busy = (double)(b->cpu_busy - a->cpu_busy) / (double)(b->cpu_total - a->cpu_total);
+	for (int d = 0; d < 2 && a && b && b->t - a->t > 0.5; d++)
+		r->accuracy[d] = (double)(b->shaper_bytes[d] - a->shaper_bytes[d]) * 8 /
+				 (b->t - a->t) / (double)o->rate_bps;
+	for (int d = 0; d < 2; d++) {
+		uint32_t pk = 0, by = 0;
+
+		for (size_t i = 0; i < r->n_qpoints; i++) {
+			if (r->qpoints[i].qlen[d] > pk)
+				pk = r->qpoints[i].qlen[d];
+			if (r->qpoints[i].backlog_bytes[d] > by)
+				by = r->qpoints[i].backlog_bytes[d];
+		}
+		r->peak_pkts[d] = pk;
+		r->peak_ms[d] = (double)by * 8 * 1000 / (double)o->rate_bps;
+	}
+}

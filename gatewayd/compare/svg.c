@@ -1,0 +1,371 @@
+/* gatewayd/compare/svg.c: the comparison's plots as standalone SVG, drawn here (no plotting tool):
+ * line charts with linear or log axes, ticks, a legend and shaded phases; and the three
+ * plots the bench writes: the latency CDF, latency over time, throughput per flow. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gatewayd/compare/bench.h"
+
+#define W 860
+#define H 460
+#define ML 72	/* margins: left (y labels), right (legend), top (title), bottom (x labels) */
+#define MR 170
+#define MT 44
+#define MB 56
+
+struct svg_series {
+	char name[32];
+	const char *color;
+	double *x, *y;		/* NAN y: a gap */
+	size_t n;
+	bool dashed;
+};
+
+struct svg_chart {
+	const char *title, *xlabel, *ylabel;
+	double x0, x1, y0, y1;
+	bool logx, logy;
+	struct svg_series *s;
+	size_t ns;
+	const double *bands;	/* phase boundaries, n_bands + 1 of them; NULL: none */
+	int n_bands;
+};
+
+static const char *const palette[] = { "#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e",
+				       "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22" };
+
+static double tx(const struct svg_chart *c, double x)
+{
+	double f = c->logx ? (log10(x) - log10(c->x0)) / (log10(c->x1) - log10(c->x0)) :
+			     (x - c->x0) / (c->x1 - c->x0);
+
+	return ML + f * (W - ML - MR);
+}
+
+static double ty(const struct svg_chart *c, double y)
+{
+	double f = c->logy ? (log10(y) - log10(c->y0)) / (log10(c->y1) - log10(c->y0)) :
+			     (y - c->y0) / (c->y1 - c->y0);
+
+	return H - MB - f * (H - MT - MB);
+}
+
+static void text(FILE *f, double x, double y, const char *anchor, const char *extra,
+		 const char *s)
+{
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" %s>", x, y, anchor, extra);
+	for (; *s; s++) {
+		if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else
+			fputc(*s, f);
+	}
+	fputs("</text>\n", f);
+}
+
+static void tick_label(char *buf, size_t len, double v)
+{
+	if (fabs(v) >= 1 || v == 0)
+		snprintf(buf, len, "%g", round(v * 100) / 100);
+	else
+		snprintf(buf, len, "%g", v);
+}
+
+/* Tick values: 1-2-5 steps on a linear axis, 1-2-5 per decade on a log one. */
+static size_t ticks(double lo, double hi, bool logscale, double *out, size_t max)
+{
+	size_t n = 0;
+
+	if (logscale) {
+		for (double d = pow(10, floor(log10(lo))); d <= hi && n < max; d *= 10)
+			for (int m = 0; m < 3 && n < max; m++) {
+				double v = d * (m == 0 ? 1 : m == 1 ? 2 : 5);
+
+				if (v >= lo * 0.999 && v <= hi * 1.001)
+					out[n++] = v;
+			}
+		return n;
+	}
+	double raw = (hi - lo) / 6, mag = pow(10, floor(log10(raw))), step;
+
+	step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag :
+	       10 * mag;
+	for (double v = ceil(lo / step) * step; v <= hi + step * 1e-6 && n < max; v += step)
+		out[n++] = fabs(v) < step * 1e-9 ? 0 : v;
+	return n;
+}
+
+static int svg_write(const char *path, const struct svg_chart *c)
+{
+	static const char *const band_fill[] = { "#f4f4f4", "#fde9d9", "#fbd3c3", "#eef4fb" };
+	double tv[64];
+	char lab[32];
+	size_t nt;
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -errno;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H, W, H);
+	text(f, W / 2.0, 24, "middle", "font-size=\"15\" font-weight=\"bold\"", c->title);
+	/* phases behind everything else */
+	for (int b = 0; c->bands && b < c->n_bands; b++) {
+		static const char *const names[] = { "idle", "TCP 4+4", "TCP + UDP flood", "idle" };
+		double a = tx(c, fmin(c->bands[b], c->x1)), e = tx(c, fmin(c->bands[b + 1], c->x1));
+
+		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
+			a, MT, e - a, H - MT - MB, band_fill[b % 4]);
+		text(f, (a + e) / 2, MT + 14, "middle", "fill=\"#777\" font-size=\"11\"",
+		     names[b % 4]);
+	}
+	fprintf(f, "<g stroke=\"#ddd\" stroke-width=\"1\">\n");
+	nt = ticks(c->x0, c->x1, c->logx, tv, 64);
+	for (size_t i = 0; i < nt; i++)
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", tx(c, tv[i]), MT,
+			tx(c, tv[i]), H - MB);
+	nt = ticks(c->y0, c->y1, c->logy, tv, 64);
+	for (size_t i = 0; i < nt; i++)
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", ML, ty(c, tv[i]),
+			W - MR, ty(c, tv[i]));
+	fprintf(f, "</g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n",
+		ML, MT, W - ML - MR, H - MT - MB);
+	nt = ticks(c->x0, c->x1, c->logx, tv, 64);
+	for (size_t i = 0; i < nt; i++) {
+		tick_label(lab, sizeof(lab), tv[i]);
+		text(f, tx(c, tv[i]), H - MB + 16, "middle", "", lab);
+	}
+	nt = ticks(c->y0, c->y1, c->logy, tv, 64);
+	for (size_t i = 0; i < nt; i++) {
+		tick_label(lab, sizeof(lab), tv[i]);
+		text(f, ML - 6, ty(c, tv[i]) + 4, "end", "", lab);
+	}
+	text(f, ML + (W - ML - MR) / 2.0, H - 14, "middle", "", c->xlabel);
+	fprintf(f, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">%s</text>\n",
+		MT + (H - MT - MB) / 2.0, MT + (H - MT - MB) / 2.0, c->ylabel);
+	/* the data, clipped to the plot area */
+	fprintf(f, "<clipPath id=\"plot\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath>\n",
+		ML, MT, W - ML - MR, H - MT - MB);
+	for (size_t k = 0; k < c->ns; k++) {
+		const struct svg_series *s = &c->s[k];
+		bool open = false;
+
+		fprintf(f, "<g clip-path=\"url(#plot)\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s>\n",
+			s->color, s->dashed ? " stroke-dasharray=\"5,3\"" : "");
+		for (size_t i = 0; i < s->n; i++) {
+			double x = s->x[i], y = s->y[i];
+
+			if (isnan(y) || isnan(x) || (c->logy && y <= 0) || (c->logx && x <= 0)) {
+				if (open)
+					fputs("\"/>\n", f);
+				open = false;
+				continue;
+			}
+			if (c->logy && y < c->y0)
+				y = c->y0;
+			fprintf(f, "%s%.1f,%.1f", open ? " " : "<polyline points=\"", tx(c, x),
+				ty(c, y));
+			open = true;
+		}
+		if (open)
+			fputs("\"/>\n", f);
+		fputs("</g>\n", f);
+		double ly = MT + 10 + 20.0 * (double)k;
+
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>\n",
+			W - MR + 12, ly, W - MR + 36, ly, s->color,
+			s->dashed ? " stroke-dasharray=\"5,3\"" : "");
+		text(f, W - MR + 42, ly + 4, "start", "", s->name);
+	}
+	fputs("</svg>\n", f);
+	return fclose(f) ? -errno : 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void free_series(struct svg_series *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].x);
+		free(s[i].y);
+	}
+}
+
+static double nice_up(double v)
+{
+	double m = pow(10, floor(log10(v)));
+
+	return v <= m ? m : v <= 2 * m ? 2 * m : v <= 5 * m ? 5 * m : 10 * m;
+}
+
+static double nice_down(double v)
+{
+	double m = pow(10, floor(log10(v)));
+
+	return v >= 5 * m ? 5 * m : v >= 2 * m ? 2 * m : m;
+}
+
+/* A log axis over the RTTs lo..hi (ms), with room above: whole decades' nice numbers, at
+ * least a factor of 2 wide; no RTT at all: 1 to 1000 ms. */
+static void log_range(double lo, double hi, double headroom, double *a, double *b)
+{
+	if (!(hi > 0)) {
+		lo = 1;
+		hi = 1000;
+	}
+	*a = nice_down(fmax(lo * 0.9, 0.1));
+	*b = nice_up(hi * headroom);
+	if (*b <= *a * 2)
+		*b = *a * 10;
+}
+
+int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n)
+{
+	struct svg_series s[CMP_MAX_QDISCS] = { 0 };
+	struct svg_chart c = { .title = "RTT under load: cumulative distribution (TCP and flood phases)",
+			       .xlabel = "round-trip time (ms, log scale)",
+			       .ylabel = "fraction of probes", .y0 = 0, .y1 = 1, .logx = true,
+			       .s = s };
+	double lo = INFINITY, hi = 0;
+	int ret;
+
+	(void)o;
+	for (size_t i = 0; i < n; i++) {
+		struct svg_series *x = &s[c.ns];
+		size_t m = 0;
+
+		if (!r[i].ran)
+			continue;
+		x->x = malloc((r[i].n_samples + 1) * sizeof(double));
+		x->y = malloc((r[i].n_samples + 1) * sizeof(double));
+		if (!x->x || !x->y) {
+			free_series(s, c.ns + 1);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < r[i].n_samples; k++)
+			if (r[i].samples[k].phase == CMP_PH_TCP || r[i].samples[k].phase == CMP_PH_FLOOD)
+				if (!isnan(r[i].samples[k].rtt_ms))
+					x->x[m++] = r[i].samples[k].rtt_ms;
+		qsort(x->x, m, sizeof(double), cmp_dbl);
+		for (size_t k = 0; k < m; k++)
+			x->y[k] = (double)(k + 1) / (double)m;
+		x->n = m;
+		if (m) {
+			lo = fmin(lo, x->x[0]);
+			hi = fmax(hi, x->x[m - 1]);
+		}
+		snprintf(x->name, sizeof(x->name), "%s", cmp_qdisc_name(r[i].q));
+		x->color = palette[r[i].q % 10];
+		c.ns++;
+	}
+	log_range(lo, hi, 1.05, &c.x0, &c.x1);
+	ret = svg_write(path, &c);
+	free_series(s, c.ns);
+	return ret;
+}
+
+int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n)
+{
+	struct svg_series s[CMP_MAX_QDISCS] = { 0 };
+	struct svg_chart c = { .title = "RTT over time, each queue's run (the first run's phases shaded)",
+			       .xlabel = "seconds since the run started",
+			       .ylabel = "round-trip time (ms, log scale)", .logy = true, .s = s,
+			       .x0 = 0, .x1 = o->duration_s, .n_bands = CMP_PH_COUNT };
+	double lo = INFINITY, hi = 0;
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		struct svg_series *x = &s[c.ns];
+		size_t m = r[i].n_samples;
+
+		if (!r[i].ran)
+			continue;
+		if (!c.bands)	/* each run's phases move with its load's start: the first's */
+			c.bands = r[i].phase_start;
+		c.x1 = fmax(c.x1, r[i].phase_start[CMP_PH_COUNT]);
+		x->x = malloc((m + 1) * sizeof(double));
+		x->y = malloc((m + 1) * sizeof(double));
+		if (!x->x || !x->y) {
+			free_series(s, c.ns + 1);
+			return -ENOMEM;
+		}
+		/* in send order (replies can come back out of it) */
+		for (size_t k = 0; k < m; k++) {
+			x->x[k] = r[i].samples[k].t;
+			x->y[k] = r[i].samples[k].rtt_ms;
+			if (!isnan(x->y[k])) {
+				lo = fmin(lo, x->y[k]);
+				hi = fmax(hi, x->y[k]);
+			}
+		}
+		for (size_t a = 1; a < m; a++)	/* insertion sort by time: nearly sorted */
+			for (size_t b = a; b > 0 && x->x[b - 1] > x->x[b]; b--) {
+				double tx_ = x->x[b], ty_ = x->y[b];
+
+				x->x[b] = x->x[b - 1];
+				x->y[b] = x->y[b - 1];
+				x->x[b - 1] = tx_;
+				x->y[b - 1] = ty_;
+			}
+		x->n = m;
+		snprintf(x->name, sizeof(x->name), "%s", cmp_qdisc_name(r[i].q));
+		x->color = palette[r[i].q % 10];
+		c.ns++;
+	}
+	log_range(lo, hi, 1.1, &c.y0, &c.y1);
+	ret = svg_write(path, &c);
+	free_series(s, c.ns);
+	return ret;
+}
+
+int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_result *r)
+{
+	struct svg_series s[CMP_MAX_FLOWS] = { 0 };
+	char title[128];
+	struct svg_chart c = { .title = title, .xlabel = "seconds since the run started",
+			       .ylabel = "receiver throughput (Mbit/s)", .s = s, .x0 = 0,
+			       .x1 = fmax(o->duration_s, r->phase_start[CMP_PH_COUNT]), .y0 = 0,
+			       .bands = r->phase_start,
+			       .n_bands = CMP_PH_COUNT };
+	double hi = 0;
+	int ret;
+
+	snprintf(title, sizeof(title), "%s: throughput per flow (%s each way)",
+		 cmp_qdisc_name(r->q), o->rate_text);
+	for (size_t i = 0; i < r->n_flows; i++) {
+		const struct cmp_flow *f = &r->flows[i];
+		struct svg_series *x = &s[c.ns];
+
+		x->x = malloc((f->n + 1) * sizeof(double));
+		x->y = malloc((f->n + 1) * sizeof(double));
+		if (!x->x || !x->y) {
+			free_series(s, c.ns + 1);
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < f->n; k++)
+			x->x[k] = f->t[k];
+		memcpy(x->y, f->mbps, f->n * sizeof(double));
+		x->n = f->n;
+		for (size_t k = 0; k < f->n; k++)
+			hi = fmax(hi, f->mbps[k]);
+		snprintf(x->name, sizeof(x->name), "%s", f->name);
+		x->color = f->udp ? "#000000" : palette[(f->up ? 0 : 4) + (i % 4) + (f->up ? 0 : 1)];
+		x->dashed = !f->up;
+		c.ns++;
+	}
+	c.y1 = hi > 0 ? nice_up(hi * 1.1) : 1;
+	ret = svg_write(path, &c);
+	free_series(s, c.ns);
+	return ret;
+}

@@ -1,0 +1,606 @@
+/* gatewayd/load/sink.c: the load-test sink: a bounded, non-blocking TCP server that discards what
+ * a client uploads or sends it data for a bounded time (docs/load-protocol.md). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <linux/tcp.h>	/* tcp_info with tcpi_bytes_received (glibc's lacks it) */
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include "config/config.h"
+#include "gatewayd/sys/clock.h"
+#include "gatewayd/sys/log.h"
+#include "gatewayd/load/sink.h"
+
+/* ---- the wire format ---- */
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+int gw_load_hdr_parse(const uint8_t *buf, size_t len, struct gw_load_hdr *out)
+{
+	size_t m = len < 4 ? len : 4;
+
+	/* a wrong first byte is refused at once, not after a wait for twelve */
+	if (memcmp(buf, GW_LOAD_MAGIC, m))
+		return -EPROTO;
+	if (len < 5)
+		return -EAGAIN;
+	out->version = buf[4];
+	if (buf[4] != GW_LOAD_VERSION)
+		return -EPROTONOSUPPORT;
+	if (len < GW_LOAD_HDR_LEN)
+		return -EAGAIN;
+	out->mode = buf[5];
+	out->duration_ms = get_be32(buf + 8);
+	if (buf[6] || buf[7])
+		return -EINVAL;
+	if (out->mode != GW_LOAD_MODE_UPLOAD && out->mode != GW_LOAD_MODE_DOWNLOAD)
+		return -EINVAL;
+	if (out->duration_ms < GW_LOAD_MIN_DURATION_MS || out->duration_ms > GW_LOAD_MAX_DURATION_MS)
+		return -EINVAL;
+	return 0;
+}
+
+void gw_load_hdr_build(uint8_t buf[GW_LOAD_HDR_LEN], const struct gw_load_hdr *h)
+{
+	memcpy(buf, GW_LOAD_MAGIC, 4);
+	buf[4] = h->version;
+	buf[5] = h->mode;
+	buf[6] = buf[7] = 0;
+	buf[8] = (uint8_t)(h->duration_ms >> 24);
+	buf[9] = (uint8_t)(h->duration_ms >> 16);
+	buf[10] = (uint8_t)(h->duration_ms >> 8);
+	buf[11] = (uint8_t)h->duration_ms;
+}
+
+int gw_load_reply_parse(const uint8_t *buf, size_t len, uint8_t *status)
+{
+	size_t m = len < 4 ? len : 4;
+
+	if (memcmp(buf, GW_LOAD_REPLY_MAGIC, m))
+		return -EPROTO;
+	if (len < GW_LOAD_REPLY_LEN)
+		return -EAGAIN;
+	*status = buf[5];
+	return 0;
+}
+
+void gw_load_reply_build(uint8_t buf[GW_LOAD_REPLY_LEN], uint8_t status)
+{
+	memcpy(buf, GW_LOAD_REPLY_MAGIC, 4);
+	buf[4] = GW_LOAD_VERSION;
+	buf[5] = status;
+	buf[6] = buf[7] = 0;
+}
+
+/* ---- the server ---- */
+
+enum conn_state { C_FREE, C_HDR, C_UPLOAD, C_DOWNLOAD, C_DRAIN };
+
+struct conn {
+	int fd;
+	enum conn_state state;
+	uint8_t hdr[GW_LOAD_HDR_LEN];
+	size_t got;
+	double deadline;	/* the state's end: header time-out, duration, drain margin */
+	double progress;	/* when a byte last moved */
+	uint16_t peer_port;	/* the client's port (host order) */
+};
+
+#define TAG_TIMER 0xffffu
+#define TAG_LISTEN 0x10000u	/* + listener index */
+#define IO_CHUNK 65536
+#define IO_ROUNDS 8		/* chunks per connection per wake-up: others get their turn */
+
+struct gw_sink {
+	int ep, timer;
+	int lfd[GW_SINK_MAX_LISTEN];
+	size_t n_listen;
+	struct conn conns[GW_SINK_MAX_CONNS];
+	struct gw_sink_stats st;
+	int rcvlowat;		/* uploads wake us at this many bytes (0: every segment) */
+	uint8_t buf[IO_CHUNK];	/* one buffer for every connection: discard and send */
+};
+
+static int ep_set(struct gw_sink *s, int op, int fd, uint32_t events, uint32_t tag)
+{
+	struct epoll_event ev = { .events = events, .data.u32 = tag };
+
+	return epoll_ctl(s->ep, op, fd, &ev) < 0 ? -errno : 0;
+}
+
+/* hard: an RST now (whatever is unsent is dropped), so nothing lingers past our bound */
+static void conn_close(struct gw_sink *s, struct conn *c, bool hard)
+{
+	if (hard) {
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	}
+	close(c->fd);	/* also leaves the epoll set */
+	c->fd = -1;
+	c->state = C_FREE;
+	s->st.open--;
+}
+
+static void send_reply(struct conn *c, uint8_t status)
+{
+	uint8_t r[GW_LOAD_REPLY_LEN];
+
+	/* a fresh socket's buffer always takes 8 bytes; if not, the client learns by EOF */
+	gw_load_reply_build(r, status);
+	if (send(c->fd, r, sizeof(r), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		gw_log(GW_LOG_DEBUG, "sink: reply: %s", strerror(errno));
+}
+
+static void on_header(struct gw_sink *s, struct conn *c, size_t idx, double now)
+{
+	struct gw_load_hdr h;
+	int r = gw_load_hdr_parse(c->hdr, c->got, &h);
+
+	if (r == -EAGAIN)
+		return;
+	if (r) {
+		s->st.malformed++;
+		gw_log(GW_LOG_DEBUG, "sink: connection %zu: %s header: closed", idx,
+		       r == -EPROTO ? "not a load-test" : r == -EPROTONOSUPPORT ?
+		       "unknown version of the" : "invalid");
+		if (r != -EPROTO)
+			send_reply(c, r == -EPROTONOSUPPORT ? GW_LOAD_BAD_VERSION :
+				   GW_LOAD_BAD_REQUEST);
+		conn_close(s, c, true);
+		return;
+	}
+	send_reply(c, GW_LOAD_OK);
+	c->deadline = now + h.duration_ms / 1000.0;
+	c->progress = now;
+	if (h.mode == GW_LOAD_MODE_UPLOAD) {
+		c->state = C_UPLOAD;
+		s->st.uploads++;
+		if (s->rcvlowat > 0)
+			setsockopt(c->fd, SOL_SOCKET, SO_RCVLOWAT, &s->rcvlowat, sizeof(s->rcvlowat));
+	} else {
+		c->state = C_DOWNLOAD;
+		s->st.downloads++;
+		ep_set(s, EPOLL_CTL_MOD, c->fd, EPOLLIN | EPOLLOUT, (uint32_t)idx);
+	}
+}
+
+/* Read: the header's bytes, then whatever the client sends (discarded). 0 on EOF or error. */
+static bool conn_read(struct gw_sink *s, struct conn *c, size_t idx, double now)
+{
+	for (int i = 0; i < IO_ROUNDS && c->fd >= 0; i++) {
+		ssize_t n;
+
+		if (c->state == C_HDR) {
+			/* byte exact: what follows the header is data, not ours to eat here */
+			n = recv(c->fd, c->hdr + c->got, sizeof(c->hdr) - c->got, 0);
+		} else {
+			n = recv(c->fd, s->buf, sizeof(s->buf), 0);
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return true;
+		if (n <= 0)
+			return false;
+		if (c->state == C_HDR) {
+			c->got += (size_t)n;
+			on_header(s, c, idx, now);
+			if (c->fd < 0)
+				return true;	/* refused and closed */
+			continue;
+		}
+		s->st.bytes_in += (uint64_t)n;
+		if (c->state == C_UPLOAD)
+			c->progress = now;
+	}
+	return true;
+}
+
+static bool conn_write(struct gw_sink *s, struct conn *c, double now)
+{
+	for (int i = 0; i < IO_ROUNDS; i++) {
+		ssize_t n = send(c->fd, s->buf, sizeof(s->buf), MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return true;
+		if (n < 0)
+			return false;
+		s->st.bytes_out += (uint64_t)n;
+		c->progress = now;
+	}
+	return true;
+}
+
+/* The end of a download: a FIN after what is queued, then a short wait for the client's. */
+static void start_drain(struct gw_sink *s, struct conn *c, size_t idx, double now)
+{
+	shutdown(c->fd, SHUT_WR);
+	c->state = C_DRAIN;
+	c->deadline = now + GW_SINK_MARGIN_S;
+	ep_set(s, EPOLL_CTL_MOD, c->fd, EPOLLIN, (uint32_t)idx);
+}
+
+static void on_conn(struct gw_sink *s, size_t idx, uint32_t events, double now)
+{
+	struct conn *c = &s->conns[idx];
+	bool alive = true;
+
+	if (c->state == C_FREE)
+		return;
+	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+		alive = conn_read(s, c, idx, now);
+	if (c->state == C_FREE)
+		return;
+	if (!alive) {
+		/* the client ended it: a finished test, or one that gave up before its header */
+		if (c->state == C_HDR)
+			s->st.malformed++;
+		else
+			s->st.completed++;
+		conn_close(s, c, c->state != C_DRAIN);
+		return;
+	}
+	if (c->state == C_DOWNLOAD && now >= c->deadline) {
+		start_drain(s, c, idx, now);
+		return;
+	}
+	if (c->state == C_DOWNLOAD && (events & EPOLLOUT) && !conn_write(s, c, now)) {
+		s->st.completed++;
+		conn_close(s, c, true);
+	}
+}
+
+static uint16_t peer_port_of(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	return 0;
+}
+
+static void on_listen(struct gw_sink *s, size_t li, double now)
+{
+	for (int i = 0; i < 16; i++) {
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		int fd = accept4(s->lfd[li], (struct sockaddr *)&peer, &plen,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		size_t idx;
+
+		if (fd < 0)
+			return;	/* EAGAIN, or the client gave up already */
+		for (idx = 0; idx < GW_SINK_MAX_CONNS && s->conns[idx].state != C_FREE; idx++)
+			;
+		if (idx == GW_SINK_MAX_CONNS) {
+			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+			close(fd);
+			s->st.refused_full++;
+			continue;
+		}
+		if (ep_set(s, EPOLL_CTL_ADD, fd, EPOLLIN, (uint32_t)idx)) {
+			close(fd);
+			continue;
+		}
+		s->conns[idx] = (struct conn){ .fd = fd, .state = C_HDR, .progress = now,
+					       .deadline = now + GW_SINK_HDR_TIMEOUT_S,
+					       .peer_port = peer_port_of(&peer) };
+		s->st.open++;
+		s->st.accepted++;
+	}
+}
+
+/* Every 100 ms: whatever is past its time goes. */
+static void on_timer(struct gw_sink *s, double now)
+{
+	uint64_t exp;
+
+	if (read(s->timer, &exp, sizeof(exp)) < 0 && errno != EAGAIN)
+		return;
+	for (size_t i = 0; i < GW_SINK_MAX_CONNS; i++) {
+		struct conn *c = &s->conns[i];
+
+		switch (c->state) {
+		case C_FREE:
+			break;
+		case C_HDR:
+			if (now >= c->deadline) {
+				s->st.idle_closed++;
+				conn_close(s, c, true);
+			}
+			break;
+		case C_UPLOAD:
+		case C_DOWNLOAD:
+			/* an upload slower than its low-water mark wakes nobody: what
+			 * waits below the mark is progress all the same */
+			if (c->state == C_UPLOAD && s->rcvlowat > 0 &&
+			    now - c->progress >= GW_SINK_STALL_S / 2) {
+				int q = 0;
+
+				if (ioctl(c->fd, FIONREAD, &q) == 0 && q > 0 &&
+				    !conn_read(s, c, i, now)) {
+					s->st.completed++;
+					conn_close(s, c, true);
+					break;
+				}
+			}
+			if (now - c->progress >= GW_SINK_STALL_S) {
+				s->st.idle_closed++;
+				conn_close(s, c, true);
+			} else if (c->state == C_DOWNLOAD && now >= c->deadline) {
+				start_drain(s, c, i, now);
+			} else if (c->state == C_UPLOAD && now >= c->deadline + GW_SINK_MARGIN_S) {
+				/* the client overran its own duration */
+				s->st.completed++;
+				conn_close(s, c, true);
+			}
+			break;
+		case C_DRAIN:
+			if (now >= c->deadline) {
+				s->st.completed++;
+				conn_close(s, c, true);
+			}
+			break;
+		}
+	}
+}
+
+int gw_sink_run(struct gw_sink *s)
+{
+	struct epoll_event evs[32];
+	int n = epoll_wait(s->ep, evs, 32, 0);
+	double now = gw_mono_now();
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
+		uint32_t tag = evs[i].data.u32;
+
+		if (tag == TAG_TIMER)
+			on_timer(s, now);
+		else if (tag >= TAG_LISTEN)
+			on_listen(s, tag - TAG_LISTEN, now);
+		else if (tag < GW_SINK_MAX_CONNS)
+			on_conn(s, tag, evs[i].events, now);
+	}
+	return 0;
+}
+
+static int listen_one(const struct sockaddr_storage *a, socklen_t len)
+{
+	int one = 1, fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)a, len) < 0 || listen(fd, 128) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+int gw_sink_new(const struct sockaddr_storage *addrs, const socklen_t *lens, size_t n,
+		struct gw_sink **out, char *err, size_t errlen)
+{
+	struct itimerspec its = { .it_interval.tv_nsec = 100000000, .it_value.tv_nsec = 100000000 };
+	struct gw_sink *s;
+	int r = 0;
+
+	if (n < 1 || n > GW_SINK_MAX_LISTEN) {
+		snprintf(err, errlen, "the sink takes 1 to %d addresses", GW_SINK_MAX_LISTEN);
+		return -EINVAL;
+	}
+	if (!(s = calloc(1, sizeof(*s))))
+		return -ENOMEM;
+	s->timer = -1;
+	for (size_t i = 0; i < GW_SINK_MAX_CONNS; i++)
+		s->conns[i].fd = -1;
+	for (size_t i = 0; i < GW_SINK_MAX_LISTEN; i++)
+		s->lfd[i] = -1;
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (s->ep < 0) {
+		r = -errno;
+		snprintf(err, errlen, "epoll: %s", strerror(-r));
+		goto fail;
+	}
+	s->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (s->timer < 0 || timerfd_settime(s->timer, 0, &its, NULL) < 0 ||
+	    (r = ep_set(s, EPOLL_CTL_ADD, s->timer, EPOLLIN, TAG_TIMER))) {
+		r = r ? r : -errno;
+		snprintf(err, errlen, "timer: %s", strerror(-r));
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int fd = listen_one(&addrs[i], lens[i]);
+
+		if (fd < 0 || (r = ep_set(s, EPOLL_CTL_ADD, fd, EPOLLIN, TAG_LISTEN + (uint32_t)i))) {
+			char host[INET6_ADDRSTRLEN] = "?";
+			const void *ip = addrs[i].ss_family == AF_INET6 ?
+				(const void *)&((const struct sockaddr_in6 *)&addrs[i])->sin6_addr :
+				(const void *)&((const struct sockaddr_in *)&addrs[i])->sin_addr;
+
+			if (fd >= 0)
+				close(fd);
+			r = fd < 0 ? fd : r;
+			inet_ntop(addrs[i].ss_family, ip, host, sizeof(host));
+			snprintf(err, errlen, "listening on %s port %d: %s", host,
+				 ntohs(((const struct sockaddr_in *)&addrs[i])->sin_port), strerror(-r));
+			goto fail;
+		}
+		s->lfd[s->n_listen++] = fd;
+	}
+	memset(s->buf, 0, sizeof(s->buf));
+	*out = s;
+	return 0;
+fail:
+	gw_sink_free(s);
+	return r;
+}
+
+void gw_sink_free(struct gw_sink *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < GW_SINK_MAX_CONNS; i++)
+		if (s->conns[i].state != C_FREE)
+			conn_close(s, &s->conns[i], true);
+	for (size_t i = 0; i < s->n_listen; i++)
+		close(s->lfd[i]);
+	if (s->timer >= 0)
+		close(s->timer);
+	if (s->ep >= 0)
+		close(s->ep);
+	free(s);
+}
+
+int gw_sink_fd(const struct gw_sink *s)
+{
+	return s->ep;
+}
+
+int gw_sink_upload_bytes(const struct gw_sink *s, uint16_t peer_port, uint64_t *bytes)
+{
+	for (size_t i = 0; i < GW_SINK_MAX_CONNS; i++) {
+		const struct conn *c = &s->conns[i];
+		struct tcp_info ti;
+		socklen_t len = sizeof(ti);
+
+		if (c->state != C_UPLOAD || c->peer_port != peer_port)
+			continue;
+		if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+		    len < offsetof(struct tcp_info, tcpi_bytes_received) +
+			  sizeof(ti.tcpi_bytes_received))
+			return -EOPNOTSUPP;
+		*bytes = ti.tcpi_bytes_received > GW_LOAD_HDR_LEN ?
+			 ti.tcpi_bytes_received - GW_LOAD_HDR_LEN : 0;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+void gw_sink_set_rcvlowat(struct gw_sink *s, int bytes)
+{
+	s->rcvlowat = bytes > 0 ? bytes : 0;
+}
+
+int gw_sink_port(const struct gw_sink *s, size_t i)
+{
+	struct sockaddr_storage a;
+	socklen_t len = sizeof(a);
+
+	if (i >= s->n_listen || getsockname(s->lfd[i], (struct sockaddr *)&a, &len) < 0)
+		return -EINVAL;
+	/* sin_port and sin6_port sit at the same offset */
+	return ntohs(((const struct sockaddr_in *)&a)->sin_port);
+}
+
+void gw_sink_get_stats(const struct gw_sink *s, struct gw_sink_stats *out)
+{
+	*out = s->st;
+}
+
+static void log_stats(const struct gw_sink *s)
+{
+	const struct gw_sink_stats *st = &s->st;
+
+	gw_log(GW_LOG_INFO, "sink: %llu open, %llu accepted, %llu refused (all %d slots taken), "
+	       "%llu malformed, %llu idle closed, %llu completed; %llu uploads, %llu downloads, "
+	       "%llu bytes in, %llu bytes out",
+	       (unsigned long long)st->open, (unsigned long long)st->accepted,
+	       (unsigned long long)st->refused_full, GW_SINK_MAX_CONNS,
+	       (unsigned long long)st->malformed, (unsigned long long)st->idle_closed,
+	       (unsigned long long)st->completed, (unsigned long long)st->uploads,
+	       (unsigned long long)st->downloads, (unsigned long long)st->bytes_in,
+	       (unsigned long long)st->bytes_out);
+}
+
+int gw_sink_main(const char *const *addrs, size_t n)
+{
+	struct sockaddr_storage ss[GW_SINK_MAX_LISTEN];
+	socklen_t lens[GW_SINK_MAX_LISTEN];
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct gw_sink *s;
+	char err[256];
+	sigset_t set;
+	int sfd, ep, rc = 1;
+
+	if (n > GW_SINK_MAX_LISTEN) {
+		fprintf(stderr, "gatewayd: at most %d --sink addresses\n", GW_SINK_MAX_LISTEN);
+		return 2;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (gw_parse_listen(addrs[i], &ss[i], &lens[i])) {
+			fprintf(stderr, "gatewayd: --sink %s: not an IP:PORT (IPv6 as [ADDR]:PORT)\n",
+				addrs[i]);
+			return 2;
+		}
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if ((sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		return 1;
+	if (gw_sink_new(ss, lens, n, &s, err, sizeof(err))) {
+		gw_log(GW_LOG_ERR, "sink: %s", err);
+		close(sfd);
+		return 1;
+	}
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ev.data.fd = sfd;
+	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+	ev.data.fd = gw_sink_fd(s);
+	epoll_ctl(ep, EPOLL_CTL_ADD, gw_sink_fd(s), &ev);
+	for (size_t i = 0; i < n; i++)
+		gw_log(GW_LOG_INFO, "sink: listening on %s (port %d)", addrs[i], gw_sink_port(s, i));
+	for (;;) {
+		struct epoll_event got[2];
+		int k = epoll_wait(ep, got, 2, -1);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			break;
+		for (int i = 0; i < k; i++) {
+			struct signalfd_siginfo si;
+
+			if (got[i].data.fd != sfd) {
+				gw_sink_run(s);
+				continue;
+			}
+			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+				if (si.ssi_signo == SIGUSR1) {
+					log_stats(s);
+					continue;
+				}
+				gw_log(GW_LOG_INFO, "signal %u: stopping", si.ssi_signo);
+				rc = 0;
+				goto out;
+			}
+		}
+	}
+out:
+	log_stats(s);
+	gw_sink_free(s);
+	close(ep);
+	close(sfd);
+	return rc;
+}

@@ -1,0 +1,189 @@
+/* gatewayd/probe/cli.c: `gatewayd -c FILE --probe COUNT`: the prober alone, in the foreground,
+ * one line per sample and a summary per target, for people and for tests. */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "gatewayd/probe/prober.h"
+#include "gatewayd/probe/cli.h"
+
+#define KEEP_MAX 1000000	/* RTTs kept per target for the summary's percentiles */
+
+struct cli {
+	const struct gw_probe_cfg *cfg;
+	FILE *out;
+	double *rtt[GW_MAX_PROBE_TARGETS];
+	size_t n_rtt[GW_MAX_PROBE_TARGETS], cap;
+	uint64_t samples[GW_MAX_PROBE_TARGETS], lost[GW_MAX_PROBE_TARGETS];
+	uint64_t link_lost[GW_MAX_PROBE_TARGETS], link_samples[GW_MAX_PROBE_TARGETS];
+};
+
+static void on_sample(void *ctx, const struct gw_probe_sample *s)
+{
+	struct cli *c = ctx;
+	int i = s->target;
+
+	fprintf(c->out, "%s seq=%u rtt_ms=%.3f lost=%d reordered=%d up=%d sent=%.6f\n",
+		c->cfg->targets[i].host, s->seq, s->rtt_ms, s->lost, s->reordered, s->target_up,
+		s->sent_wall);
+	c->samples[i]++;
+	c->lost[i] += s->lost;
+	if (s->target_up) {
+		c->link_samples[i]++;
+		c->link_lost[i] += s->lost;
+	}
+	if (!s->lost && c->n_rtt[i] < c->cap)
+		c->rtt[i][c->n_rtt[i]++] = s->rtt_ms;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest rank on a sorted array. */
+static double pct(const double *v, size_t n, double q)
+{
+	size_t k;
+
+	if (!n)
+		return NAN;
+	k = (size_t)ceil(q * (double)n);
+	return v[k ? k - 1 : 0];
+}
+
+static void summary(struct cli *c, struct gw_prober *p)
+{
+	struct gw_probe_target_state st[GW_MAX_PROBE_TARGETS];
+	size_t i, n = gw_prober_targets(p, st, GW_MAX_PROBE_TARGETS);
+
+	for (i = 0; i < n; i++) {
+		double *v = c->rtt[i];
+		size_t k = c->n_rtt[i];
+
+		qsort(v, k, sizeof(*v), cmp_double);
+		fprintf(c->out, "# %s: samples %llu received %zu lost %llu (%.2f%%) link_lost %llu "
+			"(%.2f%%) duplicates %llu reordered %llu late %llu invalid %llu kernel_stamps tx %llu rx %llu; rtt_ms min "
+			"%.3f p50 %.3f p90 %.3f p99 %.3f max %.3f; %s\n", c->cfg->targets[i].host,
+			(unsigned long long)c->samples[i], k, (unsigned long long)c->lost[i],
+			c->samples[i] ? 100.0 * (double)c->lost[i] / (double)c->samples[i] : 0.0,
+			(unsigned long long)c->link_lost[i], c->link_samples[i] ?
+			100.0 * (double)c->link_lost[i] / (double)c->link_samples[i] : 0.0,
+			(unsigned long long)st[i].duplicates, (unsigned long long)st[i].reordered,
+			(unsigned long long)st[i].late, (unsigned long long)st[i].invalid,
+			(unsigned long long)st[i].tx_stamps, (unsigned long long)st[i].rx_stamps,
+			k ? v[0] : NAN, pct(v, k, 0.5), pct(v, k, 0.9), pct(v, k, 0.99),
+			k ? v[k - 1] : NAN, st[i].up ? "up" : "down");
+	}
+	fflush(c->out);
+}
+
+static int open_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static const char *link_interface(const struct gw_config *cfg)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->n_links; i++)
+		if (!strcmp(cfg->links[i].name, cfg->probe.link))
+			return cfg->links[i].interface;
+	return NULL;
+}
+
+static int run(struct gw_prober *p, int sfd, FILE *out)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, got[2];
+	int ep = epoll_create1(EPOLL_CLOEXEC), n, k, ret = 0;
+
+	if (ep < 0)
+		return -errno;
+	ev.data.u32 = 0;
+	epoll_ctl(ep, EPOLL_CTL_ADD, gw_prober_fd(p), &ev);
+	ev.data.u32 = 1;
+	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
+	while (!gw_prober_done(p)) {
+		n = epoll_wait(ep, got, 2, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			break;
+		}
+		for (k = 0; k < n; k++)
+			if (got[k].data.u32 == 1)
+				goto out;	/* interrupted: the summary of what we have */
+		if ((ret = gw_prober_run(p)) < 0)
+			break;
+		fflush(out);	/* one write per wake-up that reported something, none otherwise */
+	}
+out:
+	close(ep);
+	return ret < 0 ? ret : 0;
+}
+
+int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *err,
+		 size_t errlen)
+{
+	struct cli c = { .cfg = &cfg->probe, .out = out };
+	const char *ifname = link_interface(cfg);
+	struct gw_prober *p = NULL;
+	int sfd, ret;
+	size_t i;
+
+	if (!cfg->probe.present) {
+		snprintf(err, errlen, "%s: no probe block: nothing to probe", cfg->file);
+		return -EINVAL;
+	}
+	c.cap = count && count < KEEP_MAX ? count : KEEP_MAX;
+	for (i = 0; i < cfg->probe.n_targets; i++)
+		if (!(c.rtt[i] = calloc(c.cap, sizeof(double)))) {
+			ret = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	if ((sfd = open_signals()) < 0) {
+		ret = sfd;
+		snprintf(err, errlen, "signalfd: %s", strerror(-sfd));
+		goto out;
+	}
+	ret = gw_prober_new(&cfg->probe, ifname, on_sample, &c, &p, err, errlen);
+	if (!ret) {
+		gw_prober_limit(p, count);
+		fprintf(out, "# probing %zu target%s by %s every %.3f ms, timeout %.0f ms, %lld "
+			"bytes, from %s%s\n", cfg->probe.n_targets,
+			cfg->probe.n_targets == 1 ? "" : "s",
+			cfg->probe.method == GW_PROBE_UDP ? "udp" :
+			gw_prober_raw(p) ? "icmp (raw socket)" : "icmp (ping socket)",
+			(double)cfg->probe.interval_us / 1000, (double)cfg->probe.timeout_us / 1000,
+			(long long)cfg->probe.size, ifname ? ifname : "any interface",
+			cfg->probe.fwmark != GW_UNSET ? " with a fwmark" : "");
+		ret = run(p, sfd, out);
+		summary(&c, p);
+		if (ret)
+			snprintf(err, errlen, "probe: %s", strerror(-ret));
+	}
+	gw_prober_free(p);
+	close(sfd);
+out:
+	for (i = 0; i < cfg->probe.n_targets; i++)
+		free(c.rtt[i]);
+	return ret;
+}

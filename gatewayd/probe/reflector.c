@@ -1,0 +1,291 @@
+/* gatewayd/probe/reflector.c: the UDP reflector: answers each valid probe with its own kernel receive
+ * stamp and send time, refuses (and counts) everything else. No per-client state: its memory is
+ * one buffer whatever arrives. */
+#include <errno.h>
+#include <time.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config/config.h"
+#include "gatewayd/probe/packet.h"
+#include "gatewayd/probe/reflector.h"
+
+#define BURST 256	/* datagrams per wake-up, so signals are seen under a flood */
+
+struct reflector {
+	int fd, sfd, ep;
+	int family;
+	FILE *log;
+	struct gw_reflect_stats *st;
+	uint8_t buf[GW_PROBE_PKT_MAX];
+};
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void print_stats(FILE *log, const struct gw_reflect_stats *s)
+{
+	fprintf(log, "reflect: answered %llu; refused too_short %llu too_long %llu bad_magic %llu "
+		"bad_version %llu not_request %llu; send_failed %llu\n",
+		(unsigned long long)s->answered, (unsigned long long)s->too_short,
+		(unsigned long long)s->too_long, (unsigned long long)s->bad_magic,
+		(unsigned long long)s->bad_version, (unsigned long long)s->not_request,
+		(unsigned long long)s->send_failed);
+	fflush(log);
+}
+
+/* The receive stamp (kernel's if any) and where the request was addressed, for the reply's
+ * source: on a wildcard address the reply must leave from the address that was asked. */
+static uint64_t scan_cmsgs(struct msghdr *msg, uint8_t *pktinfo, size_t *pilen, int *level,
+			   int *type)
+{
+	struct cmsghdr *c;
+	uint64_t stamp = 0;
+
+	*pilen = 0;
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
+			struct scm_timestamping tss;
+
+			memcpy(&tss, CMSG_DATA(c), sizeof(tss));
+			if (tss.ts[0].tv_sec || tss.ts[0].tv_nsec)
+				stamp = (uint64_t)tss.ts[0].tv_sec * 1000000000ULL +
+					(uint64_t)tss.ts[0].tv_nsec;
+		} else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			stamp = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+		} else if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			pi.ipi_spec_dst = pi.ipi_addr;
+			pi.ipi_ifindex = 0;
+			memcpy(pktinfo, &pi, sizeof(pi));
+			*pilen = sizeof(pi);
+			*level = SOL_IP;
+			*type = IP_PKTINFO;
+		} else if (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+			struct in6_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			pi.ipi6_ifindex = 0;
+			memcpy(pktinfo, &pi, sizeof(pi));
+			*pilen = sizeof(pi);
+			*level = SOL_IPV6;
+			*type = IPV6_PKTINFO;
+		}
+	}
+	return stamp;
+}
+
+static void count_refusal(struct gw_reflect_stats *st, int err)
+{
+	if (err == -EBADMSG)
+		st->too_short++;
+	else if (err == -EMSGSIZE)
+		st->too_long++;
+	else if (err == -EPROTONOSUPPORT)
+		st->bad_version++;
+	else
+		st->bad_magic++;
+}
+
+/* Answers what is queued, up to BURST datagrams; returns false when the socket is empty. */
+static bool serve_burst(struct reflector *r)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct scm_timestamping)) +
+			 CMSG_SPACE(sizeof(struct in6_pktinfo)) + 64];
+		struct cmsghdr align;
+	} ctl, out;
+	int i;
+
+	for (i = 0; i < BURST; i++) {
+		struct sockaddr_storage from;
+		struct iovec iov = { r->buf, sizeof(r->buf) };
+		struct msghdr msg = { .msg_name = &from, .msg_namelen = sizeof(from),
+				      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+				      .msg_controllen = sizeof(ctl.buf) };
+		uint8_t pktinfo[sizeof(struct in6_pktinfo)];
+		int level = 0, type = 0, ret;
+		uint64_t stamp;
+		size_t pilen;
+		ssize_t n = recvmsg(r->fd, &msg, MSG_DONTWAIT);
+
+		if (n < 0)
+			return errno == EINTR;
+		if (msg.msg_flags & MSG_TRUNC) {
+			r->st->too_long++;
+			continue;
+		}
+		stamp = scan_cmsgs(&msg, pktinfo, &pilen, &level, &type);
+		if (!stamp)
+			stamp = real_ns();
+		ret = gw_probe_pkt_reflect(r->buf, (size_t)n, stamp, real_ns());
+		if (ret == -EPROTO && n >= 6 && !memcmp(r->buf, GW_PROBE_PKT_MAGIC, 4) &&
+		    r->buf[4] == GW_PROBE_PKT_VERSION) {
+			r->st->not_request++;	/* e.g. a reply sent back at us: no loops */
+			continue;
+		}
+		if (ret) {
+			count_refusal(r->st, ret);
+			continue;
+		}
+		msg.msg_flags = 0;
+		msg.msg_control = pilen ? out.buf : NULL;
+		msg.msg_controllen = pilen ? CMSG_SPACE(pilen) : 0;
+		if (pilen) {
+			struct cmsghdr *c = (struct cmsghdr *)out.buf;
+
+			memset(out.buf, 0, sizeof(out.buf));
+			c->cmsg_level = level;
+			c->cmsg_type = type;
+			c->cmsg_len = CMSG_LEN(pilen);
+			memcpy(CMSG_DATA(c), pktinfo, pilen);
+		}
+		iov.iov_len = (size_t)n;
+		if (sendmsg(r->fd, &msg, MSG_DONTWAIT) < 0)
+			r->st->send_failed++;
+		else
+			r->st->answered++;
+	}
+	return true;
+}
+
+static int open_socket(struct reflector *r, const struct sockaddr_storage *ss, socklen_t len)
+{
+	int flags = SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_RX_SOFTWARE;
+	int one = 1, zero = 0;
+
+	r->fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (r->fd < 0)
+		return -errno;
+	if (setsockopt(r->fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) < 0)
+		setsockopt(r->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	if (ss->ss_family == AF_INET6) {
+		/* "[::]:PORT" answers IPv4 too */
+		setsockopt(r->fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+		setsockopt(r->fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
+	} else {
+		setsockopt(r->fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+	}
+	if (bind(r->fd, (const struct sockaddr *)ss, len) < 0)
+		return -errno;
+	return 0;
+}
+
+static int open_signals(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -errno;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Returns 1 to stop. */
+static int on_signal(struct reflector *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1)
+			print_stats(r->log, r->st);
+		else
+			return 1;
+	}
+	return 0;
+}
+
+static int loop(struct reflector *r)
+{
+	struct epoll_event ev = { .events = EPOLLIN }, got[2];
+	bool busy = false;
+	int n, k;
+
+	ev.data.u32 = 0;
+	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, r->fd, &ev) < 0)
+		return -errno;
+	ev.data.u32 = 1;
+	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, r->sfd, &ev) < 0)
+		return -errno;
+	for (;;) {
+		/* under a flood, look at signals between bursts without waiting */
+		n = epoll_wait(r->ep, got, 2, busy ? 0 : -1);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		busy = false;
+		for (k = 0; k < n; k++) {
+			if (got[k].data.u32 == 1 && on_signal(r))
+				return 0;
+			if (got[k].data.u32 == 0)
+				busy = serve_burst(r);
+		}
+	}
+}
+
+int gw_reflect_run(const char *addr, FILE *log, struct gw_reflect_stats *stats, char *err,
+		   size_t errlen)
+{
+	struct reflector *r;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int ret;
+
+	memset(stats, 0, sizeof(*stats));
+	if (gw_parse_listen(addr, &ss, &len)) {
+		snprintf(err, errlen, "--reflect \"%.64s\" is not an address: expected IP:PORT, "
+			 "e.g. 0.0.0.0:%d or [::]:%d", addr, GW_PROBE_UDP_PORT, GW_PROBE_UDP_PORT);
+		return -EINVAL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->fd = r->sfd = r->ep = -1;
+	r->log = log;
+	r->st = stats;
+	if ((ret = open_socket(r, &ss, len))) {
+		snprintf(err, errlen, "reflect on %s: %s", addr, strerror(-ret));
+		goto out;
+	}
+	if ((r->sfd = open_signals()) < 0 || (r->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "reflect: %s", strerror(errno));
+		goto out;
+	}
+	fprintf(log, "reflect: answering probes on %s\n", addr);
+	fflush(log);
+	ret = loop(r);
+	if (ret)
+		snprintf(err, errlen, "reflect: %s", strerror(-ret));
+	print_stats(log, stats);
+out:
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->sfd >= 0)
+		close(r->sfd);
+	if (r->ep >= 0)
+		close(r->ep);
+	free(r);
+	return ret;
+}

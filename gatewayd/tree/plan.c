@@ -1,0 +1,348 @@
+/* gatewayd/tree/plan.c: config + interface facts -> the ordered list of tc objects to create. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/pkt_sched.h>
+#include "gatewayd/tree/plan.h"
+
+struct builder {
+	const struct gw_config *cfg;
+	const struct gw_plan *prev;
+	struct gw_plan *p;
+	size_t cap;
+	size_t link;
+	enum gw_direction dir;
+	const char *dev;
+	int ifindex;
+	const struct gw_link_info *info;
+};
+
+static struct gw_plan_obj *add(struct builder *b, enum gw_obj_type type, enum gw_kind kind,
+			       uint32_t handle, uint32_t parent, const char *role, const char *name)
+{
+	struct gw_plan_obj *o;
+
+	if (b->p->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		void *n = realloc(b->p->objs, cap * sizeof(*o));
+
+		if (!n)
+			return NULL;
+		b->p->objs = n;
+		b->cap = cap;
+	}
+	o = &b->p->objs[b->p->n++];
+	memset(o, 0, sizeof(*o));
+	o->obj.type = type;
+	o->obj.kind = kind;
+	o->obj.ifindex = b->ifindex;
+	o->obj.handle = handle;
+	o->obj.parent = parent;
+	if (type == GW_OBJ_QDISC)
+		gw_qopts_init(kind, &o->obj.q);
+	o->link = b->link;
+	snprintf(o->link_name, sizeof(o->link_name), "%s", b->cfg->links[b->link].name);
+	o->dir = b->dir;
+	o->dev = b->dev;
+	snprintf(o->what, sizeof(o->what), "%s %s%s%s", gw_direction_name(b->dir), role,
+		 name ? " " : "", name ? name : "");
+	return o;
+}
+
+/* A leaf qdisc under handle parent, with the link's overhead given to cake children. */
+static int add_leaf(struct builder *b, const struct gw_child *c, uint64_t rate,
+		    uint32_t handle, uint32_t parent, const char *cls, uint32_t slot)
+{
+	const struct gw_sizing *s = &b->cfg->links[b->link].sizing;
+	struct gw_plan_obj *o = add(b, GW_OBJ_QDISC, c->kind, handle, parent,
+				    "qdisc of class", cls);
+
+	if (!o)
+		return -ENOMEM;
+	snprintf(o->cls, sizeof(o->cls), "%s", cls);
+	o->slot = slot;
+	o->obj.q = c->opts;
+	if (c->kind == GW_KIND_FQ_CODEL)
+		gw_derive_codel(rate, &o->obj.q.fq_codel);
+	if (c->kind == GW_KIND_CAKE && s->set) {
+		o->obj.q.cake.atm = s->linklayer == GW_LL_ATM ? CAKE_ATM_ATM :
+				    s->linklayer == GW_LL_PTM ? CAKE_ATM_PTM : CAKE_ATM_NONE;
+		o->obj.q.cake.overhead = s->overhead;
+		o->obj.q.cake.mpu = s->mpu;
+	}
+	return 0;
+}
+
+struct named_slot {
+	const char *name;
+	uint32_t slot;
+};
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(((const struct named_slot *)x)->name, ((const struct named_slot *)y)->name);
+}
+
+/* Slots for this direction's classes: a class prev knew keeps its slot, a new one gets the
+ * lowest slot that neither prev nor a kept class uses (so a handle is never reused within one
+ * reload), or, if prev used them all, the lowest a kept class does not. */
+static int assign_slots(struct builder *b, const struct gw_class_cfg *cls, size_t n,
+			uint32_t *slot)
+{
+	const char *link = b->cfg->links[b->link].name;
+	struct named_slot *known = calloc(b->prev ? b->prev->n + 1 : 1, sizeof(*known));
+	uint8_t *used = calloc(GW_MAX_SLOT, 2);	/* [0]: prev's, [1]: kept */
+	size_t nk = 0, next = 0;
+
+	if (!known || !used) {
+		free(known);
+		free(used);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; b->prev && i < b->prev->n; i++) {
+		const struct gw_plan_obj *o = &b->prev->objs[i];
+
+		if (o->obj.type == GW_OBJ_CLASS && !o->obj.inner && o->dir == b->dir &&
+		    !strcmp(o->link_name, link) && o->slot < GW_MAX_SLOT) {
+			known[nk++] = (struct named_slot){ o->cls, o->slot };
+			used[2 * o->slot] = 1;
+		}
+	}
+	qsort(known, nk, sizeof(*known), by_name);
+	for (size_t k = 0; k < n; k++) {
+		struct named_slot key = { cls[k].name, 0 }, *hit;
+
+		hit = nk ? bsearch(&key, known, nk, sizeof(*known), by_name) : NULL;
+		slot[k] = hit ? hit->slot : UINT32_MAX;
+		if (hit)
+			used[2 * hit->slot + 1] = 1;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		next = 0;
+		for (size_t k = 0; k < n; k++) {
+			if (slot[k] != UINT32_MAX)
+				continue;
+			while (next < GW_MAX_SLOT && (used[2 * next + 1] || (!pass && used[2 * next])))
+				next++;
+			if (next == GW_MAX_SLOT)
+				break;
+			slot[k] = (uint32_t)next;
+			used[2 * next + 1] = 1;
+		}
+	}
+	free(known);
+	free(used);
+	for (size_t k = 0; k < n; k++)
+		if (slot[k] == UINT32_MAX)
+			return -ENOSPC;
+	return 0;
+}
+
+static void root_stab(struct builder *b, struct gw_plan_obj *root)
+{
+	const struct gw_sizing *s = &b->cfg->links[b->link].sizing;
+
+	root->obj.stab = *s;
+	root->obj.stab_overhead = gw_derive_stab_overhead(s, b->info->arptype);
+}
+
+static int plan_htb_objs(struct builder *b, const struct gw_dir_cfg *d,
+			 const struct gw_class_cfg *cls, size_t n, const uint32_t *slot,
+			 size_t def);
+
+static int plan_htb(struct builder *b, const struct gw_dir_cfg *d)
+{
+	struct gw_class_cfg single;
+	const struct gw_class_cfg *cls = d->classes;
+	size_t n = d->n_classes, def = 0;
+	uint32_t *slot;
+	int err;
+
+	if (!n) {	/* no classes: one default class at the full rate */
+		memset(&single, 0, sizeof(single));
+		snprintf(single.name, sizeof(single.name), "default");
+		single.rate = single.ceil = d->rate;
+		single.prio = single.quantum = single.burst = single.cburst = GW_UNSET;
+		single.is_default = true;
+		single.child = d->child;
+		cls = &single;
+		n = 1;
+	}
+	slot = calloc(n, sizeof(*slot));
+	if (!slot || (err = assign_slots(b, cls, n, slot))) {
+		free(slot);
+		return slot ? err : -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (cls[i].is_default)
+			def = i;
+	err = plan_htb_objs(b, d, cls, n, slot, def);
+	free(slot);
+	return err;
+}
+
+static int plan_htb_objs(struct builder *b, const struct gw_dir_cfg *d,
+			 const struct gw_class_cfg *cls, size_t n, const uint32_t *slot, size_t def)
+{
+	const struct gw_sizing *s = &b->cfg->links[b->link].sizing;
+	unsigned int mtu = b->info->mtu;
+	struct gw_plan_obj *o;
+
+	if (!(o = add(b, GW_OBJ_QDISC, GW_KIND_HTB, GW_ROOT_HANDLE, TC_H_ROOT, "root", NULL)))
+		return -ENOMEM;
+	o->obj.q.htb.defcls = GW_LEAF_MINOR_BASE + slot[def];
+	root_stab(b, o);
+	if (!(o = add(b, GW_OBJ_CLASS, GW_KIND_HTB, GW_HANDLE(GW_ROOT_MAJOR, GW_TOP_MINOR),
+		      GW_ROOT_HANDLE, "top class", NULL)))
+		return -ENOMEM;
+	o->obj.cls.rate = o->obj.cls.ceil = d->rate;
+	o->obj.cls.burst = o->obj.cls.cburst =
+		d->burst != GW_UNSET ? d->burst : (int64_t)gw_derive_burst(d->rate, s, mtu);
+	o->obj.cls.quantum = gw_derive_quantum(d->rate, s, mtu);
+	o->obj.cls.prio = GW_UNSET;
+	o->obj.inner = true;
+	for (size_t i = 0; i < n; i++) {
+		const struct gw_class_cfg *c = &cls[i];
+		uint32_t minor = GW_LEAF_MINOR_BASE + slot[i];
+
+		if (!(o = add(b, GW_OBJ_CLASS, GW_KIND_HTB, GW_HANDLE(GW_ROOT_MAJOR, minor),
+			      GW_HANDLE(GW_ROOT_MAJOR, GW_TOP_MINOR), "class", c->name)))
+			return -ENOMEM;
+		snprintf(o->cls, sizeof(o->cls), "%s", c->name);
+		o->slot = slot[i];
+		o->obj.cls.rate = c->rate;
+		o->obj.cls.ceil = c->ceil;
+		o->obj.cls.prio = c->prio;
+		o->obj.cls.burst = c->burst != GW_UNSET ? c->burst :
+				   (int64_t)gw_derive_burst(c->rate, s, mtu);
+		o->obj.cls.cburst = c->cburst != GW_UNSET ? c->cburst :
+				    (int64_t)gw_derive_burst(c->ceil, s, mtu);
+		o->obj.cls.quantum = c->quantum != GW_UNSET ? c->quantum :
+				     gw_derive_quantum(c->rate, s, mtu);
+		if (add_leaf(b, &c->child, c->rate, GW_HANDLE(GW_LEAF_MAJOR_BASE + slot[i], 0),
+			     GW_HANDLE(GW_ROOT_MAJOR, minor), c->name, slot[i]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int plan_tbf(struct builder *b, const struct gw_dir_cfg *d)
+{
+	const struct gw_sizing *s = &b->cfg->links[b->link].sizing;
+	struct gw_plan_obj *o = add(b, GW_OBJ_QDISC, GW_KIND_TBF, GW_ROOT_HANDLE, TC_H_ROOT,
+				    "root", NULL);
+
+	if (!o)
+		return -ENOMEM;
+	o->obj.q.tbf.rate = d->rate;
+	o->obj.q.tbf.burst = d->burst != GW_UNSET ? d->burst :
+			     (int64_t)gw_derive_burst(d->rate, s, b->info->mtu);
+	o->obj.q.tbf.limit = gw_derive_tbf_limit(d->rate, o->obj.q.tbf.burst, d->latency_us);
+	root_stab(b, o);
+	return add_leaf(b, &d->child, d->rate, GW_HANDLE(GW_LEAF_MAJOR_BASE, 0),
+			GW_HANDLE(GW_ROOT_MAJOR, 1), "default", 0);
+}
+
+static int plan_cake(struct builder *b, const struct gw_dir_cfg *d)
+{
+	struct gw_child c = d->child;
+	struct gw_plan_obj *o;
+
+	if (c.kind != GW_KIND_CAKE) {
+		c.kind = GW_KIND_CAKE;
+		gw_qopts_init(GW_KIND_CAKE, &c.opts);
+	}
+	c.opts.cake.bandwidth = (int64_t)d->rate;
+	if (add_leaf(b, &c, d->rate, GW_ROOT_HANDLE, TC_H_ROOT, "shaper", 0))
+		return -ENOMEM;
+	o = &b->p->objs[b->p->n - 1];
+	snprintf(o->what, sizeof(o->what), "%s root", gw_direction_name(b->dir));
+	return 0;
+}
+
+static int plan_dir(struct builder *b, const struct gw_dir_cfg *d)
+{
+	switch (d->shaper) {
+	case GW_KIND_HTB:
+		return plan_htb(b, d);
+	case GW_KIND_TBF:
+		return plan_tbf(b, d);
+	case GW_KIND_CAKE:
+		return plan_cake(b, d);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Ingress: the hook and the redirect on the interface, the shaper on the ifb. */
+static int plan_ingress(struct builder *b, const struct gw_link_cfg *l,
+			const struct gw_link_facts *f)
+{
+	struct gw_plan_obj *o;
+
+	b->dir = GW_DIR_INGRESS;
+	b->dev = l->interface;
+	b->ifindex = f->dev.ifindex;
+	b->info = &f->dev;
+	if (!add(b, GW_OBJ_QDISC, GW_KIND_INGRESS, GW_INGRESS_HANDLE, TC_H_INGRESS, "hook",
+		 NULL))
+		return -ENOMEM;
+	if (!(o = add(b, GW_OBJ_FILTER, GW_KIND_NONE, 0, GW_INGRESS_HANDLE, "redirect",
+		      NULL)))
+		return -ENOMEM;
+	o->obj.redirect_ifindex = f->ifb.ifindex;
+	b->dev = l->dir[GW_DIR_INGRESS].ifb;
+	b->ifindex = f->ifb.ifindex;
+	b->info = &f->ifb;
+	return plan_dir(b, &l->dir[GW_DIR_INGRESS]);
+}
+
+int gw_plan_build(const struct gw_config *cfg, const struct gw_link_facts *facts,
+		  const struct gw_plan *prev, struct gw_plan *out)
+{
+	struct builder b = { .cfg = cfg, .prev = prev, .p = out };
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < cfg->n_links && !err; i++) {
+		const struct gw_link_cfg *l = &cfg->links[i];
+
+		b.link = i;
+		if (l->dir[GW_DIR_EGRESS].present) {
+			b.dir = GW_DIR_EGRESS;
+			b.dev = l->interface;
+			b.ifindex = facts[i].dev.ifindex;
+			b.info = &facts[i].dev;
+			err = plan_dir(&b, &l->dir[GW_DIR_EGRESS]);
+		}
+		if (!err && l->dir[GW_DIR_INGRESS].present)
+			err = plan_ingress(&b, l, &facts[i]);
+	}
+	if (err)
+		gw_plan_free(out);
+	return err;
+}
+
+void gw_plan_slots(const struct gw_plan *p, size_t link, enum gw_direction dir, uint32_t *out,
+		   size_t n)
+{
+	size_t k = 0;
+
+	/* the plan lists a direction's classes in config order */
+	for (size_t i = 0; i < p->n && k < n; i++) {
+		const struct gw_plan_obj *o = &p->objs[i];
+
+		if (o->link == link && o->dir == dir && o->obj.type == GW_OBJ_CLASS && !o->obj.inner)
+			out[k++] = o->slot;
+	}
+	while (k < n)	/* tbf and cake: one queue, slot 0 */
+		out[k++] = 0;
+}
+
+void gw_plan_free(struct gw_plan *p)
+{
+	free(p->objs);
+	p->objs = NULL;
+	p->n = 0;
+}
