@@ -57,7 +57,7 @@ LAYERS := \
 LAYER_EXEMPT := gatewayd/main.c
 
 .PHONY: all router deps check-deps test test-unit test-netns test-uml test-webui asan bench \
-	install clean demo fuzz fuzz-bins layers
+	install clean demo fuzz fuzz-bins layers man-lint
 
 all: $(BUILD)/gatewayd
 
@@ -130,7 +130,7 @@ test-webui: all unit-bins
 DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \
 	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
 	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 wrk \
-	clang libclang-rt-14-dev irtt
+	clang libclang-rt-14-dev irtt groff-base
 
 # Install every missing Debian package (needs root and the package mirror).
 deps:
@@ -155,6 +155,10 @@ test: deps
 
 test-unit: all unit-bins
 	tests/run $(UNIT_BIN)
+
+# the man pages render without warnings (also a suite of `make test`)
+man-lint:
+	tests/run "bash tests/man/test_lint.sh"
 
 bench: deps all
 	tests/bench/run-all
