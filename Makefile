@@ -47,7 +47,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LAYERS := \
 	qdisc: \
 	gatewayd/sys: \
-	config:qdisc/model.h,qdisc/qdisc.h \
+	config:qdisc/model.h,qdisc/qdisc.h,qdisc/kind.h \
 	webui: \
 	gatewayd/probe:gatewayd/sys,config,qdisc/model.h,webui/snapshot.h \
 	gatewayd/load:gatewayd/sys,gatewayd/probe,config,qdisc/model.h,webui/snapshot.h \

@@ -118,7 +118,6 @@ static int htb_same(const union gw_qopts *want, const union gw_qopts *got)
 }
 
 const struct gw_qdisc_ops gw_htb_ops = {
-	.kind = GW_KIND_HTB,
 	.name = "htb",
 	.module = "sch_htb",
 	.tc_kind = htb_tc_kind,

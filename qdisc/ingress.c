@@ -42,7 +42,6 @@ static int ingress_same(const union gw_qopts *want, const union gw_qopts *got)
 }
 
 const struct gw_qdisc_ops gw_ingress_ops = {
-	.kind = GW_KIND_INGRESS,
 	.name = "ingress",
 	.module = "sch_ingress",
 	.tc_kind = ingress_tc_kind,

@@ -8,6 +8,7 @@
 #include <netlink/msg.h>
 #include <netlink/attr.h>
 #include "qdisc/model.h"
+#include "qdisc/kind.h"
 
 /* gatewayd's handles: root E000:, htb top class E000:1, leaf classes E000:(10+i), leaf qdiscs
  * (1000+i): (so up to 50,000 classes never meet the root's major). */
@@ -24,6 +25,7 @@
 enum gw_obj_type { GW_OBJ_QDISC, GW_OBJ_CLASS, GW_OBJ_FILTER };
 
 struct gw_tc_stats;
+struct gw_qdisc_ops;
 
 /* One kernel object: a qdisc, an htb class, or the u32 redirect filter on ingress. */
 struct gw_tc_obj {
@@ -41,12 +43,20 @@ struct gw_tc_obj {
 				 * leaf, so a read-back quantum means nothing */
 };
 
+/* A kind's check of a child's options as a whole (after each key passed its own range):
+ * returns 0, or -EINVAL with the message in msg and the config key it is about in *key. The
+ * shaper is the direction's (the child sits under it). */
+typedef int (*gw_child_check_fn)(const union gw_qopts *o, const struct gw_qdisc_ops *shaper,
+				 const char **key, char *msg, size_t len);
+
 struct gw_qdisc_ops {
-	enum gw_kind kind;
 	const char *name;	/* the config's name */
 	const char *module;	/* kernel module that provides it */
 	/* the kernel's kind string for these options (fifo: pfifo or bfifo) */
 	const char *(*tc_kind)(const union gw_qopts *o);
+	/* Does the kind answer to the kernel's kind string (and, o not NULL, set the options
+	 * the string implies)? NULL: to its name alone. */
+	int (*tc_kind_in)(const char *tc_kind, union gw_qopts *o);
 	void (*init)(union gw_qopts *o);
 	/* Append TCA_OPTIONS for the set knobs only. Returns 0 or -errno. */
 	int (*encode)(struct nl_msg *msg, const union gw_qopts *o);
@@ -59,18 +69,35 @@ struct gw_qdisc_ops {
 	/* Decode the kind's extended statistics (TCA_STATS_APP); NULL: it has none. The
 	 * argument is struct gw_tc_stats (qdisc/stats.h). */
 	int (*xstats)(const struct nlattr *app, struct gw_tc_stats *out);
+	/* The kind's knobs (qdisc/kind.h): its config keys, tc words and attributes. */
+	const struct gw_key *keys;
+	size_t n_keys;
+	bool leaf;		/* a child kind the config may name */
+	gw_child_check_fn check;	/* NULL: the keys' own ranges are all */
+	/* shaping by itself: as a direction's shaper it is the queue too, and the direction's
+	 * child block carries its own settings (cake) */
+	bool self_shaping;
 };
 
 /* registry.c */
 const struct gw_qdisc_ops *gw_qdisc_ops(enum gw_kind kind);
+enum gw_kind gw_qdisc_kind(const struct gw_qdisc_ops *ops);	/* GW_KIND_NONE: not listed */
 const struct gw_qdisc_ops *gw_qdisc_ops_by_name(const char *name);	/* config name */
 const struct gw_qdisc_ops *gw_qdisc_ops_by_tc_kind(const char *tc_kind);	/* kernel name */
 const char *gw_kind_name(enum gw_kind kind);
 void gw_qopts_init(enum gw_kind kind, union gw_qopts *o);
+/* The leaf kinds a config may name, in registry order: the i-th, or NULL past the last. */
+const struct gw_qdisc_ops *gw_qdisc_leaf(size_t i);
 
 /* per kind (one file each) */
 extern const struct gw_qdisc_ops gw_fifo_ops, gw_fq_codel_ops, gw_cake_ops, gw_htb_ops,
 	gw_tbf_ops, gw_ingress_ops;
+
+/* knob.c: a key's value in a kind's options, as int64 (GW_UNSET when not set) */
+int64_t gw_key_get(const union gw_qopts *o, const struct gw_key *k);
+void gw_key_set(union gw_qopts *o, const struct gw_key *k, int64_t v);
+/* The key's word for value v, or NULL. */
+const struct gw_key_word *gw_key_word(const struct gw_key *k, int64_t v);
 
 /* htb.c: classes */
 int gw_htb_class_encode(struct nl_msg *msg, const struct gw_htb_class_opts *c);

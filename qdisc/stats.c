@@ -64,7 +64,7 @@ int gw_stats_parse(const struct nlmsghdr *nlh, struct gw_tc_stats *out)
 	if (tb[TCA_KIND])
 		nla_strlcpy(kind, tb[TCA_KIND], sizeof(kind));
 	if ((ops = gw_qdisc_ops_by_tc_kind(kind)))
-		out->kind = ops->kind;
+		out->kind = gw_qdisc_kind(ops);
 	if (tb[TCA_STATS2] && parse_stats2(tb[TCA_STATS2], out, &app))
 		return -EBADMSG;
 	if (!app)

@@ -82,7 +82,6 @@ static int tbf_same(const union gw_qopts *want, const union gw_qopts *got)
 }
 
 const struct gw_qdisc_ops gw_tbf_ops = {
-	.kind = GW_KIND_TBF,
 	.name = "tbf",
 	.module = "sch_tbf",
 	.tc_kind = tbf_tc_kind,

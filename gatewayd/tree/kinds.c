@@ -16,8 +16,8 @@
 #include "qdisc/qdisc.h"
 
 struct probe_result {
-	int err[GW_KIND_COUNT];
-	char msg[GW_KIND_COUNT][GW_EXTACK_MAX];
+	int err[GW_KIND_MAX];
+	char msg[GW_KIND_MAX][GW_EXTACK_MAX];
 };
 
 static void probe_one(struct gw_nl *nl, enum gw_kind k, struct probe_result *res)
@@ -55,7 +55,7 @@ static void probe_child(int fd, const bool *want)
 	memset(&res, 0, sizeof(res));
 	if (unshare(CLONE_NEWNET) < 0 || gw_nl_open(&nl) < 0)
 		_exit(3);
-	for (int k = 1; k < GW_KIND_COUNT; k++)
+	for (int k = 1; k < GW_KIND_MAX; k++)
 		if (want[k])
 			probe_one(nl, (enum gw_kind)k, &res);
 	gw_nl_close(nl);
@@ -138,8 +138,8 @@ static void collect(const struct gw_config *cfg, bool *want, struct use *first)
 
 int gw_kinds_check(const struct gw_config *cfg, bool *probed, char *err, size_t errlen)
 {
-	bool want[GW_KIND_COUNT] = { false };
-	struct use first[GW_KIND_COUNT];
+	bool want[GW_KIND_MAX] = { false };
+	struct use first[GW_KIND_MAX];
 	struct probe_result res;
 	int fds[2], status;
 	ssize_t got = 0, r;
@@ -171,7 +171,7 @@ int gw_kinds_check(const struct gw_config *cfg, bool *probed, char *err, size_t 
 	if (got != (ssize_t)sizeof(res))
 		return 0;	/* no namespaces here (not root?): the apply will say it instead */
 	*probed = true;
-	for (int k = 1; k < GW_KIND_COUNT; k++) {
+	for (int k = 1; k < GW_KIND_MAX; k++) {
 		const struct gw_qdisc_ops *ops = gw_qdisc_ops((enum gw_kind)k);
 
 		if (!want[k] || !res.err[k])
