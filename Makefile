@@ -48,7 +48,7 @@ LAYERS := \
 	qdisc: \
 	gatewayd/sys: \
 	config:qdisc/model.h,qdisc/qdisc.h,qdisc/kind.h \
-	webui: \
+	webui:qdisc/kind.h \
 	gatewayd/probe:gatewayd/sys,config,qdisc/model.h,webui/snapshot.h \
 	gatewayd/load:gatewayd/sys,gatewayd/probe,config,qdisc/model.h,webui/snapshot.h \
 	gatewayd/tree:gatewayd/sys,config,qdisc \

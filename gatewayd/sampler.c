@@ -431,14 +431,10 @@ static void take_counters(struct slot *s, const struct gw_tc_stats *st)
 	s->seen = true;
 }
 
-/* ECN marks are the queue's to count: fq_codel's, or the sum over cake's tins. */
+/* ECN marks are the queue's to count (its kind's extended statistics say how many). */
 static uint64_t marks_of(const struct gw_tc_stats *st)
 {
-	uint64_t m = st->fq_codel.ecn_mark;
-
-	for (int t = 0; t < st->cake.n_tins; t++)
-		m += st->cake.tins[t].ecn_marked_packets;
-	return m;
+	return st->ecn_marks;
 }
 
 static struct sdir *dir_by_ifindex(struct gw_sampler *s, int ifindex)
@@ -522,14 +518,8 @@ static void derive(struct slot *c, double dt)
 	c->prev_backlog = c->now.backlog_bytes;
 	drain = fmax(c->achieved_bps / 8, (double)c->rate);
 	c->delay_ms = drain > 0 ? c->now.backlog_bytes / drain * 1000 : 0;
-	if (c->leaf.has_cake) {
-		uint32_t worst = 0;
-
-		for (int t = 0; t < c->leaf.cake.n_tins; t++)
-			if (c->leaf.cake.tins[t].avg_delay_us > worst)
-				worst = c->leaf.cake.tins[t].avg_delay_us;
-		c->delay_ms = worst / 1000.0;
-	}
+	if (c->leaf.has_delay)	/* a queue that measures its own delay knows better */
+		c->delay_ms = c->leaf.delay_us / 1000.0;
 	c->first = false;
 }
 
@@ -586,37 +576,7 @@ static void fill_class(struct gw_snap_class *o, const struct slot *c, const char
 	o->queue_delay_ms = c->delay_ms;
 	o->drops_per_s = c->drops_s;
 	o->marks_per_s = c->marks_s;
-	if ((o->has_fq_codel = l->has_fq_codel)) {
-		o->fq_codel.maxpacket = l->fq_codel.maxpacket;
-		o->fq_codel.drop_overlimit = l->fq_codel.drop_overlimit;
-		o->fq_codel.new_flow_count = l->fq_codel.new_flow_count;
-		o->fq_codel.ecn_mark = l->fq_codel.ecn_mark;
-		o->fq_codel.ce_mark = l->fq_codel.ce_mark;
-		o->fq_codel.new_flows_len = l->fq_codel.new_flows_len;
-		o->fq_codel.old_flows_len = l->fq_codel.old_flows_len;
-		o->fq_codel.memory_usage = l->fq_codel.memory_usage;
-	}
-	if ((o->has_cake = l->has_cake)) {
-		o->cake.capacity_estimate_bps = l->cake.capacity_estimate * 8;
-		o->cake.memory_used = l->cake.memory_used;
-		o->cake.memory_limit = l->cake.memory_limit;
-		o->cake.n_tins = l->cake.n_tins;
-		for (int t = 0; t < l->cake.n_tins && t < GW_SNAP_TINS; t++) {
-			const struct gw_cake_tin_stats *s = &l->cake.tins[t];
-
-			o->cake.tins[t] = (struct gw_snap_tin){
-				.threshold_bps = s->threshold_rate * 8,
-				.sent_bytes = s->sent_bytes, .sent_packets = s->sent_packets,
-				.dropped_packets = s->dropped_packets,
-				.ecn_marked_packets = s->ecn_marked_packets,
-				.ack_drops = s->acks_dropped_packets,
-				.backlog_bytes = s->backlog_bytes,
-				.peak_delay_us = s->peak_delay_us, .avg_delay_us = s->avg_delay_us,
-				.base_delay_us = s->base_delay_us, .sparse_flows = s->sparse_flows,
-				.bulk_flows = s->bulk_flows,
-				.unresponsive_flows = s->unresponsive_flows };
-		}
-	}
+	o->x = l->x;
 }
 
 static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
@@ -628,6 +588,7 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 		return NULL;
 	}
 	atomic_init(&snap->refs, 1);
+	snap->n_xdescs = gw_qdisc_xdescs(snap->xdescs, GW_SNAP_XKINDS);
 	snap->unix_time = now;
 	snap->interval_us = s->cfg->interval_us;
 	snap->n_dirs = s->n_dirs;

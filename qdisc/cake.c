@@ -2,6 +2,7 @@
  * uapi types exactly: rates u64, overhead s32, everything else u32. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <linux/pkt_sched.h>
 #include "qdisc/knob.h"
 #include "qdisc/stats.h"
@@ -123,6 +124,122 @@ static int cake_check(const union gw_qopts *o, const struct gw_qdisc_ops *shaper
 	return 0;
 }
 
+/* Its extended statistics: the whole qdisc's, then one group per tin (JSON "tins", label
+ * tin). Rates are kept in bits/s, as JSON shows them; delays in microseconds. */
+enum { X_CAPACITY, X_MEM_USED, X_MEM_LIMIT, X_N };
+static const struct gw_xstat cake_fields[X_N] = {
+	[X_CAPACITY] = { "capacity_estimate_bits_per_second",
+			 "gatewayd_cake_capacity_estimate_bytes_per_second", "gauge",
+			 "cake's estimate of the link capacity.", 0.125, 1 },
+	[X_MEM_USED] = { "memory_used_bytes", "gatewayd_cake_memory_used_bytes", "gauge",
+			 "Memory cake uses now.", 1, 1 },
+	[X_MEM_LIMIT] = { "memory_limit_bytes", "gatewayd_cake_memory_limit_bytes", "gauge",
+			  "cake's memory limit.", 1, 1 },
+};
+
+enum { T_THRESHOLD, T_SENT_BYTES, T_SENT_PACKETS, T_DROPPED, T_ECN, T_ACKS, T_BACKLOG,
+       T_PEAK, T_AVG, T_BASE, T_SPARSE, T_BULK, T_UNRESPONSIVE, T_N };
+static const struct gw_xstat tin_fields[T_N] = {
+	[T_THRESHOLD] = { "threshold_bits_per_second",
+			  "gatewayd_cake_tin_threshold_bytes_per_second", "gauge",
+			  "The tin's bandwidth share.", 0.125, 1 },
+	[T_SENT_BYTES] = { "sent_bytes", "gatewayd_cake_tin_sent_bytes_total", "counter",
+			   "Bytes the tin sent.", 1, 1 },
+	[T_SENT_PACKETS] = { "sent_packets", "gatewayd_cake_tin_sent_packets_total", "counter",
+			     "Packets the tin sent.", 1, 1 },
+	[T_DROPPED] = { "dropped_packets", "gatewayd_cake_tin_dropped_packets_total", "counter",
+			"Packets the tin dropped.", 1, 1 },
+	[T_ECN] = { "ecn_marked_packets", "gatewayd_cake_tin_ecn_marked_packets_total", "counter",
+		    "Packets the tin ECN-marked.", 1, 1 },
+	[T_ACKS] = { "ack_dropped_packets", "gatewayd_cake_tin_ack_dropped_packets_total",
+		     "counter", "ACKs the tin's ACK filter dropped.", 1, 1 },
+	[T_BACKLOG] = { "backlog_bytes", "gatewayd_cake_tin_backlog_bytes", "gauge",
+			"Bytes queued in the tin now.", 1, 1 },
+	[T_PEAK] = { "peak_delay_ms", "gatewayd_cake_tin_peak_delay_seconds", "gauge",
+		     "The tin's peak queueing delay.", 1e-6, 1e-3 },
+	[T_AVG] = { "average_delay_ms", "gatewayd_cake_tin_average_delay_seconds", "gauge",
+		    "The tin's average queueing delay.", 1e-6, 1e-3 },
+	[T_BASE] = { "base_delay_ms", "gatewayd_cake_tin_base_delay_seconds", "gauge",
+		     "The tin's base (minimum) delay.", 1e-6, 1e-3 },
+	[T_SPARSE] = { "sparse_flows", "gatewayd_cake_tin_sparse_flows", "gauge",
+		       "Sparse flows in the tin now.", 1, 1 },
+	[T_BULK] = { "bulk_flows", "gatewayd_cake_tin_bulk_flows", "gauge",
+		     "Bulk flows in the tin now.", 1, 1 },
+	[T_UNRESPONSIVE] = { "unresponsive_flows", "gatewayd_cake_tin_unresponsive_flows",
+			     "gauge", "Unresponsive flows in the tin now.", 1, 1 },
+};
+
+static const struct gw_xstats_desc cake_xdesc = {
+	.json = "cake",
+	.json_always = true,
+	.fields = cake_fields,
+	.n_fields = X_N,
+	.group_json = "tins",
+	.group_label = "tin",
+	.group_index_json = "index",
+	.group_fields = tin_fields,
+	.n_group_fields = T_N,
+};
+
+static void cake_tin(struct nlattr *nest, uint64_t *t)
+{
+	struct nlattr *tb[TCA_CAKE_TIN_STATS_MAX + 1];
+
+	if (nla_parse_nested(tb, TCA_CAKE_TIN_STATS_MAX, nest, NULL) < 0)
+		return;
+	t[T_THRESHOLD] = gw_attr_u64(tb[TCA_CAKE_TIN_STATS_THRESHOLD_RATE64]) * 8;
+	t[T_SENT_BYTES] = gw_attr_u64(tb[TCA_CAKE_TIN_STATS_SENT_BYTES64]);
+	t[T_SENT_PACKETS] = gw_attr_u32(tb[TCA_CAKE_TIN_STATS_SENT_PACKETS]);
+	t[T_DROPPED] = gw_attr_u32(tb[TCA_CAKE_TIN_STATS_DROPPED_PACKETS]);
+	t[T_ECN] = gw_attr_u32(tb[TCA_CAKE_TIN_STATS_ECN_MARKED_PACKETS]);
+	t[T_ACKS] = gw_attr_u32(tb[TCA_CAKE_TIN_STATS_ACKS_DROPPED_PACKETS]);
+	t[T_BACKLOG] = gw_attr_u32(tb[TCA_CAKE_TIN_STATS_BACKLOG_BYTES]);
+	t[T_PEAK] = gw_attr_u32(tb[TCA_CAKE_TIN_STATS_PEAK_DELAY_US]);
+	t[T_AVG] = gw_attr_u32(tb[TCA_CAKE_TIN_STATS_AVG_DELAY_US]);
+	t[T_BASE] = gw_attr_u32(tb[TCA_CAKE_TIN_STATS_BASE_DELAY_US]);
+	t[T_SPARSE] = gw_attr_u32(tb[TCA_CAKE_TIN_STATS_SPARSE_FLOWS]);
+	t[T_BULK] = gw_attr_u32(tb[TCA_CAKE_TIN_STATS_BULK_FLOWS]);
+	t[T_UNRESPONSIVE] = gw_attr_u32(tb[TCA_CAKE_TIN_STATS_UNRESPONSIVE_FLOWS]);
+}
+
+/* The common shape: ECN marks and flows summed over the tins, the worst tin's average delay
+ * as the queue's. */
+static int cake_xstats(const struct nlattr *app, struct gw_tc_stats *out)
+{
+	struct nlattr *tb[TCA_CAKE_STATS_MAX + 1], *tin;
+	int rem;
+
+	if (nla_parse_nested(tb, TCA_CAKE_STATS_MAX, (struct nlattr *)app, NULL) < 0)
+		return -EBADMSG;
+	out->x.desc = &cake_xdesc;
+	out->has_delay = true;
+	out->x.v[X_CAPACITY] = gw_attr_u64(tb[TCA_CAKE_STATS_CAPACITY_ESTIMATE64]) * 8;
+	out->x.v[X_MEM_LIMIT] = gw_attr_u32(tb[TCA_CAKE_STATS_MEMORY_LIMIT]);
+	out->x.v[X_MEM_USED] = gw_attr_u32(tb[TCA_CAKE_STATS_MEMORY_USED]);
+	if (!tb[TCA_CAKE_STATS_TIN_STATS])
+		return 0;
+	/* tins are nested by index 1..n; more than cake has ever had is ignored */
+	nla_for_each_nested(tin, tb[TCA_CAKE_STATS_TIN_STATS], rem) {
+		int i = nla_type(tin) - 1;
+
+		if (i < 0 || i >= GW_XGROUPS_MAX)
+			continue;
+		memset(out->x.g[i], 0, sizeof(out->x.g[i]));
+		cake_tin(tin, out->x.g[i]);
+		if (i + 1 > out->x.n_groups)
+			out->x.n_groups = i + 1;
+	}
+	for (int i = 0; i < out->x.n_groups; i++) {
+		const uint64_t *t = out->x.g[i];
+
+		out->ecn_marks += t[T_ECN];
+		out->flows += (uint32_t)(t[T_SPARSE] + t[T_BULK] + t[T_UNRESPONSIVE]);
+		if (t[T_AVG] > out->delay_us)
+			out->delay_us = (uint32_t)t[T_AVG];
+	}
+	return 0;
+}
+
 const struct gw_qdisc_ops gw_cake_ops = {
 	.name = "cake",
 	.module = "sch_cake",
@@ -132,7 +249,8 @@ const struct gw_qdisc_ops gw_cake_ops = {
 	.decode = cake_decode,
 	.format = cake_format,
 	.same = cake_same,
-	.xstats = gw_cake_xstats,
+	.xstats = cake_xstats,
+	.xdesc = &cake_xdesc,
 	.keys = cake_keys,
 	.n_keys = N_KEYS,
 	.leaf = true,

@@ -84,6 +84,58 @@ static int fq_codel_check(const union gw_qopts *o, const struct gw_qdisc_ops *sh
 	return -EINVAL;
 }
 
+/* Its extended statistics, in JSON and /metrics order (docs: webui/status-schema.md). */
+enum { X_MAXPACKET, X_DROP_OVERLIMIT, X_NEW_FLOW_COUNT, X_ECN, X_CE, X_NEW_FLOWS, X_OLD_FLOWS,
+       X_MEMORY, X_N };
+static const struct gw_xstat fq_codel_fields[X_N] = {
+	[X_MAXPACKET] = { "max_packet_bytes", "gatewayd_fq_codel_max_packet_bytes", "gauge",
+			  "Largest packet fq_codel has seen.", 1, 1 },
+	[X_DROP_OVERLIMIT] = { "drop_overlimit_packets",
+			       "gatewayd_fq_codel_drop_overlimit_packets_total", "counter",
+			       "Packets fq_codel dropped because its limit was reached.", 1, 1 },
+	[X_NEW_FLOW_COUNT] = { "new_flow_count", "gatewayd_fq_codel_new_flows_total", "counter",
+			       "Flows fq_codel saw start.", 1, 1 },
+	[X_ECN] = { "ecn_marked_packets", "gatewayd_fq_codel_ecn_marked_packets_total", "counter",
+		    "Packets fq_codel ECN-marked.", 1, 1 },
+	[X_CE] = { "ce_marked_packets", "gatewayd_fq_codel_ce_threshold_marked_packets_total",
+		   "counter", "Packets fq_codel CE-marked above ce_threshold.", 1, 1 },
+	[X_NEW_FLOWS] = { "new_flows", "gatewayd_fq_codel_new_flow_queues", "gauge",
+			  "Flows in fq_codel's new-flows list now.", 1, 1 },
+	[X_OLD_FLOWS] = { "old_flows", "gatewayd_fq_codel_old_flow_queues", "gauge",
+			  "Flows in fq_codel's old-flows list now.", 1, 1 },
+	[X_MEMORY] = { "memory_used_bytes", "gatewayd_fq_codel_memory_used_bytes", "gauge",
+		       "Memory fq_codel's packets use now.", 1, 1 },
+};
+
+static const struct gw_xstats_desc fq_codel_xdesc = {
+	.json = "fq_codel",
+	.json_always = true,
+	.fields = fq_codel_fields,
+	.n_fields = X_N,
+};
+
+static int fq_codel_xstats(const struct nlattr *app, struct gw_tc_stats *out)
+{
+	struct tc_fq_codel_xstats x;
+	uint64_t *v = out->x.v;
+
+	gw_stats_copy_attr(&x, sizeof(x), app);
+	if (x.type != TCA_FQ_CODEL_XSTATS_QDISC)
+		return 0;
+	out->x.desc = &fq_codel_xdesc;
+	v[X_MAXPACKET] = x.qdisc_stats.maxpacket;
+	v[X_DROP_OVERLIMIT] = x.qdisc_stats.drop_overlimit;
+	v[X_NEW_FLOW_COUNT] = x.qdisc_stats.new_flow_count;
+	v[X_ECN] = x.qdisc_stats.ecn_mark;
+	v[X_CE] = x.qdisc_stats.ce_mark;
+	v[X_NEW_FLOWS] = x.qdisc_stats.new_flows_len;
+	v[X_OLD_FLOWS] = x.qdisc_stats.old_flows_len;
+	v[X_MEMORY] = x.qdisc_stats.memory_usage;
+	out->ecn_marks = x.qdisc_stats.ecn_mark;
+	out->flows = x.qdisc_stats.new_flows_len + x.qdisc_stats.old_flows_len;
+	return 0;
+}
+
 const struct gw_qdisc_ops gw_fq_codel_ops = {
 	.name = "fq_codel",
 	.module = "sch_fq_codel",
@@ -93,7 +145,8 @@ const struct gw_qdisc_ops gw_fq_codel_ops = {
 	.decode = fq_codel_decode,
 	.format = fq_codel_format,
 	.same = fq_codel_same,
-	.xstats = gw_fq_codel_xstats,
+	.xstats = fq_codel_xstats,
+	.xdesc = &fq_codel_xdesc,
 	.keys = fq_codel_keys,
 	.n_keys = N_KEYS,
 	.leaf = true,

@@ -95,4 +95,13 @@ struct gw_xstats {
 	uint64_t g[GW_XGROUPS_MAX][GW_XGROUP_FIELDS];
 };
 
+/* The index of a named value in d (or in its groups' fields), or -1. */
+static inline int gw_xstat_index(const struct gw_xstat *f, size_t n, const char *json)
+{
+	for (size_t i = 0; i < n; i++)
+		if (f[i].json && __builtin_strcmp(f[i].json, json) == 0)
+			return (int)i;
+	return -1;
+}
+
 #endif

@@ -66,9 +66,10 @@ struct gw_qdisc_ops {
 	int (*format)(char *buf, size_t len, const union gw_qopts *o);
 	/* Do two option sets mean the same kernel state? (the knobs that were set in want) */
 	int (*same)(const union gw_qopts *want, const union gw_qopts *got);
-	/* Decode the kind's extended statistics (TCA_STATS_APP); NULL: it has none. The
-	 * argument is struct gw_tc_stats (qdisc/stats.h). */
+	/* Decode the kind's extended statistics (TCA_STATS_APP) into the common shape and its
+	 * named values (xdesc); NULL: it has none. out is struct gw_tc_stats (qdisc/stats.h). */
 	int (*xstats)(const struct nlattr *app, struct gw_tc_stats *out);
+	const struct gw_xstats_desc *xdesc;
 	/* The kind's knobs (qdisc/kind.h): its config keys, tc words and attributes. */
 	const struct gw_key *keys;
 	size_t n_keys;
@@ -88,6 +89,9 @@ const char *gw_kind_name(enum gw_kind kind);
 void gw_qopts_init(enum gw_kind kind, union gw_qopts *o);
 /* The leaf kinds a config may name, in registry order: the i-th, or NULL past the last. */
 const struct gw_qdisc_ops *gw_qdisc_leaf(size_t i);
+/* The extended statistics' descriptors of every kind that has them, in registry order (what
+ * the renderers walk); returns the count. */
+size_t gw_qdisc_xdescs(const struct gw_xstats_desc **out, size_t max);
 
 /* per kind (one file each) */
 extern const struct gw_qdisc_ops gw_fifo_ops, gw_fq_codel_ops, gw_cake_ops, gw_htb_ops,

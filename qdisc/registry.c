@@ -55,6 +55,16 @@ const struct gw_qdisc_ops *gw_qdisc_leaf(size_t i)
 	return NULL;
 }
 
+size_t gw_qdisc_xdescs(const struct gw_xstats_desc **out, size_t max)
+{
+	size_t n = 0;
+
+	for (int k = 0; k < GW_KIND_MAX && n < max; k++)
+		if (registry[k] && registry[k]->xdesc)
+			out[n++] = registry[k]->xdesc;
+	return n;
+}
+
 const char *gw_kind_name(enum gw_kind kind)
 {
 	const struct gw_qdisc_ops *ops = gw_qdisc_ops(kind);

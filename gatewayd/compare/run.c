@@ -167,15 +167,11 @@ static int dump_cb(const struct nlmsghdr *nlh, void *arg)
 		return 0;
 	if (st.handle == GW_ROOT_HANDLE)
 		d->pt->shaper_bytes[dir] = st.bytes;
-	if (st.kind == GW_KIND_FIFO || st.kind == GW_KIND_FQ_CODEL || st.kind == GW_KIND_CAKE) {
-		uint64_t marks = st.has_fq_codel ? st.fq_codel.ecn_mark : 0;
-
-		for (int i = 0; st.has_cake && i < st.cake.n_tins; i++)
-			marks += st.cake.tins[i].ecn_marked_packets;
+	if (gw_qdisc_ops(st.kind) && gw_qdisc_ops(st.kind)->leaf) {
 		d->pt->backlog_bytes[dir] = st.backlog_bytes;
 		d->pt->qlen[dir] = st.qlen;
 		d->r->drops[dir] = st.drops;
-		d->r->marks[dir] = marks;
+		d->r->marks[dir] = st.ecn_marks;
 	}
 	return 0;
 }
