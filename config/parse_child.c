@@ -198,7 +198,7 @@ static int check_child_fits(struct cfg_parser *p, const config_setting_t *grp,
 	char msg[256] = "";
 
 	/* a shaper that is its own queue takes only its own settings from the child block */
-	if (shaper && shaper->self_shaping && ops != shaper)
+	if (shaper && shaper->shaper == GW_SHAPER_SELF && ops != shaper)
 		return cfg_error(p, config_setting_get_member(grp, "kind"), where,
 				 "'kind' must be \"%s\" under shaper %s: the child block "
 				 "only carries %s's own settings", shaper->name, shaper->name,

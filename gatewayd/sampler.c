@@ -110,7 +110,8 @@ static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw
 	slot_init(&d->total, "total", dc->shaper, dc->rate, dc->rate, series);
 	if (!dc->n_classes) {
 		/* one queue: htb's single default class, tbf's child, or cake itself */
-		enum gw_kind k = dc->shaper == GW_KIND_CAKE ? GW_KIND_CAKE : dc->child.kind;
+		enum gw_kind k = gw_shaper_role(dc->shaper) == GW_SHAPER_SELF ? dc->shaper :
+				 dc->child.kind;
 
 		slot_init(&d->classes[0], "default", k, dc->rate, dc->rate, series);
 		return 0;
@@ -235,13 +236,14 @@ static void mark_fresh(struct gw_sampler *s, const struct gw_applied *a, const b
 		m = marks[d - s->dirs];
 		if (o->obj.type == GW_OBJ_QDISC && o->obj.parent == TC_H_ROOT) {
 			m[0] |= NEW_OBJ;
-			if (d->shaper == GW_KIND_CAKE)
+			if (gw_shaper_role(d->shaper) == GW_SHAPER_SELF)
 				m[1] |= NEW_OBJ;
 		} else if (o->obj.type == GW_OBJ_CLASS && !o->obj.inner &&
 			   (c = class_at(d, o->slot))) {
 			m[1 + (c - d->classes)] |= NEW_OBJ;
 		} else if (o->obj.type == GW_OBJ_QDISC && o->cls[0] && (c = class_at(d, o->slot))) {
-			m[1 + (c - d->classes)] |= d->shaper == GW_KIND_TBF ? NEW_OBJ : NEW_LEAF;
+			m[1 + (c - d->classes)] |= gw_shaper_role(d->shaper) == GW_SHAPER_BUCKET ?
+						   NEW_OBJ : NEW_LEAF;
 		}
 	}
 }
@@ -266,7 +268,7 @@ static void fix_marks(struct sdir *d)
 
 	for (size_t k = 0; k < d->n; k++)
 		marks += d->classes[k].first ? 0 : d->classes[k].last.marks;
-	if (d->shaper != GW_KIND_CAKE && !d->total.first)
+	if (gw_shaper_role(d->shaper) != GW_SHAPER_SELF && !d->total.first)
 		d->total.last.marks = marks;
 }
 
@@ -462,7 +464,7 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *arg)
 	if (st.handle == GW_ROOT_HANDLE && st.parent == TC_H_ROOT) {
 		take_counters(&d->total, &st);
 		d->total.leaf = st;
-		if (d->shaper == GW_KIND_CAKE) {	/* cake alone: the root is the queue */
+		if (gw_shaper_role(d->shaper) == GW_SHAPER_SELF) {	/* the root is the queue */
 			take_counters(&d->classes[0], &st);
 			d->classes[0].leaf = st;
 			d->classes[0].now.marks = d->total.now.marks = marks_of(&st);
@@ -472,7 +474,8 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *arg)
 
 		c->leaf = st;
 		c->now.marks = marks_of(&st);
-		if (d->shaper == GW_KIND_TBF)	/* tbf's class has no counters: its child does */
+		/* a bucket's class has no counters: its child does */
+		if (gw_shaper_role(d->shaper) == GW_SHAPER_BUCKET)
 			take_counters(c, &st);
 	}
 	return 0;
@@ -533,14 +536,14 @@ static void derive_dir(struct sdir *d, double dt)
 		active += d->classes[i].delta.bytes > 0;
 		marks += d->classes[i].now.marks;
 	}
-	if (d->shaper != GW_KIND_CAKE)
+	if (gw_shaper_role(d->shaper) != GW_SHAPER_SELF)
 		d->total.now.marks = marks;
 	derive(&d->total, dt);
 	d->total.accuracy = d->total.saturated ? d->total.achieved_bps / 8 / (double)d->rate : NAN;
 	for (size_t i = 0; i < d->n; i++) {
 		struct slot *c = &d->classes[i];
 
-		if (d->shaper != GW_KIND_HTB) {
+		if (gw_shaper_role(d->shaper) != GW_SHAPER_CLASSES) {
 			/* one queue behind tbf or cake: the direction's figures are its own */
 			c->saturated = d->total.saturated;
 			c->accuracy = d->total.accuracy;
@@ -659,9 +662,9 @@ int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, doubl
 	struct gw_nl_error e;
 	int r = 0;
 
-	/* one class dump per htb device */
+	/* one class dump per classful device */
 	for (size_t i = 0; i < s->n_dirs && !r; i++)
-		if (s->dirs[i].shaper == GW_KIND_HTB)
+		if (gw_shaper_role(s->dirs[i].shaper) == GW_SHAPER_CLASSES)
 			r = gw_nl_dump_tc(nl, RTM_GETTCLASS, s->dirs[i].ifindex, 0, class_cb,
 					  &s->dirs[i], &e);
 	if (r) {

@@ -240,6 +240,24 @@ static int cake_xstats(const struct nlattr *app, struct gw_tc_stats *out)
 	return 0;
 }
 
+/* As the shaper, the direction's rate is cake's bandwidth. */
+static void cake_set_shape(union gw_qopts *o, const struct gw_shape *sh)
+{
+	o->cake.bandwidth = (int64_t)sh->rate;
+}
+
+/* cake counts the link's overhead itself, from the link's sizing. */
+static void cake_plan_leaf(union gw_qopts *o, uint64_t rate, const struct gw_sizing *s)
+{
+	(void)rate;
+	if (!s->set)
+		return;
+	o->cake.atm = s->linklayer == GW_LL_ATM ? CAKE_ATM_ATM :
+		      s->linklayer == GW_LL_PTM ? CAKE_ATM_PTM : CAKE_ATM_NONE;
+	o->cake.overhead = s->overhead;
+	o->cake.mpu = s->mpu;
+}
+
 const struct gw_qdisc_ops gw_cake_ops = {
 	.name = "cake",
 	.module = "sch_cake",
@@ -255,5 +273,9 @@ const struct gw_qdisc_ops gw_cake_ops = {
 	.n_keys = N_KEYS,
 	.leaf = true,
 	.check = cake_check,
-	.self_shaping = true,
+	.shaper = GW_SHAPER_SELF,
+	.set_shape = cake_set_shape,
+	.plan_leaf = cake_plan_leaf,
+	.bench = "",
+	.bench_ingress = "ingress = true;",
 };

@@ -86,4 +86,5 @@ const struct gw_qdisc_ops gw_fifo_ops = {
 	.keys = fifo_keys,
 	.n_keys = N_KEYS,
 	.leaf = true,
+	.bench = "limit = 1000;",	/* the dumb router: a deep tail-drop queue */
 };

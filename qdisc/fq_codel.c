@@ -136,6 +136,28 @@ static int fq_codel_xstats(const struct nlattr *app, struct gw_tc_stats *out)
 	return 0;
 }
 
+/* As sqm-scripts: target = max(5 ms, time of 33 ATM cells (1 MTU) at the rate), interval =
+ * 95 ms + target, applied only when the user set neither (gatewayd.conf(5)). */
+static void derive(uint64_t rate, struct gw_fq_codel_opts *f)
+{
+	uint64_t kbps = rate * 8 / 1000;
+	int64_t target;
+
+	if (f->target_us != GW_UNSET || f->interval_us != GW_UNSET || !kbps)
+		return;
+	target = (int64_t)(33ULL * 53 * 8 * 1000 / kbps);
+	if (target <= 5000)
+		return;		/* the kernel's 5 ms / 100 ms defaults stand */
+	f->target_us = target;
+	f->interval_us = 95000 + target;
+}
+
+static void fq_codel_plan_leaf(union gw_qopts *o, uint64_t rate, const struct gw_sizing *s)
+{
+	(void)s;
+	derive(rate, &o->fq_codel);
+}
+
 const struct gw_qdisc_ops gw_fq_codel_ops = {
 	.name = "fq_codel",
 	.module = "sch_fq_codel",
@@ -151,4 +173,6 @@ const struct gw_qdisc_ops gw_fq_codel_ops = {
 	.n_keys = N_KEYS,
 	.leaf = true,
 	.check = fq_codel_check,
+	.plan_leaf = fq_codel_plan_leaf,
+	.bench = "",
 };

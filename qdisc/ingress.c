@@ -50,4 +50,5 @@ const struct gw_qdisc_ops gw_ingress_ops = {
 	.decode = ingress_decode,
 	.format = ingress_format,
 	.same = ingress_same,
+	.hook = true,
 };

@@ -27,6 +27,25 @@ enum gw_obj_type { GW_OBJ_QDISC, GW_OBJ_CLASS, GW_OBJ_FILTER };
 struct gw_tc_stats;
 struct gw_qdisc_ops;
 
+/* What a kind does as a direction's shaper (the root of its tree). */
+enum gw_shaper_role {
+	GW_SHAPER_NONE = 0,	/* not a shaper: a leaf, or the ingress hook */
+	GW_SHAPER_CLASSES,	/* classful (htb): a class per config class, each with its own
+				 * counters and its own leaf qdisc */
+	GW_SHAPER_BUCKET,	/* one bucket (tbf): one leaf under it, whose counters are the
+				 * class's (the bucket's class has none) */
+	GW_SHAPER_SELF,		/* shapes by itself (cake): the root is the queue and holds its
+				 * counters; the direction's child block carries its settings */
+};
+
+/* What the plan gives a direction's shaper. */
+struct gw_shape {
+	uint64_t rate;		/* bytes/s */
+	int64_t burst;		/* bucket: bytes */
+	int64_t limit;		/* bucket: bytes of queue */
+	uint32_t defcls;	/* classes: the default class's minor */
+};
+
 /* One kernel object: a qdisc, an htb class, or the u32 redirect filter on ingress. */
 struct gw_tc_obj {
 	enum gw_obj_type type;
@@ -75,9 +94,19 @@ struct gw_qdisc_ops {
 	size_t n_keys;
 	bool leaf;		/* a child kind the config may name */
 	gw_child_check_fn check;	/* NULL: the keys' own ranges are all */
-	/* shaping by itself: as a direction's shaper it is the queue too, and the direction's
-	 * child block carries its own settings (cake) */
-	bool self_shaping;
+	enum gw_shaper_role shaper;	/* GW_SHAPER_NONE: a leaf or the hook only */
+	/* As a direction's shaper: take the plan's rate (and bucket, default class). */
+	void (*set_shape)(union gw_qopts *o, const struct gw_shape *sh);
+	/* As a leaf that shapes traffic of rate bytes/s on a link of sizing s: fill what the
+	 * config leaves to gatewayd (fq_codel: target for slow links; cake: the overhead). */
+	void (*plan_leaf)(union gw_qopts *o, uint64_t rate, const struct gw_sizing *s);
+	bool hook;		/* the ingress hook: handle ffff:, parent ingress */
+	/* its root options cannot be changed in place (htb: default class, size table): a
+	 * change rebuilds the tree */
+	bool no_change;
+	/* the child settings gatewayd --compare runs it with ("" for its defaults), and on an
+	 * ingress ifb */
+	const char *bench, *bench_ingress;
 };
 
 /* registry.c */
@@ -92,6 +121,10 @@ const struct gw_qdisc_ops *gw_qdisc_leaf(size_t i);
 /* The extended statistics' descriptors of every kind that has them, in registry order (what
  * the renderers walk); returns the count. */
 size_t gw_qdisc_xdescs(const struct gw_xstats_desc **out, size_t max);
+/* The shapers, in the order the config lists them: the i-th, or NULL past the last. */
+const struct gw_qdisc_ops *gw_qdisc_shaper(size_t i);
+/* A kind's role as a shaper (GW_SHAPER_NONE for none or an unknown kind). */
+enum gw_shaper_role gw_shaper_role(enum gw_kind kind);
 
 /* per kind (one file each) */
 extern const struct gw_qdisc_ops gw_fifo_ops, gw_fq_codel_ops, gw_cake_ops, gw_htb_ops,

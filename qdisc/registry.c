@@ -65,6 +65,21 @@ size_t gw_qdisc_xdescs(const struct gw_xstats_desc **out, size_t max)
 	return n;
 }
 
+const struct gw_qdisc_ops *gw_qdisc_shaper(size_t i)
+{
+	/* the config's order, which its messages list */
+	static const enum gw_kind shapers[] = { GW_KIND_HTB, GW_KIND_TBF, GW_KIND_CAKE };
+
+	return i < sizeof(shapers) / sizeof(shapers[0]) ? registry[shapers[i]] : NULL;
+}
+
+enum gw_shaper_role gw_shaper_role(enum gw_kind kind)
+{
+	const struct gw_qdisc_ops *ops = gw_qdisc_ops(kind);
+
+	return ops ? ops->shaper : GW_SHAPER_NONE;
+}
+
 const char *gw_kind_name(enum gw_kind kind)
 {
 	const struct gw_qdisc_ops *ops = gw_qdisc_ops(kind);
