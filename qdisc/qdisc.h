@@ -101,8 +101,8 @@ struct gw_qdisc_ops {
 	 * config leaves to gatewayd (fq_codel: target for slow links; cake: the overhead). */
 	void (*plan_leaf)(union gw_qopts *o, uint64_t rate, const struct gw_sizing *s);
 	bool hook;		/* the ingress hook: handle ffff:, parent ingress */
-	/* its root options cannot be changed in place (htb: default class, size table): a
-	 * change rebuilds the tree */
+	/* the kernel cannot change its options in place (htb: default class, size table;
+	 * some kinds have no change operation at all): a leaf is replaced, a root rebuilt */
 	bool no_change;
 	/* the child settings gatewayd --compare runs it with ("" for its defaults), and on an
 	 * ingress ifb */
