@@ -3,6 +3,8 @@
 #include <string.h>
 #include "qdisc/qdisc.h"
 
+extern const struct gw_qdisc_ops gw_sfq_ops;
+
 static const struct gw_qdisc_ops *const registry[GW_KIND_MAX] = {
 	[GW_KIND_FIFO] = &gw_fifo_ops,
 	[GW_KIND_FQ_CODEL] = &gw_fq_codel_ops,
@@ -10,6 +12,7 @@ static const struct gw_qdisc_ops *const registry[GW_KIND_MAX] = {
 	[GW_KIND_HTB] = &gw_htb_ops,
 	[GW_KIND_TBF] = &gw_tbf_ops,
 	[GW_KIND_INGRESS] = &gw_ingress_ops,
+	&gw_sfq_ops,
 };
 
 const struct gw_qdisc_ops *gw_qdisc_ops(enum gw_kind kind)

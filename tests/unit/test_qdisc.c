@@ -384,7 +384,7 @@ static void test_registry(void)
 {
 	CHECK(gw_qdisc_ops_by_tc_kind("bfifo") == &gw_fifo_ops, "registry: bfifo is fifo");
 	CHECK(gw_qdisc_ops_by_name("cake") == &gw_cake_ops, "registry: cake by name");
-	CHECK(gw_qdisc_ops_by_name("sfq") == NULL, "registry: unknown kind");
+	CHECK(gw_qdisc_ops_by_name("hfsc") == NULL, "registry: unknown kind");
 	CHECK(gw_qdisc_ops(GW_KIND_MAX) == NULL, "registry: out of range");
 	for (int k = 1; k <= GW_KIND_INGRESS; k++)
 		CHECK(gw_qdisc_ops((enum gw_kind)k) &&
