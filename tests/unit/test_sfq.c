@@ -140,7 +140,7 @@ static const struct {
 	  "(10 x 20)" },
 	{ "limit = 50; flows = 64;", "'flows' 64 is more than 'limit' 50" },
 	{ "headdrop = 1;", "'headdrop' must be true or false" },
-	{ "target = \"5ms\";", "'target' is a fq_codel setting, not valid for kind \"sfq\"" },
+	{ "rtt = \"5ms\";", "'rtt' is a cake setting, not valid for kind \"sfq\"" },
 	{ "perturbation = 1;", "unknown key 'perturbation' in link 'wan' egress child" },
 };
 
