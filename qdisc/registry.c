@@ -3,7 +3,7 @@
 #include <string.h>
 #include "qdisc/qdisc.h"
 
-extern const struct gw_qdisc_ops gw_sfq_ops;
+extern const struct gw_qdisc_ops gw_sfq_ops, gw_pie_ops;
 
 static const struct gw_qdisc_ops *const registry[GW_KIND_MAX] = {
 	[GW_KIND_FIFO] = &gw_fifo_ops,
@@ -13,6 +13,7 @@ static const struct gw_qdisc_ops *const registry[GW_KIND_MAX] = {
 	[GW_KIND_TBF] = &gw_tbf_ops,
 	[GW_KIND_INGRESS] = &gw_ingress_ops,
 	&gw_sfq_ops,
+	&gw_pie_ops,
 };
 
 const struct gw_qdisc_ops *gw_qdisc_ops(enum gw_kind kind)
