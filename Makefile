@@ -47,8 +47,8 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LAYERS := \
 	qdisc: \
 	gatewayd/sys: \
-	config:qdisc/model.h,qdisc/qdisc.h \
-	webui: \
+	config:qdisc/model.h,qdisc/qdisc.h,qdisc/kind.h \
+	webui:qdisc/kind.h \
 	gatewayd/probe:gatewayd/sys,config,qdisc/model.h,webui/snapshot.h \
 	gatewayd/load:gatewayd/sys,gatewayd/probe,config,qdisc/model.h,webui/snapshot.h \
 	gatewayd/tree:gatewayd/sys,config,qdisc \

@@ -13,8 +13,6 @@
 #define GW_MAX_CLASSES 50000	/* per direction; bounded by handle space */
 #define GW_MAX_LISTEN 8
 #define GW_COMPARE_DIR_DEFAULT "/var/lib/gatewayd/compare"
-#define GW_MIN_RATE 1000ULL		/* bytes/s: 8 kbit */
-#define GW_MAX_RATE 12500000000000ULL	/* bytes/s: 100 tbit */
 
 /* A class's `match`: a list of groups, any of which classifies a packet into the class; each
  * group's keys must all match; a key given as a list matches any of its values. */

@@ -1,231 +1,184 @@
 /* config/parse_child.c: a `child = { kind = ...; }` group into a struct gw_child. */
 #include <errno.h>
 #include <string.h>
-#include <linux/pkt_sched.h>
 
 #include "config/parse.h"
+#include "qdisc/qdisc.h"
 
-#define PACKETS_MAX 1000000
+/* The kind's words with a config name, as cfg_get_enum takes them. */
+static size_t enum_names(const struct gw_key *k, struct cfg_enum *out, size_t max)
+{
+	size_t n = 0;
 
-typedef int (*child_parse_fn)(struct cfg_parser *p, const config_setting_t *grp,
-			      const char *where, struct gw_child *c);
+	for (size_t i = 0; i < k->n_words && n + 1 < max; i++)
+		if (k->words[i].name)
+			out[n++] = (struct cfg_enum){ k->words[i].name, (int)k->words[i].value };
+	out[n] = (struct cfg_enum){ NULL, 0 };
+	return n;
+}
 
-struct child_kind {
-	const char *name;
-	enum gw_kind kind;
-	const char *const *keys;
-	child_parse_fn parse;
-};
+/* A word by its config name, for a string where a rate or a bool also goes. */
+static const struct gw_key_word *named_word(const struct gw_key *k, const config_setting_t *s)
+{
+	const char *v;
 
-static const char *const fifo_keys[] = { "kind", "limit", NULL };
-static const char *const fq_codel_keys[] = {
-	"kind", "limit", "flows", "target", "interval", "quantum", "ecn", "ce_threshold",
-	"memory_limit", NULL
-};
-static const char *const cake_keys[] = {
-	"kind", "bandwidth", "diffserv", "flow_mode", "nat", "wash", "split_gso", "ingress",
-	"ack_filter", "rtt", NULL
-};
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return NULL;
+	v = config_setting_get_string(s);
+	for (size_t i = 0; i < k->n_words; i++)
+		if (k->words[i].name && strcmp(k->words[i].name, v) == 0)
+			return &k->words[i];
+	return NULL;
+}
+
+/* true/false, or one of the key's named words ("aggressive"). */
+static int get_bool_key(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+			const struct gw_key *k, int64_t *out)
+{
+	const config_setting_t *s = config_setting_get_member(grp, k->name);
+	const struct gw_key_word *w;
+	struct cfg_enum names[16];
+	char list[128] = "";
+	size_t n, len = 0;
+	bool b;
+	int ret;
+
+	if (!s)
+		return 0;
+	n = enum_names(k, names, 16);
+	if (!n || config_setting_type(s) == CONFIG_TYPE_BOOL) {
+		if ((ret = cfg_get_bool(p, grp, k->name, where, &b)) > 0)
+			*out = b;
+		return ret;
+	}
+	if ((w = named_word(k, s))) {
+		*out = w->value;
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s\"%s\"",
+					i + 1 < n ? ", " : " or ", names[i].name);
+	return cfg_error(p, s, where, "'%s' must be true, false%s", k->name, list);
+}
+
+/* An integer in min..max, or a size string in 1..max2 that also sets the alt knob. */
+static int get_count_or_size(struct cfg_parser *p, const config_setting_t *grp,
+			     const char *where, const struct gw_key *k, int64_t *out, bool *alt)
+{
+	const config_setting_t *s = config_setting_get_member(grp, k->name);
+
+	if (!s)
+		return 0;
+	if (config_setting_type(s) == CONFIG_TYPE_STRING) {
+		*alt = true;
+		return cfg_get_size(p, grp, k->name, where, 1, k->max2, out);
+	}
+	if (config_setting_type(s) != CONFIG_TYPE_INT && config_setting_type(s) != CONFIG_TYPE_INT64)
+		return cfg_error(p, s, where, "'%s' must be an integer (packets) or a size "
+				 "string (bytes, e.g. \"256k\")", k->name);
+	return cfg_get_int(p, grp, k->name, where, k->min, k->max, out);
+}
+
+/* One key of the kind's table: 1 set, 0 absent, -EINVAL with the message written. */
+static int parse_key(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+		     const struct gw_qdisc_ops *ops, size_t i, struct gw_child *c)
+{
+	const struct gw_key *k = &ops->keys[i];
+	const config_setting_t *s = config_setting_get_member(grp, k->name);
+	const struct gw_key_word *w;
+	struct cfg_enum names[24];
+	int64_t v = GW_UNSET;
+	bool alt = false;
+	uint64_t r;
+	int e, ret;
+
+	switch (k->unit) {
+	case GW_KU_COUNT:
+		ret = cfg_get_int(p, grp, k->name, where, k->min, k->max, &v);
+		break;
+	case GW_KU_SIZE:
+		ret = cfg_get_size(p, grp, k->name, where, k->min, k->max, &v);
+		break;
+	case GW_KU_TIME:
+		ret = cfg_get_time(p, grp, k->name, where, k->min, k->max, &v);
+		break;
+	case GW_KU_RATE:
+		if (s && (w = named_word(k, s))) {
+			v = w->value;
+			ret = 1;
+			break;
+		}
+		ret = cfg_get_rate(p, grp, k->name, where, (uint64_t)k->min, (uint64_t)k->max, &r);
+		v = (int64_t)r;
+		break;
+	case GW_KU_BOOL:
+		ret = get_bool_key(p, grp, where, k, &v);
+		break;
+	case GW_KU_ENUM:
+		enum_names(k, names, 24);
+		ret = cfg_get_enum(p, grp, k->name, where, names, &e);
+		v = e;
+		break;
+	case GW_KU_COUNT_OR_SIZE:
+		ret = get_count_or_size(p, grp, where, k, &v, &alt);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (ret <= 0)
+		return ret;
+	gw_key_set(&c->opts, k, v);
+	if (alt && (size_t)k->alt < ops->n_keys)
+		gw_key_set(&c->opts, &ops->keys[k->alt], 1);
+	return 1;
+}
+
+static int parse_keys(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+		      const struct gw_qdisc_ops *ops, struct gw_child *c)
+{
+	for (size_t i = 0; i < ops->n_keys; i++) {
+		int ret;
+
+		if (ops->keys[i].name && (ret = parse_key(p, grp, where, ops, i, c)) < 0)
+			return ret;
+	}
+	return 0;
+}
 
 void cfg_child_init(struct gw_child *c, enum gw_kind kind)
 {
 	memset(c, 0, sizeof(*c));
 	c->kind = kind;
-	if (kind == GW_KIND_FIFO) {
-		c->opts.fifo.limit = GW_UNSET;
-	} else if (kind == GW_KIND_FQ_CODEL) {
-		struct gw_fq_codel_opts *o = &c->opts.fq_codel;
-
-		o->limit = o->flows = o->target_us = o->interval_us = GW_UNSET;
-		o->quantum = o->ce_threshold_us = o->memory_limit = GW_UNSET;
-		o->ecn = -1;
-	} else if (kind == GW_KIND_CAKE) {
-		struct gw_cake_opts *o = &c->opts.cake;
-
-		o->bandwidth = o->rtt_us = o->overhead = o->mpu = GW_UNSET;
-		o->diffserv = o->flow_mode = o->ack_filter = o->atm = -1;
-		o->nat = o->wash = o->split_gso = o->ingress = -1;
-	}
+	gw_qopts_init(kind, &c->opts);
 }
 
-/* An integer is a packet count (pfifo); a string is a size in bytes (bfifo). */
-static int parse_fifo(struct cfg_parser *p, const config_setting_t *grp, const char *where,
-		      struct gw_child *c)
+static bool has_key(const struct gw_qdisc_ops *ops, const char *key)
 {
-	const config_setting_t *s = config_setting_get_member(grp, "limit");
-	struct gw_fifo_opts *o = &c->opts.fifo;
-	int ret;
-
-	if (!s)
-		return 0;
-	if (config_setting_type(s) == CONFIG_TYPE_STRING) {
-		ret = cfg_get_size(p, grp, "limit", where, 1, 1LL << 30, &o->limit);
-		o->bytes = true;
-		return ret < 0 ? ret : 0;
-	}
-	if (config_setting_type(s) != CONFIG_TYPE_INT && config_setting_type(s) != CONFIG_TYPE_INT64)
-		return cfg_error(p, s, where, "'limit' must be an integer (packets) or a size "
-				 "string (bytes, e.g. \"256k\")");
-	ret = cfg_get_int(p, grp, "limit", where, 1, PACKETS_MAX, &o->limit);
-	return ret < 0 ? ret : 0;
-}
-
-static int parse_fq_codel(struct cfg_parser *p, const config_setting_t *grp, const char *where,
-			  struct gw_child *c)
-{
-	struct gw_fq_codel_opts *o = &c->opts.fq_codel;
-	bool ecn;
-	int ret;
-
-	if ((ret = cfg_get_int(p, grp, "limit", where, 1, PACKETS_MAX, &o->limit)) < 0 ||
-	    (ret = cfg_get_int(p, grp, "flows", where, 1, 65536, &o->flows)) < 0 ||
-	    (ret = cfg_get_time(p, grp, "target", where, 1, 1000000, &o->target_us)) < 0 ||
-	    (ret = cfg_get_time(p, grp, "interval", where, 1000, 10000000, &o->interval_us)) < 0 ||
-	    (ret = cfg_get_size(p, grp, "quantum", where, 64, 1 << 20, &o->quantum)) < 0 ||
-	    (ret = cfg_get_time(p, grp, "ce_threshold", where, 1, 1000000,
-				&o->ce_threshold_us)) < 0 ||
-	    (ret = cfg_get_size(p, grp, "memory_limit", where, 4096, 2LL << 30,
-				&o->memory_limit)) < 0 ||
-	    (ret = cfg_get_bool(p, grp, "ecn", where, &ecn)) < 0)
-		return ret;
-	if (ret)
-		o->ecn = ecn;
-	/* CoDel's interval is the window it watches target in: a shorter one never drops sanely. */
-	if (o->target_us != GW_UNSET && o->interval_us != GW_UNSET &&
-	    o->interval_us <= o->target_us) {
-		char t[32], i[32];
-
-		gw_format_time(o->target_us, t, sizeof(t));
-		gw_format_time(o->interval_us, i, sizeof(i));
-		return cfg_error(p, config_setting_get_member(grp, "interval"), where,
-				 "'interval' %s must be longer than 'target' %s", i, t);
-	}
-	return 0;
-}
-
-static const struct cfg_enum diffserv_names[] = {
-	{ "besteffort", CAKE_DIFFSERV_BESTEFFORT },
-	{ "diffserv3", CAKE_DIFFSERV_DIFFSERV3 },
-	{ "diffserv4", CAKE_DIFFSERV_DIFFSERV4 },
-	{ "diffserv8", CAKE_DIFFSERV_DIFFSERV8 },
-	{ "precedence", CAKE_DIFFSERV_PRECEDENCE },
-	{ NULL, 0 }
-};
-
-static const struct cfg_enum flow_mode_names[] = {
-	{ "flowblind", CAKE_FLOW_NONE },
-	{ "srchost", CAKE_FLOW_SRC_IP },
-	{ "dsthost", CAKE_FLOW_DST_IP },
-	{ "hosts", CAKE_FLOW_HOSTS },
-	{ "flows", CAKE_FLOW_FLOWS },
-	{ "dual-srchost", CAKE_FLOW_DUAL_SRC },
-	{ "dual-dsthost", CAKE_FLOW_DUAL_DST },
-	{ "triple-isolate", CAKE_FLOW_TRIPLE },
-	{ NULL, 0 }
-};
-
-/* bandwidth: a rate, or "unlimited" (0), which is how cake spells "do not shape". */
-static int parse_cake_bandwidth(struct cfg_parser *p, const config_setting_t *grp,
-				const char *where, int64_t *out)
-{
-	const config_setting_t *s = config_setting_get_member(grp, "bandwidth");
-	uint64_t v;
-	int ret;
-
-	if (s && config_setting_type(s) == CONFIG_TYPE_STRING &&
-	    strcmp(config_setting_get_string(s), "unlimited") == 0) {
-		*out = 0;
-		return 0;
-	}
-	ret = cfg_get_rate(p, grp, "bandwidth", where, GW_MIN_RATE, GW_MAX_RATE, &v);
-	if (ret > 0)
-		*out = (int64_t)v;
-	return ret < 0 ? ret : 0;
-}
-
-/* ack_filter: true/false, or "aggressive" for cake's third mode. */
-static int parse_cake_ack_filter(struct cfg_parser *p, const config_setting_t *grp,
-				 const char *where, int *out)
-{
-	const config_setting_t *s = config_setting_get_member(grp, "ack_filter");
-
-	if (!s)
-		return 0;
-	if (config_setting_type(s) == CONFIG_TYPE_BOOL) {
-		*out = config_setting_get_bool(s) ? CAKE_ACK_FILTER : CAKE_ACK_NONE;
-		return 0;
-	}
-	if (config_setting_type(s) == CONFIG_TYPE_STRING &&
-	    strcmp(config_setting_get_string(s), "aggressive") == 0) {
-		*out = CAKE_ACK_AGGRESSIVE;
-		return 0;
-	}
-	return cfg_error(p, s, where, "'ack_filter' must be true, false or \"aggressive\"");
-}
-
-static int get_flag(struct cfg_parser *p, const config_setting_t *grp, const char *key,
-		    const char *where, int *out)
-{
-	bool v;
-	int ret = cfg_get_bool(p, grp, key, where, &v);
-
-	if (ret > 0)
-		*out = v;
-	return ret < 0 ? ret : 0;
-}
-
-static int parse_cake(struct cfg_parser *p, const config_setting_t *grp, const char *where,
-		      struct gw_child *c)
-{
-	struct gw_cake_opts *o = &c->opts.cake;
-	int ret;
-
-	if ((ret = parse_cake_bandwidth(p, grp, where, &o->bandwidth)) < 0 ||
-	    (ret = cfg_get_enum(p, grp, "diffserv", where, diffserv_names, &o->diffserv)) < 0 ||
-	    (ret = cfg_get_enum(p, grp, "flow_mode", where, flow_mode_names,
-				&o->flow_mode)) < 0 ||
-	    (ret = get_flag(p, grp, "nat", where, &o->nat)) < 0 ||
-	    (ret = get_flag(p, grp, "wash", where, &o->wash)) < 0 ||
-	    (ret = get_flag(p, grp, "split_gso", where, &o->split_gso)) < 0 ||
-	    (ret = get_flag(p, grp, "ingress", where, &o->ingress)) < 0 ||
-	    (ret = parse_cake_ack_filter(p, grp, where, &o->ack_filter)) < 0 ||
-	    (ret = cfg_get_time(p, grp, "rtt", where, 1, 3600LL * 1000000, &o->rtt_us)) < 0)
-		return ret;
-	return 0;
-}
-
-static const struct child_kind child_kinds[] = {
-	{ "fifo", GW_KIND_FIFO, fifo_keys, parse_fifo },
-	{ "fq_codel", GW_KIND_FQ_CODEL, fq_codel_keys, parse_fq_codel },
-	{ "cake", GW_KIND_CAKE, cake_keys, parse_cake },
-	{ NULL, GW_KIND_NONE, NULL, NULL }
-};
-
-static bool has_key(const char *const *keys, const char *key)
-{
-	for (; *keys; keys++)
-		if (strcmp(*keys, key) == 0)
+	if (strcmp(key, "kind") == 0)
+		return true;
+	for (size_t i = 0; i < ops->n_keys; i++)
+		if (ops->keys[i].name && strcmp(ops->keys[i].name, key) == 0)
 			return true;
 	return false;
 }
 
 /* A knob of another kind is a likelier mistake than a typo: name the kinds it belongs to. */
 static int check_child_keys(struct cfg_parser *p, const config_setting_t *grp,
-			    const char *where, const struct child_kind *ck)
+			    const char *where, const struct gw_qdisc_ops *ck)
 {
 	int i, n = config_setting_length(grp);
 
 	for (i = 0; i < n; i++) {
 		const config_setting_t *m = config_setting_get_elem(grp, (unsigned int)i);
 		const char *key = config_setting_name(m);
-		const struct child_kind *o;
-		char owners[64] = "";
+		const struct gw_qdisc_ops *o;
+		char owners[96] = "";
 		size_t len = 0;
 
-		if (has_key(ck->keys, key))
+		if (has_key(ck, key))
 			continue;
-		for (o = child_kinds; o->name; o++)
-			if (has_key(o->keys, key))
+		for (size_t k = 0; (o = gw_qdisc_leaf(k)); k++)
+			if (has_key(o, key) && len < sizeof(owners))
 				len += (size_t)snprintf(owners + len, sizeof(owners) - len, "%s%s",
 							len ? " and " : "", o->name);
 		if (!len)
@@ -238,49 +191,49 @@ static int check_child_keys(struct cfg_parser *p, const config_setting_t *grp,
 
 /* What the shaper above the child allows of it; see gatewayd.conf(5). */
 static int check_child_fits(struct cfg_parser *p, const config_setting_t *grp,
-			    const char *where, enum gw_kind shaper, const struct gw_child *c)
+			    const char *where, const struct gw_qdisc_ops *shaper,
+			    const struct gw_qdisc_ops *ops, const struct gw_child *c)
 {
-	const config_setting_t *bw = config_setting_get_member(grp, "bandwidth");
+	const char *key = NULL;
+	char msg[256] = "";
 
-	if (shaper == GW_KIND_CAKE && c->kind != GW_KIND_CAKE)
+	/* a shaper that is its own queue takes only its own settings from the child block */
+	if (shaper && shaper->shaper == GW_SHAPER_SELF && ops != shaper)
 		return cfg_error(p, config_setting_get_member(grp, "kind"), where,
-				 "'kind' must be \"cake\" under shaper cake: the child block "
-				 "only carries cake's own settings");
-	if (c->kind != GW_KIND_CAKE || !bw)
+				 "'kind' must be \"%s\" under shaper %s: the child block "
+				 "only carries %s's own settings", shaper->name, shaper->name,
+				 shaper->name);
+	if (!ops->check || !ops->check(&c->opts, shaper, &key, msg, sizeof(msg)))
 		return 0;
-	if (shaper == GW_KIND_CAKE)
-		return cfg_error(p, bw, where, "'bandwidth' is not allowed here: the direction's "
-				 "'rate' is cake's bandwidth");
-	if (c->opts.cake.bandwidth > 0)
-		return cfg_error(p, bw, where, "cake 'bandwidth' must be \"unlimited\" or left out "
-				 "under %s: the outer shaper already limits the rate, and a "
-				 "shaping cake child is non-work-conserving (htb skips the class)",
-				 shaper == GW_KIND_HTB ? "htb" : "tbf");
-	return 0;
+	return cfg_error(p, key ? config_setting_get_member(grp, key) : grp, where, "%s", msg);
 }
 
 int cfg_parse_child(struct cfg_parser *p, const config_setting_t *grp, const char *where,
 		    enum gw_kind shaper, struct gw_child *out)
 {
-	static const struct cfg_enum kind_names[] = {
-		{ "fifo", 0 }, { "fq_codel", 1 }, { "cake", 2 }, { NULL, 0 }
-	};
-	const struct child_kind *ck;
+	struct cfg_enum kind_names[GW_KIND_MAX + 1];
+	const struct gw_qdisc_ops *ops;
+	size_t n = 0;
 	int ret, idx;
 
+	while (n < GW_KIND_MAX && (ops = gw_qdisc_leaf(n))) {
+		kind_names[n] = (struct cfg_enum){ ops->name, (int)n };
+		n++;
+	}
+	kind_names[n] = (struct cfg_enum){ NULL, 0 };
 	ret = cfg_get_enum(p, grp, "kind", where, kind_names, &idx);
 	if (ret < 0)
 		return ret;
 	if (ret == 0)
 		return cfg_missing(p, grp, where, "kind");
-	ck = &child_kinds[idx];
-	ret = check_child_keys(p, grp, where, ck);
+	ops = gw_qdisc_leaf((size_t)idx);
+	ret = check_child_keys(p, grp, where, ops);
 	if (ret)
 		return ret;
-	cfg_child_init(out, ck->kind);
+	cfg_child_init(out, gw_qdisc_kind(ops));
 	out->line = (int)config_setting_source_line(grp);
-	ret = ck->parse(p, grp, where, out);
+	ret = parse_keys(p, grp, where, ops, out);
 	if (ret)
 		return ret;
-	return check_child_fits(p, grp, where, shaper, out);
+	return check_child_fits(p, grp, where, gw_qdisc_ops(shaper), ops, out);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "config/parse.h"
+#include "qdisc/qdisc.h"
 
 #define TBF_LATENCY_MIN 1000LL		/* 1ms */
 #define TBF_LATENCY_MAX 10000000LL	/* 10s */
@@ -13,24 +14,27 @@ static const char *const dir_keys[] = {
 	"shaper", "rate", "burst", "latency", "classes", "child", "ifb", "hosts", NULL
 };
 
-static const struct cfg_enum shaper_names[] = {
-	{ "htb", GW_KIND_HTB }, { "tbf", GW_KIND_TBF }, { "cake", GW_KIND_CAKE }, { NULL, 0 }
-};
-
-/* Keys only some shapers take, and which. */
+/* Keys only some shapers take: those whose role is in roles (a bit per gw_shaper_role). */
+#define ROLE(r) (1u << (r))
 static const struct {
 	const char *key;
-	enum gw_kind shapers[2];
-	const char *only;
+	unsigned int roles;
 } shaper_keys[] = {
-	{ "burst", { GW_KIND_HTB, GW_KIND_TBF }, "htb and tbf" },
-	{ "latency", { GW_KIND_TBF, GW_KIND_TBF }, "tbf" },
-	{ "classes", { GW_KIND_HTB, GW_KIND_HTB }, "htb" },
+	{ "burst", ROLE(GW_SHAPER_CLASSES) | ROLE(GW_SHAPER_BUCKET) },
+	{ "latency", ROLE(GW_SHAPER_BUCKET) },
+	{ "classes", ROLE(GW_SHAPER_CLASSES) },
 };
 
-static const char *shaper_name(enum gw_kind k)
+/* "htb and tbf": the shapers whose role is in roles, in the config's order. */
+static void shapers_with(unsigned int roles, char *buf, size_t len)
 {
-	return k == GW_KIND_HTB ? "htb" : k == GW_KIND_TBF ? "tbf" : "cake";
+	const struct gw_qdisc_ops *ops;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; (ops = gw_qdisc_shaper(i)) && n < len; i++)
+		if (roles & ROLE(ops->shaper))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " and " : "", ops->name);
 }
 
 static int check_shaper_keys(struct cfg_parser *p, const config_setting_t *grp,
@@ -40,11 +44,14 @@ static int check_shaper_keys(struct cfg_parser *p, const config_setting_t *grp,
 	size_t i;
 
 	for (i = 0; i < sizeof(shaper_keys) / sizeof(shaper_keys[0]); i++) {
+		char only[64];
+
 		s = config_setting_get_member(grp, shaper_keys[i].key);
-		if (s && shaper != shaper_keys[i].shapers[0] && shaper != shaper_keys[i].shapers[1])
-			return cfg_error(p, s, where, "'%s' is not valid with shaper %s (only with "
-					 "%s)", shaper_keys[i].key, shaper_name(shaper),
-					 shaper_keys[i].only);
+		if (!s || (shaper_keys[i].roles & ROLE(gw_shaper_role(shaper))))
+			continue;
+		shapers_with(shaper_keys[i].roles, only, sizeof(only));
+		return cfg_error(p, s, where, "'%s' is not valid with shaper %s (only with %s)",
+				 shaper_keys[i].key, gw_kind_name(shaper), only);
 	}
 	s = config_setting_get_member(grp, "ifb");
 	if (s && d != GW_DIR_INGRESS)
@@ -91,8 +98,9 @@ static int parse_dir_child(struct cfg_parser *p, const config_setting_t *grp,
 	if (ret == 0 && dir->n_classes)
 		return 0;	/* each class has its own; dir->child stays GW_KIND_NONE */
 	if (ret == 0) {
-		cfg_child_init(&dir->child, dir->shaper == GW_KIND_CAKE ? GW_KIND_CAKE :
-			       GW_KIND_FQ_CODEL);
+		/* a shaper that is its own queue takes its own defaults */
+		cfg_child_init(&dir->child, gw_shaper_role(dir->shaper) == GW_SHAPER_SELF ?
+			       dir->shaper : GW_KIND_FQ_CODEL);
 		return 0;
 	}
 	snprintf(cwhere, sizeof(cwhere), "%s child", where);
@@ -110,12 +118,18 @@ static void dir_init(struct gw_dir_cfg *dir)
 static int parse_dir_body(struct cfg_parser *p, const config_setting_t *grp, const char *where,
 			  enum gw_direction d, struct gw_dir_cfg *dir)
 {
+	struct cfg_enum shaper_names[GW_KIND_MAX + 1];
+	const struct gw_qdisc_ops *ops;
 	config_setting_t *classes = NULL;
 	int ret, shaper;
+	size_t n;
 
 	ret = cfg_check_keys(p, grp, where, dir_keys);
 	if (ret)
 		return ret;
+	for (n = 0; n < GW_KIND_MAX && (ops = gw_qdisc_shaper(n)); n++)
+		shaper_names[n] = (struct cfg_enum){ ops->name, (int)gw_qdisc_kind(ops) };
+	shaper_names[n] = (struct cfg_enum){ NULL, 0 };
 	ret = cfg_get_enum(p, grp, "shaper", where, shaper_names, &shaper);
 	if (ret <= 0)
 		return ret ? ret : cfg_missing(p, grp, where, "shaper");

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "config/parse.h"
+#include "qdisc/qdisc.h"
 
 static const char *const match_keys[] = {
 	"src", "dst", "proto", "sport", "dport", "dscp", "iif", "oif", "mark", "cgroup", NULL
@@ -650,7 +651,7 @@ int cfg_parse_hosts(struct cfg_parser *p, const config_setting_t *grp, const cha
 		return cfg_error(p, g, dwhere, "'hosts' is for egress: shape each host's download "
 				 "on the egress of the interface that faces the hosts (the LAN), "
 				 "and its upload on the egress of the WAN");
-	if (dir->shaper != GW_KIND_HTB)
+	if (gw_shaper_role(dir->shaper) != GW_SHAPER_CLASSES)
 		return cfg_error(p, g, dwhere, "'hosts' needs shaper \"htb\" (one class per host); "
 				 "for fairness alone, a cake child with flow_mode \"dual-srchost\" "
 				 "or \"dual-dsthost\" needs no hosts");

@@ -110,7 +110,8 @@ static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw
 	slot_init(&d->total, "total", dc->shaper, dc->rate, dc->rate, series);
 	if (!dc->n_classes) {
 		/* one queue: htb's single default class, tbf's child, or cake itself */
-		enum gw_kind k = dc->shaper == GW_KIND_CAKE ? GW_KIND_CAKE : dc->child.kind;
+		enum gw_kind k = gw_shaper_role(dc->shaper) == GW_SHAPER_SELF ? dc->shaper :
+				 dc->child.kind;
 
 		slot_init(&d->classes[0], "default", k, dc->rate, dc->rate, series);
 		return 0;
@@ -235,13 +236,14 @@ static void mark_fresh(struct gw_sampler *s, const struct gw_applied *a, const b
 		m = marks[d - s->dirs];
 		if (o->obj.type == GW_OBJ_QDISC && o->obj.parent == TC_H_ROOT) {
 			m[0] |= NEW_OBJ;
-			if (d->shaper == GW_KIND_CAKE)
+			if (gw_shaper_role(d->shaper) == GW_SHAPER_SELF)
 				m[1] |= NEW_OBJ;
 		} else if (o->obj.type == GW_OBJ_CLASS && !o->obj.inner &&
 			   (c = class_at(d, o->slot))) {
 			m[1 + (c - d->classes)] |= NEW_OBJ;
 		} else if (o->obj.type == GW_OBJ_QDISC && o->cls[0] && (c = class_at(d, o->slot))) {
-			m[1 + (c - d->classes)] |= d->shaper == GW_KIND_TBF ? NEW_OBJ : NEW_LEAF;
+			m[1 + (c - d->classes)] |= gw_shaper_role(d->shaper) == GW_SHAPER_BUCKET ?
+						   NEW_OBJ : NEW_LEAF;
 		}
 	}
 }
@@ -266,7 +268,7 @@ static void fix_marks(struct sdir *d)
 
 	for (size_t k = 0; k < d->n; k++)
 		marks += d->classes[k].first ? 0 : d->classes[k].last.marks;
-	if (d->shaper != GW_KIND_CAKE && !d->total.first)
+	if (gw_shaper_role(d->shaper) != GW_SHAPER_SELF && !d->total.first)
 		d->total.last.marks = marks;
 }
 
@@ -431,14 +433,10 @@ static void take_counters(struct slot *s, const struct gw_tc_stats *st)
 	s->seen = true;
 }
 
-/* ECN marks are the queue's to count: fq_codel's, or the sum over cake's tins. */
+/* ECN marks are the queue's to count (its kind's extended statistics say how many). */
 static uint64_t marks_of(const struct gw_tc_stats *st)
 {
-	uint64_t m = st->fq_codel.ecn_mark;
-
-	for (int t = 0; t < st->cake.n_tins; t++)
-		m += st->cake.tins[t].ecn_marked_packets;
-	return m;
+	return st->ecn_marks;
 }
 
 static struct sdir *dir_by_ifindex(struct gw_sampler *s, int ifindex)
@@ -466,7 +464,7 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *arg)
 	if (st.handle == GW_ROOT_HANDLE && st.parent == TC_H_ROOT) {
 		take_counters(&d->total, &st);
 		d->total.leaf = st;
-		if (d->shaper == GW_KIND_CAKE) {	/* cake alone: the root is the queue */
+		if (gw_shaper_role(d->shaper) == GW_SHAPER_SELF) {	/* the root is the queue */
 			take_counters(&d->classes[0], &st);
 			d->classes[0].leaf = st;
 			d->classes[0].now.marks = d->total.now.marks = marks_of(&st);
@@ -476,7 +474,8 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *arg)
 
 		c->leaf = st;
 		c->now.marks = marks_of(&st);
-		if (d->shaper == GW_KIND_TBF)	/* tbf's class has no counters: its child does */
+		/* a bucket's class has no counters: its child does */
+		if (gw_shaper_role(d->shaper) == GW_SHAPER_BUCKET)
 			take_counters(c, &st);
 	}
 	return 0;
@@ -522,14 +521,8 @@ static void derive(struct slot *c, double dt)
 	c->prev_backlog = c->now.backlog_bytes;
 	drain = fmax(c->achieved_bps / 8, (double)c->rate);
 	c->delay_ms = drain > 0 ? c->now.backlog_bytes / drain * 1000 : 0;
-	if (c->leaf.has_cake) {
-		uint32_t worst = 0;
-
-		for (int t = 0; t < c->leaf.cake.n_tins; t++)
-			if (c->leaf.cake.tins[t].avg_delay_us > worst)
-				worst = c->leaf.cake.tins[t].avg_delay_us;
-		c->delay_ms = worst / 1000.0;
-	}
+	if (c->leaf.has_delay)	/* a queue that measures its own delay knows better */
+		c->delay_ms = c->leaf.delay_us / 1000.0;
 	c->first = false;
 }
 
@@ -543,14 +536,14 @@ static void derive_dir(struct sdir *d, double dt)
 		active += d->classes[i].delta.bytes > 0;
 		marks += d->classes[i].now.marks;
 	}
-	if (d->shaper != GW_KIND_CAKE)
+	if (gw_shaper_role(d->shaper) != GW_SHAPER_SELF)
 		d->total.now.marks = marks;
 	derive(&d->total, dt);
 	d->total.accuracy = d->total.saturated ? d->total.achieved_bps / 8 / (double)d->rate : NAN;
 	for (size_t i = 0; i < d->n; i++) {
 		struct slot *c = &d->classes[i];
 
-		if (d->shaper != GW_KIND_HTB) {
+		if (gw_shaper_role(d->shaper) != GW_SHAPER_CLASSES) {
 			/* one queue behind tbf or cake: the direction's figures are its own */
 			c->saturated = d->total.saturated;
 			c->accuracy = d->total.accuracy;
@@ -586,37 +579,7 @@ static void fill_class(struct gw_snap_class *o, const struct slot *c, const char
 	o->queue_delay_ms = c->delay_ms;
 	o->drops_per_s = c->drops_s;
 	o->marks_per_s = c->marks_s;
-	if ((o->has_fq_codel = l->has_fq_codel)) {
-		o->fq_codel.maxpacket = l->fq_codel.maxpacket;
-		o->fq_codel.drop_overlimit = l->fq_codel.drop_overlimit;
-		o->fq_codel.new_flow_count = l->fq_codel.new_flow_count;
-		o->fq_codel.ecn_mark = l->fq_codel.ecn_mark;
-		o->fq_codel.ce_mark = l->fq_codel.ce_mark;
-		o->fq_codel.new_flows_len = l->fq_codel.new_flows_len;
-		o->fq_codel.old_flows_len = l->fq_codel.old_flows_len;
-		o->fq_codel.memory_usage = l->fq_codel.memory_usage;
-	}
-	if ((o->has_cake = l->has_cake)) {
-		o->cake.capacity_estimate_bps = l->cake.capacity_estimate * 8;
-		o->cake.memory_used = l->cake.memory_used;
-		o->cake.memory_limit = l->cake.memory_limit;
-		o->cake.n_tins = l->cake.n_tins;
-		for (int t = 0; t < l->cake.n_tins && t < GW_SNAP_TINS; t++) {
-			const struct gw_cake_tin_stats *s = &l->cake.tins[t];
-
-			o->cake.tins[t] = (struct gw_snap_tin){
-				.threshold_bps = s->threshold_rate * 8,
-				.sent_bytes = s->sent_bytes, .sent_packets = s->sent_packets,
-				.dropped_packets = s->dropped_packets,
-				.ecn_marked_packets = s->ecn_marked_packets,
-				.ack_drops = s->acks_dropped_packets,
-				.backlog_bytes = s->backlog_bytes,
-				.peak_delay_us = s->peak_delay_us, .avg_delay_us = s->avg_delay_us,
-				.base_delay_us = s->base_delay_us, .sparse_flows = s->sparse_flows,
-				.bulk_flows = s->bulk_flows,
-				.unresponsive_flows = s->unresponsive_flows };
-		}
-	}
+	o->x = l->x;
 }
 
 static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
@@ -628,6 +591,7 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 		return NULL;
 	}
 	atomic_init(&snap->refs, 1);
+	snap->n_xdescs = gw_qdisc_xdescs(snap->xdescs, GW_SNAP_XKINDS);
 	snap->unix_time = now;
 	snap->interval_us = s->cfg->interval_us;
 	snap->n_dirs = s->n_dirs;
@@ -698,9 +662,9 @@ int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, doubl
 	struct gw_nl_error e;
 	int r = 0;
 
-	/* one class dump per htb device */
+	/* one class dump per classful device */
 	for (size_t i = 0; i < s->n_dirs && !r; i++)
-		if (s->dirs[i].shaper == GW_KIND_HTB)
+		if (gw_shaper_role(s->dirs[i].shaper) == GW_SHAPER_CLASSES)
 			r = gw_nl_dump_tc(nl, RTM_GETTCLASS, s->dirs[i].ifindex, 0, class_cb,
 					  &s->dirs[i], &e);
 	if (r) {

@@ -117,8 +117,12 @@ static int htb_same(const union gw_qopts *want, const union gw_qopts *got)
 		want->htb.direct_qlen == got->htb.direct_qlen);
 }
 
+static void htb_set_shape(union gw_qopts *o, const struct gw_shape *sh)
+{
+	o->htb.defcls = sh->defcls;
+}
+
 const struct gw_qdisc_ops gw_htb_ops = {
-	.kind = GW_KIND_HTB,
 	.name = "htb",
 	.module = "sch_htb",
 	.tc_kind = htb_tc_kind,
@@ -127,6 +131,9 @@ const struct gw_qdisc_ops gw_htb_ops = {
 	.decode = htb_decode,
 	.format = htb_format,
 	.same = htb_same,
+	.shaper = GW_SHAPER_CLASSES,
+	.set_shape = htb_set_shape,
+	.no_change = true,
 };
 
 int gw_htb_class_encode(struct nl_msg *msg, const struct gw_htb_class_opts *c)

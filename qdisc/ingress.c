@@ -42,7 +42,6 @@ static int ingress_same(const union gw_qopts *want, const union gw_qopts *got)
 }
 
 const struct gw_qdisc_ops gw_ingress_ops = {
-	.kind = GW_KIND_INGRESS,
 	.name = "ingress",
 	.module = "sch_ingress",
 	.tc_kind = ingress_tc_kind,
@@ -51,4 +50,5 @@ const struct gw_qdisc_ops gw_ingress_ops = {
 	.decode = ingress_decode,
 	.format = ingress_format,
 	.same = ingress_same,
+	.hook = true,
 };

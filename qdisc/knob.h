@@ -1,34 +1,30 @@
-/* qdisc/knob.h: table-driven encode/decode/compare for qdiscs whose options are a nest of
- * scalar attributes (fq_codel, cake). A knob is a field of union gw_qopts and its attribute. */
+/* qdisc/knob.h: table-driven encode/decode/compare/format for a kind's options from its key
+ * table (qdisc/kind.h): what most kinds' files need and none should write again. */
 #ifndef GW_QDISC_KNOB_H
 #define GW_QDISC_KNOB_H
 
 #include <stddef.h>
 #include "qdisc/qdisc.h"
 
-enum gw_knob_field { GW_KF_INT64, GW_KF_INT };	/* int64_t (GW_UNSET) or int (-1) */
-enum gw_knob_wire { GW_KW_U32, GW_KW_S32, GW_KW_U64 };
+/* A key of a member of union gw_qopts (f: its field type) or of knob[i]. */
+#define GW_KEY_AT(member, f) .off = offsetof(union gw_qopts, member), .field = (f)
+#define GW_KEY_KNOB(i) .off = offsetof(union gw_qopts, knob) + (i) * sizeof(int64_t), \
+	.field = GW_KF_INT64
 
-struct gw_knob {
-	int attr;
-	size_t off;		/* offsetof(union gw_qopts, ...) */
-	enum gw_knob_field field;
-	enum gw_knob_wire wire;
-	bool approx;		/* a time the kernel keeps in its own units: compare with gw_near */
-};
-
-#define GW_KNOB(a, member, f, w) { (a), offsetof(union gw_qopts, member), (f), (w), false }
-#define GW_KNOB_TIME(a, member) \
-	{ (a), offsetof(union gw_qopts, member), GW_KF_INT64, GW_KW_U32, true }
-
-/* Value of a knob as int64, or GW_UNSET when not set. */
-int64_t gw_knob_get(const union gw_qopts *o, const struct gw_knob *k);
-void gw_knob_set(union gw_qopts *o, const struct gw_knob *k, int64_t v);
-int gw_knobs_encode(struct nl_msg *msg, const union gw_qopts *o, const struct gw_knob *k,
-		    size_t n);
-int gw_knobs_decode(const struct nlattr *opts, union gw_qopts *o, const struct gw_knob *k,
-		    size_t n, int maxattr);
-int gw_knobs_same(const union gw_qopts *want, const union gw_qopts *got,
-		  const struct gw_knob *k, size_t n);
+/* Every key that is set and has an attribute, and only those, in one TCA_OPTIONS nest. */
+int gw_keys_encode(struct nl_msg *msg, const union gw_qopts *o, const struct gw_key *k,
+		   size_t n);
+/* Put a key's value on the wire as its attribute (for kinds that build their own nest). */
+int gw_key_put(struct nl_msg *msg, const struct gw_key *k, int64_t v);
+int gw_keys_decode(const struct nlattr *opts, union gw_qopts *o, const struct gw_key *k,
+		   size_t n, int maxattr);
+/* Keys the caller left unset are the kernel's business and never differ. */
+int gw_keys_same(const union gw_qopts *want, const union gw_qopts *got, const struct gw_key *k,
+		 size_t n);
+/* " word value" for each set key with a tc word, in table order; length or -ENOSPC. */
+int gw_keys_format(char *buf, size_t len, const union gw_qopts *o, const struct gw_key *k,
+		   size_t n);
+/* Every key unset (init). */
+void gw_keys_init(union gw_qopts *o, const struct gw_key *k, size_t n);
 
 #endif

@@ -10,7 +10,13 @@
 /* "Not set by the user": encoders leave the attribute out so the kernel default stays. */
 #define GW_UNSET INT64_MIN	/* never a valid value: overheads can be negative */
 
-/* Every qdisc kind gatewayd knows; the registry (qdisc/registry.c) maps each to its ops. */
+/* Rates the config takes (and kinds' rate keys): 8 kbit to 100 tbit, in bytes/s. */
+#define GW_MIN_RATE 1000ULL
+#define GW_MAX_RATE 12500000000000ULL
+
+/* A qdisc kind is its index in the registry (qdisc/registry.c), which maps it to its ops. The
+ * kinds named here are the ones the tree's structure needs by name; a kind the registry lists
+ * past them (sfq, pie) has an index and no name in any shared header. */
 enum gw_kind {
 	GW_KIND_NONE = 0,
 	GW_KIND_FIFO,
@@ -19,8 +25,9 @@ enum gw_kind {
 	GW_KIND_HTB,
 	GW_KIND_TBF,
 	GW_KIND_INGRESS,
-	GW_KIND_COUNT
 };
+#define GW_KIND_MAX 16		/* room in the registry */
+#define GW_QOPT_KNOBS 16	/* int64 knobs of a kind that keeps its options in knob[] */
 
 enum gw_linklayer {
 	GW_LL_ETHERNET = 0,
@@ -88,7 +95,10 @@ struct gw_tbf_opts {
 	int64_t mtu;		/* bytes, GW_UNSET: device MTU is assumed by the kernel */
 };
 
+/* A kind's options. The kinds with a member here are the shapers the plan fills in and the
+ * older leaves; any other kind keeps its knobs in knob[], indexed by its own key table. */
 union gw_qopts {
+	int64_t knob[GW_QOPT_KNOBS];
 	struct gw_fifo_opts fifo;
 	struct gw_fq_codel_opts fq_codel;
 	struct gw_cake_opts cake;

@@ -141,10 +141,10 @@ int gw_obj_parse(const struct nlmsghdr *nlh, struct gw_tc_obj *obj, char *other_
 		obj->type = GW_OBJ_QDISC;
 		if (!(ops = gw_qdisc_ops_by_tc_kind(kind)))
 			return -ENOENT;
-		obj->kind = ops->kind;
-		gw_qopts_init(ops->kind, &obj->q);
-		if (ops->kind == GW_KIND_FIFO)
-			obj->q.fifo.bytes = strcmp(kind, "bfifo") == 0;
+		obj->kind = gw_qdisc_kind(ops);
+		gw_qopts_init(obj->kind, &obj->q);
+		if (ops->tc_kind_in)
+			ops->tc_kind_in(kind, &obj->q);
 		if (tb[TCA_STAB] && parse_stab(tb[TCA_STAB], obj))
 			return -EBADMSG;
 		return ops->decode(tb[TCA_OPTIONS], &obj->q);

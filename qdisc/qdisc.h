@@ -8,6 +8,7 @@
 #include <netlink/msg.h>
 #include <netlink/attr.h>
 #include "qdisc/model.h"
+#include "qdisc/kind.h"
 
 /* gatewayd's handles: root E000:, htb top class E000:1, leaf classes E000:(10+i), leaf qdiscs
  * (1000+i): (so up to 50,000 classes never meet the root's major). */
@@ -24,6 +25,26 @@
 enum gw_obj_type { GW_OBJ_QDISC, GW_OBJ_CLASS, GW_OBJ_FILTER };
 
 struct gw_tc_stats;
+struct gw_qdisc_ops;
+
+/* What a kind does as a direction's shaper (the root of its tree). */
+enum gw_shaper_role {
+	GW_SHAPER_NONE = 0,	/* not a shaper: a leaf, or the ingress hook */
+	GW_SHAPER_CLASSES,	/* classful (htb): a class per config class, each with its own
+				 * counters and its own leaf qdisc */
+	GW_SHAPER_BUCKET,	/* one bucket (tbf): one leaf under it, whose counters are the
+				 * class's (the bucket's class has none) */
+	GW_SHAPER_SELF,		/* shapes by itself (cake): the root is the queue and holds its
+				 * counters; the direction's child block carries its settings */
+};
+
+/* What the plan gives a direction's shaper. */
+struct gw_shape {
+	uint64_t rate;		/* bytes/s */
+	int64_t burst;		/* bucket: bytes */
+	int64_t limit;		/* bucket: bytes of queue */
+	uint32_t defcls;	/* classes: the default class's minor */
+};
 
 /* One kernel object: a qdisc, an htb class, or the u32 redirect filter on ingress. */
 struct gw_tc_obj {
@@ -41,12 +62,20 @@ struct gw_tc_obj {
 				 * leaf, so a read-back quantum means nothing */
 };
 
+/* A kind's check of a child's options as a whole (after each key passed its own range):
+ * returns 0, or -EINVAL with the message in msg and the config key it is about in *key. The
+ * shaper is the direction's (the child sits under it). */
+typedef int (*gw_child_check_fn)(const union gw_qopts *o, const struct gw_qdisc_ops *shaper,
+				 const char **key, char *msg, size_t len);
+
 struct gw_qdisc_ops {
-	enum gw_kind kind;
 	const char *name;	/* the config's name */
 	const char *module;	/* kernel module that provides it */
 	/* the kernel's kind string for these options (fifo: pfifo or bfifo) */
 	const char *(*tc_kind)(const union gw_qopts *o);
+	/* Does the kind answer to the kernel's kind string (and, o not NULL, set the options
+	 * the string implies)? NULL: to its name alone. */
+	int (*tc_kind_in)(const char *tc_kind, union gw_qopts *o);
 	void (*init)(union gw_qopts *o);
 	/* Append TCA_OPTIONS for the set knobs only. Returns 0 or -errno. */
 	int (*encode)(struct nl_msg *msg, const union gw_qopts *o);
@@ -56,21 +85,56 @@ struct gw_qdisc_ops {
 	int (*format)(char *buf, size_t len, const union gw_qopts *o);
 	/* Do two option sets mean the same kernel state? (the knobs that were set in want) */
 	int (*same)(const union gw_qopts *want, const union gw_qopts *got);
-	/* Decode the kind's extended statistics (TCA_STATS_APP); NULL: it has none. The
-	 * argument is struct gw_tc_stats (qdisc/stats.h). */
+	/* Decode the kind's extended statistics (TCA_STATS_APP) into the common shape and its
+	 * named values (xdesc); NULL: it has none. out is struct gw_tc_stats (qdisc/stats.h). */
 	int (*xstats)(const struct nlattr *app, struct gw_tc_stats *out);
+	const struct gw_xstats_desc *xdesc;
+	/* The kind's knobs (qdisc/kind.h): its config keys, tc words and attributes. */
+	const struct gw_key *keys;
+	size_t n_keys;
+	bool leaf;		/* a child kind the config may name */
+	gw_child_check_fn check;	/* NULL: the keys' own ranges are all */
+	enum gw_shaper_role shaper;	/* GW_SHAPER_NONE: a leaf or the hook only */
+	/* As a direction's shaper: take the plan's rate (and bucket, default class). */
+	void (*set_shape)(union gw_qopts *o, const struct gw_shape *sh);
+	/* As a leaf that shapes traffic of rate bytes/s on a link of sizing s: fill what the
+	 * config leaves to gatewayd (fq_codel: target for slow links; cake: the overhead). */
+	void (*plan_leaf)(union gw_qopts *o, uint64_t rate, const struct gw_sizing *s);
+	bool hook;		/* the ingress hook: handle ffff:, parent ingress */
+	/* the kernel cannot change its options in place (htb: default class, size table;
+	 * some kinds have no change operation at all): a leaf is replaced, a root rebuilt */
+	bool no_change;
+	/* the child settings gatewayd --compare runs it with ("" for its defaults), and on an
+	 * ingress ifb */
+	const char *bench, *bench_ingress;
 };
 
 /* registry.c */
 const struct gw_qdisc_ops *gw_qdisc_ops(enum gw_kind kind);
+enum gw_kind gw_qdisc_kind(const struct gw_qdisc_ops *ops);	/* GW_KIND_NONE: not listed */
 const struct gw_qdisc_ops *gw_qdisc_ops_by_name(const char *name);	/* config name */
 const struct gw_qdisc_ops *gw_qdisc_ops_by_tc_kind(const char *tc_kind);	/* kernel name */
 const char *gw_kind_name(enum gw_kind kind);
 void gw_qopts_init(enum gw_kind kind, union gw_qopts *o);
+/* The leaf kinds a config may name, in registry order: the i-th, or NULL past the last. */
+const struct gw_qdisc_ops *gw_qdisc_leaf(size_t i);
+/* The extended statistics' descriptors of every kind that has them, in registry order (what
+ * the renderers walk); returns the count. */
+size_t gw_qdisc_xdescs(const struct gw_xstats_desc **out, size_t max);
+/* The shapers, in the order the config lists them: the i-th, or NULL past the last. */
+const struct gw_qdisc_ops *gw_qdisc_shaper(size_t i);
+/* A kind's role as a shaper (GW_SHAPER_NONE for none or an unknown kind). */
+enum gw_shaper_role gw_shaper_role(enum gw_kind kind);
 
 /* per kind (one file each) */
 extern const struct gw_qdisc_ops gw_fifo_ops, gw_fq_codel_ops, gw_cake_ops, gw_htb_ops,
 	gw_tbf_ops, gw_ingress_ops;
+
+/* knob.c: a key's value in a kind's options, as int64 (GW_UNSET when not set) */
+int64_t gw_key_get(const union gw_qopts *o, const struct gw_key *k);
+void gw_key_set(union gw_qopts *o, const struct gw_key *k, int64_t v);
+/* The key's word for value v, or NULL. */
+const struct gw_key_word *gw_key_word(const struct gw_key *k, int64_t v);
 
 /* htb.c: classes */
 int gw_htb_class_encode(struct nl_msg *msg, const struct gw_htb_class_opts *c);

@@ -81,8 +81,14 @@ static int tbf_same(const union gw_qopts *want, const union gw_qopts *got)
 	       gw_near(want->tbf.burst, got->tbf.burst);
 }
 
+static void tbf_set_shape(union gw_qopts *o, const struct gw_shape *sh)
+{
+	o->tbf.rate = sh->rate;
+	o->tbf.burst = sh->burst;
+	o->tbf.limit = sh->limit;
+}
+
 const struct gw_qdisc_ops gw_tbf_ops = {
-	.kind = GW_KIND_TBF,
 	.name = "tbf",
 	.module = "sch_tbf",
 	.tc_kind = tbf_tc_kind,
@@ -91,4 +97,6 @@ const struct gw_qdisc_ops gw_tbf_ops = {
 	.decode = tbf_decode,
 	.format = tbf_format,
 	.same = tbf_same,
+	.shaper = GW_SHAPER_BUCKET,
+	.set_shape = tbf_set_shape,
 };

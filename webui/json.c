@@ -98,65 +98,47 @@ static int jw_finish(struct jw *w, struct json_object *root, char **out, size_t 
 	return r;
 }
 
-static void add_fq_codel(struct jw *w, struct json_object *c, const struct gw_snap_class *k)
+/* A named value: the integer as stored, or a number in the unit JSON shows it in. */
+static void add_xvalue(struct jw *w, struct json_object *o, const struct gw_xstat *f,
+		       uint64_t v)
 {
-	struct json_object *f;
-
-	if (!k->has_fq_codel) {
-		jw_null(w, c, "fq_codel");
-		return;
-	}
-	f = jw_obj(w, c, "fq_codel", json_object_new_object());
-	jw_u64(w, f, "max_packet_bytes", k->fq_codel.maxpacket);
-	jw_u64(w, f, "drop_overlimit_packets", k->fq_codel.drop_overlimit);
-	jw_u64(w, f, "new_flow_count", k->fq_codel.new_flow_count);
-	jw_u64(w, f, "ecn_marked_packets", k->fq_codel.ecn_mark);
-	jw_u64(w, f, "ce_marked_packets", k->fq_codel.ce_mark);
-	jw_u64(w, f, "new_flows", k->fq_codel.new_flows_len);
-	jw_u64(w, f, "old_flows", k->fq_codel.old_flows_len);
-	jw_u64(w, f, "memory_used_bytes", k->fq_codel.memory_usage);
+	if (f->json_scale == 1)
+		jw_u64(w, o, f->json, v);
+	else
+		jw_num(w, o, f->json, (double)v * f->json_scale, 6);
 }
 
-static void add_tin(struct jw *w, struct json_object *tins, int i, const struct gw_snap_tin *t)
+/* One kind's extended statistics as the class's object under the kind's key: its values, then
+ * its groups (cake's tins) as an array; null where the queue is another kind and the key is
+ * in every class. */
+static void add_xstats(struct jw *w, struct json_object *c, const struct gw_xstats_desc *d,
+		       const struct gw_snap_class *k)
 {
-	struct json_object *o = jw_obj(w, tins, NULL, json_object_new_object());
+	struct json_object *o, *groups;
 
-	jw_u64(w, o, "index", (uint64_t)i);
-	jw_u64(w, o, "threshold_bits_per_second", t->threshold_bps);
-	jw_u64(w, o, "sent_bytes", t->sent_bytes);
-	jw_u64(w, o, "sent_packets", t->sent_packets);
-	jw_u64(w, o, "dropped_packets", t->dropped_packets);
-	jw_u64(w, o, "ecn_marked_packets", t->ecn_marked_packets);
-	jw_u64(w, o, "ack_dropped_packets", t->ack_drops);
-	jw_u64(w, o, "backlog_bytes", t->backlog_bytes);
-	jw_num(w, o, "peak_delay_ms", t->peak_delay_us / 1000.0, 6);
-	jw_num(w, o, "average_delay_ms", t->avg_delay_us / 1000.0, 6);
-	jw_num(w, o, "base_delay_ms", t->base_delay_us / 1000.0, 6);
-	jw_u64(w, o, "sparse_flows", t->sparse_flows);
-	jw_u64(w, o, "bulk_flows", t->bulk_flows);
-	jw_u64(w, o, "unresponsive_flows", t->unresponsive_flows);
-}
-
-static void add_cake(struct jw *w, struct json_object *c, const struct gw_snap_class *k)
-{
-	struct json_object *o, *tins;
-	int n = k->cake.n_tins;
-
-	if (!k->has_cake) {
-		jw_null(w, c, "cake");
+	if (k->x.desc != d) {
+		if (d->json_always)
+			jw_null(w, c, d->json);
 		return;
 	}
-	o = jw_obj(w, c, "cake", json_object_new_object());
-	jw_u64(w, o, "capacity_estimate_bits_per_second", k->cake.capacity_estimate_bps);
-	jw_u64(w, o, "memory_used_bytes", k->cake.memory_used);
-	jw_u64(w, o, "memory_limit_bytes", k->cake.memory_limit);
-	tins = o ? jw_obj(w, o, "tins", json_object_new_array()) : NULL;
-	for (int i = 0; tins && i < n && i < GW_SNAP_TINS; i++)
-		add_tin(w, tins, i, &k->cake.tins[i]);
+	o = jw_obj(w, c, d->json, json_object_new_object());
+	for (size_t i = 0; i < d->n_fields && i < GW_XSTATS_MAX; i++)
+		add_xvalue(w, o, &d->fields[i], k->x.v[i]);
+	if (!d->group_json)
+		return;
+	groups = o ? jw_obj(w, o, d->group_json, json_object_new_array()) : NULL;
+	for (int g = 0; groups && g < k->x.n_groups && g < GW_XGROUPS_MAX; g++) {
+		struct json_object *e = jw_obj(w, groups, NULL, json_object_new_object());
+
+		if (d->group_index_json)
+			jw_u64(w, e, d->group_index_json, (uint64_t)g);
+		for (size_t i = 0; i < d->n_group_fields && i < GW_XGROUP_FIELDS; i++)
+			add_xvalue(w, e, &d->group_fields[i], k->x.g[g][i]);
+	}
 }
 
 static void add_class(struct jw *w, struct json_object *parent, const char *key,
-		      const struct gw_snap_class *k)
+		      const struct gw_snapshot *s, const struct gw_snap_class *k)
 {
 	struct json_object *c = jw_obj(w, parent, key, json_object_new_object());
 
@@ -181,8 +163,8 @@ static void add_class(struct jw *w, struct json_object *parent, const char *key,
 	jw_num(w, c, "queue_delay_ms", k->queue_delay_ms, 6);
 	jw_num(w, c, "drops_per_second", k->drops_per_s, 6);
 	jw_num(w, c, "ecn_marks_per_second", k->marks_per_s, 6);
-	add_fq_codel(w, c, k);
-	add_cake(w, c, k);
+	for (size_t i = 0; i < s->n_xdescs && i < GW_SNAP_XKINDS; i++)
+		add_xstats(w, c, s->xdescs[i], k);
 }
 
 static void add_rtt(struct jw *w, struct json_object *parent, const char *key,
@@ -225,7 +207,8 @@ static void add_latency(struct jw *w, struct json_object *dir, const struct gw_s
 	jw_num(w, o, "interval_loaded_p99_ms", l->pass_loaded_p99_ms, 6);
 }
 
-static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap_dir *d)
+static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snapshot *s,
+		    const struct gw_snap_dir *d)
 {
 	struct json_object *o = jw_obj(w, dirs, NULL, json_object_new_object()), *classes;
 
@@ -235,10 +218,10 @@ static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap
 	jw_str(w, o, "device", d->device);
 	jw_str(w, o, "shaper", d->shaper);
 	jw_u64(w, o, "rate_bits_per_second", d->rate_bps);
-	add_class(w, o, "total", &d->total);
+	add_class(w, o, "total", s, &d->total);
 	classes = jw_obj(w, o, "classes", json_object_new_array());
 	for (size_t i = 0; classes && i < d->n_classes; i++)
-		add_class(w, classes, NULL, &d->classes[i]);
+		add_class(w, classes, NULL, s, &d->classes[i]);
 	add_latency(w, o, &d->latency);
 }
 
@@ -262,7 +245,7 @@ static void add_links(struct jw *w, struct json_object *root, const struct gw_sn
 		dirs = l ? jw_obj(w, l, "directions", json_object_new_array()) : NULL;
 		for (size_t j = i; dirs && j < s->n_dirs; j++)
 			if (!strcmp(s->dirs[j].link, d->link))
-				add_dir(w, dirs, &s->dirs[j]);
+				add_dir(w, dirs, s, &s->dirs[j]);
 	}
 }
 

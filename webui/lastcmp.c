@@ -14,8 +14,9 @@
 #include <json-c/json.h>
 #include "webui/lastcmp.h"
 
-static const char *const qdiscs[] = { "fifo", "fq_codel", "cake", "cake-shaper" };
-#define N_QDISCS (sizeof(qdiscs) / sizeof(qdiscs[0]))
+/* A queue --compare names: a qdisc kind's name (lower case, digits, '_'), or one with
+ * "-shaper" (a kind that shapes by itself); webui/ knows no kind list of its own. */
+#define QDISC_NAME_MAX 23
 #define MAX_RUNS 8
 #define JSON_DEPTH 32
 
@@ -44,12 +45,23 @@ void gw_lastcmp_set_dir(struct gw_lastcmp *lc, const char *dir)
 	pthread_mutex_unlock(&lc->lock);
 }
 
+static bool known_qdisc_n(const char *q, size_t n)
+{
+	size_t k = 0;
+
+	if (n > 7 && !strncmp(q + n - 7, "-shaper", 7))
+		n -= 7;
+	if (!n || n > QDISC_NAME_MAX)
+		return false;
+	for (k = 0; k < n; k++)
+		if (!((q[k] >= 'a' && q[k] <= 'z') || (q[k] >= '0' && q[k] <= '9') || q[k] == '_'))
+			return false;
+	return true;
+}
+
 static bool known_qdisc(const char *q)
 {
-	for (size_t i = 0; i < N_QDISCS; i++)
-		if (!strcmp(q, qdiscs[i]))
-			return true;
-	return false;
+	return known_qdisc_n(q, strlen(q));
 }
 
 /* The plots --compare writes, and nothing else. */
@@ -61,10 +73,7 @@ static bool known_plot(const char *name)
 		return true;
 	if (n < 11 || n > 40 || strncmp(name, "flows-", 6) || strcmp(name + n - 4, ".svg"))
 		return false;
-	for (size_t i = 0; i < N_QDISCS; i++)
-		if (strlen(qdiscs[i]) == n - 10 && !strncmp(name + 6, qdiscs[i], n - 10))
-			return true;
-	return false;
+	return known_qdisc_n(name + 6, n - 10);
 }
 
 /* Read dir/name whole, at most max bytes; st gets what was read (for the cache). */

@@ -19,10 +19,6 @@ struct family {
 };
 
 #define CLS(f) offsetof(struct gw_snap_class, f)
-#define FQ(f) offsetof(struct gw_snap_class, fq_codel.f)
-#define CAKE(f) offsetof(struct gw_snap_class, cake.f)
-#define TIN(f) offsetof(struct gw_snap_tin, f)
-
 /* Per class as gatewayd_class_*, per direction total as gatewayd_direction_*. */
 static const struct family class_fams[] = {
 	{ "sent_bytes_total", "counter", "Bytes sent since gatewayd started shaping.",
@@ -56,65 +52,6 @@ static const struct family class_fams[] = {
 	{ "queue_delay_seconds", "gauge",
 	  "Queueing delay now: backlog over rate, or cake's own average delay.",
 	  CLS(queue_delay_ms), F_DBL, 1e-3, false },
-};
-
-static const struct family fq_codel_fams[] = {
-	{ "gatewayd_fq_codel_max_packet_bytes", "gauge", "Largest packet fq_codel has seen.",
-	  FQ(maxpacket), F_U32, 1, false },
-	{ "gatewayd_fq_codel_drop_overlimit_packets_total", "counter",
-	  "Packets fq_codel dropped because its limit was reached.", FQ(drop_overlimit), F_U32,
-	  1, false },
-	{ "gatewayd_fq_codel_new_flows_total", "counter", "Flows fq_codel saw start.",
-	  FQ(new_flow_count), F_U32, 1, false },
-	{ "gatewayd_fq_codel_ecn_marked_packets_total", "counter", "Packets fq_codel ECN-marked.",
-	  FQ(ecn_mark), F_U32, 1, false },
-	{ "gatewayd_fq_codel_ce_threshold_marked_packets_total", "counter",
-	  "Packets fq_codel CE-marked above ce_threshold.", FQ(ce_mark), F_U32, 1, false },
-	{ "gatewayd_fq_codel_new_flow_queues", "gauge", "Flows in fq_codel's new-flows list now.",
-	  FQ(new_flows_len), F_U32, 1, false },
-	{ "gatewayd_fq_codel_old_flow_queues", "gauge", "Flows in fq_codel's old-flows list now.",
-	  FQ(old_flows_len), F_U32, 1, false },
-	{ "gatewayd_fq_codel_memory_used_bytes", "gauge", "Memory fq_codel's packets use now.",
-	  FQ(memory_usage), F_U32, 1, false },
-};
-
-static const struct family cake_fams[] = {
-	{ "gatewayd_cake_capacity_estimate_bytes_per_second", "gauge",
-	  "cake's estimate of the link capacity.", CAKE(capacity_estimate_bps), F_U64, 0.125,
-	  false },
-	{ "gatewayd_cake_memory_used_bytes", "gauge", "Memory cake uses now.", CAKE(memory_used),
-	  F_U32, 1, false },
-	{ "gatewayd_cake_memory_limit_bytes", "gauge", "cake's memory limit.", CAKE(memory_limit),
-	  F_U32, 1, false },
-};
-
-static const struct family tin_fams[] = {
-	{ "gatewayd_cake_tin_threshold_bytes_per_second", "gauge", "The tin's bandwidth share.",
-	  TIN(threshold_bps), F_U64, 0.125, false },
-	{ "gatewayd_cake_tin_sent_bytes_total", "counter", "Bytes the tin sent.",
-	  TIN(sent_bytes), F_U64, 1, false },
-	{ "gatewayd_cake_tin_sent_packets_total", "counter", "Packets the tin sent.",
-	  TIN(sent_packets), F_U64, 1, false },
-	{ "gatewayd_cake_tin_dropped_packets_total", "counter", "Packets the tin dropped.",
-	  TIN(dropped_packets), F_U64, 1, false },
-	{ "gatewayd_cake_tin_ecn_marked_packets_total", "counter", "Packets the tin ECN-marked.",
-	  TIN(ecn_marked_packets), F_U64, 1, false },
-	{ "gatewayd_cake_tin_ack_dropped_packets_total", "counter",
-	  "ACKs the tin's ACK filter dropped.", TIN(ack_drops), F_U64, 1, false },
-	{ "gatewayd_cake_tin_backlog_bytes", "gauge", "Bytes queued in the tin now.",
-	  TIN(backlog_bytes), F_U32, 1, false },
-	{ "gatewayd_cake_tin_peak_delay_seconds", "gauge", "The tin's peak queueing delay.",
-	  TIN(peak_delay_us), F_U32, 1e-6, false },
-	{ "gatewayd_cake_tin_average_delay_seconds", "gauge", "The tin's average queueing delay.",
-	  TIN(avg_delay_us), F_U32, 1e-6, false },
-	{ "gatewayd_cake_tin_base_delay_seconds", "gauge", "The tin's base (minimum) delay.",
-	  TIN(base_delay_us), F_U32, 1e-6, false },
-	{ "gatewayd_cake_tin_sparse_flows", "gauge", "Sparse flows in the tin now.",
-	  TIN(sparse_flows), F_U32, 1, false },
-	{ "gatewayd_cake_tin_bulk_flows", "gauge", "Bulk flows in the tin now.", TIN(bulk_flows),
-	  F_U32, 1, false },
-	{ "gatewayd_cake_tin_unresponsive_flows", "gauge", "Unresponsive flows in the tin now.",
-	  TIN(unresponsive_flows), F_U32, 1, false },
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -178,7 +115,7 @@ static bool value(struct gw_buf *b, const struct family *f, const void *base)
 }
 
 static void labels(struct gw_buf *b, const char *name, const struct gw_snap_dir *d,
-		   const struct gw_snap_class *c, int tin)
+		   const struct gw_snap_class *c, const char *glabel, int g)
 {
 	gw_buf_printf(b, "%s{link=\"", name);
 	gw_prom_escape(b, d->link);
@@ -190,21 +127,20 @@ static void labels(struct gw_buf *b, const char *name, const struct gw_snap_dir 
 	}
 	gw_buf_put(b, "\",kind=\"", 8);
 	gw_prom_escape(b, c->kind);
-	if (tin >= 0)
-		gw_buf_printf(b, "\",tin=\"%d", tin);
+	if (glabel && g >= 0)
+		gw_buf_printf(b, "\",%s=\"%d", glabel, g);
 	gw_buf_put(b, "\"}", 2);
 }
 
 /* A sample, unless the family says there is nothing to show (then the line is taken back). */
 static void sample(struct gw_buf *b, const char *name, const struct family *f,
-		   const struct gw_snap_dir *d, const struct gw_snap_class *c, int tin,
-		   const void *base)
+		   const struct gw_snap_dir *d, const struct gw_snap_class *c, const void *base)
 {
 	size_t mark = b->len;
 
 	if (f->off == CLS(accuracy) && base == c && !c->saturated)
 		return;
-	labels(b, name, d, c, tin);
+	labels(b, name, d, c, NULL, -1);
 	if (!value(b, f, base) && !b->err)
 		b->len = mark;
 }
@@ -225,9 +161,9 @@ static void class_families(struct gw_buf *b, const struct gw_snapshot *s, bool t
 			const struct gw_snap_dir *d = &s->dirs[k];
 
 			if (totals)
-				sample(b, name, f, d, &d->total, -1, &d->total);
+				sample(b, name, f, d, &d->total, &d->total);
 			for (size_t j = 0; !totals && j < d->n_classes; j++)
-				sample(b, name, f, d, &d->classes[j], -1, &d->classes[j]);
+				sample(b, name, f, d, &d->classes[j], &d->classes[j]);
 		}
 	}
 }
@@ -240,40 +176,56 @@ static const struct gw_snap_class *queue_at(const struct gw_snap_dir *d, size_t 
 	return j == 0 ? &d->total : NULL;
 }
 
-static void extra_families(struct gw_buf *b, const struct gw_snapshot *s,
-			   const struct family *fams, size_t n, bool cake)
+/* A named value's sample: the integer as stored, or scaled into the base unit. */
+static void xsample(struct gw_buf *b, const struct gw_xstat *f, const struct gw_snap_dir *d,
+		    const struct gw_snap_class *c, const char *glabel, int g, uint64_t v)
 {
-	const struct gw_snap_class *c;
-	bool any = false;
-
-	for (size_t k = 0; k < s->n_dirs && !any; k++)
-		for (size_t j = 0; (c = queue_at(&s->dirs[k], j)) && !any; j++)
-			any = cake ? c->has_cake : c->has_fq_codel;
-	for (size_t i = 0; any && i < n; i++) {
-		header(b, "", &fams[i]);
-		for (size_t k = 0; k < s->n_dirs; k++)
-			for (size_t j = 0; (c = queue_at(&s->dirs[k], j)); j++)
-				if (cake ? c->has_cake : c->has_fq_codel)
-					sample(b, fams[i].name, &fams[i], &s->dirs[k], c, -1, c);
-	}
+	labels(b, f->prom, d, c, glabel, g);
+	if (f->scale == 1)
+		gw_buf_printf(b, " %" PRIu64 "\n", v);
+	else
+		gw_buf_printf(b, " %.10g\n", (double)v * f->scale);
 }
 
-static void tin_families(struct gw_buf *b, const struct gw_snapshot *s)
+static void xheader(struct gw_buf *b, const struct gw_xstat *f)
+{
+	gw_buf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", f->prom, f->help, f->prom, f->type);
+}
+
+/* One kind's extended statistics, a family per named value, where any queue is that kind:
+ * its values, then its groups' (labelled by group). */
+static void xstats_families(struct gw_buf *b, const struct gw_snapshot *s,
+			    const struct gw_xstats_desc *x)
 {
 	const struct gw_snap_class *c;
-	bool any = false;
+	bool any = false, groups = false;
 
-	for (size_t k = 0; k < s->n_dirs && !any; k++)
-		for (size_t j = 0; (c = queue_at(&s->dirs[k], j)) && !any; j++)
-			any = c->has_cake && c->cake.n_tins > 0;
-	for (size_t i = 0; any && i < N(tin_fams); i++) {
-		header(b, "", &tin_fams[i]);
+	for (size_t k = 0; k < s->n_dirs; k++)
+		for (size_t j = 0; (c = queue_at(&s->dirs[k], j)); j++)
+			if (c->x.desc == x) {
+				any = true;
+				groups |= c->x.n_groups > 0;
+			}
+	for (size_t i = 0; any && i < x->n_fields && i < GW_XSTATS_MAX; i++) {
+		if (!x->fields[i].prom)
+			continue;
+		xheader(b, &x->fields[i]);
 		for (size_t k = 0; k < s->n_dirs; k++)
 			for (size_t j = 0; (c = queue_at(&s->dirs[k], j)); j++)
-				for (int t = 0; c->has_cake && t < c->cake.n_tins &&
-				     t < GW_SNAP_TINS; t++)
-					sample(b, tin_fams[i].name, &tin_fams[i], &s->dirs[k], c, t,
-					       &c->cake.tins[t]);
+				if (c->x.desc == x)
+					xsample(b, &x->fields[i], &s->dirs[k], c, NULL, -1,
+						c->x.v[i]);
+	}
+	for (size_t i = 0; groups && i < x->n_group_fields && i < GW_XGROUP_FIELDS; i++) {
+		if (!x->group_fields[i].prom)
+			continue;
+		xheader(b, &x->group_fields[i]);
+		for (size_t k = 0; k < s->n_dirs; k++)
+			for (size_t j = 0; (c = queue_at(&s->dirs[k], j)); j++)
+				for (int g = 0; c->x.desc == x && g < c->x.n_groups &&
+				     g < GW_XGROUPS_MAX; g++)
+					xsample(b, &x->group_fields[i], &s->dirs[k], c,
+						x->group_label, g, c->x.g[g][i]);
 	}
 }
 
@@ -577,9 +529,8 @@ int gw_webui_metrics(const struct gw_snapshot *s, double now, char **out, size_t
 		direction_info(&b, s);
 		class_families(&b, s, true);
 		class_families(&b, s, false);
-		extra_families(&b, s, fq_codel_fams, N(fq_codel_fams), false);
-		extra_families(&b, s, cake_fams, N(cake_fams), true);
-		tin_families(&b, s);
+		for (size_t i = 0; i < s->n_xdescs && i < GW_SNAP_XKINDS; i++)
+			xstats_families(&b, s, s->xdescs[i]);
 		latency_families(&b, s);
 	}
 	if (s) {

@@ -9,19 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "qdisc/kind.h"
 
 #define GW_SNAP_NAME 32
-#define GW_SNAP_TINS 8
-
-/* One cake tin (priority band), counters since gatewayd started. */
-struct gw_snap_tin {
-	uint64_t threshold_bps;		/* the tin's share of the bandwidth, bits/s */
-	uint64_t sent_bytes, sent_packets;
-	uint64_t dropped_packets, ecn_marked_packets, ack_drops;
-	uint32_t backlog_bytes;
-	uint32_t peak_delay_us, avg_delay_us, base_delay_us;
-	uint32_t sparse_flows, bulk_flows, unresponsive_flows;
-};
+#define GW_SNAP_XKINDS 16	/* kinds with extended statistics a snapshot can name */
 
 /* A class (an htb leaf, or the one queue of a tbf/cake direction), or a direction's total. */
 struct gw_snap_class {
@@ -44,19 +35,8 @@ struct gw_snap_class {
 	double queue_delay_ms;		/* backlog / rate; cake: its own average delay */
 	double drops_per_s, marks_per_s;
 
-	bool has_fq_codel;
-	struct {
-		uint32_t maxpacket, drop_overlimit, new_flow_count, ecn_mark, ce_mark;
-		uint32_t new_flows_len, old_flows_len, memory_usage;
-	} fq_codel;
-
-	bool has_cake;
-	struct {
-		uint64_t capacity_estimate_bps;
-		uint32_t memory_used, memory_limit;
-		int n_tins;
-		struct gw_snap_tin tins[GW_SNAP_TINS];
-	} cake;
+	/* its queue's extended statistics, named by its kind's descriptor (desc NULL: none) */
+	struct gw_xstats x;
 };
 
 /* RTT statistics of one load state (idle or loaded) over the prober's window. */
@@ -162,6 +142,10 @@ struct gw_snapshot {
 	char last_error[256];		/* "" when the last pass and the last reload were fine */
 	struct gw_snap_dir *dirs;
 	size_t n_dirs;
+	/* every kind's extended statistics' descriptor, in the registry's order: what the
+	 * renderers walk (a class's x.desc is one of them) */
+	const struct gw_xstats_desc *xdescs[GW_SNAP_XKINDS];
+	size_t n_xdescs;
 	struct gw_snap_probe probe;
 	struct gw_snap_loadtest loadtest;
 };

@@ -18,8 +18,19 @@
 
 enum cmp_kernel { CMP_KERNEL_AUTO, CMP_KERNEL_HOST, CMP_KERNEL_UML };
 
-/* The qdiscs a run can compare: a child under gatewayd's htb, or cake shaping by itself. */
-enum cmp_qdisc { CMP_Q_FIFO, CMP_Q_FQ_CODEL, CMP_Q_CAKE, CMP_Q_CAKE_SHAPER, CMP_Q_COUNT };
+/* The qdiscs a run can compare: every leaf kind the registry has, as a child under gatewayd's
+ * htb, then every kind that shapes by itself, as the root ("cake-shaper"). A queue is its
+ * index in that list (cmp_queue()). */
+enum cmp_qdisc { CMP_Q_COUNT = 16 };
+
+struct gw_qdisc_ops;
+struct cmp_queue {
+	char name[24];			/* "fq_codel", "cake-shaper" */
+	const struct gw_qdisc_ops *ops;	/* the child's kind, or the shaper's */
+	bool shaper;			/* it shapes by itself, at the root */
+};
+/* The q-th queue, NULL past the last. */
+const struct cmp_queue *cmp_queue(enum cmp_qdisc q);
 
 enum cmp_phase { CMP_PH_IDLE1, CMP_PH_TCP, CMP_PH_FLOOD, CMP_PH_IDLE2, CMP_PH_COUNT };
 

@@ -2,6 +2,7 @@
  * one, or a User-Mode Linux guest when this one lacks netem, fq_codel or cake), the runs one
  * qdisc after another, the table, and the files in --out. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
@@ -18,13 +19,44 @@
 #include "config/config.h"
 #include "gatewayd/compare/compare.h"
 #include "gatewayd/compare/bench.h"
+#include "qdisc/qdisc.h"
 
-static const char *const qnames[CMP_Q_COUNT] = { "fifo", "fq_codel", "cake", "cake-shaper" };
 static const char *const phnames[CMP_PH_COUNT] = { "idle", "tcp", "flood", "idle2" };
+
+static struct cmp_queue queues[CMP_Q_COUNT];
+static size_t n_queues;
+
+/* From the registry, once: its leaves, then its shapers that are their own queue. */
+static void list_queues(void)
+{
+	const struct gw_qdisc_ops *ops;
+
+	if (n_queues)
+		return;
+	for (size_t i = 0; (ops = gw_qdisc_leaf(i)) && n_queues < CMP_Q_COUNT; i++) {
+		snprintf(queues[n_queues].name, sizeof(queues[n_queues].name), "%s", ops->name);
+		queues[n_queues++].ops = ops;
+	}
+	for (size_t i = 0; (ops = gw_qdisc_shaper(i)) && n_queues < CMP_Q_COUNT; i++)
+		if (ops->shaper == GW_SHAPER_SELF) {
+			snprintf(queues[n_queues].name, sizeof(queues[n_queues].name), "%s-shaper",
+				 ops->name);
+			queues[n_queues].ops = ops;
+			queues[n_queues++].shaper = true;
+		}
+}
+
+const struct cmp_queue *cmp_queue(enum cmp_qdisc q)
+{
+	list_queues();
+	return (size_t)q < n_queues ? &queues[q] : NULL;
+}
 
 const char *cmp_qdisc_name(enum cmp_qdisc q)
 {
-	return q < CMP_Q_COUNT ? qnames[q] : "?";
+	const struct cmp_queue *x = cmp_queue(q);
+
+	return x ? x->name : "?";
 }
 
 const char *cmp_phase_name(enum cmp_phase p)
@@ -52,14 +84,19 @@ static int parse_qdiscs(char *s, struct cmp_opts *o)
 {
 	o->n_qdiscs = 0;
 	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+		const struct cmp_queue *x;
+		char all[256] = "";
+		size_t n = 0;
 		int q;
 
-		for (q = 0; q < CMP_Q_COUNT; q++)
-			if (!strcmp(tok, qnames[q]))
+		for (q = 0; (x = cmp_queue((enum cmp_qdisc)q)); q++)
+			if (!strcmp(tok, x->name))
 				break;
-		if (q == CMP_Q_COUNT || o->n_qdiscs == CMP_MAX_QDISCS) {
-			fprintf(stderr, "gatewayd: --qdiscs: unknown qdisc '%s' (fifo, fq_codel, cake, cake-shaper)\n",
-				tok);
+		if (!x || o->n_qdiscs == CMP_MAX_QDISCS) {
+			for (int k = 0; (x = cmp_queue((enum cmp_qdisc)k)) && n < sizeof(all); k++)
+				n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s", k ? ", " : "",
+						      x->name);
+			fprintf(stderr, "gatewayd: --qdiscs: unknown qdisc '%s' (%s)\n", tok, all);
 			return -EINVAL;
 		}
 		o->qdiscs[o->n_qdiscs++] = (enum cmp_qdisc)q;
@@ -178,34 +215,52 @@ static int run_quiet(char *const argv[])
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* Which of netem, fq_codel, cake this kernel has: tried on the loopback of a namespace of
- * our own (a child's), so nothing the user has is touched. Bits: 1 netem, 2 fq_codel,
- * 4 cake, 8 htb+ifb; -1 when the probe cannot run (not root?). */
-static int probe_kernel(void)
+/* What this kernel has: netem, ifb, and each queue's kind: tried on the loopback of a
+ * namespace of our own (a child's), so nothing the user has is touched. The child answers a
+ * byte per try through a pipe: [0] netem, [1] ifb, [2 + q] queue q's kind. -1 when the probe
+ * cannot run (not root?). */
+#define PROBE_N (2 + CMP_Q_COUNT)
+static int probe_kernel(bool *ok)
 {
-	int status;
-	pid_t p = fork();
+	int status, fds[2];
+	pid_t p;
 
-	if (p == 0) {
-		static char *const tries[4][10] = {
-			{ "tc", "qdisc", "add", "dev", "lo", "root", "handle", "1:", "netem", NULL },
-			{ "tc", "qdisc", "replace", "dev", "lo", "root", "handle", "2:", "fq_codel", NULL },
-			{ "tc", "qdisc", "replace", "dev", "lo", "root", "handle", "3:", "cake", NULL },
-			{ "ip", "link", "add", "ifbprobe", "type", "ifb", NULL },
-		};
-		int bits = 0;
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return -1;
+	if ((p = fork()) == 0) {
+		static char *const netem[] = { "tc", "qdisc", "add", "dev", "lo", "root", "handle",
+					       "1:", "netem", NULL };
+		static char *const ifb[] = { "ip", "link", "add", "ifbprobe", "type", "ifb", NULL };
+		const struct cmp_queue *x;
+		char got[PROBE_N] = { 0 }, handle[16];
 
 		if (unshare(CLONE_NEWNET) < 0)
 			_exit(255);
-		for (int i = 0; i < 4; i++)
-			if (run_quiet(tries[i]) == 0)
-				bits |= 1 << i;
-		_exit(bits);
+		got[0] = run_quiet(netem) == 0;
+		got[1] = run_quiet(ifb) == 0;
+		for (int q = 0; (x = cmp_queue((enum cmp_qdisc)q)); q++) {
+			union gw_qopts opts;
+			char *try[] = { "tc", "qdisc", "replace", "dev", "lo", "root", "handle",
+					handle, NULL, NULL };
+
+			gw_qopts_init(gw_qdisc_kind(x->ops), &opts);
+			try[8] = (char *)x->ops->tc_kind(&opts);	/* fifo: pfifo */
+			snprintf(handle, sizeof(handle), "%d:", q + 2);
+			got[2 + q] = run_quiet(try) == 0;
+		}
+		_exit(write(fds[1], got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 254);
 	}
-	if (p < 0 || waitpid(p, &status, 0) != p || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) == 255)
+	close(fds[1]);
+	if (p < 0 || read(fds[0], ok, PROBE_N) != PROBE_N) {
+		close(fds[0]);
+		if (p > 0)
+			waitpid(p, &status, 0);
 		return -1;
-	return WEXITSTATUS(status);
+	}
+	close(fds[0]);
+	if (waitpid(p, &status, 0) != p || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	return 0;
 }
 
 /* The UML helper: next to the binary (installed: ../libexec/gatewayd/, the build tree:
@@ -244,7 +299,7 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 	for (size_t k = 0; k < o->n_qdiscs; k++) {
 		size_t l = strlen(q);
 
-		snprintf(q + l, sizeof(q) - l, "%s%s", k ? "," : "", qnames[o->qdiscs[k]]);
+		snprintf(q + l, sizeof(q) - l, "%s%s", k ? "," : "", cmp_qdisc_name(o->qdiscs[k]));
 	}
 	argv[i++] = (char *)helper;
 	argv[i++] = "--timeout";
@@ -313,7 +368,7 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 	       o->no_delay ? " (no netem: no added delay)" : "", o->duration_s);
 	printf("%-26s", "");
 	for (size_t i = 0; i < n; i++)
-		printf(" %13s", qnames[r[i].q]);
+		printf(" %13s", cmp_qdisc_name(r[i].q));
 	printf("\n");
 	for (size_t i = 0; i < n; i++) {	/* Mbit/s for the table */
 		r[i].goodput_bps[0] /= 1e6;
@@ -377,7 +432,7 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 	printf("\n");
 	for (size_t i = 0; i < n; i++)
 		if (r[i].note[0])
-			printf("note: %s: %s\n", qnames[r[i].q], r[i].note);
+			printf("note: %s: %s\n", cmp_qdisc_name(r[i].q), r[i].note);
 	for (size_t i = 0; i < n; i++)
 		if (r[i].ran && r[i].cpu_busy >= CMP_CPU_SATURATED) {
 			printf("note: the bench's CPU was %.0f%% busy under load%s: goodput and latency then measure the CPU as much as the queue; a lower --rate, or a quieter machine, gives the queue's own figures\n",
@@ -442,7 +497,7 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 	for (size_t i = 0; i < n; i++) {
 		if (!r[i].ran)
 			continue;
-		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, qnames[r[i].q]);
+		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, cmp_qdisc_name(r[i].q));
 		bad += cmp_svg_flows(path, o, &r[i]) != 0;
 	}
 	/* the daemon reads them as another user (DynamicUser=): readable whatever the umask */
@@ -454,7 +509,7 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 	snprintf(path, sizeof(path), "%s/latency-time.svg", o->out);
 	chmod(path, 0644);
 	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, qnames[r[i].q]);
+		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, cmp_qdisc_name(r[i].q));
 		chmod(path, 0644);
 	}
 	if (bad)
@@ -496,8 +551,8 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 		x->q = o->qdiscs[i];
 		if (!o->have[x->q]) {
 			snprintf(x->note, sizeof(x->note), "skipped: this kernel has no %s",
-				 x->q == CMP_Q_FQ_CODEL ? "fq_codel" : "cake");
-			printf("%s: %s\n", qnames[x->q], x->note);
+				 cmp_queue(x->q)->ops->name);
+			printf("%s: %s\n", cmp_qdisc_name(x->q), x->note);
 			continue;
 		}
 		int e = cmp_run_one(&bed, o, x, sfd);
@@ -509,13 +564,13 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 		}
 		if (e || !x->ran) {
 			x->ran = false;
-			printf("%s: failed: %s\n", qnames[x->q], x->note);
+			printf("%s: failed: %s\n", cmp_qdisc_name(x->q), x->note);
 			rc = 1;
 			continue;
 		}
 		cmp_derive(o, x);
 		printf("%s: done in %.1f s (set-up %.1f s, measuring %.1f s, the rest tear-down)\n",
-		       qnames[x->q], x->total_s, x->setup_s, x->phase_start[CMP_PH_COUNT]);
+		       cmp_qdisc_name(x->q), x->total_s, x->setup_s, x->phase_start[CMP_PH_COUNT]);
 		done++;
 	}
 	cmp_bed_down(&bed);
@@ -534,7 +589,8 @@ int gw_compare_main(int argc, char **argv)
 {
 	struct cmp_opts o;
 	char helper[PATH_MAX];
-	int r, bits;
+	bool ok[PROBE_N] = { false };
+	int r;
 
 	memset(&o, 0, sizeof(o));
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress lines show as they come, even in UML */
@@ -573,16 +629,26 @@ int gw_compare_main(int argc, char **argv)
 		}
 		snprintf(o.out, sizeof(o.out), "%s", abs);
 	}
-	bits = probe_kernel();
-	if (bits < 0) {
+	if (probe_kernel(ok) < 0) {
 		fprintf(stderr, "gatewayd: cannot make a network namespace to test the kernel in\n");
 		return 1;
 	}
-	bool full = (bits & 15) == 15;
-	char missing[64] = "";
+	/* full: netem, ifb and the kind of every queue asked for */
+	bool full = ok[0] && ok[1];
+	char missing[128] = "";
+	size_t n = (size_t)snprintf(missing, sizeof(missing), "%s", ok[0] ? "" : " netem");
 
-	snprintf(missing, sizeof(missing), "%s%s%s%s", bits & 1 ? "" : " netem",
-		 bits & 2 ? "" : " fq_codel", bits & 4 ? "" : " cake", bits & 8 ? "" : " ifb");
+	for (size_t i = 0; i < o.n_qdiscs; i++) {
+		const char *kind = cmp_queue(o.qdiscs[i])->ops->name;
+
+		if (ok[2 + o.qdiscs[i]] || strstr(missing, kind))
+			continue;
+		full = false;
+		if (n < sizeof(missing))
+			n += (size_t)snprintf(missing + n, sizeof(missing) - n, " %s", kind);
+	}
+	if (!ok[1] && n < sizeof(missing))
+		snprintf(missing + n, sizeof(missing) - n, " ifb");
 	if (o.kernel == CMP_KERNEL_UML || (o.kernel == CMP_KERNEL_AUTO && !full)) {
 		const char *linux_uml = getenv("UML_LINUX");	/* as the helper reads it */
 
@@ -605,15 +671,14 @@ int gw_compare_main(int argc, char **argv)
 		printf("this kernel has no%s, and User-Mode Linux is not available (no /usr/bin/linux.uml or gatewayd-uml helper): running what this kernel can\n",
 		       missing);
 	}
-	if (!(bits & 8)) {
+	if (!ok[1]) {
 		fprintf(stderr, "gatewayd: this kernel has no ifb device: the download direction cannot be shaped\n");
 		return 1;
 	}
-	o.no_delay = !(bits & 1);
+	o.no_delay = !ok[0];
 	if (o.no_delay)
 		printf("no netem: the delay box adds no delay (the RTT is the namespaces' own)\n");
-	o.have[CMP_Q_FIFO] = true;
-	o.have[CMP_Q_FQ_CODEL] = bits & 2;
-	o.have[CMP_Q_CAKE] = o.have[CMP_Q_CAKE_SHAPER] = bits & 4;
+	for (int q = 0; q < CMP_Q_COUNT; q++)
+		o.have[q] = ok[2 + q];
 	return run_all(&o, o.in_uml ? "uml" : "host");
 }

@@ -27,24 +27,16 @@ static const double phase_share[CMP_PH_COUNT] = { 0.15, 0.40, 0.30, 0.15 };
 static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum cmp_qdisc q,
 			char *path, size_t len)
 {
-	const char *shaper = q == CMP_Q_CAKE_SHAPER ? "cake" : "htb";
-	char child[128], ichild[128];
+	const struct cmp_queue *x = cmp_queue(q);
+	const char *shaper = x->shaper ? x->ops->name : "htb";
+	const char *in = x->ops->bench_ingress, *eg = x->ops->bench;
+	char child[128], ichild[256];
 	FILE *f;
 
-	switch (q) {
-	case CMP_Q_FIFO:	/* the dumb router: a deep tail-drop queue */
-		snprintf(child, sizeof(child), "kind = \"fifo\"; limit = 1000;");
-		snprintf(ichild, sizeof(ichild), "%s", child);
-		break;
-	case CMP_Q_FQ_CODEL:
-		snprintf(child, sizeof(child), "kind = \"fq_codel\";");
-		snprintf(ichild, sizeof(ichild), "%s", child);
-		break;
-	default:
-		snprintf(child, sizeof(child), "kind = \"cake\";");
-		snprintf(ichild, sizeof(ichild), "kind = \"cake\"; ingress = true;");
-		break;
-	}
+	/* the kind's own bench settings; on the ingress ifb, its ingress ones too */
+	snprintf(child, sizeof(child), "kind = \"%s\";%s%s", x->ops->name, eg && *eg ? " " : "",
+		 eg ? eg : "");
+	snprintf(ichild, sizeof(ichild), "%s%s%s", child, in && *in ? " " : "", in ? in : "");
 	snprintf(path, len, "%s/%s.conf", b->tmp, cmp_qdisc_name(q));
 	if (!(f = fopen(path, "we")))
 		return -errno;
@@ -151,7 +143,7 @@ struct dump_ctx {
 };
 
 /* Every qdisc of the gateway in one dump: the shaper (root) counts what was sent, the queue
- * (fifo, fq_codel, cake: the leaf, or the root for cake shaping alone) holds the backlog. */
+ * (a leaf kind: the leaf, or the root for a kind shaping alone) holds the backlog. */
 static int dump_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct dump_ctx *d = arg;
@@ -163,19 +155,15 @@ static int dump_cb(const struct nlmsghdr *nlh, void *arg)
 	for (dir = 0; dir < 2; dir++)
 		if (st.ifindex == d->ifidx[dir])
 			break;
-	if (dir == 2 || st.kind == GW_KIND_INGRESS)
+	if (dir == 2 || (gw_qdisc_ops(st.kind) && gw_qdisc_ops(st.kind)->hook))
 		return 0;
 	if (st.handle == GW_ROOT_HANDLE)
 		d->pt->shaper_bytes[dir] = st.bytes;
-	if (st.kind == GW_KIND_FIFO || st.kind == GW_KIND_FQ_CODEL || st.kind == GW_KIND_CAKE) {
-		uint64_t marks = st.has_fq_codel ? st.fq_codel.ecn_mark : 0;
-
-		for (int i = 0; st.has_cake && i < st.cake.n_tins; i++)
-			marks += st.cake.tins[i].ecn_marked_packets;
+	if (gw_qdisc_ops(st.kind) && gw_qdisc_ops(st.kind)->leaf) {	/* the queue */
 		d->pt->backlog_bytes[dir] = st.backlog_bytes;
 		d->pt->qlen[dir] = st.qlen;
 		d->r->drops[dir] = st.drops;
-		d->r->marks[dir] = marks;
+		d->r->marks[dir] = st.ecn_marks;
 	}
 	return 0;
 }

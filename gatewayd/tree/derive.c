@@ -37,22 +37,6 @@ int64_t gw_derive_tbf_limit(uint64_t rate, int64_t burst, int64_t latency_us)
 	return (int64_t)((unsigned __int128)rate * (uint64_t)latency_us / 1000000) + burst;
 }
 
-/* As sqm-scripts: target = max(5 ms, time of 33 ATM cells (1 MTU) at the rate), interval =
- * 95 ms + target, applied only when the user set neither. */
-void gw_derive_codel(uint64_t rate, struct gw_fq_codel_opts *f)
-{
-	uint64_t kbps = rate * 8 / 1000;
-	int64_t target;
-
-	if (f->target_us != GW_UNSET || f->interval_us != GW_UNSET || !kbps)
-		return;
-	target = (int64_t)(33ULL * 53 * 8 * 1000 / kbps);
-	if (target <= 5000)
-		return;		/* the kernel's 5 ms / 100 ms defaults stand */
-	f->target_us = target;
-	f->interval_us = 95000 + target;
-}
-
 int32_t gw_derive_stab_overhead(const struct gw_sizing *s, unsigned short arptype)
 {
 	/* skb->len on ethernet-like devices (veth, ifb, eth) already holds the 14-byte header */

@@ -16,8 +16,8 @@
 #include "qdisc/qdisc.h"
 
 struct probe_result {
-	int err[GW_KIND_COUNT];
-	char msg[GW_KIND_COUNT][GW_EXTACK_MAX];
+	int err[GW_KIND_MAX];
+	char msg[GW_KIND_MAX][GW_EXTACK_MAX];
 };
 
 static void probe_one(struct gw_nl *nl, enum gw_kind k, struct probe_result *res)
@@ -25,15 +25,16 @@ static void probe_one(struct gw_nl *nl, enum gw_kind k, struct probe_result *res
 	/* a handle per kind: each probe replaces the one before instead of changing it */
 	struct gw_tc_obj o = { .type = GW_OBJ_QDISC, .kind = k, .ifindex = 1,
 			       .handle = GW_HANDLE(0x100 + k, 0), .parent = TC_H_ROOT };
+	const struct gw_qdisc_ops *ops = gw_qdisc_ops(k);
 	struct gw_nl_error e = { .err = 0 };
 	struct nl_msg *m;
 
 	gw_qopts_init(k, &o.q);
-	if (k == GW_KIND_TBF) {	/* tbf has no defaults to fall back on */
-		o.q.tbf.rate = 125000;
-		o.q.tbf.burst = 2000;
-		o.q.tbf.limit = 10000;
-	} else if (k == GW_KIND_INGRESS) {
+	/* a shaper gets a small shape (a bucket has no defaults to fall back on) */
+	if (ops->set_shape)
+		ops->set_shape(&o.q, &(struct gw_shape){ .rate = 125000, .burst = 2000,
+							  .limit = 10000 });
+	if (ops->hook) {
 		o.handle = GW_INGRESS_HANDLE;
 		o.parent = TC_H_INGRESS;
 	}
@@ -55,8 +56,8 @@ static void probe_child(int fd, const bool *want)
 	memset(&res, 0, sizeof(res));
 	if (unshare(CLONE_NEWNET) < 0 || gw_nl_open(&nl) < 0)
 		_exit(3);
-	for (int k = 1; k < GW_KIND_COUNT; k++)
-		if (want[k])
+	for (int k = 1; k < GW_KIND_MAX; k++)
+		if (want[k] && gw_qdisc_ops((enum gw_kind)k))
 			probe_one(nl, (enum gw_kind)k, &res);
 	gw_nl_close(nl);
 	w = write(fd, &res, sizeof(res));
@@ -122,8 +123,10 @@ static void collect(const struct gw_config *cfg, bool *want, struct use *first)
 			if (d == GW_DIR_INGRESS)
 				note(want, first, GW_KIND_INGRESS, dc->line, "hook", l, d);
 			note(want, first, dc->shaper, dc->line, "shaper", l, d);
-			/* the direction's own child is used by tbf and by htb without classes */
-			if (dc->shaper == GW_KIND_TBF || (dc->shaper == GW_KIND_HTB && !dc->n_classes))
+			/* the direction's own child is used by a bucket and by classes without
+			 * classes */
+			if (gw_shaper_role(dc->shaper) == GW_SHAPER_BUCKET ||
+			    (gw_shaper_role(dc->shaper) == GW_SHAPER_CLASSES && !dc->n_classes))
 				note(want, first, dc->child.kind,
 				     dc->child.line ? dc->child.line : dc->line, "child", l, d);
 			for (size_t c = 0; c < dc->n_classes; c++) {
@@ -138,8 +141,8 @@ static void collect(const struct gw_config *cfg, bool *want, struct use *first)
 
 int gw_kinds_check(const struct gw_config *cfg, bool *probed, char *err, size_t errlen)
 {
-	bool want[GW_KIND_COUNT] = { false };
-	struct use first[GW_KIND_COUNT];
+	bool want[GW_KIND_MAX] = { false };
+	struct use first[GW_KIND_MAX];
 	struct probe_result res;
 	int fds[2], status;
 	ssize_t got = 0, r;
@@ -171,7 +174,7 @@ int gw_kinds_check(const struct gw_config *cfg, bool *probed, char *err, size_t 
 	if (got != (ssize_t)sizeof(res))
 		return 0;	/* no namespaces here (not root?): the apply will say it instead */
 	*probed = true;
-	for (int k = 1; k < GW_KIND_COUNT; k++) {
+	for (int k = 1; k < GW_KIND_MAX; k++) {
 		const struct gw_qdisc_ops *ops = gw_qdisc_ops((enum gw_kind)k);
 
 		if (!want[k] || !res.err[k])

@@ -50,11 +50,13 @@ static struct gw_plan_obj *add(struct builder *b, enum gw_obj_type type, enum gw
 	return o;
 }
 
-/* A leaf qdisc under handle parent, with the link's overhead given to cake children. */
+/* A leaf qdisc under handle parent; its kind fills what it derives from the rate and the
+ * link's sizing (qdisc/<kind>.c plan_leaf). */
 static int add_leaf(struct builder *b, const struct gw_child *c, uint64_t rate,
 		    uint32_t handle, uint32_t parent, const char *cls, uint32_t slot)
 {
 	const struct gw_sizing *s = &b->cfg->links[b->link].sizing;
+	const struct gw_qdisc_ops *ops = gw_qdisc_ops(c->kind);
 	struct gw_plan_obj *o = add(b, GW_OBJ_QDISC, c->kind, handle, parent,
 				    "qdisc of class", cls);
 
@@ -63,15 +65,17 @@ static int add_leaf(struct builder *b, const struct gw_child *c, uint64_t rate,
 	snprintf(o->cls, sizeof(o->cls), "%s", cls);
 	o->slot = slot;
 	o->obj.q = c->opts;
-	if (c->kind == GW_KIND_FQ_CODEL)
-		gw_derive_codel(rate, &o->obj.q.fq_codel);
-	if (c->kind == GW_KIND_CAKE && s->set) {
-		o->obj.q.cake.atm = s->linklayer == GW_LL_ATM ? CAKE_ATM_ATM :
-				    s->linklayer == GW_LL_PTM ? CAKE_ATM_PTM : CAKE_ATM_NONE;
-		o->obj.q.cake.overhead = s->overhead;
-		o->obj.q.cake.mpu = s->mpu;
-	}
+	if (ops && ops->plan_leaf)
+		ops->plan_leaf(&o->obj.q, rate, s);
 	return 0;
+}
+
+static void set_shape(struct gw_plan_obj *o, const struct gw_shape *sh)
+{
+	const struct gw_qdisc_ops *ops = gw_qdisc_ops(o->obj.kind);
+
+	if (ops && ops->set_shape)
+		ops->set_shape(&o->obj.q, sh);
 }
 
 struct named_slot {
@@ -189,11 +193,12 @@ static int plan_htb_objs(struct builder *b, const struct gw_dir_cfg *d,
 	unsigned int mtu = b->info->mtu;
 	struct gw_plan_obj *o;
 
-	if (!(o = add(b, GW_OBJ_QDISC, GW_KIND_HTB, GW_ROOT_HANDLE, TC_H_ROOT, "root", NULL)))
+	if (!(o = add(b, GW_OBJ_QDISC, d->shaper, GW_ROOT_HANDLE, TC_H_ROOT, "root", NULL)))
 		return -ENOMEM;
-	o->obj.q.htb.defcls = GW_LEAF_MINOR_BASE + slot[def];
+	set_shape(o, &(struct gw_shape){ .rate = d->rate,
+					 .defcls = GW_LEAF_MINOR_BASE + slot[def] });
 	root_stab(b, o);
-	if (!(o = add(b, GW_OBJ_CLASS, GW_KIND_HTB, GW_HANDLE(GW_ROOT_MAJOR, GW_TOP_MINOR),
+	if (!(o = add(b, GW_OBJ_CLASS, d->shaper, GW_HANDLE(GW_ROOT_MAJOR, GW_TOP_MINOR),
 		      GW_ROOT_HANDLE, "top class", NULL)))
 		return -ENOMEM;
 	o->obj.cls.rate = o->obj.cls.ceil = d->rate;
@@ -206,7 +211,7 @@ static int plan_htb_objs(struct builder *b, const struct gw_dir_cfg *d,
 		const struct gw_class_cfg *c = &cls[i];
 		uint32_t minor = GW_LEAF_MINOR_BASE + slot[i];
 
-		if (!(o = add(b, GW_OBJ_CLASS, GW_KIND_HTB, GW_HANDLE(GW_ROOT_MAJOR, minor),
+		if (!(o = add(b, GW_OBJ_CLASS, d->shaper, GW_HANDLE(GW_ROOT_MAJOR, minor),
 			      GW_HANDLE(GW_ROOT_MAJOR, GW_TOP_MINOR), "class", c->name)))
 			return -ENOMEM;
 		snprintf(o->cls, sizeof(o->cls), "%s", c->name);
@@ -230,46 +235,48 @@ static int plan_htb_objs(struct builder *b, const struct gw_dir_cfg *d,
 static int plan_tbf(struct builder *b, const struct gw_dir_cfg *d)
 {
 	const struct gw_sizing *s = &b->cfg->links[b->link].sizing;
-	struct gw_plan_obj *o = add(b, GW_OBJ_QDISC, GW_KIND_TBF, GW_ROOT_HANDLE, TC_H_ROOT,
+	struct gw_plan_obj *o = add(b, GW_OBJ_QDISC, d->shaper, GW_ROOT_HANDLE, TC_H_ROOT,
 				    "root", NULL);
+	struct gw_shape sh = { .rate = d->rate };
 
 	if (!o)
 		return -ENOMEM;
-	o->obj.q.tbf.rate = d->rate;
-	o->obj.q.tbf.burst = d->burst != GW_UNSET ? d->burst :
-			     (int64_t)gw_derive_burst(d->rate, s, b->info->mtu);
-	o->obj.q.tbf.limit = gw_derive_tbf_limit(d->rate, o->obj.q.tbf.burst, d->latency_us);
+	sh.burst = d->burst != GW_UNSET ? d->burst :
+		   (int64_t)gw_derive_burst(d->rate, s, b->info->mtu);
+	sh.limit = gw_derive_tbf_limit(d->rate, sh.burst, d->latency_us);
+	set_shape(o, &sh);
 	root_stab(b, o);
 	return add_leaf(b, &d->child, d->rate, GW_HANDLE(GW_LEAF_MAJOR_BASE, 0),
 			GW_HANDLE(GW_ROOT_MAJOR, 1), "default", 0);
 }
 
-static int plan_cake(struct builder *b, const struct gw_dir_cfg *d)
+/* A shaper that is its own queue: the root, with the direction's child settings as its own. */
+static int plan_self(struct builder *b, const struct gw_dir_cfg *d)
 {
 	struct gw_child c = d->child;
 	struct gw_plan_obj *o;
 
-	if (c.kind != GW_KIND_CAKE) {
-		c.kind = GW_KIND_CAKE;
-		gw_qopts_init(GW_KIND_CAKE, &c.opts);
+	if (c.kind != d->shaper) {
+		c.kind = d->shaper;
+		gw_qopts_init(d->shaper, &c.opts);
 	}
-	c.opts.cake.bandwidth = (int64_t)d->rate;
 	if (add_leaf(b, &c, d->rate, GW_ROOT_HANDLE, TC_H_ROOT, "shaper", 0))
 		return -ENOMEM;
 	o = &b->p->objs[b->p->n - 1];
+	set_shape(o, &(struct gw_shape){ .rate = d->rate });
 	snprintf(o->what, sizeof(o->what), "%s root", gw_direction_name(b->dir));
 	return 0;
 }
 
 static int plan_dir(struct builder *b, const struct gw_dir_cfg *d)
 {
-	switch (d->shaper) {
-	case GW_KIND_HTB:
+	switch (gw_shaper_role(d->shaper)) {
+	case GW_SHAPER_CLASSES:
 		return plan_htb(b, d);
-	case GW_KIND_TBF:
+	case GW_SHAPER_BUCKET:
 		return plan_tbf(b, d);
-	case GW_KIND_CAKE:
-		return plan_cake(b, d);
+	case GW_SHAPER_SELF:
+		return plan_self(b, d);
 	default:
 		return -EINVAL;
 	}

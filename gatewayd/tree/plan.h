@@ -47,8 +47,6 @@ void gw_plan_free(struct gw_plan *p);
 uint64_t gw_derive_burst(uint64_t rate, const struct gw_sizing *s, unsigned int mtu);
 int64_t gw_derive_quantum(uint64_t rate, const struct gw_sizing *s, unsigned int mtu);
 int64_t gw_derive_tbf_limit(uint64_t rate, int64_t burst, int64_t latency_us);
-/* sqm's slow-link CoDel: raise target (and interval) when one MTU takes long to send. */
-void gw_derive_codel(uint64_t rate, struct gw_fq_codel_opts *f);
 /* Size-table overhead: the config counts from the IP packet, the kernel from skb->len. */
 int32_t gw_derive_stab_overhead(const struct gw_sizing *s, unsigned short arptype);
 

@@ -143,10 +143,16 @@ static enum op classify(const struct gw_tc_obj *w, const struct gw_tc_obj *h, st
 		t->st = T_REBUILD;
 		return OP_NONE;
 	}
-	/* a filter's target, a class that lost a knob, or htb's root (no change operation:
-	 * the default class and the size table are fixed at creation) */
-	if (w->type == GW_OBJ_FILTER || covers ||
-	    (w->type == GW_OBJ_QDISC && w->kind == GW_KIND_HTB)) {
+	/* a kind the kernel cannot change in place: a leaf is replaced alone, a top rebuilt
+	 * (htb: the default class and the size table are fixed at creation) */
+	if (w->type == GW_OBJ_QDISC && gw_qdisc_ops(w->kind) && gw_qdisc_ops(w->kind)->no_change) {
+		if (!is_top(w))
+			return OP_REPLACE;
+		t->st = T_REBUILD;
+		return OP_NONE;
+	}
+	/* a filter's target, or a class that lost a knob */
+	if (w->type == GW_OBJ_FILTER || covers) {
 		t->st = T_REBUILD;
 		return OP_NONE;
 	}

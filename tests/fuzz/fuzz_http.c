@@ -18,6 +18,8 @@
 #include <math.h>
 #include <stdatomic.h>
 #include "webui/http.c"
+#include "qdisc/qdisc.h"
+#include "tests/unit/xstats.h"
 
 #define HTTP_FUZZ_MAX 16384
 #define RUN_ROUNDS 64		/* MHD_run turns per input: more than any request needs */
@@ -44,6 +46,7 @@ static void build_snapshot(void)
 
 	atomic_init(&snap.refs, 1);
 	snap.seq = 7;
+	snap.n_xdescs = gw_qdisc_xdescs(snap.xdescs, GW_SNAP_XKINDS);
 	snap.interval_us = 1000000;
 	snap.samples_total = 7;
 	snprintf(snap.last_error, sizeof(snap.last_error), "last reload failed: x.conf:3: \"q\"");
@@ -51,8 +54,8 @@ static void build_snapshot(void)
 	snprintf(c[0].kind, sizeof(c[0].kind), "fq_codel");
 	c[0].rate_bps = c[0].ceil_bps = 10000000;
 	c[0].accuracy = NAN;
-	c[0].has_fq_codel = true;
-	c[0].fq_codel.maxpacket = 1514;
+	c[0].x.desc = gw_fq_codel_ops.xdesc;
+	xstat_set(&c[0].x, "max_packet_bytes", 1514);
 	snprintf(c[1].name, sizeof(c[1].name), "bulk");
 	snprintf(c[1].kind, sizeof(c[1].kind), "cake");
 	c[1].rate_bps = 90000000;
@@ -60,9 +63,9 @@ static void build_snapshot(void)
 	c[1].achieved_bps = 89e6;
 	c[1].accuracy = 0.99;
 	c[1].saturated = true;
-	c[1].has_cake = true;
-	c[1].cake.n_tins = 4;
-	c[1].cake.tins[3].avg_delay_us = 1200;
+	c[1].x.desc = gw_cake_ops.xdesc;
+	c[1].x.n_groups = 4;
+	xstat_gset(&c[1].x, 3, "average_delay_ms", 1200);
 	for (int d = 0; d < 2; d++) {
 		struct gw_snap_dir *o = &snap_dirs[d];
 

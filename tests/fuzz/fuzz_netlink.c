@@ -110,8 +110,8 @@ static void decode(const struct nlmsghdr *h, uint16_t type)
 		if (!memchr(kind, '\0', sizeof(kind)))
 			abort();
 	}
-	if (gw_stats_parse(m, &st) == 0 && (st.cake.n_tins < 0 ||
-					     st.cake.n_tins > GW_CAKE_MAX_TINS))
+	if (gw_stats_parse(m, &st) == 0 && (st.x.n_groups < 0 ||
+					     st.x.n_groups > GW_XGROUPS_MAX))
 		abort();
 	if (gw_link_parse(m, &li) == 0 && !memchr(li.kind, '\0', sizeof(li.kind)))
 		abort();

@@ -11,4 +11,10 @@ fi
 tests/uml/uml-run --timeout 240 tests/uml/guest/gatewayd-kinds.sh "$GATEWAYD"
 rc=$?
 [ $rc -eq 0 ] || echo "not ok - the UML guest run ended with status $rc"
+tests/uml/uml-run --timeout 120 tests/uml/guest/sfq.sh "$GATEWAYD"
+rc=$?
+[ $rc -eq 0 ] || echo "not ok - the sfq guest run ended with status $rc"
+tests/uml/uml-run --timeout 120 tests/uml/guest/pie.sh "$GATEWAYD"
+rc=$?
+[ $rc -eq 0 ] || echo "not ok - the pie guest run ended with status $rc"
 exit 0

@@ -40,13 +40,31 @@ static void test_percentile_grade(void)
 	CHECK_EQ_STR(cmp_grade(NAN), "", "NAN: no grade");
 }
 
+/* The queues --qdiscs takes: every leaf kind the registry has, then cake shaping alone. */
+static void test_queues(void)
+{
+	const struct cmp_queue *x;
+	int q, shapers = 0;
+
+	CHECK_EQ_STR(cmp_qdisc_name(0), "fifo", "queue 0 is fifo");
+	CHECK_EQ_STR(cmp_qdisc_name(1), "fq_codel", "queue 1 is fq_codel");
+	CHECK_EQ_STR(cmp_qdisc_name(2), "cake", "queue 2 is cake");
+	for (q = 0; (x = cmp_queue((enum cmp_qdisc)q)); q++)
+		if (x->shaper) {
+			CHECK_EQ_STR(x->name, "cake-shaper", "the self-shaping queue is cake-shaper");
+			shapers++;
+		}
+	CHECK(shapers == 1 && q >= 4, "queues: the leaves and one shaper (%d)", q);
+	CHECK_EQ_STR(cmp_qdisc_name((enum cmp_qdisc)q), "?", "past the last queue");
+}
+
 /* A 20 s run: idle 0-3 (40 ms), TCP 3-11 (+200 ms, one probe lost), flood 11-17, idle2 */
 static void make_run(struct cmp_result *r, const struct cmp_opts *o)
 {
 	static const double ph[] = { 0, 3, 11, 17, 20 };
 
 	memset(r, 0, sizeof(*r));
-	r->q = CMP_Q_FIFO;
+	r->q = 0;	/* the first queue: fifo, the registry's first leaf */
 	r->ran = true;
 	memcpy(r->phase_start, ph, sizeof(ph));
 	r->clients_started = 2.5;	/* probes from 2.5 to 3 are the clients starting */
@@ -183,6 +201,7 @@ static void test_derive(void)
 int main(void)
 {
 	test_percentile_grade();
+	test_queues();
 	test_derive();
 	return tap_done();
 }

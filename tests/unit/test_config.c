@@ -617,13 +617,13 @@ static const struct bad bad[] = {
 	  HTB "{ name = \"a\"; rate = \"1mbit\"; ceil = \"fast\"; }\n" CEND },
 	/* Children. */
 	{ 3, "link 'wan' egress child: 'kind' is required", TBF_CHILD "child = { };\n" CHEND },
-	{ 3, "link 'wan' egress child: 'kind' \"sfq\" is not one of \"fifo\", \"fq_codel\", "
-	  "\"cake\"", TBF_CHILD "child = { kind = \"sfq\"; };\n" CHEND },
+	{ 3, "link 'wan' egress child: 'kind' \"hfsc\" is not one of \"fifo\", \"fq_codel\", "
+	  "\"cake\", \"sfq\", \"pie\"", TBF_CHILD "child = { kind = \"hfsc\"; };\n" CHEND },
 	{ 4, "link 'wan' egress child: 'rtt' is a cake setting, not valid for kind \"fq_codel\"",
 	  TBF_CHILD "child = { kind = \"fq_codel\";\n rtt = \"100ms\"; };\n" CHEND },
-	{ 3, "'limit' is a fifo and fq_codel setting, not valid for kind \"cake\"",
+	{ 3, "'limit' is a fifo and fq_codel and sfq and pie setting, not valid for kind \"cake\"",
 	  TBF_CHILD "child = { kind = \"cake\"; limit = 100; };\n" CHEND },
-	{ 3, "'target' is a fq_codel setting, not valid for kind \"fifo\"",
+	{ 3, "'target' is a fq_codel and pie setting, not valid for kind \"fifo\"",
 	  TBF_CHILD "child = { kind = \"fifo\"; target = \"5ms\"; };\n" CHEND },
 	{ 4, "unknown key 'foo' in class 'bulk' child",
 	  HTB DEF "{ name = \"bulk\"; rate = \"1mbit\"; child = { kind = \"fifo\"; foo = 1; }; }\n"

@@ -128,8 +128,8 @@ static void test_refusals(void)
 		  " child = { kind = \"cake\"; bandwidth = \"1mbit\"; }; }; } );",
 		  "c.conf:3: container #1 egress child:" },
 		{ "containers = ( { interfaces = \"veth*\";\n egress = { rate = \"1mbit\";\n"
-		  " child = { kind = \"sfq\"; }; }; } );",
-		  "c.conf:3: container #1 egress child: 'kind' \"sfq\"" },
+		  " child = { kind = \"hfsc\"; }; }; } );",
+		  "c.conf:3: container #1 egress child: 'kind' \"hfsc\"" },
 		{ "containers = ( );", "c.conf:1: 'containers' must have 1..64 entries, not 0" },
 		{ "containers = { interfaces = \"veth*\"; };", "c.conf:1: 'containers' must be a list" },
 		{ "listen = \"127.0.0.1:9180\";", "c.conf:1: 'links' is required" },

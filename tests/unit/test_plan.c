@@ -12,7 +12,8 @@ static const struct gw_sizing none = { .set = false };
 static void test_derive(void)
 {
 	struct gw_sizing atm = { .set = true, .overhead = 40, .linklayer = GW_LL_ATM };
-	struct gw_fq_codel_opts f = { .target_us = GW_UNSET, .interval_us = GW_UNSET };
+	union gw_qopts q;
+	struct gw_fq_codel_opts f;
 
 	CHECK_EQ_INT(gw_derive_burst(125000000, &none, 1500), 125000, "burst: 1 gbit -> 1 ms = 125000 B");
 	CHECK_EQ_INT(gw_derive_burst(125000, &none, 1500), 1514, "burst: 1 mbit -> one 1514 B packet");
@@ -23,14 +24,19 @@ static void test_derive(void)
 	CHECK_EQ_INT(gw_derive_quantum(62500, &none, 1500), 1514, "quantum: 500 kbit -> one packet");
 	CHECK_EQ_INT(gw_derive_tbf_limit(2500000, 2500, GW_UNSET), 52500, "tbf limit: 20 ms at 20 mbit + burst");
 	CHECK_EQ_INT(gw_derive_tbf_limit(2500000, 2500, 5000), 15000, "tbf limit: 5 ms latency");
-	gw_derive_codel(125000, &f);	/* 1 mbit: 33 cells take 14 ms */
+	/* fq_codel's own plan_leaf: sqm's slow-link CoDel */
+	gw_qopts_init(GW_KIND_FQ_CODEL, &q);
+	gw_fq_codel_ops.plan_leaf(&q, 125000, &none);	/* 1 mbit: 33 cells take 14 ms */
+	f = q.fq_codel;
 	CHECK(f.target_us == 13992 && f.interval_us == 108992, "codel: 1 mbit -> target 13.992 ms, interval 108.992 ms");
-	f.target_us = f.interval_us = GW_UNSET;
-	gw_derive_codel(2500000, &f);
+	gw_qopts_init(GW_KIND_FQ_CODEL, &q);
+	gw_fq_codel_ops.plan_leaf(&q, 2500000, &none);
+	f = q.fq_codel;
 	CHECK(f.target_us == GW_UNSET && f.interval_us == GW_UNSET, "codel: 20 mbit keeps the kernel's 5 ms");
-	f.target_us = 3000;
-	f.interval_us = GW_UNSET;
-	gw_derive_codel(125000, &f);
+	gw_qopts_init(GW_KIND_FQ_CODEL, &q);
+	q.fq_codel.target_us = 3000;
+	gw_fq_codel_ops.plan_leaf(&q, 125000, &none);
+	f = q.fq_codel;
 	CHECK(f.target_us == 3000 && f.interval_us == GW_UNSET, "codel: a user's target is left alone");
 	CHECK_EQ_INT(gw_derive_stab_overhead(&atm, ARPHRD_ETHER), 26, "stab overhead: 40 from IP is 26 from the frame");
 	CHECK_EQ_INT(gw_derive_stab_overhead(&atm, ARPHRD_PPP), 40, "stab overhead: no header on ppp");

@@ -384,11 +384,24 @@ static void test_registry(void)
 {
 	CHECK(gw_qdisc_ops_by_tc_kind("bfifo") == &gw_fifo_ops, "registry: bfifo is fifo");
 	CHECK(gw_qdisc_ops_by_name("cake") == &gw_cake_ops, "registry: cake by name");
-	CHECK(gw_qdisc_ops_by_name("sfq") == NULL, "registry: unknown kind");
-	CHECK(gw_qdisc_ops(GW_KIND_COUNT) == NULL, "registry: out of range");
-	for (int k = 1; k < GW_KIND_COUNT; k++)
-		CHECK(gw_qdisc_ops((enum gw_kind)k) && gw_qdisc_ops((enum gw_kind)k)->kind == (enum gw_kind)k,
+	CHECK(gw_qdisc_ops_by_name("hfsc") == NULL, "registry: unknown kind");
+	CHECK(gw_qdisc_ops(GW_KIND_MAX) == NULL, "registry: out of range");
+	for (int k = 1; k <= GW_KIND_INGRESS; k++)
+		CHECK(gw_qdisc_ops((enum gw_kind)k) &&
+		      gw_qdisc_kind(gw_qdisc_ops((enum gw_kind)k)) == (enum gw_kind)k,
 		      "registry: kind %d has its ops", k);
+	CHECK(gw_qdisc_leaf(0) == &gw_fifo_ops && gw_qdisc_leaf(1) == &gw_fq_codel_ops &&
+	      gw_qdisc_leaf(2) == &gw_cake_ops, "registry: leaves in registry order");
+	for (size_t i = 0; gw_qdisc_leaf(i); i++) {
+		const struct gw_qdisc_ops *ops = gw_qdisc_leaf(i);
+
+		for (size_t a = 0; a < ops->n_keys; a++)
+			for (size_t b = a + 1; b < ops->n_keys; b++)
+				CHECK(!ops->keys[a].name || !ops->keys[b].name ||
+				      strcmp(ops->keys[a].name, ops->keys[b].name),
+				      "registry: %s key %s is in its table once", ops->name,
+				      ops->keys[a].name);
+	}
 }
 
 int main(void)

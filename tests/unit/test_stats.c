@@ -10,6 +10,7 @@
 #include "gatewayd/sampler.h"
 #include "qdisc/stats.h"
 #include "tests/unit/tap.h"
+#include "tests/unit/xstats.h"
 
 /* A dumped qdisc message with basic and queue stats, and xstats from fill(). */
 static struct nl_msg *dumped(const char *kind, uint32_t handle, void (*fill)(struct nl_msg *))
@@ -77,23 +78,40 @@ static void test_parse(void)
 	      "stats: 64-bit bytes, and packets from TCA_STATS_PKT64");
 	CHECK(s.qlen == 7 && s.backlog_bytes == 10598 && s.drops == 12 && s.overlimits == 99 &&
 	      s.requeues == 1, "stats: queue counters");
-	CHECK(s.kind == GW_KIND_FIFO && !s.has_fq_codel && !s.has_cake, "stats: fifo has no xstats");
+	CHECK(s.kind == GW_KIND_FIFO && !s.x.desc && !s.ecn_marks && !s.has_delay,
+	      "stats: fifo has no xstats");
 	nlmsg_free(m);
 
 	m = dumped("fq_codel", 0x10010000, fill_fq_codel);
 	gw_stats_parse(nlmsg_hdr(m), &s);
-	CHECK(s.has_fq_codel && s.fq_codel.ecn_mark == 33 && s.fq_codel.maxpacket == 1514 &&
-	      s.fq_codel.new_flow_count == 8 && s.fq_codel.drop_overlimit == 2, "stats: fq_codel xstats");
+	CHECK(s.x.desc == gw_fq_codel_ops.xdesc && xstat_get(&s.x, "ecn_marked_packets") == 33 &&
+	      xstat_get(&s.x, "max_packet_bytes") == 1514 &&
+	      xstat_get(&s.x, "new_flow_count") == 8 &&
+	      xstat_get(&s.x, "drop_overlimit_packets") == 2, "stats: fq_codel xstats");
+	CHECK(s.ecn_marks == 33 && !s.has_delay, "stats: fq_codel's common shape: its ECN marks");
 	nlmsg_free(m);
 
 	m = dumped("cake", 0xE0000000, fill_cake);
 	gw_stats_parse(nlmsg_hdr(m), &s);
-	CHECK(s.has_cake && s.cake.capacity_estimate == 2500000 && s.cake.memory_used == 4096,
-	      "stats: cake capacity and memory");
-	CHECK_EQ_INT(s.cake.n_tins, 4, "stats: four tins, the stray index ignored");
-	CHECK(s.cake.tins[3].sent_bytes == 4000 && s.cake.tins[3].ecn_marked_packets == 4 &&
-	      s.cake.tins[3].avg_delay_us == 2000 && s.cake.tins[0].bulk_flows == 2,
-	      "stats: per-tin counters and delays");
+	CHECK(s.x.desc == gw_cake_ops.xdesc &&
+	      xstat_get(&s.x, "capacity_estimate_bits_per_second") == 2500000ULL * 8 &&
+	      xstat_get(&s.x, "memory_used_bytes") == 4096, "stats: cake capacity and memory");
+	CHECK_EQ_INT(s.x.n_groups, 4, "stats: four tins, the stray index ignored");
+	CHECK(xstat_gget(&s.x, 3, "sent_bytes") == 4000 &&
+	      xstat_gget(&s.x, 3, "ecn_marked_packets") == 4 &&
+	      xstat_gget(&s.x, 3, "average_delay_ms") == 2000 &&
+	      xstat_gget(&s.x, 0, "bulk_flows") == 2, "stats: per-tin counters and delays");
+	{
+		uint64_t marks = 0, worst = 0;
+
+		for (int t = 0; t < 4; t++) {
+			marks += xstat_gget(&s.x, t, "ecn_marked_packets");
+			if (xstat_gget(&s.x, t, "average_delay_ms") > worst)
+				worst = xstat_gget(&s.x, t, "average_delay_ms");
+		}
+		CHECK(s.ecn_marks == marks && s.has_delay && s.delay_us == worst && worst,
+		      "stats: cake's common shape: marks summed over tins, the worst tin's delay");
+	}
 	nlmsg_free(m);
 
 	m = dumped("fq_codel", 0x10010000, NULL);

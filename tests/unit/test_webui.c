@@ -15,7 +15,9 @@
 #include <json-c/json.h>
 
 #include "config/config.h"
+#include "qdisc/qdisc.h"
 #include "tests/unit/tap.h"
+#include "tests/unit/xstats.h"
 #include "webui/auth.h"
 #include "webui/render.h"
 #include "webui/webui.h"
@@ -46,27 +48,27 @@ static void fill_class(struct gw_snap_class *c, const char *name, const char *ki
 	c->drops_per_s = 1.5;
 	c->marks_per_s = 0.5;
 	if (!strcmp(kind, "fq_codel")) {
-		c->has_fq_codel = true;
-		c->fq_codel.maxpacket = 1514;
-		c->fq_codel.new_flow_count = 42;
-		c->fq_codel.memory_usage = 4096;
+		c->x.desc = gw_fq_codel_ops.xdesc;
+		xstat_set(&c->x, "max_packet_bytes", 1514);
+		xstat_set(&c->x, "new_flow_count", 42);
+		xstat_set(&c->x, "memory_used_bytes", 4096);
 	}
 }
 
 static void fill_cake(struct gw_snap_class *c)
 {
-	c->has_cake = true;
-	c->cake.capacity_estimate_bps = 96000000;
-	c->cake.memory_used = 1000;
-	c->cake.memory_limit = 4000000;
-	c->cake.n_tins = 4;
+	c->x.desc = gw_cake_ops.xdesc;
+	xstat_set(&c->x, "capacity_estimate_bits_per_second", 96000000);
+	xstat_set(&c->x, "memory_used_bytes", 1000);
+	xstat_set(&c->x, "memory_limit_bytes", 4000000);
+	c->x.n_groups = 4;
 	for (int i = 0; i < 4; i++) {
-		c->cake.tins[i].threshold_bps = 1000000ULL * (uint64_t)(i + 1);
-		c->cake.tins[i].sent_bytes = 1000ULL * (uint64_t)(i + 1);
-		c->cake.tins[i].peak_delay_us = 1500;
-		c->cake.tins[i].avg_delay_us = 700;
-		c->cake.tins[i].base_delay_us = 100;
-		c->cake.tins[i].sparse_flows = (uint32_t)i;
+		xstat_gset(&c->x, i, "threshold_bits_per_second", 1000000ULL * (uint64_t)(i + 1));
+		xstat_gset(&c->x, i, "sent_bytes", 1000ULL * (uint64_t)(i + 1));
+		xstat_gset(&c->x, i, "peak_delay_ms", 1500);
+		xstat_gset(&c->x, i, "average_delay_ms", 700);
+		xstat_gset(&c->x, i, "base_delay_ms", 100);
+		xstat_gset(&c->x, i, "sparse_flows", (uint64_t)i);
 	}
 }
 
@@ -95,6 +97,7 @@ static struct gw_snapshot *make_snapshot(void)
 	struct gw_snap_dir *d;
 
 	atomic_init(&s->refs, 1);
+	s->n_xdescs = gw_qdisc_xdescs(s->xdescs, GW_SNAP_XKINDS);
 	s->seq = 42;
 	s->unix_time = NOW - 0.5;
 	s->uptime_s = 3600;

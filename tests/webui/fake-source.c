@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "qdisc/qdisc.h"
+#include "tests/unit/xstats.h"
 #include "webui/lastcmp.h"
 #include "webui/webui.h"
 
@@ -112,25 +114,28 @@ static void fill_cake(struct gw_snap_class *o, const struct fake_class *c, doubl
 {
 	static const double share[] = { 0.0625, 1.0, 0.5, 0.25 };
 
-	o->has_cake = true;
-	o->cake.capacity_estimate_bps = (uint64_t)(c->ceil_mbit * 1e6);
-	o->cake.memory_used = 123456;
-	o->cake.memory_limit = 4194304;
-	o->cake.n_tins = c->tins;
-	for (int i = 0; i < c->tins; i++) {
-		struct gw_snap_tin *tin = &o->cake.tins[i];
+	struct gw_xstats *x = &o->x;
 
-		tin->threshold_bps = (uint64_t)(c->ceil_mbit * 1e6 * share[i]);
-		tin->sent_bytes = o->bytes / (uint64_t)(i + 2);
-		tin->sent_packets = o->packets / (uint64_t)(i + 2);
-		tin->dropped_packets = o->drops / (uint64_t)(i + 2);
-		tin->ecn_marked_packets = o->ecn_marks / (uint64_t)(i + 2);
-		tin->backlog_bytes = o->backlog_bytes / (uint32_t)(i + 2);
-		tin->avg_delay_us = (uint32_t)(delay_ms(c, t + i) * 1000);
-		tin->peak_delay_us = tin->avg_delay_us * 2 + 500;
-		tin->base_delay_us = 150 + 10 * (uint32_t)i;
-		tin->sparse_flows = (uint32_t)(i + 1);
-		tin->bulk_flows = i == 1 ? 3 : 0;
+	x->desc = gw_cake_ops.xdesc;
+	xstat_set(x, "capacity_estimate_bits_per_second", (uint64_t)(c->ceil_mbit * 1e6));
+	xstat_set(x, "memory_used_bytes", 123456);
+	xstat_set(x, "memory_limit_bytes", 4194304);
+	x->n_groups = c->tins;
+	for (int i = 0; i < c->tins; i++) {
+		uint64_t avg = (uint64_t)(delay_ms(c, t + i) * 1000);
+
+		xstat_gset(x, i, "threshold_bits_per_second",
+			   (uint64_t)(c->ceil_mbit * 1e6 * share[i]));
+		xstat_gset(x, i, "sent_bytes", o->bytes / (uint64_t)(i + 2));
+		xstat_gset(x, i, "sent_packets", o->packets / (uint64_t)(i + 2));
+		xstat_gset(x, i, "dropped_packets", o->drops / (uint64_t)(i + 2));
+		xstat_gset(x, i, "ecn_marked_packets", o->ecn_marks / (uint64_t)(i + 2));
+		xstat_gset(x, i, "backlog_bytes", o->backlog_bytes / (uint32_t)(i + 2));
+		xstat_gset(x, i, "average_delay_ms", avg);
+		xstat_gset(x, i, "peak_delay_ms", avg * 2 + 500);
+		xstat_gset(x, i, "base_delay_ms", 150 + 10 * (uint64_t)i);
+		xstat_gset(x, i, "sparse_flows", (uint64_t)(i + 1));
+		xstat_gset(x, i, "bulk_flows", i == 1 ? 3 : 0);
 	}
 }
 
@@ -165,12 +170,12 @@ static void fill_class(struct fake *f, struct gw_snap_class *o, const struct fak
 	o->drops_per_s = drops;
 	o->marks_per_s = o->drops_per_s / 3;
 	if (!strcmp(c->kind, "fq_codel")) {
-		o->has_fq_codel = true;
-		o->fq_codel.maxpacket = 1514;
-		o->fq_codel.new_flow_count = (uint32_t)(o->packets / 100);
-		o->fq_codel.new_flows_len = 1;
-		o->fq_codel.old_flows_len = 2;
-		o->fq_codel.memory_usage = o->backlog_packets * 2048;
+		o->x.desc = gw_fq_codel_ops.xdesc;
+		xstat_set(&o->x, "max_packet_bytes", 1514);
+		xstat_set(&o->x, "new_flow_count", (uint32_t)(o->packets / 100));
+		xstat_set(&o->x, "new_flows", 1);
+		xstat_set(&o->x, "old_flows", 2);
+		xstat_set(&o->x, "memory_used_bytes", o->backlog_packets * 2048);
 	}
 	if (c->tins)
 		fill_cake(o, c, t);
@@ -308,6 +313,7 @@ static struct gw_snapshot *build(struct fake *f, double t)
 		return NULL;
 	}
 	atomic_init(&s->refs, 1);
+	s->n_xdescs = gw_qdisc_xdescs(s->xdescs, GW_SNAP_XKINDS);
 	s->seq = ++f->seq;
 	s->unix_time = t;
 	s->uptime_s = t - f->start;

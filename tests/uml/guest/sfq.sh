@@ -1,0 +1,79 @@
+#!/bin/bash
+# tests/uml/guest/sfq.sh: guest side of tests/uml/test_gatewayd.sh for the sfq kind (the host
+# kernel has none): sfq leaves under htb and under tbf on an ifb, --check and --dry-run, the
+# tree applied and verified by read-back, tc's view of it, traffic through it counted in
+# /api/status and /metrics, and a reload that changes a leaf. Argument: the gatewayd binary.
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$UML_LIB" || exit 1
+GW=${1:?gatewayd binary}
+T=$(mktemp -d)
+
+[ -z "$UML_MODULES_FAILED" ] || not_ok "guest modules" "not loaded: $UML_MODULES_FAILED"
+uml_topology || { not_ok "topology" "uml_topology failed"; exit 1; }
+
+conf() {	# conf LIMIT: htb with a tuned and a default sfq class, tbf + sfq on ingress
+	cat <<CONF
+interval = "500ms";
+links = ( { name = "wan"; interface = "r1";
+  egress = { shaper = "htb"; rate = "20mbit"; classes = (
+      { name = "tuned"; rate = "5mbit";
+        child = { kind = "sfq"; limit = $1; perturb = "10s"; quantum = 1514; divisor = 2048;
+                  flows = 256; depth = 64; headdrop = true; }; },
+      { name = "plain"; rate = "15mbit"; default = true; child = { kind = "sfq"; }; } ); };
+  ingress = { shaper = "tbf"; rate = "30mbit"; ifb = "ifb-wan"; child = { kind = "sfq"; divisor = 512; }; }; } );
+CONF
+}
+conf 1000 >"$T/a.conf"
+out=$("$GW" -c "$T/a.conf" --check 2>&1)
+check "--check: this kernel has sfq ($out)" "$out" test $? -eq 0
+out=$("$GW" -c "$T/a.conf" --dry-run 2>&1)
+check "--dry-run: tc-sfq(8)'s words" "$out" grep -q \
+	"parent e000:10 handle 1000: sfq limit 1000 quantum 1514 divisor 2048 flows 256 depth 64 headdrop perturb 10" <<<"$out"
+
+ip netns exec $UML_NS_R "$GW" -c "$T/a.conf" >"$T/log" 2>&1 &
+GWPID=$!
+for _ in $(seq 100); do
+	grep -q "applied and verified" "$T/log" && break
+	kill -0 $GWPID 2>/dev/null || break
+	sleep 0.1
+done
+if grep -q "applied and verified" "$T/log"; then
+	ok "htb + sfq classes, tbf + sfq ingress: applied and verified (read back)"
+	expect_qdisc "class tuned: sfq with its settings" r1 e000:10 gwr sfq \
+		'.options.limit == 1000 and .options.divisor == 2048 and .options.depth == 64'
+	expect_qdisc "class plain: sfq, kernel defaults" r1 e000:11 gwr sfq '.options.divisor == 1024'
+	expect_qdisc "ingress: sfq under tbf on the ifb" ifb-wan e000:1 gwr sfq '.options.divisor == 512'
+	timeout 10 ip netns exec $UML_NS_C ping -q -c 20 -i 0.05 $UML_IP_S >/dev/null
+	sleep 1.2	# two sampling intervals
+	ip netns exec $UML_NS_R curl -s --max-time 5 http://127.0.0.1:9180/api/status >"$T/status.json"
+	ip netns exec $UML_NS_R curl -s --max-time 5 http://127.0.0.1:9180/metrics >"$T/metrics"
+	# (no match: the guest has no nftables; the pings go to the default class, plain)
+	k=$(jq -r '.links[0].directions[0].classes[1].kind' "$T/status.json")
+	n=$(jq -r '.links[0].directions[0].classes[1].sent_packets' "$T/status.json")
+	tcn=$(qdisc_packets r1 e000:11 gwr)
+	check "/api/status: class plain is kind sfq ($k) and counted the pings ($n, tc $tcn)" "$k $n" \
+		eval '[ "$k" = sfq ] && [ "$n" -ge 20 ] && [ "$n" -le "$tcn" ]'
+	check "/api/status: an sfq class has no fq_codel or cake statistics" \
+		"$(jq -c '.links[0].directions[0].classes[0] | [.fq_codel, .cake]' "$T/status.json")" \
+		test "$(jq -c '.links[0].directions[0].classes[0] | [.fq_codel, .cake]' "$T/status.json")" = "[null,null]"
+	check "/metrics: the sfq class's packets" "$(grep 'class="plain"' "$T/metrics" | head -3)" \
+		grep -q 'gatewayd_class_sent_packets_total{link="wan",direction="egress",class="plain",kind="sfq"} [1-9]' "$T/metrics"
+	conf 2000 >"$T/a.conf"
+	kill -HUP $GWPID
+	for _ in $(seq 30); do
+		grep -q "reloaded\|reload:" "$T/log" && break
+		sleep 0.2
+	done
+	check "reload: logged" "$(tail -3 "$T/log")" grep -q "reloaded" "$T/log"
+	expect_qdisc "reload: class tuned's sfq limit is 2000 now" r1 e000:10 gwr sfq '.options.limit == 2000'
+	kill -TERM $GWPID
+	wait $GWPID
+	rc=$?
+	check "SIGTERM: exit 0" "status $rc" test $rc -eq 0
+	expect_qdisc "stop gives r1 its default qdisc back" r1 root gwr noqueue
+else
+	not_ok "htb + sfq, tbf + sfq: applied" "$(cat "$T/log")"
+	kill -TERM $GWPID 2>/dev/null
+	wait $GWPID
+fi
+uml_status
