@@ -1,14 +1,5 @@
 #!/usr/bin/env bash
 # tests/uml/test_gatewayd.sh: gatewayd's fq_codel and cake trees and their effect under load,
 # inside User-Mode Linux (the host kernel has neither). Run from the repo root as root.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-GATEWAYD=${GATEWAYD:-$PWD/build/gatewayd}
-if [ "$(id -u)" != 0 ]; then
-	echo "skip - gatewayd in UML: needs root"
-	exit 0
-fi
-tests/uml/uml-run --timeout 240 tests/uml/guest/gatewayd-kinds.sh "$GATEWAYD"
-rc=$?
-[ $rc -eq 0 ] || echo "not ok - the UML guest run ended with status $rc"
-exit 0
+. "$(dirname "$0")/host.sh"
+uml_suite "gatewayd in UML" 240 gatewayd-kinds.sh
