@@ -24,11 +24,7 @@ ip netns exec "$H" "$GATEWAYD" -c "$TMPD/c.conf" >"$TMPD/gw.log" 2>&1 &
 GW=$!
 PIDS+=("$GW")
 wait_log "$GW" "$TMPD/gw.log" "following containers" 5 || die "gatewayd did not start: $(cat "$TMPD/gw.log")"
-timeout 900 ip -n "$H" -ts monitor link >"$TMPD/link.mon" 2>/dev/null &
-PIDS+=($!)
-timeout 900 tc -n "$H" -ts monitor >"$TMPD/tc.mon" 2>/dev/null &
-PIDS+=($!)
-monitors_ready "$H" "$TMPD/link.mon" "$TMPD/tc.mon" || die "the kernel's notifications are not monitored"
+monitors_start "$H" "$TMPD/link.mon" "$TMPD/tc.mon" || die "the kernel's notifications are not monitored"
 
 # delays PREFIX N: one line per container: ms from its veth's first notification to the leaf
 # under its ifb's class ("" when never shaped)

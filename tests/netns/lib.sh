@@ -140,6 +140,16 @@ monitors_ready() {
 	return $r
 }
 
+# monitors_start NS LINKFILE TCFILE: `ip -ts monitor link` and `tc -ts monitor` in NS (at most
+# 900 s), their pids in PIDS, and monitors_ready.
+monitors_start() {
+	timeout 900 ip -n "$1" -ts monitor link >"$2" 2>/dev/null &
+	PIDS+=($!)
+	timeout 900 tc -n "$1" -ts monitor >"$3" 2>/dev/null &
+	PIDS+=($!)
+	monitors_ready "$@"
+}
+
 # gw_stop: SIGTERM the daemon and wait; returns its exit status.
 gw_stop() {
 	kill -TERM "$GW_PID" 2>/dev/null

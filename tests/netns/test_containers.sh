@@ -93,11 +93,7 @@ gw_start "$H" "$TMPD/c.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; e
 # ---- 1. COUNT containers appear; each shaped within 1 s ---------------------------------------
 # Timed by the kernel's own notifications (ip/tc monitor, microsecond timestamps): from the
 # first RTM_NEWLINK of vcN to the last object of its tree, the leaf under the ifb's class.
-timeout 900 ip -n "$H" -ts monitor link >"$TMPD/link.mon" 2>/dev/null &
-PIDS+=($!)
-timeout 900 tc -n "$H" -ts monitor >"$TMPD/tc.mon" 2>/dev/null &
-PIDS+=($!)
-monitors_ready "$H" "$TMPD/link.mon" "$TMPD/tc.mon" || not_ok "the kernel's notifications are monitored"
+monitors_start "$H" "$TMPD/link.mon" "$TMPD/tc.mon" || not_ok "the kernel's notifications are monitored"
 # appear_ms NAME IFINDEX: ms from NAME's first link notification to gwc-IFINDEX's leaf
 appear_ms() {
 	awk -v name="$1" -v ifb="gwc-$2" '
