@@ -59,7 +59,7 @@ uml_gw_start() {
 	ip netns exec "${2:-$UML_NS_R}" "$GW" -c "$1" >"$T/log" 2>&1 &
 	GWPID=$!
 	# builtins only in the condition: an exec costs ~0.15 s here
-	wait_for '[[ $(<"$T/log") == *"applied and verified"* ]] || ! kill -0 $GWPID 2>/dev/null' 30 \
+	wait_for '[[ -s $T/log && $(<"$T/log") == *"applied and verified"* ]] || ! kill -0 $GWPID 2>/dev/null' 30 \
 		"gatewayd to log 'applied and verified'" &&
 		[[ $(<"$T/log") == *"applied and verified"* ]] && return 0
 	echo "# $(cat "$T/log")"
