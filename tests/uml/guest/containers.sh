@@ -21,9 +21,10 @@ containers = ( { interfaces = "vc*"; netns = "ctr-*";
 CONF
 out=$("$GW" -c "$T/c.conf" --check 2>&1)
 check "--check: the default child fq_codel is there in this kernel" "$out" test $? -eq 0
-ip netns exec $H "$GW" -c "$T/c.conf" >"$T/log" 2>&1 &
+: >"$T/log"	# there before the first look
+ip netns exec $H "$GW" -c "$T/c.conf" >>"$T/log" 2>&1 &
 GWPID=$!
-wait_for '[[ -s $T/log && $(<"$T/log") == *"following containers"* ]]' 10 "gatewayd to log that it follows containers"
+wait_for '[[ $(<"$T/log") == *"following containers"* ]]' 10 "gatewayd to log that it follows containers"
 
 # the container's pair, made from inside it: vc1 appears in the host namespace
 ip -n $C -b - <<EOF
