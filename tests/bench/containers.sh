@@ -13,9 +13,7 @@ bench_preflight
 
 N=${CTR_N:-100}
 GAP=${CTR_GAP:-0.1}
-H="$RUN_ID-h"
-ip netns add "$H" && NAMESPACES+=("$H") || die "namespace"
-ip -n "$H" link set lo up
+ns_new H h || die "namespace"
 cat >"$TMPD/c.conf" <<CONF
 listen = "127.0.0.1:9180";
 containers = ( { interfaces = "vb*"; netns = "$RUN_ID-*";
@@ -25,13 +23,8 @@ CONF
 ip netns exec "$H" "$GATEWAYD" -c "$TMPD/c.conf" >"$TMPD/gw.log" 2>&1 &
 GW=$!
 PIDS+=("$GW")
-for _ in $(seq 100); do grep -q "following containers" "$TMPD/gw.log" && break; sleep 0.05; done
-grep -q "following containers" "$TMPD/gw.log" || die "gatewayd did not start: $(cat "$TMPD/gw.log")"
-timeout 900 ip -n "$H" -ts monitor link >"$TMPD/link.mon" 2>/dev/null &
-PIDS+=($!)
-timeout 900 tc -n "$H" -ts monitor >"$TMPD/tc.mon" 2>/dev/null &
-PIDS+=($!)
-sleep 0.3
+wait_log "$GW" "$TMPD/gw.log" "following containers" 5 || die "gatewayd did not start: $(cat "$TMPD/gw.log")"
+monitors_start "$H" "$TMPD/link.mon" "$TMPD/tc.mon" || die "the kernel's notifications are not monitored"
 
 # delays PREFIX N: one line per container: ms from its veth's first notification to the leaf
 # under its ifb's class ("" when never shaped)

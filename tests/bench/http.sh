@@ -11,8 +11,7 @@
 # env: HTTP_SIZES ("100 1000"), CONNS ("16 32 64"), THREADS (2), DURATION (10 s),
 #      PATHS ("/metrics /api/status")
 . "$(dirname "$0")/lib.bash"
-bench_preflight
-for c in wrk curl jq; do command -v "$c" >/dev/null || die "$c missing (apt-get install $c)"; done
+bench_preflight wrk curl jq
 
 HTTP_SIZES=${HTTP_SIZES:-100 1000}
 CONNS=${CONNS:-16 32 64}

@@ -1,33 +1,20 @@
-# tests/bench/lib.bash: shared by the benches. Namespaces and processes a bench makes are recorded
-# here and removed on exit, failure or interrupt; scratch files live in one mktemp dir.
-set -u
-TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-GATEWAYD=${GATEWAYD:-$TOP/build/gatewayd}
-RUN_ID="gwb$$"
-NAMESPACES=()
-PIDS=()
-TMPD=$(mktemp -d /tmp/gwbench.XXXXXX)
-
-bench_cleanup() {
-	local p ns
-	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
-	for p in "${PIDS[@]}"; do
-		for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL "$p" 2>/dev/null
-	done
-	for ns in "${NAMESPACES[@]}"; do ip netns del "$ns" 2>/dev/null; done
-	rm -rf "$TMPD"
-}
-trap bench_cleanup EXIT
-trap 'exit 130' INT TERM
+# tests/bench/lib.bash: shared by the benches, on top of the netns tests' helpers: namespaces
+# and processes a bench makes are recorded (NAMESPACES, PIDS) and removed on exit, failure or
+# interrupt (a daemon with a big tree gets 20 s to stop); scratch files live in one mktemp dir
+# (TMPD); ns_new, wait_for, wait_listening, monitors_ready come from there too.
+# shellcheck disable=SC2034  # read by tests/netns/lib.sh
+LIB_RUN_PREFIX=gwb LIB_TMP_PREFIX=gwbench LIB_STOP_WAIT=20
+. "$(dirname "${BASH_SOURCE[0]}")/../netns/lib.sh"
 
 log() { echo "bench: $*" >&2; }
 die() { echo "bench: FAIL: $*" >&2; exit 1; }
 
+# bench_preflight [COMMAND...]: root, the binary, tc and each COMMAND there, or die
 bench_preflight() {
+	local c
 	[ "$(id -u)" -eq 0 ] || die "needs root (sudo make bench)"
 	[ -x "$GATEWAYD" ] || die "$GATEWAYD not built (make all)"
-	command -v tc >/dev/null || die "tc (iproute2) missing"
+	for c in tc "$@"; do command -v "$c" >/dev/null || die "$c missing (apt-get install $c)"; done
 }
 
 # now: wall clock in seconds with microseconds
@@ -130,13 +117,9 @@ daemon_start() {
 # wait_log PID LOG PATTERN SECONDS: 0 once LOG has a line matching PATTERN; 1 if PID exited
 # or SECONDS passed first
 wait_log() {
-	local pid=$1 dlog=$2 pat=$3 i
-	for ((i = 0; i < $4 * 10; i++)); do
-		grep -q -- "$pat" "$dlog" && return 0
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	local pid=$1 dlog=$2 pat=$3
+	wait_for "grep -q -- '$pat' '$dlog' || ! kill -0 $pid 2>/dev/null" "$4" "'$pat' in $dlog" &&
+		grep -q -- "$pat" "$dlog"
 }
 
 # http_code NS PATH: the status code of GET http://127.0.0.1:9180PATH inside NS (000: no answer)
@@ -146,13 +129,9 @@ http_code() {
 
 # wait_healthz PID NS SECONDS: 0 once /healthz answers 200 (the tree is in and sampled)
 wait_healthz() {
-	local pid=$1 ns=$2 i
-	for ((i = 0; i < $3 * 5; i++)); do
-		[ "$(http_code "$ns" /healthz)" = 200 ] && return 0
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.2
-	done
-	return 1
+	local pid=$1 ns=$2
+	WAIT_FOR_STEP=0.2 wait_for "[ \"\$(http_code $ns /healthz)\" = 200 ] || ! kill -0 $pid 2>/dev/null" "$3" \
+		"/healthz 200 in $ns" && kill -0 "$pid" 2>/dev/null
 }
 
 # sample_fields NS: "SEQ DURATION_MS LAG_MS SAMPLES_TOTAL LATE_TOTAL" from /api/status (from
@@ -167,9 +146,9 @@ sample_fields() {
 # after a SIGKILL) and the pid leaves PIDS. Call it directly, not in $(...): wait needs the
 # parent shell.
 daemon_stop() {
-	local _var=$1 pid=$2 i _rc=0
+	local _var=$1 pid=$2 _rc=0
 	kill -TERM "$pid" 2>/dev/null
-	for ((i = 0; i < $3 * 10; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	wait_for "! kill -0 $pid 2>/dev/null" "$3" "pid $pid to exit"
 	if kill -0 "$pid" 2>/dev/null; then
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null

@@ -17,14 +17,7 @@ hz=$(getconf CLK_TCK)
 cpu_ticks() { sed 's/^.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 
 # client c0 10.77.2.1 -- s0 server with 10.77.2.2..6
-ns_new_plain() {
-	local ns="$RUN_ID-$2"
-	ip netns add "$ns" || return 1
-	NAMESPACES+=("$ns")
-	ip -n "$ns" link set lo up
-	printf -v "$1" '%s' "$ns"
-}
-ns_new_plain NC c && ns_new_plain NS s || die "namespaces"
+ns_new NC c && ns_new NS s || die "namespaces"
 ip link add c0 netns "$NC" type veth peer name s0 netns "$NS" || die "veth"
 ip -n "$NC" addr add 10.77.2.1/24 dev c0
 for i in 2 3 4 5 6; do ip -n "$NS" addr add 10.77.2.$i/24 dev s0; done
@@ -95,27 +88,13 @@ if ! command -v irtt >/dev/null; then
 fi
 # (2) precision on the host's veth path (no netem on the host kernel): the four tools at once
 N=$UML_COUNT
-for m in icmp udp; do
-	cat >"$TMPD/p-$m.conf" <<-EOF
-	links = ( { name = "up"; interface = "c0"; egress = { shaper = "tbf"; rate = "1gbit"; }; } );
-	probe = { method = "$m"; targets = [ "10.77.2.2" ]; interval = "20ms"; timeout = "1s"; };
-	EOF
-done
 ip netns exec "$NS" irtt server -b 10.77.2.2:2113 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 1
+wait_listening "$NS" 2112 udp && wait_listening "$NS" 2113 udp || die "the reflector or irtt server does not listen"
 log "RTT precision on the host: $N probes at 20 ms, gatewayd ICMP and UDP, ping, irtt at once"
 mkdir -p "$TMPD/host"
-ip netns exec "$NC" "$GATEWAYD" -c "$TMPD/p-icmp.conf" --probe "$N" >"$TMPD/host/gw-icmp" 2>&1 &
-p1=$!
-ip netns exec "$NC" "$GATEWAYD" -c "$TMPD/p-udp.conf" --probe "$N" >"$TMPD/host/gw-udp" 2>&1 &
-p2=$!
-ip netns exec "$NC" ping -n -c "$N" -i 0.02 -W 2 10.77.2.2 >"$TMPD/host/ping" 2>&1 &
-p3=$!
-ip netns exec "$NC" timeout 120 irtt client -Q -i 20ms -d "$(awk -v n="$N" 'BEGIN { printf "%.2f", n * 0.02 }')s" \
-	-o "$TMPD/host/irtt.json" 10.77.2.2:2113 >/dev/null 2>&1 &
-p4=$!
-wait $p1 $p2 $p3 $p4
+. "$TOP/tests/bench/probe-precision.bash"
+probe_precision "$TMPD/host" "$N" "$GATEWAYD" "$NC" 10.77.2.2
 . "$TOP/tests/bench/probe-table.bash" "$TMPD/host" "$N" "host kernel, veth, no netem"
 echo
 
@@ -125,5 +104,5 @@ log "RTT precision in UML: $UML_COUNT probes at 20 ms, netem 20 ms"
 GW_COUNT=$UML_COUNT "$TOP/tests/uml/uml-run" --timeout 240 "$TOP/tests/uml/guest/bench-probe.sh" \
 	"$GATEWAYD" >"$TMPD/uml.out" 2>&1
 rc=$?
-grep -v '^uml-init' "$TMPD/uml.out"
+grep -v '^gatewayd-uml: note' "$TMPD/uml.out"
 [ "$rc" -eq 0 ] || die "the UML run ended with status $rc: $(tail -n 5 "$TMPD/uml.out")"

@@ -9,8 +9,7 @@
 # table; exits 1 only if something broke (targets: < 1% CPU, < 16 MB).
 # env: REST_N (1000), SETTLE (5 s), WINDOW (30 s), MINUTE (1: wait for a minute point)
 . "$(dirname "$0")/lib.bash"
-bench_preflight
-for c in curl jq; do command -v "$c" >/dev/null || die "$c missing (apt-get install $c)"; done
+bench_preflight curl jq
 
 N=${REST_N:-1000}
 SETTLE=${SETTLE:-5}

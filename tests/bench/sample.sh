@@ -8,8 +8,7 @@
 # something broke, not for a missed target (gatewayd at most half of tc's time).
 # env: SAMPLE_N (16000), REPS (5), SETTLE (6 s after /healthz first answers 200)
 . "$(dirname "$0")/lib.bash"
-bench_preflight
-for c in curl jq; do command -v "$c" >/dev/null || die "$c missing (apt-get install $c)"; done
+bench_preflight curl jq
 
 N=${SAMPLE_N:-16000}
 REPS=${REPS:-5}

@@ -1,13 +1,16 @@
 # tests/netns/lib.sh: shared by the host-kernel tests. Each test builds its own namespaces with
 # names unique to the run, and removes them (and every process it started) on exit, failure or
-# interrupt. Addresses live only inside those namespaces.
+# interrupt. Addresses live only inside those namespaces. The benches (tests/bench/lib.bash)
+# build on it too, with LIB_RUN_PREFIX, LIB_TMP_PREFIX and LIB_STOP_WAIT set before sourcing.
 set -u
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GATEWAYD=${GATEWAYD:-$TOP/build/gatewayd}
-RUN_ID="gw$$"
+RUN_ID="${LIB_RUN_PREFIX:-gw}$$"
 NAMESPACES=()
 PIDS=()
-TMPD=$(mktemp -d /tmp/gwtest.XXXXXX)
+TMPD=$(mktemp -d "/tmp/${LIB_TMP_PREFIX:-gwtest}.XXXXXX")
+# wait_for CONDITION TIMEOUT [WHAT]
+. "$TOP/tests/wait_for.sh"
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $1${2:+: $2}"; }
@@ -23,8 +26,7 @@ cleanup() {
 	local p ns
 	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do
-		for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL "$p" 2>/dev/null
+		wait_for "! kill -0 $p 2>/dev/null" "${LIB_STOP_WAIT:-2}" 2>/dev/null || kill -KILL "$p" 2>/dev/null
 	done
 	for ns in "${NAMESPACES[@]}"; do ip netns del "$ns" 2>/dev/null; done
 	rm -rf "$TMPD"
@@ -86,12 +88,66 @@ gw_start() {
 	fi
 	GW_PID=$!
 	PIDS+=("$GW_PID")
-	for _ in $(seq 1 100); do
-		grep -q "applied and verified" "$GW_LOG" && return 0
-		kill -0 "$GW_PID" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
+	wait_for "grep -q 'applied and verified' '$GW_LOG' || ! kill -0 $GW_PID 2>/dev/null" 8 \
+		"gatewayd to log 'applied and verified' (or die)"
+	grep -q "applied and verified" "$GW_LOG"
+}
+
+# gw_reloads: how many reloads the daemon has finished, as its log says ("reloaded FILE: ..."
+# or "reload: ...; still running the previous config"). Count these, not the SIGHUPs sent:
+# standard signals merge, two sent close together may be one reload.
+gw_reloads() { grep -cE '(^|[^a-z_])reloaded |still running the previous config' "$GW_LOG"; }
+# gw_reload [TIMEOUT]: SIGHUP the daemon and wait (10 s) until it logged the end of one more
+# reload, applied or refused; 1 on time-out.
+gw_reload() {
+	local n
+	n=$(gw_reloads)
+	kill -HUP "$GW_PID" || return 1
+	wait_for "[ \$(gw_reloads) -gt $n ]" "${1:-10}" "gatewayd to log the end of reload $((n + 1))"
+}
+
+# ns_listening NS PORT [udp]: something in NS listens on PORT (TCP; UDP with "udp").
+ns_listening() { ip netns exec "$1" ss -Hln"$([ "${3:-}" = udp ] && echo u || echo t)" "sport = :$2" | grep -q .; }
+# wait_listening NS PORT [udp]: wait (5 s) until it does, e.g. for iperf3 -s before a client.
+wait_listening() { wait_for "ns_listening $1 $2 ${3:-}" 5 "a listener on port $2 in $1"; }
+
+# gw_seq NS [PORT]: the sequence number of the daemon's latest sample, from its /api/status.
+gw_seq() { ip netns exec "$1" curl -s --max-time 3 "http://127.0.0.1:${2:-9180}/api/status" | jq -r '.sample.seq // -1'; }
+# gw_samples NS N [PORT]: wait until the daemon took N more samples (N intervals, plus 5 s).
+gw_samples() {
+	local s
+	s=$(gw_seq "$1" "${3:-9180}")
+	wait_for "[ \$(gw_seq $1 ${3:-9180}) -ge $((s + $2)) ]" $(($2 * 2 + 5)) "$2 more samples on /api/status in $1"
+}
+
+# monitors_ready NS LINKFILE TCFILE: wait (5 s) until an `ip monitor link` writing LINKFILE and
+# a `tc monitor` writing TCFILE, both just started in NS, report what happens: a veth pair made
+# for that (gwmon0, a name no config here matches) is changed until both have reported it,
+# then deleted. Every line they wrote about it names gwmon0 (`grep -v gwmon` drops them).
+monitors_ready() {
+	local ns=$1 lf=$2 tf=$3 r
+	ip -n "$ns" link add gwmon0 type veth peer name gwmon1 || return 1
+	# each look changes the link and its qdisc once more: a change made before a monitor
+	# had subscribed is never reported
+	monitors_poke() {
+		ip -n "$ns" link set gwmon0 mtu $((1300 + RANDOM % 200)) &&
+			tc -n "$ns" qdisc replace dev gwmon0 root pfifo limit $((100 + RANDOM % 100)) &&
+			grep -q gwmon0 "$lf" && grep -q 'dev gwmon0' "$tf"
+	}
+	WAIT_FOR_STEP=0.1 wait_for monitors_poke 5 "ip monitor and tc monitor in $ns to report gwmon0"
+	r=$?
+	ip -n "$ns" link del gwmon0
+	return $r
+}
+
+# monitors_start NS LINKFILE TCFILE: `ip -ts monitor link` and `tc -ts monitor` in NS (at most
+# 900 s), their pids in PIDS, and monitors_ready.
+monitors_start() {
+	timeout 900 ip -n "$1" -ts monitor link >"$2" 2>/dev/null &
+	PIDS+=($!)
+	timeout 900 tc -n "$1" -ts monitor >"$3" 2>/dev/null &
+	PIDS+=($!)
+	monitors_ready "$@"
 }
 
 # gw_stop: SIGTERM the daemon and wait; returns its exit status.

@@ -17,12 +17,14 @@ conf 40mbit
 gw_start "$NS_R" "$TMPD/k.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
 ip netns exec "$NS_S" timeout 30 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$NS_S" 5201 || { not_ok "iperf3 server listens"; exit 1; }
 ip netns exec "$NS_C" timeout 30 iperf3 -c 10.77.2.2 -P 2 -t 6 >/dev/null 2>&1 &
 IPERF=$!
-sleep 1.5
 bytes() { ip netns exec "$NS_R" tc -s class show dev r1 | grep -A1 "e000:10 " | sed -n 's/.*Sent \([0-9]*\) bytes.*/\1/p'; }
-# watch the root from the side, every 10 ms, while gatewayd dies and comes back
+# under traffic: the flows are through slow start (2 MB at 20 mbit is ~0.8 s of it)
+wait_for '[ "$(bytes)" -gt 2000000 ]' 10 "2 MB through class e000:10" || { not_ok "traffic flows"; exit 1; }
+# watch the root from the side, every 10 ms, while gatewayd dies and comes back (the sleep
+# paces the watcher: 300 looks span the restart)
 ( for _ in $(seq 300); do ip netns exec "$NS_R" tc qdisc show dev r1 | grep -q 'htb e000:' || echo gap; sleep 0.01; done ) >"$TMPD/watch" &
 WATCH=$!
 before=$(bytes)

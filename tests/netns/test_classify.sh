@@ -101,7 +101,7 @@ table inet dscp {
 }
 EOF
 done
-sleep 0.5
+for p in 5201 5202 5203; do wait_listening "$NS_S" $p || not_ok "iperf3 -s -p $p listens"; done
 
 # pair DEST EXTRA...: two flows at once, port 5201 (plain) and 5202 (DSCP af41); prints their
 # goodputs in Mbit/s
@@ -163,14 +163,14 @@ fi
 
 # reload: the port class now matches 5202, dscp af42; the table is swapped whole
 sed -i 's/dport = 5201;/dport = 5202;/; s/dscp = "af41"; }; },/dscp = "af42"; }; },/' "$TMPD/c.conf"
-# a watcher lists the table over and over until the reload is done (at most 10 s)
+# a watcher lists the table over and over until the reload is done (at most 10 s); it says
+# when it has listed it once
 ip netns exec "$NS_R" timeout 10 bash -c 'while [ ! -e "$1" ]; do
-	nft list table inet gatewayd >/dev/null 2>&1 || echo gone; done' _ "$TMPD/reloaded" >"$TMPD/watch" &
+	nft list table inet gatewayd >/dev/null 2>&1 || echo gone; : >"$2"; done' _ "$TMPD/reloaded" "$TMPD/watching" >"$TMPD/watch" &
 w=$!
-sleep 0.2
-kill -HUP "$GW_PID"
-for _ in $(seq 1 50); do grep -q "reloaded" "$GW_LOG" && break; sleep 0.1; done
-sleep 0.2
+wait_for '[ -e "$TMPD/watching" ]' 5 "the table watcher's first look"
+gw_reload || not_ok "reload logged" "$(tail -3 "$GW_LOG")"
+sleep 0.2	# a duration: the watcher goes on looking a moment past the reload's end
 touch "$TMPD/reloaded"
 wait $w
 ip netns exec "$NS_R" nft list table inet gatewayd >"$TMPD/after.txt"
@@ -185,8 +185,7 @@ check "the other table is untouched after reload" test "$(other)" = "$other_befo
 if [ -n "$CG" ]; then
 	cp "$TMPD/c.conf" "$TMPD/good.conf"
 	sed -i "s|cgroup = \"gwtest-[^\"]*\"|cgroup = \"gwtest-gone-$RUN_ID\"|; s/dport = 5202;/dport = 5203;/" "$TMPD/c.conf"
-	kill -HUP "$GW_PID"
-	for _ in $(seq 1 50); do grep -q "still running the previous config" "$GW_LOG" && break; sleep 0.1; done
+	gw_reload
 	check "a reload with a missing cgroup is refused" grep -q "reload: .*gwtest-gone.*still running the previous config" "$GW_LOG"
 	ip netns exec "$NS_R" nft list table inet gatewayd >"$TMPD/after2.txt" 2>&1
 	check "... and the previous table is in force" grep -q "tcp dport 5202 meta priority set e000:10" "$TMPD/after2.txt"
@@ -203,13 +202,9 @@ restores() { grep -c "were changed from outside; restored them" "$GW_LOG"; }
 tbl >"$TMPD/tbl.before"
 flt_before=$(nflt)
 n0=$(restores)
-back_within() {	# back_within WHAT CMD...: CMD true within 3 s; prints the time taken
-	local t0=$SECONDS i
-	for i in $(seq 1 60); do
-		if "$@"; then echo "$(((i - 1) * 50)) ms after the command returned"; return 0; fi
-		sleep 0.05
-	done
-	echo "not within 3 s ($((SECONDS - t0)) s)"
+back_within() {	# back_within CMD...: CMD true within 3 s; prints the time taken
+	if wait_for "$*" 3; then echo "$WAIT_FOR_MS ms after the command returned"; return 0; fi
+	echo "not within 3 s ($WAIT_FOR_MS ms)"
 	return 1
 }
 same_tbl() { tbl >"$TMPD/tbl.now" && cmp -s "$TMPD/tbl.before" "$TMPD/tbl.now"; }

@@ -73,16 +73,12 @@ shaped() {
 	grep -q "htb e000: dev $1 root" <<<"$q" && grep -q "ingress ffff: dev $1 " <<<"$q" &&
 		grep -q "pfifo 1000: dev gwc-$idx parent e000:10" <<<"$q"
 }
-# wait_ms SECONDS CMD...: poll CMD every 10 ms; prints the milliseconds until it held
+# wait_ms SECONDS CMD...: wait_for CMD, polled every 10 ms; prints the milliseconds until it held
 wait_ms() {
-	local t0 limit=$(($1 * 1000000))
-	t0=$(now_us)
+	local t=$1
 	shift
-	while ! "$@"; do
-		[ $(($(now_us) - t0)) -gt "$limit" ] && return 1
-		sleep 0.01
-	done
-	echo $((($(now_us) - t0) / 1000))
+	WAIT_FOR_STEP=0.01 wait_for "$(printf '%q ' "$@")" "$t" || return 1
+	echo "$WAIT_FOR_MS"
 }
 has_root() { [[ $(tc -n "$H" qdisc show dev "$1" 2>/dev/null) == *"htb e000:"* ]]; }
 no_gw_tree() {	# no_gw_tree NAME: nothing of gatewayd's on NAME
@@ -97,11 +93,7 @@ gw_start "$H" "$TMPD/c.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; e
 # ---- 1. COUNT containers appear; each shaped within 1 s ---------------------------------------
 # Timed by the kernel's own notifications (ip/tc monitor, microsecond timestamps): from the
 # first RTM_NEWLINK of vcN to the last object of its tree, the leaf under the ifb's class.
-timeout 900 ip -n "$H" -ts monitor link >"$TMPD/link.mon" 2>/dev/null &
-PIDS+=($!)
-timeout 900 tc -n "$H" -ts monitor >"$TMPD/tc.mon" 2>/dev/null &
-PIDS+=($!)
-sleep 0.3
+monitors_start "$H" "$TMPD/link.mon" "$TMPD/tc.mon" || not_ok "the kernel's notifications are monitored"
 # appear_ms NAME IFINDEX: ms from NAME's first link notification to gwc-IFINDEX's leaf
 appear_ms() {
 	awk -v name="$1" -v ifb="gwc-$2" '
@@ -110,21 +102,27 @@ appear_ms() {
 		FILENAME ~ /tc/ && index($0, "dev " ifb " parent e000:10") && !/^\[[^]]*\] deleted/ { q = ts($1) }
 		END { if (a && q) printf "%d", (q - a) * 1000; else print "" }' "$TMPD/link.mon" "$TMPD/tc.mon"
 }
+# appear_all PREFIX N: appear_ms of PREFIX1..PREFIXN into all_ms (99999: never shaped), and
+# in slow how many took more than 1 s
+appear_all() {
+	local n ms
+	slow=0 all_ms=()
+	for n in $(seq 1 "$2"); do
+		ms=$(appear_ms "$1$n" "$(ifindex "$1$n")")
+		all_ms+=("${ms:-99999}")
+		[ "${ms:-99999}" -gt 1000 ] && slow=$((slow + 1))
+	done
+}
 ctr_make $(seq 1 "$COUNT") || { not_ok "containers created"; exit 1; }
 all_shaped() { local n; for n in $(seq 1 "$COUNT"); do shaped "vc$n" || return 1; done; }
 wait_ms 5 all_shaped >/dev/null
-slow=0 all_ms=()
-for n in $(seq 1 "$COUNT"); do
-	ms=$(appear_ms "vc$n" "$(ifindex "vc$n")")
-	all_ms+=("${ms:-99999}")
-	[ "${ms:-99999}" -gt 1000 ] && slow=$((slow + 1))
-done
+appear_all vc "$COUNT"
 pct() { printf '%s\n' "${all_ms[@]}" | sort -n | awk -v p="$1" '{ v[NR] = $1 } END { i = int(NR * p / 100 + 0.999); print v[i < 1 ? 1 : i] }'; }
 echo "# $COUNT containers: link notification to the whole tree in the kernel: p50 $(pct 50) ms, max $(pct 100) ms"
 check "each of $COUNT containers shaped within 1 s of appearing ($slow slower)" test "$slow" -eq 0
 want=$(for n in $(seq 1 "$COUNT"); do echo "ctr:vc$n"; done | sort | paste -sd' ')
-sleep 1.2	# one sampling pass
-check "the status lists the $COUNT containers as links ctr:vcN" test "$(ctr_links)" = "$want"
+# (the next sampling pass takes them up)
+check "the status lists the $COUNT containers as links ctr:vcN" wait_for '[ "$(ctr_links)" = "$want" ]' 5
 check "their metrics carry link=\"ctr:vcN\"" \
 	bash -c "ip netns exec $H curl -s http://127.0.0.1:9180/metrics | grep -q 'gatewayd_direction_info{link=\"ctr:vc$COUNT\",direction=\"ingress\"'"
 
@@ -183,7 +181,7 @@ load_round() {	# load_round DIR:N...: prints "DIR N shaper_mbit received_mbit" p
 	# status snapshots while the floods run (gatewayd samples once a second)
 	: >"$TMPD/snaps.$ROUND"
 	for _ in 1 2 3 4; do
-		sleep 1
+		sleep 1	# pacing: one snapshot per sampling interval while the 4 s floods run
 		status >>"$TMPD/snaps.$ROUND"
 	done
 	wait "${pids[@]}"
@@ -283,7 +281,7 @@ ip -n "$O" addr add 10.87.0.2/24 dev eth0
 ip -n "$O" link set eth0 up
 ip -n "$O" route add default via 10.87.0.1
 timeout 10 ip netns exec "$O" iperf3 -s -1 >/dev/null 2>&1 &
-sleep 0.5
+wait_listening "$O" 5201 || not_ok "iperf3 server in $O listens"
 free_mbit=$(timeout 8 ip netns exec "$W" iperf3 -c 10.87.0.2 -t 2 -O 1 -J 2>/dev/null |
 	jq -r '.end.sum_received.bits_per_second / 1e6 | floor')
 echo "# a veth matching no entry: ${free_mbit} Mbit/s"
@@ -296,7 +294,7 @@ ip netns add "$RUN_ID-a1" && NAMESPACES+=("$RUN_ID-a1")
 ip netns add "$RUN_ID-a2" && NAMESPACES+=("$RUN_ID-a2")
 ip -n "$H" link add va1 type veth peer name eth0 netns "$RUN_ID-a1"
 ip -n "$H" link add va2 type veth peer name eth0 netns "$RUN_ID-a2"
-sleep 0.3
+sleep 0.3	# a duration, not a wait: the time va1 is given to be (wrongly) shaped without an address
 check "va1 waits while its container has no address in the prefix" no_gw_tree va1
 ip -n "$RUN_ID-a1" addr add 10.99.1.2/24 dev eth0
 ip -n "$RUN_ID-a2" addr add 10.98.1.2/24 dev eth0
@@ -305,7 +303,7 @@ if ms=$(wait_ms 1 has_root va1); then
 else
 	not_ok "va1 shaped within 1 s of its container getting 10.99.1.2" "$(tc -n "$H" qdisc show dev va1)"
 fi
-sleep 0.3
+sleep 0.3	# a duration, not a wait: the time va2 is given to be (wrongly) shaped
 check "va2, whose container is at 10.98.1.2, is left alone" no_gw_tree va2
 check "an egress-only entry makes no ifb" bash -c "! ip -n $H link show gwc-$(ifindex va1) 2>/dev/null"
 
@@ -325,12 +323,7 @@ for n in $(seq 1 "$BURST"); do echo "link add vcb$n type veth peer name eth0 net
 	ip -n "$H" -b - || not_ok "burst veths"
 burst_shaped() { local n; for n in $(seq 1 "$BURST"); do shaped "vcb$n" || return 1; done; }
 wait_ms 10 burst_shaped >/dev/null
-slow=0 all_ms=()
-for n in $(seq 1 "$BURST"); do
-	ms=$(appear_ms "vcb$n" "$(ifindex "vcb$n")")
-	all_ms+=("${ms:-99999}")
-	[ "${ms:-99999}" -gt 1000 ] && slow=$((slow + 1))
-done
+appear_all vcb "$BURST"
 echo "# $BURST containers in one batch: link notification to the whole tree in the kernel: p50 $(pct 50) ms, max $(pct 100) ms"
 check "each of $BURST containers made in one batch shaped within 1 s ($slow slower)" test "$slow" -eq 0
 for n in $(seq 1 "$BURST"); do echo "netns del $RUN_ID-cb$n"; done | ip -b - 2>/dev/null
@@ -343,13 +336,19 @@ check "the burst's veths and ifbs are gone after their namespaces" burst_gone
 
 # ---- 3. renames and a reused index ------------------------------------------------------------
 before=$(tc -n "$H" -s -j qdisc show dev vc1 | jq '.[] | select(.handle == "e000:") | .bytes')
+renames() { grep -c "container .*: renamed " "$GW_LOG"; }
+n=$(renames)
 ip -n "$H" link set vc1 name vcr1
-sleep 1.2
+wait_for '[ "$(renames)" -gt $n ]' 5 "gatewayd to log the rename of vc1"
 after=$(tc -n "$H" -s -j qdisc show dev vcr1 | jq '.[] | select(.handle == "e000:") | .bytes')
 check "renamed vc1 -> vcr1 (still matching): the same tree stays (bytes $before -> $after)" \
 	test -n "$after" -a "${after:-0}" -ge "${before:-1}"
-check "and the status follows the name (ctr:vcr1, no ctr:vc1)" \
-	bash -c "ctr=\$(ip netns exec $H curl -s http://127.0.0.1:9180/api/status | jq -r '.links[].name'); grep -qx ctr:vcr1 <<<\"\$ctr\" && ! grep -qx ctr:vc1 <<<\"\$ctr\""
+status_renamed() {	# ctr:vcr1 on /api/status, no ctr:vc1
+	local ctr
+	ctr=$(status | jq -r '.links[].name')
+	grep -qx ctr:vcr1 <<<"$ctr" && ! grep -qx ctr:vc1 <<<"$ctr"
+}
+check "and the status follows the name (ctr:vcr1, no ctr:vc1)" wait_for status_renamed 5
 idx=$(ifindex vcr1)
 ip -n "$H" link set vcr1 name zz1
 if wait_ms 1 bash -c "! ip -n $H link show gwc-$idx >/dev/null 2>&1" >/dev/null && no_gw_tree zz1; then
@@ -379,8 +378,8 @@ link del vcq2
 link add zq2 index $idx type veth peer name eth1 netns $RUN_ID-c2
 link set zq2 up
 EOF
-sleep 0.5
-if no_gw_tree zq2 && ! ip -n "$H" link show "gwc-$idx" >/dev/null 2>&1; then
+# the ifb going is the sign gatewayd took in the batch (vcq2 gone, zq2 new)
+if wait_ms 2 bash -c "! ip -n $H link show gwc-$idx >/dev/null 2>&1" >/dev/null && no_gw_tree zq2; then
 	ok "index $idx reused by an interface matching no entry: nothing of gatewayd's on it, ifb gone"
 else
 	not_ok "index reused by a non-matching interface" "$(tc -n "$H" qdisc show dev zq2; ip -n "$H" -br link)"
@@ -404,6 +403,11 @@ timeout 300 ip netns exec "$H" bash -c 'while :; do
 	>"$TMPD/hist.codes" 2>/dev/null &
 HPID=$!
 PIDS+=($HPID)
+# settled: the cycles' veths are gone and the ifbs left are exactly the live containers'
+# (vc2's index went to vcq2, then zq2): the state the RSS is read in
+ifbs_live() { ip -n "$H" -br link | awk '$1 ~ /^gwc-/ { print $1 }' | sort | paste -sd' '; }
+want_ifbs=$(for n in $(seq 1 "$COUNT"); do l=vc$n; [ "$n" = 2 ] && continue; echo "gwc-$(ifindex "$l")"; done | sort | paste -sd' ')
+settled() { ! ip -n "$H" -br link | grep -q '^vcy' && [ "$(ifbs_live)" = "$want_ifbs" ]; }
 for b in $(seq 0 $((CYCLES / BATCH - 1))); do
 	ids=$(seq $((b * BATCH + 1)) $((b * BATCH + BATCH)))
 	kept=${#NAMESPACES[@]}
@@ -420,7 +424,7 @@ for b in $(seq 0 $((CYCLES / BATCH - 1))); do
 	wait_ms 1 batch_shaped >/dev/null || cyc_slow=$((cyc_slow + 1))
 	for i in $ids; do [ $((i % 2)) -eq 0 ] && echo "link del vcy$i"; done | ip -n "$H" -b -
 	for i in $ids; do echo "netns del $RUN_ID-cy$i"; done | ip -b - && NAMESPACES=("${NAMESPACES[@]:0:kept}")
-	[ $(((b + 1) * BATCH)) -eq $((CYCLES / 4)) ] && { sleep 1.5; rss50=$(rss_kb); }
+	[ $(((b + 1) * BATCH)) -eq $((CYCLES / 4)) ] && { wait_for settled 10 "the first quarter's containers gone"; rss50=$(rss_kb); }
 done
 check "$CYCLES create/delete cycles, $BATCH at once: each batch shaped within 1 s ($cyc_slow slower)" test "$cyc_slow" -eq 0
 kill "$HPID" 2>/dev/null
@@ -431,12 +435,9 @@ echo "# history asked for during the cycles: $h200 answered 200, $h404 404 (gone
 check "history of containers coming and going: every answer 200 or 404 ($h200/$h404/$hother)" \
 	test $((h200 + h404)) -ge 10 -a "$hother" -le 1
 # deleted namespaces take their veths with them a little later
-gone() { ! ip -n "$H" -br link | grep -q '^vcy'; }
-wait_ms 10 gone >/dev/null
-sleep 1.5
+wait_for settled 10 "every cycle's container gone"
 rss200=$(rss_kb)
-live_ifbs=$(ip -n "$H" -br link | awk '$1 ~ /^gwc-/ { print $1 }' | sort | paste -sd' ')
-want_ifbs=$(for n in $(seq 1 "$COUNT"); do l=vc$n; [ "$n" = 2 ] && continue; echo "gwc-$(ifindex "$l")"; done | sort | paste -sd' ')
+live_ifbs=$(ifbs_live)
 check "no ifb left but the live containers' (${COUNT} - 1 = $(wc -w <<<"$live_ifbs"))" test "$live_ifbs" = "$want_ifbs"
 check "no gatewayd qdisc left on a device that is gone or unmatched" \
 	bash -c "! tc -n $H qdisc show | grep -E 'dev (vcy|zq|vco|va2)' | grep -q 'e000:\|ffff:'"
@@ -485,7 +486,7 @@ flood_eg() {
 	cl=$!
 	: >"$TMPD/snaps.flood"
 	for _ in 1 2 3 4; do
-		sleep 1
+		sleep 1	# pacing: one snapshot per sampling interval while the 4 s flood runs
 		status >>"$TMPD/snaps.flood"
 	done
 	wait "$cl" "$srv" 2>/dev/null
@@ -506,8 +507,7 @@ cp "$TMPD/c0.conf" "$TMPD/c.conf"
 kill -HUP "$GW_PID"
 if ms=$(wait_ms 20 no_ctr_tree); then ok "reload without containers: every container tree and ifb removed (${ms} ms)"
 else not_ok "reload without containers: every container tree and ifb removed" "$(tc -n "$H" qdisc show | grep gwc- | head -3)"; fi
-sleep 1.2
-check "the status lists no ctr: link" test -z "$(ctr_links)"
+check "the status lists no ctr: link" wait_for '[ -z "$(ctr_links)" ]' 5
 check "the log says so" grep -q "no containers entry any more" "$GW_LOG"
 read -r _ got < <(flood_eg 1)
 echo "# without containers: container 1 got $got Mbit/s of the 12 Mbit/s flood"
@@ -516,8 +516,7 @@ cp "$TMPD/c2.conf" "$TMPD/c.conf"
 kill -HUP "$GW_PID"
 if ms=$(wait_ms 20 all_live_shaped); then ok "reload bringing containers back: every live vcN shaped again (${ms} ms)"
 else not_ok "reload bringing containers back: every live vcN shaped again" "$(tc -n "$H" qdisc show | grep -c 'htb e000')"; fi
-sleep 1.2
-check "the status lists them again" test "$(ctr_links)" = "$want_vc"
+check "the status lists them again" wait_for '[ "$(ctr_links)" = "$want_vc" ]' 5
 read -r v got < <(flood_eg 1)
 echo "# containers back: vc1's egress shaper sent $v Mbit/s (ceil 6), the container got $got"
 check "vc1's egress under load at its ceil again ($v Mbit/s of 6, 0.90-1.05)" \

@@ -32,17 +32,10 @@ whole() {
 		ip netns exec "$NS" tc qdisc show dev v0 | grep -q 'ingress ffff:' &&
 		ip netns exec "$NS" tc qdisc show dev "ifb-$RUN_ID" 2>/dev/null | grep -q 'tbf e000:'
 }
-# back_within_1s: poll every 20 ms; prints the milliseconds it took
+# back_within_1s: wait for the whole tree, polled every 20 ms; prints the milliseconds it took
 back_within_1s() {
-	local t0=$EPOCHREALTIME
-	for _ in $(seq 50); do
-		if whole; then
-			awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }'
-			return 0
-		fi
-		sleep 0.02
-	done
-	return 1
+	WAIT_FOR_STEP=0.02 wait_for whole 1 "the whole tree back" 2>/dev/null || return 1
+	echo "$WAIT_FOR_MS"
 }
 
 trial() {	# trial NAME ACTION...: TRIALS times, each restored within 1 s
@@ -54,7 +47,7 @@ trial() {	# trial NAME ACTION...: TRIALS times, each restored within 1 s
 			ok=$((ok + 1))
 			[ "$ms" -gt "$worst" ] && worst=$ms
 		fi
-		sleep 0.05
+		sleep 0.05	# pacing: trials a moment apart, each its own event for the daemon
 	done
 	check "$name: restored within 1 s in $ok of $TRIALS trials (slowest ${worst} ms)" test "$ok" -eq "$TRIALS"
 }
@@ -71,7 +64,7 @@ trial "link set down and up" downup
 
 ip -n "$NS" link set v0 down
 ip -n "$NS" link set v0 up
-sleep 0.3
+sleep 0.3	# a duration, not a wait: the time the daemon is given to (wrongly) drop the tree
 check "a link down and up keeps the tree" whole
 check "the tree is the planned one after all that" \
 	test "$(tree "$NS" v0 | grep -v '^filter\|^ *\(match\|action\|index\)')" = "$want"
@@ -81,7 +74,8 @@ check "the daemon's counters survived: /api/status still answers" \
 
 # someone else's tree in our place: left alone, said once
 ip netns exec "$NS" tc qdisc replace dev v0 root handle 7: pfifo limit 7
-sleep 1.5
+wait_for "grep -q 'replace = true' '$GW_LOG'" 5 "gatewayd to log that it leaves the foreign root"
+sleep 1	# a duration, not a wait: the time it is given to (wrongly) take the root or say it twice
 check "a foreign root put in our place is left alone (replace = false)" \
 	bash -c "ip netns exec $NS tc qdisc show dev v0 | grep -q 'pfifo 7:'"
 check "... and the refusal is logged once, naming replace = true" \

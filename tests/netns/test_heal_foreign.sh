@@ -42,14 +42,16 @@ PIDS+=($MON1)
 ip netns exec "$NS" tc monitor >"$TMPD/qdiscs" 2>&1 &
 MON2=$!
 PIDS+=($MON2)
-sleep 0.3
+monitors_ready "$NS" "$TMPD/links" "$TMPD/qdiscs" || not_ok "the kernel's notifications are monitored"
 ip netns exec "$NS" tc qdisc replace dev v2 root handle 7: pfifo limit 7
-sleep 4.5
+sleep 4.5	# a duration, not a wait: the window watched, over the daemon's retries
 kill $MON1 $MON2
 wait $MON1 $MON2 2>/dev/null
 ifb_events=$(grep -cE "$IFA|$IFB" "$TMPD/links")
-# ours: anything but the foreign root going in (and the kernel's report of our root going out)
-others=$(grep -vE '^qdisc pfifo 7: dev v2 root|^deleted qdisc tbf e000: dev v2 root|^deleted qdisc pfifo 1000: dev v2 parent e000:|^$' "$TMPD/qdiscs" | grep -c .)
+# ours: anything but the foreign root going in (and the kernel's report of our root going out),
+# and the monitors' own test on gwmon0
+others=$(grep -v 'dev gwmon' "$TMPD/qdiscs" |
+	grep -vE '^qdisc pfifo 7: dev v2 root|^deleted qdisc tbf e000: dev v2 root|^deleted qdisc pfifo 1000: dev v2 parent e000:|^$' | grep -c .)
 echo "# 4.5 s with a foreign root on lan's v2: $ifb_events ifb link events, $others qdisc events besides the foreign root's own"
 check "no ifb created or deleted while blocked ($ifb_events link events)" test "$ifb_events" -eq 0
 check "no qdisc of ours touched while blocked ($others other qdisc events)" test "$others" -eq 0
@@ -62,19 +64,22 @@ check "the foreign root is left alone" bash -c "ip netns exec $NS tc qdisc show 
 check "the cause is logged once ($(grep -c 'replace = true' "$GW_LOG") lines)" \
 	test "$(grep -c 'replace = true' "$GW_LOG")" -eq 1
 
+# ms_until CMD...: wait until CMD holds (2 s, polled every 20 ms); prints the milliseconds
+# since $t0, nothing on time-out
+ms_until() {
+	WAIT_FOR_STEP=0.02 wait_for "$(printf '%q ' "$@")" 2 || return 0
+	awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }'
+}
+
 # while lan waits, wan's root is deleted: wan is made again at once, lan's foreign root stays
 ifb_idx=$(ip -n "$NS" -o link show "$IFB" | cut -d: -f1)
 t0=$EPOCHREALTIME
 ip netns exec "$NS" tc qdisc del dev v0 root
-ms=""
-for _ in $(seq 50); do
-	if ip netns exec "$NS" tc qdisc show dev v0 | grep -q 'htb e000: root' &&
-		[ "$(ip netns exec "$NS" tc class show dev v0 | wc -l)" -eq 2 ]; then
-		ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
-		break
-	fi
-	sleep 0.02
-done
+wan_back() {
+	ip netns exec "$NS" tc qdisc show dev v0 | grep -q 'htb e000: root' &&
+		[ "$(ip netns exec "$NS" tc class show dev v0 | wc -l)" -eq 2 ]
+}
+ms=$(ms_until wan_back)
 echo "# wan's root deleted while lan waits: back in ${ms:-(never)} ms"
 check "while lan waits for its foreign root to go, wan's deleted root is back within 1 s (${ms:-never} ms)" \
 	test -n "$ms"
@@ -98,20 +103,17 @@ wan_tree=$(for d in v0 "$IFA"; do tree "$NS" "$d"; done | nostats)
 # the foreign root goes: the tree is back at once, not at the next retry (which is seconds away)
 t0=$EPOCHREALTIME
 ip netns exec "$NS" tc qdisc del dev v2 root
-ms=""
-for _ in $(seq 50); do
-	if ip netns exec "$NS" tc qdisc show dev v2 | grep -q 'tbf e000: root'; then
-		ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
-		break
-	fi
-	sleep 0.02
-done
+lan_root() { ip netns exec "$NS" tc qdisc show dev v2 | grep -q 'tbf e000: root'; }
+ms=$(ms_until lan_root)
 echo "# the foreign root removed: lan's root back in ${ms:-(never)} ms"
 check "foreign root removed: lan's tree back within 1 s (${ms:-never} ms)" test -n "$ms"
-sleep 0.3
-check "... and it is the whole planned tree again" \
-	bash -c "ip netns exec $NS tc qdisc show dev v2 | grep -q 'pfifo 1000: parent e000:1' && ip netns exec $NS tc qdisc show dev $IFB | grep -q 'tbf e000: root' && ip netns exec $NS tc qdisc show dev v0 | grep -q 'htb e000: root'"
-check "... logged as restored" grep -q "restored the tree" "$GW_LOG"
+planned() {
+	ip netns exec "$NS" tc qdisc show dev v2 | grep -q 'pfifo 1000: parent e000:1' &&
+		ip netns exec "$NS" tc qdisc show dev "$IFB" | grep -q 'tbf e000: root' &&
+		ip netns exec "$NS" tc qdisc show dev v0 | grep -q 'htb e000: root'
+}
+check "... and it is the whole planned tree again" wait_for planned 2
+check "... logged as restored" wait_for "grep -q 'restored the tree' '$GW_LOG'" 2
 wan1=$(wan_bytes)
 check "... lan alone was made again: wan's objects are the same and its counters went on ($wan0-> $wan1)" \
 	bash -c "[ \"\$1\" = \"\$2\" ] && awk -v a='$wan0' -v b='$wan1' 'BEGIN { split(a, x, \" \"); split(b, y, \" \"); exit !(x[1] > 0 && x[2] > 0 && y[1] >= x[1] && y[2] >= x[2]) }'" _ \
@@ -123,18 +125,11 @@ wan0=$(wan_bytes)
 t0=$EPOCHREALTIME
 ip -n "$NS" link del v2
 ip -n "$NS" link add v2 type veth peer name v3 && ip -n "$NS" link set v2 up && ip -n "$NS" link set v3 up
-ms=""
-for _ in $(seq 50); do
-	if ip netns exec "$NS" tc qdisc show dev v2 | grep -q 'tbf e000: root' &&
-		ip netns exec "$NS" tc qdisc show dev v2 | grep -q 'ingress ffff:'; then
-		ms=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
-		break
-	fi
-	sleep 0.02
-done
+lan_back() { lan_root && ip netns exec "$NS" tc qdisc show dev v2 | grep -q 'ingress ffff:'; }
+ms=$(ms_until lan_back)
 echo "# lan's interface deleted and created again: back in ${ms:-(never)} ms"
 check "lan's interface deleted and created again: its tree back within 1 s (${ms:-never} ms)" test -n "$ms"
-sleep 0.3
+sleep 0.3	# a duration, not a wait: the time the daemon is given to (wrongly) touch wan too
 wan1=$(wan_bytes)
 check "... wan's objects are the same and its counters went on ($wan0-> $wan1)" \
 	bash -c "[ \"\$1\" = \"\$2\" ] && awk -v a='$wan0' -v b='$wan1' 'BEGIN { split(a, x, \" \"); split(b, y, \" \"); exit !(y[1] >= x[1] && y[2] >= x[2]) }'" _ \

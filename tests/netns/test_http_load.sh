@@ -12,8 +12,8 @@ links = ( { name = "wan"; interface = "v0";
   egress = { shaper = "htb"; rate = "100mbit"; child = { kind = "fifo"; }; }; } );
 CONF
 gw_start "$NS" "$TMPD/w.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
-sleep 1
 status() { ip netns exec "$NS" curl -s --max-time 3 http://127.0.0.1:9180/api/status; }
+wait_for '[ "$(status | jq ".sample.samples_total // 0")" -ge 2 ]' 5 "two samples on /api/status"
 late0=$(status | jq '.sample.late_samples_total')
 n0=$(status | jq '.sample.samples_total')
 t0=$EPOCHREALTIME
@@ -46,18 +46,19 @@ for i in range(20):
         big += 1	# dropped is fine too
     s.close()
 print("held %d refused %d oversized-rejected %d" % (len(held), refused, big), flush=True)
-time.sleep(6)
+time.sleep(6)	# a duration: the connections are held 6 s
 PY
 ip netns exec "$NS" timeout 30 python3 "$TMPD/abuse.py" >"$TMPD/abuse.out" 2>&1 &
 ABUSE=$!
 PIDS+=($ABUSE)
-sleep 2.5
+# the normal client goes once all of them are connected (the script says so, then holds them)
+wait_for "grep -q '^held' '$TMPD/abuse.out'" 15 "the abusive client to connect its 1,000"
 worst=0 fails=0
 for _ in $(seq 10); do
 	t=$(ip netns exec "$NS" curl -s -o /dev/null -w '%{http_code} %{time_total}' --max-time 3 http://127.0.0.1:9180/api/status)
 	[ "${t%% *}" = 200 ] || fails=$((fails + 1))
 	worst=$(awk -v a="$worst" -v b="${t##* }" 'BEGIN { print (b > a ? b : a) }')
-	sleep 0.2
+	sleep 0.2	# pacing: the 10 requests spread over the 6 s the connections are held
 done
 wait $ABUSE
 echo "# $(cat "$TMPD/abuse.out"); normal client: $fails failures in 10, slowest ${worst} s"

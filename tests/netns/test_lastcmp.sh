@@ -60,8 +60,7 @@ check "/compare/../api/status is not served ($t)" test "$t" = 404
 
 mkdir "$TMPD/empty"
 conf "$TMPD/empty"
-kill -HUP "$GW_PID"
-for _ in $(seq 1 60); do grep -q "reloaded" "$GW_LOG" && break; sleep 0.1; done
+gw_reload || not_ok "the reload is logged" "$(tail -3 "$GW_LOG")"
 code=$(api -o "$TMPD/err.json" -w '%{http_code}' $B/api/compare)
 check "after a reload to an empty compare_dir: 404 with a JSON error ($code $(cat "$TMPD/err.json"))" \
 	bash -c "[ $code = 404 ] && jq -e '.error | test(\"no comparison\")' '$TMPD/err.json' >/dev/null"

@@ -23,8 +23,13 @@ gw_start "$NS_R" "$TMPD/l.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"
 api() { ip netns exec "$NS_R" curl -s --max-time 3 "http://127.0.0.1:9180$1"; }
 lat() { echo "$J" | jq -r ".links[0].directions[0].latency.$1"; }
 
-sleep 3.5
-J=$(api /api/status)
+# idle: probes at 100 ms, until both targets are judged (one up, one down and losing)
+idle_seen() {
+	J=$(api /api/status)
+	[ "$(lat idle.samples)" -ge 15 ] && [ "$(echo "$J" | jq -c '[.probe.targets[].up]')" = '[true,false]' ] &&
+		[ "$(echo "$J" | jq '.probe.targets[1].lost')" -gt 0 ]
+}
+wait_for idle_seen 10 "15 idle samples, the live target up and the dead one down"
 echo "# idle: $(lat idle | jq -c '{samples, lost, p50_ms, p99_ms}') baseline $(lat baseline_ms) ms"
 check "idle: idle samples ($(lat idle.samples)), no loaded ones" \
 	bash -c "[ '$(lat idle.samples)' -ge 15 ] && [ '$(lat loaded.samples)' = 0 ]"
@@ -40,8 +45,8 @@ check "no grade without load" test "$(lat grade)" = null
 
 # the dead target comes to life: up again, and still no loss on the link
 ip -n "$NS_S" addr add 10.77.2.99/24 dev s0
-sleep 2.5
-J=$(api /api/status)
+wait_for 'J=$(api /api/status); [ "$(echo "$J" | jq -c "[.probe.targets[].up]")" = "[true,true]" ]' 10 \
+	"the target that answers again marked up"
 check "a target that answers again is marked up ($(echo "$J" | jq -c '[.probe.targets[].up]'))" \
 	bash -c "[ \"\$(echo '$J' | jq -c '[.probe.targets[].up]')\" = '[true,true]' ]"
 check "...and its silence before never counted as the link's loss (idle lost $(lat idle.lost) of $(lat idle.samples))" \
@@ -50,10 +55,10 @@ check "...and its silence before never counted as the link's loss (idle lost $(l
 # 4 TCP flows client -> server through the shaped r1 egress, 9 s
 ip netns exec "$NS_S" timeout 30 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$NS_S" 5201 || not_ok "iperf3 server listens"
 timeout 20 ip netns exec "$NS_C" iperf3 -c 10.77.2.2 -P 4 -t 9 >/dev/null 2>&1 &
 IPERF=$!
-sleep 7.5
+sleep 7.5	# a duration: the load runs 7.5 of its 9 s before the figures are read
 J=$(api /api/status)
 wait $IPERF
 echo "# loaded: $(lat loaded | jq -c '{samples, lost, p50_ms, p90_ms, p99_ms, jitter_ms}')"
@@ -100,17 +105,16 @@ check "history: the total has baseline and loaded p99 points" bash -c "echo '$H'
 # reload: a faster probe keeps the link's figures; then no probe block at all
 before=$(lat replies_total)
 conf 50ms >"$TMPD/l.conf"
-kill -HUP "$GW_PID"
-sleep 1.5
-J=$(api /api/status)
+gw_reload
+wait_for 'J=$(api /api/status); [ "$(lat replies_total)" -gt "$before" ] && [ "$(echo "$J" | jq .probe.interval_seconds)" = 0.05 ]' 5 \
+	"the restarted prober's replies at 50 ms on /api/status"
 check "reload with a changed probe block: the prober restarts, the figures stay ($before -> $(lat replies_total) replies, $(lat loaded.samples) loaded)" \
 	bash -c "[ '$(lat replies_total)' -gt '$before' ] && [ '$(lat loaded.samples)' -ge 20 ] && \
 		 [ \"\$(echo '$J' | jq '.probe.interval_seconds')\" = 0.05 ]"
 check "the daemon says so" grep -q "restarting the prober (the link's latency figures are kept)" "$GW_LOG"
 conf 50ms no-probe >"$TMPD/l.conf"
-kill -HUP "$GW_PID"
-sleep 1.2
-J=$(api /api/status)
+gw_reload
+wait_for 'J=$(api /api/status); echo "$J" | jq -e ".probe == null" >/dev/null' 5 "no probe on /api/status"
 check "reload without a probe block: probe and latency are null" \
 	bash -c "echo '$J' | jq -e '.probe == null and .links[0].directions[0].latency == null' >/dev/null"
 gw_stop
@@ -124,8 +128,10 @@ ip netns exec "$NS_R" setpriv --bounding-set -net_raw --inh-caps -net_raw \
 	"$GATEWAYD" -c "$TMPD/l.conf" >"$GW_LOG" 2>&1 &
 GW_PID=$!
 PIDS+=("$GW_PID")
-sleep 2
-J=$(api /api/status)
+wait_for 'J=$(api /api/status); jq -r .sample.last_error <<<"$J" 2>/dev/null | grep -q "not running"' 10 \
+	"last_error to say the prober is not running"
+# two more sampling passes: the time it has to (wrongly) log it again
+wait_for '[ "$(gw_seq "$NS_R")" -ge $(($(jq .sample.seq <<<"$J") + 2)) ]' 5 "two more samples"
 echo "# without permission: $(echo "$J" | jq -r .sample.last_error)"
 check "a prober without permission: the daemon still shapes" \
 	bash -c "kill -0 $GW_PID && ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'htb e000:'"

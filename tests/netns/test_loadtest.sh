@@ -56,7 +56,7 @@ SLOG=$TMPD/sink.log
 ip netns exec "$NS_S" "$GATEWAYD" --sink "10.77.2.2:$PORT" --sink "[fd77:2::2]:$PORT" 2>"$SLOG" &
 SPID=$!
 PIDS+=("$SPID")
-for _ in $(seq 50); do [ "$(grep -c listening "$SLOG")" -ge 2 ] && break; sleep 0.05; done
+wait_for '[ "$(grep -c listening "$SLOG")" -ge 2 ]' 5 "the sink to log both listeners"
 check "sink listens on IPv4 and IPv6" test "$(grep -c 'sink: listening' "$SLOG")" -eq 2
 
 # 3. the daemon shapes (its own test 1 s a phase, for SIGUSR1 below); --load-test beside it
@@ -66,7 +66,8 @@ gw_start "$NS_R" "$TMPD/daemon.conf" || { not_ok "gatewayd applies" "$(cat "$GW_
 t0=$(date +%s.%N)
 ip netns exec "$NS_R" timeout 40 "$GATEWAYD" -c "$TMPD/lt.conf" --load-test >"$TMPD/lt.out" 2>&1 &
 LT_PID=$!
-sleep 1
+# it holds the namespace's load-test lock once it printed its plan
+wait_for "grep -q '^load test: sink' '$TMPD/lt.out'" 10 "--load-test to start"
 kill -USR1 "$GW_PID"	# the daemon's own test would share the link: refused while this runs
 wait "$LT_PID"
 rc=$?
@@ -116,10 +117,9 @@ if what == "silent":
             socks.append(s)
         except OSError:
             pass
-    time.sleep(0.5)
     print(len(socks))
     sys.stdout.flush()
-    time.sleep(3.5)         # still held when the sink's header time-out (2 s) closes them
+    time.sleep(4)           # a duration: held past the sink's header time-out (2 s)
 elif what == "normal":
     # junk clients beside a normal download (IPv6), as docs/load-protocol.md says
     junk = [b"GET / HTTP/1.1\r\n\r\n", b"GWLT\x02\x01\x00\x00\x00\x00\x03\xe8",
@@ -148,11 +148,16 @@ PY
 coproc SILENT { ip netns exec "$NS_R" timeout 20 python3 "$TMPD/clients.py" 10.77.2.2 fd77:2::2 $PORT silent; }
 PIDS+=("$SILENT_PID")
 read -r -t 15 connected <&"${SILENT[0]}"
-open=$(ip netns exec "$NS_S" ss -Htn state established "( sport = :$PORT )" | wc -l)
+sink_open() { ip netns exec "$NS_S" ss -Htn state established "( sport = :$PORT )" | wc -l; }
+# the sink has accepted what it will hold (at least 100 of them)
+wait_for '[ "$(sink_open)" -ge 100 ]' 2 "the sink to accept the silent clients"
+open=$(sink_open)
 echo "# 200 silent clients: $connected connected, $open open at the sink"
 check "200 silent clients: at most 128 open at the sink ($open)" test "$open" -le 128 -a "$open" -ge 100
-sleep 2.3	# the header time-out (2 s) closes what the sink held; the clients still hold theirs
-open=$(ip netns exec "$NS_S" ss -Htn state established "( sport = :$PORT )" | wc -l)
+# the header time-out (2 s from their connect, a moment ago) closes what the sink held; the
+# clients hold theirs 4 s, so waiting at most 2.5 s sees the sink's doing alone
+wait_for '[ "$(sink_open)" -eq 0 ]' 2.5 "the sink to close the silent clients"
+open=$(sink_open)
 check "silent clients closed by the sink after its header time-out ($open open)" test "$open" -eq 0
 # (the clients end by themselves a second later)
 read -r refused magic status bytes secs < <(ip netns exec "$NS_R" timeout 20 python3 \
@@ -165,8 +170,9 @@ check "its 1 s download ends on time ($secs s)" awk -v s="${secs:-9}" 'BEGIN { e
 rss1=$(sink_rss)
 echo "# sink RSS: $rss0 kB before the hostile clients, $rss1 kB after"
 check "sink memory flat ($rss0 -> $rss1 kB)" test $((rss1 - rss0)) -le 512
+n=$(grep -c "sink: .* open" "$SLOG")
 kill -USR1 "$SPID"
-sleep 0.2
+wait_for '[ "$(grep -c "sink: .* open" "$SLOG")" -gt $n ]' 5 "the sink's counters in its log"
 grep "sink: .* open" "$SLOG" | tail -1 | sed 's/^/# /'
 check "the sink counted refusals, malformed headers and idle clients" \
 	bash -c "tail -1 '$SLOG' | grep -qE ' [1-9][0-9]* refused .* [1-9][0-9]+ malformed, [1-9][0-9]+ idle closed'"
@@ -190,19 +196,19 @@ rate_since() {	# rate_since T0 E0: echo requests a second since then
 }
 e0=$(echos)
 t0=$(date +%s.%N)
-sleep 2
+sleep 2	# a duration: the idle probe rate is counted over these 2 s
 idle_per_s=$(rate_since "$t0" "$e0")
 e0=$(echos)
 t0=$(date +%s.%N)
 kill -USR1 "$GW_PID"
 st=""
 phases=""
-for _ in $(seq 60); do
-	sleep 0.5
+lt_finished() {	# one look at /api/status: the phase seen, and has the test finished?
 	st=$(ip netns exec "$NS_R" curl -s --max-time 2 http://127.0.0.1:9180/api/status)
 	phases="$phases $(echo "$st" | jq -r 'if .loadtest.running then .loadtest.phase else empty end' 2>/dev/null)"
-	echo "$st" | jq -e '.loadtest.finished_unix_seconds != null' >/dev/null 2>&1 && break
-done
+	echo "$st" | jq -e '.loadtest.finished_unix_seconds != null' >/dev/null 2>&1
+}
+WAIT_FOR_STEP=0.5 wait_for lt_finished 30 "the daemon's load test to finish on /api/status"
 per_s=$(rate_since "$t0" "$e0")
 echo "# phases seen while running:$phases"
 echo "# echo requests at the server: $idle_per_s a second before the test, $per_s during it"
@@ -230,7 +236,7 @@ check "the daemon logged the run" grep -q "load test (SIGUSR1)" "$GW_LOG"
 # 7. iperf3 -s as the sink: the same goodput check
 ip netns exec "$NS_S" timeout 40 iperf3 -s -B 10.77.2.2 -p 5201 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$NS_S" 5201 || not_ok "iperf3 server listens"
 conf "$TMPD/iperf3.conf" "iperf3:10.77.2.2:5201" 2s
 ip netns exec "$NS_R" timeout 40 "$GATEWAYD" -c "$TMPD/iperf3.conf" --load-test >"$TMPD/ip.out" 2>&1
 rc=$?

@@ -29,11 +29,16 @@ ip -n "$NS_R" link set xp0 up
 gw_start "$NS_R" "$TMPD/p.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
 ip netns exec "$NS_S" timeout 40 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$NS_S" 5201 || not_ok "iperf3 server listens"
 # 30 s of load, bounded; the page is looked at while it runs
 ip netns exec "$NS_C" timeout 40 iperf3 -c 10.77.2.2 -P 4 -t 30 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 8	# some history for the charts
+# some history for the charts: 16 points (8 s at 500 ms) for wan and for the container
+points() {
+	ip netns exec "$NS_R" curl -s --max-time 3 "http://127.0.0.1:9180/api/history?link=$1&direction=egress" |
+		jq '.points | length' 2>/dev/null || echo 0
+}
+wait_for '[ "$(points wan)" -ge 16 ] && [ "$(points ctr:vp0)" -ge 16 ]' 20 "16 history points for wan and ctr:vp0"
 mkdir -p "$TOP/build/screenshots"
 CDP_DIRS=4 CDP_TINS=0 CDP_MIN_POINTS=10 CDP_IDLE_CLASS=1 CDP_LAT_DIRS=0 CDP_SHOT_PREFIX=status-live CDP_COMPARE_RUNS=0 \
 	timeout 120 ip netns exec "$NS_R" python3 "$TOP/tests/webui/cdp.py" "$CHROMIUM" \

@@ -48,7 +48,14 @@ RLOG=$TMPD/reflect.log
 ip netns exec "$NS_S" "$GATEWAYD" --reflect "[::]:$PORT" 2>"$RLOG" &
 RPID=$!
 PIDS+=("$RPID")
-for _ in $(seq 50); do grep -q "answering" "$RLOG" && break; sleep 0.05; done
+wait_for "grep -q answering '$RLOG'" 5 "the reflector to log that it answers"
+# refl_stats: SIGUSR1 the reflector and wait until it logged its counters ("reflect: answered ...")
+refl_stats() {
+	local n
+	n=$(grep -c "^reflect: answered" "$RLOG")
+	kill -USR1 "$RPID"
+	wait_for '[ "$(grep -c "^reflect: answered" "$RLOG")" -gt '"$n"' ]' 5 "the reflector's counters in its log"
+}
 check "reflector starts on [::]:$PORT" grep -q "answering probes on \[::\]:$PORT" "$RLOG"
 
 # 1. every method and family through the router, 100 probes each, all answered, kernel stamps
@@ -87,7 +94,7 @@ for m in icmp udp; do
 	conf "$TMPD/route-$m.conf" "$m" 20ms 100ms 10.77.2.2 fd77:2::2
 	ip netns exec "$NS_C" timeout 20 "$GATEWAYD" -c "$TMPD/route-$m.conf" --probe 100 >"$TMPD/route-$m.out" 2>&1 &
 	RP1=$!
-	for _ in $(seq 100); do grep -q "^fd77:2::2 seq=.* lost=1" "$TMPD/route-$m.out" && break; sleep 0.05; done
+	wait_for "grep -q '^fd77:2::2 seq=.* lost=1' '$TMPD/route-$m.out'" 5 "a lost probe to fd77:2::2 ($m)"
 	ip -n "$NS_C" route add default via 10.77.1.1
 	ip -n "$NS_C" -6 route add default via fd77:1::1
 	wait $RP1
@@ -142,17 +149,14 @@ while time.time() < end:
             s.sendto(pkt, ('10.77.2.2', 9))
         except OSError:
             pass
-    time.sleep(0.01)
+    time.sleep(0.01)    # pacing: 10 datagrams every 10 ms
 EOF
 conf "$TMPD/bloat.conf" icmp 100ms 2s 10.77.2.2
 ip netns exec "$NS_C" timeout 30 python3 "$TMPD/bloat.py" 25 &
 FP=$!
 # until the fifo stands (50 packets or more queued), 10 s at most
-for _ in $(seq 100); do
-	b=$(ip netns exec "$NS_C" tc -s qdisc show dev c0 | sed -nE 's/.*backlog [0-9]+b ([0-9]+)p.*/\1/p' | sort -n | tail -n 1)
-	[ "${b:-0}" -ge 50 ] && break
-	sleep 0.1
-done
+backlog() { ip netns exec "$NS_C" tc -s qdisc show dev c0 | sed -nE 's/.*backlog [0-9]+b ([0-9]+)p.*/\1/p' | sort -n | tail -n 1; }
+wait_for 'b=$(backlog); [ "${b:-0}" -ge 50 ]' 10 "50 packets queued in c0's fifo"
 echo "# the fifo holds ${b:-0} packets"
 ip netns exec "$NS_C" timeout 20 "$GATEWAYD" -c "$TMPD/bloat.conf" --probe 20 >"$TMPD/bloat.out" 2>&1 &
 BP=$!
@@ -173,15 +177,11 @@ conf "$TMPD/health.conf" icmp 20ms 200ms 10.77.2.2 10.77.2.3
 ip netns exec "$NS_C" timeout 30 "$GATEWAYD" -c "$TMPD/health.conf" --probe 250 >"$TMPD/health.out" 2>&1 &
 HP=$!
 # wait_line RE: until the prober has printed a line matching RE (10 s at most)
-wait_line() {
-	local i
-	for i in $(seq 200); do grep -q "$1" "$TMPD/health.out" && return 0; sleep 0.05; done
-	return 1
-}
+wait_line() { wait_for "grep -q '$1' '$TMPD/health.out'" 10 "the prober to print $1"; }
 wait_line '^10.77.2.3 seq=.* lost=1 ' || not_ok "silent target: no sample while silent"
 ip -n "$NS_S" addr add 10.77.2.3/24 dev s0
 wait_line '^10.77.2.3 seq=.* lost=0 .* up=1' || not_ok "silent target: never answered"
-sleep 0.5
+sleep 0.5	# a duration: the target answers for half a second more, then goes silent again
 ip -n "$NS_S" addr del 10.77.2.3/24 dev s0
 wait $HP
 check "health run exits 0" test $? -eq 0
@@ -219,14 +219,13 @@ for j in junk:
         pass
 print(answered)
 EOF
-kill -USR1 "$RPID"; sleep 0.2
+refl_stats
 before=$(grep -c "^reflect: answered" "$RLOG")
 for a in 10.77.2.2 fd77:2::2; do
 	n=$(ip netns exec "$NS_C" timeout 10 python3 "$TMPD/junk.py" "$a" "$PORT")
 	check "reflector answers none of 10 malformed packets over $a" test "$n" = 0
 done
-kill -USR1 "$RPID"
-for _ in $(seq 20); do [ "$(grep -c '^reflect: answered' "$RLOG")" -gt "$before" ] && break; sleep 0.05; done
+refl_stats
 line=$(grep "^reflect: answered" "$RLOG" | tail -1)
 echo "# $line"
 # per family: 3 too short, 2 too long, 2 bad magic, 1 bad version, 2 not a request
@@ -262,7 +261,7 @@ rss() { awk '/VmRSS/ { print $2 }' "/proc/$RPID/status"; }
 r0=$(rss)
 sent=$(ip netns exec "$NS_C" timeout 20 python3 "$TMPD/flood.py" 10.77.2.2 "$PORT" 2)
 r1=$(rss)
-kill -USR1 "$RPID"; sleep 0.2
+refl_stats
 echo "# flood: $sent datagrams in 2 s; reflector RSS $r0 kB before, $r1 kB after"
 echo "# $(grep '^reflect: answered' "$RLOG" | tail -1)"
 check "reflector RSS flat under the flood (+$((r1 - r0)) kB, < 512)" test $((r1 - r0)) -lt 512

@@ -19,9 +19,10 @@ conf "$TMPD/b.conf" 25mbit
 cp "$TMPD/a.conf" "$TMPD/run.conf"
 gw_start "$NS_R" "$TMPD/run.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
 api() { ip netns exec "$NS_R" curl -s --max-time 3 "http://127.0.0.1:9180$1"; }
-# The same 8 s load twice: once left alone, once with 100 SIGHUPs alternating a and b (bulk at
+# The same 8 s load twice: once left alone, once with 100 reloads alternating a and b (bulk at
 # 30 or 25 mbit; its ceil, the link's 50, is what the flows get either way). Reloads must cost
-# no goodput (within 5%) and no drops beyond what the shaper drops anyway.
+# no goodput (within 5%) and no drops beyond what the shaper drops anyway. Each SIGHUP waits
+# for the daemon to log its reload before the next: two sent close together would merge.
 class_bytes() {	# the kernel's byte counter of class e000:1N
 	ip netns exec "$NS_R" tc -s class show dev r1 | grep -A1 "class htb e000:1$1 " |
 		sed -n 's/.*Sent \([0-9]*\) bytes.*/\1/p'
@@ -33,15 +34,17 @@ load() {	# load RELOADS: prints "goodput drops monotonic"
 	local drops0 mono=1 prev=0 b
 	ip netns exec "$NS_S" timeout 30 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
 	PIDS+=($!)
-	sleep 0.3
+	wait_listening "$NS_S" 5201 >&2
 	drops0=$(root_drops)
 	ip netns exec "$NS_C" timeout 30 iperf3 -c 10.77.2.2 -P 4 -t 8 -J >"$TMPD/iperf.json" 2>&1 &
 	local ip=$!
-	sleep 0.5
+	# the flows under way: 1 MB through the bulk class
+	local b0
+	b0=$(class_bytes 1)
+	wait_for '[ "$(class_bytes 1)" -gt $((b0 + 1000000)) ]' 5 "1 MB more through the bulk class" >&2
 	for i in $(seq 1 "$1"); do
 		if [ $((i % 2)) -eq 1 ]; then cp "$TMPD/b.conf" "$TMPD/run.conf"; else cp "$TMPD/a.conf" "$TMPD/run.conf"; fi
-		kill -HUP "$GW_PID"
-		sleep 0.07
+		gw_reload >&2	# (each takes ~0.1 s: the 100 span the 8 s load)
 		b=$(class_bytes 1)
 		[ "${b:-0}" -ge "$prev" ] || mono=0
 		prev=${b:-0}
@@ -70,8 +73,9 @@ check "the last config's rate is in the kernel (bulk 30Mbit)" \
 # an invalid config: nothing changes, and /api/status says why
 tree_before=$(tree "$NS_R" r1 | sed -E 's/ (Sent|backlog|lended|tokens|ctokens) .*//')
 printf 'links = ( { name = "wan"; interface = "r1";\n  egress = { shaper = "htb"; rate = "fast"; }; } );\n' >"$TMPD/run.conf"
-kill -HUP "$GW_PID"
-sleep 1.2
+gw_reload
+# the refusal is on /api/status from the next sample on
+gw_samples "$NS_R" 1
 check "an invalid config on SIGHUP: the daemon keeps running" kill -0 "$GW_PID"
 check "... the tree is unchanged" test "$(tree "$NS_R" r1 | sed -E 's/ (Sent|backlog|lended|tokens|ctokens) .*//')" = "$tree_before"
 check "... the log has FILE:LINE: message" grep -q "reload: .*run.conf:2: " "$GW_LOG"
@@ -81,8 +85,8 @@ check "... /api/status says the last reload failed" \
 # a class added, then one removed: one by one, every other class keeps its queue and counter
 bulk_before=$(class_bytes 1)
 conf "$TMPD/run.conf" 30mbit ', { name = "new"; rate = "5mbit"; child = { kind = "fifo"; }; }'
-kill -HUP "$GW_PID"
-sleep 0.7
+gw_reload
+gw_samples "$NS_R" 1	# /api/status shows it from the next sample on
 check "a class added: created alone (the log says so)" grep -q "in place, the rest kept: 0 changed, 2 created" "$GW_LOG"
 check "... it is in the kernel" \
 	bash -c "ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:12 .*rate 5Mbit'"
@@ -99,8 +103,8 @@ links = ( { name = "wan"; interface = "r1";
     { name = "new"; rate = "5mbit"; child = { kind = "fifo"; }; } ); }; } );
 CONF
 bulk_before=$(class_bytes 1)
-kill -HUP "$GW_PID"
-sleep 0.7
+gw_reload
+gw_samples "$NS_R" 1	# /api/status shows it from the next sample on
 check "a class removed: deleted alone, the others keep their handles" \
 	bash -c "! ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:10 ' && ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:11 .*rate 30Mbit' && ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:12 .*rate 5Mbit'"
 check "... bulk's counter went on ($bulk_before -> $(class_bytes 1) bytes)" test "$(class_bytes 1)" -ge "$bulk_before"
@@ -109,13 +113,11 @@ check "... /api/status follows: bulk and new" \
 	bash -c "ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180/api/status | jq -e '[.links[0].directions[0].classes[].name] == [\"bulk\", \"new\"]' >/dev/null"
 # back to the first config: 'other' comes back as a new class on a slot not used a moment ago
 conf "$TMPD/run.conf" 30mbit
-kill -HUP "$GW_PID"
-sleep 0.7
+gw_reload
 # a knob removed: a change would keep the old value, so that queue alone is replaced
 bulk_before=$(class_bytes 1)
 sed -i 's/child = { kind = "fifo"; limit = 100; }/child = { kind = "fifo"; }/' "$TMPD/run.conf"
-kill -HUP "$GW_PID"
-sleep 0.7
+gw_reload
 check "a knob removed: the kernel's default comes back (pfifo limit 1000)" \
 	bash -c "ip netns exec $NS_R tc qdisc show dev r1 | grep -qE 'pfifo [0-9a-f]+: parent e000:[0-9a-f]+ limit 1000p'"
 check "... by replacing that queue alone, no rebuild" \
@@ -129,8 +131,7 @@ links = ( { name = "wan"; interface = "r1";
   egress = { shaper = "htb"; rate = "50mbit"; classes = (
     { name = "other"; rate = "10mbit"; default = true; child = { kind = "fifo"; }; } ); }; } );
 CONF
-kill -HUP "$GW_PID"
-sleep 0.7
+gw_reload
 check "a class removed and the default moved: the tree recreated, no reload refused" \
 	bash -c "grep -q '1 trees recreated' '$GW_LOG' && ! grep -q 'reload: .*refused' '$GW_LOG'"
 check "... the kernel has one class, the default" \

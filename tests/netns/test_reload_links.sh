@@ -47,19 +47,20 @@ monotonic() {
 }
 # run RELOADS: 7 s of 4 flows; with RELOADS=1, SIGHUPs at 1.5 s (add lan), 3.5 s (remove lan)
 # and 5 s (other's leaf kind) while wan's counters are read every 50 ms. Prints "drops".
-at() {	# at MS: wait until MS milliseconds after t0
-	while [ $(( (${EPOCHREALTIME/./} - t0) / 1000 )) -lt "$1" ]; do sleep 0.02; done
+at() {	# at MS: the schedule of the run: wait until MS milliseconds after t0
+	WAIT_FOR_STEP=0.02 wait_for '[ $(( (${EPOCHREALTIME/./} - t0) / 1000 )) -ge '"$1"' ]' 20 "$1 ms into the run"
 }
 run() {
 	local drops0 reader
 	ip netns exec "$NS_S" timeout 20 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
 	PIDS+=($!)
-	sleep 0.3
+	wait_listening "$NS_S" 5201 >&2
 	drops0=$(root_drops)
 	ip netns exec "$NS_C" timeout 20 iperf3 -c 10.77.2.2 -P 4 -t 7 >/dev/null 2>&1 &
 	local ip=$!
 	t0=${EPOCHREALTIME/./}
 	# wan's counters, read from the side as fast as the machine allows
+	# (the sleep paces the reader)
 	( while kill -0 $ip 2>/dev/null; do counters; sleep 0.01; done ) >"$TMPD/counters.$1" &
 	reader=$!
 	PIDS+=($reader)
@@ -68,19 +69,19 @@ run() {
 		date +%s.%N >"$TMPD/t.reload"
 		tree "$NS_R" r1 | nostats >"$TMPD/wan.before"
 		cp "$TMPD/two.conf" "$TMPD/run.conf"
-		kill -HUP "$GW_PID"
+		gw_reload >&2
 		at 3000
 		tree "$NS_R" r0 | nostats >"$TMPD/lan.added"
 		tree "$NS_R" "$IFB" | nostats >"$TMPD/ifb.added"
 		ip -n "$NS_R" -o link show "$IFB" >"$TMPD/ifb.link" 2>&1
 		api /api/status >"$TMPD/status.two"
 		cp "$TMPD/one.conf" "$TMPD/run.conf"
-		kill -HUP "$GW_PID"
+		gw_reload >&2
 		at 4500
 		tree "$NS_R" r1 | nostats >"$TMPD/wan.after"
 		ip netns exec "$NS_R" tc qdisc show dev r1 >"$TMPD/qd.before"
 		cp "$TMPD/kind.conf" "$TMPD/run.conf"
-		kill -HUP "$GW_PID"
+		gw_reload >&2
 		at 5500
 		ip netns exec "$NS_R" tc qdisc show dev r1 >"$TMPD/qd.after"
 	fi
@@ -134,11 +135,10 @@ check "wan's history kept its busy points from before the reloads (${pts:-0})" t
 ip -n "$NS_R" link add x0 type veth peer name x1 && ip -n "$NS_R" link set x0 up &&
 	ip -n "$NS_R" link set x1 up
 cp "$TMPD/two.conf" "$TMPD/run.conf"
-kill -HUP "$GW_PID"
-sleep 0.8
+gw_reload
 ip netns exec "$NS_S" timeout 10 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$NS_S" 5201 || not_ok "iperf3 server listens"
 ip netns exec "$NS_C" timeout 10 iperf3 -c 10.77.2.2 -t 1 >/dev/null 2>&1
 lan_bytes() {	# the root byte counters of r0 and of lan's ifb
 	for d in r0 "$IFB"; do
@@ -149,8 +149,7 @@ lan0=$(lan_bytes)
 lan_tree=$( (tree "$NS_R" r0; tree "$NS_R" "$IFB") | nostats)
 sed 's/default = true; child = { kind = "fifo"; limit = 8; }/child = { kind = "fifo"; limit = 8; }/; s/name = "other"; rate = "10mbit";/name = "other"; rate = "10mbit"; default = true;/' \
 	"$TMPD/two.conf" >"$TMPD/run.conf"
-kill -HUP "$GW_PID"
-sleep 0.8
+gw_reload
 lan1=$(lan_bytes)
 echo "# lan's root counters (r0, ifb) before and after wan's tree was recreated: $lan0/ $lan1"
 check "a new default class: wan's tree alone recreated (the log says 1 tree)" \
@@ -173,8 +172,8 @@ if ip netns exec "$NS_R" tc qdisc add dev x1 root fq_codel 2>/dev/null; then
 else
 	sed 's/rate = "40mbit"; child/rate = "35mbit"; child/; s/^links = (\(.*\)$/links = ( '"$(echo "$dmz" | tr '\n' ' ')"', \1/' \
 		"$TMPD/good.conf" >"$TMPD/run.conf"
-	kill -HUP "$GW_PID"
-	sleep 1
+	gw_reload
+	gw_samples "$NS_R" 1	# /api/status carries the refusal from the next sample on
 	check "a reload the kernel refuses: the log names the refused object and the kernel's words" \
 		grep -q "reload: link 'dmz' egress qdisc of class q on x0: the kernel refused .*fq_codel.*; still running the previous config" "$GW_LOG"
 	check "... every running object is back as it was (wan's bulk at 40Mbit again), nothing on x0" \
@@ -198,8 +197,7 @@ w0=$(wan_root)
 sed 's/^\(  egress = { shaper = "htb"; rate = "50mbit"; classes = (\)$/  ingress = { shaper = "tbf"; rate = "60mbit"; ifb = "'$IFW'"; child = { kind = "fifo"; }; };\n\1/' \
 	"$TMPD/good.conf" >"$TMPD/run.conf"
 grep -q "ifb = \"$IFW\"" "$TMPD/run.conf" || not_ok "test config with wan's ingress"
-kill -HUP "$GW_PID"
-sleep 0.8
+gw_reload
 check "wan gains ingress: done in place (the log says link wan changed)" grep -q "link wan changed; 0 changed, 4 created, 0 deleted" "$GW_LOG"
 check "... its ifb has the tbf, r1 the hook" \
 	bash -c "ip netns exec $NS_R tc qdisc show dev $IFW | grep -q 'tbf e000: root' && ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'ingress ffff:'"
@@ -207,8 +205,7 @@ check "... wan's egress is the same objects, its counter went on ($w0 -> $(wan_r
 	bash -c "[ \"\$1\" = \"\$2\" ] && [ \"\$4\" -ge \"\$3\" ] && [ \"\$3\" -gt 0 ]" _ "$egress_tree" \
 	"$(egress_r1)" "$w0" "$(wan_root)"
 cp "$TMPD/good.conf" "$TMPD/run.conf"
-kill -HUP "$GW_PID"
-sleep 0.8
+gw_reload
 check "wan loses ingress: the hook and the ifb gone, the egress the same objects ($(wan_root) bytes)" \
 	bash -c "! ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'ingress ffff:' && ! ip -n $NS_R link show $IFW >/dev/null 2>&1 && [ \"\$1\" = \"\$2\" ] && [ \"\$3\" -ge $w0 ]" _ \
 	"$egress_tree" "$(egress_r1)" "$(wan_root)"

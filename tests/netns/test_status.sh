@@ -15,7 +15,8 @@ links = ( { name = "wan"; interface = "r1";
 CONF
 gw_start "$NS_R" "$TMPD/s.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
 api() { ip netns exec "$NS_R" curl -s --max-time 3 "http://127.0.0.1:9180$1"; }
-sleep 1
+# two samples taken: the first idle rate is computed
+wait_for '[ "$(gw_seq "$NS_R")" -ge 2 ]' 5 "two samples on /api/status"
 check "/healthz answers ok" bash -c "[ \"\$(ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180/healthz)\" = ok ]"
 J=$(api /api/status)
 check "idle: the direction reads not saturated, accuracy null" \
@@ -24,14 +25,14 @@ check "idle: the direction reads not saturated, accuracy null" \
 # a saturating load: 4 TCP flows, 6 s; sample /api/status every 0.5 s meanwhile
 ip netns exec "$NS_S" timeout 30 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$NS_S" 5201 || not_ok "iperf3 server listens"
 timeout 20 ip netns exec "$NS_C" iperf3 -c 10.77.2.2 -P 4 -t 6 -O 2 -J >"$TMPD/iperf.json" 2>&1 &
 IPERF=$!
-sleep 2.5	# past slow start and iperf3's omitted seconds
+sleep 2.5	# a duration: past slow start and iperf3's omitted seconds
 : >"$TMPD/samples"
 for _ in $(seq 1 7); do
 	api /api/status | jq -c '.links[0].directions[0].total | [.saturated, .achieved_bits_per_second, .accuracy]' >>"$TMPD/samples"
-	sleep 0.5
+	sleep 0.5	# pacing: one look per sampling interval over the load
 done
 wait $IPERF
 goodput=$(jq -r '.end.sum_received.bits_per_second // 0' "$TMPD/iperf.json")
@@ -49,9 +50,9 @@ check "accuracy (achieved / 40 mbit) between 0.97 and 1.02" \
 # drops: a UDP flood into the 30-packet fifo, then compare with tc once all is quiet
 ip netns exec "$NS_S" timeout 20 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$NS_S" 5201 || not_ok "iperf3 server listens"
 timeout 15 ip netns exec "$NS_C" iperf3 -c 10.77.2.2 -u -b 80M -t 2 >/dev/null 2>&1
-sleep 1.2	# two sampling intervals with nothing moving
+gw_samples "$NS_R" 2	# two samples with nothing moving
 J=$(api /api/status)
 Q=$(ip netns exec "$NS_R" tc -s -j qdisc show dev r1)
 C=$(ip netns exec "$NS_R" tc -s class show dev r1)

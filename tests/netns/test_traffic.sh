@@ -8,7 +8,7 @@
 topo_chain || { not_ok "topology"; exit 1; }
 ip netns exec "$NS_S" timeout 120 iperf3 -s -B 10.77.2.2 -p 5201 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$NS_S" 5201 || not_ok "iperf3 server listens"
 
 measure() {	# measure NAME SHAPER RATE_MBIT [child]
 	local name=$1 shaper=$2 mbit=$3 child=${4:-fifo} out bps ratio
@@ -46,7 +46,7 @@ CONF
 gw_start "$NS_R" "$TMPD/v6.conf"
 ip netns exec "$NS_S" timeout 30 iperf3 -s -B fd77:2::2 -p 5202 -1 >/dev/null 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$NS_S" 5202 || not_ok "iperf3 server listens"
 bps=$(timeout 30 ip netns exec "$NS_C" iperf3 -c fd77:2::2 -p 5202 -P 2 -t 4 -O 1 -J 2>/dev/null |
 	jq -r '.end.sum_received.bits_per_second // 0')
 gw_stop

@@ -6,16 +6,7 @@ SD_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # GW_UNIT: a variant of the unit to run the tests against (e.g. to see a check fail)
 UNIT=${GW_UNIT:-$TOP/systemd/gatewayd.service}
 
-# wait_for SECONDS CMD...: poll CMD every 50 ms until it succeeds, for at most SECONDS.
-wait_for() {
-	local i n=$(($1 * 20))
-	shift
-	for ((i = 0; i < n; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	return 1
-}
+# (wait_for CONDITION TIMEOUT comes with the netns helpers)
 
 # listener_start [--on-ready CMD]: a notify socket at $NL_SOCK (in $NL_DIR), datagrams logged
 # to $NL_LOG (JSON lines); returns once the socket is bound, so no datagram can be lost.
@@ -30,7 +21,7 @@ listener_start() {
 	python3 "$SD_HERE/notify_listener.py" "$NL_SOCK" "$NL_LOG" --bound "$TMPD/notify$NL_N.bound" \
 		--on-ready-out "$NL_READY_OUT" --timeout 120 "$@" &
 	PIDS+=($!)
-	wait_for 10 test -e "$TMPD/notify$NL_N.bound"
+	wait_for "test -e '$TMPD/notify$NL_N.bound'" 10
 }
 
 # nl_count LINE: how many datagrams so far carry LINE (e.g. WATCHDOG=1) as one of their lines.
@@ -80,7 +71,7 @@ daemon_exited() {
 # did not exit, after which it is killed).
 daemon_stop() {
 	kill -TERM "$GW_PID" 2>/dev/null
-	if ! wait_for 10 daemon_exited; then
+	if ! wait_for daemon_exited 10; then
 		kill -KILL "$GW_PID" 2>/dev/null
 		wait "$GW_PID" 2>/dev/null
 		return 124

@@ -40,9 +40,9 @@ listener_start --on-ready "ip netns exec $NS tc qdisc show dev v0; ip -n $NS -br
 	{ not_ok "notify listener is bound"; exit 1; }
 daemon_start self ip netns exec "$NS" bash "$SD_HERE/sandbox.sh" "$UNIT" "$SB_UID" "$SB" -- \
 	"$SB/gatewayd" -c "$SB/gatewayd.conf"
-check "READY=1 arrives from the sandboxed daemon" wait_for 10 nl_has READY=1
+check "READY=1 arrives from the sandboxed daemon" wait_for "nl_has READY=1" 10
 ready_saw_tree() {
-	wait_for 5 test -s "$NL_READY_OUT" &&
+	wait_for 'test -s "$NL_READY_OUT"' 5 &&
 		grep -q '^qdisc htb e000: root' "$NL_READY_OUT" && grep -q "^$IFB " "$NL_READY_OUT"
 }
 check "it built the tree and created the ifb with the unit's capabilities" ready_saw_tree
@@ -58,20 +58,19 @@ check "its capabilities: CAP_NET_ADMIN and CAP_NET_RAW only (effective, permitte
 check "no_new_privs and a seccomp filter" test "$(field NoNewPrivs)$(field Seccomp)" = 12
 page() { [ "$(ip netns exec "$NS" curl -s -m 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:9180/api/status)" = 200 ]; }
 check "the status page answers (AF_INET allowed)" page
-sleep 2
-check "STATUS lines keep coming" test "$(nl_status | grep -c '^STATUS=wan egress htb')" -ge 1
-check "WATCHDOG=1 keeps coming" test "$(nl_count WATCHDOG=1)" -ge 3
+check "STATUS lines keep coming" wait_for '[ "$(nl_status | grep -c "^STATUS=wan egress htb")" -ge 1 ]' 5
+check "WATCHDOG=1 keeps coming" wait_for '[ "$(nl_count WATCHDOG=1)" -ge 3 ]' 5
 # ExecReload=: a new ingress rate, read and applied from inside the sandbox (the kind probe of the
 # reload is skipped the same way)
 sed -i 's/rate = "50mbit"/rate = "40mbit"/' "$SB/gatewayd.conf"
 kill -HUP "$GW_PID"
 ifb_at_40() { ip netns exec "$NS" tc qdisc show dev "$IFB" | grep -q '^qdisc tbf e000: root .*rate 40Mbit'; }
-check "SIGHUP: RELOADING=1, then READY=1" wait_for 5 nl_after RELOADING=1 READY=1
-check "SIGHUP: the new rate is in the kernel" wait_for 5 ifb_at_40
+check "SIGHUP: RELOADING=1, then READY=1" wait_for "nl_after RELOADING=1 READY=1" 5
+check "SIGHUP: the new rate is in the kernel" wait_for ifb_at_40 5
 check "SIGHUP: the log says reloaded" grep -q "reloaded $SB/gatewayd.conf" "$GW_LOG"
 daemon_stop
 check "SIGTERM: exit status 0" test $? -eq 0
-check "STOPPING=1 sent" wait_for 5 nl_has STOPPING=1
+check "STOPPING=1 sent" wait_for "nl_has STOPPING=1" 5
 check "the tree and the ifb are gone" tree_gone
 check "the log has no error (nothing the sandbox refused)" \
 	bash -c "! grep -E 'error|not permitted|denied' '$GW_LOG'"

@@ -59,7 +59,7 @@ check "systemd-analyze verify: the unit as shipped, nothing but a missing binary
 
 # --- (c) the notify handshake ---
 ready_saw_tree() {
-	wait_for 5 test -s "$NL_READY_OUT" &&
+	wait_for 'test -s "$NL_READY_OUT"' 5 &&
 		grep -q '^qdisc htb e000: root' "$NL_READY_OUT" && grep -q "^$IFB " "$NL_READY_OUT"
 }
 ready_status() { nl_status | grep -qE '^STATUS=shaping 1 link, [0-9]+ objects$'; }
@@ -74,23 +74,23 @@ check "ExecStartPre's --check accepts the config" check_ok
 listener_start --on-ready "ip netns exec $NS tc qdisc show dev v0; ip -n $NS -br link show $IFB" ||
 	{ not_ok "notify listener is bound"; exit 1; }
 daemon_start self ip netns exec "$NS" "$GATEWAYD" -c "$CONF"
-check "READY=1 arrives" wait_for 10 nl_has READY=1
+check "READY=1 arrives" wait_for "nl_has READY=1" 10
 check "the tree was in when READY=1 arrived (htb e000: on v0, the ifb exists)" ready_saw_tree
 check "READY=1 comes with STATUS=shaping 1 link, N objects" ready_status
 # a 1 s sampling interval and WATCHDOG_USEC=1s: a STATUS line a second, WATCHDOG=1 twice a second
-sleep 4
+sleep 4	# a duration: the watchdog's rate is counted over 3 s of these
 N_WD=$(nl_count_after WATCHDOG=1 READY=1 0.25 3.25)
 check "WATCHDOG=1 about twice per second (WATCHDOG_USEC=1s): $N_WD in 3 s" test "$N_WD" -ge 5 -a "$N_WD" -le 7
 check "STATUS lines name the link, its directions, shapers and rates" status_names_link
 # ExecReload=: SIGHUP, the same config
-kill -HUP "$GW_PID"
+gw_reload || not_ok "the reload is logged" "$(tail -3 "$GW_LOG")"
 reloading_with_time() { jq -r .msg "$NL_LOG" | grep -qzE 'RELOADING=1'$'\n''MONOTONIC_USEC=[0-9]+'; }
-check "SIGHUP: RELOADING=1 with MONOTONIC_USEC=" wait_for 5 reloading_with_time
-check "SIGHUP: then READY=1 again" wait_for 5 nl_after RELOADING=1 READY=1
+check "SIGHUP: RELOADING=1 with MONOTONIC_USEC=" wait_for reloading_with_time 5
+check "SIGHUP: then READY=1 again" wait_for "nl_after RELOADING=1 READY=1" 5
 check "nothing says STOPPING=1 before the SIGTERM" test "$(nl_count STOPPING=1)" -eq 0
 daemon_stop
 check "SIGTERM: exit status 0" test $? -eq 0
-check "STOPPING=1 arrives after SIGTERM" wait_for 5 nl_has STOPPING=1
+check "STOPPING=1 arrives after SIGTERM" wait_for "nl_has STOPPING=1" 5
 check "every datagram comes from the main pid (NotifyAccess=main drops the rest)" from_main_pid
 check "SIGTERM: the tree and the ifb are gone" tree_gone
 check "log: everything gatewayd created was removed" grep -q "removed everything gatewayd created" "$GW_LOG"
@@ -98,12 +98,12 @@ check "log: everything gatewayd created was removed" grep -q "removed everything
 # WATCHDOG_PID naming another process: that watchdog is not gatewayd's to feed
 listener_start || { not_ok "second notify listener is bound"; exit 1; }
 daemon_start 1 ip netns exec "$NS" "$GATEWAYD" -c "$CONF"
-check "WATCHDOG_PID=1: READY=1 still arrives" wait_for 10 nl_has READY=1
-sleep 2.5
-check "WATCHDOG_PID=1: no WATCHDOG=1 at all" test "$(nl_count WATCHDOG=1)" -eq 0
+check "WATCHDOG_PID=1: READY=1 still arrives" wait_for "nl_has READY=1" 10
+# two STATUS lines (two sampling passes, 2 s) are the time a watchdog ping had to show up
 check "WATCHDOG_PID=1: the loop runs all the same (STATUS lines keep coming)" \
-	test "$(nl_status | grep -c '^STATUS=wan ')" -ge 2
+	wait_for '[ "$(nl_status | grep -c "^STATUS=wan ")" -ge 2 ]' 5
+check "WATCHDOG_PID=1: no WATCHDOG=1 at all" test "$(nl_count WATCHDOG=1)" -eq 0
 daemon_stop
 check "WATCHDOG_PID=1: exit 0 on SIGTERM" test $? -eq 0
-check "WATCHDOG_PID=1: STOPPING=1 sent" wait_for 5 nl_has STOPPING=1
+check "WATCHDOG_PID=1: STOPPING=1 sent" wait_for "nl_has STOPPING=1" 5
 check "WATCHDOG_PID=1: nothing left behind" tree_gone

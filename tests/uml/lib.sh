@@ -1,5 +1,5 @@
 # tests/uml/lib.sh: helpers for scripts that uml-run runs inside the guest. Source it:
-#   . "$UML_LIB"          (uml-init.sh exports UML_LIB; or source tests/uml/lib.sh by path)
+#   . "$UML_LIB"          (uml-run passes UML_LIB; or source tests/uml/lib.sh by path)
 # The guest is a private kernel, so the fixed namespace names below cannot collide with
 # another run or with the host; addresses 10.77.x exist only inside these namespaces.
 # shellcheck shell=bash
@@ -13,6 +13,11 @@ UML_IP_R1=10.77.2.1
 UML_IP_S=10.77.2.2
 
 uml_fails=0
+
+# wait_for CONDITION TIMEOUT [WHAT]: poll every 0.1 s here (one exec costs ~0.15 s in UML).
+. "$(dirname "${BASH_SOURCE[0]}")/../wait_for.sh"
+# shellcheck disable=SC2034  # read by wait_for
+WAIT_FOR_STEP=0.1
 
 # ---- reporting: the lines tests/run counts ---------------------------------------------
 ok() { echo "ok - $1"; }
@@ -37,6 +42,43 @@ in_ns() {
 	if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi
 }
 
+# uml_guest_begin GATEWAYD [no-topology]: how a guest script starts: GW (the gatewayd binary
+# its host side passed), T (a scratch directory), a not_ok for each wanted module that did not
+# load, and the topology below (unless no-topology). Exits the script when that fails.
+uml_guest_begin() {
+	GW=${1:?gatewayd binary}
+	T=$(mktemp -d)
+	[ -z "${UML_MODULES_FAILED:-}" ] || not_ok "guest modules" "not loaded: $UML_MODULES_FAILED"
+	[ "${2:-}" = no-topology ] && return 0
+	uml_topology || { not_ok "topology" "uml_topology failed"; exit 1; }
+}
+
+# uml_gw_start CONF [NS]: gatewayd -c CONF in NS (the router's), its log in $T/log; waits (30 s)
+# until it logged "applied and verified". Sets GWPID. On failure prints the log as a comment.
+uml_gw_start() {
+	# emptied here, not by the background shell's redirection: a look before that would read
+	# the previous daemon's "applied and verified"
+	: >"$T/log"
+	ip netns exec "${2:-$UML_NS_R}" "$GW" -c "$1" >>"$T/log" 2>&1 &
+	GWPID=$!
+	# builtins only in the condition: an exec costs ~0.15 s here
+	wait_for '[[ $(<"$T/log") == *"applied and verified"* ]] || ! kill -0 $GWPID 2>/dev/null' 30 \
+		"gatewayd to log 'applied and verified'" &&
+		[[ $(<"$T/log") == *"applied and verified"* ]] && return 0
+	echo "# $(cat "$T/log")"
+	return 1
+}
+# uml_gw_stop: SIGTERM and wait for it.
+uml_gw_stop() {
+	kill -TERM $GWPID
+	wait $GWPID
+}
+
+# uml_listening NS PORT [udp]: something in NS listens on PORT (TCP, or UDP).
+uml_listening() { [[ $(ip netns exec "$1" ss -Hln"$([ "${3:-}" = udp ] && echo u || echo t)" "sport = :$2") ]]; }
+# uml_wait_listening NS PORT [udp]: wait (5 s) until it does.
+uml_wait_listening() { wait_for "uml_listening $1 $2 ${3:-}" 5 "a listener on port $2 in $1"; }
+
 # ---- topology ----------------------------------------------------------------------------
 # client (gwc) c0 --- r0 router (gwr) r1 --- s0 server (gws). Link names are never a, b or x:
 # `ip link add a type veth` parses "a" as "address".
@@ -50,12 +92,7 @@ uml_topology() {
 		link add c0 netns $UML_NS_C type veth peer name r0 netns $UML_NS_R
 		link add r1 netns $UML_NS_R type veth peer name s0 netns $UML_NS_S
 	EOF
-	ip -n $UML_NS_C -b - <<-EOF || return 1
-		link set lo up
-		addr add $UML_IP_C/24 dev c0
-		link set c0 up
-		route add default via $UML_IP_R0
-	EOF
+	uml_end_host $UML_NS_C c0 $UML_IP_C $UML_IP_R0 || return 1
 	ip -n $UML_NS_R -b - <<-EOF || return 1
 		link set lo up
 		addr add $UML_IP_R0/24 dev r0
@@ -63,15 +100,21 @@ uml_topology() {
 		link set r0 up
 		link set r1 up
 	EOF
-	ip -n $UML_NS_S -b - <<-EOF || return 1
-		link set lo up
-		addr add $UML_IP_S/24 dev s0
-		link set s0 up
-		route add default via $UML_IP_R1
-	EOF
+	uml_end_host $UML_NS_S s0 $UML_IP_S $UML_IP_R1 || return 1
 	ip netns exec $UML_NS_R sysctl -qw net.ipv4.ip_forward=1 || return 1
 	# The first packets wait for ARP; settle it now so a test's first probe is not an outlier.
 	ip netns exec $UML_NS_C ping -c 1 -W 2 $UML_IP_S >/dev/null || return 1
+}
+
+# uml_end_host NS DEV IP GATEWAY: an end of the chain: lo and DEV up, IP/24 on DEV, the
+# default route via GATEWAY (one batched ip).
+uml_end_host() {
+	ip -n "$1" -b - <<-EOF
+		link set lo up
+		addr add $3/24 dev $2
+		link set $2 up
+		route add default via $4
+	EOF
 }
 
 # Remove the namespaces (their veths go with them). The guest halts after the script anyway;
@@ -140,10 +183,7 @@ uml_iperf() {
 	shift 2
 	timeout $((secs + 10)) ip netns exec $UML_NS_S iperf3 -s -1 -B $UML_IP_S >/dev/null 2>&1 &
 	local srv=$!
-	for _ in $(seq 50); do
-		ip netns exec $UML_NS_S ss -Hltn "sport = :5201" | grep -q . && break
-		sleep 0.1
-	done
+	uml_wait_listening $UML_NS_S 5201
 	json=$(timeout $((secs + 8)) ip netns exec $UML_NS_C \
 		iperf3 -c $UML_IP_S -t "$secs" -O 1 -P "$flows" -J "$@" 2>&1)
 	wait "$srv" 2>/dev/null

@@ -19,6 +19,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "skip - the comparison bench: needs root"
 	exit 0
 fi
+. tests/wait_for.sh
 T=$(mktemp -d /var/tmp/gwcmp-test.XXXXXX)	# not /tmp: the guest has its own /tmp
 trap 'rm -rf "$T"' EXIT
 ok() { echo "ok - $1"; }
@@ -75,24 +76,25 @@ check "-c with a bad config: status 2 and file:line ($rc: $out)" "$out" \
 out=$T/int.out
 timeout 60 "$GATEWAYD" --compare --kernel host --qdiscs fifo --duration 8s >"$out" 2>&1 &
 pid=$!
-for _ in $(seq 150); do grep -q ' tcp ' "$out" 2>/dev/null && break; sleep 0.1; done
-sleep 1
+wait_for "grep -q ' tcp ' '$out' 2>/dev/null" 15 "the bench's load to start"
+sleep 1	# a duration: a second into the load, then the ^C
 kill -INT $pid
 wait $pid
 rc=$?
 check "SIGINT during the load: status 130 (status $rc), and it says it removes the testbed" \
 	"$(tail -5 "$out" | tr '\n' ' ')" grep -q "interrupted: removing the testbed" "$out"
 [ $rc -eq 130 ] || not_ok "SIGINT: status 130" "status $rc"
-sleep 0.5
-left="namespaces $(ls /run/netns 2>/dev/null | grep -c "^gwcmp$pid-"), processes $(pgrep -f -c "gatewayd -c /tmp/gwcmp\." || true), scratch dirs $(find /tmp -maxdepth 1 -name 'gwcmp.*' -newer "$T/fake-uml" | wc -l)"
+leftovers() { echo "namespaces $(ls /run/netns 2>/dev/null | grep -c "^gwcmp$pid-"), processes $(pgrep -f -c "gatewayd -c /tmp/gwcmp\." || true), scratch dirs $(find /tmp -maxdepth 1 -name 'gwcmp.*' -newer "$T/fake-uml" | wc -l)"; }
+# (the bench's children may take a moment more to go than the bench itself: 0.5 s at most)
+wait_for '[ "$(leftovers)" = "namespaces 0, processes 0, scratch dirs 0" ]' 0.5 "the bench's leftovers to go"
+left=$(leftovers)
 check "SIGINT leaves nothing behind: $left" "$left" test "$left" = "namespaces 0, processes 0, scratch dirs 0"
 
 # 3. the real thing, in a guest
 s0=$SECONDS
 # through the product's own helper (uml/gatewayd-uml), so its boot, streaming and status
-# passing are what is tested; the guest script gets the harness's lib.sh by name
-UML_LIB=$PWD/tests/uml/lib.sh
-uml/gatewayd-uml --timeout 220 --visible "$T" -- env UML_LIB="$UML_LIB" \
+# passing are what is tested; the guest script gets the harness's lib.sh by name (--env)
+uml/gatewayd-uml --timeout 220 --visible "$T" --env "UML_LIB=$PWD/tests/uml/lib.sh" -- \
 	"$PWD/tests/uml/guest/compare.sh" "$GATEWAYD" "$T/out" "$DUR"
 rc=$?
 echo "# guest run: $((SECONDS - s0)) s"

@@ -8,6 +8,8 @@ BUILD=${BUILD:-build}
 FAKE=$BUILD/tests/webui-fake-server
 tmp=$(mktemp -d)
 pids=()
+# wait_for CONDITION TIMEOUT [WHAT]
+. tests/wait_for.sh
 
 cleanup() {
 	for p in "${pids[@]}"; do
@@ -38,10 +40,7 @@ start_fake() {
 	port=$(free_port)
 	"$FAKE" -l "127.0.0.1:$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
 	pids+=($!)
-	for i in $(seq 50); do
-		grep -q ready "$tmp/$name.out" 2>/dev/null && return 0
-		sleep 0.1
-	done
+	wait_for "grep -q ready '$tmp/$name.out' 2>/dev/null" 5 "the fake server $name to say ready" && return 0
 	echo "# $name did not start: $(cat "$tmp/$name.err")"
 	return 1
 }
@@ -56,7 +55,9 @@ if ! start_fake main; then
 fi
 B=http://127.0.0.1:$port
 C="curl -s --max-time 5"
-sleep 0.6	# a snapshot or two
+# a snapshot or two: sample seq 2 published
+seq_now() { $C $B/api/status | sed -n 's/.*"seq":\([0-9]*\).*/\1/p'; }
+wait_for '[ "$(seq_now)" -ge 2 ] 2>/dev/null' 5 "the fake source's second snapshot"
 
 # code URL [curl args]: the status code only
 code() { $C -o /dev/null -w '%{http_code}' "$@"; }
@@ -268,7 +269,9 @@ for s in idle:
 print("idle_open", still, flush=True)
 EOF
 watch_pid=$!
-for i in $(seq 30); do grep -q connected "$tmp/idle.out" && break; sleep 0.2; done
+wait_for "grep -q connected '$tmp/idle.out'" 6 "the idle clients to connect"
+# (it holds 32 of them per address and turns the rest away, nothing to see from outside:) a
+# duration, not a wait: the time the server has to take them in before the normal client asks
 sleep 0.5
 t0=$(date +%s.%N)
 c1=$(code $B/healthz)
@@ -276,7 +279,7 @@ t1=$(date +%s.%N)
 took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 check "with 300 idle connections open ($(grep connected "$tmp/idle.out")), a normal client is served ($c1 in $took s)" \
 	awk -v c="$c1" -v t="$took" 'BEGIN { exit !(c == 200 && t < 2) }'
-sleep 3
+sleep 3	# a duration: the server goes on meanwhile with 300 idle clients and a slow one
 check "and again 3 s later, with a slow client trickling" test "$(code $B/api/status)" = 200
 wait "$watch_pid"
 read -r _ slow_s _ sent < <(grep slow_closed "$tmp/idle.out")
@@ -307,7 +310,7 @@ printf 'admin:plaintext\n' >"$tmp/badusers"
 "$FAKE" -l "127.0.0.1:$(free_port)" -a "$tmp/badusers" >/dev/null 2>"$tmp/bad.err" &
 bad_pid=$!
 pids+=($bad_pid)
-for i in $(seq 30); do kill -0 $bad_pid 2>/dev/null || break; sleep 0.1; done
+wait_for "! kill -0 $bad_pid 2>/dev/null" 3 "the fake server with a bad users file to exit"
 check "auth: a plaintext password in the file is refused at start ($(cat "$tmp/bad.err"))" \
 	grep -q "badusers:1: not a crypt(3) hash" "$tmp/bad.err"
 
@@ -325,8 +328,7 @@ fi
 if start_fake frozen -f 0.6; then
 	F=http://127.0.0.1:$port
 	check "fresh: /healthz is 200" test "$(code $F/healthz)" = 200
-	sleep 3
-	check "stale (no sample for > 3 intervals): /healthz is 503" test "$(code $F/healthz)" = 503
+	check "stale (no sample for > 3 intervals): /healthz is 503" wait_for '[ "$(code $F/healthz)" = 503 ]' 3
 	check "stale: /healthz says how old" bash -c "$C $F/healthz | grep -q 'last sample .* s ago'"
 	check "stale: gatewayd_up 0" bash -c "$C $F/metrics | grep -qx 'gatewayd_up 0'"
 	check "stale: /api/status says healthy false" bash -c "$C $F/api/status | grep -q '\"healthy\":false'"
@@ -337,7 +339,7 @@ if python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0
 	p6=$(free_port)
 	"$FAKE" -l "127.0.0.1:$p6" -l "[::1]:$p6" >"$tmp/v6.out" 2>&1 &
 	pids+=($!)
-	for i in $(seq 30); do grep -q ready "$tmp/v6.out" && break; sleep 0.1; done
+	wait_for "grep -q ready '$tmp/v6.out'" 3 "the fake server on two addresses to say ready"
 	check "two listen addresses: IPv4 served" test "$(code http://127.0.0.1:$p6/healthz)" = 200
 	check "two listen addresses: IPv6 served" test "$(code -g "http://[::1]:$p6/healthz")" = 200
 else

@@ -32,10 +32,8 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 # a real comparison's results.json and plots (gatewayd --compare --kernel host --qdiscs fifo)
 "$FAKE" -l "127.0.0.1:$port" -c "$PWD/tests/webui/compare" >"$tmp/fake.out" 2>&1 &
 pid=$!
-for _ in $(seq 50); do
-	grep -q ready "$tmp/fake.out" && break
-	sleep 0.1
-done
+. tests/wait_for.sh
+wait_for "grep -q ready '$tmp/fake.out'" 5 "the fake server to say ready"
 if ! grep -q ready "$tmp/fake.out"; then
 	echo "not ok - fake server starts: $(cat "$tmp/fake.out")"
 	exit 1

@@ -6,12 +6,9 @@
 # the gatewayd binary.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$UML_LIB" || exit 1
-GW=${1:?gatewayd binary}
-T=$(mktemp -d)
 H=ch		# the host namespace gatewayd runs in
 C=ctr-web1	# the container
-
-[ -z "$UML_MODULES_FAILED" ] || not_ok "guest modules" "not loaded: $UML_MODULES_FAILED"
+uml_guest_begin "$1" no-topology
 ip -b - <<EOF || { not_ok "namespaces" "ip netns add failed"; exit 1; }
 netns add $H
 netns add $C
@@ -24,9 +21,10 @@ containers = ( { interfaces = "vc*"; netns = "ctr-*";
 CONF
 out=$("$GW" -c "$T/c.conf" --check 2>&1)
 check "--check: the default child fq_codel is there in this kernel" "$out" test $? -eq 0
-ip netns exec $H "$GW" -c "$T/c.conf" >"$T/log" 2>&1 &
+: >"$T/log"	# there before the first look
+ip netns exec $H "$GW" -c "$T/c.conf" >>"$T/log" 2>&1 &
 GWPID=$!
-for _ in $(seq 100); do grep -q "following containers" "$T/log" && break; sleep 0.1; done
+wait_for '[[ $(<"$T/log") == *"following containers"* ]]' 10 "gatewayd to log that it follows containers"
 
 # the container's pair, made from inside it: vc1 appears in the host namespace
 ip -n $C -b - <<EOF
@@ -40,10 +38,7 @@ addr add 10.66.0.1/24 dev vc1
 link set vc1 up
 EOF
 idx=$(ip -n $H -j link show dev vc1 | jq -r '.[0].ifindex')
-for _ in $(seq 30); do
-	[ "$(qdisc_kind gwc-$idx h:1000: $H 2>/dev/null)" = fq_codel ] && break
-	sleep 0.1
-done
+wait_for '[ "$(qdisc_kind gwc-$idx h:1000: $H 2>/dev/null)" = fq_codel ]' 5 "fq_codel on gwc-$idx"
 expect_qdisc "egress of vc1: htb at the ceil's cap" vc1 root $H htb '.handle == "e000:"'
 expect_qdisc "its class's queue: fq_codel (the default child)" vc1 e000:10 $H fq_codel
 expect_qdisc "the ingress hook on vc1" vc1 ingress $H ingress
@@ -56,10 +51,7 @@ expect_qdisc "ingress through gwc-$idx: fq_codel under htb" gwc-$idx e000:10 $H 
 iperf_srv() {
 	timeout 30 ip netns exec $H iperf3 -s -1 -B 10.66.0.1 >/dev/null 2>&1 &
 	SRV=$!
-	for _ in $(seq 50); do
-		[[ $(ip netns exec $H ss -Hltn "sport = :5201") ]] && break
-		sleep 0.1
-	done
+	uml_wait_listening $H 5201
 }
 # a sender starved of CPU (the guest shares a busy host) offers less than the cap and proves
 # nothing: then the run is made once more
@@ -84,8 +76,7 @@ check "the ifb's fq_codel carried it ($p packets)" "$p" num_between "${p:-0}" 10
 
 # the container goes: its ifb goes with it
 ip netns del $C
-for _ in $(seq 30); do ip -n $H link show gwc-$idx >/dev/null 2>&1 || break; sleep 0.1; done
-check "container gone: ifb gwc-$idx removed" "still there" bash -c "! ip -n $H link show gwc-$idx 2>/dev/null"
+check "container gone: ifb gwc-$idx removed" "still there" wait_for "! ip -n $H link show gwc-$idx >/dev/null 2>&1" 5
 kill -TERM $GWPID
 wait $GWPID
 rc=$?

@@ -6,28 +6,8 @@
 # on the far side). Argument: the gatewayd binary.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$UML_LIB" || exit 1
-GW=${1:?gatewayd binary}
-T=$(mktemp -d)
-
-[ -z "$UML_MODULES_FAILED" ] || not_ok "guest modules" "not loaded: $UML_MODULES_FAILED"
-uml_topology || { not_ok "topology" "uml_topology failed"; exit 1; }
+uml_guest_begin "$@"
 uml_netem_far 10ms limit 10000
-
-gw_run() {	# gw_run CONF: start gatewayd in the router namespace, wait for "applied"
-	ip netns exec $UML_NS_R "$GW" -c "$1" >"$T/log" 2>&1 &
-	GWPID=$!
-	for _ in $(seq 100); do
-		grep -q "applied and verified" "$T/log" && return 0
-		kill -0 $GWPID 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "# $(cat "$T/log")"
-	return 1
-}
-gw_end() {
-	kill -TERM $GWPID
-	wait $GWPID
-}
 
 # 1. htb with fq_codel and cake children, egress; cake on ingress through an ifb.
 cat >"$T/a.conf" <<CONF
@@ -39,7 +19,7 @@ links = ( { name = "wan"; interface = "r1"; linklayer = "docsis";
 CONF
 out=$("$GW" -c "$T/a.conf" --check 2>&1)
 check "--check: this kernel has every kind" "$out" test $? -eq 0
-if gw_run "$T/a.conf"; then
+if uml_gw_start "$T/a.conf"; then
 	ok "htb + fq_codel + cake children, cake ingress: applied and verified"
 	expect_qdisc "egress root is htb e000:" r1 root gwr htb '.handle == "e000:"'
 	expect_qdisc "class fast: fq_codel target 3ms, noecn" r1 e000:10 gwr fq_codel \
@@ -53,7 +33,7 @@ if gw_run "$T/a.conf"; then
 	timeout 10 ip netns exec $UML_NS_S ping -q -c 5 -i 0.2 $UML_IP_C >/dev/null
 	p=$(qdisc_packets ifb-wan root gwr)
 	check "ingress traffic passes the ifb's cake ($p packets)" "$p" num_between "${p:-0}" 5 100000
-	gw_end
+	uml_gw_stop
 	rc=$?
 	check "SIGTERM: exit 0" "status $rc" test $rc -eq 0
 	check "stop removes the ifb" "ifb-wan still there" bash -c "! ip -n gwr link show ifb-wan 2>/dev/null"
@@ -67,10 +47,10 @@ cat >"$T/b.conf" <<CONF
 links = ( { name = "wan"; interface = "r1"; overhead = 38; mpu = 84;
   egress = { shaper = "cake"; rate = "20mbit"; child = { kind = "cake"; diffserv = "diffserv4"; flow_mode = "dual-srchost"; nat = true; }; }; } );
 CONF
-if gw_run "$T/b.conf"; then
+if uml_gw_start "$T/b.conf"; then
 	expect_qdisc "cake shaper: root cake 20mbit diffserv4 dual-srchost nat overhead 38 mpu 84" r1 root gwr cake \
 		'.handle == "e000:" and .options.bandwidth == 2500000 and .options.diffserv == "diffserv4" and .options.flowmode == "dual-srchost" and .options.nat == true and .options.overhead == 38 and .options.mpu == 84'
-	gw_end
+	uml_gw_stop
 else
 	not_ok "cake as shaper" "gatewayd failed"
 fi
@@ -86,32 +66,38 @@ interval = "500ms";
 links = ( { name = "wan"; interface = "r1";
   egress = { shaper = "htb"; rate = "3mbit"; child = { $1 }; }; } );
 CONF
-	gw_run "$T/l.conf" || { echo "0 0"; return; }
+	uml_gw_start "$T/l.conf" || { echo "0 0"; return; }
 	local g srv cli
 	g=$(uml_iperf 4 4)
 	timeout 10 ip netns exec $UML_NS_S iperf3 -s -1 -B $UML_IP_S -p 5202 >/dev/null 2>&1 &
 	srv=$!
-	sleep 0.3
+	uml_wait_listening $UML_NS_S 5202
 	timeout 10 ip netns exec $UML_NS_C iperf3 -c $UML_IP_S -p 5202 -u -b 10M -l 1400 -t 4 >"$T/udp-$2" 2>&1 &
 	cli=$!
-	sleep 1.5	# let the queue build
+	sleep 1.5	# a duration: the flood runs 1.5 s (the queue builds) before the ping looks
 	timeout 8 ip netns exec $UML_NS_C ping -q -n -i 0.1 -w 2 $UML_IP_S >"$T/ping" 2>&1
 	wait $cli $srv
 	# an AQM queue keeps dropping while it drains: compare once the counters stand still
 	# (the JSON is at most one 500 ms interval behind tc)
-	local prev="" cur
-	for _ in $(seq 10); do
-		sleep 0.7
-		cur=$(tc -n $UML_NS_R -s -j qdisc show dev r1 | tee "$T/tc-$2.json" | jq -c '[.[] | [.drops, .packets]]')
-		[ "$cur" = "$prev" ] && break
+	local prev="" cur seq0 kname=$2
+	# still: the counters are what they were a look ago (looks 0.7 s apart: the window they
+	# must stand still over)
+	still() {
+		cur=$(tc -n $UML_NS_R -s -j qdisc show dev r1 | tee "$T/tc-$kname.json" | jq -c '[.[] | [.drops, .packets]]')
+		[ "$cur" = "$prev" ] && return 0
 		prev=$cur
-	done
-	sleep 0.6
+		return 1
+	}
+	WAIT_FOR_STEP=0.7 wait_for still 7 "r1's counters to stand still"
+	# and the daemon's next sample, taken after that
+	seq_now() { ip netns exec $UML_NS_R curl -s --max-time 5 http://127.0.0.1:9180/api/status | jq -r '.sample.seq // -1'; }
+	seq0=$(seq_now)
+	wait_for '[ "$(seq_now)" -gt "$seq0" ]' 5 "a sample after the counters stood still"
 	ip netns exec $UML_NS_R curl -s --max-time 5 http://127.0.0.1:9180/api/status >"$T/status-$2.json"
 	# a stray packet (a late ACK, neighbour discovery) can still come between the two reads:
 	# the status is then tc's as read just after it
 	tc -n $UML_NS_R -s -j qdisc show dev r1 >"$T/tc2-$2.json"
-	gw_end
+	uml_gw_stop
 	echo "${g:-0} $(sed -n 's|^rtt [^=]*= [0-9.]*/\([0-9.]*\)/.*|\1|p' "$T/ping")"
 }
 # (no process substitution: the guest has no /dev/fd)

@@ -77,7 +77,7 @@ idle=$(uml_ping_avg 10 0.1)
 cpu0=$(uml_cpu_stat)
 uml_iperf 4 4 >/tmp/goodput &
 load=$!
-sleep 1.5
+sleep 1.5	# a duration: the load runs 1.5 s (past slow start) before the loaded ping
 loaded=$(uml_ping_avg 25 0.1)
 wait "$load"
 busy=$(uml_cpu_busy "$cpu0" "$(uml_cpu_stat)")

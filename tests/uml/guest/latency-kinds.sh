@@ -8,27 +8,13 @@
 # Argument: the gatewayd binary.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$UML_LIB" || exit 1
-GW=${1:?gatewayd binary}
-T=$(mktemp -d)
-
 # ICMP every 20 ms: p99 is then the 3rd or 4th worst of ~300 loaded samples, not one hiccup
-[ -z "$UML_MODULES_FAILED" ] || not_ok "guest modules" "not loaded: $UML_MODULES_FAILED"
-uml_topology || { not_ok "topology" "uml_topology failed"; exit 1; }
+uml_guest_begin "$@"
 uml_netem_far 10ms limit 10000
 
 T0=$(date +%s.%N)
-gw_run() {	# gw_run CONF: start gatewayd in the router namespace, wait for "applied"
-	# the kinds are known here (tests/uml/test_gatewayd.sh checks them): no probe fork
-	GATEWAYD_SKIP_KIND_PROBE=1 ip netns exec $UML_NS_R "$GW" -c "$1" >"$T/log" 2>&1 &
-	GWPID=$!
-	for _ in $(seq 20); do
-		sleep 0.5
-		[[ $(<"$T/log") == *"applied and verified"* ]] && return 0
-		kill -0 $GWPID 2>/dev/null || break
-	done
-	echo "# $(cat "$T/log")"
-	return 1
-}
+# the kinds are known here (tests/uml/test_gatewayd.sh checks them): no probe fork
+gw_run() { GATEWAYD_SKIP_KIND_PROBE=1 uml_gw_start "$1"; }
 # rate FILE: an iperf3 output's receiver rate as "VALUE UNIT" (builtins only), "0 bits/sec"
 rate() {
 	local l w prev="0" out="0 bits/sec"
@@ -58,8 +44,10 @@ run() {
 	ip netns exec $UML_NS_S timeout 30 sh -c "iperf3 -s -1 -B $UML_IP_S >/dev/null 2>&1 &
 		iperf3 -s -1 -B $UML_IP_S -p 5202 >/dev/null 2>&1 & wait" &
 	srv=$!
-	sleep 2	# idle probes
-	# 4 TCP flows for 7 s, and from the 2nd second 5 Mbit/s of UDP that never backs off
+	sleep 2	# a duration: 2 s of idle probes
+	uml_wait_listening $UML_NS_S 5201 && uml_wait_listening $UML_NS_S 5202
+	# 4 TCP flows for 7 s, and from the 2nd second 5 Mbit/s of UDP that never backs off (the
+	# sleep is that schedule)
 	ip netns exec $UML_NS_C timeout 20 sh -c "iperf3 -c $UML_IP_S -P 4 -t 7 >$T/tcp-$kind 2>&1 &
 		sleep 1; iperf3 -c $UML_IP_S -p 5202 -u -b 5M -l 1400 -t 5 >$T/udp-$kind 2>&1; wait"
 	api >"$T/load-$kind.json"

@@ -6,12 +6,8 @@
 # read with bash alone.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$UML_LIB" || exit 1
-GW=${1:?gatewayd binary}
-T=$(mktemp -d)
 lap() { echo "# $SECONDS s: $*"; }
-
-[ -z "$UML_MODULES_FAILED" ] || not_ok "guest modules" "not loaded: $UML_MODULES_FAILED"
-uml_topology || { not_ok "topology" "uml_topology failed"; exit 1; }
+uml_guest_begin "$@"
 
 conf() {	# conf FILE METHOD INTERVAL TIMEOUT TARGET...
 	local f=$1 m=$2 iv=$3 to=$4 list="" t
