@@ -72,37 +72,6 @@ static const struct gw_key cake_keys[] = {
 };
 #define N_KEYS GW_KEYS_N(cake_keys)
 
-static const char *cake_tc_kind(const union gw_qopts *o)
-{
-	(void)o;
-	return "cake";
-}
-
-static void cake_init(union gw_qopts *o)
-{
-	gw_keys_init(o, cake_keys, N_KEYS);
-}
-
-static int cake_encode(struct nl_msg *msg, const union gw_qopts *o)
-{
-	return gw_keys_encode(msg, o, cake_keys, N_KEYS);
-}
-
-static int cake_decode(const struct nlattr *opts, union gw_qopts *o)
-{
-	return gw_keys_decode(opts, o, cake_keys, N_KEYS, TCA_CAKE_MAX);
-}
-
-static int cake_format(char *buf, size_t len, const union gw_qopts *o)
-{
-	return gw_keys_format(buf, len, o, cake_keys, N_KEYS);
-}
-
-static int cake_same(const union gw_qopts *want, const union gw_qopts *got)
-{
-	return gw_keys_same(want, got, cake_keys, N_KEYS);
-}
-
 /* What the shaper above a cake child allows of its bandwidth; see gatewayd.conf(5). */
 static int cake_check(const union gw_qopts *o, const struct gw_qdisc_ops *shaper,
 		      const char **key, char *msg, size_t len)
@@ -261,16 +230,11 @@ static void cake_plan_leaf(union gw_qopts *o, uint64_t rate, const struct gw_siz
 const struct gw_qdisc_ops gw_cake_ops = {
 	.name = "cake",
 	.module = "sch_cake",
-	.tc_kind = cake_tc_kind,
-	.init = cake_init,
-	.encode = cake_encode,
-	.decode = cake_decode,
-	.format = cake_format,
-	.same = cake_same,
 	.xstats = cake_xstats,
 	.xdesc = &cake_xdesc,
 	.keys = cake_keys,
 	.n_keys = N_KEYS,
+	.maxattr = TCA_CAKE_MAX,
 	.leaf = true,
 	.check = cake_check,
 	.shaper = GW_SHAPER_SELF,

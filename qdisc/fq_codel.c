@@ -35,37 +35,6 @@ static const struct gw_key fq_codel_keys[] = {
 };
 #define N_KEYS GW_KEYS_N(fq_codel_keys)
 
-static const char *fq_codel_tc_kind(const union gw_qopts *o)
-{
-	(void)o;
-	return "fq_codel";
-}
-
-static void fq_codel_init(union gw_qopts *o)
-{
-	gw_keys_init(o, fq_codel_keys, N_KEYS);
-}
-
-static int fq_codel_encode(struct nl_msg *msg, const union gw_qopts *o)
-{
-	return gw_keys_encode(msg, o, fq_codel_keys, N_KEYS);
-}
-
-static int fq_codel_decode(const struct nlattr *opts, union gw_qopts *o)
-{
-	return gw_keys_decode(opts, o, fq_codel_keys, N_KEYS, TCA_FQ_CODEL_MAX);
-}
-
-static int fq_codel_format(char *buf, size_t len, const union gw_qopts *o)
-{
-	return gw_keys_format(buf, len, o, fq_codel_keys, N_KEYS);
-}
-
-static int fq_codel_same(const union gw_qopts *want, const union gw_qopts *got)
-{
-	return gw_keys_same(want, got, fq_codel_keys, N_KEYS);
-}
-
 /* CoDel's interval is the window it watches target in: a shorter one never drops sanely. */
 static int fq_codel_check(const union gw_qopts *o, const struct gw_qdisc_ops *shaper,
 			  const char **key, char *msg, size_t len)
@@ -161,16 +130,11 @@ static void fq_codel_plan_leaf(union gw_qopts *o, uint64_t rate, const struct gw
 const struct gw_qdisc_ops gw_fq_codel_ops = {
 	.name = "fq_codel",
 	.module = "sch_fq_codel",
-	.tc_kind = fq_codel_tc_kind,
-	.init = fq_codel_init,
-	.encode = fq_codel_encode,
-	.decode = fq_codel_decode,
-	.format = fq_codel_format,
-	.same = fq_codel_same,
 	.xstats = fq_codel_xstats,
 	.xdesc = &fq_codel_xdesc,
 	.keys = fq_codel_keys,
 	.n_keys = N_KEYS,
+	.maxattr = TCA_FQ_CODEL_MAX,
 	.leaf = true,
 	.check = fq_codel_check,
 	.plan_leaf = fq_codel_plan_leaf,

@@ -38,12 +38,6 @@ static void ratespec(struct tc_ratespec *r, uint64_t rate)
 	r->rate = rate >= UINT32_MAX ? UINT32_MAX : (uint32_t)rate;
 }
 
-static const char *htb_tc_kind(const union gw_qopts *o)
-{
-	(void)o;
-	return "htb";
-}
-
 static void htb_init(union gw_qopts *o)
 {
 	o->htb.defcls = 0;
@@ -125,7 +119,6 @@ static void htb_set_shape(union gw_qopts *o, const struct gw_shape *sh)
 const struct gw_qdisc_ops gw_htb_ops = {
 	.name = "htb",
 	.module = "sch_htb",
-	.tc_kind = htb_tc_kind,
 	.init = htb_init,
 	.encode = htb_encode,
 	.decode = htb_decode,

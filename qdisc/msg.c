@@ -30,7 +30,7 @@ static const char *obj_tc_kind(const struct gw_tc_obj *obj)
 	switch (obj->type) {
 	case GW_OBJ_QDISC:
 		ops = gw_qdisc_ops(obj->kind);
-		return ops ? ops->tc_kind(&obj->q) : NULL;
+		return ops ? gw_kind_tc_name(ops, &obj->q) : NULL;
 	case GW_OBJ_CLASS:
 		return "htb";
 	default:
@@ -75,7 +75,7 @@ int gw_obj_build(const struct gw_tc_obj *obj, int nlm_flags, struct nl_msg **out
 		return -ENOMEM;
 	err = nla_put_string(msg, TCA_KIND, kind) < 0 ? -EMSGSIZE : 0;
 	if (!err && obj->type == GW_OBJ_QDISC) {
-		err = gw_qdisc_ops(obj->kind)->encode(msg, &obj->q);
+		err = gw_kind_encode(gw_qdisc_ops(obj->kind), msg, &obj->q);
 		if (!err)
 			err = gw_stab_encode(msg, &obj->stab, obj->stab_overhead);
 	} else if (!err && obj->type == GW_OBJ_CLASS) {
@@ -147,7 +147,7 @@ int gw_obj_parse(const struct nlmsghdr *nlh, struct gw_tc_obj *obj, char *other_
 			ops->tc_kind_in(kind, &obj->q);
 		if (tb[TCA_STAB] && parse_stab(tb[TCA_STAB], obj))
 			return -EBADMSG;
-		return ops->decode(tb[TCA_OPTIONS], &obj->q);
+		return gw_kind_decode(ops, tb[TCA_OPTIONS], &obj->q);
 	case RTM_NEWTCLASS:
 		obj->type = GW_OBJ_CLASS;
 		if (strcmp(kind, "htb") != 0)
@@ -201,7 +201,7 @@ int gw_obj_format_tc(const struct gw_tc_obj *obj, const char *ifname, const char
 	if (gw_stab_format(opts, sizeof(opts), &obj->stab, obj->stab_overhead) < 0)
 		return -ENOSPC;
 	err |= gw_fmt(buf, len, &pos, "%s", opts);
-	n = gw_qdisc_ops(obj->kind)->format(opts, sizeof(opts), &obj->q);
+	n = gw_kind_format(gw_qdisc_ops(obj->kind), opts, sizeof(opts), &obj->q);
 	if (n < 0)
 		return n;
 	err |= gw_fmt(buf, len, &pos, " %s%s", obj_tc_kind(obj), opts);
@@ -236,7 +236,7 @@ int gw_obj_matches(const struct gw_tc_obj *want, const struct gw_tc_obj *got, ch
 	}
 	switch (want->type) {
 	case GW_OBJ_QDISC:
-		if (!gw_qdisc_ops(want->kind)->same(&want->q, &got->q)) {
+		if (!gw_kind_same(gw_qdisc_ops(want->kind), &want->q, &got->q)) {
 			snprintf(why, len, "%s options differ from the plan", gw_kind_name(want->kind));
 			return 0;
 		}

@@ -41,32 +41,6 @@ static const struct gw_key pie_keys[K_N] = {
 			   K_DQ_RATE, "off (delay from timestamps)"),
 };
 
-static const char *pie_tc_kind(const union gw_qopts *o)
-{
-	(void)o;
-	return "pie";
-}
-
-static void pie_init(union gw_qopts *o)
-{
-	gw_keys_init(o, pie_keys, K_N);
-}
-
-static int pie_encode(struct nl_msg *msg, const union gw_qopts *o)
-{
-	return gw_keys_encode(msg, o, pie_keys, K_N);
-}
-
-static int pie_decode(const struct nlattr *opts, union gw_qopts *o)
-{
-	return gw_keys_decode(opts, o, pie_keys, K_N, TCA_PIE_MAX);
-}
-
-static int pie_format(char *buf, size_t len, const union gw_qopts *o)
-{
-	return gw_keys_format(buf, len, o, pie_keys, K_N);
-}
-
 /* The kernel keeps tupdate in jiffies: it reads back rounded up to one (10 ms at HZ=100). */
 static int pie_same(const union gw_qopts *want, const union gw_qopts *got)
 {
@@ -139,16 +113,12 @@ static int pie_xstats(const struct nlattr *app, struct gw_tc_stats *out)
 const struct gw_qdisc_ops gw_pie_ops = {
 	.name = "pie",
 	.module = "sch_pie",
-	.tc_kind = pie_tc_kind,
-	.init = pie_init,
-	.encode = pie_encode,
-	.decode = pie_decode,
-	.format = pie_format,
 	.same = pie_same,
 	.xstats = pie_xstats,
 	.xdesc = &pie_xdesc,
 	.keys = pie_keys,
 	.n_keys = K_N,
+	.maxattr = TCA_PIE_MAX,
 	.leaf = true,
 	.bench = "",
 };

@@ -71,7 +71,11 @@ typedef int (*gw_child_check_fn)(const union gw_qopts *o, const struct gw_qdisc_
 struct gw_qdisc_ops {
 	const char *name;	/* the config's name */
 	const char *module;	/* kernel module that provides it */
-	/* the kernel's kind string for these options (fifo: pfifo or bfifo) */
+	/*
+	 * The option calls below may be left NULL: the registry's gw_kind_*() then works from
+	 * the kind's key table (keys, n_keys, maxattr), and a kind without one has no options.
+	 */
+	/* the kernel's kind string for these options (fifo: pfifo or bfifo); NULL: name */
 	const char *(*tc_kind)(const union gw_qopts *o);
 	/* Does the kind answer to the kernel's kind string (and, o not NULL, set the options
 	 * the string implies)? NULL: to its name alone. */
@@ -92,6 +96,7 @@ struct gw_qdisc_ops {
 	/* The kind's knobs (qdisc/kind.h): its config keys, tc words and attributes. */
 	const struct gw_key *keys;
 	size_t n_keys;
+	int maxattr;		/* the highest TCA_<KIND>_* attribute the keys' decoder reads */
 	bool leaf;		/* a child kind the config may name */
 	gw_child_check_fn check;	/* NULL: the keys' own ranges are all */
 	enum gw_shaper_role shaper;	/* GW_SHAPER_NONE: a leaf or the hook only */
@@ -116,6 +121,14 @@ const struct gw_qdisc_ops *gw_qdisc_ops_by_name(const char *name);	/* config nam
 const struct gw_qdisc_ops *gw_qdisc_ops_by_tc_kind(const char *tc_kind);	/* kernel name */
 const char *gw_kind_name(enum gw_kind kind);
 void gw_qopts_init(enum gw_kind kind, union gw_qopts *o);
+/* A kind's option calls, its own or, where it has none, its key table's (see gw_qdisc_ops). */
+const char *gw_kind_tc_name(const struct gw_qdisc_ops *ops, const union gw_qopts *o);
+int gw_kind_encode(const struct gw_qdisc_ops *ops, struct nl_msg *msg, const union gw_qopts *o);
+int gw_kind_decode(const struct gw_qdisc_ops *ops, const struct nlattr *opts, union gw_qopts *o);
+int gw_kind_format(const struct gw_qdisc_ops *ops, char *buf, size_t len,
+		   const union gw_qopts *o);
+int gw_kind_same(const struct gw_qdisc_ops *ops, const union gw_qopts *want,
+		 const union gw_qopts *got);
 /* The leaf kinds a config may name, in registry order: the i-th, or NULL past the last. */
 const struct gw_qdisc_ops *gw_qdisc_leaf(size_t i);
 /* The extended statistics' descriptors of every kind that has them, in registry order (what

@@ -1,6 +1,7 @@
 /* qdisc/registry.c: the one place that maps a kind to its ops table. A kind is its index here;
  * adding one is its file and its line below. */
 #include <string.h>
+#include "qdisc/knob.h"
 #include "qdisc/qdisc.h"
 
 extern const struct gw_qdisc_ops gw_sfq_ops, gw_pie_ops;
@@ -98,4 +99,39 @@ void gw_qopts_init(enum gw_kind kind, union gw_qopts *o)
 	memset(o, 0, sizeof(*o));
 	if (ops && ops->init)
 		ops->init(o);
+	else if (ops)
+		gw_keys_init(o, ops->keys, ops->n_keys);
+}
+
+const char *gw_kind_tc_name(const struct gw_qdisc_ops *ops, const union gw_qopts *o)
+{
+	return ops->tc_kind ? ops->tc_kind(o) : ops->name;
+}
+
+/* A kind without options (the ingress hook) sends no TCA_OPTIONS at all. */
+int gw_kind_encode(const struct gw_qdisc_ops *ops, struct nl_msg *msg, const union gw_qopts *o)
+{
+	if (ops->encode)
+		return ops->encode(msg, o);
+	return ops->n_keys ? gw_keys_encode(msg, o, ops->keys, ops->n_keys) : 0;
+}
+
+int gw_kind_decode(const struct gw_qdisc_ops *ops, const struct nlattr *opts, union gw_qopts *o)
+{
+	if (ops->decode)
+		return ops->decode(opts, o);
+	return ops->n_keys ? gw_keys_decode(opts, o, ops->keys, ops->n_keys, ops->maxattr) : 0;
+}
+
+int gw_kind_format(const struct gw_qdisc_ops *ops, char *buf, size_t len,
+		   const union gw_qopts *o)
+{
+	return ops->format ? ops->format(buf, len, o) :
+			     gw_keys_format(buf, len, o, ops->keys, ops->n_keys);
+}
+
+int gw_kind_same(const struct gw_qdisc_ops *ops, const union gw_qopts *want,
+		 const union gw_qopts *got)
+{
+	return ops->same ? ops->same(want, got) : gw_keys_same(want, got, ops->keys, ops->n_keys);
 }

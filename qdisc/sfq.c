@@ -50,12 +50,6 @@ static uint32_t knob_u32(const union gw_qopts *o, int k)
 	return o->knob[k] == GW_UNSET ? 0 : (uint32_t)o->knob[k];
 }
 
-static const char *sfq_tc_kind(const union gw_qopts *o)
-{
-	(void)o;
-	return "sfq";
-}
-
 static void sfq_init(union gw_qopts *o)
 {
 	gw_keys_init(o, sfq_keys, K_N);
@@ -189,7 +183,6 @@ static int sfq_xstats(const struct nlattr *app, struct gw_tc_stats *out)
 const struct gw_qdisc_ops gw_sfq_ops = {
 	.name = "sfq",
 	.module = "sch_sfq",
-	.tc_kind = sfq_tc_kind,
 	.init = sfq_init,
 	.encode = sfq_encode,
 	.decode = sfq_decode,

@@ -5,12 +5,6 @@
 #include <linux/pkt_sched.h>
 #include "qdisc/qdisc.h"
 
-static const char *tbf_tc_kind(const union gw_qopts *o)
-{
-	(void)o;
-	return "tbf";
-}
-
 static void tbf_init(union gw_qopts *o)
 {
 	o->tbf.rate = 0;
@@ -91,7 +85,6 @@ static void tbf_set_shape(union gw_qopts *o, const struct gw_shape *sh)
 const struct gw_qdisc_ops gw_tbf_ops = {
 	.name = "tbf",
 	.module = "sch_tbf",
-	.tc_kind = tbf_tc_kind,
 	.init = tbf_init,
 	.encode = tbf_encode,
 	.decode = tbf_decode,

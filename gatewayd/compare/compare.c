@@ -244,7 +244,7 @@ static int probe_kernel(bool *ok)
 					handle, NULL, NULL };
 
 			gw_qopts_init(gw_qdisc_kind(x->ops), &opts);
-			try[8] = (char *)x->ops->tc_kind(&opts);	/* fifo: pfifo */
+			try[8] = (char *)gw_kind_tc_name(x->ops, &opts);	/* fifo: pfifo */
 			snprintf(handle, sizeof(handle), "%d:", q + 2);
 			got[2 + q] = run_quiet(try) == 0;
 		}

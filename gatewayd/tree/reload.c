@@ -123,7 +123,7 @@ static const char *tc_kind(const struct gw_tc_obj *o)
 {
 	const struct gw_qdisc_ops *ops = gw_qdisc_ops(o->kind);
 
-	return ops && ops->tc_kind ? ops->tc_kind(&o->q) : "";
+	return ops ? gw_kind_tc_name(ops, &o->q) : "";
 }
 
 /* What an object both plans have needs; T_REBUILD in *t when only recreating its tree will do. */

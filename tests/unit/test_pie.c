@@ -90,7 +90,7 @@ static void test_defaults(void)
 	      "nothing set: no options at all (every kernel default)");
 	nlmsg_free(m);
 	(void)t;
-	CHECK(pie->format(buf, sizeof(buf), &o.q) == 0 && !buf[0], "nothing set: no tc words");
+	CHECK(gw_kind_format(pie, buf, sizeof(buf), &o.q) == 0 && !buf[0], "nothing set: no tc words");
 	gw_config_free(cfg);
 }
 
@@ -116,14 +116,14 @@ static void test_set(void)
 	      "set: every attribute as tc-pie(8) sends it (times in us)");
 	CHECK(gw_obj_parse(nlmsg_hdr(m), &got, NULL, 0) == 0 && got.kind == kind,
 	      "set: parses back as pie");
-	CHECK(pie->same(&o.q, &got.q), "set: read back is the same");
+	CHECK(gw_kind_same(pie, &o.q, &got.q), "set: read back is the same");
 	got.q.knob[2] = 40000;	/* tupdate 30 ms read back as 4 jiffies at HZ=100 */
-	CHECK(pie->same(&o.q, &got.q), "tupdate: a jiffy's rounding is the same");
+	CHECK(gw_kind_same(pie, &o.q, &got.q), "tupdate: a jiffy's rounding is the same");
 	got.q.knob[2] = 60000;
-	CHECK(!pie->same(&o.q, &got.q), "tupdate: 60 ms is not");
+	CHECK(!gw_kind_same(pie, &o.q, &got.q), "tupdate: 60 ms is not");
 	got.q.knob[2] = 30000;
 	got.q.knob[3] = 2;
-	CHECK(!pie->same(&o.q, &got.q), "alpha: another value differs");
+	CHECK(!gw_kind_same(pie, &o.q, &got.q), "alpha: another value differs");
 	nlmsg_free(m);
 	gw_obj_format_tc(&o, "eth0", NULL, buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "tc qdisc add dev eth0 parent e000:10 handle 1000: pie limit 500 target "
@@ -138,7 +138,7 @@ static void test_set(void)
 	CHECK(wire(&o, t, &m) == 1 && nla_get_u32(t[TCA_PIE_ECN]) == 0,
 	      "ecn false: sent as 0, alone");
 	nlmsg_free(m);
-	pie->format(buf, sizeof(buf), &o.q);
+	gw_kind_format(pie, buf, sizeof(buf), &o.q);
 	CHECK_EQ_STR(buf, " noecn", "ecn false: noecn");
 	gw_config_free(cfg);
 }

@@ -82,7 +82,7 @@ static void test_defaults(void)
 	CHECK(wire(&o, &q, &m) == 0 && !memcmp(&q, &zero, sizeof(q)),
 	      "nothing set: a tc_sfq_qopt_v1 of zeros (every kernel default stays)");
 	nlmsg_free(m);
-	CHECK(sfq->format(buf, sizeof(buf), &o.q) == 0 && !buf[0], "nothing set: no tc words");
+	CHECK(gw_kind_format(sfq, buf, sizeof(buf), &o.q) == 0 && !buf[0], "nothing set: no tc words");
 	gw_config_free(cfg);
 }
 
@@ -104,9 +104,9 @@ static void test_set(void)
 	      "set: every field on the wire (perturb in seconds)");
 	CHECK(gw_obj_parse(nlmsg_hdr(m), &got, NULL, 0) == 0 && got.kind == kind,
 	      "set: parses back as sfq");
-	CHECK(sfq->same(&o.q, &got.q), "set: read back is the same");
+	CHECK(gw_kind_same(sfq, &o.q, &got.q), "set: read back is the same");
 	got.q.knob[4] = 128;	/* another flows */
-	CHECK(!sfq->same(&o.q, &got.q), "set: another flows value differs");
+	CHECK(!gw_kind_same(sfq, &o.q, &got.q), "set: another flows value differs");
 	nlmsg_free(m);
 	gw_obj_format_tc(&o, "eth0", NULL, buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "tc qdisc add dev eth0 parent e000:1 handle 1000: sfq limit 3000 quantum "
@@ -121,7 +121,7 @@ static void test_set(void)
 	o = obj(&cfg->links[0].dir[0].child);
 	CHECK(wire(&o, &q, &m) == 0 && q.headdrop == 0, "headdrop false: 0 on the wire");
 	nlmsg_free(m);
-	CHECK(sfq->format(buf, sizeof(buf), &o.q) == 0, "headdrop false: no tc word");
+	CHECK(gw_kind_format(sfq, buf, sizeof(buf), &o.q) == 0, "headdrop false: no tc word");
 	gw_config_free(cfg);
 }
 
