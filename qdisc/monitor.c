@@ -14,6 +14,8 @@
 #define MON_RCVBUF (4 * 1024 * 1024)
 
 struct gw_monitor {
+	const struct gw_monitor_ops *ops;	/* NULL: the sockets below */
+	void *priv;
 	int ep;
 	int fd[2];	/* rtnetlink; nf_tables (-1 without it) */
 	char *buf;
@@ -75,10 +77,25 @@ fail:
 	return err;
 }
 
+int gw_monitor_open_ops(const struct gw_monitor_ops *ops, void *priv, struct gw_monitor **out)
+{
+	struct gw_monitor *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	m->ops = ops;
+	m->priv = priv;
+	m->ep = m->fd[0] = m->fd[1] = -1;
+	*out = m;
+	return 0;
+}
+
 void gw_monitor_close(struct gw_monitor *m)
 {
 	if (!m)
 		return;
+	if (m->ops && m->ops->close)
+		m->ops->close(m->priv);
 	for (int i = 0; i < 2; i++)
 		if (m->fd[i] >= 0)
 			close(m->fd[i]);
@@ -102,6 +119,8 @@ int gw_monitor_read(struct gw_monitor *m, gw_nl_cb cb, void *arg)
 {
 	int lost = 0;
 
+	if (m->ops)
+		return m->ops->read(m->priv, cb, arg);
 	for (int i = 0; i < 2; i++) {
 		if (m->fd[i] < 0)
 			continue;
