@@ -110,6 +110,11 @@ $(BUILD)/gatewayd: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main.o $(LIBS)
 $(BUILD)/gatewayd-router: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main-router.o $(ROUTER_LIBS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
 
+# the tests named test_fake_* run the daemon's tree code against the in-memory kernel
+$(BUILD)/tests/test_fake_%: tests/unit/test_fake_%.c tests/unit/fake_kernel.c $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
