@@ -91,6 +91,10 @@ int gw_redirect_decode(const struct nlattr *opts, int *target_ifindex);
 /* msg.c: whole requests and replies */
 /* Build RTM_NEW{QDISC,TCLASS,TFILTER} (flags: NLM_F_CREATE|... chosen by the caller). */
 int gw_obj_build(const struct gw_tc_obj *obj, int nlm_flags, struct nl_msg **out);
+/* The flags that create a planned object: a root replaces what sits there (the kernel's
+ * default, or a foreign tree the caller was allowed to replace), everything else is created
+ * exclusively, so that a handle already taken is refused rather than changed. */
+int gw_obj_create_flags(const struct gw_tc_obj *obj);
 /* Build RTM_DEL{QDISC,...} for obj. */
 int gw_obj_build_del(const struct gw_tc_obj *obj, struct nl_msg **out);
 /* Parse one RTM_NEW{QDISC,TCLASS,TFILTER} message (as dumped) into obj; -ENOENT for a kind

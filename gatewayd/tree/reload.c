@@ -239,13 +239,12 @@ static int build_batch(struct diff *d, struct gw_reload_done *done)
 	}
 	for (size_t i = 0; i < d->want->n && !r; i++) {
 		const struct gw_tc_obj *w = &d->want->objs[i].obj;
-		int flags = NLM_F_CREATE | (w->parent == TC_H_ROOT ? NLM_F_REPLACE : NLM_F_EXCL);
 		struct nl_msg *m;
 
 		if (d->wop[i] != OP_CREATE && d->wop[i] != OP_REPLACE)
 			continue;
 		done->fresh[i] = true;
-		if (!(r = emit(d, gw_obj_build(w, flags, &m), &m, &d->want->objs[i])))
+		if (!(r = emit(d, gw_obj_build(w, gw_obj_create_flags(w), &m), &m, &d->want->objs[i])))
 			done->created += d->wop[i] == OP_CREATE;
 	}
 	return r;
@@ -337,7 +336,7 @@ static int undo(struct gw_nl *nl, const struct gw_config *cur, const struct gw_a
 		goto out;
 	for (size_t i = 0; i < d->have->n; i++) {
 		const struct gw_tc_obj *h = &d->have->objs[i].obj;
-		int flags = NLM_F_CREATE | (h->parent == TC_H_ROOT ? NLM_F_REPLACE : NLM_F_EXCL);
+		int flags = gw_obj_create_flags(h);
 
 		if (state[i] == GW_OBJ_DIFFERS && h->type == GW_OBJ_QDISC && !is_top(h)) {
 			push_obj(v, &n, h, 0, true);	/* a leaf of another kind: replaced back */
