@@ -63,6 +63,8 @@ int gw_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_app
 /* Remove what gatewayd created (roots under its handle, its ingress hooks, its ifbs). Returns
  * the number of objects it could not remove (each reported through err once). */
 int gw_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen);
+/* Is ifindex one of the devices a shapes (an interface or an ifb of its tree)? */
+bool gw_applied_ours(const struct gw_applied *a, int ifindex);
 void gw_applied_free(struct gw_applied *a);
 
 #endif

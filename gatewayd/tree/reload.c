@@ -400,16 +400,6 @@ static size_t kept_from(const struct gw_config *cur, const struct gw_link_cfg *y
 	return SIZE_MAX;
 }
 
-/* A device of the running tree (its objects are compared, not cleared): an interface that
- * stays while its link changes (ingress added or removed, the link renamed), an ifb kept. */
-static bool held(const struct gw_applied *a, int ifindex)
-{
-	for (size_t k = 0; k < a->n_devs; k++)
-		if (a->devs[k].ifindex == ifindex)
-			return true;
-	return false;
-}
-
 static int copy_kept(const struct gw_config *next, const struct gw_applied *a, struct staged *s,
 		     size_t j, size_t i)
 {
@@ -518,8 +508,10 @@ static void clear_added(struct gw_nl *nl, const struct gw_applied *a, struct sta
 		struct gw_tc_obj o = { .type = GW_OBJ_QDISC, .ifindex = d->ifindex };
 		struct nl_msg *m;
 
-		if (held(a, d->ifindex))
-			continue;	/* our running tree: the batch changes it */
+		/* a device of the running tree (an interface that stays while its link changes,
+		 * an ifb kept): the batch changes its objects, they are not cleared */
+		if (gw_applied_ours(a, d->ifindex))
+			continue;
 		if (d->leftover_root) {
 			o.handle = GW_ROOT_HANDLE;
 			o.parent = TC_H_ROOT;
@@ -673,7 +665,7 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 
 			/* a device the running tree holds is put back by undo(), not emptied */
 			for (size_t k = 0; k < tmp.n_devs; k++)
-				if (held(a, tmp.devs[k].ifindex))
+				if (gw_applied_ours(a, tmp.devs[k].ifindex))
 					tmp.devs[k].root = tmp.devs[k].ingress =
 						tmp.devs[k].ifb_created = false;
 			gw_apply_undo(nl, &tmp, ignored, sizeof(ignored));
