@@ -156,13 +156,7 @@ void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_contain
 		dir->n_classes = 1;
 		dir->child.kind = GW_KIND_NONE;
 		dir->line = rd->line;
-		snprintf(c->name, sizeof(c->name), "default");
-		c->rate = rd->rate;
-		c->ceil = rd->ceil;
-		c->prio = c->quantum = c->burst = c->cburst = GW_UNSET;
-		c->is_default = true;
-		c->child = rd->child;
-		c->line = rd->line;
+		gw_class_default(c, rd->rate, rd->ceil, &rd->child, rd->line);
 		if (d == GW_DIR_INGRESS)
 			gw_ctr_ifb_name(ifindex, dir->ifb, sizeof(dir->ifb));
 	}
