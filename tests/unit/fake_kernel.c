@@ -435,9 +435,12 @@ static int tclass(struct req *r, bool del)
 	struct fk_obj *q = find_obj(r->k, RTM_NEWQDISC, ifindex, TC_H_MAJ(clid));
 	struct fk_obj *cl = find_obj(r->k, RTM_NEWTCLASS, ifindex, clid);
 	struct nl_msg *gone;
+	char kind[16];
 
 	if (!q)
 		return refuse(r, -ENOENT, "Specified qdisc not found");
+	/* the pointers above move when an object is added or removed */
+	snprintf(kind, sizeof(kind), "%s", q->kind);
 	if (del) {
 		if (!cl)
 			return refuse(r, -ENOENT, "Specified class not found");
@@ -467,7 +470,7 @@ static int tclass(struct req *r, bool del)
 		if (leaf)
 			destroy_qdisc(r->k, ifindex, leaf->handle);
 	}
-	if (!(cl = add_obj(r->k, RTM_NEWTCLASS, ifindex, clid, parent, 0, q->kind, r->h)))
+	if (!(cl = add_obj(r->k, RTM_NEWTCLASS, ifindex, clid, parent, 0, kind, r->h)))
 		return -ENOMEM;
 	notify(r->k, obj_msg(cl, RTM_NEWTCLASS));
 	return 0;
