@@ -110,12 +110,14 @@ int gw_obj_format_tc(const struct gw_tc_obj *obj, const char *ifname, const char
 int gw_obj_matches(const struct gw_tc_obj *want, const struct gw_tc_obj *got, char *why,
 		   size_t len);
 
-/* The kernel keeps buckets as times, so byte sizes come back rounded: 1% and a byte. */
+/* The kernel keeps buckets as times, so byte sizes come back rounded: 1% and a byte. The
+ * difference is taken wide: either side may be GW_UNSET (INT64_MIN), which is near nothing
+ * set (a reload whose derived target went from set to unset compares the two plans so). */
 static inline int gw_near(int64_t want, int64_t got)
 {
-	int64_t d = want > got ? want - got : got - want;
+	__int128 d = (__int128)want - got;
 
-	return d <= want / 100 + 1;
+	return (d < 0 ? -d : d) <= want / 100 + 1;
 }
 
 /* fmt.c: bounded appends for format() */

@@ -114,6 +114,29 @@ out:
 	fk_free(k);
 }
 
+/* voice at 2 mbit has CoDel's target raised for the slow link; at 3 mbit the kernel's own
+ * applies again: the leaf must lose the knob, which only replacing it does (comparing the
+ * two plans once read a knob set against one unset as "near": an overflow) */
+static void test_derived_unset(void)
+{
+	struct shape from = { .web = "7mbit" }, to = { .web = "7mbit", .voice = "3mbit" };
+	struct gw_reload_done done;
+	struct gw_tc_obj o;
+	struct fk *k;
+
+	if (reload(&from, &to, "derived knob unset", &k, &done))
+		goto out;
+	if (fk_get(k, "v0", GW_OBJ_QDISC, GW_HANDLE(GW_LEAF_MAJOR_BASE, 0), &o))
+		o.q.fq_codel.target_us = 0;
+	CHECK(done.replaced == 1 && fk_log_count(k, "qdisc del v0 1000:0 e000:10") == 1 &&
+	      fk_log_count(k, "qdisc add v0 1000:0 e000:10 fq_codel") == 1,
+	      "derived knob unset: voice's leaf replaced (%s)", done.summary);
+	CHECK(o.q.fq_codel.target_us == GW_UNSET, "derived knob unset: its target is the kernel's again");
+	gw_reload_done_free(&done);
+out:
+	fk_free(k);
+}
+
 static void test_class_added(void)
 {
 	struct shape from = { .web = "7mbit" }, to = { .web = "7mbit", .game = true };
@@ -229,6 +252,7 @@ static void test_refused(void)
 int main(void)
 {
 	test_rate();
+	test_derived_unset();
 	test_class_added();
 	test_class_removed();
 	test_links();
