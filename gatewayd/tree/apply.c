@@ -170,7 +170,6 @@ static int prepare_devs(struct gw_nl *nl, const struct gw_config *cfg, struct gw
 		if (!(d = dev_add(a, l->interface, i)))
 			return -ENOMEM;
 		d->ifindex = a->facts[i].dev.ifindex;
-		d->replace = l->replace;
 		if ((r = inspect(nl, cfg, d, in, err, len)))
 			return r;
 		if (!in)

@@ -16,7 +16,6 @@ struct gw_dev {
 	bool ifb_existed;	/* the ifb was there before this apply (a tree to adopt?) */
 	bool root;		/* gatewayd owns the root qdisc (E000:) */
 	bool ingress;		/* gatewayd owns the ingress hook (ffff:) */
-	bool replace;		/* the config allows replacing a foreign qdisc */
 	bool leftover_root;	/* our root from an earlier run was there */
 	bool old_ingress;	/* an ingress hook was there where gatewayd wants one */
 	bool foreign_root;	/* a root qdisc not ours and not the kernel default was there */

@@ -400,8 +400,7 @@ static size_t kept_from(const struct gw_config *cur, const struct gw_link_cfg *y
 	return SIZE_MAX;
 }
 
-static int copy_kept(const struct gw_config *next, const struct gw_applied *a, struct staged *s,
-		     size_t j, size_t i)
+static void copy_kept(const struct gw_applied *a, struct staged *s, size_t j, size_t i)
 {
 	s->kept_link[i] = true;
 	s->n.facts[j] = a->facts[i];
@@ -413,10 +412,8 @@ static int copy_kept(const struct gw_config *next, const struct gw_applied *a, s
 		d = &s->n.devs[s->n.n_devs++];
 		*d = a->devs[k];	/* its saved tree stays a's until the commit */
 		d->link = j;
-		d->replace = next->links[j].replace;
 		s->origin[s->n_kept++] = k;
 	}
-	return 0;
 }
 
 static void staged_free(struct staged *s, struct gw_applied *a, bool committed)
@@ -490,7 +487,7 @@ static int stage(struct gw_nl *nl, const struct gw_config *cur, const struct gw_
 		if (i == SIZE_MAX)
 			added[j] = true;
 		else
-			copy_kept(next, a, s, j, i);
+			copy_kept(a, s, j, i);
 	}
 	for (size_t i = 0; i < cur->n_links; i++)
 		done->links_removed += !s->kept_link[i];
