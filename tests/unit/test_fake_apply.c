@@ -229,11 +229,56 @@ static void test_unknown_kind(void)
 	gw_config_free(cfg);
 }
 
+/* gatewayd killed and started again: its tree is there; kept as it is, or changed in place
+ * into a new config's plan, with the ifb taken over, not made again. */
+static void test_adopt(void)
+{
+	struct gw_config *cfg = load(""), *slower = NULL;
+	struct fk *k = kernel(false);
+	struct gw_applied a, b;
+	struct gw_tc_obj o;
+	struct gw_nl *nl;
+	char err[1024] = "", text[2048], *before, *after;
+
+	snprintf(text, sizeof(text), TREE_CONF, "");
+	*strstr(text, "8mbit") = '7';	/* web at 7mbit */
+	if (gw_config_load_string("t.conf", text, &slower, err, sizeof(err)) == 0)
+		slower->owns_nft = false;
+	if (!CHECK(cfg && slower && k && !fk_open(k, &nl), "adopt: configs and kernel"))
+		return;
+	CHECK(gw_apply(nl, cfg, NULL, &a, err, sizeof(err)) == 0, "adopt: first run applies (%s)", err);
+	gw_applied_free(&a);	/* killed: nothing removed */
+	before = fk_state(k);
+	fk_log_clear(k);
+	CHECK(gw_apply(nl, cfg, NULL, &b, err, sizeof(err)) == 0 && b.adopted,
+	      "adopt: the same config again adopts the tree (%s)", err);
+	after = fk_state(k);
+	CHECK(!fk_log(k)[0] && !strcmp(before, after), "adopt: nothing sent, nothing changed");
+	gw_applied_free(&b);
+	free(after);
+	CHECK(gw_apply(nl, slower, NULL, &b, err, sizeof(err)) == 0 && b.adopted,
+	      "adopt: a config with web slower adopts too (%s)", err);
+	if (fk_get(k, "v0", GW_OBJ_CLASS, GW_HANDLE(GW_ROOT_MAJOR, 0x11), &o))
+		o.cls.rate = 0;
+	CHECK(fk_log_count(k, "class change v0 e000:11") == 1 && fk_log_count(k, " del ") == 0 &&
+	      fk_log_count(k, " add ") == 0 && o.cls.rate == 875000,
+	      "adopt: by one change of web's class, to 7 mbit");
+	CHECK(gw_remove(nl, &b, err, sizeof(err)) == 0 && fk_count(k) == 0 && !fk_ifindex(k, "ifb-wan"),
+	      "adopt: the adopted ifb is ours to remove");
+	gw_applied_free(&b);
+	free(before);
+	gw_nl_close(nl);
+	fk_free(k);
+	gw_config_free(cfg);
+	gw_config_free(slower);
+}
+
 int main(void)
 {
 	test_tree();
 	test_refused();
 	test_no_replace();
 	test_unknown_kind();
+	test_adopt();
 	return tap_done();
 }

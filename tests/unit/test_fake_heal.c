@@ -121,6 +121,10 @@ static void test_foreign_change(void)
 	cls.cls.rate = 100000;
 	CHECK(outside(&g, &cls, 0, false) == 0, "change: a foreign tc changes web's rate");
 	CHECK(!gw_heal_pending(g.mon, g.cfg, &g.a), "change: a class change is no event to act on (the sampler's pass finds it)");
+	for (int i = 0; i < 5000; i++)
+		outside(&g, &cls, 0, false);
+	CHECK(gw_heal_pending(g.mon, g.cfg, &g.a), "change: but 5000 of them overflow the monitor: lost events mean look");
+	CHECK(!gw_heal_pending(g.mon, g.cfg, &g.a), "change: ... once");
 	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	after = fk_state(g.k);
 	CHECK(r == 1 && !strcmp(before, after), "change: heal puts the planned rate back (%d: %s)", r, err);
