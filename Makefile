@@ -111,7 +111,8 @@ $(BUILD)/gatewayd-router: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main-router.o
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
 
 # the tests named test_fake_* run the daemon's tree code against the in-memory kernel
-$(BUILD)/tests/test_fake_%: tests/unit/test_fake_%.c tests/unit/fake_kernel.c $(LIBS)
+FAKE_BIN := $(filter $(BUILD)/tests/test_fake_%,$(UNIT_BIN))
+$(FAKE_BIN): $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/obj/tests/unit/fake_kernel.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
 
