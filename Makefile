@@ -114,7 +114,7 @@ $(BUILD)/gatewayd-router: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main-router.o
 FAKE_BIN := $(filter $(BUILD)/tests/test_fake_%,$(UNIT_BIN))
 $(FAKE_BIN): $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/obj/tests/unit/fake_kernel.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/tests/unit/fake_kernel.o $(LIBS) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBS)
 	@mkdir -p $(dir $@)
