@@ -631,10 +631,13 @@ void gw_ctr_dispatch(struct gw_ctr *c)
 
 /* ---- set-up, sampling, reload, teardown ------------------------------------------------------ */
 
+/* (a monitor of the unit tests' in-memory kernel has no fd: it is read when dispatched) */
 static int add_fd(int ep, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 
+	if (fd < 0)
+		return 0;
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
@@ -697,7 +700,7 @@ int gw_ctr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_ctr **ou
 	c->ep = c->timer_fd = -1;
 	if (alloc_rules(c, cfg->n_containers))
 		goto fail;
-	if ((r = gw_nl_open(&c->q)) || (r = gw_nl_set_strict(c->q)))
+	if ((r = gw_nl_open_sibling(nl, &c->q)) || (r = gw_nl_set_strict(c->q)))
 		goto fail;
 	c->ep = epoll_create1(EPOLL_CLOEXEC);
 	c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -707,8 +710,8 @@ int gw_ctr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_ctr **ou
 	}
 	/* addresses appear inside the containers' namespaces, not ours: all namespaces' (on an
 	 * old kernel without that, the retry timer finds them instead) */
-	if ((r = gw_monitor_open_groups(RTMGRP_LINK, false, &c->links)) ||
-	    (r = gw_monitor_open_groups(RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, true, &c->addrs)))
+	if ((r = gw_nl_monitor(nl, RTMGRP_LINK, false, &c->links)) ||
+	    (r = gw_nl_monitor(nl, RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, true, &c->addrs)))
 		goto fail;
 	if ((r = add_fd(c->ep, gw_monitor_fd(c->links))) ||
 	    (r = add_fd(c->ep, gw_monitor_fd(c->addrs))) || (r = add_fd(c->ep, c->timer_fd)))

@@ -12,6 +12,7 @@
 #include <linux/rtnetlink.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
+#include "qdisc/monitor.h"
 #include "qdisc/nl.h"
 
 #define NL_CHUNK_BYTES GW_NL_CHUNK_BYTES	/* requests per sendmsg: well under the socket buffer */
@@ -346,6 +347,17 @@ static const struct gw_nl_ops real_ops = {
 int gw_nl_set_strict(struct gw_nl *nl)
 {
 	return nl->ops->set_strict ? nl->ops->set_strict(nl->priv) : 0;
+}
+
+int gw_nl_open_sibling(struct gw_nl *nl, struct gw_nl **out)
+{
+	return nl->ops->open_sibling ? nl->ops->open_sibling(nl->priv, out) : gw_nl_open(out);
+}
+
+int gw_nl_monitor(struct gw_nl *nl, unsigned int groups, bool all_nsid, struct gw_monitor **out)
+{
+	return nl->ops->monitor ? nl->ops->monitor(nl->priv, groups, all_nsid, out) :
+	       gw_monitor_open_groups(groups, all_nsid, out);
 }
 
 int gw_nl_batch(struct gw_nl *nl, struct nl_msg *const *msgs, size_t n, bool stop,

@@ -14,6 +14,7 @@
 
 struct gw_nl;
 struct gw_nl_error;
+struct gw_monitor;
 
 /* Called for every reply message of a dump or request; non-zero stops with that value. */
 typedef int (*gw_nl_cb)(const struct nlmsghdr *nlh, void *arg);
@@ -31,6 +32,9 @@ struct gw_nl_ops {
 		       struct gw_nl_error *e);
 	int (*set_strict)(void *priv);	/* NULL: nothing to set */
 	void (*close)(void *priv);
+	/* gw_nl_open_sibling and gw_nl_monitor on this kernel (NULL: real sockets) */
+	int (*open_sibling)(void *priv, struct gw_nl **out);
+	int (*monitor)(void *priv, unsigned int groups, bool all_nsid, struct gw_monitor **out);
 };
 
 /* Requests per sendmsg, and so how many the kernel has taken before the first ack of a
@@ -46,6 +50,10 @@ struct gw_nl_error {
 
 int gw_nl_open(struct gw_nl **out);
 int gw_nl_open_ops(const struct gw_nl_ops *ops, void *priv, struct gw_nl **out);
+/* Another handle to the kernel nl talks to (container tracking's strict look-ups). */
+int gw_nl_open_sibling(struct gw_nl *nl, struct gw_nl **out);
+/* gw_monitor_open_groups on the kernel nl talks to. */
+int gw_nl_monitor(struct gw_nl *nl, unsigned int groups, bool all_nsid, struct gw_monitor **out);
 void gw_nl_close(struct gw_nl *nl);
 /* Strict checking of dump requests (NETLINK_GET_STRICT_CHK): the kernel then honours filters
  * in a dump's header and attributes such as IFA_TARGET_NETNSID. */
