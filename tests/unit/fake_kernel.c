@@ -39,6 +39,15 @@ struct fk_rule {
 	char msg[GW_EXTACK_MAX];
 };
 
+/* A monitor: the notifications of its groups since it was last read. */
+struct fk_mon {
+	struct fk *k;		/* NULL once the kernel is gone */
+	unsigned int groups;
+	struct nl_msg **events;
+	size_t n_events;
+	bool lost;
+};
+
 struct fk {
 	struct fk_link *links;
 	size_t n_links;
@@ -52,9 +61,8 @@ struct fk {
 	size_t n_rules;
 	char *log;
 	size_t log_len;
-	struct nl_msg **events;
-	size_t n_events;
-	bool lost;
+	struct fk_mon **mons;
+	size_t n_mons;
 };
 
 /* One handle: whose requests these are. */
@@ -72,11 +80,11 @@ struct fk *fk_new(void)
 	return k;
 }
 
-static void drop_events(struct fk *k)
+static void drop_events(struct fk_mon *m)
 {
-	for (size_t i = 0; i < k->n_events; i++)
-		nlmsg_free(k->events[i]);
-	k->n_events = 0;
+	for (size_t i = 0; i < m->n_events; i++)
+		nlmsg_free(m->events[i]);
+	m->n_events = 0;
 }
 
 void fk_free(struct fk *k)
@@ -85,8 +93,9 @@ void fk_free(struct fk *k)
 		return;
 	for (size_t i = 0; i < k->n_objs; i++)
 		free(k->objs[i].attrs);
-	drop_events(k);
-	free(k->events);
+	for (size_t i = 0; i < k->n_mons; i++)
+		k->mons[i]->k = NULL;
+	free(k->mons);
 	free(k->objs);
 	free(k->links);
 	free(k->rules);
@@ -182,20 +191,36 @@ fail:
 	return NULL;
 }
 
+static unsigned int group_of(int type)
+{
+	if (type == RTM_NEWLINK || type == RTM_DELLINK)
+		return RTMGRP_LINK;
+	return type >= RTM_NEWQDISC && type <= RTM_DELTFILTER ? RTMGRP_TC : 0;
+}
+
+/* Queue m for every monitor of its group. */
 static void notify(struct fk *k, struct nl_msg *m)
 {
-	void *n;
-
 	if (!m)
 		return;
-	if (k->n_events >= FK_MAX_EVENTS ||
-	    !(n = realloc(k->events, (k->n_events + 1) * sizeof(*k->events)))) {
-		k->lost = true;
-		nlmsg_free(m);
-		return;
+	for (size_t i = 0; i < k->n_mons; i++) {
+		struct fk_mon *mon = k->mons[i];
+		struct nl_msg *copy;
+		void *n;
+
+		if (!(mon->groups & group_of(nlmsg_hdr(m)->nlmsg_type)))
+			continue;
+		if (mon->n_events >= FK_MAX_EVENTS || !(copy = nlmsg_convert(nlmsg_hdr(m))) ||
+		    !(n = realloc(mon->events, (mon->n_events + 1) * sizeof(*mon->events)))) {
+			if (mon->n_events < FK_MAX_EVENTS && copy)
+				nlmsg_free(copy);
+			mon->lost = true;
+			continue;
+		}
+		mon->events = n;
+		mon->events[mon->n_events++] = copy;
 	}
-	k->events = n;
-	k->events[k->n_events++] = m;
+	nlmsg_free(m);
 }
 
 /* ---- tc objects ---- */
@@ -871,10 +896,31 @@ static void fk_close(void *priv)
 	free(priv);
 }
 
+static int open_handle(struct fk *k, bool outside, struct gw_nl **out);
+static int open_monitor(struct fk *k, unsigned int groups, struct gw_monitor **out);
+
+static int fk_sibling(void *priv, struct gw_nl **out)
+{
+	struct fk_handle *hd = priv;
+
+	return open_handle(hd->k, hd->outside, out);
+}
+
+/* (the fake keeps no addresses: an address group's monitor stays quiet) */
+static int fk_mon_groups(void *priv, unsigned int groups, bool all_nsid, struct gw_monitor **out)
+{
+	struct fk_handle *hd = priv;
+
+	(void)all_nsid;
+	return open_monitor(hd->k, groups, out);
+}
+
 static const struct gw_nl_ops fk_ops = {
 	.batch = fk_batch,
 	.request = fk_request,
 	.close = fk_close,
+	.open_sibling = fk_sibling,
+	.monitor = fk_mon_groups,
 };
 
 static int open_handle(struct fk *k, bool outside, struct gw_nl **out)
@@ -905,23 +951,57 @@ int fk_open_outside(struct fk *k, struct gw_nl **out)
 
 static int mon_read(void *priv, gw_nl_cb cb, void *arg)
 {
-	struct fk *k = priv;
-	bool lost = k->lost;
+	struct fk_mon *m = priv;
+	bool lost = m->lost;
 
-	for (size_t i = 0; i < k->n_events; i++)
+	for (size_t i = 0; i < m->n_events; i++)
 		if (cb)
-			cb(nlmsg_hdr(k->events[i]), arg);
-	drop_events(k);
-	k->lost = false;
+			cb(nlmsg_hdr(m->events[i]), arg);
+	drop_events(m);
+	m->lost = false;
 	return lost ? -ENOBUFS : 0;
 }
 
-static const struct gw_monitor_ops fk_mon_ops = { .read = mon_read };
+static void mon_close(void *priv)
+{
+	struct fk_mon *m = priv;
+	struct fk *k = m->k;
+
+	for (size_t i = 0; k && i < k->n_mons; i++)
+		if (k->mons[i] == m) {
+			k->mons[i] = k->mons[--k->n_mons];
+			break;
+		}
+	drop_events(m);
+	free(m->events);
+	free(m);
+}
+
+static const struct gw_monitor_ops fk_mon_ops = { .read = mon_read, .close = mon_close };
+
+static int open_monitor(struct fk *k, unsigned int groups, struct gw_monitor **out)
+{
+	struct fk_mon *m = calloc(1, sizeof(*m));
+	void *n = realloc(k->mons, (k->n_mons + 1) * sizeof(*k->mons));
+	int r;
+
+	if (n)
+		k->mons = n;
+	if (!m || !n) {
+		free(m);
+		return -ENOMEM;
+	}
+	m->k = k;
+	m->groups = groups;
+	k->mons[k->n_mons++] = m;
+	if ((r = gw_monitor_open_ops(&fk_mon_ops, m, out)))
+		mon_close(m);
+	return r;
+}
 
 int fk_monitor(struct fk *k, struct gw_monitor **out)
 {
-	drop_events(k);
-	return gw_monitor_open_ops(&fk_mon_ops, k, out);
+	return open_monitor(k, RTMGRP_LINK | RTMGRP_TC, out);
 }
 
 /* ---- what tests ask ---- */

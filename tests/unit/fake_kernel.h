@@ -5,7 +5,9 @@
  * a qdisc's children going with it, and dumps that answer for every device. Options are kept
  * as the netlink attributes they were sent in and dumped back as they came, so the qdisc
  * kinds' own decoders read them; the fake knows no kind. Notifications of each change queue
- * up for the monitor. The netns and UML suites prove the real kernel agrees. */
+ * up for each monitor of their group (links, tc; it keeps no addresses). A handle's sibling
+ * (gw_nl_open_sibling) and monitors (gw_nl_monitor) are on the same fake, so container
+ * tracking runs on it too. The netns and UML suites prove the real kernel agrees. */
 #ifndef GW_TEST_FAKE_KERNEL_H
 #define GW_TEST_FAKE_KERNEL_H
 
@@ -26,7 +28,8 @@ void fk_free(struct fk *k);
 int fk_open(struct fk *k, struct gw_nl **out);
 /* Someone else's handle (a foreign tc or ip): not counted, not logged, never refused. */
 int fk_open_outside(struct fk *k, struct gw_nl **out);
-/* The notifications of every change since the last read (close with gw_monitor_close). */
+/* The daemon's monitor (links and tc objects): the notifications of every change since the
+ * last read (close with gw_monitor_close). */
 int fk_monitor(struct fk *k, struct gw_monitor **out);
 
 /* An interface (kind "veth", "ifb", "" for a physical one), up, MTU 1500; its ifindex. */
