@@ -110,6 +110,12 @@ $(BUILD)/gatewayd: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main.o $(LIBS)
 $(BUILD)/gatewayd-router: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main-router.o $(ROUTER_LIBS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
 
+# the tests named test_fake_* run the daemon's tree code against the in-memory kernel
+FAKE_BIN := $(filter $(BUILD)/tests/test_fake_%,$(UNIT_BIN))
+$(FAKE_BIN): $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/obj/tests/unit/fake_kernel.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/tests/unit/fake_kernel.o $(LIBS) $(LDLIBS_ALL)
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)

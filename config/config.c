@@ -26,6 +26,19 @@ const char *gw_direction_name(enum gw_direction d)
 	return d == GW_DIR_INGRESS ? "ingress" : "egress";
 }
 
+void gw_class_default(struct gw_class_cfg *c, uint64_t rate, uint64_t ceil,
+		      const struct gw_child *child, int line)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "default");
+	c->rate = rate;
+	c->ceil = ceil;
+	c->prio = c->quantum = c->burst = c->cburst = GW_UNSET;
+	c->is_default = true;
+	c->child = *child;
+	c->line = line;
+}
+
 static void free_classes(struct gw_dir_cfg *d)
 {
 	for (size_t i = 0; d->classes && i < d->n_classes; i++)

@@ -194,6 +194,11 @@ int gw_config_load_string(const char *name, const char *text, struct gw_config *
 void gw_config_free(struct gw_config *cfg);
 
 const char *gw_direction_name(enum gw_direction d);
+/* The class made where the config names none: the only class of an htb direction without
+ * classes, the rest of the line beside `hosts`' classes, a container's one class. It is the
+ * default, named "default", with the given rates and child and every other knob unset. */
+void gw_class_default(struct gw_class_cfg *c, uint64_t rate, uint64_t ceil,
+		      const struct gw_child *child, int line);
 
 /* Units (config/units.c). All return 0 or -EINVAL / -ERANGE. */
 int gw_parse_rate(const char *s, uint64_t *bytes_per_s);	/* "20mbit", "1.5gbit", "12mbyte" */

@@ -603,16 +603,9 @@ static int expand_hosts(struct cfg_parser *p, const config_setting_t *g, const c
 	dir->classes = v;
 	if (synth) {
 		/* the rest of the line, for addresses outside the subnet */
-		struct gw_class_cfg *d = &v[dir->n_classes++];
-
-		memset(d, 0, sizeof(*d));
-		snprintf(d->name, sizeof(d->name), "default");
-		d->rate = dir->rate - sum > GW_MIN_RATE ? dir->rate - sum : GW_MIN_RATE;
-		d->ceil = dir->rate;
-		d->prio = d->quantum = d->burst = d->cburst = GW_UNSET;
-		d->is_default = true;
-		d->child = dir->child;
-		d->line = dir->line;
+		gw_class_default(&v[dir->n_classes++],
+				 dir->rate - sum > GW_MIN_RATE ? dir->rate - sum : GW_MIN_RATE,
+				 dir->rate, &dir->child, dir->line);
 		cfg_child_init(&dir->child, GW_KIND_NONE);
 	}
 	h->first = dir->n_classes;

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,9 +22,8 @@
 #include "gatewayd/containers.h"
 #include "gatewayd/sys/log.h"
 #include "gatewayd/sampler.h"
+#include "qdisc/monitor.h"
 
-#define CTR_BUF (256 * 1024)
-#define CTR_RCVBUF (4 * 1024 * 1024)
 #define FAST_RECHECK_S 10.0	/* after appearing, an unmatched candidate is looked at often */
 #define FAST_PERIOD_S 0.1
 #define SLOW_PERIOD_S 1.0
@@ -53,8 +51,8 @@ struct gw_ctr {
 	const struct gw_config *cfg;
 	struct gw_nl *nl;		/* tc requests: the daemon's */
 	struct gw_nl *q;		/* look-ups, strict (address dumps in other namespaces) */
-	int ep, link_fd, addr_fd, timer_fd;
-	char *buf;
+	int ep, timer_fd;
+	struct gw_monitor *links, *addrs;	/* link and address notifications */
 	/* v and n, and each one's sampler and name: the loop changes them, gw_ctr_history
 	 * reads them from an HTTP thread under this lock */
 	pthread_mutex_t lock;
@@ -156,13 +154,7 @@ void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_contain
 		dir->n_classes = 1;
 		dir->child.kind = GW_KIND_NONE;
 		dir->line = rd->line;
-		snprintf(c->name, sizeof(c->name), "default");
-		c->rate = rd->rate;
-		c->ceil = rd->ceil;
-		c->prio = c->quantum = c->burst = c->cburst = GW_UNSET;
-		c->is_default = true;
-		c->child = rd->child;
-		c->line = rd->line;
+		gw_class_default(c, rd->rate, rd->ceil, &rd->child, rd->line);
 		if (d == GW_DIR_INGRESS)
 			gw_ctr_ifb_name(ifindex, dir->ifb, sizeof(dir->ifb));
 	}
@@ -583,32 +575,32 @@ static void on_link_msg(struct gw_ctr *c, const struct nlmsghdr *h)
 	mark_dirty(c, l.ifindex);
 }
 
-/* Drain a socket; cb sees each message (NULL: only drain). Returns 1 if anything came. */
-static int drain(struct gw_ctr *c, int fd, void (*cb)(struct gw_ctr *, const struct nlmsghdr *))
+struct drained {
+	struct gw_ctr *c;
+	void (*cb)(struct gw_ctr *, const struct nlmsghdr *);
+	bool got;
+};
+
+static int drained_cb(const struct nlmsghdr *h, void *arg)
 {
-	int got = 0;
+	struct drained *d = arg;
 
-	for (;;) {
-		ssize_t r = recv(fd, c->buf, CTR_BUF, 0);
-		struct nlmsghdr *h;
-		int len;
+	d->got = true;
+	if (d->cb)
+		d->cb(d->c, h);
+	return 0;
+}
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && errno == ENOBUFS) {
-			c->resync = true;
-			got = 1;
-			continue;
-		}
-		if (r <= 0)
-			break;
-		got = 1;
-		len = (int)r;
-		for (h = (struct nlmsghdr *)c->buf; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len))
-			if (cb)
-				cb(c, h);
-	}
-	return got;
+/* Read a monitor's notifications; cb sees each message (NULL: only drain). Returns 1 if
+ * anything came (lost ones too: then everything is looked at again). */
+static int drain(struct gw_ctr *c, struct gw_monitor *m,
+		 void (*cb)(struct gw_ctr *, const struct nlmsghdr *))
+{
+	struct drained d = { c, cb, false };
+
+	if (gw_monitor_read(m, drained_cb, &d) == -ENOBUFS)
+		c->resync = d.got = true;
+	return d.got;
 }
 
 static void due_pending(struct gw_ctr *c, bool all)
@@ -625,9 +617,9 @@ void gw_ctr_dispatch(struct gw_ctr *c)
 	uint64_t exp;
 	bool ticked;
 
-	drain(c, c->link_fd, on_link_msg);
+	drain(c, c->links, on_link_msg);
 	/* an address added anywhere (a container getting its address after its veth) */
-	if (drain(c, c->addr_fd, NULL) && c->np)
+	if (drain(c, c->addrs, NULL) && c->np)
 		due_pending(c, true);
 	ticked = read(c->timer_fd, &exp, sizeof(exp)) == (ssize_t)sizeof(exp);
 	if (ticked)
@@ -639,33 +631,13 @@ void gw_ctr_dispatch(struct gw_ctr *c)
 
 /* ---- set-up, sampling, reload, teardown ------------------------------------------------------ */
 
-static int open_group_socket(unsigned int groups, bool all_nsid)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = groups };
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
-	int size = CTR_RCVBUF, one = 1;
-
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	/* addresses appear inside the containers' namespaces, not ours; without this option
-	 * (old kernels) the retry timer finds them instead */
-	if (all_nsid)
-		setsockopt(fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &one, sizeof(one));
-	return fd;
-}
-
+/* (a monitor of the unit tests' in-memory kernel has no fd: it is read when dispatched) */
 static int add_fd(int ep, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
 
+	if (fd < 0)
+		return 0;
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
@@ -725,10 +697,10 @@ int gw_ctr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_ctr **ou
 	}
 	c->cfg = cfg;
 	c->nl = nl;
-	c->ep = c->link_fd = c->addr_fd = c->timer_fd = -1;
-	if (!(c->buf = malloc(CTR_BUF)) || alloc_rules(c, cfg->n_containers))
+	c->ep = c->timer_fd = -1;
+	if (alloc_rules(c, cfg->n_containers))
 		goto fail;
-	if ((r = gw_nl_open(&c->q)) || (r = gw_nl_set_strict(c->q)))
+	if ((r = gw_nl_open_sibling(nl, &c->q)) || (r = gw_nl_set_strict(c->q)))
 		goto fail;
 	c->ep = epoll_create1(EPOLL_CLOEXEC);
 	c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -736,16 +708,13 @@ int gw_ctr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_ctr **ou
 		r = -errno;
 		goto fail;
 	}
-	if ((c->link_fd = open_group_socket(RTMGRP_LINK, false)) < 0) {
-		r = c->link_fd;
+	/* addresses appear inside the containers' namespaces, not ours: all namespaces' (on an
+	 * old kernel without that, the retry timer finds them instead) */
+	if ((r = gw_nl_monitor(nl, RTMGRP_LINK, false, &c->links)) ||
+	    (r = gw_nl_monitor(nl, RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, true, &c->addrs)))
 		goto fail;
-	}
-	if ((c->addr_fd = open_group_socket(RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR, true)) < 0) {
-		r = c->addr_fd;
-		goto fail;
-	}
-	if ((r = add_fd(c->ep, c->link_fd)) || (r = add_fd(c->ep, c->addr_fd)) ||
-	    (r = add_fd(c->ep, c->timer_fd)))
+	if ((r = add_fd(c->ep, gw_monitor_fd(c->links))) ||
+	    (r = add_fd(c->ep, gw_monitor_fd(c->addrs))) || (r = add_fd(c->ep, c->timer_fd)))
 		goto fail;
 	/* subscribed first, then looked: nothing that appears in between is missed */
 	if (cfg->n_containers) {
@@ -772,14 +741,11 @@ void gw_ctr_free(struct gw_ctr *c)
 	free_rules(c);
 	if (c->ep >= 0)
 		close(c->ep);
-	if (c->link_fd >= 0)
-		close(c->link_fd);
-	if (c->addr_fd >= 0)
-		close(c->addr_fd);
+	gw_monitor_close(c->links);
+	gw_monitor_close(c->addrs);
 	if (c->timer_fd >= 0)
 		close(c->timer_fd);
 	gw_nl_close(c->q);
-	free(c->buf);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }

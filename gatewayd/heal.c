@@ -35,14 +35,6 @@ static bool our_name(const struct gw_config *cfg, const char *name)
 	return false;
 }
 
-static bool our_ifindex(const struct gw_applied *a, int ifindex)
-{
-	for (size_t i = 0; i < a->n_devs; i++)
-		if (a->devs[i].ifindex == ifindex)
-			return true;
-	return false;
-}
-
 /* Does an nf_tables notification concern table inet gatewayd? Every object's message (table,
  * chain, rule, set, element, object, flowtable) names its table in attribute 1. */
 static bool our_nft(const struct nlmsghdr *nlh)
@@ -88,7 +80,8 @@ static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 		/* an ingress classifier on one of our ifbs: only ours are there */
 		const struct tcmsg *t = nlmsg_data(nlh);
 
-		if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*t)) && our_ifindex(s->a, t->tcm_ifindex) &&
+		if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*t)) &&
+		    gw_applied_ours(s->a, t->tcm_ifindex) &&
 		    t->tcm_parent == TC_H_MAKE(GW_ROOT_HANDLE, 0) && s->cfg->owns_nft &&
 		    ingress_rules(s->cfg))
 			s->relevant = s->classify = true;
@@ -98,7 +91,8 @@ static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 	case RTM_DELQDISC: {
 		const struct tcmsg *t = nlmsg_data(nlh);
 
-		if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*t)) && our_ifindex(s->a, t->tcm_ifindex) &&
+		if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*t)) &&
+		    gw_applied_ours(s->a, t->tcm_ifindex) &&
 		    (t->tcm_parent == TC_H_ROOT || t->tcm_parent == TC_H_INGRESS))
 			s->relevant = true;
 		break;

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 #include "config/config.h"
 #include "gatewayd/tree/apply.h"
@@ -25,6 +24,7 @@
 #include "gatewayd/load/sink.h"
 #include "gatewayd/status.h"
 #include "webui/webui.h"
+#include "gatewayd/sys/signals.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_LOAD_TEST };
@@ -60,20 +60,6 @@ static void raise_fd_limit(void)
 		rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-}
-
-static int open_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1);	/* a load test now */
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -errno;
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
 /* Sample and serve until told to stop. A reload may replace *cfgp. */
@@ -140,8 +126,9 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	if (mode == MODE_RUN)
 		raise_fd_limit();
 	/* signals are blocked before the tree exists, so a SIGTERM cannot strand it */
-	if (mode == MODE_RUN && (sfd = open_signals()) < 0) {
-		gw_log(GW_LOG_ERR, "signalfd: %s", strerror(errno));
+	/* SIGUSR1: a load test now */
+	if (mode == MODE_RUN && (sfd = gw_signalfd(SIGTERM, SIGINT, SIGHUP, SIGUSR1, 0)) < 0) {
+		gw_log(GW_LOG_ERR, "signalfd: %s", strerror(-sfd));
 		return EXIT_RUNTIME;
 	}
 	if ((r = gw_nl_open(&nl))) {

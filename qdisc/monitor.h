@@ -10,6 +10,19 @@
 struct gw_monitor;
 
 int gw_monitor_open(struct gw_monitor **out);
+/* A monitor of other rtnetlink groups alone (RTMGRP_*: container tracking's links and
+ * addresses), read the same way. all_nsid: the groups' notifications from every namespace
+ * ours has an id for, too (NETLINK_LISTEN_ALL_NSID; a kernel without it gives ours only). */
+int gw_monitor_open_groups(unsigned int groups, bool all_nsid, struct gw_monitor **out);
+
+/* The seam (as gw_nl_ops): notifications from elsewhere, such as the unit tests' in-memory
+ * kernel. read is gw_monitor_read's; such a monitor has no fd (-1) and no nf_tables. */
+struct gw_monitor_ops {
+	int (*read)(void *priv, gw_nl_cb cb, void *arg);
+	void (*close)(void *priv);	/* may be NULL */
+};
+
+int gw_monitor_open_ops(const struct gw_monitor_ops *ops, void *priv, struct gw_monitor **out);
 void gw_monitor_close(struct gw_monitor *m);
 /* One fd (an epoll of both sockets) that is readable when something is pending. */
 int gw_monitor_fd(const struct gw_monitor *m);

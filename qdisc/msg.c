@@ -91,6 +91,11 @@ int gw_obj_build(const struct gw_tc_obj *obj, int nlm_flags, struct nl_msg **out
 	return 0;
 }
 
+int gw_obj_create_flags(const struct gw_tc_obj *obj)
+{
+	return NLM_F_CREATE | (obj->parent == TC_H_ROOT ? NLM_F_REPLACE : NLM_F_EXCL);
+}
+
 int gw_obj_build_del(const struct gw_tc_obj *obj, struct nl_msg **out)
 {
 	struct nl_msg *msg = msg_start(obj, msg_type(obj->type, 1), 0);

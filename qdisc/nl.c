@@ -1,4 +1,5 @@
-/* qdisc/nl.c: the rtnetlink socket loop (see nl.h for why it is ours). */
+/* qdisc/nl.c: the rtnetlink socket loop (see nl.h for why it is ours), behind the ops table
+ * that lets the unit tests put an in-memory kernel in its place. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -11,15 +12,18 @@
 #include <linux/rtnetlink.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
+#include "qdisc/monitor.h"
 #include "qdisc/nl.h"
 
-#define NL_CHUNK_BYTES (64 * 1024)	/* requests per sendmsg: well under the socket buffer */
-#define NL_CHUNK_MSGS 256		/* and acks per chunk well under the receive buffer */
+#define NL_CHUNK_BYTES GW_NL_CHUNK_BYTES	/* requests per sendmsg: well under the socket buffer */
+#define NL_CHUNK_MSGS GW_NL_CHUNK_MSGS		/* and acks per chunk well under the receive buffer */
 #define NL_RCVBUF (8 * 1024 * 1024)
 #define NL_RECV_BUF (256 * 1024)	/* one recv: larger than any dump skb */
 #define NL_TIMEOUT_MS 10000		/* a kernel that says nothing for this long is broken */
 
 struct gw_nl {
+	const struct gw_nl_ops *ops;
+	void *priv;		/* the ops' own; the real socket's is this struct */
 	struct nl_sock *sk;
 	int fd;
 	uint32_t seq;
@@ -27,6 +31,20 @@ struct gw_nl {
 	char *rbuf;
 	char *sbuf;
 };
+
+static const struct gw_nl_ops real_ops;
+
+int gw_nl_open_ops(const struct gw_nl_ops *ops, void *priv, struct gw_nl **out)
+{
+	struct gw_nl *nl = calloc(1, sizeof(*nl));
+
+	if (!nl)
+		return -ENOMEM;
+	nl->ops = ops;
+	nl->priv = priv;
+	*out = nl;
+	return 0;
+}
 
 int gw_nl_open(struct gw_nl **out)
 {
@@ -59,12 +77,15 @@ int gw_nl_open(struct gw_nl **out)
 	if (setsockopt(nl->fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
 		setsockopt(nl->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 	nl->seq = (uint32_t)time(NULL);
+	nl->ops = &real_ops;
+	nl->priv = nl;
 	*out = nl;
 	return 0;
 }
 
-int gw_nl_set_strict(struct gw_nl *nl)
+static int real_set_strict(void *priv)
 {
+	struct gw_nl *nl = priv;
 	int one = 1;
 
 	return setsockopt(nl->fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof(one)) < 0 ?
@@ -75,6 +96,8 @@ void gw_nl_close(struct gw_nl *nl)
 {
 	if (!nl)
 		return;
+	if (nl->ops && nl->ops != &real_ops && nl->ops->close)
+		nl->ops->close(nl->priv);
 	if (nl->sk)
 		nl_socket_free(nl->sk);
 	free(nl->rbuf);
@@ -224,9 +247,10 @@ static int collect_acks(struct gw_nl *nl, size_t lo, size_t hi, struct gw_nl_err
 	return 0;
 }
 
-int gw_nl_batch(struct gw_nl *nl, struct nl_msg *const *msgs, size_t n, bool stop,
-		struct gw_nl_error *e)
+static int real_batch(void *priv, struct nl_msg *const *msgs, size_t n, bool stop,
+		      struct gw_nl_error *e)
 {
+	struct gw_nl *nl = priv;
 	struct gw_nl_error first = { .err = 0 };
 	size_t i = 0;
 	int err = 0;
@@ -250,9 +274,10 @@ int gw_nl_batch(struct gw_nl *nl, struct nl_msg *const *msgs, size_t n, bool sto
 	return first.err;
 }
 
-int gw_nl_request(struct gw_nl *nl, struct nl_msg *msg, gw_nl_cb cb, void *arg,
-		  struct gw_nl_error *e)
+static int real_request(void *priv, struct nl_msg *msg, gw_nl_cb cb, void *arg,
+			struct gw_nl_error *e)
 {
+	struct gw_nl *nl = priv;
 	struct nlmsghdr *req = nlmsg_hdr(msg);
 	/* NLM_F_DUMP shares bits with NLM_F_EXCL: only a GET with both bits is a dump */
 	bool dump = (req->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP && (req->nlmsg_type & 3) == 2;
@@ -311,6 +336,40 @@ out:
 		snprintf(e->msg, sizeof(e->msg), "%s", text);
 	}
 	return err;
+}
+
+static const struct gw_nl_ops real_ops = {
+	.batch = real_batch,
+	.request = real_request,
+	.set_strict = real_set_strict,
+};
+
+int gw_nl_set_strict(struct gw_nl *nl)
+{
+	return nl->ops->set_strict ? nl->ops->set_strict(nl->priv) : 0;
+}
+
+int gw_nl_open_sibling(struct gw_nl *nl, struct gw_nl **out)
+{
+	return nl->ops->open_sibling ? nl->ops->open_sibling(nl->priv, out) : gw_nl_open(out);
+}
+
+int gw_nl_monitor(struct gw_nl *nl, unsigned int groups, bool all_nsid, struct gw_monitor **out)
+{
+	return nl->ops->monitor ? nl->ops->monitor(nl->priv, groups, all_nsid, out) :
+	       gw_monitor_open_groups(groups, all_nsid, out);
+}
+
+int gw_nl_batch(struct gw_nl *nl, struct nl_msg *const *msgs, size_t n, bool stop,
+		struct gw_nl_error *e)
+{
+	return nl->ops->batch(nl->priv, msgs, n, stop, e);
+}
+
+int gw_nl_request(struct gw_nl *nl, struct nl_msg *msg, gw_nl_cb cb, void *arg,
+		  struct gw_nl_error *e)
+{
+	return nl->ops->request(nl->priv, msg, cb, arg, e);
 }
 
 int gw_nl_dump_tc(struct gw_nl *nl, int type, int ifindex, uint32_t parent, gw_nl_cb cb,

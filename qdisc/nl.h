@@ -13,6 +13,34 @@
 #define GW_EXTACK_MAX 256
 
 struct gw_nl;
+struct gw_nl_error;
+struct gw_monitor;
+
+/* Called for every reply message of a dump or request; non-zero stops with that value. */
+typedef int (*gw_nl_cb)(const struct nlmsghdr *nlh, void *arg);
+
+/*
+ * The kernel seam: every request gatewayd makes of rtnetlink goes through these two calls
+ * (link.c, peer.c and the dumps below are built on them). gw_nl_open gives the real socket;
+ * gw_nl_open_ops another implementation, such as the unit tests' in-memory kernel. priv is
+ * the implementation's own; close (may be NULL) is called with it by gw_nl_close.
+ */
+struct gw_nl_ops {
+	int (*batch)(void *priv, struct nl_msg *const *msgs, size_t n, bool stop,
+		     struct gw_nl_error *e);
+	int (*request)(void *priv, struct nl_msg *msg, gw_nl_cb cb, void *arg,
+		       struct gw_nl_error *e);
+	int (*set_strict)(void *priv);	/* NULL: nothing to set */
+	void (*close)(void *priv);
+	/* gw_nl_open_sibling and gw_nl_monitor on this kernel (NULL: real sockets) */
+	int (*open_sibling)(void *priv, struct gw_nl **out);
+	int (*monitor)(void *priv, unsigned int groups, bool all_nsid, struct gw_monitor **out);
+};
+
+/* Requests per sendmsg, and so how many the kernel has taken before the first ack of a
+ * batch is read (a batch with stop still goes on to the end of the failing chunk). */
+#define GW_NL_CHUNK_BYTES (64 * 1024)
+#define GW_NL_CHUNK_MSGS 256
 
 struct gw_nl_error {
 	size_t index;		/* which request of the batch */
@@ -21,6 +49,11 @@ struct gw_nl_error {
 };
 
 int gw_nl_open(struct gw_nl **out);
+int gw_nl_open_ops(const struct gw_nl_ops *ops, void *priv, struct gw_nl **out);
+/* Another handle to the kernel nl talks to (container tracking's strict look-ups). */
+int gw_nl_open_sibling(struct gw_nl *nl, struct gw_nl **out);
+/* gw_monitor_open_groups on the kernel nl talks to. */
+int gw_nl_monitor(struct gw_nl *nl, unsigned int groups, bool all_nsid, struct gw_monitor **out);
 void gw_nl_close(struct gw_nl *nl);
 /* Strict checking of dump requests (NETLINK_GET_STRICT_CHK): the kernel then honours filters
  * in a dump's header and attributes such as IFA_TARGET_NETNSID. */
@@ -33,9 +66,6 @@ int gw_nl_set_strict(struct gw_nl *nl);
  */
 int gw_nl_batch(struct gw_nl *nl, struct nl_msg *const *msgs, size_t n, bool stop,
 		struct gw_nl_error *e);
-
-/* Called for every reply message of a dump or request; non-zero stops with that value. */
-typedef int (*gw_nl_cb)(const struct nlmsghdr *nlh, void *arg);
 
 /* Send one request (NLM_F_DUMP or not) and pass every reply to cb until the kernel is done. */
 int gw_nl_request(struct gw_nl *nl, struct nl_msg *msg, gw_nl_cb cb, void *arg,

@@ -168,6 +168,10 @@ int gw_redirect_decode(const struct nlattr *opts, int *target_ifindex);
 /* msg.c: whole requests and replies */
 /* Build RTM_NEW{QDISC,TCLASS,TFILTER} (flags: NLM_F_CREATE|... chosen by the caller). */
 int gw_obj_build(const struct gw_tc_obj *obj, int nlm_flags, struct nl_msg **out);
+/* The flags that create a planned object: a root replaces what sits there (the kernel's
+ * default, or a foreign tree the caller was allowed to replace), everything else is created
+ * exclusively, so that a handle already taken is refused rather than changed. */
+int gw_obj_create_flags(const struct gw_tc_obj *obj);
 /* Build RTM_DEL{QDISC,...} for obj. */
 int gw_obj_build_del(const struct gw_tc_obj *obj, struct nl_msg **out);
 /* Parse one RTM_NEW{QDISC,TCLASS,TFILTER} message (as dumped) into obj; -ENOENT for a kind
@@ -183,12 +187,14 @@ int gw_obj_format_tc(const struct gw_tc_obj *obj, const char *ifname, const char
 int gw_obj_matches(const struct gw_tc_obj *want, const struct gw_tc_obj *got, char *why,
 		   size_t len);
 
-/* The kernel keeps buckets as times, so byte sizes come back rounded: 1% and a byte. */
+/* The kernel keeps buckets as times, so byte sizes come back rounded: 1% and a byte. The
+ * difference is taken wide: either side may be GW_UNSET (INT64_MIN), which is near nothing
+ * set (a reload whose derived target went from set to unset compares the two plans so). */
 static inline int gw_near(int64_t want, int64_t got)
 {
-	int64_t d = want > got ? want - got : got - want;
+	__int128 d = (__int128)want - got;
 
-	return d <= want / 100 + 1;
+	return (d < 0 ? -d : d) <= want / 100 + 1;
 }
 
 /* fmt.c: bounded appends for format() */

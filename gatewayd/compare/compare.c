@@ -12,13 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "config/config.h"
 #include "gatewayd/compare/compare.h"
 #include "gatewayd/compare/bench.h"
+#include "gatewayd/sys/signals.h"
 #include "qdisc/qdisc.h"
 
 static const char *const phnames[CMP_PH_COUNT] = { "idle", "tcp", "flood", "idle2" };
@@ -441,19 +441,6 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 		}
 }
 
-static int open_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -1;
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
 /* Directories made here are 0755 whatever the umask: the daemon (another user) reads
  * compare_dir through them. */
 static int mkdir_one(const char *dir)
@@ -529,8 +516,8 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 	int sfd, rc = 0, done = 0;
 
 	memset(r, 0, sizeof(r));
-	if ((sfd = open_signals()) < 0) {
-		fprintf(stderr, "gatewayd: signalfd: %s\n", strerror(errno));
+	if ((sfd = gw_signalfd(SIGINT, SIGTERM, SIGHUP, 0)) < 0) {
+		fprintf(stderr, "gatewayd: signalfd: %s\n", strerror(-sfd));
 		return 1;
 	}
 	for (int i = 0; i < 4; i++)

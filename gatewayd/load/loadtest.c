@@ -20,6 +20,7 @@
 #include "gatewayd/load/loadtest.h"
 #include "gatewayd/sys/log.h"
 #include "gatewayd/probe/prober.h"
+#include "gatewayd/sys/signals.h"
 
 #define N_PHASES 3
 #define TAG_PROBER 1u
@@ -496,7 +497,6 @@ int gw_loadtest_main(const struct gw_config *cfg)
 	struct gw_snap_loadtest res;
 	struct gw_loadtest *t;
 	char err[512] = "";
-	sigset_t set;
 	int sfd, ep, r, stopped = 0;
 
 	if (!cfg->probe.present || !cfg->probe.sink[0]) {
@@ -506,12 +506,8 @@ int gw_loadtest_main(const struct gw_config *cfg)
 			"by itself\n", cfg->file);
 		return 2;
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	sfd = gw_signalfd(SIGTERM, SIGINT, 0);
 	if ((r = gw_loadtest_new(cfg, &t, err, sizeof(err)))) {
 		fprintf(stderr, "gatewayd: --load-test: %s\n", err);
 		close(sfd);

@@ -19,6 +19,7 @@
 #include "gatewayd/sys/clock.h"
 #include "gatewayd/sys/log.h"
 #include "gatewayd/load/sink.h"
+#include "gatewayd/sys/signals.h"
 
 /* ---- the wire format ---- */
 
@@ -537,7 +538,6 @@ int gw_sink_main(const char *const *addrs, size_t n)
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct gw_sink *s;
 	char err[256];
-	sigset_t set;
 	int sfd, ep, rc = 1;
 
 	if (n > GW_SINK_MAX_LISTEN) {
@@ -551,13 +551,8 @@ int gw_sink_main(const char *const *addrs, size_t n)
 			return 2;
 		}
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if ((sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+	if ((sfd = gw_signalfd(SIGTERM, SIGINT, SIGUSR1, 0)) < 0)
 		return 1;
 	if (gw_sink_new(ss, lens, n, &s, err, sizeof(err))) {
 		gw_log(GW_LOG_ERR, "sink: %s", err);

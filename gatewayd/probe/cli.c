@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "gatewayd/probe/prober.h"
 #include "gatewayd/probe/cli.h"
+#include "gatewayd/sys/signals.h"
 
 #define KEEP_MAX 1000000	/* RTTs kept per target for the summary's percentiles */
 
@@ -86,18 +86,6 @@ static void summary(struct cli *c, struct gw_prober *p)
 	fflush(c->out);
 }
 
-static int open_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -errno;
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
 static const char *link_interface(const struct gw_config *cfg)
 {
 	size_t i;
@@ -159,7 +147,7 @@ int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *e
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
-	if ((sfd = open_signals()) < 0) {
+	if ((sfd = gw_signalfd(SIGTERM, SIGINT, 0)) < 0) {
 		ret = sfd;
 		snprintf(err, errlen, "signalfd: %s", strerror(-sfd));
 		goto out;

@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "gatewayd/probe/packet.h"
 #include "gatewayd/probe/reflector.h"
+#include "gatewayd/sys/signals.h"
 
 #define BURST 256	/* datagrams per wake-up, so signals are seen under a flood */
 
@@ -190,19 +191,6 @@ static int open_socket(struct reflector *r, const struct sockaddr_storage *ss, s
 	return 0;
 }
 
-static int open_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGUSR1);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -errno;
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
 /* Returns 1 to stop. */
 static int on_signal(struct reflector *r)
 {
@@ -268,7 +256,7 @@ int gw_reflect_run(const char *addr, FILE *log, struct gw_reflect_stats *stats, 
 		snprintf(err, errlen, "reflect on %s: %s", addr, strerror(-ret));
 		goto out;
 	}
-	if ((r->sfd = open_signals()) < 0 || (r->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+	if ((r->sfd = gw_signalfd(SIGTERM, SIGINT, SIGUSR1, 0)) < 0 || (r->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "reflect: %s", strerror(errno));
 		goto out;

@@ -170,7 +170,6 @@ static int prepare_devs(struct gw_nl *nl, const struct gw_config *cfg, struct gw
 		if (!(d = dev_add(a, l->interface, i)))
 			return -ENOMEM;
 		d->ifindex = a->facts[i].dev.ifindex;
-		d->replace = l->replace;
 		if ((r = inspect(nl, cfg, d, in, err, len)))
 			return r;
 		if (!in)
@@ -264,6 +263,8 @@ static void replay(struct gw_nl *nl, struct gw_dev *d)
 
 				if (done[i] || h->nlmsg_type != types[t])
 					continue;
+				/* not gw_obj_create_flags: these are dumped messages, and a
+				 * saved qdisc replaces whatever took its place at any depth */
 				h->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE |
 					(types[t] == RTM_NEWQDISC ? NLM_F_REPLACE : NLM_F_EXCL);
 				r = gw_nl_batch(nl, &d->saved[i], 1, true, &e);
@@ -330,9 +331,8 @@ static int build_msgs(const struct gw_plan *p, struct nl_msg ***out)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n && !err; i++) {
 		const struct gw_tc_obj *o = &p->objs[i].obj;
-		int flags = NLM_F_CREATE | (o->parent == TC_H_ROOT ? NLM_F_REPLACE : NLM_F_EXCL);
 
-		err = gw_obj_build(o, flags, &v[i]);
+		err = gw_obj_build(o, gw_obj_create_flags(o), &v[i]);
 		if (err)
 			free_msgs(v, i);
 	}
@@ -430,8 +430,8 @@ int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_plan
 	}
 	/* adopt() may have turned the requests into changes: creates again */
 	for (size_t i = 0; i < a->plan.n; i++)
-		nlmsg_hdr(msgs[i])->nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE |
-			(a->plan.objs[i].obj.parent == TC_H_ROOT ? NLM_F_REPLACE : NLM_F_EXCL);
+		nlmsg_hdr(msgs[i])->nlmsg_flags = NLM_F_REQUEST |
+			gw_obj_create_flags(&a->plan.objs[i].obj);
 	clear_old(nl, a);
 	r = gw_nl_batch(nl, msgs, a->plan.n, true, &e);
 	a->seconds = now_s() - t0;

@@ -16,7 +16,6 @@ struct gw_dev {
 	bool ifb_existed;	/* the ifb was there before this apply (a tree to adopt?) */
 	bool root;		/* gatewayd owns the root qdisc (E000:) */
 	bool ingress;		/* gatewayd owns the ingress hook (ffff:) */
-	bool replace;		/* the config allows replacing a foreign qdisc */
 	bool leftover_root;	/* our root from an earlier run was there */
 	bool old_ingress;	/* an ingress hook was there where gatewayd wants one */
 	bool foreign_root;	/* a root qdisc not ours and not the kernel default was there */
@@ -63,6 +62,8 @@ int gw_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_app
 /* Remove what gatewayd created (roots under its handle, its ingress hooks, its ifbs). Returns
  * the number of objects it could not remove (each reported through err once). */
 int gw_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen);
+/* Is ifindex one of the devices a shapes (an interface or an ifb of its tree)? */
+bool gw_applied_ours(const struct gw_applied *a, int ifindex);
 void gw_applied_free(struct gw_applied *a);
 
 #endif

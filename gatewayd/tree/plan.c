@@ -164,12 +164,7 @@ static int plan_htb(struct builder *b, const struct gw_dir_cfg *d)
 	int err;
 
 	if (!n) {	/* no classes: one default class at the full rate */
-		memset(&single, 0, sizeof(single));
-		snprintf(single.name, sizeof(single.name), "default");
-		single.rate = single.ceil = d->rate;
-		single.prio = single.quantum = single.burst = single.cburst = GW_UNSET;
-		single.is_default = true;
-		single.child = d->child;
+		gw_class_default(&single, d->rate, d->rate, &d->child, 0);
 		cls = &single;
 		n = 1;
 	}

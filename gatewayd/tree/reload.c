@@ -245,13 +245,12 @@ static int build_batch(struct diff *d, struct gw_reload_done *done)
 	}
 	for (size_t i = 0; i < d->want->n && !r; i++) {
 		const struct gw_tc_obj *w = &d->want->objs[i].obj;
-		int flags = NLM_F_CREATE | (w->parent == TC_H_ROOT ? NLM_F_REPLACE : NLM_F_EXCL);
 		struct nl_msg *m;
 
 		if (d->wop[i] != OP_CREATE && d->wop[i] != OP_REPLACE)
 			continue;
 		done->fresh[i] = true;
-		if (!(r = emit(d, gw_obj_build(w, flags, &m), &m, &d->want->objs[i])))
+		if (!(r = emit(d, gw_obj_build(w, gw_obj_create_flags(w), &m), &m, &d->want->objs[i])))
 			done->created += d->wop[i] == OP_CREATE;
 	}
 	return r;
@@ -343,7 +342,7 @@ static int undo(struct gw_nl *nl, const struct gw_config *cur, const struct gw_a
 		goto out;
 	for (size_t i = 0; i < d->have->n; i++) {
 		const struct gw_tc_obj *h = &d->have->objs[i].obj;
-		int flags = NLM_F_CREATE | (h->parent == TC_H_ROOT ? NLM_F_REPLACE : NLM_F_EXCL);
+		int flags = gw_obj_create_flags(h);
 
 		if (state[i] == GW_OBJ_DIFFERS && h->type == GW_OBJ_QDISC && !is_top(h)) {
 			push_obj(v, &n, h, 0, true);	/* a leaf of another kind: replaced back */
@@ -407,18 +406,7 @@ static size_t kept_from(const struct gw_config *cur, const struct gw_link_cfg *y
 	return SIZE_MAX;
 }
 
-/* A device of the running tree (its objects are compared, not cleared): an interface that
- * stays while its link changes (ingress added or removed, the link renamed), an ifb kept. */
-static bool held(const struct gw_applied *a, int ifindex)
-{
-	for (size_t k = 0; k < a->n_devs; k++)
-		if (a->devs[k].ifindex == ifindex)
-			return true;
-	return false;
-}
-
-static int copy_kept(const struct gw_config *next, const struct gw_applied *a, struct staged *s,
-		     size_t j, size_t i)
+static void copy_kept(const struct gw_applied *a, struct staged *s, size_t j, size_t i)
 {
 	s->kept_link[i] = true;
 	s->n.facts[j] = a->facts[i];
@@ -430,10 +418,8 @@ static int copy_kept(const struct gw_config *next, const struct gw_applied *a, s
 		d = &s->n.devs[s->n.n_devs++];
 		*d = a->devs[k];	/* its saved tree stays a's until the commit */
 		d->link = j;
-		d->replace = next->links[j].replace;
 		s->origin[s->n_kept++] = k;
 	}
-	return 0;
 }
 
 static void staged_free(struct staged *s, struct gw_applied *a, bool committed)
@@ -507,7 +493,7 @@ static int stage(struct gw_nl *nl, const struct gw_config *cur, const struct gw_
 		if (i == SIZE_MAX)
 			added[j] = true;
 		else
-			copy_kept(next, a, s, j, i);
+			copy_kept(a, s, j, i);
 	}
 	for (size_t i = 0; i < cur->n_links; i++)
 		done->links_removed += !s->kept_link[i];
@@ -525,8 +511,10 @@ static void clear_added(struct gw_nl *nl, const struct gw_applied *a, struct sta
 		struct gw_tc_obj o = { .type = GW_OBJ_QDISC, .ifindex = d->ifindex };
 		struct nl_msg *m;
 
-		if (held(a, d->ifindex))
-			continue;	/* our running tree: the batch changes it */
+		/* a device of the running tree (an interface that stays while its link changes,
+		 * an ifb kept): the batch changes its objects, they are not cleared */
+		if (gw_applied_ours(a, d->ifindex))
+			continue;
 		if (d->leftover_root) {
 			o.handle = GW_ROOT_HANDLE;
 			o.parent = TC_H_ROOT;
@@ -680,7 +668,7 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 
 			/* a device the running tree holds is put back by undo(), not emptied */
 			for (size_t k = 0; k < tmp.n_devs; k++)
-				if (held(a, tmp.devs[k].ifindex))
+				if (gw_applied_ours(a, tmp.devs[k].ifindex))
 					tmp.devs[k].root = tmp.devs[k].ingress =
 						tmp.devs[k].ifb_created = false;
 			gw_apply_undo(nl, &tmp, ignored, sizeof(ignored));

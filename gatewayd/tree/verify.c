@@ -16,7 +16,7 @@ struct readback {
 	int err;
 };
 
-static bool ours(const struct gw_applied *a, int ifindex)
+bool gw_applied_ours(const struct gw_applied *a, int ifindex)
 {
 	for (size_t i = 0; i < a->n_devs; i++)
 		if (a->devs[i].ifindex == ifindex)
@@ -34,7 +34,7 @@ static int rb_cb(const struct nlmsghdr *nlh, void *arg)
 		return 0;	/* a kind gatewayd does not model: not one of its objects */
 	if (r)
 		return r;
-	if (!ours(rb->a, o.ifindex))
+	if (!gw_applied_ours(rb->a, o.ifindex))
 		return 0;
 	if (o.type == GW_OBJ_FILTER)
 		o.handle = 0;	/* the kernel numbers filters; the plan leaves it to it */

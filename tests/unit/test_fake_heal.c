@@ -1,0 +1,206 @@
+/* tests/unit/test_fake_heal.c: gw_heal_pending and gw_heal against the in-memory kernel, with
+ * a foreign tc and ip acting from outside: a deleted leaf and a foreign change to a class are
+ * put back (only that link's tree, the other link's untouched); a foreign root where replace
+ * is false is left alone until it goes; a deleted interface waits until it is back. */
+#include <errno.h>
+#include <stdlib.h>
+#include <linux/pkt_sched.h>
+#include "gatewayd/heal.h"
+#include "qdisc/link.h"
+#include "tests/unit/fake_kernel.h"
+#include "tests/unit/tap.h"
+
+static const char *conf =
+	"links = ( { name = \"wan\"; interface = \"v0\";\n"
+	"  egress = { shaper = \"htb\"; rate = \"20mbit\"; classes = (\n"
+	"    { name = \"voice\"; rate = \"2mbit\"; prio = 0; },\n"
+	"    { name = \"web\"; rate = \"8mbit\"; ceil = \"20mbit\"; prio = 1; },\n"
+	"    { name = \"bulk\"; rate = \"10mbit\"; ceil = \"20mbit\"; default = true;\n"
+	"      child = { kind = \"fifo\"; limit = 300; }; } ); }; },\n"
+	"  { name = \"lan\"; interface = \"v1\";\n"
+	"  egress = { shaper = \"htb\"; rate = \"50mbit\"; };\n"
+	"  ingress = { shaper = \"htb\"; rate = \"40mbit\"; }; } );\n";
+
+struct rig {
+	struct fk *k;
+	struct gw_config *cfg;
+	struct gw_nl *nl, *out;	/* gatewayd's; a foreign tc's */
+	struct gw_monitor *mon;
+	struct gw_applied a;
+	struct gw_sampler *s;
+};
+
+static int rig_up(struct rig *g)
+{
+	char err[1024] = "";
+
+	memset(g, 0, sizeof(*g));
+	if (gw_config_load_string("t.conf", conf, &g->cfg, err, sizeof(err))) {
+		printf("# %s\n", err);
+		return -EINVAL;
+	}
+	g->cfg->owns_nft = false;	/* the nft table is not the fake kernel's */
+	g->k = fk_new();
+	fk_link_add(g->k, "v0", "veth");
+	fk_link_add(g->k, "v1", "veth");
+	if (fk_open(g->k, &g->nl) || fk_open_outside(g->k, &g->out) ||
+	    gw_apply(g->nl, g->cfg, NULL, &g->a, err, sizeof(err)) ||
+	    fk_monitor(g->k, &g->mon) || gw_sampler_new(g->cfg, &g->a, &g->s)) {
+		printf("# %s\n", err);
+		return -EIO;
+	}
+	fk_log_clear(g->k);
+	return 0;
+}
+
+static void rig_down(struct rig *g)
+{
+	gw_sampler_free(g->s);
+	gw_applied_free(&g->a);
+	gw_monitor_close(g->mon);
+	gw_nl_close(g->nl);
+	gw_nl_close(g->out);
+	fk_free(g->k);
+	gw_config_free(g->cfg);
+}
+
+/* The foreign tc: one request. */
+static int outside(struct rig *g, const struct gw_tc_obj *o, int flags, bool del)
+{
+	struct nl_msg *m;
+	int r = del ? gw_obj_build_del(o, &m) : gw_obj_build(o, flags, &m);
+
+	if (r)
+		return r;
+	r = gw_nl_batch(g->out, &m, 1, true, NULL);
+	nlmsg_free(m);
+	return r;
+}
+
+static void test_leaf_deleted(void)
+{
+	struct gw_tc_obj leaf = { .type = GW_OBJ_QDISC, .handle = GW_HANDLE(GW_LEAF_MAJOR_BASE + 1, 0),
+				  .parent = GW_HANDLE(GW_ROOT_MAJOR, 0x11) };
+	char err[1024] = "", *before, *after;
+	struct rig g;
+	int r;
+
+	if (!CHECK(rig_up(&g) == 0, "leaf: the running tree"))
+		return;
+	before = fk_state(g.k);
+	leaf.ifindex = fk_ifindex(g.k, "v0");
+	CHECK(outside(&g, &leaf, 0, true) == 0 && fk_get(g.k, "v0", GW_OBJ_QDISC, leaf.handle, NULL) == -ENOENT,
+	      "leaf: a foreign tc deletes web's leaf");
+	CHECK(gw_verify(g.nl, g.cfg, &g.a, err, sizeof(err)) == -EPROTO && strstr(err, "not in the kernel"),
+	      "leaf: verify sees it missing: %s", err);
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	after = fk_state(g.k);
+	CHECK(r == 1, "leaf: heal restores the tree (%d: %s)", r, err);
+	CHECK(!strcmp(before, after), "leaf: the kernel holds the tree as applied, byte for byte");
+	CHECK(fk_log_count(g.k, " v1 ") == 0 && fk_log_count(g.k, " ifb-lan ") == 0,
+	      "leaf: the other link's tree was not touched");
+	CHECK(gw_verify(g.nl, g.cfg, &g.a, err, sizeof(err)) == 0, "leaf: verify agrees (%s)", err);
+	CHECK(gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err)) == 0, "leaf: a second heal finds it intact");
+	free(before);
+	free(after);
+	rig_down(&g);
+}
+
+static void test_foreign_change(void)
+{
+	char err[1024] = "", *before, *after;
+	struct gw_tc_obj cls;
+	struct rig g;
+	int r;
+
+	if (!CHECK(rig_up(&g) == 0, "change: the running tree"))
+		return;
+	before = fk_state(g.k);
+	fk_get(g.k, "v0", GW_OBJ_CLASS, GW_HANDLE(GW_ROOT_MAJOR, 0x11), &cls);
+	cls.parent = GW_HANDLE(GW_ROOT_MAJOR, GW_TOP_MINOR);
+	cls.cls.rate = 100000;
+	CHECK(outside(&g, &cls, 0, false) == 0, "change: a foreign tc changes web's rate");
+	CHECK(!gw_heal_pending(g.mon, g.cfg, &g.a), "change: a class change is no event to act on (the sampler's pass finds it)");
+	for (int i = 0; i < 5000; i++)
+		outside(&g, &cls, 0, false);
+	CHECK(gw_heal_pending(g.mon, g.cfg, &g.a), "change: but 5000 of them overflow the monitor: lost events mean look");
+	CHECK(!gw_heal_pending(g.mon, g.cfg, &g.a), "change: ... once");
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	after = fk_state(g.k);
+	CHECK(r == 1 && !strcmp(before, after), "change: heal puts the planned rate back (%d: %s)", r, err);
+	CHECK(fk_log_count(g.k, " v1 ") == 0, "change: the other link's tree was not touched");
+	free(before);
+	free(after);
+	rig_down(&g);
+}
+
+static void test_foreign_root(void)
+{
+	struct gw_tc_obj root = { .type = GW_OBJ_QDISC, .kind = GW_KIND_FIFO, .handle = 0x10000,
+				  .parent = TC_H_ROOT };
+	char err[1024] = "", *before, *after;
+	struct rig g;
+	int r;
+
+	if (!CHECK(rig_up(&g) == 0, "foreign root: the running tree"))
+		return;
+	gw_qopts_init(GW_KIND_FIFO, &root.q);
+	root.ifindex = fk_ifindex(g.k, "v0");
+	CHECK(outside(&g, &root, NLM_F_CREATE | NLM_F_REPLACE, false) == 0,
+	      "foreign root: a foreign tc replaces v0's root with pfifo 1:");
+	CHECK(gw_heal_pending(g.mon, g.cfg, &g.a), "foreign root: the monitor's event is one to act on");
+	before = fk_state(g.k);
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	after = fk_state(g.k);
+	CHECK(r == -EEXIST && strstr(err, "did not create") && strstr(err, "replace = true"),
+	      "foreign root: replace is false: heal refuses, saying why (%d: %s)", r, err);
+	CHECK(!strcmp(before, after) && !fk_log(g.k)[0],
+	      "foreign root: nothing sent, the foreign root and the other link's tree untouched");
+	CHECK(gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err)) == -EEXIST && !fk_log(g.k)[0],
+	      "foreign root: asked again, the same");
+	CHECK(outside(&g, &root, 0, true) == 0 && gw_heal_pending(g.mon, g.cfg, &g.a),
+	      "foreign root: the foreign tc deletes it: an event to act on");
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	CHECK(r == 1 && gw_verify(g.nl, g.cfg, &g.a, err, sizeof(err)) == 0,
+	      "foreign root: then heal restores the tree (%d: %s)", r, err);
+	CHECK(fk_log_count(g.k, " v1 ") == 0, "foreign root: the other link's tree was never touched");
+	free(before);
+	free(after);
+	rig_down(&g);
+}
+
+static void test_interface_gone(void)
+{
+	char err[1024] = "";
+	struct gw_tc_obj o;
+	struct rig g;
+	int r, old;
+
+	if (!CHECK(rig_up(&g) == 0, "interface: the running tree"))
+		return;
+	old = fk_ifindex(g.k, "v1");
+	CHECK(gw_link_del(g.out, "v1", NULL) == 0 && gw_heal_pending(g.mon, g.cfg, &g.a),
+	      "interface: v1 deleted from outside: an event to act on");
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	CHECK(r == -ENODEV && strstr(err, "interface v1: no such interface") && !fk_log(g.k)[0],
+	      "interface: heal waits for it, sending nothing (%d: %s)", r, err);
+	fk_link_add(g.k, "v1", "veth");
+	CHECK(gw_heal_pending(g.mon, g.cfg, &g.a), "interface: v1 back: an event to act on");
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	CHECK(r == 1 && gw_verify(g.nl, g.cfg, &g.a, err, sizeof(err)) == 0,
+	      "interface: heal restores the tree (%d: %s)", r, err);
+	CHECK(fk_ifindex(g.k, "v1") != old && fk_get(g.k, "v1", GW_OBJ_QDISC, GW_ROOT_HANDLE, &o) == 0 &&
+	      fk_get(g.k, "v1", GW_OBJ_FILTER, GW_INGRESS_HANDLE, &o) == 0 &&
+	      o.redirect_ifindex == fk_ifindex(g.k, "ifb-lan"),
+	      "interface: the new v1 has its root and its redirect to ifb-lan");
+	rig_down(&g);
+}
+
+int main(void)
+{
+	test_leaf_deleted();
+	test_foreign_change();
+	test_foreign_root();
+	test_interface_gone();
+	return tap_done();
+}
