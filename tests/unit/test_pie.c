@@ -12,6 +12,7 @@
 #include "config/config.h"
 #include "qdisc/qdisc.h"
 #include "qdisc/stats.h"
+#include "tests/unit/kind_test.h"
 #include "tests/unit/tap.h"
 #include "webui/render.h"
 
@@ -19,40 +20,20 @@ static const struct gw_qdisc_ops *pie;
 static enum gw_kind kind;
 static char err[512];
 
-#define CONF(child) \
-	"links = ( { name = \"wan\"; interface = \"eth0\";\n" \
-	"  egress = { shaper = \"htb\"; rate = \"10mbit\";\n" \
-	"    child = { kind = \"pie\"; " child " }; }; } );\n"
-
 static struct gw_config *load(const char *text, int want)
 {
-	struct gw_config *cfg = NULL;
-	int r = gw_config_load_string("gw.conf", text, &cfg, err, sizeof(err));
-
-	CHECK(r == want, "config loads with %d (got %d, \"%s\")", want, r, err);
-	return r ? NULL : cfg;
-}
-
-static void test_registry(void)
-{
-	pie = gw_qdisc_ops_by_name("pie");
-	CHECK(pie != NULL, "registry: pie by name");
-	if (!pie)
-		exit(tap_done() | 1);
-	kind = gw_qdisc_kind(pie);
-	CHECK(kind != GW_KIND_NONE && gw_qdisc_ops(kind) == pie, "registry: pie has an index");
-	CHECK(gw_qdisc_ops_by_tc_kind("pie") == pie && pie->leaf, "registry: a leaf, kernel name pie");
-	CHECK_EQ_STR(pie->module, "sch_pie", "module sch_pie");
+	return kt_load(text, want, err, sizeof(err));
 }
 
 static struct gw_tc_obj obj(const struct gw_child *c)
 {
-	struct gw_tc_obj o = { .type = GW_OBJ_QDISC, .kind = c->kind, .ifindex = 7,
-			       .handle = GW_HANDLE(0x1000, 0), .parent = GW_HANDLE(0xE000, 0x10) };
-
-	o.q = c->opts;
-	return o;
+	return kt_obj(c, GW_HANDLE(0xE000, 0x10));
 }
+
+#define CONF(child) \
+	"links = ( { name = \"wan\"; interface = \"eth0\";\n" \
+	"  egress = { shaper = \"htb\"; rate = \"10mbit\";\n" \
+	"    child = { kind = \"pie\"; " child " }; }; } );\n"
 
 /* Build o and split its TCA_OPTIONS nest into t; the count of attributes in it, or -1. */
 static int wire(const struct gw_tc_obj *o, struct nlattr **t, struct nl_msg **m)
@@ -271,7 +252,7 @@ static void test_stats(void)
 
 int main(void)
 {
-	test_registry();
+	pie = kt_registry("pie", "sch_pie", &kind);
 	test_defaults();
 	test_set();
 	test_refusals();

@@ -10,46 +10,27 @@
 #include "config/config.h"
 #include "qdisc/qdisc.h"
 #include "qdisc/stats.h"
+#include "tests/unit/kind_test.h"
 #include "tests/unit/tap.h"
 
 static const struct gw_qdisc_ops *sfq;
 static enum gw_kind kind;
 static char err[512];
 
-#define CONF(child) \
-	"links = ( { name = \"wan\"; interface = \"eth0\";\n" \
-	"  egress = { shaper = \"tbf\"; rate = \"10mbit\";\n" \
-	"    child = { kind = \"sfq\"; " child " }; }; } );\n"
-
 static struct gw_config *load(const char *text, int want)
 {
-	struct gw_config *cfg = NULL;
-	int r = gw_config_load_string("gw.conf", text, &cfg, err, sizeof(err));
-
-	CHECK(r == want, "config loads with %d (got %d, \"%s\")", want, r, err);
-	return r ? NULL : cfg;
-}
-
-static void test_registry(void)
-{
-	sfq = gw_qdisc_ops_by_name("sfq");
-	CHECK(sfq != NULL, "registry: sfq by name");
-	if (!sfq)
-		exit(tap_done() | 1);
-	kind = gw_qdisc_kind(sfq);
-	CHECK(kind != GW_KIND_NONE && gw_qdisc_ops(kind) == sfq, "registry: sfq has an index");
-	CHECK(gw_qdisc_ops_by_tc_kind("sfq") == sfq && sfq->leaf, "registry: a leaf, kernel name sfq");
-	CHECK_EQ_STR(sfq->module, "sch_sfq", "module sch_sfq");
+	return kt_load(text, want, err, sizeof(err));
 }
 
 static struct gw_tc_obj obj(const struct gw_child *c)
 {
-	struct gw_tc_obj o = { .type = GW_OBJ_QDISC, .kind = c->kind, .ifindex = 7,
-			       .handle = GW_HANDLE(0x1000, 0), .parent = GW_HANDLE(0xE000, 1) };
-
-	o.q = c->opts;
-	return o;
+	return kt_obj(c, GW_HANDLE(0xE000, 1));
 }
+
+#define CONF(child) \
+	"links = ( { name = \"wan\"; interface = \"eth0\";\n" \
+	"  egress = { shaper = \"tbf\"; rate = \"10mbit\";\n" \
+	"    child = { kind = \"sfq\"; " child " }; }; } );\n"
 
 static int wire(const struct gw_tc_obj *o, struct tc_sfq_qopt_v1 *q, struct nl_msg **m)
 {
@@ -199,7 +180,7 @@ static void test_stats(void)
 
 int main(void)
 {
-	test_registry();
+	sfq = kt_registry("sfq", "sch_sfq", &kind);
 	test_defaults();
 	test_set();
 	test_refusals();

@@ -1,0 +1,52 @@
+/* tests/unit/kind_test.h: what every kind's own unit test starts with: the kind found in the
+ * registry, a config loaded from text, a leaf object made from a parsed child. */
+#ifndef GW_TESTS_KIND_TEST_H
+#define GW_TESTS_KIND_TEST_H
+
+#include <stdlib.h>
+#include <string.h>
+#include "config/config.h"
+#include "qdisc/qdisc.h"
+#include "tests/unit/tap.h"
+
+/* The kind by its config name, with an index of its own, found again by its kernel name, a
+ * leaf, from module; exits when it is not registered at all. */
+static inline const struct gw_qdisc_ops *kt_registry(const char *name, const char *module,
+						     enum gw_kind *kind)
+{
+	const struct gw_qdisc_ops *ops = gw_qdisc_ops_by_name(name);
+
+	CHECK(ops != NULL, "registry: %s by name", name);
+	if (!ops)
+		exit(tap_done() | 1);
+	*kind = gw_qdisc_kind(ops);
+	CHECK(*kind != GW_KIND_NONE && gw_qdisc_ops(*kind) == ops, "registry: %s has an index",
+	      name);
+	CHECK(gw_qdisc_ops_by_tc_kind(name) == ops && ops->leaf, "registry: a leaf, kernel name %s",
+	      name);
+	CHECK(!strcmp(ops->module, module), "module %s (%s)", module, ops->module);
+	return ops;
+}
+
+/* text loaded as a config file: NULL unless it loads, and a check that it ends with want
+ * (0 or -errno); err keeps the message. */
+static inline struct gw_config *kt_load(const char *text, int want, char *err, size_t errlen)
+{
+	struct gw_config *cfg = NULL;
+	int r = gw_config_load_string("gw.conf", text, &cfg, err, errlen);
+
+	CHECK(r == want, "config loads with %d (got %d, \"%s\")", want, r, err);
+	return r ? NULL : cfg;
+}
+
+/* The leaf qdisc a parsed child becomes under parent. */
+static inline struct gw_tc_obj kt_obj(const struct gw_child *c, uint32_t parent)
+{
+	struct gw_tc_obj o = { .type = GW_OBJ_QDISC, .kind = c->kind, .ifindex = 7,
+			       .handle = GW_HANDLE(0x1000, 0), .parent = parent };
+
+	o.q = c->opts;
+	return o;
+}
+
+#endif
