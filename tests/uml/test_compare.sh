@@ -117,7 +117,7 @@ done
 for d in up down; do
 	# Behind the 1000-packet fifo each direction's ACKs wait behind the other's data, and the
 	# direction that got going second ramps up slowly at a 0.5-1 s RTT: its goodput read
-	# 74-92% in 30-60 s runs, here and on the host kernel alike (README, "Behind the fifo one
+	# 74-92% in 30-60 s runs, here and on the host kernel alike (docs/compare.md, "Behind the fifo one
 	# direction starves"). The issue's 85-100% is not met for the fifo, and said so rather
 	# than judged.
 	pc=$(awk -v g="$(fig fifo .goodput_bps.$d)" -v r="$rate" 'BEGIN { printf "%.1f", g / r * 100 }')
