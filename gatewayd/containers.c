@@ -22,6 +22,7 @@
 #include "gatewayd/tree/apply.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/sys/log.h"
+#include "gatewayd/sys/fd.h"
 #include "gatewayd/sampler.h"
 
 #define CTR_BUF (256 * 1024)
@@ -664,9 +665,7 @@ static int open_group_socket(unsigned int groups, bool all_nsid)
 
 static int add_fd(int ep, int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
-
-	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+	return gw_epoll_set(ep, EPOLL_CTL_ADD, fd, EPOLLIN, (epoll_data_t){ .fd = fd });
 }
 
 static int alloc_rules(struct gw_ctr *c, size_t n)
@@ -770,14 +769,10 @@ void gw_ctr_free(struct gw_ctr *c)
 	free(c->p);
 	free(c->dirty);
 	free_rules(c);
-	if (c->ep >= 0)
-		close(c->ep);
-	if (c->link_fd >= 0)
-		close(c->link_fd);
-	if (c->addr_fd >= 0)
-		close(c->addr_fd);
-	if (c->timer_fd >= 0)
-		close(c->timer_fd);
+	gw_fd_close(&c->ep);
+	gw_fd_close(&c->link_fd);
+	gw_fd_close(&c->addr_fd);
+	gw_fd_close(&c->timer_fd);
 	gw_nl_close(c->q);
 	free(c->buf);
 	pthread_mutex_destroy(&c->lock);

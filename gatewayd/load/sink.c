@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "gatewayd/sys/clock.h"
 #include "gatewayd/sys/log.h"
+#include "gatewayd/sys/fd.h"
 #include "gatewayd/load/sink.h"
 
 /* ---- the wire format ---- */
@@ -115,9 +116,7 @@ struct gw_sink {
 
 static int ep_set(struct gw_sink *s, int op, int fd, uint32_t events, uint32_t tag)
 {
-	struct epoll_event ev = { .events = events, .data.u32 = tag };
-
-	return epoll_ctl(s->ep, op, fd, &ev) < 0 ? -errno : 0;
+	return gw_epoll_set(s->ep, op, fd, events, (epoll_data_t){ .u32 = tag });
 }
 
 /* hard: an RST now (whatever is unsent is dropped), so nothing lingers past our bound */
@@ -435,9 +434,8 @@ int gw_sink_new(const struct sockaddr_storage *addrs, const socklen_t *lens, siz
 				(const void *)&((const struct sockaddr_in6 *)&addrs[i])->sin6_addr :
 				(const void *)&((const struct sockaddr_in *)&addrs[i])->sin_addr;
 
-			if (fd >= 0)
-				close(fd);
 			r = fd < 0 ? fd : r;
+			gw_fd_close(&fd);
 			inet_ntop(addrs[i].ss_family, ip, host, sizeof(host));
 			snprintf(err, errlen, "listening on %s port %d: %s", host,
 				 ntohs(((const struct sockaddr_in *)&addrs[i])->sin_port), strerror(-r));
@@ -462,10 +460,8 @@ void gw_sink_free(struct gw_sink *s)
 			conn_close(s, &s->conns[i], true);
 	for (size_t i = 0; i < s->n_listen; i++)
 		close(s->lfd[i]);
-	if (s->timer >= 0)
-		close(s->timer);
-	if (s->ep >= 0)
-		close(s->ep);
+	gw_fd_close(&s->timer);
+	gw_fd_close(&s->ep);
 	free(s);
 }
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "gatewayd/sys/clock.h"
+#include "gatewayd/sys/fd.h"
 #include "gatewayd/probe/prober.h"
 #include "gatewayd/probe/packet.h"
 
@@ -734,14 +735,11 @@ void gw_prober_free(struct gw_prober *p)
 	if (!p)
 		return;
 	for (i = 0; i < p->n; i++) {
-		if (p->t[i].fd >= 0)
-			close(p->t[i].fd);
+		gw_fd_close(&p->t[i].fd);
 		free(p->t[i].ring);
 	}
-	if (p->tfd >= 0)
-		close(p->tfd);
-	if (p->epfd >= 0)
-		close(p->epfd);
+	gw_fd_close(&p->tfd);
+	gw_fd_close(&p->epfd);
 	free(p);
 }
 

@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "gatewayd/probe/packet.h"
 #include "gatewayd/probe/reflector.h"
+#include "gatewayd/sys/fd.h"
 
 #define BURST 256	/* datagrams per wake-up, so signals are seen under a flood */
 
@@ -219,16 +220,13 @@ static int on_signal(struct reflector *r)
 
 static int loop(struct reflector *r)
 {
-	struct epoll_event ev = { .events = EPOLLIN }, got[2];
+	struct epoll_event got[2];
 	bool busy = false;
 	int n, k;
 
-	ev.data.u32 = 0;
-	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, r->fd, &ev) < 0)
-		return -errno;
-	ev.data.u32 = 1;
-	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, r->sfd, &ev) < 0)
-		return -errno;
+	if ((n = gw_epoll_set(r->ep, EPOLL_CTL_ADD, r->fd, EPOLLIN, (epoll_data_t){ .u32 = 0 })) ||
+	    (n = gw_epoll_set(r->ep, EPOLL_CTL_ADD, r->sfd, EPOLLIN, (epoll_data_t){ .u32 = 1 })))
+		return n;
 	for (;;) {
 		/* under a flood, look at signals between bursts without waiting */
 		n = epoll_wait(r->ep, got, 2, busy ? 0 : -1);
@@ -280,12 +278,9 @@ int gw_reflect_run(const char *addr, FILE *log, struct gw_reflect_stats *stats, 
 		snprintf(err, errlen, "reflect: %s", strerror(-ret));
 	print_stats(log, stats);
 out:
-	if (r->fd >= 0)
-		close(r->fd);
-	if (r->sfd >= 0)
-		close(r->sfd);
-	if (r->ep >= 0)
-		close(r->ep);
+	gw_fd_close(&r->fd);
+	gw_fd_close(&r->sfd);
+	gw_fd_close(&r->ep);
 	free(r);
 	return ret;
 }
