@@ -66,6 +66,10 @@ int cfg_get_group(struct cfg_parser *p, const config_setting_t *grp, const char 
 /* A list of groups: `key = ( { ... }, { ... } );`. */
 int cfg_get_group_list(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		       const char *where, config_setting_t **out);
+/* How many elements the list or array s (grp's member key) has: 1..max, or -EINVAL with
+ * "'KEY' must have 1..MAX NOUN, not N". */
+int cfg_count(struct cfg_parser *p, const config_setting_t *s, const char *where, const char *key,
+	      int max, const char *noun);
 
 int cfg_scan_ints(struct cfg_parser *p, const char *text);
 

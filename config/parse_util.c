@@ -192,99 +192,124 @@ static int get_unit_string(struct cfg_parser *p, const config_setting_t *s, cons
 			 key, int_ok ? "bytes or " : "", example, type_name(s));
 }
 
-int cfg_get_rate(struct cfg_parser *p, const config_setting_t *grp, const char *key,
-		 const char *where, uint64_t min, uint64_t max, uint64_t *out)
+static int parse_time(const char *s, uint64_t *v)
+{
+	int64_t t;
+	int ret = gw_parse_time(s, &t);
+
+	*v = (uint64_t)t;
+	return ret;
+}
+
+static int parse_size(const char *s, uint64_t *v)
+{
+	int64_t b;
+	int ret = gw_parse_size(s, &b);
+
+	*v = (uint64_t)b;
+	return ret;
+}
+
+static void format_time(uint64_t v, char *buf, size_t len)
+{
+	gw_format_time((int64_t)v, buf, len);
+}
+
+static void format_size(uint64_t v, char *buf, size_t len)
+{
+	gw_format_size((int64_t)v, buf, len);
+}
+
+/* One quantity written with a unit: how its strings parse and print, and what to say. */
+struct unit_key {
+	const char *example;	/* "needs a unit: ... e.g. EXAMPLE" */
+	const char *not_one;	/* "'KEY' \"VALUE\" is not NOT_ONE" */
+	bool bytes_ok;		/* a bare integer is a count of bytes */
+	int (*parse)(const char *s, uint64_t *v);
+	void (*format)(uint64_t v, char *buf, size_t len);
+};
+
+static const struct unit_key rate_key = {
+	"20mbit", "a rate: expected a number and a unit (bit, kbit, mbit, gbit, tbit, "
+	"kibit..tibit, bps..tbps), e.g. \"20mbit\"", false, gw_parse_rate, gw_format_rate,
+};
+static const struct unit_key time_key = {
+	"5ms", "a time: expected a number and a unit (us, ms, s), e.g. \"5ms\"", false,
+	parse_time, format_time,
+};
+static const struct unit_key size_key = {
+	"64k", "a size: expected bytes, or a number and a unit (b, k, m, g), e.g. \"64k\"", true,
+	parse_size, format_size,
+};
+
+/* The look-up behind cfg_get_rate, _time and _size; min and max are >= 0 for all three. */
+static int get_unit_value(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+			  const char *where, const struct unit_key *u, uint64_t min, uint64_t max,
+			  uint64_t *out)
 {
 	const config_setting_t *s = config_setting_get_member(grp, key);
-	const char *str;
+	const char *str = NULL;
+	char b[32], c[32], val[48];
+	bool bad;
 	uint64_t v;
 	int ret;
 
 	if (!s)
 		return 0;
-	ret = get_unit_string(p, s, key, where, false, "20mbit", &str);
+	ret = get_unit_string(p, s, key, where, u->bytes_ok, u->example, &str);
 	if (ret < 0)
 		return ret;
-	ret = gw_parse_rate(str, &v);
-	if (ret == -EINVAL)
-		return cfg_error(p, s, where, "'%s' \"%.40s\" is not a rate: expected a number and "
-				 "a unit (bit, kbit, mbit, gbit, tbit, kibit..tibit, bps..tbps), "
-				 "e.g. \"20mbit\"", key, str);
-	if (ret || v < min || v > max) {
-		char b[32], c[32];
+	if (ret == 0) {
+		int64_t n = config_setting_get_int64(s);
 
-		gw_format_rate(min, b, sizeof(b));
-		gw_format_rate(max, c, sizeof(c));
-		return cfg_error(p, s, where, "'%s' \"%.40s\" is out of range %s..%s", key, str, b,
-				 c);
+		snprintf(val, sizeof(val), "%" PRId64, n);
+		bad = n < 0;
+		v = (uint64_t)n;
+	} else {
+		ret = u->parse(str, &v);
+		if (ret == -EINVAL)
+			return cfg_error(p, s, where, "'%s' \"%.40s\" is not %s", key, str,
+					 u->not_one);
+		snprintf(val, sizeof(val), "\"%.40s\"", str);
+		bad = ret != 0;
+	}
+	if (bad || v < min || v > max) {
+		u->format(min, b, sizeof(b));
+		u->format(max, c, sizeof(c));
+		return cfg_error(p, s, where, "'%s' %s is out of range %s..%s", key, val, b, c);
 	}
 	*out = v;
 	return 1;
+}
+
+int cfg_get_rate(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		 const char *where, uint64_t min, uint64_t max, uint64_t *out)
+{
+	return get_unit_value(p, grp, key, where, &rate_key, min, max, out);
+}
+
+static int get_signed(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		      const char *where, const struct unit_key *u, int64_t min, int64_t max,
+		      int64_t *out)
+{
+	uint64_t v;
+	int ret = get_unit_value(p, grp, key, where, u, (uint64_t)min, (uint64_t)max, &v);
+
+	if (ret == 1)
+		*out = (int64_t)v;
+	return ret;
 }
 
 int cfg_get_time(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		 const char *where, int64_t min, int64_t max, int64_t *out)
 {
-	const config_setting_t *s = config_setting_get_member(grp, key);
-	const char *str;
-	int64_t v;
-	int ret;
-
-	if (!s)
-		return 0;
-	ret = get_unit_string(p, s, key, where, false, "5ms", &str);
-	if (ret < 0)
-		return ret;
-	ret = gw_parse_time(str, &v);
-	if (ret == -EINVAL)
-		return cfg_error(p, s, where, "'%s' \"%.40s\" is not a time: expected a number and "
-				 "a unit (us, ms, s), e.g. \"5ms\"", key, str);
-	if (ret || v < min || v > max) {
-		char b[32], c[32];
-
-		gw_format_time(min, b, sizeof(b));
-		gw_format_time(max, c, sizeof(c));
-		return cfg_error(p, s, where, "'%s' \"%.40s\" is out of range %s..%s", key, str, b,
-				 c);
-	}
-	*out = v;
-	return 1;
+	return get_signed(p, grp, key, where, &time_key, min, max, out);
 }
 
 int cfg_get_size(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		 const char *where, int64_t min, int64_t max, int64_t *out)
 {
-	const config_setting_t *s = config_setting_get_member(grp, key);
-	const char *str = NULL;
-	char b[32], c[32], val[48];
-	bool too_big = false;
-	int64_t v = 0;
-	int ret;
-
-	if (!s)
-		return 0;
-	ret = get_unit_string(p, s, key, where, true, "64k", &str);
-	if (ret < 0)
-		return ret;
-	if (ret == 0) {
-		v = config_setting_get_int64(s);
-		snprintf(val, sizeof(val), "%" PRId64, v);
-	} else {
-		ret = gw_parse_size(str, &v);
-		if (ret == -EINVAL)
-			return cfg_error(p, s, where, "'%s' \"%.40s\" is not a size: expected bytes, "
-					 "or a number and a unit (b, k, m, g), e.g. \"64k\"", key,
-					 str);
-		snprintf(val, sizeof(val), "\"%.40s\"", str);
-		too_big = ret != 0;
-	}
-	if (too_big || v < min || v > max) {
-		gw_format_size(min, b, sizeof(b));
-		gw_format_size(max, c, sizeof(c));
-		return cfg_error(p, s, where, "'%s' %s is out of range %s..%s", key, val, b, c);
-	}
-	*out = v;
-	return 1;
+	return get_signed(p, grp, key, where, &size_key, min, max, out);
 }
 
 int cfg_get_enum(struct cfg_parser *p, const config_setting_t *grp, const char *key,
@@ -325,6 +350,16 @@ int cfg_get_group(struct cfg_parser *p, const config_setting_t *grp, const char 
 				 type_name(s));
 	*out = s;
 	return 1;
+}
+
+int cfg_count(struct cfg_parser *p, const config_setting_t *s, const char *where, const char *key,
+	      int max, const char *noun)
+{
+	int n = config_setting_length(s);
+
+	if (n < 1 || n > max)
+		return cfg_error(p, s, where, "'%s' must have 1..%d %s, not %d", key, max, noun, n);
+	return n;
 }
 
 int cfg_get_group_list(struct cfg_parser *p, const config_setting_t *grp, const char *key,
