@@ -61,6 +61,17 @@ int cfg_get_size(struct cfg_parser *p, const config_setting_t *grp, const char *
 		 const char *where, int64_t min, int64_t max, int64_t *out);
 int cfg_get_enum(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		 const char *where, const struct cfg_enum *names, int *out);
+/* An interface name as the kernel takes it (cfg_valid_ifname), copied into out[IFNAMSIZ]. */
+int cfg_get_ifname(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		   const char *where, char *out);
+/* The required 'name' (cfg_valid_name) into out[GW_NAME_MAX]: 0 or -EINVAL. */
+int cfg_parse_name(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+		   char *out);
+/* The required 'rate' and the optional 'ceil' (when absent: ceil_default, or the rate itself
+ * for 0): 0 or -EINVAL. How the two must compare is the caller's to check: its message says
+ * against what. */
+int cfg_parse_rate_ceil(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+			uint64_t ceil_default, uint64_t *rate, uint64_t *ceil);
 int cfg_get_group(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		  const char *where, config_setting_t **out);
 /* A list of groups: `key = ( { ... }, { ... } );`. */

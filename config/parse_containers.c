@@ -161,11 +161,7 @@ static int parse_ctr_dir(struct cfg_parser *p, const config_setting_t *grp, cons
 	dir->line = (int)config_setting_source_line(g);
 	if ((ret = cfg_check_keys(p, g, dwhere, ctr_dir_keys)))
 		return ret;
-	ret = cfg_get_rate(p, g, "rate", dwhere, GW_MIN_RATE, GW_MAX_RATE, &dir->rate);
-	if (ret <= 0)
-		return ret ? ret : cfg_missing(p, g, dwhere, "rate");
-	dir->ceil = dir->rate;
-	if ((ret = cfg_get_rate(p, g, "ceil", dwhere, GW_MIN_RATE, GW_MAX_RATE, &dir->ceil)) < 0)
+	if ((ret = cfg_parse_rate_ceil(p, g, dwhere, 0, &dir->rate, &dir->ceil)))
 		return ret;
 	if (dir->ceil < dir->rate) {
 		char r[32], c[32];

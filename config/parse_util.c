@@ -338,6 +338,49 @@ int cfg_get_enum(struct cfg_parser *p, const config_setting_t *grp, const char *
 	return cfg_error(p, s, where, "'%s' \"%.40s\" is not one of %s", key, v, list);
 }
 
+int cfg_get_ifname(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		   const char *where, char *out)
+{
+	const char *v;
+	int ret = cfg_get_string(p, grp, key, where, IFNAMSIZ - 1, &v);
+
+	if (ret <= 0)
+		return ret;
+	if (!cfg_valid_ifname(v))
+		return cfg_error(p, config_setting_get_member(grp, key), where,
+				 "'%s' \"%s\" is not a valid interface name (1..15 characters, "
+				 "no '/', ':' or spaces, not \".\" or \"..\")", key, v);
+	snprintf(out, IFNAMSIZ, "%s", v);
+	return 1;
+}
+
+int cfg_parse_name(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+		   char *out)
+{
+	const char *v;
+	int ret = cfg_get_string(p, grp, "name", where, GW_NAME_MAX - 1, &v);
+
+	if (ret <= 0)
+		return ret ? ret : cfg_missing(p, grp, where, "name");
+	if (!cfg_valid_name(v))
+		return cfg_error(p, config_setting_get_member(grp, "name"), where,
+				 "'name' \"%s\" may only have letters, digits, '_' and '-'", v);
+	snprintf(out, GW_NAME_MAX, "%s", v);
+	return 0;
+}
+
+int cfg_parse_rate_ceil(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+			uint64_t ceil_default, uint64_t *rate, uint64_t *ceil)
+{
+	int ret = cfg_get_rate(p, grp, "rate", where, GW_MIN_RATE, GW_MAX_RATE, rate);
+
+	if (ret <= 0)
+		return ret ? ret : cfg_missing(p, grp, where, "rate");
+	*ceil = ceil_default ? ceil_default : *rate;
+	ret = cfg_get_rate(p, grp, "ceil", where, GW_MIN_RATE, GW_MAX_RATE, ceil);
+	return ret < 0 ? ret : 0;
+}
+
 int cfg_get_group(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		  const char *where, config_setting_t **out)
 {
