@@ -64,9 +64,11 @@ int cfg_get_enum(struct cfg_parser *p, const config_setting_t *grp, const char *
 /* An interface name as the kernel takes it (cfg_valid_ifname), copied into out[IFNAMSIZ]. */
 int cfg_get_ifname(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		   const char *where, char *out);
-/* The required 'name' (cfg_valid_name) into out[GW_NAME_MAX]: 0 or -EINVAL. */
-int cfg_parse_name(struct cfg_parser *p, const config_setting_t *grp, const char *where,
-		   char *out);
+/* A named group (a link, a class): its required 'name' (cfg_valid_name, told of as at_index)
+ * into name[GW_NAME_MAX], then where[CFG_WHERE_MAX] = "WHAT 'NAME'" and its keys checked
+ * against keys there. 0 or -EINVAL. */
+int cfg_parse_named(struct cfg_parser *p, const config_setting_t *grp, const char *at_index,
+		    const char *what, const char *const *keys, char *name, char *where);
 /* The required 'rate' and the optional 'ceil' (when absent: ceil_default, or the rate itself
  * for 0): 0 or -EINVAL. How the two must compare is the caller's to check: its message says
  * against what. */

@@ -13,15 +13,6 @@ static const char *const class_keys[] = {
 	NULL
 };
 
-static int parse_class_name(struct cfg_parser *p, const config_setting_t *grp,
-			    const char *dwhere, int index, struct gw_class_cfg *c)
-{
-	char where[CFG_WHERE_MAX];
-
-	snprintf(where, sizeof(where), "%s class #%d", dwhere, index + 1);
-	return cfg_parse_name(p, grp, where, c->name);
-}
-
 /* rate <= ceil <= the direction's rate: htb cannot lend a class more than its parent has. */
 static int check_class_rates(struct cfg_parser *p, const config_setting_t *grp,
 			     const char *where, const struct gw_dir_cfg *dir,
@@ -66,16 +57,13 @@ static int parse_class(struct cfg_parser *p, const config_setting_t *grp, const 
 		       int index, enum gw_direction d, const struct gw_dir_cfg *dir,
 		       struct gw_class_cfg *c)
 {
-	char where[CFG_WHERE_MAX];
+	char at_index[CFG_WHERE_MAX], where[CFG_WHERE_MAX];
 	int ret;
 
 	c->line = (int)config_setting_source_line(grp);
 	c->prio = c->quantum = c->burst = c->cburst = GW_UNSET;
-	ret = parse_class_name(p, grp, dwhere, index, c);
-	if (ret)
-		return ret;
-	snprintf(where, sizeof(where), "class '%s'", c->name);
-	ret = cfg_check_keys(p, grp, where, class_keys);
+	snprintf(at_index, sizeof(at_index), "%s class #%d", dwhere, index + 1);
+	ret = cfg_parse_named(p, grp, at_index, "class", class_keys, c->name, where);
 	if (ret)
 		return ret;
 	if ((ret = cfg_parse_rate_ceil(p, grp, where, dir->rate, &c->rate, &c->ceil)) ||

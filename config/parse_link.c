@@ -76,15 +76,11 @@ static int parse_sizing(struct cfg_parser *p, const config_setting_t *grp, const
 static int parse_link_ids(struct cfg_parser *p, const config_setting_t *grp, size_t index,
 			  struct gw_link_cfg *link)
 {
-	char where[CFG_WHERE_MAX];
+	char at_index[CFG_WHERE_MAX], where[CFG_WHERE_MAX];
 	int ret;
 
-	snprintf(where, sizeof(where), "link #%zu", index + 1);
-	ret = cfg_parse_name(p, grp, where, link->name);
-	if (ret)
-		return ret;
-	snprintf(where, sizeof(where), "link '%s'", link->name);
-	ret = cfg_check_keys(p, grp, where, link_keys);
+	snprintf(at_index, sizeof(at_index), "link #%zu", index + 1);
+	ret = cfg_parse_named(p, grp, at_index, "link", link_keys, link->name, where);
 	if (ret)
 		return ret;
 	ret = cfg_get_ifname(p, grp, "interface", where, link->interface);

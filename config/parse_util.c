@@ -123,16 +123,34 @@ bool cfg_valid_ifname(const char *s)
 	return true;
 }
 
-int cfg_get_string(struct cfg_parser *p, const config_setting_t *grp, const char *key,
-		   const char *where, size_t maxlen, const char **out)
+/* grp's member key when it has this type (an integer: either width), for the typed look-ups
+ * below: 1 and *out, 0 when absent, -EINVAL ("'KEY' must be WHAT, not ...") when not. */
+static int member_of_type(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+			  const char *where, int type, const char *what, config_setting_t **out)
 {
-	const config_setting_t *s = config_setting_get_member(grp, key);
-	const char *v;
+	config_setting_t *s = config_setting_get_member(grp, key);
+	int t;
 
 	if (!s)
 		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return cfg_error(p, s, where, "'%s' must be a string, not %s", key, type_name(s));
+	t = config_setting_type(s);
+	if (t == CONFIG_TYPE_INT64)
+		t = CONFIG_TYPE_INT;
+	if (t != type)
+		return cfg_error(p, s, where, "'%s' must be %s, not %s", key, what, type_name(s));
+	*out = s;
+	return 1;
+}
+
+int cfg_get_string(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		   const char *where, size_t maxlen, const char **out)
+{
+	config_setting_t *s = NULL;
+	const char *v;
+	int ret = member_of_type(p, grp, key, where, CONFIG_TYPE_STRING, "a string", &s);
+
+	if (ret <= 0)
+		return ret;
 	v = config_setting_get_string(s);
 	if (strlen(v) > maxlen)
 		return cfg_error(p, s, where, "'%s' is too long (at most %zu characters)", key,
@@ -144,13 +162,12 @@ int cfg_get_string(struct cfg_parser *p, const config_setting_t *grp, const char
 int cfg_get_int(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		const char *where, int64_t min, int64_t max, int64_t *out)
 {
-	const config_setting_t *s = config_setting_get_member(grp, key);
+	config_setting_t *s = NULL;
+	int ret = member_of_type(p, grp, key, where, CONFIG_TYPE_INT, "an integer", &s);
 	int64_t v;
 
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_INT && config_setting_type(s) != CONFIG_TYPE_INT64)
-		return cfg_error(p, s, where, "'%s' must be an integer, not %s", key, type_name(s));
+	if (ret <= 0)
+		return ret;
 	v = config_setting_get_int64(s);
 	if (v < min || v > max)
 		return cfg_error(p, s, where, "'%s' %" PRId64 " is out of range %" PRId64 "..%"
@@ -162,15 +179,12 @@ int cfg_get_int(struct cfg_parser *p, const config_setting_t *grp, const char *k
 int cfg_get_bool(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		 const char *where, bool *out)
 {
-	const config_setting_t *s = config_setting_get_member(grp, key);
+	config_setting_t *s = NULL;
+	int ret = member_of_type(p, grp, key, where, CONFIG_TYPE_BOOL, "true or false", &s);
 
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-		return cfg_error(p, s, where, "'%s' must be true or false, not %s", key,
-				 type_name(s));
-	*out = config_setting_get_bool(s);
-	return 1;
+	if (ret == 1)
+		*out = config_setting_get_bool(s);
+	return ret;
 }
 
 /* Rates, times and sizes are written as strings; this is the shared part of their look-up. */
@@ -315,16 +329,15 @@ int cfg_get_size(struct cfg_parser *p, const config_setting_t *grp, const char *
 int cfg_get_enum(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		 const char *where, const struct cfg_enum *names, int *out)
 {
-	const config_setting_t *s = config_setting_get_member(grp, key);
+	config_setting_t *s = NULL;
 	const struct cfg_enum *e;
 	char list[256] = "";
 	const char *v;
 	size_t n = 0;
+	int ret = member_of_type(p, grp, key, where, CONFIG_TYPE_STRING, "a string", &s);
 
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return cfg_error(p, s, where, "'%s' must be a string, not %s", key, type_name(s));
+	if (ret <= 0)
+		return ret;
 	v = config_setting_get_string(s);
 	for (e = names; e->name; e++) {
 		if (strcmp(e->name, v) == 0) {
@@ -354,19 +367,20 @@ int cfg_get_ifname(struct cfg_parser *p, const config_setting_t *grp, const char
 	return 1;
 }
 
-int cfg_parse_name(struct cfg_parser *p, const config_setting_t *grp, const char *where,
-		   char *out)
+int cfg_parse_named(struct cfg_parser *p, const config_setting_t *grp, const char *at_index,
+		    const char *what, const char *const *keys, char *name, char *where)
 {
 	const char *v;
-	int ret = cfg_get_string(p, grp, "name", where, GW_NAME_MAX - 1, &v);
+	int ret = cfg_get_string(p, grp, "name", at_index, GW_NAME_MAX - 1, &v);
 
 	if (ret <= 0)
-		return ret ? ret : cfg_missing(p, grp, where, "name");
+		return ret ? ret : cfg_missing(p, grp, at_index, "name");
 	if (!cfg_valid_name(v))
-		return cfg_error(p, config_setting_get_member(grp, "name"), where,
+		return cfg_error(p, config_setting_get_member(grp, "name"), at_index,
 				 "'name' \"%s\" may only have letters, digits, '_' and '-'", v);
-	snprintf(out, GW_NAME_MAX, "%s", v);
-	return 0;
+	snprintf(name, GW_NAME_MAX, "%s", v);
+	snprintf(where, CFG_WHERE_MAX, "%s '%s'", what, name);
+	return cfg_check_keys(p, grp, where, keys);
 }
 
 int cfg_parse_rate_ceil(struct cfg_parser *p, const config_setting_t *grp, const char *where,
@@ -384,15 +398,7 @@ int cfg_parse_rate_ceil(struct cfg_parser *p, const config_setting_t *grp, const
 int cfg_get_group(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		  const char *where, config_setting_t **out)
 {
-	config_setting_t *s = config_setting_get_member(grp, key);
-
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_GROUP)
-		return cfg_error(p, s, where, "'%s' must be a group { ... }, not %s", key,
-				 type_name(s));
-	*out = s;
-	return 1;
+	return member_of_type(p, grp, key, where, CONFIG_TYPE_GROUP, "a group { ... }", out);
 }
 
 int cfg_count(struct cfg_parser *p, const config_setting_t *s, const char *where, const char *key,
@@ -408,14 +414,14 @@ int cfg_count(struct cfg_parser *p, const config_setting_t *s, const char *where
 int cfg_get_group_list(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		       const char *where, config_setting_t **out)
 {
-	config_setting_t *s = config_setting_get_member(grp, key);
-	int i, n;
+	config_setting_t *s = NULL;
+	char what[CFG_WHERE_MAX];
+	int i, n, ret;
 
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_LIST)
-		return cfg_error(p, s, where, "'%s' must be a list of groups, %s = ( { ... }, "
-				 "{ ... } ), not %s", key, key, type_name(s));
+	snprintf(what, sizeof(what), "a list of groups, %s = ( { ... }, { ... } )", key);
+	ret = member_of_type(p, grp, key, where, CONFIG_TYPE_LIST, what, &s);
+	if (ret <= 0)
+		return ret;
 	n = config_setting_length(s);
 	for (i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(s, (unsigned int)i);
