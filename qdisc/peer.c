@@ -8,6 +8,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include "qdisc/peer.h"
+#include "qdisc/req.h"
 
 int gw_plink_parse(const struct nlmsghdr *nlh, struct gw_plink *out)
 {
@@ -44,18 +45,10 @@ static int one_cb(const struct nlmsghdr *nlh, void *arg)
 int gw_plink_get(struct gw_nl *nl, int ifindex, struct gw_plink *out, struct gw_nl_error *e)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
-	struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETLINK, 0);
 	int err;
 
-	if (!msg)
-		return -ENOMEM;
 	memset(out, 0, sizeof(*out));
-	if (nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	err = gw_nl_request(nl, msg, one_cb, out, e);
-	nlmsg_free(msg);
+	err = gw_req_send(nl, gw_req_new(RTM_GETLINK, 0, &ifi, sizeof(ifi)), one_cb, out, e);
 	if (!err && !out->ifindex)
 		err = -ENODEV;
 	return err;
@@ -79,19 +72,10 @@ static int dump_cb(const struct nlmsghdr *nlh, void *arg)
 int gw_plink_dump(struct gw_nl *nl, int (*cb)(const struct gw_plink *l, void *arg), void *arg)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
-	struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETLINK, NLM_F_DUMP);
 	struct dump_arg d = { cb, arg };
-	int err;
 
-	if (!msg)
-		return -ENOMEM;
-	if (nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	err = gw_nl_request(nl, msg, dump_cb, &d, NULL);
-	nlmsg_free(msg);
-	return err;
+	return gw_req_send(nl, gw_req_new(RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi)), dump_cb,
+			   &d, NULL);
 }
 
 static int nsid_cb(const struct nlmsghdr *nlh, void *arg)
@@ -110,18 +94,12 @@ static int nsid_cb(const struct nlmsghdr *nlh, void *arg)
 int gw_netns_id(struct gw_nl *nl, int fd, int *nsid)
 {
 	struct rtgenmsg g = { .rtgen_family = AF_UNSPEC };
-	struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETNSID, 0);
+	struct nl_msg *msg = gw_req_new(RTM_GETNSID, 0, &g, sizeof(g));
 	int err, id = NETNSA_NSID_NOT_ASSIGNED;
 
-	if (!msg)
-		return -ENOMEM;
-	if (nlmsg_append(msg, &g, sizeof(g), NLMSG_ALIGNTO) < 0 ||
-	    nla_put_u32(msg, NETNSA_FD, (uint32_t)fd) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	err = gw_nl_request(nl, msg, nsid_cb, &id, NULL);
-	nlmsg_free(msg);
+	if (msg && nla_put_u32(msg, NETNSA_FD, (uint32_t)fd) < 0)
+		msg = gw_req_drop(msg);
+	err = gw_req_send(nl, msg, nsid_cb, &id, NULL);
 	if (err)
 		return err;
 	if (id < 0)
@@ -167,17 +145,11 @@ int gw_peer_addrs(struct gw_nl *nl, int nsid, int ifindex,
 	for (size_t f = 0; f < 2 && !err; f++) {
 		struct ifaddrmsg ifa = { .ifa_family = (unsigned char)families[f],
 					 .ifa_index = (unsigned int)ifindex };
-		struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETADDR, NLM_F_DUMP);
+		struct nl_msg *msg = gw_req_new(RTM_GETADDR, NLM_F_DUMP, &ifa, sizeof(ifa));
 
-		if (!msg)
-			return -ENOMEM;
-		if (nlmsg_append(msg, &ifa, sizeof(ifa), NLMSG_ALIGNTO) < 0 ||
-		    (nsid >= 0 && nla_put_s32(msg, IFA_TARGET_NETNSID, nsid) < 0)) {
-			nlmsg_free(msg);
-			return -ENOMEM;
-		}
-		err = gw_nl_request(nl, msg, addr_cb, &a, NULL);
-		nlmsg_free(msg);
+		if (msg && nsid >= 0 && nla_put_s32(msg, IFA_TARGET_NETNSID, nsid) < 0)
+			msg = gw_req_drop(msg);
+		err = gw_req_send(nl, msg, addr_cb, &a, NULL);
 	}
 	return err;
 }
