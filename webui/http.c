@@ -160,21 +160,26 @@ static bool authorized(struct gw_webui *w, struct MHD_Connection *c)
 	return ok;
 }
 
-/* A malloc'd body, freed by MHD when sent (or here when it cannot be). */
-static enum MHD_Result send_body(struct MHD_Connection *c, unsigned int code, char *body,
-				 size_t len, const char *type)
+/* A reply around a malloc'd body, freed by MHD when sent (or here when it cannot be). */
+static struct MHD_Response *body_response(char *body, size_t len, const char *type)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 
 	if (!r) {
 		free(body);
-		return MHD_NO;
+		return NULL;
 	}
 	if (common_headers(r, type, true)) {
 		MHD_destroy_response(r);
-		return MHD_NO;
+		return NULL;
 	}
-	return send_once(c, code, r);
+	return r;
+}
+
+static enum MHD_Result send_body(struct MHD_Connection *c, unsigned int code, char *body,
+				 size_t len, const char *type)
+{
+	return send_once(c, code, body_response(body, len, type));
 }
 
 static enum MHD_Result serve_asset(struct gw_webui *w, struct MHD_Connection *c, size_t i)
@@ -194,15 +199,8 @@ static enum MHD_Result render_and_cache(struct gw_webui *w, struct MHD_Connectio
 
 	if (render(s, now, &body, &len))
 		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (!r) {
-		free(body);
+	if (!(r = body_response(body, len, type)))
 		return MHD_NO;
-	}
-	if (common_headers(r, type, true)) {
-		MHD_destroy_response(r);
-		return MHD_NO;
-	}
 	pthread_mutex_lock(&w->lock);
 	ret = MHD_queue_response(c, key.code, r);
 	old = slot->resp;
