@@ -7,25 +7,37 @@
 #include "qdisc/link.h"
 #include "qdisc/req.h"
 
+int gw_link_msg(const struct nlmsghdr *nlh, bool del_ok, const struct ifinfomsg **ifi,
+		struct nlattr **tb, char *kind, size_t kindlen)
+{
+	struct nlattr *li[IFLA_INFO_MAX + 1];
+
+	if ((nlh->nlmsg_type != RTM_NEWLINK && !(del_ok && nlh->nlmsg_type == RTM_DELLINK)) ||
+	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(**ifi)) ||
+	    nlmsg_parse((struct nlmsghdr *)nlh, sizeof(**ifi), tb, IFLA_MAX, NULL) < 0)
+		return -EBADMSG;
+	*ifi = nlmsg_data(nlh);
+	kind[0] = '\0';
+	if (tb[IFLA_LINKINFO] &&
+	    nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) == 0 &&
+	    li[IFLA_INFO_KIND])
+		nla_strlcpy(kind, li[IFLA_INFO_KIND], kindlen);
+	return 0;
+}
+
 int gw_link_parse(const struct nlmsghdr *nlh, struct gw_link_info *out)
 {
-	struct nlattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1];
+	struct nlattr *tb[IFLA_MAX + 1];
 	const struct ifinfomsg *ifi;
 
-	if (nlh->nlmsg_type != RTM_NEWLINK || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
-	    nlmsg_parse((struct nlmsghdr *)nlh, sizeof(*ifi), tb, IFLA_MAX, NULL) < 0)
-		return -EBADMSG;
-	ifi = nlmsg_data(nlh);
 	memset(out, 0, sizeof(*out));
+	if (gw_link_msg(nlh, false, &ifi, tb, out->kind, sizeof(out->kind)))
+		return -EBADMSG;
 	out->ifindex = ifi->ifi_index;
 	out->arptype = ifi->ifi_type;
 	out->flags = ifi->ifi_flags;
 	if (tb[IFLA_MTU] && nla_len(tb[IFLA_MTU]) >= 4)
 		out->mtu = nla_get_u32(tb[IFLA_MTU]);
-	if (tb[IFLA_LINKINFO] &&
-	    nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) == 0 &&
-	    li[IFLA_INFO_KIND])
-		nla_strlcpy(out->kind, li[IFLA_INFO_KIND], sizeof(out->kind));
 	return 0;
 }
 

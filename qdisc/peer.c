@@ -7,20 +7,18 @@
 #include <linux/rtnetlink.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
+#include "qdisc/link.h"
 #include "qdisc/peer.h"
 #include "qdisc/req.h"
 
 int gw_plink_parse(const struct nlmsghdr *nlh, struct gw_plink *out)
 {
-	struct nlattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1];
+	struct nlattr *tb[IFLA_MAX + 1];
 	const struct ifinfomsg *ifi;
 
-	if ((nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK) ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
-	    nlmsg_parse((struct nlmsghdr *)nlh, sizeof(*ifi), tb, IFLA_MAX, NULL) < 0)
-		return -EBADMSG;
-	ifi = nlmsg_data(nlh);
 	memset(out, 0, sizeof(*out));
+	if (gw_link_msg(nlh, true, &ifi, tb, out->kind, sizeof(out->kind)))
+		return -EBADMSG;
 	out->ifindex = ifi->ifi_index;
 	out->flags = ifi->ifi_flags;
 	out->peer_nsid = -1;
@@ -30,10 +28,6 @@ int gw_plink_parse(const struct nlmsghdr *nlh, struct gw_plink *out)
 		out->peer_ifindex = (int)nla_get_u32(tb[IFLA_LINK]);
 	if (tb[IFLA_LINK_NETNSID] && nla_len(tb[IFLA_LINK_NETNSID]) >= 4)
 		out->peer_nsid = (int)nla_get_s32(tb[IFLA_LINK_NETNSID]);
-	if (tb[IFLA_LINKINFO] &&
-	    nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) == 0 &&
-	    li[IFLA_INFO_KIND])
-		nla_strlcpy(out->kind, li[IFLA_INFO_KIND], sizeof(out->kind));
 	return out->ifindex > 0 ? 0 : -EBADMSG;
 }
 
