@@ -133,6 +133,13 @@ static void conn_close(struct gw_sink *s, struct conn *c, bool hard)
 	s->st.open--;
 }
 
+/* Close a connection at once, counted under why (idle_closed, completed...). */
+static void retire(struct gw_sink *s, struct conn *c, uint64_t *why)
+{
+	(*why)++;
+	conn_close(s, c, true);
+}
+
 static void send_reply(struct conn *c, uint8_t status)
 {
 	uint8_t r[GW_LOAD_REPLY_LEN];
@@ -255,8 +262,7 @@ static void on_conn(struct gw_sink *s, size_t idx, uint32_t events, double now)
 		return;
 	}
 	if (c->state == C_DOWNLOAD && (events & EPOLLOUT) && !conn_write(s, c, now)) {
-		s->st.completed++;
-		conn_close(s, c, true);
+		retire(s, c, &s->st.completed);
 	}
 }
 
@@ -316,10 +322,8 @@ static void on_timer(struct gw_sink *s, double now)
 		case C_FREE:
 			break;
 		case C_HDR:
-			if (now >= c->deadline) {
-				s->st.idle_closed++;
-				conn_close(s, c, true);
-			}
+			if (now >= c->deadline)
+				retire(s, c, &s->st.idle_closed);
 			break;
 		case C_UPLOAD:
 		case C_DOWNLOAD:
@@ -331,27 +335,22 @@ static void on_timer(struct gw_sink *s, double now)
 
 				if (ioctl(c->fd, FIONREAD, &q) == 0 && q > 0 &&
 				    !conn_read(s, c, i, now)) {
-					s->st.completed++;
-					conn_close(s, c, true);
+					retire(s, c, &s->st.completed);
 					break;
 				}
 			}
 			if (now - c->progress >= GW_SINK_STALL_S) {
-				s->st.idle_closed++;
-				conn_close(s, c, true);
+				retire(s, c, &s->st.idle_closed);
 			} else if (c->state == C_DOWNLOAD && now >= c->deadline) {
 				start_drain(s, c, i, now);
 			} else if (c->state == C_UPLOAD && now >= c->deadline + GW_SINK_MARGIN_S) {
 				/* the client overran its own duration */
-				s->st.completed++;
-				conn_close(s, c, true);
+				retire(s, c, &s->st.completed);
 			}
 			break;
 		case C_DRAIN:
-			if (now >= c->deadline) {
-				s->st.completed++;
-				conn_close(s, c, true);
-			}
+			if (now >= c->deadline)
+				retire(s, c, &s->st.completed);
 			break;
 		}
 	}
