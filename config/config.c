@@ -15,7 +15,7 @@
 #define INTERVAL_MAX 60000000LL		/* 60s */
 #define INTERVAL_DEFAULT 1000000LL	/* 1s */
 #define LISTEN_DEFAULT "127.0.0.1:9180"
-#define AUTH_FILE_MAX 4095		/* PATH_MAX less the NUL */
+#define ABS_PATH_MAX 4095		/* PATH_MAX less the NUL */
 
 static const char *const root_keys[] = { "listen", "interval", "links", "auth_file",
 					  "keep_on_stop", "probe", "compare_dir",
@@ -105,10 +105,8 @@ static int parse_listen(struct cfg_parser *p, const config_setting_t *root, stru
 		return add_listen(p, s, cfg);
 	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
 		return cfg_error(p, s, NULL, "'listen' must be a string or a list of strings");
-	n = config_setting_length(s);
-	if (n < 1 || n > GW_MAX_LISTEN)
-		return cfg_error(p, s, NULL, "'listen' must have 1..%d addresses, not %d",
-				 GW_MAX_LISTEN, n);
+	if ((n = cfg_count(p, s, NULL, "listen", GW_MAX_LISTEN, "addresses")) < 0)
+		return n;
 	for (i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(s, (unsigned int)i);
 
@@ -123,38 +121,23 @@ static int parse_listen(struct cfg_parser *p, const config_setting_t *root, stru
 }
 
 /*
- * auth_file = "/etc/gatewayd/users"; absolute, so it does not depend on the directory the
- * daemon runs in. Its contents are the web UI's to read and check when it starts.
+ * auth_file = "/etc/gatewayd/users", compare_dir = "/var/lib/gatewayd/compare": absolute, so
+ * they do not depend on the directory the daemon runs in. auth_file's contents are the web
+ * UI's to read and check when it starts.
  */
-static int parse_auth_file(struct cfg_parser *p, const config_setting_t *root,
-			   struct gw_config *cfg)
+static int parse_abs_path(struct cfg_parser *p, const config_setting_t *root, const char *key,
+			  char **out)
 {
 	const char *v = NULL;
-	int ret = cfg_get_string(p, root, "auth_file", NULL, AUTH_FILE_MAX, &v);
+	int ret = cfg_get_string(p, root, key, NULL, ABS_PATH_MAX, &v);
 
 	if (ret <= 0)
 		return ret;
 	if (v[0] != '/')
-		return cfg_error(p, config_setting_get_member(root, "auth_file"), NULL,
-				 "'auth_file' \"%.64s\" must be an absolute path", v);
-	cfg->auth_file = strdup(v);
-	return cfg->auth_file ? 0 : -ENOMEM;
-}
-
-/* compare_dir = "/var/lib/gatewayd/compare"; absolute, like auth_file. */
-static int parse_compare_dir(struct cfg_parser *p, const config_setting_t *root,
-			     struct gw_config *cfg)
-{
-	const char *v = NULL;
-	int ret = cfg_get_string(p, root, "compare_dir", NULL, AUTH_FILE_MAX, &v);
-
-	if (ret <= 0)
-		return ret;
-	if (v[0] != '/')
-		return cfg_error(p, config_setting_get_member(root, "compare_dir"), NULL,
-				 "'compare_dir' \"%.64s\" must be an absolute path", v);
-	cfg->compare_dir = strdup(v);
-	return cfg->compare_dir ? 0 : -ENOMEM;
+		return cfg_error(p, config_setting_get_member(root, key), NULL,
+				 "'%s' \"%.64s\" must be an absolute path", key, v);
+	*out = strdup(v);
+	return *out ? 0 : -ENOMEM;
 }
 
 static int parse_links(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg)
@@ -168,10 +151,8 @@ static int parse_links(struct cfg_parser *p, const config_setting_t *root, struc
 		return 0;
 	if (ret <= 0)
 		return ret ? ret : cfg_missing(p, root, NULL, "links");
-	n = config_setting_length(list);
-	if (n < 1 || n > GW_MAX_LINKS)
-		return cfg_error(p, list, NULL, "'links' must have 1..%d links, not %d",
-				 GW_MAX_LINKS, n);
+	if ((n = cfg_count(p, list, NULL, "links", GW_MAX_LINKS, "links")) < 0)
+		return n;
 	cfg->links = calloc((size_t)n, sizeof(*cfg->links));
 	if (!cfg->links)
 		return -ENOMEM;
@@ -201,10 +182,10 @@ static int parse_root(struct cfg_parser *p, const config_setting_t *root, struct
 			   &cfg->interval_us);
 	if (ret < 0)
 		return ret;
-	ret = parse_auth_file(p, root, cfg);
+	ret = parse_abs_path(p, root, "auth_file", &cfg->auth_file);
 	if (ret)
 		return ret;
-	ret = parse_compare_dir(p, root, cfg);
+	ret = parse_abs_path(p, root, "compare_dir", &cfg->compare_dir);
 	if (ret)
 		return ret;
 	ret = cfg_get_bool(p, root, "keep_on_stop", NULL, &cfg->keep_on_stop);

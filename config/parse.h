@@ -61,11 +61,28 @@ int cfg_get_size(struct cfg_parser *p, const config_setting_t *grp, const char *
 		 const char *where, int64_t min, int64_t max, int64_t *out);
 int cfg_get_enum(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		 const char *where, const struct cfg_enum *names, int *out);
+/* An interface name as the kernel takes it (cfg_valid_ifname), copied into out[IFNAMSIZ]. */
+int cfg_get_ifname(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		   const char *where, char *out);
+/* A named group (a link, a class): its required 'name' (cfg_valid_name, told of as at_index)
+ * into name[GW_NAME_MAX], then where[CFG_WHERE_MAX] = "WHAT 'NAME'" and its keys checked
+ * against keys there. 0 or -EINVAL. */
+int cfg_parse_named(struct cfg_parser *p, const config_setting_t *grp, const char *at_index,
+		    const char *what, const char *const *keys, char *name, char *where);
+/* The required 'rate' and the optional 'ceil' (when absent: ceil_default, or the rate itself
+ * for 0): 0 or -EINVAL. How the two must compare is the caller's to check: its message says
+ * against what. */
+int cfg_parse_rate_ceil(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+			uint64_t ceil_default, uint64_t *rate, uint64_t *ceil);
 int cfg_get_group(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		  const char *where, config_setting_t **out);
 /* A list of groups: `key = ( { ... }, { ... } );`. */
 int cfg_get_group_list(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		       const char *where, config_setting_t **out);
+/* How many elements the list or array s (grp's member key) has: 1..max, or -EINVAL with
+ * "'KEY' must have 1..MAX NOUN, not N". */
+int cfg_count(struct cfg_parser *p, const config_setting_t *s, const char *where, const char *key,
+	      int max, const char *noun);
 
 int cfg_scan_ints(struct cfg_parser *p, const char *text);
 

@@ -13,24 +13,6 @@ static const char *const class_keys[] = {
 	NULL
 };
 
-static int parse_class_name(struct cfg_parser *p, const config_setting_t *grp,
-			    const char *dwhere, int index, struct gw_class_cfg *c)
-{
-	char where[CFG_WHERE_MAX];
-	const char *name;
-	int ret;
-
-	snprintf(where, sizeof(where), "%s class #%d", dwhere, index + 1);
-	ret = cfg_get_string(p, grp, "name", where, GW_NAME_MAX - 1, &name);
-	if (ret <= 0)
-		return ret ? ret : cfg_missing(p, grp, where, "name");
-	if (!cfg_valid_name(name))
-		return cfg_error(p, config_setting_get_member(grp, "name"), where,
-				 "'name' \"%s\" may only have letters, digits, '_' and '-'", name);
-	snprintf(c->name, sizeof(c->name), "%s", name);
-	return 0;
-}
-
 /* rate <= ceil <= the direction's rate: htb cannot lend a class more than its parent has. */
 static int check_class_rates(struct cfg_parser *p, const config_setting_t *grp,
 			     const char *where, const struct gw_dir_cfg *dir,
@@ -75,23 +57,16 @@ static int parse_class(struct cfg_parser *p, const config_setting_t *grp, const 
 		       int index, enum gw_direction d, const struct gw_dir_cfg *dir,
 		       struct gw_class_cfg *c)
 {
-	char where[CFG_WHERE_MAX];
+	char at_index[CFG_WHERE_MAX], where[CFG_WHERE_MAX];
 	int ret;
 
 	c->line = (int)config_setting_source_line(grp);
 	c->prio = c->quantum = c->burst = c->cburst = GW_UNSET;
-	ret = parse_class_name(p, grp, dwhere, index, c);
+	snprintf(at_index, sizeof(at_index), "%s class #%d", dwhere, index + 1);
+	ret = cfg_parse_named(p, grp, at_index, "class", class_keys, c->name, where);
 	if (ret)
 		return ret;
-	snprintf(where, sizeof(where), "class '%s'", c->name);
-	ret = cfg_check_keys(p, grp, where, class_keys);
-	if (ret)
-		return ret;
-	ret = cfg_get_rate(p, grp, "rate", where, GW_MIN_RATE, GW_MAX_RATE, &c->rate);
-	if (ret <= 0)
-		return ret ? ret : cfg_missing(p, grp, where, "rate");
-	c->ceil = dir->rate;
-	if ((ret = cfg_get_rate(p, grp, "ceil", where, GW_MIN_RATE, GW_MAX_RATE, &c->ceil)) < 0 ||
+	if ((ret = cfg_parse_rate_ceil(p, grp, where, dir->rate, &c->rate, &c->ceil)) ||
 	    (ret = cfg_get_int(p, grp, "prio", where, 0, 7, &c->prio)) < 0 ||
 	    (ret = cfg_get_size(p, grp, "quantum", where, 256, 1 << 20, &c->quantum)) < 0 ||
 	    (ret = cfg_get_size(p, grp, "burst", where, 1, CLASS_SIZE_MAX, &c->burst)) < 0 ||

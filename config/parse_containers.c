@@ -57,10 +57,8 @@ static int parse_globs(struct cfg_parser *p, const config_setting_t *grp, const 
 	if (config_setting_type(s) != CONFIG_TYPE_ARRAY && config_setting_type(s) != CONFIG_TYPE_LIST)
 		return cfg_error(p, s, where, "'interfaces' must be a string or a list of strings, "
 				 "e.g. \"veth*\"");
-	n = config_setting_length(s);
-	if (n < 1 || n > GW_CTR_MAX_GLOBS)
-		return cfg_error(p, s, where, "'interfaces' must have 1..%d patterns, not %d",
-				 GW_CTR_MAX_GLOBS, n);
+	if ((n = cfg_count(p, s, where, "interfaces", GW_CTR_MAX_GLOBS, "patterns")) < 0)
+		return n;
 	for (int i = 0; i < n; i++) {
 		ret = add_glob(p, config_setting_get_elem(s, (unsigned int)i), where, c);
 		if (ret)
@@ -163,11 +161,7 @@ static int parse_ctr_dir(struct cfg_parser *p, const config_setting_t *grp, cons
 	dir->line = (int)config_setting_source_line(g);
 	if ((ret = cfg_check_keys(p, g, dwhere, ctr_dir_keys)))
 		return ret;
-	ret = cfg_get_rate(p, g, "rate", dwhere, GW_MIN_RATE, GW_MAX_RATE, &dir->rate);
-	if (ret <= 0)
-		return ret ? ret : cfg_missing(p, g, dwhere, "rate");
-	dir->ceil = dir->rate;
-	if ((ret = cfg_get_rate(p, g, "ceil", dwhere, GW_MIN_RATE, GW_MAX_RATE, &dir->ceil)) < 0)
+	if ((ret = cfg_parse_rate_ceil(p, g, dwhere, 0, &dir->rate, &dir->ceil)))
 		return ret;
 	if (dir->ceil < dir->rate) {
 		char r[32], c[32];
@@ -217,10 +211,8 @@ int cfg_parse_containers(struct cfg_parser *p, const config_setting_t *root,
 	ret = cfg_get_group_list(p, root, "containers", NULL, &list);
 	if (ret <= 0)
 		return ret;
-	n = config_setting_length(list);
-	if (n < 1 || n > GW_MAX_CONTAINER_RULES)
-		return cfg_error(p, list, NULL, "'containers' must have 1..%d entries, not %d",
-				 GW_MAX_CONTAINER_RULES, n);
+	if ((n = cfg_count(p, list, NULL, "containers", GW_MAX_CONTAINER_RULES, "entries")) < 0)
+		return n;
 	cfg->containers = calloc((size_t)n, sizeof(*cfg->containers));
 	if (!cfg->containers)
 		return -ENOMEM;

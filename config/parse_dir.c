@@ -63,22 +63,11 @@ static int check_shaper_keys(struct cfg_parser *p, const config_setting_t *grp,
 static int parse_ifb(struct cfg_parser *p, const config_setting_t *grp, const char *where,
 		     const char *link_name, struct gw_dir_cfg *dir)
 {
-	const char *v;
-	int ret;
+	int ret = cfg_get_ifname(p, grp, "ifb", where, dir->ifb);
 
-	ret = cfg_get_string(p, grp, "ifb", where, IFNAMSIZ - 1, &v);
-	if (ret < 0)
-		return ret;
-	if (ret == 0) {
+	if (ret == 0)
 		snprintf(dir->ifb, sizeof(dir->ifb), "ifb-%s", link_name);
-		return 0;
-	}
-	if (!cfg_valid_ifname(v))
-		return cfg_error(p, config_setting_get_member(grp, "ifb"), where,
-				 "'ifb' \"%s\" is not a valid interface name (1..15 characters, "
-				 "no '/', ':' or spaces, not \".\" or \"..\")", v);
-	snprintf(dir->ifb, sizeof(dir->ifb), "%s", v);
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 /* The leaf under tbf, under cake (its own knobs), or under htb's lone default class. */

@@ -76,30 +76,16 @@ static int parse_sizing(struct cfg_parser *p, const config_setting_t *grp, const
 static int parse_link_ids(struct cfg_parser *p, const config_setting_t *grp, size_t index,
 			  struct gw_link_cfg *link)
 {
-	char where[CFG_WHERE_MAX];
-	const char *v;
+	char at_index[CFG_WHERE_MAX], where[CFG_WHERE_MAX];
 	int ret;
 
-	snprintf(where, sizeof(where), "link #%zu", index + 1);
-	ret = cfg_get_string(p, grp, "name", where, GW_NAME_MAX - 1, &v);
-	if (ret <= 0)
-		return ret ? ret : cfg_missing(p, grp, where, "name");
-	if (!cfg_valid_name(v))
-		return cfg_error(p, config_setting_get_member(grp, "name"), where,
-				 "'name' \"%s\" may only have letters, digits, '_' and '-'", v);
-	snprintf(link->name, sizeof(link->name), "%s", v);
-	snprintf(where, sizeof(where), "link '%s'", link->name);
-	ret = cfg_check_keys(p, grp, where, link_keys);
+	snprintf(at_index, sizeof(at_index), "link #%zu", index + 1);
+	ret = cfg_parse_named(p, grp, at_index, "link", link_keys, link->name, where);
 	if (ret)
 		return ret;
-	ret = cfg_get_string(p, grp, "interface", where, IFNAMSIZ - 1, &v);
+	ret = cfg_get_ifname(p, grp, "interface", where, link->interface);
 	if (ret <= 0)
 		return ret ? ret : cfg_missing(p, grp, where, "interface");
-	if (!cfg_valid_ifname(v))
-		return cfg_error(p, config_setting_get_member(grp, "interface"), where,
-				 "'interface' \"%s\" is not a valid interface name (1..15 "
-				 "characters, no '/', ':' or spaces, not \".\" or \"..\")", v);
-	snprintf(link->interface, sizeof(link->interface), "%s", v);
 	return 0;
 }
 

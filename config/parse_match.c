@@ -540,11 +540,7 @@ static int parse_hosts_body(struct cfg_parser *p, const config_setting_t *g, con
 				 "for fairness among many hosts use a cake child with flow_mode "
 				 "\"dual-srchost\" or \"dual-dsthost\"", sub, GW_HOSTS_MAX);
 	h->n = (size_t)n;
-	r = cfg_get_rate(p, g, "rate", where, GW_MIN_RATE, GW_MAX_RATE, &h->rate);
-	if (r <= 0)
-		return r ? r : cfg_missing(p, g, where, "rate");
-	h->ceil = dir->rate;
-	if ((r = cfg_get_rate(p, g, "ceil", where, GW_MIN_RATE, GW_MAX_RATE, &h->ceil)) < 0)
+	if ((r = cfg_parse_rate_ceil(p, g, where, dir->rate, &h->rate, &h->ceil)))
 		return r;
 	if (h->rate > h->ceil || h->ceil > dir->rate)
 		return cfg_error(p, g, where, "per-host rate <= ceil <= the direction's rate is "

@@ -90,14 +90,13 @@ static int parse_targets(struct cfg_parser *p, const config_setting_t *grp,
 		n = 1;
 	} else if (config_setting_type(s) == CONFIG_TYPE_ARRAY ||
 		   config_setting_type(s) == CONFIG_TYPE_LIST) {
-		n = config_setting_length(s);
+		n = cfg_count(p, s, "probe", "targets", GW_MAX_PROBE_TARGETS, "addresses");
+		if (n < 0)
+			return n;
 	} else {
 		return cfg_error(p, s, "probe", "'targets' must be a list of IP addresses, e.g. "
 				 "[ \"192.0.2.1\", \"2001:db8::1\" ]");
 	}
-	if (n < 1 || n > GW_MAX_PROBE_TARGETS)
-		return cfg_error(p, s, "probe", "'targets' must have 1..%d addresses, not %d",
-				 GW_MAX_PROBE_TARGETS, n);
 	for (i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_type(s) == CONFIG_TYPE_STRING ? s :
 			config_setting_get_elem(s, (unsigned int)i);

@@ -166,38 +166,33 @@ static int parse_with_unit(const char *s, const struct unit *table, bool unit_re
 int gw_parse_rate(const char *s, uint64_t *bytes_per_s)
 {
 	uint64_t v;
-	int ret;
+	int ret = parse_with_unit(s, rate_units, true, UINT64_MAX, &v);
 
-	ret = parse_with_unit(s, rate_units, true, UINT64_MAX, &v);
-	if (ret)
-		return ret;
 	/* Zero, or so little that it rounds to zero bytes/s, is no rate to shape at. */
-	if (v == 0)
-		return -ERANGE;
-	*bytes_per_s = v;
-	return 0;
+	if (ret == 0 && v == 0)
+		ret = -ERANGE;
+	if (ret == 0)
+		*bytes_per_s = v;
+	return ret;
+}
+
+/* Times and sizes are int64_t, as the kernel's attributes and our sentinels want them. */
+static int parse_int64(const char *s, const struct unit *table, bool unit_required, int64_t *out)
+{
+	uint64_t v;
+	int ret = parse_with_unit(s, table, unit_required, INT64_MAX, &v);
+
+	if (ret == 0)
+		*out = (int64_t)v;
+	return ret;
 }
 
 int gw_parse_time(const char *s, int64_t *usec)
 {
-	uint64_t v;
-	int ret;
-
-	ret = parse_with_unit(s, time_units, true, INT64_MAX, &v);
-	if (ret)
-		return ret;
-	*usec = (int64_t)v;
-	return 0;
+	return parse_int64(s, time_units, true, usec);
 }
 
 int gw_parse_size(const char *s, int64_t *bytes)
 {
-	uint64_t v;
-	int ret;
-
-	ret = parse_with_unit(s, size_units, false, INT64_MAX, &v);
-	if (ret)
-		return ret;
-	*bytes = (int64_t)v;
-	return 0;
+	return parse_int64(s, size_units, false, bytes);
 }

@@ -21,6 +21,7 @@
 #include "gatewayd/tree/apply.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/sys/log.h"
+#include "gatewayd/sys/fd.h"
 #include "gatewayd/sampler.h"
 #include "qdisc/monitor.h"
 
@@ -634,11 +635,9 @@ void gw_ctr_dispatch(struct gw_ctr *c)
 /* (a monitor of the unit tests' in-memory kernel has no fd: it is read when dispatched) */
 static int add_fd(int ep, int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
-
 	if (fd < 0)
 		return 0;
-	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+	return gw_epoll_set(ep, EPOLL_CTL_ADD, fd, EPOLLIN, (epoll_data_t){ .fd = fd });
 }
 
 static int alloc_rules(struct gw_ctr *c, size_t n)
@@ -739,12 +738,10 @@ void gw_ctr_free(struct gw_ctr *c)
 	free(c->p);
 	free(c->dirty);
 	free_rules(c);
-	if (c->ep >= 0)
-		close(c->ep);
+	gw_fd_close(&c->ep);
 	gw_monitor_close(c->links);
 	gw_monitor_close(c->addrs);
-	if (c->timer_fd >= 0)
-		close(c->timer_fd);
+	gw_fd_close(&c->timer_fd);
 	gw_nl_close(c->q);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

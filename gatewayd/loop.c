@@ -16,6 +16,7 @@
 #include "gatewayd/tree/reload.h"
 #include "gatewayd/loop.h"
 #include "gatewayd/sys/notify.h"
+#include "gatewayd/sys/fd.h"
 
 /* A periodic timer whose first expiry is right away. */
 static int timer_open(int64_t interval_us)
@@ -287,11 +288,9 @@ static void load_run(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest **
 
 static int watch(struct fds *f, int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
-
 	if (fd < 0)
 		return 0;
-	return epoll_ctl(f->ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+	return gw_epoll_set(f->ep, EPOLL_CTL_ADD, fd, EPOLLIN, (epoll_data_t){ .fd = fd });
 }
 
 /* A heal check shortly after the first of a burst of events (one check for many). */
@@ -447,17 +446,12 @@ out:
 	if (c->lat)
 		gw_latmon_tap(c->lat, NULL, NULL);
 	gw_loadtest_free(lt);	/* its flows and probes stop at once */
-	if (f.load_every >= 0)
-		close(f.load_every);
+	gw_fd_close(&f.load_every);
 	/* the monitor's fd belongs to the monitor */
-	if (f.sample >= 0)
-		close(f.sample);
-	if (f.watchdog >= 0)
-		close(f.watchdog);
-	if (f.heal >= 0)
-		close(f.heal);
-	if (f.ep >= 0)
-		close(f.ep);
+	gw_fd_close(&f.sample);
+	gw_fd_close(&f.watchdog);
+	gw_fd_close(&f.heal);
+	gw_fd_close(&f.ep);
 	gw_latmon_free(c->lat);
 	c->lat = NULL;
 	return r;

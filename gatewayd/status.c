@@ -25,27 +25,14 @@ void gw_status_destroy(struct gw_status *st)
 
 void gw_status_publish(struct gw_status *st, struct gw_snapshot *snap)
 {
-	struct gw_snapshot *old;
-
-	pthread_mutex_lock(&st->lock);
-	old = st->cur;
-	st->cur = snap;
-	pthread_mutex_unlock(&st->lock);
-	if (old)
-		gw_snapshot_put(old);
+	gw_snapshot_publish(&st->lock, &st->cur, snap);
 }
 
 static struct gw_snapshot *status_get(void *ctx)
 {
 	struct gw_status *st = ctx;
-	struct gw_snapshot *s;
 
-	pthread_mutex_lock(&st->lock);
-	s = st->cur;
-	if (s)
-		atomic_fetch_add(&s->refs, 1);
-	pthread_mutex_unlock(&st->lock);
-	return s;
+	return gw_snapshot_take(&st->lock, &st->cur);
 }
 
 static int status_history(void *ctx, const char *link, const char *direction,

@@ -3,6 +3,8 @@
 #define GW_QDISC_LINK_H
 
 #include <net/if.h>
+#include <stdbool.h>
+#include <linux/rtnetlink.h>
 #include "qdisc/nl.h"
 
 struct gw_link_info {
@@ -23,5 +25,10 @@ int gw_link_add_ifb(struct gw_nl *nl, const char *name, struct gw_nl_error *e);
 int gw_link_del(struct gw_nl *nl, const char *name, struct gw_nl_error *e);
 /* The message part, for unit tests. */
 int gw_link_parse(const struct nlmsghdr *nlh, struct gw_link_info *out);
+/* What every reader of a link message starts with (gw_link_parse, gw_plink_parse): an
+ * RTM_NEWLINK (or, with del_ok, RTM_DELLINK) message's header and attributes (tb[IFLA_MAX + 1]),
+ * and its IFLA_INFO_KIND into kind (or "" for none). 0 or -EBADMSG. */
+int gw_link_msg(const struct nlmsghdr *nlh, bool del_ok, const struct ifinfomsg **ifi,
+		struct nlattr **tb, char *kind, size_t kindlen);
 
 #endif

@@ -7,19 +7,18 @@
 #include <linux/rtnetlink.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
+#include "qdisc/link.h"
 #include "qdisc/peer.h"
+#include "qdisc/req.h"
 
 int gw_plink_parse(const struct nlmsghdr *nlh, struct gw_plink *out)
 {
-	struct nlattr *tb[IFLA_MAX + 1], *li[IFLA_INFO_MAX + 1];
+	struct nlattr *tb[IFLA_MAX + 1];
 	const struct ifinfomsg *ifi;
 
-	if ((nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK) ||
-	    nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)) ||
-	    nlmsg_parse((struct nlmsghdr *)nlh, sizeof(*ifi), tb, IFLA_MAX, NULL) < 0)
-		return -EBADMSG;
-	ifi = nlmsg_data(nlh);
 	memset(out, 0, sizeof(*out));
+	if (gw_link_msg(nlh, true, &ifi, tb, out->kind, sizeof(out->kind)))
+		return -EBADMSG;
 	out->ifindex = ifi->ifi_index;
 	out->flags = ifi->ifi_flags;
 	out->peer_nsid = -1;
@@ -29,10 +28,6 @@ int gw_plink_parse(const struct nlmsghdr *nlh, struct gw_plink *out)
 		out->peer_ifindex = (int)nla_get_u32(tb[IFLA_LINK]);
 	if (tb[IFLA_LINK_NETNSID] && nla_len(tb[IFLA_LINK_NETNSID]) >= 4)
 		out->peer_nsid = (int)nla_get_s32(tb[IFLA_LINK_NETNSID]);
-	if (tb[IFLA_LINKINFO] &&
-	    nla_parse_nested(li, IFLA_INFO_MAX, tb[IFLA_LINKINFO], NULL) == 0 &&
-	    li[IFLA_INFO_KIND])
-		nla_strlcpy(out->kind, li[IFLA_INFO_KIND], sizeof(out->kind));
 	return out->ifindex > 0 ? 0 : -EBADMSG;
 }
 
@@ -44,18 +39,10 @@ static int one_cb(const struct nlmsghdr *nlh, void *arg)
 int gw_plink_get(struct gw_nl *nl, int ifindex, struct gw_plink *out, struct gw_nl_error *e)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
-	struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETLINK, 0);
 	int err;
 
-	if (!msg)
-		return -ENOMEM;
 	memset(out, 0, sizeof(*out));
-	if (nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	err = gw_nl_request(nl, msg, one_cb, out, e);
-	nlmsg_free(msg);
+	err = gw_req_send(nl, gw_req_new(RTM_GETLINK, 0, &ifi, sizeof(ifi)), one_cb, out, e);
 	if (!err && !out->ifindex)
 		err = -ENODEV;
 	return err;
@@ -79,19 +66,10 @@ static int dump_cb(const struct nlmsghdr *nlh, void *arg)
 int gw_plink_dump(struct gw_nl *nl, int (*cb)(const struct gw_plink *l, void *arg), void *arg)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
-	struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETLINK, NLM_F_DUMP);
 	struct dump_arg d = { cb, arg };
-	int err;
 
-	if (!msg)
-		return -ENOMEM;
-	if (nlmsg_append(msg, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	err = gw_nl_request(nl, msg, dump_cb, &d, NULL);
-	nlmsg_free(msg);
-	return err;
+	return gw_req_send(nl, gw_req_new(RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof(ifi)), dump_cb,
+			   &d, NULL);
 }
 
 static int nsid_cb(const struct nlmsghdr *nlh, void *arg)
@@ -110,18 +88,12 @@ static int nsid_cb(const struct nlmsghdr *nlh, void *arg)
 int gw_netns_id(struct gw_nl *nl, int fd, int *nsid)
 {
 	struct rtgenmsg g = { .rtgen_family = AF_UNSPEC };
-	struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETNSID, 0);
+	struct nl_msg *msg = gw_req_new(RTM_GETNSID, 0, &g, sizeof(g));
 	int err, id = NETNSA_NSID_NOT_ASSIGNED;
 
-	if (!msg)
-		return -ENOMEM;
-	if (nlmsg_append(msg, &g, sizeof(g), NLMSG_ALIGNTO) < 0 ||
-	    nla_put_u32(msg, NETNSA_FD, (uint32_t)fd) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	err = gw_nl_request(nl, msg, nsid_cb, &id, NULL);
-	nlmsg_free(msg);
+	if (msg && nla_put_u32(msg, NETNSA_FD, (uint32_t)fd) < 0)
+		msg = gw_req_drop(msg);
+	err = gw_req_send(nl, msg, nsid_cb, &id, NULL);
 	if (err)
 		return err;
 	if (id < 0)
@@ -167,17 +139,11 @@ int gw_peer_addrs(struct gw_nl *nl, int nsid, int ifindex,
 	for (size_t f = 0; f < 2 && !err; f++) {
 		struct ifaddrmsg ifa = { .ifa_family = (unsigned char)families[f],
 					 .ifa_index = (unsigned int)ifindex };
-		struct nl_msg *msg = nlmsg_alloc_simple(RTM_GETADDR, NLM_F_DUMP);
+		struct nl_msg *msg = gw_req_new(RTM_GETADDR, NLM_F_DUMP, &ifa, sizeof(ifa));
 
-		if (!msg)
-			return -ENOMEM;
-		if (nlmsg_append(msg, &ifa, sizeof(ifa), NLMSG_ALIGNTO) < 0 ||
-		    (nsid >= 0 && nla_put_s32(msg, IFA_TARGET_NETNSID, nsid) < 0)) {
-			nlmsg_free(msg);
-			return -ENOMEM;
-		}
-		err = gw_nl_request(nl, msg, addr_cb, &a, NULL);
-		nlmsg_free(msg);
+		if (msg && nsid >= 0 && nla_put_s32(msg, IFA_TARGET_NETNSID, nsid) < 0)
+			msg = gw_req_drop(msg);
+		err = gw_req_send(nl, msg, addr_cb, &a, NULL);
 	}
 	return err;
 }

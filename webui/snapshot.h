@@ -5,6 +5,7 @@
 #define GW_WEBUI_SNAPSHOT_H
 
 #include <net/if.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -183,5 +184,10 @@ struct gw_webui_source {
 };
 
 void gw_snapshot_put(struct gw_snapshot *s);	/* drop a reference; frees at zero */
+/* The newest snapshot, *cur under lock: the producer hands snap (its one reference) over and
+ * the one it replaces is put; a reader takes *cur with a reference of its own (or NULL). The
+ * lock is held only to swap or copy the pointer: a slow reader never holds up the producer. */
+void gw_snapshot_publish(pthread_mutex_t *lock, struct gw_snapshot **cur, struct gw_snapshot *snap);
+struct gw_snapshot *gw_snapshot_take(pthread_mutex_t *lock, struct gw_snapshot *const *cur);
 
 #endif

@@ -17,6 +17,7 @@
 #include "gatewayd/compare/bench.h"
 #include "gatewayd/load/engine.h"
 #include "gatewayd/load/sink.h"
+#include "gatewayd/sys/fd.h"
 
 #define LOAD_PORT 5201
 #define FLOOD_PORT 5203
@@ -132,10 +133,8 @@ void cmp_load_free(struct cmp_load *l)
 		return;
 	gw_loadgen_free(l->gen);
 	gw_sink_free(l->sink);
-	if (l->ftx >= 0)
-		close(l->ftx);
-	if (l->frx >= 0)
-		close(l->frx);
+	gw_fd_close(&l->ftx);
+	gw_fd_close(&l->frx);
 	free(l);
 }
 

@@ -20,6 +20,7 @@
 #include "gatewayd/probe/prober.h"
 #include "qdisc/nl.h"
 #include "qdisc/stats.h"
+#include "gatewayd/sys/grow.h"
 
 /* the share of --duration each phase gets */
 static const double phase_share[CMP_PH_COUNT] = { 0.15, 0.40, 0.30, 0.15 };
@@ -118,15 +119,8 @@ static void on_sample(void *arg, const struct gw_probe_sample *s)
 	if (t < 0)	/* the warm-up probes (ARP along the path) are not the run's */
 		return;
 
-	if (r->n_samples == r->cap_samples) {
-		size_t cap = r->cap_samples ? 2 * r->cap_samples : 1024;
-		struct cmp_sample *n = realloc(r->samples, cap * sizeof(*n));
-
-		if (!n)
-			return;
-		r->samples = n;
-		r->cap_samples = cap;
-	}
+	if (gw_grow(&r->samples, &r->cap_samples, r->n_samples, sizeof(*r->samples), 1024))
+		return;
 	/* the phase the probe was sent in, not the one its reply came back in */
 	while (ph + 1 < CMP_PH_COUNT && t >= r->phase_start[ph + 1])
 		ph++;
@@ -173,15 +167,8 @@ static void sample_queues(struct gw_nl *nl, struct dump_ctx *d, double t)
 	struct cmp_result *r = d->r;
 	struct cmp_qpoint pt = { .t = (float)t };
 
-	if (r->n_qpoints == r->cap_qpoints) {
-		size_t cap = r->cap_qpoints ? 2 * r->cap_qpoints : 512;
-		struct cmp_qpoint *n = realloc(r->qpoints, cap * sizeof(*n));
-
-		if (!n)
-			return;
-		r->qpoints = n;
-		r->cap_qpoints = cap;
-	}
+	if (gw_grow(&r->qpoints, &r->cap_qpoints, r->n_qpoints, sizeof(*r->qpoints), 512))
+		return;
 	FILE *f = fopen("/proc/stat", "re");
 	unsigned long long v[8] = { 0 };
 

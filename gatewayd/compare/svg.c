@@ -202,6 +202,37 @@ static void free_series(struct svg_series *s, size_t n)
 	}
 }
 
+/* The chart's next series, with room for m points (and one spare); NULL when out of memory,
+ * every series then freed. */
+static struct svg_series *next_series(struct svg_chart *c, size_t m)
+{
+	struct svg_series *x = &c->s[c->ns];
+
+	x->x = malloc((m + 1) * sizeof(double));
+	x->y = malloc((m + 1) * sizeof(double));
+	if (!x->x || !x->y) {
+		free_series(c->s, c->ns + 1);
+		return NULL;
+	}
+	return x;
+}
+
+/* A queue's series is named and coloured after the queue, the same in every chart. */
+static void queue_series(struct svg_series *x, const struct cmp_result *r)
+{
+	snprintf(x->name, sizeof(x->name), "%s", cmp_qdisc_name(r->q));
+	x->color = palette[r->q % 10];
+}
+
+/* Write the chart, then free its series. */
+static int write_chart(const char *path, struct svg_chart *c)
+{
+	int ret = svg_write(path, c);
+
+	free_series(c->s, c->ns);
+	return ret;
+}
+
 static double nice_up(double v)
 {
 	double m = pow(10, floor(log10(v)));
@@ -238,21 +269,16 @@ int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r
 			       .ylabel = "fraction of probes", .y0 = 0, .y1 = 1, .logx = true,
 			       .s = s };
 	double lo = INFINITY, hi = 0;
-	int ret;
 
 	(void)o;
 	for (size_t i = 0; i < n; i++) {
-		struct svg_series *x = &s[c.ns];
+		struct svg_series *x;
 		size_t m = 0;
 
 		if (!r[i].ran)
 			continue;
-		x->x = malloc((r[i].n_samples + 1) * sizeof(double));
-		x->y = malloc((r[i].n_samples + 1) * sizeof(double));
-		if (!x->x || !x->y) {
-			free_series(s, c.ns + 1);
+		if (!(x = next_series(&c, r[i].n_samples)))
 			return -ENOMEM;
-		}
 		for (size_t k = 0; k < r[i].n_samples; k++)
 			if (r[i].samples[k].phase == CMP_PH_TCP || r[i].samples[k].phase == CMP_PH_FLOOD)
 				if (!isnan(r[i].samples[k].rtt_ms))
@@ -265,14 +291,11 @@ int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r
 			lo = fmin(lo, x->x[0]);
 			hi = fmax(hi, x->x[m - 1]);
 		}
-		snprintf(x->name, sizeof(x->name), "%s", cmp_qdisc_name(r[i].q));
-		x->color = palette[r[i].q % 10];
+		queue_series(x, &r[i]);
 		c.ns++;
 	}
 	log_range(lo, hi, 1.05, &c.x0, &c.x1);
-	ret = svg_write(path, &c);
-	free_series(s, c.ns);
-	return ret;
+	return write_chart(path, &c);
 }
 
 int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n)
@@ -283,10 +306,9 @@ int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_resu
 			       .ylabel = "round-trip time (ms, log scale)", .logy = true, .s = s,
 			       .x0 = 0, .x1 = o->duration_s, .n_bands = CMP_PH_COUNT };
 	double lo = INFINITY, hi = 0;
-	int ret;
 
 	for (size_t i = 0; i < n; i++) {
-		struct svg_series *x = &s[c.ns];
+		struct svg_series *x;
 		size_t m = r[i].n_samples;
 
 		if (!r[i].ran)
@@ -294,12 +316,8 @@ int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_resu
 		if (!c.bands)	/* each run's phases move with its load's start: the first's */
 			c.bands = r[i].phase_start;
 		c.x1 = fmax(c.x1, r[i].phase_start[CMP_PH_COUNT]);
-		x->x = malloc((m + 1) * sizeof(double));
-		x->y = malloc((m + 1) * sizeof(double));
-		if (!x->x || !x->y) {
-			free_series(s, c.ns + 1);
+		if (!(x = next_series(&c, m)))
 			return -ENOMEM;
-		}
 		/* in send order (replies can come back out of it) */
 		for (size_t k = 0; k < m; k++) {
 			x->x[k] = r[i].samples[k].t;
@@ -319,14 +337,11 @@ int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_resu
 				x->y[b - 1] = ty_;
 			}
 		x->n = m;
-		snprintf(x->name, sizeof(x->name), "%s", cmp_qdisc_name(r[i].q));
-		x->color = palette[r[i].q % 10];
+		queue_series(x, &r[i]);
 		c.ns++;
 	}
 	log_range(lo, hi, 1.1, &c.y0, &c.y1);
-	ret = svg_write(path, &c);
-	free_series(s, c.ns);
-	return ret;
+	return write_chart(path, &c);
 }
 
 int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_result *r)
@@ -339,20 +354,15 @@ int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_r
 			       .bands = r->phase_start,
 			       .n_bands = CMP_PH_COUNT };
 	double hi = 0;
-	int ret;
 
 	snprintf(title, sizeof(title), "%s: throughput per flow (%s each way)",
 		 cmp_qdisc_name(r->q), o->rate_text);
 	for (size_t i = 0; i < r->n_flows; i++) {
 		const struct cmp_flow *f = &r->flows[i];
-		struct svg_series *x = &s[c.ns];
+		struct svg_series *x = next_series(&c, f->n);
 
-		x->x = malloc((f->n + 1) * sizeof(double));
-		x->y = malloc((f->n + 1) * sizeof(double));
-		if (!x->x || !x->y) {
-			free_series(s, c.ns + 1);
+		if (!x)
 			return -ENOMEM;
-		}
 		for (size_t k = 0; k < f->n; k++)
 			x->x[k] = f->t[k];
 		memcpy(x->y, f->mbps, f->n * sizeof(double));
@@ -365,7 +375,5 @@ int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_r
 		c.ns++;
 	}
 	c.y1 = hi > 0 ? nice_up(hi * 1.1) : 1;
-	ret = svg_write(path, &c);
-	free_series(s, c.ns);
-	return ret;
+	return write_chart(path, &c);
 }

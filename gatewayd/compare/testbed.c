@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gatewayd/compare/bench.h"
+#include "gatewayd/sys/fd.h"
 
 static const char *const ns_role[4] = { "c", "g", "d", "s" };
 
@@ -304,9 +305,7 @@ void cmp_bed_down(struct cmp_bed *b)
 	if (b->home >= 0)
 		cmp_enter(b, -1);
 	for (int i = 0; i < 4; i++) {
-		if (b->fd[i] >= 0)
-			close(b->fd[i]);
-		b->fd[i] = -1;
+		gw_fd_close(&b->fd[i]);
 		if (b->made[i] && len < sizeof(buf))
 			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "netns del %s\n",
 						b->ns[i]);
@@ -324,9 +323,7 @@ void cmp_bed_down(struct cmp_bed *b)
 	}
 	for (int i = 0; i < 4; i++)
 		b->made[i] = false;
-	if (b->home >= 0)
-		close(b->home);
-	b->home = -1;
+	gw_fd_close(&b->home);
 	if (b->tmp[0] && !getenv("GATEWAYD_COMPARE_KEEP"))
 		nftw(b->tmp, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	b->tmp[0] = 0;

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "gatewayd/sys/clock.h"
+#include "gatewayd/sys/fd.h"
 #include "gatewayd/load/engine.h"
 #include "gatewayd/load/sink.h"
 
@@ -84,9 +85,7 @@ double gw_jain_index(const double *x, size_t n)
 
 static int ep_add(struct gw_loadgen *g, int fd, uint32_t events, uint32_t tag, int op)
 {
-	struct epoll_event ev = { .events = events, .data.u32 = tag };
-
-	return epoll_ctl(g->ep, op, fd, &ev) < 0 ? -errno : 0;
+	return gw_epoll_set(g->ep, op, fd, events, (epoll_data_t){ .u32 = tag });
 }
 
 /* Bytes that count, as the kernel counts them, so a late read of ours moves nothing between
@@ -745,12 +744,9 @@ void gw_loadgen_free(struct gw_loadgen *g)
 	if (g->flows)
 		close_flows(g);
 	iperf3_kill(g);
-	if (g->pipe >= 0)
-		close(g->pipe);
-	if (g->timer >= 0)
-		close(g->timer);
-	if (g->ep >= 0)
-		close(g->ep);
+	gw_fd_close(&g->pipe);
+	gw_fd_close(&g->timer);
+	gw_fd_close(&g->ep);
 	free(g->out);
 	free(g->flows);
 	free(g->times);

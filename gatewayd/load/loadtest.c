@@ -19,6 +19,7 @@
 #include "gatewayd/load/engine.h"
 #include "gatewayd/load/loadtest.h"
 #include "gatewayd/sys/log.h"
+#include "gatewayd/sys/fd.h"
 #include "gatewayd/probe/prober.h"
 #include "gatewayd/sys/signals.h"
 
@@ -417,12 +418,9 @@ void gw_loadtest_free(struct gw_loadtest *t)
 	gw_prober_free(t->prober);
 	for (int p = 0; p < N_PHASES; p++)
 		gw_latency_free(t->lat[p]);
-	if (t->timer >= 0)
-		close(t->timer);
-	if (t->ep >= 0)
-		close(t->ep);
-	if (t->lock >= 0)
-		close(t->lock);
+	gw_fd_close(&t->timer);
+	gw_fd_close(&t->ep);
+	gw_fd_close(&t->lock);
 	free(t);
 }
 
@@ -540,8 +538,7 @@ int gw_loadtest_main(const struct gw_config *cfg)
 	gw_loadtest_result(t, &res);
 	gw_loadtest_free(t);	/* every flow and probe socket closed, iperf3 killed */
 	close(ep);
-	if (sfd >= 0)
-		close(sfd);
+	gw_fd_close(&sfd);
 	if (stopped) {
 		fprintf(stderr, "gatewayd: --load-test: stopped by signal %d\n", stopped);
 		return 1;

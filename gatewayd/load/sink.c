@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "gatewayd/sys/clock.h"
 #include "gatewayd/sys/log.h"
+#include "gatewayd/sys/fd.h"
 #include "gatewayd/load/sink.h"
 #include "gatewayd/sys/signals.h"
 
@@ -116,9 +117,7 @@ struct gw_sink {
 
 static int ep_set(struct gw_sink *s, int op, int fd, uint32_t events, uint32_t tag)
 {
-	struct epoll_event ev = { .events = events, .data.u32 = tag };
-
-	return epoll_ctl(s->ep, op, fd, &ev) < 0 ? -errno : 0;
+	return gw_epoll_set(s->ep, op, fd, events, (epoll_data_t){ .u32 = tag });
 }
 
 /* hard: an RST now (whatever is unsent is dropped), so nothing lingers past our bound */
@@ -133,6 +132,13 @@ static void conn_close(struct gw_sink *s, struct conn *c, bool hard)
 	c->fd = -1;
 	c->state = C_FREE;
 	s->st.open--;
+}
+
+/* Close a connection at once, counted under why (idle_closed, completed...). */
+static void retire(struct gw_sink *s, struct conn *c, uint64_t *why)
+{
+	(*why)++;
+	conn_close(s, c, true);
 }
 
 static void send_reply(struct conn *c, uint8_t status)
@@ -257,8 +263,7 @@ static void on_conn(struct gw_sink *s, size_t idx, uint32_t events, double now)
 		return;
 	}
 	if (c->state == C_DOWNLOAD && (events & EPOLLOUT) && !conn_write(s, c, now)) {
-		s->st.completed++;
-		conn_close(s, c, true);
+		retire(s, c, &s->st.completed);
 	}
 }
 
@@ -318,10 +323,8 @@ static void on_timer(struct gw_sink *s, double now)
 		case C_FREE:
 			break;
 		case C_HDR:
-			if (now >= c->deadline) {
-				s->st.idle_closed++;
-				conn_close(s, c, true);
-			}
+			if (now >= c->deadline)
+				retire(s, c, &s->st.idle_closed);
 			break;
 		case C_UPLOAD:
 		case C_DOWNLOAD:
@@ -333,27 +336,22 @@ static void on_timer(struct gw_sink *s, double now)
 
 				if (ioctl(c->fd, FIONREAD, &q) == 0 && q > 0 &&
 				    !conn_read(s, c, i, now)) {
-					s->st.completed++;
-					conn_close(s, c, true);
+					retire(s, c, &s->st.completed);
 					break;
 				}
 			}
 			if (now - c->progress >= GW_SINK_STALL_S) {
-				s->st.idle_closed++;
-				conn_close(s, c, true);
+				retire(s, c, &s->st.idle_closed);
 			} else if (c->state == C_DOWNLOAD && now >= c->deadline) {
 				start_drain(s, c, i, now);
 			} else if (c->state == C_UPLOAD && now >= c->deadline + GW_SINK_MARGIN_S) {
 				/* the client overran its own duration */
-				s->st.completed++;
-				conn_close(s, c, true);
+				retire(s, c, &s->st.completed);
 			}
 			break;
 		case C_DRAIN:
-			if (now >= c->deadline) {
-				s->st.completed++;
-				conn_close(s, c, true);
-			}
+			if (now >= c->deadline)
+				retire(s, c, &s->st.completed);
 			break;
 		}
 	}
@@ -436,9 +434,8 @@ int gw_sink_new(const struct sockaddr_storage *addrs, const socklen_t *lens, siz
 				(const void *)&((const struct sockaddr_in6 *)&addrs[i])->sin6_addr :
 				(const void *)&((const struct sockaddr_in *)&addrs[i])->sin_addr;
 
-			if (fd >= 0)
-				close(fd);
 			r = fd < 0 ? fd : r;
+			gw_fd_close(&fd);
 			inet_ntop(addrs[i].ss_family, ip, host, sizeof(host));
 			snprintf(err, errlen, "listening on %s port %d: %s", host,
 				 ntohs(((const struct sockaddr_in *)&addrs[i])->sin_port), strerror(-r));
@@ -463,10 +460,8 @@ void gw_sink_free(struct gw_sink *s)
 			conn_close(s, &s->conns[i], true);
 	for (size_t i = 0; i < s->n_listen; i++)
 		close(s->lfd[i]);
-	if (s->timer >= 0)
-		close(s->timer);
-	if (s->ep >= 0)
-		close(s->ep);
+	gw_fd_close(&s->timer);
+	gw_fd_close(&s->ep);
 	free(s);
 }
 

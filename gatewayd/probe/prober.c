@@ -25,8 +25,10 @@
 #include <unistd.h>
 
 #include "gatewayd/sys/clock.h"
+#include "gatewayd/sys/fd.h"
 #include "gatewayd/probe/prober.h"
 #include "gatewayd/probe/packet.h"
+#include "gatewayd/probe/stamp.h"
 
 /* linux/icmp.h's, which clashes with net/if.h */
 #ifndef ICMP_FILTER
@@ -98,11 +100,6 @@ static int64_t real_now_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
-}
-
-static int64_t ts_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * NS + ts->tv_nsec;
 }
 
 static void emit(struct gw_prober *p, struct target *t, const struct slot *s, bool lost,
@@ -287,18 +284,9 @@ static int64_t cmsg_stamp(struct msghdr *msg, bool *is_tx)
 
 	*is_tx = false;
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
-			struct scm_timestamping tss;
-
-			memcpy(&tss, CMSG_DATA(c), sizeof(tss));
-			if (tss.ts[0].tv_sec || tss.ts[0].tv_nsec)
-				stamp = ts_ns(&tss.ts[0]);
-		} else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-			struct timespec ts;
-
-			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-			stamp = ts_ns(&ts);
-		} else if ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+		if (gw_stamp_of(c, &stamp))
+			continue;
+		if ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
 			   (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR)) {
 			struct sock_extended_err ee;
 
@@ -581,10 +569,8 @@ static int setup_socket(struct gw_prober *p, struct target *t, const char *ifnam
 {
 	const struct gw_probe_cfg *cfg = &p->cfg;
 	struct sockaddr_storage dst = t->cfg->addr;
-	int flags = SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_RX_SOFTWARE |
-		SOF_TIMESTAMPING_TX_SCHED;
 	const char *what;
-	int one = 1, ret;
+	int ret;
 
 	if ((ret = open_socket(t, err, errlen)))
 		return ret;
@@ -600,8 +586,7 @@ static int setup_socket(struct gw_prober *p, struct target *t, const char *ifnam
 			goto fail;
 	}
 	/* kernel stamps on both ends where the kernel has them, on receive at least */
-	if (setsockopt(t->fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) < 0)
-		setsockopt(t->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	gw_stamp_enable(t->fd, true);
 	if (t->raw && t->family == AF_INET) {
 		struct icmp_filter f = { ~(1u << ICMP_ECHOREPLY_TYPE) };
 
@@ -734,14 +719,11 @@ void gw_prober_free(struct gw_prober *p)
 	if (!p)
 		return;
 	for (i = 0; i < p->n; i++) {
-		if (p->t[i].fd >= 0)
-			close(p->t[i].fd);
+		gw_fd_close(&p->t[i].fd);
 		free(p->t[i].ring);
 	}
-	if (p->tfd >= 0)
-		close(p->tfd);
-	if (p->epfd >= 0)
-		close(p->epfd);
+	gw_fd_close(&p->tfd);
+	gw_fd_close(&p->epfd);
 	free(p);
 }
 

@@ -18,6 +18,8 @@
 #include "config/config.h"
 #include "gatewayd/probe/packet.h"
 #include "gatewayd/probe/reflector.h"
+#include "gatewayd/probe/stamp.h"
+#include "gatewayd/sys/fd.h"
 #include "gatewayd/sys/signals.h"
 
 #define BURST 256	/* datagrams per wake-up, so signals are seen under a flood */
@@ -55,23 +57,13 @@ static uint64_t scan_cmsgs(struct msghdr *msg, uint8_t *pktinfo, size_t *pilen, 
 			   int *type)
 {
 	struct cmsghdr *c;
-	uint64_t stamp = 0;
+	int64_t stamp = 0;
 
 	*pilen = 0;
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
-			struct scm_timestamping tss;
-
-			memcpy(&tss, CMSG_DATA(c), sizeof(tss));
-			if (tss.ts[0].tv_sec || tss.ts[0].tv_nsec)
-				stamp = (uint64_t)tss.ts[0].tv_sec * 1000000000ULL +
-					(uint64_t)tss.ts[0].tv_nsec;
-		} else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-			struct timespec ts;
-
-			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-			stamp = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-		} else if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
+		if (gw_stamp_of(c, &stamp))
+			continue;
+		if (c->cmsg_level == SOL_IP && c->cmsg_type == IP_PKTINFO) {
 			struct in_pktinfo pi;
 
 			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
@@ -92,7 +84,7 @@ static uint64_t scan_cmsgs(struct msghdr *msg, uint8_t *pktinfo, size_t *pilen, 
 			*type = IPV6_PKTINFO;
 		}
 	}
-	return stamp;
+	return (uint64_t)stamp;
 }
 
 static void count_refusal(struct gw_reflect_stats *st, int err)
@@ -171,14 +163,12 @@ static bool serve_burst(struct reflector *r)
 
 static int open_socket(struct reflector *r, const struct sockaddr_storage *ss, socklen_t len)
 {
-	int flags = SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_RX_SOFTWARE;
 	int one = 1, zero = 0;
 
 	r->fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (r->fd < 0)
 		return -errno;
-	if (setsockopt(r->fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) < 0)
-		setsockopt(r->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	gw_stamp_enable(r->fd, false);
 	if (ss->ss_family == AF_INET6) {
 		/* "[::]:PORT" answers IPv4 too */
 		setsockopt(r->fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
@@ -207,16 +197,13 @@ static int on_signal(struct reflector *r)
 
 static int loop(struct reflector *r)
 {
-	struct epoll_event ev = { .events = EPOLLIN }, got[2];
+	struct epoll_event got[2];
 	bool busy = false;
 	int n, k;
 
-	ev.data.u32 = 0;
-	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, r->fd, &ev) < 0)
-		return -errno;
-	ev.data.u32 = 1;
-	if (epoll_ctl(r->ep, EPOLL_CTL_ADD, r->sfd, &ev) < 0)
-		return -errno;
+	if ((n = gw_epoll_set(r->ep, EPOLL_CTL_ADD, r->fd, EPOLLIN, (epoll_data_t){ .u32 = 0 })) ||
+	    (n = gw_epoll_set(r->ep, EPOLL_CTL_ADD, r->sfd, EPOLLIN, (epoll_data_t){ .u32 = 1 })))
+		return n;
 	for (;;) {
 		/* under a flood, look at signals between bursts without waiting */
 		n = epoll_wait(r->ep, got, 2, busy ? 0 : -1);
@@ -268,12 +255,9 @@ int gw_reflect_run(const char *addr, FILE *log, struct gw_reflect_stats *stats, 
 		snprintf(err, errlen, "reflect: %s", strerror(-ret));
 	print_stats(log, stats);
 out:
-	if (r->fd >= 0)
-		close(r->fd);
-	if (r->sfd >= 0)
-		close(r->sfd);
-	if (r->ep >= 0)
-		close(r->ep);
+	gw_fd_close(&r->fd);
+	gw_fd_close(&r->sfd);
+	gw_fd_close(&r->ep);
 	free(r);
 	return ret;
 }

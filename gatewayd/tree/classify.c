@@ -10,6 +10,7 @@
 #include "gatewayd/tree/apply.h"
 #include "gatewayd/tree/classify.h"
 #include "gatewayd/sys/log.h"
+#include "gatewayd/sys/grow.h"
 
 struct rules {
 	struct gw_rule *v;
@@ -18,15 +19,8 @@ struct rules {
 
 static int push_rule(struct rules *r, const struct gw_rule *g)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		void *n = realloc(r->v, cap * sizeof(*r->v));
-
-		if (!n)
-			return -ENOMEM;
-		r->v = n;
-		r->cap = cap;
-	}
+	if (gw_grow(&r->v, &r->cap, r->n, sizeof(*r->v), 16))
+		return -ENOMEM;
 	r->v[r->n++] = *g;
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <linux/pkt_sched.h>
 #include "gatewayd/tree/plan.h"
+#include "gatewayd/sys/grow.h"
 
 struct builder {
 	const struct gw_config *cfg;
@@ -23,15 +24,8 @@ static struct gw_plan_obj *add(struct builder *b, enum gw_obj_type type, enum gw
 {
 	struct gw_plan_obj *o;
 
-	if (b->p->n == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		void *n = realloc(b->p->objs, cap * sizeof(*o));
-
-		if (!n)
-			return NULL;
-		b->p->objs = n;
-		b->cap = cap;
-	}
+	if (gw_grow(&b->p->objs, &b->cap, b->p->n, sizeof(*o), 16))
+		return NULL;
 	o = &b->p->objs[b->p->n++];
 	memset(o, 0, sizeof(*o));
 	o->obj.type = type;

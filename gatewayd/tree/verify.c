@@ -8,6 +8,7 @@
 #include <linux/rtnetlink.h>
 #include "gatewayd/tree/apply.h"
 #include "gatewayd/tree/classify.h"
+#include "gatewayd/sys/grow.h"
 
 struct readback {
 	struct gw_tc_obj *v;
@@ -38,15 +39,8 @@ static int rb_cb(const struct nlmsghdr *nlh, void *arg)
 		return 0;
 	if (o.type == GW_OBJ_FILTER)
 		o.handle = 0;	/* the kernel numbers filters; the plan leaves it to it */
-	if (rb->n == rb->cap) {
-		size_t cap = rb->cap ? rb->cap * 2 : 64;
-		void *n = realloc(rb->v, cap * sizeof(*rb->v));
-
-		if (!n)
-			return -ENOMEM;
-		rb->v = n;
-		rb->cap = cap;
-	}
+	if (gw_grow(&rb->v, &rb->cap, rb->n, sizeof(*rb->v), 64))
+		return -ENOMEM;
 	rb->v[rb->n++] = o;
 	return 0;
 }

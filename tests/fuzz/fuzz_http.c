@@ -146,6 +146,8 @@ static struct gw_auth *load_auth(void)
 
 static void setup(void)
 {
+	struct MHD_OptionItem opts[N_SERVER_OPTIONS];
+
 	build_snapshot();
 	web = calloc(1, sizeof(*web));
 	if (!web || pthread_mutex_init(&web->lock, NULL))
@@ -155,15 +157,9 @@ static void setup(void)
 	if (build_assets(web) || gw_guard_start(&web->guard))
 		abort();
 	/* start_one()'s options, less the listening socket and the internal thread */
+	server_options(web, CONN_LIMIT_TOTAL, opts);
 	mhd = MHD_start_daemon(MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL, on_request, web,
-			       MHD_OPTION_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT_TOTAL,
-			       MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)CONN_LIMIT_PER_IP,
-			       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)CONN_TIMEOUT_S,
-			       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-			       MHD_OPTION_NOTIFY_COMPLETED, on_completed, web,
-			       MHD_OPTION_NOTIFY_CONNECTION, gw_guard_notify, web->guard,
-			       MHD_OPTION_STRICT_FOR_CLIENT, 1,
-			       MHD_OPTION_END);
+			       MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (!mhd)
 		abort();
 }

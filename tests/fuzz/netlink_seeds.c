@@ -6,8 +6,8 @@
  *                                      (gw_nl_dump_tc, gw_nl_request) hands them over
  *   netlink_seeds errors DIR           the kernel's error acks (with extended-ack text, capped
  *                                      and with the request echoed) for requests it refuses
- *   netlink_seeds synthetic DIR        fq_codel and cake xstats built as tests/unit/test_stats.c
- *                                      builds them, hand-made error acks, and the requests
+ *   netlink_seeds synthetic DIR        fq_codel and cake xstats as tests/unit/stats_msgs.h
+ *                                      builds them for test_stats.c, hand-made error acks, and the requests
  *                                      gatewayd itself builds (gw_obj_build) for a config that
  *                                      sets every knob: attributes a dump does not carry
  *                                      (TCA_TBF_BURST, 64-bit rates...) but decoders read
@@ -28,6 +28,7 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include "config/config.h"
+#include "tests/unit/stats_msgs.h"
 #include "gatewayd/tree/plan.h"
 #include "qdisc/nl.h"
 #include "qdisc/qdisc.h"
@@ -201,42 +202,6 @@ static int cmd_errors(const char *dir, const char *ifname)
 	return r;
 }
 
-/* as tests/unit/test_stats.c: basic and queue stats, and the kind's xstats from fill() */
-static struct nl_msg *dumped(const char *kind, uint32_t handle, void (*fill)(struct nl_msg *))
-{
-	struct nl_msg *m = nlmsg_alloc_size(8192);
-	struct tcmsg t = { .tcm_ifindex = 3, .tcm_handle = handle, .tcm_parent = TC_H_ROOT };
-	struct gnet_stats_basic b = { .bytes = 5000000000ULL, .packets = 4000000 };
-	struct gnet_stats_queue q = { .qlen = 7, .backlog = 10598, .drops = 12, .requeues = 1,
-				      .overlimits = 99 };
-	struct nlattr *st;
-
-	nlmsg_put(m, 0, 0, RTM_NEWQDISC, 0, NLM_F_MULTI);
-	nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO);
-	nla_put_string(m, TCA_KIND, kind);
-	st = nla_nest_start(m, TCA_STATS2);
-	nla_put(m, TCA_STATS_BASIC, sizeof(b), &b);
-	nla_put(m, TCA_STATS_QUEUE, sizeof(q), &q);
-	nla_put_u64(m, TCA_STATS_PKT64, 6000000000ULL);
-	if (fill)
-		fill(m);
-	nla_nest_end(m, st);
-	return m;
-}
-
-static void fill_fq_codel(struct nl_msg *m)
-{
-	struct tc_fq_codel_xstats x = { .type = TCA_FQ_CODEL_XSTATS_QDISC };
-
-	x.qdisc_stats.maxpacket = 1514;
-	x.qdisc_stats.ecn_mark = 33;
-	x.qdisc_stats.new_flow_count = 8;
-	x.qdisc_stats.drop_overlimit = 2;
-	x.qdisc_stats.ce_mark = 5;
-	x.qdisc_stats.memory_usage = 123456;
-	nla_put(m, TCA_STATS_APP, sizeof(x), &x);
-}
-
 static void fill_fq_codel_class(struct nl_msg *m)
 {
 	struct tc_fq_codel_xstats x = { .type = TCA_FQ_CODEL_XSTATS_CLASS };
@@ -244,39 +209,6 @@ static void fill_fq_codel_class(struct nl_msg *m)
 	x.class_stats.deficit = -300;
 	x.class_stats.ldelay = 1200;
 	nla_put(m, TCA_STATS_APP, sizeof(x), &x);
-}
-
-static void fill_cake(struct nl_msg *m)
-{
-	struct nlattr *app = nla_nest_start(m, TCA_STATS_APP), *tins;
-
-	nla_put_u64(m, TCA_CAKE_STATS_CAPACITY_ESTIMATE64, 2500000);
-	nla_put_u32(m, TCA_CAKE_STATS_MEMORY_LIMIT, 4194304);
-	nla_put_u32(m, TCA_CAKE_STATS_MEMORY_USED, 4096);
-	tins = nla_nest_start(m, TCA_CAKE_STATS_TIN_STATS);
-	for (int i = 1; i <= 4; i++) {
-		struct nlattr *tin = nla_nest_start(m, i);
-
-		nla_put_u64(m, TCA_CAKE_TIN_STATS_THRESHOLD_RATE64, 625000ULL * i);
-		nla_put_u64(m, TCA_CAKE_TIN_STATS_SENT_BYTES64, 1000ULL * i);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_SENT_PACKETS, 10u * i);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_DROPPED_PACKETS, 1);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_ECN_MARKED_PACKETS, (uint32_t)i);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_ACKS_DROPPED_PACKETS, 0);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_BACKLOG_BYTES, 1514);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_BACKLOG_PACKETS, 1);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_PEAK_DELAY_US, 900u * i);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_AVG_DELAY_US, 500u * i);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_BASE_DELAY_US, 100u * i);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_SPARSE_FLOWS, 1);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_BULK_FLOWS, 2);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_UNRESPONSIVE_FLOWS, 0);
-		nla_nest_end(m, tin);
-	}
-	/* a tin index cake never has */
-	nla_nest_end(m, nla_nest_start(m, 40));
-	nla_nest_end(m, tins);
-	nla_nest_end(m, app);
 }
 
 /* an error ack as the kernel builds it: capped, with NLMSGERR_ATTR_MSG and an offset */

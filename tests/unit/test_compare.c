@@ -9,14 +9,13 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "gatewayd/compare/bench.h"
+#include "gatewayd/sys/grow.h"
 #include "tests/unit/tap.h"
 
 static void add_sample(struct cmp_result *r, float t, float rtt, int ph)
 {
-	if (r->n_samples == r->cap_samples) {
-		r->cap_samples = r->cap_samples ? 2 * r->cap_samples : 256;
-		r->samples = realloc(r->samples, r->cap_samples * sizeof(*r->samples));
-	}
+	if (gw_grow(&r->samples, &r->cap_samples, r->n_samples, sizeof(*r->samples), 256))
+		abort();
 	r->samples[r->n_samples++] = (struct cmp_sample){ .t = t, .rtt_ms = rtt,
 							  .phase = (uint8_t)ph };
 }
@@ -58,6 +57,20 @@ static void test_queues(void)
 	CHECK_EQ_STR(cmp_qdisc_name((enum cmp_qdisc)q), "?", "past the last queue");
 }
 
+/* The run's next flow, its n intervals (t, secs, mbps) allocated for the caller to fill. */
+static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up, size_t n)
+{
+	struct cmp_flow *fl = &r->flows[r->n_flows++];
+
+	snprintf(fl->name, sizeof(fl->name), "%s", name);
+	fl->up = up;
+	fl->n = n;
+	fl->t = calloc(fl->n, sizeof(double));
+	fl->secs = calloc(fl->n, sizeof(double));
+	fl->mbps = calloc(fl->n, sizeof(double));
+	return fl;
+}
+
 /* A 20 s run: idle 0-3 (40 ms), TCP 3-11 (+200 ms, one probe lost), flood 11-17, idle2 */
 static void make_run(struct cmp_result *r, const struct cmp_opts *o)
 {
@@ -94,28 +107,21 @@ static void make_run(struct cmp_result *r, const struct cmp_opts *o)
 	/* 4 flows up at 4.5 Mbit/s, 4 down at 2, 4.5, 4.5, 4.5 (0.5 s intervals from t = 3), and
 	 * the flood at 30 Mbit/s in its phase, 0 before */
 	for (int f = 0; f < 8; f++) {
-		struct cmp_flow *fl = &r->flows[r->n_flows++];
+		char name[16];
+		struct cmp_flow *fl;
 
-		snprintf(fl->name, sizeof(fl->name), "%s%d", f < 4 ? "up" : "down", f % 4 + 1);
-		fl->up = f < 4;
-		fl->n = 28;
-		fl->t = calloc(fl->n, sizeof(double));
-		fl->secs = calloc(fl->n, sizeof(double));
-		fl->mbps = calloc(fl->n, sizeof(double));
+		snprintf(name, sizeof(name), "%s%d", f < 4 ? "up" : "down", f % 4 + 1);
+		fl = add_flow(r, name, f < 4, 28);
 		for (size_t k = 0; k < fl->n; k++) {
 			fl->t[k] = 3 + 0.5 * (double)(k + 1);
 			fl->secs[k] = 0.5;
 			fl->mbps[k] = f == 4 ? 2 : 4.5;
 		}
 	}
-	struct cmp_flow *fl = &r->flows[r->n_flows++];
+	/* 11-17.5: 10 in its first second, 25 after, 5 past its phase */
+	struct cmp_flow *fl = add_flow(r, "udp-flood", true, 13);
 
-	snprintf(fl->name, sizeof(fl->name), "udp-flood");
-	fl->up = fl->udp = true;
-	fl->n = 13;	/* 11-17.5: 10 in its first second, 25 after, 5 past its phase */
-	fl->t = calloc(fl->n, sizeof(double));
-	fl->secs = calloc(fl->n, sizeof(double));
-	fl->mbps = calloc(fl->n, sizeof(double));
+	fl->udp = true;
 	for (size_t k = 0; k < fl->n; k++) {
 		fl->t[k] = 11 + 0.5 * (double)(k + 1);
 		fl->secs[k] = 0.5;

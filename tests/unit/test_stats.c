@@ -9,64 +9,9 @@
 #include "gatewayd/history.h"
 #include "gatewayd/sampler.h"
 #include "qdisc/stats.h"
+#include "tests/unit/stats_msgs.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/xstats.h"
-
-/* A dumped qdisc message with basic and queue stats, and xstats from fill(). */
-static struct nl_msg *dumped(const char *kind, uint32_t handle, void (*fill)(struct nl_msg *))
-{
-	struct nl_msg *m = nlmsg_alloc_size(8192);
-	struct tcmsg t = { .tcm_ifindex = 3, .tcm_handle = handle, .tcm_parent = TC_H_ROOT };
-	struct gnet_stats_basic b = { .bytes = 5000000000ULL, .packets = 4000000 };
-	struct gnet_stats_queue q = { .qlen = 7, .backlog = 10598, .drops = 12, .requeues = 1,
-				      .overlimits = 99 };
-	struct nlattr *st;
-
-	nlmsg_put(m, 0, 0, RTM_NEWQDISC, 0, NLM_F_MULTI);
-	nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO);
-	nla_put_string(m, TCA_KIND, kind);
-	st = nla_nest_start(m, TCA_STATS2);
-	nla_put(m, TCA_STATS_BASIC, sizeof(b), &b);
-	nla_put(m, TCA_STATS_QUEUE, sizeof(q), &q);
-	nla_put_u64(m, TCA_STATS_PKT64, 6000000000ULL);
-	if (fill)
-		fill(m);
-	nla_nest_end(m, st);
-	return m;
-}
-
-static void fill_fq_codel(struct nl_msg *m)
-{
-	struct tc_fq_codel_xstats x = { .type = TCA_FQ_CODEL_XSTATS_QDISC };
-
-	x.qdisc_stats.maxpacket = 1514;
-	x.qdisc_stats.ecn_mark = 33;
-	x.qdisc_stats.new_flow_count = 8;
-	x.qdisc_stats.drop_overlimit = 2;
-	nla_put(m, TCA_STATS_APP, sizeof(x), &x);
-}
-
-static void fill_cake(struct nl_msg *m)
-{
-	struct nlattr *app = nla_nest_start(m, TCA_STATS_APP), *tins;
-
-	nla_put_u64(m, TCA_CAKE_STATS_CAPACITY_ESTIMATE64, 2500000);
-	nla_put_u32(m, TCA_CAKE_STATS_MEMORY_USED, 4096);
-	tins = nla_nest_start(m, TCA_CAKE_STATS_TIN_STATS);
-	for (int i = 1; i <= 4; i++) {
-		struct nlattr *tin = nla_nest_start(m, i);
-
-		nla_put_u64(m, TCA_CAKE_TIN_STATS_SENT_BYTES64, 1000ULL * i);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_ECN_MARKED_PACKETS, (uint32_t)i);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_AVG_DELAY_US, 500u * i);
-		nla_put_u32(m, TCA_CAKE_TIN_STATS_BULK_FLOWS, 2);
-		nla_nest_end(m, tin);
-	}
-	/* a tin index cake never has must be ignored, not written past the array */
-	nla_nest_end(m, nla_nest_start(m, 40));
-	nla_nest_end(m, tins);
-	nla_nest_end(m, app);
-}
 
 static void test_parse(void)
 {

@@ -26,39 +26,30 @@ static void rate_bad(const char *s, int want)
 	      want, ret);
 }
 
-static void time_ok(const char *s, int64_t want)
+/* Times and sizes parse into int64_t: one pair of checks for both, told apart by name. */
+static void int64_ok(int (*parse)(const char *, int64_t *), const char *what, const char *unit,
+		     const char *s, int64_t want)
 {
 	int64_t v = 0;
-	int ret = gw_parse_time(s, &v);
+	int ret = parse(s, &v);
 
-	CHECK(ret == 0 && v == want, "time \"%s\" = %" PRId64 " us (ret %d, got %" PRId64 ")", s,
-	      want, ret, v);
+	CHECK(ret == 0 && v == want, "%s \"%s\" = %" PRId64 "%s (ret %d, got %" PRId64 ")", what,
+	      s, want, unit, ret, v);
 }
 
-static void time_bad(const char *s, int want)
+static void int64_bad(int (*parse)(const char *, int64_t *), const char *what, const char *s,
+		      int want)
 {
 	int64_t v = 12345;
-	int ret = gw_parse_time(s, &v);
+	int ret = parse(s, &v);
 
-	CHECK(ret == want && v == 12345, "time \"%s\" refused with %d (got %d)", s, want, ret);
+	CHECK(ret == want && v == 12345, "%s \"%s\" refused with %d (got %d)", what, s, want, ret);
 }
 
-static void size_ok(const char *s, int64_t want)
-{
-	int64_t v = 0;
-	int ret = gw_parse_size(s, &v);
-
-	CHECK(ret == 0 && v == want, "size \"%s\" = %" PRId64 " (ret %d, got %" PRId64 ")", s,
-	      want, ret, v);
-}
-
-static void size_bad(const char *s, int want)
-{
-	int64_t v = 12345;
-	int ret = gw_parse_size(s, &v);
-
-	CHECK(ret == want && v == 12345, "size \"%s\" refused with %d (got %d)", s, want, ret);
-}
+#define time_ok(s, want) int64_ok(gw_parse_time, "time", " us", s, want)
+#define time_bad(s, want) int64_bad(gw_parse_time, "time", s, want)
+#define size_ok(s, want) int64_ok(gw_parse_size, "size", "", s, want)
+#define size_bad(s, want) int64_bad(gw_parse_size, "size", s, want)
 
 static void test_rates(void)
 {

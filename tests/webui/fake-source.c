@@ -351,14 +351,8 @@ static struct gw_snapshot *build(struct fake *f, double t)
 static struct gw_snapshot *fake_get(void *ctx)
 {
 	struct fake *f = ctx;
-	struct gw_snapshot *s;
 
-	pthread_mutex_lock(&f->lock);
-	s = f->cur;
-	if (s)
-		atomic_fetch_add(&s->refs, 1);
-	pthread_mutex_unlock(&f->lock);
-	return s;
+	return gw_snapshot_take(&f->lock, &f->cur);
 }
 
 static void hist_point(const struct fake_dir *d, const struct fake_class *c, double t,
@@ -419,15 +413,10 @@ static int fake_history(void *ctx, const char *link, const char *direction,
 
 static void publish(struct fake *f)
 {
-	struct gw_snapshot *s = build(f, now_s()), *old;
+	struct gw_snapshot *s = build(f, now_s());
 
-	if (!s)
-		return;
-	pthread_mutex_lock(&f->lock);
-	old = f->cur;
-	f->cur = s;
-	pthread_mutex_unlock(&f->lock);
-	gw_snapshot_put(old);
+	if (s)
+		gw_snapshot_publish(&f->lock, &f->cur, s);
 }
 
 static void usage(void)
