@@ -28,14 +28,22 @@ static inline const struct gw_qdisc_ops *kt_registry(const char *name, const cha
 	return ops;
 }
 
+/* A config of one link whose egress SHAPER has a child of KIND with the settings CHILD. */
+#define KT_CONF(shaper, kind, child) \
+	"links = ( { name = \"wan\"; interface = \"eth0\";\n" \
+	"  egress = { shaper = \"" shaper "\"; rate = \"10mbit\";\n" \
+	"    child = { kind = \"" kind "\"; " child " }; }; } );\n"
+
+static char kt_err[512];	/* the last kt_load's message */
+
 /* text loaded as a config file: NULL unless it loads, and a check that it ends with want
- * (0 or -errno); err keeps the message. */
-static inline struct gw_config *kt_load(const char *text, int want, char *err, size_t errlen)
+ * (0 or -errno); kt_err keeps the message. */
+static inline struct gw_config *kt_load(const char *text, int want)
 {
 	struct gw_config *cfg = NULL;
-	int r = gw_config_load_string("gw.conf", text, &cfg, err, errlen);
+	int r = gw_config_load_string("gw.conf", text, &cfg, kt_err, sizeof(kt_err));
 
-	CHECK(r == want, "config loads with %d (got %d, \"%s\")", want, r, err);
+	CHECK(r == want, "config loads with %d (got %d, \"%s\")", want, r, kt_err);
 	return r ? NULL : cfg;
 }
 

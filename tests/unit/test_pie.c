@@ -18,22 +18,9 @@
 
 static const struct gw_qdisc_ops *pie;
 static enum gw_kind kind;
-static char err[512];
+#define PARENT GW_HANDLE(0xE000, 0x10)	/* where the kind's leaf hangs */
 
-static struct gw_config *load(const char *text, int want)
-{
-	return kt_load(text, want, err, sizeof(err));
-}
-
-static struct gw_tc_obj obj(const struct gw_child *c)
-{
-	return kt_obj(c, GW_HANDLE(0xE000, 0x10));
-}
-
-#define CONF(child) \
-	"links = ( { name = \"wan\"; interface = \"eth0\";\n" \
-	"  egress = { shaper = \"htb\"; rate = \"10mbit\";\n" \
-	"    child = { kind = \"pie\"; " child " }; }; } );\n"
+#define CONF(child) KT_CONF("htb", "pie", child)
 
 /* Build o and split its TCA_OPTIONS nest into t; the count of attributes in it, or -1. */
 static int wire(const struct gw_tc_obj *o, struct nlattr **t, struct nl_msg **m)
@@ -53,7 +40,7 @@ static int wire(const struct gw_tc_obj *o, struct nlattr **t, struct nl_msg **m)
 
 static void test_defaults(void)
 {
-	struct gw_config *cfg = load(CONF(""), 0);
+	struct gw_config *cfg = kt_load(CONF(""), 0);
 	struct nlattr *t[TCA_PIE_MAX + 1];
 	struct nl_msg *m = NULL;
 	struct gw_tc_obj o;
@@ -62,7 +49,7 @@ static void test_defaults(void)
 	if (!cfg)
 		return;
 	CHECK(cfg->links[0].dir[0].child.kind == kind, "config: kind = \"pie\" is pie");
-	o = obj(&cfg->links[0].dir[0].child);
+	o = kt_obj(&cfg->links[0].dir[0].child, PARENT);
 	for (size_t i = 0; i < pie->n_keys; i++)
 		CHECK(o.q.knob[i] == GW_UNSET, "unset: knob %zu (%s) is GW_UNSET", i,
 		      pie->keys[i].name);
@@ -77,7 +64,7 @@ static void test_defaults(void)
 
 static void test_set(void)
 {
-	struct gw_config *cfg = load(CONF("limit = 500; target = \"10ms\"; tupdate = \"30ms\";\n"
+	struct gw_config *cfg = kt_load(CONF("limit = 500; target = \"10ms\"; tupdate = \"30ms\";\n"
 					  " alpha = 3; beta = 25; ecn = true; bytemode = false;\n"
 					  " dq_rate_estimator = true;"), 0);
 	struct nlattr *t[TCA_PIE_MAX + 1];
@@ -87,7 +74,7 @@ static void test_set(void)
 
 	if (!cfg)
 		return;
-	o = obj(&cfg->links[0].dir[0].child);
+	o = kt_obj(&cfg->links[0].dir[0].child, PARENT);
 	CHECK_EQ_INT(wire(&o, t, &m), 8, "set: eight attributes");
 	CHECK(nla_get_u32(t[TCA_PIE_LIMIT]) == 500 && nla_get_u32(t[TCA_PIE_TARGET]) == 10000 &&
 	      nla_get_u32(t[TCA_PIE_TUPDATE]) == 30000 && nla_get_u32(t[TCA_PIE_ALPHA]) == 3 &&
@@ -112,10 +99,10 @@ static void test_set(void)
 		     "tc words: tc-pie(8)'s");
 	gw_config_free(cfg);
 
-	cfg = load(CONF("ecn = false;"), 0);
+	cfg = kt_load(CONF("ecn = false;"), 0);
 	if (!cfg)
 		return;
-	o = obj(&cfg->links[0].dir[0].child);
+	o = kt_obj(&cfg->links[0].dir[0].child, PARENT);
 	CHECK(wire(&o, t, &m) == 1 && nla_get_u32(t[TCA_PIE_ECN]) == 0,
 	      "ecn false: sent as 0, alone");
 	nlmsg_free(m);
@@ -143,9 +130,9 @@ static void test_refusals(void)
 		char text[512];
 
 		snprintf(text, sizeof(text), CONF("%s"), bad[i].child);
-		load(text, -EINVAL);
-		CHECK(strstr(err, bad[i].msg) != NULL, "refused: %s says \"%s\" (got \"%s\")",
-		      bad[i].child, bad[i].msg, err);
+		kt_load(text, -EINVAL);
+		CHECK(strstr(kt_err, bad[i].msg) != NULL, "refused: %s says \"%s\" (got \"%s\")",
+		      bad[i].child, bad[i].msg, kt_err);
 	}
 }
 

@@ -15,22 +15,9 @@
 
 static const struct gw_qdisc_ops *sfq;
 static enum gw_kind kind;
-static char err[512];
+#define PARENT GW_HANDLE(0xE000, 1)	/* where the kind's leaf hangs */
 
-static struct gw_config *load(const char *text, int want)
-{
-	return kt_load(text, want, err, sizeof(err));
-}
-
-static struct gw_tc_obj obj(const struct gw_child *c)
-{
-	return kt_obj(c, GW_HANDLE(0xE000, 1));
-}
-
-#define CONF(child) \
-	"links = ( { name = \"wan\"; interface = \"eth0\";\n" \
-	"  egress = { shaper = \"tbf\"; rate = \"10mbit\";\n" \
-	"    child = { kind = \"sfq\"; " child " }; }; } );\n"
+#define CONF(child) KT_CONF("tbf", "sfq", child)
 
 static int wire(const struct gw_tc_obj *o, struct tc_sfq_qopt_v1 *q, struct nl_msg **m)
 {
@@ -46,7 +33,7 @@ static int wire(const struct gw_tc_obj *o, struct tc_sfq_qopt_v1 *q, struct nl_m
 
 static void test_defaults(void)
 {
-	struct gw_config *cfg = load(CONF(""), 0);
+	struct gw_config *cfg = kt_load(CONF(""), 0);
 	struct tc_sfq_qopt_v1 q, zero;
 	struct gw_tc_obj o;
 	struct nl_msg *m = NULL;
@@ -55,7 +42,7 @@ static void test_defaults(void)
 	if (!cfg)
 		return;
 	CHECK(cfg->links[0].dir[0].child.kind == kind, "config: kind = \"sfq\" is sfq");
-	o = obj(&cfg->links[0].dir[0].child);
+	o = kt_obj(&cfg->links[0].dir[0].child, PARENT);
 	for (size_t i = 0; i < sfq->n_keys; i++)
 		CHECK(o.q.knob[i] == GW_UNSET, "unset: knob %zu (%s) is GW_UNSET", i,
 		      sfq->keys[i].name);
@@ -69,7 +56,7 @@ static void test_defaults(void)
 
 static void test_set(void)
 {
-	struct gw_config *cfg = load(CONF("limit = 3000; perturb = \"10s\"; quantum = 1514;\n"
+	struct gw_config *cfg = kt_load(CONF("limit = 3000; perturb = \"10s\"; quantum = 1514;\n"
 					  " divisor = 2048; flows = 256; depth = 64; headdrop = true;"), 0);
 	struct tc_sfq_qopt_v1 q;
 	struct gw_tc_obj o, got;
@@ -78,7 +65,7 @@ static void test_set(void)
 
 	if (!cfg)
 		return;
-	o = obj(&cfg->links[0].dir[0].child);
+	o = kt_obj(&cfg->links[0].dir[0].child, PARENT);
 	CHECK(wire(&o, &q, &m) == 0, "set: builds a tc_sfq_qopt_v1");
 	CHECK(q.v0.limit == 3000 && q.v0.perturb_period == 10 && q.v0.quantum == 1514 &&
 	      q.v0.divisor == 2048 && q.v0.flows == 256 && q.depth == 64 && q.headdrop == 1,
@@ -96,10 +83,10 @@ static void test_set(void)
 	gw_config_free(cfg);
 
 	/* headdrop false is tail drop, the default: sent as 0, no word */
-	cfg = load(CONF("headdrop = false;"), 0);
+	cfg = kt_load(CONF("headdrop = false;"), 0);
 	if (!cfg)
 		return;
-	o = obj(&cfg->links[0].dir[0].child);
+	o = kt_obj(&cfg->links[0].dir[0].child, PARENT);
 	CHECK(wire(&o, &q, &m) == 0 && q.headdrop == 0, "headdrop false: 0 on the wire");
 	nlmsg_free(m);
 	CHECK(gw_kind_format(sfq, buf, sizeof(buf), &o.q) == 0, "headdrop false: no tc word");
@@ -131,9 +118,9 @@ static void test_refusals(void)
 		char text[512];
 
 		snprintf(text, sizeof(text), CONF("%s"), bad[i].child);
-		load(text, -EINVAL);
-		CHECK(strstr(err, bad[i].msg) != NULL, "refused: %s says \"%s\" (got \"%s\")",
-		      bad[i].child, bad[i].msg, err);
+		kt_load(text, -EINVAL);
+		CHECK(strstr(kt_err, bad[i].msg) != NULL, "refused: %s says \"%s\" (got \"%s\")",
+		      bad[i].child, bad[i].msg, kt_err);
 	}
 }
 
