@@ -4,6 +4,7 @@
 #define GW_TESTS_KIND_TEST_H
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "config/config.h"
 #include "qdisc/qdisc.h"
@@ -55,6 +56,26 @@ static inline struct gw_tc_obj kt_obj(const struct gw_child *c, uint32_t parent)
 
 	o.q = c->opts;
 	return o;
+}
+
+/* A child's settings the config must refuse, and the message it must say. */
+struct kt_bad {
+	const char *child, *msg;
+};
+
+/* Each of bad[] loaded as the settings of a child of kind under shaper (KT_CONF) is refused
+ * with its message. */
+static inline void kt_refusals(const char *shaper, const char *kind, const struct kt_bad *bad,
+			       size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char text[512];
+
+		snprintf(text, sizeof(text), KT_CONF("%s", "%s", "%s"), shaper, kind, bad[i].child);
+		kt_load(text, -EINVAL);
+		CHECK(strstr(kt_err, bad[i].msg) != NULL, "refused: %s says \"%s\" (got \"%s\")",
+		      bad[i].child, bad[i].msg, kt_err);
+	}
 }
 
 #endif

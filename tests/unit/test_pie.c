@@ -13,6 +13,7 @@
 #include "qdisc/qdisc.h"
 #include "qdisc/stats.h"
 #include "tests/unit/kind_test.h"
+#include "tests/unit/stats_msgs.h"
 #include "tests/unit/tap.h"
 #include "webui/render.h"
 
@@ -111,9 +112,7 @@ static void test_set(void)
 	gw_config_free(cfg);
 }
 
-static const struct {
-	const char *child, *msg;
-} bad[] = {
+static const struct kt_bad bad[] = {
 	{ "limit = 0;", "'limit' 0 is out of range 1..1000000" },
 	{ "target = \"2s\";", "'target' \"2s\" is out of range 1us..1s" },
 	{ "tupdate = \"500us\";", "'tupdate' \"500us\" is out of range 1ms..1s" },
@@ -126,36 +125,17 @@ static const struct {
 
 static void test_refusals(void)
 {
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char text[512];
-
-		snprintf(text, sizeof(text), CONF("%s"), bad[i].child);
-		kt_load(text, -EINVAL);
-		CHECK(strstr(kt_err, bad[i].msg) != NULL, "refused: %s says \"%s\" (got \"%s\")",
-		      bad[i].child, bad[i].msg, kt_err);
-	}
+	kt_refusals("htb", "pie", bad, sizeof(bad) / sizeof(bad[0]));
 }
 
-/* a dumped pie with the kernel's counters and its tc_pie_xstats */
-static struct nl_msg *dumped(void)
+static void fill_pie(struct nl_msg *m)
 {
-	struct nl_msg *m = nlmsg_alloc();
-	struct tcmsg t = { .tcm_family = AF_UNSPEC, .tcm_ifindex = 3, .tcm_handle = 0x10000000,
-			   .tcm_parent = 0xE0000010 };
-	struct gnet_stats_queue q = { .qlen = 4, .backlog = 6000, .drops = 9 };
-	struct tc_pie_xstats x = { .prob = 1ULL << 62, .delay = 12345, .avg_dq_rate = 1250000,
-				   .dq_rate_estimating = 1, .packets_in = 1000, .dropped = 7,
-				   .overlimit = 2, .maxq = 40, .ecn_mark = 5 };
-	struct nlattr *st;
+	struct tc_pie_xstats x = {
+		.prob = 1ULL << 62, .delay = 12345, .avg_dq_rate = 1250000, .dq_rate_estimating = 1,
+		.packets_in = 1000, .dropped = 7, .overlimit = 2, .maxq = 40, .ecn_mark = 5
+	};
 
-	nlmsg_put(m, 0, 0, RTM_NEWQDISC, 0, NLM_F_MULTI);
-	nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO);
-	nla_put_string(m, TCA_KIND, "pie");
-	st = nla_nest_start(m, TCA_STATS2);
-	nla_put(m, TCA_STATS_QUEUE, sizeof(q), &q);
 	nla_put(m, TCA_STATS_APP, sizeof(x), &x);
-	nla_nest_end(m, st);
-	return m;
 }
 
 static uint64_t xval(const struct gw_xstats *x, const char *name)
@@ -175,7 +155,7 @@ static struct json_object *jget(struct json_object *o, const char *key)
 
 static void test_stats(void)
 {
-	struct nl_msg *m = dumped();
+	struct nl_msg *m = dumped("pie", 0x10000000, fill_pie);
 	struct gw_snapshot snap = { 0 };
 	struct gw_snap_dir dir = { 0 };
 	struct gw_snap_class cls[1] = { 0 };
@@ -187,7 +167,7 @@ static void test_stats(void)
 	CHECK(gw_stats_parse(nlmsg_hdr(m), &s) == 0 && s.kind == kind && s.x.desc == pie->xdesc,
 	      "stats: a pie with its xstats parses");
 	nlmsg_free(m);
-	CHECK(s.ecn_marks == 5 && s.has_delay && s.delay_us == 12345 && s.qlen == 4,
+	CHECK(s.ecn_marks == 5 && s.has_delay && s.delay_us == 12345 && s.qlen == 7,
 	      "stats: the common shape: ECN marks, its own delay, the queue");
 	CHECK(xval(&s.x, "packets_in") == 1000 && xval(&s.x, "dropped_packets") == 7 &&
 	      xval(&s.x, "overlimit_packets") == 2 && xval(&s.x, "max_queue_packets") == 40 &&

@@ -11,6 +11,7 @@
 #include "qdisc/qdisc.h"
 #include "qdisc/stats.h"
 #include "tests/unit/kind_test.h"
+#include "tests/unit/stats_msgs.h"
 #include "tests/unit/tap.h"
 
 static const struct gw_qdisc_ops *sfq;
@@ -93,9 +94,7 @@ static void test_set(void)
 	gw_config_free(cfg);
 }
 
-static const struct {
-	const char *child, *msg;
-} bad[] = {
+static const struct kt_bad bad[] = {
 	{ "divisor = 1000;", "gw.conf:3: link 'wan' egress child: 'divisor' 1000 must be a power "
 	  "of two" },
 	{ "perturb = \"1500ms\";", "gw.conf:3: link 'wan' egress child: 'perturb' must be whole "
@@ -114,48 +113,27 @@ static const struct {
 
 static void test_refusals(void)
 {
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char text[512];
-
-		snprintf(text, sizeof(text), CONF("%s"), bad[i].child);
-		kt_load(text, -EINVAL);
-		CHECK(strstr(kt_err, bad[i].msg) != NULL, "refused: %s says \"%s\" (got \"%s\")",
-		      bad[i].child, bad[i].msg, kt_err);
-	}
+	kt_refusals("tbf", "sfq", bad, sizeof(bad) / sizeof(bad[0]));
 }
 
-/* a dumped sfq with the kernel's counters, and allot in TCA_STATS_APP when app */
-static struct nl_msg *dumped(bool app)
+static void fill_sfq(struct nl_msg *m)
 {
-	struct nl_msg *m = nlmsg_alloc();
-	struct tcmsg t = { .tcm_family = AF_UNSPEC, .tcm_ifindex = 3, .tcm_handle = 0x10000000,
-			   .tcm_parent = 0xE0000001 };
-	struct gnet_stats_queue q = { .qlen = 4, .backlog = 6000, .drops = 9 };
 	struct tc_sfq_xstats x = { .allot = 1514 };
-	struct nlattr *st;
 
-	nlmsg_put(m, 0, 0, RTM_NEWQDISC, 0, NLM_F_MULTI);
-	nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO);
-	nla_put_string(m, TCA_KIND, "sfq");
-	st = nla_nest_start(m, TCA_STATS2);
-	nla_put(m, TCA_STATS_QUEUE, sizeof(q), &q);
-	if (app)
-		nla_put(m, TCA_STATS_APP, sizeof(x), &x);
-	nla_nest_end(m, st);
-	return m;
+	nla_put(m, TCA_STATS_APP, sizeof(x), &x);
 }
 
 static void test_stats(void)
 {
-	struct nl_msg *m = dumped(false);
+	struct nl_msg *m = dumped("sfq", 0x10000000, NULL);
 	struct gw_tc_stats s;
 	int i;
 
 	CHECK(gw_stats_parse(nlmsg_hdr(m), &s) == 0 && s.kind == kind, "stats: an sfq parses");
-	CHECK(s.qlen == 4 && s.backlog_bytes == 6000 && s.drops == 9 && !s.x.desc,
+	CHECK(s.qlen == 7 && s.backlog_bytes == 10598 && s.drops == 12 && !s.x.desc,
 	      "stats: the common counters; the kernel sends no qdisc xstats for sfq");
 	nlmsg_free(m);
-	m = dumped(true);
+	m = dumped("sfq", 0x10000000, fill_sfq);
 	CHECK(gw_stats_parse(nlmsg_hdr(m), &s) == 0 && s.x.desc == sfq->xdesc,
 	      "stats: xstats decoded where they come");
 	i = gw_xstat_index(sfq->xdesc->fields, sfq->xdesc->n_fields, "allot_bytes");
