@@ -408,7 +408,9 @@
 		const total = seriesFor(link.name + "/" + d.direction + "/total");
 		v.lines.push({ name: "total", s: total, color: cssVar("--total"), width: 2.2 });
 		d.classes.slice(0, MAX_CHART_CLASSES).forEach((c, i) => {
-			if (d.classes.length === 1 && d.shaper !== "htb") return;	/* the same as total */
+			/* one queue that carries the direction's whole rate (tbf's, cake's): the total's line */
+			if (d.classes.length === 1 && c.rate_bits_per_second === d.rate_bits_per_second &&
+				c.ceil_bits_per_second === d.rate_bits_per_second) return;
 			v.lines.push({ name: c.name, s: seriesFor(link.name + "/" + d.direction + "/" + c.name),
 				color: PALETTE[i % PALETTE.length], width: 1.5 });
 		});
