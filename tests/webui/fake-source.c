@@ -1,6 +1,6 @@
 /* tests/webui/fake-source.c: the web UI serving a synthetic snapshot that changes every
  * interval (default 0.5 s): two links, htb with fq_codel and cake classes, a cake shaper with
- * four tins, an idle tbf; the prober on link wan (two targets up, one down) and a finished
+ * four tins, an idle tbf, a pie class (a kind the page has no code for); the prober on link wan (two targets up, one down) and a finished
  * load test. For the tests in tests/webui; no root, no kernel.
  *
  * usage: webui-fake-server -l ADDR [-l ADDR]... [-a AUTH_FILE] [-i INTERVAL_MS]
@@ -58,13 +58,14 @@ static const struct fake_class lan_egress[] = { { "default", "fifo", 20, 20, 0, 
 static const struct fake_class lan_ingress[] = {
 	{ "voip", "fq_codel", 2, 50, 0.4, false, 0 },
 	{ "rest", "fq_codel", 48, 50, 2.8, false, 0 },
+	{ "games", "pie", 5, 50, 1.9, false, 0 },
 };
 
 static const struct fake_dir dirs[] = {
 	{ "wan", "eth0", "eth0", "egress", "htb", 95, wan_egress, 3 },
 	{ "wan", "eth0", "ifb4eth0", "ingress", "cake", 450, wan_ingress, 1 },
 	{ "lan", "eth1", "eth1", "egress", "tbf", 20, lan_egress, 1 },
-	{ "lan", "eth1", "ifb4eth1", "ingress", "htb", 50, lan_ingress, 2 },
+	{ "lan", "eth1", "ifb4eth1", "ingress", "htb", 50, lan_ingress, 3 },
 };
 #define N_DIRS (sizeof(dirs) / sizeof(dirs[0]))
 
@@ -139,6 +140,23 @@ static void fill_cake(struct gw_snap_class *o, const struct fake_class *c, doubl
 	}
 }
 
+/* pie measures its own delay: the class's queue delay is pie's (as the sampler makes it). */
+static void fill_pie(struct gw_snap_class *o)
+{
+	struct gw_xstats *x = &o->x;
+
+	x->desc = gw_qdisc_ops_by_name("pie")->xdesc;	/* by name, as the registry finds any kind */
+	/* the kernel's fraction of 2^64: a tenth of a percent per ms of delay */
+	xstat_set(x, "drop_probability", (uint64_t)(o->queue_delay_ms / 1000 *
+						    18446744073709551616.0));
+	xstat_set(x, "queue_delay_ms", (uint64_t)(o->queue_delay_ms * 1000));
+	xstat_set(x, "packets_in", o->packets + o->drops);
+	xstat_set(x, "dropped_packets", o->drops);
+	xstat_set(x, "overlimit_packets", o->drops / 10);
+	xstat_set(x, "max_queue_packets", 40);
+	xstat_set(x, "ecn_marked_packets", o->ecn_marks);
+}
+
 static void fill_class(struct fake *f, struct gw_snap_class *o, const struct fake_class *c,
 		       size_t d, size_t k, double t)
 {
@@ -177,6 +195,8 @@ static void fill_class(struct fake *f, struct gw_snap_class *o, const struct fak
 		xstat_set(&o->x, "old_flows", 2);
 		xstat_set(&o->x, "memory_used_bytes", o->backlog_packets * 2048);
 	}
+	if (!strcmp(c->kind, "pie"))
+		fill_pie(o);
 	if (c->tins)
 		fill_cake(o, c, t);
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tests/webui/test_page.sh: the status page in headless Chromium (Debian's chromium, driven
 # over --remote-debugging-pipe by tests/webui/cdp.py) against the fake server: it loads with no
-# console errors, polls, draws real and changing data, fits a phone; screenshots are saved in
-# $BUILD/screenshots/. No root. Prints "ok - ..." / "not ok - ..." / "skip - ..." lines.
+# console errors, polls, draws real and changing data, fits a phone, shows each class's queue
+# statistics by name (cake's tins as a table, the fake's pie class with no code of its own), and
+# its script names no queue kind; screenshots are saved in $BUILD/screenshots/. No root. Prints "ok - ..." / "not ok - ..." / "skip - ..." lines.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -45,7 +46,17 @@ if [ "$size" -lt 153600 ]; then
 else
 	echo "not ok - the page's files are $size bytes, over 150 KB"
 fi
-CDP_COMPARE_RUNS=1 timeout 120 python3 tests/webui/cdp.py "$CHROMIUM" "http://127.0.0.1:$port/" "$BUILD/screenshots"
+# the page's script holds no queue kind's name: every kind's statistics are shown by name
+# from the JSON ("ingress" is also a direction's name there)
+kinds=$(sed -n '/^const struct gw_qdisc_ops gw_.*_ops = {/,/}/s/^\t\.name = "\([a-z_]*\)",/\1/p' qdisc/*.c |
+	grep -vx ingress)
+named=$(for k in $kinds; do grep -lE "[\"'\`]$k[\"'\`]" webui/page/app.js >/dev/null && echo "$k"; done)
+if [ -n "$kinds" ] && [ -z "$named" ]; then
+	echo "ok - the page's script names no queue kind ($(echo $kinds))"
+else
+	echo "not ok - the page's script names no queue kind (found: $(echo $named); kinds: $(echo $kinds))"
+fi
+CDP_NEW_KIND=pie CDP_COMPARE_RUNS=1 timeout 120 python3 tests/webui/cdp.py "$CHROMIUM" "http://127.0.0.1:$port/" "$BUILD/screenshots"
 rc=$?
 [ $rc -eq 124 ] && echo "not ok - the headless browser run timed out"
 exit $rc

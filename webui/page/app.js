@@ -10,11 +10,6 @@
 	const MAX_CHART_CLASSES = 8;	/* more classes are in the table, not the charts */
 	const PALETTE = ["#2563eb", "#16a34a", "#ea580c", "#9333ea", "#0891b2", "#db2777",
 		"#ca8a04", "#4f46e5"];
-	const TIN_NAMES = {
-		1: ["Best effort"],
-		3: ["Bulk", "Best effort", "Voice"],
-		4: ["Bulk", "Best effort", "Video", "Voice"],
-	};
 
 	const st = {
 		windowS: 300,
@@ -100,6 +95,88 @@
 		if (s < 3600) return Math.floor(s / 60) + " min";
 		if (s < 86400) return Math.floor(s / 3600) + " h " + Math.floor(s % 3600 / 60) + " min";
 		return Math.floor(s / 86400) + " d " + Math.floor(s % 86400 / 3600) + " h";
+	}
+
+	function fmtSeconds(s) {
+		return isFinite(s) && s < 60 ? trim(s) + " s" : fmtDuration(s);
+	}
+
+	/*
+	 * A queue kind's own statistics are shown by name, with no code per kind: the key's unit
+	 * suffix (the schema's naming) says how to show the value, and the rest of the key, its
+	 * underscores as spaces, is the label. A suffix whose unit the value shows is dropped from
+	 * the label ("memory_used_bytes": "memory used", "123 kB"); a count keeps its word
+	 * ("drop_overlimit_packets": "drop overlimit packets", "17").
+	 */
+	const UNITS = [
+		["_unix_seconds", "", (v) => fmtClock(v)],
+		["_bits_per_second", "", fmtRate],
+		["_bytes_per_second", "", (v) => fmtRate(v * 8)],
+		["_per_second", "", fmtPerS],
+		["_bytes", "", fmtBytes],
+		["_packets", " packets", fmtCount],
+		["_seconds", "", fmtSeconds],
+		["_ms", "", fmtMs],
+		["_us", "", (v) => fmtMs(v / 1000)],
+		["_probability", " probability", (v) => fmtPct(v)],
+		["_ratio", "", (v) => fmtPct(v)],
+	];
+	const WORDS = { ecn: "ECN", ce: "CE", ack: "ACK", rtt: "RTT", ewma: "EWMA" };
+
+	function fmtPct(r) {
+		if (!isFinite(r)) return "\u2013";
+		return r === 0 ? "0 %" : trim(r * 100) + " %";
+	}
+
+	function unitOf(key) {
+		return UNITS.find(([suffix]) => key.endsWith(suffix) && key.length > suffix.length);
+	}
+
+	function xLabel(key) {
+		if (key === "index") return "#";	/* a group's position */
+		const u = unitOf(key);
+		const words = (u ? key.slice(0, -u[0].length) + u[1].replace(/ /g, "_") : key).split("_");
+		return words.filter((w) => w).map((w) => WORDS[w] || w).join(" ");
+	}
+
+	function xValue(key, v) {
+		if (v === null || v === undefined) return "\u2013";
+		if (typeof v === "boolean") return v ? "yes" : "no";
+		if (typeof v !== "number") return String(v);
+		const u = unitOf(key);
+		if (u) return u[2](v);
+		return Number.isInteger(v) ? fmtCount(v) : trim(v);
+	}
+
+	/* the class's statistics under its own kind's key (fq_codel: {...}), or null */
+	function kindStats(c) {
+		const o = c[c.kind];
+		return o && typeof o === "object" && !Array.isArray(o) ? o : null;
+	}
+
+	/* a member that is an array of objects (cake's tins) is a table; other scalars are values */
+	function isGroup(v) {
+		return Array.isArray(v) && v.every((e) => e && typeof e === "object" && !Array.isArray(e));
+	}
+
+	function isScalar(v) {
+		return v === null || ["number", "string", "boolean"].includes(typeof v);
+	}
+
+	function groupKeys(arr) {
+		const keys = [];
+		for (const e of arr)
+			for (const k of Object.keys(e))
+				if (!keys.includes(k) && isScalar(e[k])) keys.push(k);
+		return keys;
+	}
+
+	/* what the layout depends on: which members there are, and how many rows each group has */
+	function kindShape(c) {
+		const o = kindStats(c);
+		if (!o) return null;
+		return Object.keys(o).map((k) => isGroup(o[k]) ? [k, o[k].length, groupKeys(o[k])] :
+			isScalar(o[k]) ? k : null);
 	}
 
 	/* accuracy: a ratio, or null when the queue was not saturated */
@@ -313,7 +390,7 @@
 	function layoutKey(status) {
 		return JSON.stringify(status.links.map((l) => [l.name, l.directions.map((d) =>
 			[d.direction, d.shaper, !!d.latency, d.classes.map((c) => [c.name, c.kind,
-				c.cake ? c.cake.tins.length : 0])])]));
+				kindShape(c)])])]));
 	}
 
 	function tile(label) {
@@ -340,9 +417,13 @@
 		return { cell, v, s };
 	}
 
+	/* the JSON does not say which of the two a queue_delay_ms is, so the label names both */
+	const DELAY_HOW = "Queueing delay now: the queue's own measure where its kind keeps one, " +
+		"otherwise its backlog over its rate.";
+
 	const COLUMNS = ["Class", "Configured", "Achieved", "Accuracy", "Queue", "Drops", "ECN marks"];
 
-	function classRow(tbody, c, color) {
+	function classRow(tbody, c, color, where) {
 		const tr = tbody.appendChild(el("tr"));
 		const name = tr.appendChild(el("td"));
 		const sw = name.appendChild(el("span", "swatch"));
@@ -352,33 +433,55 @@
 		const row = {
 			conf: td(tr, COLUMNS[1]), ach: td(tr, COLUMNS[2]), acc: td(tr, COLUMNS[3]),
 			queue: td(tr, COLUMNS[4]), drops: td(tr, COLUMNS[5]), marks: td(tr, COLUMNS[6]),
-			tins: null,
+			x: null,
 		};
 		row.bar = row.ach.cell.appendChild(bar());
-		if (c.cake && c.cake.tins.length) row.tins = tinTable(tbody, c.cake.tins.length);
+		const o = kindStats(c);
+		if (o) {
+			tr.classList.add("hasx");
+			row.x = kindRow(tbody, c.kind, o, where);
+		}
 		return row;
 	}
 
-	const TIN_COLUMNS = ["Tin", "Share", "Sent", "Delay avg / peak", "Backlog", "Drops", "Marks",
-		"Flows sparse / bulk"];
-
-	function tinTable(tbody, n) {
-		const tr = tbody.appendChild(el("tr", "tins"));
+	/*
+	 * The kind's own statistics, under the class's row (whose kind it names): its values by
+	 * name on one wrapping line, then each group as a small table captioned by the kind and
+	 * the member ("cake tins"), a row per element and a column per key. Markers for tests:
+	 * data-class and data-kind on the row, data-key on each value and table.
+	 */
+	function kindRow(tbody, kind, o, where) {
+		const tr = tbody.appendChild(el("tr", "xstats"));
+		tr.dataset.class = where;
+		tr.dataset.kind = kind;
 		const cell = tr.appendChild(el("td"));
 		cell.colSpan = COLUMNS.length;
-		const t = cell.appendChild(el("table", "tin"));
-		t.appendChild(el("caption", null, "cake tins"));
-		const hr = t.appendChild(el("thead")).appendChild(el("tr"));
-		for (const h of TIN_COLUMNS) hr.appendChild(el("th", null, h));
-		const body = t.appendChild(el("tbody"));
-		const names = TIN_NAMES[n] || [];
-		const rows = [];
-		for (let i = 0; i < n; i++) {
-			const r = body.appendChild(el("tr"));
-			r.appendChild(el("td", null, names[i] || "Tin " + i));
-			rows.push(TIN_COLUMNS.slice(1).map(() => r.appendChild(el("td"))));
+		const x = { vals: new Map(), groups: new Map() };
+		const keys = Object.keys(o).filter((k) => isScalar(o[k]));
+		if (keys.length) {
+			const line = cell.appendChild(el("div", "xvals"));
+			for (const k of keys) {
+				const item = line.appendChild(el("span", "xv"));
+				item.dataset.key = k;
+				item.appendChild(el("span", "xk", xLabel(k) + " "));
+				x.vals.set(k, item.appendChild(el("b")));
+			}
 		}
-		return rows;
+		for (const k of Object.keys(o).filter((m) => isGroup(o[m]) && o[m].length)) {
+			const cols = groupKeys(o[k]);
+			const t = cell.appendChild(el("div", "tablewrap")).appendChild(el("table", "xgroup"));
+			t.dataset.key = k;
+			t.appendChild(el("caption", null, kind + " " + xLabel(k)));
+			const hr = t.appendChild(el("thead")).appendChild(el("tr"));
+			for (const col of cols) hr.appendChild(el("th", null, xLabel(col)));
+			const body = t.appendChild(el("tbody"));
+			const rows = o[k].map(() => {
+				const r = body.appendChild(el("tr"));
+				return cols.map(() => r.appendChild(el("td")));
+			});
+			x.groups.set(k, { cols, rows });
+		}
+		return x;
 	}
 
 	function dirView(link, d) {
@@ -396,6 +499,7 @@
 			rows: [], lines: [],
 		};
 		for (const t of [v.rate, v.acc, v.delay, v.backlog, v.drops, v.marks]) tiles.appendChild(t.root);
+		v.delay.root.title = DELAY_HOW;
 		v.rateBar = v.rate.root.appendChild(bar());
 		if (d.latency) {
 			const lt = root.appendChild(el("div", "tiles latency"));
@@ -408,7 +512,9 @@
 		const total = seriesFor(link.name + "/" + d.direction + "/total");
 		v.lines.push({ name: "total", s: total, color: cssVar("--total"), width: 2.2 });
 		d.classes.slice(0, MAX_CHART_CLASSES).forEach((c, i) => {
-			if (d.classes.length === 1 && d.shaper !== "htb") return;	/* the same as total */
+			/* one queue that carries the direction's whole rate (tbf's, cake's): the total's line */
+			if (d.classes.length === 1 && c.rate_bits_per_second === d.rate_bits_per_second &&
+				c.ceil_bits_per_second === d.rate_bits_per_second) return;
 			v.lines.push({ name: c.name, s: seriesFor(link.name + "/" + d.direction + "/" + c.name),
 				color: PALETTE[i % PALETTE.length], width: 1.5 });
 		});
@@ -444,10 +550,12 @@
 		const table = wrap.appendChild(el("table", "classes"));
 		const hr = table.appendChild(el("thead")).appendChild(el("tr"));
 		for (const h of COLUMNS) hr.appendChild(el("th", null, h));
+		hr.children[COLUMNS.indexOf("Queue")].title = DELAY_HOW;
 		const tbody = table.appendChild(el("tbody"));
 		d.classes.forEach((c) => {
 			const line = v.lines.find((ln) => ln.name === c.name);
-			v.rows.push(classRow(tbody, c, line ? line.color : null));
+			v.rows.push(classRow(tbody, c, line ? line.color : null,
+				link.name + "/" + d.direction + "/" + c.name));
 		});
 		return v;
 	}
@@ -492,20 +600,15 @@
 		setText(row.drops.s, fmtCount(c.dropped_packets) + " total");
 		setText(row.marks.v, fmtPerS(c.ecn_marks_per_second));
 		setText(row.marks.s, fmtCount(c.ecn_marked_packets) + " total");
-		if (row.tins && c.cake) c.cake.tins.forEach((t, i) => row.tins[i] && updateTin(row.tins[i], t));
+		const o = kindStats(c);
+		if (row.x && o) updateKind(row.x, o);
 	}
 
-	function updateTin(cells, t) {
-		const vals = [
-			fmtRate(t.threshold_bits_per_second),
-			fmtBytes(t.sent_bytes),
-			fmtMs(t.average_delay_ms) + " / " + fmtMs(t.peak_delay_ms),
-			fmtBytes(t.backlog_bytes),
-			fmtCount(t.dropped_packets),
-			fmtCount(t.ecn_marked_packets),
-			t.sparse_flows + " / " + t.bulk_flows,
-		];
-		vals.forEach((text, i) => setText(cells[i], text));
+	function updateKind(x, o) {
+		for (const [k, b] of x.vals) setText(b, xValue(k, o[k]));
+		for (const [k, g] of x.groups)
+			(o[k] || []).forEach((e, i) => g.rows[i] && g.cols.forEach((col, j) =>
+				setText(g.rows[i][j], xValue(col, e[col]))));
 	}
 
 	function updateDir(v, d) {
@@ -519,7 +622,7 @@
 		setText(v.acc.v, a.text, a.cls);
 		setText(v.acc.s, t.saturated ? "achieved / configured" : "queue not backlogged");
 		setText(v.delay.v, fmtMs(t.queue_delay_ms));
-		setText(v.delay.s, d.shaper === "cake" ? "cake's average delay" : "backlog / rate");
+		setText(v.delay.s, "own or backlog / rate");
 		setText(v.backlog.v, fmtBytes(t.backlog_bytes));
 		setText(v.backlog.s, fmtCount(t.backlog_packets) + " packets");
 		setText(v.drops.v, fmtPerS(t.drops_per_second), t.drops_per_second > 0 ? "warn" : "");
