@@ -171,7 +171,7 @@ static void reload(struct gw_loop_ctx *c)
 		}
 	} else {
 		pthread_mutex_lock(&st->lock);
-		gw_sampler_retarget(st->sampler, next);
+		gw_sampler_retarget(st->sampler, next, c->applied);
 		pthread_mutex_unlock(&st->lock);
 	}
 	gw_reload_done_free(&done);

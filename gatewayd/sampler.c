@@ -15,7 +15,7 @@
 struct slot {
 	char name[GW_NAME_MAX];
 	enum gw_kind kind;		/* its queue's kind (the shaper's, for a total) */
-	uint64_t rate, ceil;		/* bytes/s */
+	uint64_t rate, ceil;		/* bytes/s, as planned (gw_plan_rates) */
 	size_t series;
 	struct gw_counters total, last, now, delta;
 	bool first, seen;
@@ -33,8 +33,7 @@ struct sdir {
 	int ifindex;
 	char device[IFNAMSIZ];
 	enum gw_kind shaper;
-	uint64_t rate;
-	struct slot total;
+	struct slot total;		/* rate and ceil: the shaper's */
 	struct slot *classes;
 	size_t n;
 	int32_t *by_slot;	/* handle slot -> class index, -1 for none (see gw_plan_build) */
@@ -50,14 +49,11 @@ struct gw_sampler {
 	bool have_prev;
 };
 
-static void slot_init(struct slot *s, const char *name, enum gw_kind kind, uint64_t rate,
-		      uint64_t ceil, size_t *series)
+static void slot_init(struct slot *s, const char *name, enum gw_kind kind, size_t *series)
 {
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->kind = kind;
-	s->rate = rate;
-	s->ceil = ceil;
 	s->first = true;
 	s->accuracy = NAN;
 	s->series = (*series)++;
@@ -90,6 +86,28 @@ static struct slot *class_at(struct sdir *d, uint32_t slot)
 	return slot < d->n_slots && d->by_slot[slot] >= 0 ? &d->classes[d->by_slot[slot]] : NULL;
 }
 
+/* The direction's rates as a's plan gives them to the kernel: the shaper's (its root), and
+ * each class's by its slot; tbf's and cake's one queue drains at the shaper's rate. */
+static void take_rates(struct sdir *d, const struct gw_applied *a)
+{
+	for (size_t i = 0; i < a->plan.n; i++) {
+		const struct gw_plan_obj *o = &a->plan.objs[i];
+		struct slot *c;
+
+		if (o->link != d->link || o->dir != d->dir)
+			continue;
+		if (o->shaper_rate) {
+			d->total.rate = d->total.ceil = o->shaper_rate;
+			for (size_t k = 0; k < d->n; k++)
+				d->classes[k].rate = d->classes[k].ceil = o->shaper_rate;
+		} else if (o->obj.type == GW_OBJ_CLASS && !o->obj.inner &&
+			   (c = class_at(d, o->slot))) {
+			c->rate = o->obj.cls.rate;
+			c->ceil = o->obj.cls.ceil;
+		}
+	}
+}
+
 static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw_applied *a,
 		    size_t link, enum gw_direction dir, size_t *series)
 {
@@ -102,25 +120,24 @@ static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw
 	d->ifindex = dir == GW_DIR_EGRESS ? a->facts[link].dev.ifindex : a->facts[link].ifb.ifindex;
 	snprintf(d->device, sizeof(d->device), "%s", dir == GW_DIR_EGRESS ? l->interface : dc->ifb);
 	d->shaper = dc->shaper;
-	d->rate = dc->rate;
 	d->n = n;
 	d->classes = calloc(n, sizeof(*d->classes));
 	if (!d->classes || map_slots(d, a) < 0)
 		return -ENOMEM;
-	slot_init(&d->total, "total", dc->shaper, dc->rate, dc->rate, series);
+	slot_init(&d->total, "total", dc->shaper, series);
 	if (!dc->n_classes) {
 		/* one queue: htb's single default class, tbf's child, or cake itself */
 		enum gw_kind k = gw_shaper_role(dc->shaper) == GW_SHAPER_SELF ? dc->shaper :
 				 dc->child.kind;
 
-		slot_init(&d->classes[0], "default", k, dc->rate, dc->rate, series);
-		return 0;
+		slot_init(&d->classes[0], "default", k, series);
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && dc->n_classes; i++) {
 		const struct gw_class_cfg *c = &dc->classes[i];
 
-		slot_init(&d->classes[i], c->name, c->child.kind, c->rate, c->ceil, series);
+		slot_init(&d->classes[i], c->name, c->child.kind, series);
 	}
+	take_rates(d, a);
 	return 0;
 }
 
@@ -186,22 +203,18 @@ void gw_sampler_rebind(struct gw_sampler *s, const struct gw_applied *a)
 	}
 }
 
-void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg)
+void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg,
+			 const struct gw_applied *a)
 {
 	s->cfg = cfg;
 	for (size_t i = 0; i < s->n_dirs; i++) {
 		struct sdir *d = &s->dirs[i];
 		const struct gw_dir_cfg *dc = &cfg->links[d->link].dir[d->dir];
 
-		d->rate = d->total.rate = d->total.ceil = dc->rate;
-		for (size_t k = 0; k < d->n && dc->n_classes; k++) {
+		for (size_t k = 0; k < d->n && dc->n_classes; k++)
 			snprintf(d->classes[k].name, sizeof(d->classes[k].name), "%s",
 				 dc->classes[k].name);
-			d->classes[k].rate = dc->classes[k].rate;
-			d->classes[k].ceil = dc->classes[k].ceil;
-		}
-		if (!dc->n_classes)
-			d->classes[0].rate = d->classes[0].ceil = dc->rate;
+		take_rates(d, a);
 		/* a probe block added or moved by the reload: its totals keep latency from now
 		 * (up to GW_HIST_LAT_MAX series; earlier points read as none) */
 		if (cfg->probe.present && !strcmp(cfg->links[d->link].name, cfg->probe.link))
@@ -539,7 +552,7 @@ static void derive_dir(struct sdir *d, double dt)
 	if (gw_shaper_role(d->shaper) != GW_SHAPER_SELF)
 		d->total.now.marks = marks;
 	derive(&d->total, dt);
-	d->total.accuracy = d->total.saturated ? d->total.achieved_bps / 8 / (double)d->rate : NAN;
+	d->total.accuracy = d->total.saturated ? d->total.achieved_bps / 8 / (double)d->total.rate : NAN;
 	for (size_t i = 0; i < d->n; i++) {
 		struct slot *c = &d->classes[i];
 
@@ -605,7 +618,7 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 		snprintf(o->device, sizeof(o->device), "%s", d->device);
 		snprintf(o->direction, sizeof(o->direction), "%s", gw_direction_name(d->dir));
 		snprintf(o->shaper, sizeof(o->shaper), "%s", gw_kind_name(d->shaper));
-		o->rate_bps = d->rate * 8;
+		o->rate_bps = d->total.rate * 8;
 		fill_class(&o->total, &d->total, gw_kind_name(d->shaper));
 		if (!(o->classes = calloc(d->n, sizeof(*o->classes)))) {
 			snap->n_dirs = i;
