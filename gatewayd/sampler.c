@@ -22,7 +22,7 @@ struct slot {
 	uint32_t prev_backlog;
 	struct gw_tc_stats leaf;	/* the queue's own statistics (xstats) */
 	/* derived */
-	double achieved_bps, delay_ms, drops_s, marks_s;
+	double achieved, delay_ms, drops_s, marks_s;	/* achieved: bytes/s */
 	bool saturated;
 	double accuracy;
 };
@@ -524,7 +524,7 @@ static void derive(struct slot *c, double dt)
 	double drain;
 
 	gw_counters_advance(&c->total, &c->last, &c->now, c->first, &c->delta);
-	c->achieved_bps = dt > 0 && !c->first ? (double)c->delta.bytes * 8 / dt : 0;
+	c->achieved = dt > 0 && !c->first ? (double)c->delta.bytes / dt : 0;
 	c->drops_s = dt > 0 && !c->first ? (double)c->delta.drops / dt : 0;
 	c->marks_s = dt > 0 && !c->first ? (double)c->delta.marks / dt : 0;
 	/* backlogged at both ends and throttled in between: the shaper, not the sender, set
@@ -532,7 +532,7 @@ static void derive(struct slot *c, double dt)
 	c->saturated = !c->first && c->prev_backlog > 0 && c->now.backlog_bytes > 0 &&
 		       c->delta.overlimits > 0;
 	c->prev_backlog = c->now.backlog_bytes;
-	drain = fmax(c->achieved_bps / 8, (double)c->rate);
+	drain = fmax(c->achieved, (double)c->rate);
 	c->delay_ms = drain > 0 ? c->now.backlog_bytes / drain * 1000 : 0;
 	if (c->leaf.has_delay)	/* a queue that measures its own delay knows better */
 		c->delay_ms = c->leaf.delay_us / 1000.0;
@@ -552,7 +552,7 @@ static void derive_dir(struct sdir *d, double dt)
 	if (gw_shaper_role(d->shaper) != GW_SHAPER_SELF)
 		d->total.now.marks = marks;
 	derive(&d->total, dt);
-	d->total.accuracy = d->total.saturated ? d->total.achieved_bps / 8 / (double)d->total.rate : NAN;
+	d->total.accuracy = d->total.saturated ? d->total.achieved / (double)d->total.rate : NAN;
 	for (size_t i = 0; i < d->n; i++) {
 		struct slot *c = &d->classes[i];
 
@@ -564,7 +564,7 @@ static void derive_dir(struct sdir *d, double dt)
 		}
 		/* a class answers for its ceil only when nothing else shared the link */
 		c->accuracy = c->saturated && (!d->total.saturated || active == 1) ?
-			      c->achieved_bps / 8 / (double)c->ceil : NAN;
+			      c->achieved / (double)c->ceil : NAN;
 	}
 }
 
@@ -575,8 +575,8 @@ static void fill_class(struct gw_snap_class *o, const struct slot *c, const char
 	memset(o, 0, sizeof(*o));
 	snprintf(o->name, sizeof(o->name), "%s", c->name);
 	snprintf(o->kind, sizeof(o->kind), "%s", kind);
-	o->rate_bps = c->rate * 8;
-	o->ceil_bps = c->ceil * 8;
+	o->rate_bytes_per_s = c->rate;
+	o->ceil_bytes_per_s = c->ceil;
 	o->bytes = c->total.bytes;
 	o->packets = c->total.packets;
 	o->drops = c->total.drops;
@@ -585,8 +585,8 @@ static void fill_class(struct gw_snap_class *o, const struct slot *c, const char
 	o->ecn_marks = c->total.marks;
 	o->backlog_bytes = c->now.backlog_bytes;
 	o->backlog_packets = c->now.backlog_packets;
-	o->achieved_bps = c->achieved_bps;
-	o->utilisation = c->rate ? c->achieved_bps / 8 / (double)c->rate : 0;
+	o->achieved_bytes_per_s = c->achieved;
+	o->utilisation = c->rate ? c->achieved / (double)c->rate : 0;
 	o->saturated = c->saturated;
 	o->accuracy = c->accuracy;
 	o->queue_delay_ms = c->delay_ms;
@@ -618,7 +618,7 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 		snprintf(o->device, sizeof(o->device), "%s", d->device);
 		snprintf(o->direction, sizeof(o->direction), "%s", gw_direction_name(d->dir));
 		snprintf(o->shaper, sizeof(o->shaper), "%s", gw_kind_name(d->shaper));
-		o->rate_bps = d->total.rate * 8;
+		o->rate_bytes_per_s = d->total.rate;
 		fill_class(&o->total, &d->total, gw_kind_name(d->shaper));
 		if (!(o->classes = calloc(d->n, sizeof(*o->classes)))) {
 			snap->n_dirs = i;
@@ -634,7 +634,8 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 
 static void record(struct gw_sampler *s, const struct slot *c)
 {
-	gw_history_push(s->hist, c->series, c->achieved_bps, c->delay_ms, c->drops_s,
+	/* the history keeps bits/s: its 16-bit points are rounded in the unit /api/history shows */
+	gw_history_push(s->hist, c->series, c->achieved * 8, c->delay_ms, c->drops_s,
 			c->now.backlog_bytes);
 }
 
