@@ -346,7 +346,7 @@ static void take_loads(struct gw_latmon *m, const struct gw_snapshot *snap, doub
 		m->prev_backlog[k] = d->total.backlog_bytes;
 		/* the first pass has no rates yet, nor the first after a rebuilt tree (it reads 0,
 		 * which a direction the probes cross never does): no verdict */
-		if (m->dir_passes[k]++ && d->total.achieved_bps > 0)
+		if (m->dir_passes[k]++ && d->total.achieved_bytes_per_s > 0)
 			p->st[k] = gw_load_classify(d->total.utilisation, standing);
 	}
 }

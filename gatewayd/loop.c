@@ -50,7 +50,8 @@ static void notify_status(const struct gw_snapshot *snap)
 
 		pos += (size_t)snprintf(line + pos, sizeof(line) - pos, "%s%s %s %s %.1f/%.1f Mbit/s",
 					i ? "; " : "", d->link, d->direction, d->shaper,
-					d->total.achieved_bps / 1e6, (double)d->rate_bps / 1e6);
+					d->total.achieved_bytes_per_s * 8 / 1e6,
+					(double)d->rate_bytes_per_s * 8 / 1e6);
 	}
 	gw_notify(line);
 }
@@ -172,7 +173,7 @@ static void reload(struct gw_loop_ctx *c)
 		}
 	} else {
 		pthread_mutex_lock(&st->lock);
-		gw_sampler_retarget(st->sampler, next);
+		gw_sampler_retarget(st->sampler, next, c->applied);
 		pthread_mutex_unlock(&st->lock);
 	}
 	gw_reload_done_free(&done);

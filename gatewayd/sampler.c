@@ -15,14 +15,14 @@
 struct slot {
 	char name[GW_NAME_MAX];
 	enum gw_kind kind;		/* its queue's kind (the shaper's, for a total) */
-	uint64_t rate, ceil;		/* bytes/s */
+	uint64_t rate, ceil;		/* bytes/s, as planned (gw_plan_rates) */
 	size_t series;
 	struct gw_counters total, last, now, delta;
 	bool first, seen;
 	uint32_t prev_backlog;
 	struct gw_tc_stats leaf;	/* the queue's own statistics (xstats) */
 	/* derived */
-	double achieved_bps, delay_ms, drops_s, marks_s;
+	double achieved, delay_ms, drops_s, marks_s;	/* achieved: bytes/s */
 	bool saturated;
 	double accuracy;
 };
@@ -33,8 +33,7 @@ struct sdir {
 	int ifindex;
 	char device[IFNAMSIZ];
 	enum gw_kind shaper;
-	uint64_t rate;
-	struct slot total;
+	struct slot total;		/* rate and ceil: the shaper's */
 	struct slot *classes;
 	size_t n;
 	int32_t *by_slot;	/* handle slot -> class index, -1 for none (see gw_plan_build) */
@@ -50,14 +49,11 @@ struct gw_sampler {
 	bool have_prev;
 };
 
-static void slot_init(struct slot *s, const char *name, enum gw_kind kind, uint64_t rate,
-		      uint64_t ceil, size_t *series)
+static void slot_init(struct slot *s, const char *name, enum gw_kind kind, size_t *series)
 {
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	s->kind = kind;
-	s->rate = rate;
-	s->ceil = ceil;
 	s->first = true;
 	s->accuracy = NAN;
 	s->series = (*series)++;
@@ -90,6 +86,28 @@ static struct slot *class_at(struct sdir *d, uint32_t slot)
 	return slot < d->n_slots && d->by_slot[slot] >= 0 ? &d->classes[d->by_slot[slot]] : NULL;
 }
 
+/* The direction's rates as a's plan gives them to the kernel: the shaper's (its root), and
+ * each class's by its slot; tbf's and cake's one queue drains at the shaper's rate. */
+static void take_rates(struct sdir *d, const struct gw_applied *a)
+{
+	for (size_t i = 0; i < a->plan.n; i++) {
+		const struct gw_plan_obj *o = &a->plan.objs[i];
+		struct slot *c;
+
+		if (o->link != d->link || o->dir != d->dir)
+			continue;
+		if (o->shaper_rate) {
+			d->total.rate = d->total.ceil = o->shaper_rate;
+			for (size_t k = 0; k < d->n; k++)
+				d->classes[k].rate = d->classes[k].ceil = o->shaper_rate;
+		} else if (o->obj.type == GW_OBJ_CLASS && !o->obj.inner &&
+			   (c = class_at(d, o->slot))) {
+			c->rate = o->obj.cls.rate;
+			c->ceil = o->obj.cls.ceil;
+		}
+	}
+}
+
 static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw_applied *a,
 		    size_t link, enum gw_direction dir, size_t *series)
 {
@@ -102,25 +120,24 @@ static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw
 	d->ifindex = dir == GW_DIR_EGRESS ? a->facts[link].dev.ifindex : a->facts[link].ifb.ifindex;
 	snprintf(d->device, sizeof(d->device), "%s", dir == GW_DIR_EGRESS ? l->interface : dc->ifb);
 	d->shaper = dc->shaper;
-	d->rate = dc->rate;
 	d->n = n;
 	d->classes = calloc(n, sizeof(*d->classes));
 	if (!d->classes || map_slots(d, a) < 0)
 		return -ENOMEM;
-	slot_init(&d->total, "total", dc->shaper, dc->rate, dc->rate, series);
+	slot_init(&d->total, "total", dc->shaper, series);
 	if (!dc->n_classes) {
 		/* one queue: htb's single default class, tbf's child, or cake itself */
 		enum gw_kind k = gw_shaper_role(dc->shaper) == GW_SHAPER_SELF ? dc->shaper :
 				 dc->child.kind;
 
-		slot_init(&d->classes[0], "default", k, dc->rate, dc->rate, series);
-		return 0;
+		slot_init(&d->classes[0], "default", k, series);
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && dc->n_classes; i++) {
 		const struct gw_class_cfg *c = &dc->classes[i];
 
-		slot_init(&d->classes[i], c->name, c->child.kind, c->rate, c->ceil, series);
+		slot_init(&d->classes[i], c->name, c->child.kind, series);
 	}
+	take_rates(d, a);
 	return 0;
 }
 
@@ -186,22 +203,18 @@ void gw_sampler_rebind(struct gw_sampler *s, const struct gw_applied *a)
 	}
 }
 
-void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg)
+void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg,
+			 const struct gw_applied *a)
 {
 	s->cfg = cfg;
 	for (size_t i = 0; i < s->n_dirs; i++) {
 		struct sdir *d = &s->dirs[i];
 		const struct gw_dir_cfg *dc = &cfg->links[d->link].dir[d->dir];
 
-		d->rate = d->total.rate = d->total.ceil = dc->rate;
-		for (size_t k = 0; k < d->n && dc->n_classes; k++) {
+		for (size_t k = 0; k < d->n && dc->n_classes; k++)
 			snprintf(d->classes[k].name, sizeof(d->classes[k].name), "%s",
 				 dc->classes[k].name);
-			d->classes[k].rate = dc->classes[k].rate;
-			d->classes[k].ceil = dc->classes[k].ceil;
-		}
-		if (!dc->n_classes)
-			d->classes[0].rate = d->classes[0].ceil = dc->rate;
+		take_rates(d, a);
 		/* a probe block added or moved by the reload: its totals keep latency from now
 		 * (up to GW_HIST_LAT_MAX series; earlier points read as none) */
 		if (cfg->probe.present && !strcmp(cfg->links[d->link].name, cfg->probe.link))
@@ -511,7 +524,7 @@ static void derive(struct slot *c, double dt)
 	double drain;
 
 	gw_counters_advance(&c->total, &c->last, &c->now, c->first, &c->delta);
-	c->achieved_bps = dt > 0 && !c->first ? (double)c->delta.bytes * 8 / dt : 0;
+	c->achieved = dt > 0 && !c->first ? (double)c->delta.bytes / dt : 0;
 	c->drops_s = dt > 0 && !c->first ? (double)c->delta.drops / dt : 0;
 	c->marks_s = dt > 0 && !c->first ? (double)c->delta.marks / dt : 0;
 	/* backlogged at both ends and throttled in between: the shaper, not the sender, set
@@ -519,7 +532,7 @@ static void derive(struct slot *c, double dt)
 	c->saturated = !c->first && c->prev_backlog > 0 && c->now.backlog_bytes > 0 &&
 		       c->delta.overlimits > 0;
 	c->prev_backlog = c->now.backlog_bytes;
-	drain = fmax(c->achieved_bps / 8, (double)c->rate);
+	drain = fmax(c->achieved, (double)c->rate);
 	c->delay_ms = drain > 0 ? c->now.backlog_bytes / drain * 1000 : 0;
 	if (c->leaf.has_delay)	/* a queue that measures its own delay knows better */
 		c->delay_ms = c->leaf.delay_us / 1000.0;
@@ -539,7 +552,7 @@ static void derive_dir(struct sdir *d, double dt)
 	if (gw_shaper_role(d->shaper) != GW_SHAPER_SELF)
 		d->total.now.marks = marks;
 	derive(&d->total, dt);
-	d->total.accuracy = d->total.saturated ? d->total.achieved_bps / 8 / (double)d->rate : NAN;
+	d->total.accuracy = d->total.saturated ? d->total.achieved / (double)d->total.rate : NAN;
 	for (size_t i = 0; i < d->n; i++) {
 		struct slot *c = &d->classes[i];
 
@@ -551,7 +564,7 @@ static void derive_dir(struct sdir *d, double dt)
 		}
 		/* a class answers for its ceil only when nothing else shared the link */
 		c->accuracy = c->saturated && (!d->total.saturated || active == 1) ?
-			      c->achieved_bps / 8 / (double)c->ceil : NAN;
+			      c->achieved / (double)c->ceil : NAN;
 	}
 }
 
@@ -562,8 +575,8 @@ static void fill_class(struct gw_snap_class *o, const struct slot *c, const char
 	memset(o, 0, sizeof(*o));
 	snprintf(o->name, sizeof(o->name), "%s", c->name);
 	snprintf(o->kind, sizeof(o->kind), "%s", kind);
-	o->rate_bps = c->rate * 8;
-	o->ceil_bps = c->ceil * 8;
+	o->rate_bytes_per_s = c->rate;
+	o->ceil_bytes_per_s = c->ceil;
 	o->bytes = c->total.bytes;
 	o->packets = c->total.packets;
 	o->drops = c->total.drops;
@@ -572,8 +585,8 @@ static void fill_class(struct gw_snap_class *o, const struct slot *c, const char
 	o->ecn_marks = c->total.marks;
 	o->backlog_bytes = c->now.backlog_bytes;
 	o->backlog_packets = c->now.backlog_packets;
-	o->achieved_bps = c->achieved_bps;
-	o->utilisation = c->rate ? c->achieved_bps / 8 / (double)c->rate : 0;
+	o->achieved_bytes_per_s = c->achieved;
+	o->utilisation = c->rate ? c->achieved / (double)c->rate : 0;
 	o->saturated = c->saturated;
 	o->accuracy = c->accuracy;
 	o->queue_delay_ms = c->delay_ms;
@@ -605,7 +618,7 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 		snprintf(o->device, sizeof(o->device), "%s", d->device);
 		snprintf(o->direction, sizeof(o->direction), "%s", gw_direction_name(d->dir));
 		snprintf(o->shaper, sizeof(o->shaper), "%s", gw_kind_name(d->shaper));
-		o->rate_bps = d->rate * 8;
+		o->rate_bytes_per_s = d->total.rate;
 		fill_class(&o->total, &d->total, gw_kind_name(d->shaper));
 		if (!(o->classes = calloc(d->n, sizeof(*o->classes)))) {
 			snap->n_dirs = i;
@@ -621,7 +634,8 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 
 static void record(struct gw_sampler *s, const struct slot *c)
 {
-	gw_history_push(s->hist, c->series, c->achieved_bps, c->delay_ms, c->drops_s,
+	/* the history keeps bits/s: its 16-bit points are rounded in the unit /api/history shows */
+	gw_history_push(s->hist, c->series, c->achieved * 8, c->delay_ms, c->drops_s,
 			c->now.backlog_bytes);
 }
 

@@ -27,8 +27,10 @@ int gw_sampler_qdisc_msg(const struct nlmsghdr *nlh, void *s);
 int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
 		      struct gw_snapshot **out, char *err, size_t errlen);
 struct gw_history *gw_sampler_history(struct gw_sampler *s);
-/* The config was reloaded with the same tree shape: new rates, ceils and names. */
-void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg);
+/* The config was reloaded with the same tree shape: new names from cfg, new rates and ceils
+ * from a's plan (the one the reload applied). */
+void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg,
+			 const struct gw_applied *a);
 /* The tree was rebuilt (new objects, maybe new ifindexes): follow it, keeping totals and
  * history. */
 void gw_sampler_rebind(struct gw_sampler *s, const struct gw_applied *a);

@@ -146,8 +146,8 @@ static void add_class(struct jw *w, struct json_object *parent, const char *key,
 		return;
 	jw_str(w, c, "name", k->name);
 	jw_str(w, c, "kind", k->kind);
-	jw_u64(w, c, "rate_bits_per_second", k->rate_bps);
-	jw_u64(w, c, "ceil_bits_per_second", k->ceil_bps);
+	jw_u64(w, c, "rate_bits_per_second", k->rate_bytes_per_s * 8);
+	jw_u64(w, c, "ceil_bits_per_second", k->ceil_bytes_per_s * 8);
 	jw_u64(w, c, "sent_bytes", k->bytes);
 	jw_u64(w, c, "sent_packets", k->packets);
 	jw_u64(w, c, "dropped_packets", k->drops);
@@ -156,7 +156,7 @@ static void add_class(struct jw *w, struct json_object *parent, const char *key,
 	jw_u64(w, c, "ecn_marked_packets", k->ecn_marks);
 	jw_u64(w, c, "backlog_bytes", k->backlog_bytes);
 	jw_u64(w, c, "backlog_packets", k->backlog_packets);
-	jw_num(w, c, "achieved_bits_per_second", k->achieved_bps, 10);
+	jw_num(w, c, "achieved_bits_per_second", k->achieved_bytes_per_s * 8, 10);
 	jw_num(w, c, "utilisation", k->utilisation, 6);
 	jw_bool(w, c, "saturated", k->saturated);
 	jw_num(w, c, "accuracy", k->saturated ? k->accuracy : NAN, 6);
@@ -217,7 +217,7 @@ static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap
 	jw_str(w, o, "direction", d->direction);
 	jw_str(w, o, "device", d->device);
 	jw_str(w, o, "shaper", d->shaper);
-	jw_u64(w, o, "rate_bits_per_second", d->rate_bps);
+	jw_u64(w, o, "rate_bits_per_second", d->rate_bytes_per_s * 8);
 	add_class(w, o, "total", s, &d->total);
 	classes = jw_obj(w, o, "classes", json_object_new_array());
 	for (size_t i = 0; classes && i < d->n_classes; i++)

@@ -7,7 +7,8 @@
 #include <string.h>
 #include "webui/render.h"
 
-enum field_kind { F_U64, F_U32, F_DBL, F_BOOL };
+/* F_U64G: an integer printed as %.10g (as the rate families always were) */
+enum field_kind { F_U64, F_U64G, F_U32, F_DBL, F_BOOL };
 
 /* One family read from a struct at an offset; scale turns the struct's unit into the base. */
 struct family {
@@ -35,12 +36,12 @@ static const struct family class_fams[] = {
 	{ "backlog_packets", "gauge", "Packets queued now.", CLS(backlog_packets), F_U32, 1,
 	  false },
 	{ "configured_rate_bytes_per_second", "gauge", "Configured (guaranteed) rate.",
-	  CLS(rate_bps), F_U64, 0.125, false },
+	  CLS(rate_bytes_per_s), F_U64G, 1, false },
 	{ "ceil_bytes_per_second", "gauge", "Configured ceil: the most the class may borrow up to.",
-	  CLS(ceil_bps), F_U64, 0.125, true },
+	  CLS(ceil_bytes_per_s), F_U64G, 1, true },
 	{ "achieved_rate_bytes_per_second", "gauge",
 	  "Rate achieved over the last sampling interval, from the shaper's byte counter.",
-	  CLS(achieved_bps), F_DBL, 0.125, false },
+	  CLS(achieved_bytes_per_s), F_DBL, 1, false },
 	{ "utilisation_ratio", "gauge", "Achieved rate over configured rate.",
 	  CLS(utilisation), F_DBL, 1, false },
 	{ "saturated", "gauge",
@@ -86,8 +87,9 @@ static bool value(struct gw_buf *b, const struct family *f, const void *base)
 
 	switch (f->kind) {
 	case F_U64:
+	case F_U64G:
 		memcpy(&u, p, sizeof(u));
-		if (f->scale == 1)
+		if (f->scale == 1 && f->kind == F_U64)
 			gw_buf_printf(b, " %" PRIu64 "\n", u);
 		else
 			gw_buf_printf(b, " %.10g\n", (double)u * f->scale);

@@ -20,8 +20,9 @@ struct gw_snap_class {
 	char name[GW_SNAP_NAME];	/* the config's class name; "total" for the direction */
 	char kind[16];			/* qdisc kind of its queue: "fifo", "fq_codel", "cake", or
 					 * the shaper's kind for a total */
-	uint64_t rate_bps;		/* configured rate, bits/s */
-	uint64_t ceil_bps;		/* configured ceil, bits/s (= rate where there is none) */
+	/* rates are bytes/s, as planned; the renderers turn them into bits where they print */
+	uint64_t rate_bytes_per_s;	/* configured rate */
+	uint64_t ceil_bytes_per_s;	/* configured ceil (= rate where there is none) */
 
 	/* counters since gatewayd started shaping (wraps and resets already folded in) */
 	uint64_t bytes, packets, drops, overlimits, requeues, ecn_marks;
@@ -29,7 +30,7 @@ struct gw_snap_class {
 	uint32_t backlog_bytes, backlog_packets;
 
 	/* derived over the last interval */
-	double achieved_bps;		/* bits/s, from the byte counter the shaper charges */
+	double achieved_bytes_per_s;	/* from the byte counter the shaper charges */
 	double utilisation;		/* achieved / configured rate, 0.. */
 	bool saturated;			/* the queue stayed backlogged the whole interval */
 	double accuracy;		/* achieved / configured when saturated, else NAN */
@@ -74,7 +75,7 @@ struct gw_snap_dir {
 	char device[IFNAMSIZ];		/* where the shaper sits: the interface, or the ifb */
 	char direction[8];		/* "egress" or "ingress" */
 	char shaper[8];			/* "htb", "tbf", "cake" */
-	uint64_t rate_bps;		/* configured, bits/s */
+	uint64_t rate_bytes_per_s;	/* configured */
 	struct gw_snap_class total;	/* the shaper's root qdisc */
 	struct gw_snap_class *classes;
 	size_t n_classes;

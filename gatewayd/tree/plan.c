@@ -68,6 +68,7 @@ static void set_shape(struct gw_plan_obj *o, const struct gw_shape *sh)
 {
 	const struct gw_qdisc_ops *ops = gw_qdisc_ops(o->obj.kind);
 
+	o->shaper_rate = sh->rate;
 	if (ops && ops->set_shape)
 		ops->set_shape(&o->obj.q, sh);
 }

@@ -22,6 +22,8 @@ struct gw_plan_obj {
 	char cls[GW_NAME_MAX];	/* a class and its leaf: the class's name; "" otherwise */
 	uint32_t slot;		/* a class and its leaf: handles e000:(10+slot), (1000+slot): */
 	enum gw_direction dir;
+	uint64_t shaper_rate;	/* a direction's shaper (its root): the rate it shapes to, bytes/s;
+				 * 0 on every other object */
 	const char *dev;	/* interface name the object lives on */
 	char what[GW_NAME_MAX + 48];	/* "egress class bulk", "ingress redirect"... */
 };

@@ -69,6 +69,14 @@ check "every reload was done in place" \
 check "no reload rebuilt the tree" bash -c "! grep -q 'rebuilt' '$GW_LOG'"
 check "the last config's rate is in the kernel (bulk 30Mbit)" \
 	bash -c "ip netns exec $NS_R tc class show dev r1 | grep -q 'e000:11 .*rate 30Mbit'"
+# one more in place (bulk to 25 mbit): /api/status shows the rate the reload gave the kernel
+cp "$TMPD/b.conf" "$TMPD/run.conf"
+gw_reload
+gw_samples "$NS_R" 1
+check "an in-place reload's rate is on /api/status (bulk 25000000 bit/s, ceil 50000000)" \
+	bash -c "api() { ip netns exec $NS_R curl -s --max-time 3 http://127.0.0.1:9180\$1; }; api /api/status | jq -e '.links[0].directions[0].classes[1] | .name == \"bulk\" and .rate_bits_per_second == 25000000 and .ceil_bits_per_second == 50000000' >/dev/null"
+cp "$TMPD/a.conf" "$TMPD/run.conf"	# and back, for what follows
+gw_reload
 
 # an invalid config: nothing changes, and /api/status says why
 tree_before=$(tree "$NS_R" r1 | sed -E 's/ (Sent|backlog|lended|tokens|ctokens) .*//')

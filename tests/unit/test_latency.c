@@ -405,7 +405,7 @@ static void snap_dirs(struct gw_snapshot *snap, struct gw_snap_dir *d, double ut
 		snprintf(d[k].link, sizeof(d[k].link), "wan");
 		snprintf(d[k].direction, sizeof(d[k].direction), "%s", k ? "ingress" : "egress");
 		d[k].total.utilisation = k ? util_i : util_e;
-		d[k].total.achieved_bps = d[k].total.utilisation * 20e6 + 1000;
+		d[k].total.achieved_bytes_per_s = (d[k].total.utilisation * 20e6 + 1000) / 8;
 		d[k].total.backlog_bytes = k ? 0 : backlog_e;
 	}
 	snap->dirs = d;

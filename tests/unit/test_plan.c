@@ -106,6 +106,11 @@ static void test_plan_htb(void)
 	      "plan: cake shapes the ifb at the ingress rate");
 	CHECK(strcmp(o[2].what, "egress class voice") == 0 && strcmp(o[8].what, "ingress root") == 0,
 	      "plan: objects carry names for error messages");
+	CHECK(o[0].shaper_rate == 12500000 && o[8].shaper_rate == 25000000,
+	      "plan: each direction's root carries the rate it shapes to (what the sampler shows)");
+	CHECK(!o[1].shaper_rate && !o[2].shaper_rate && !o[3].shaper_rate && !o[5].shaper_rate &&
+	      !o[6].shaper_rate && !o[7].shaper_rate,
+	      "plan: no other object carries a shaper's rate (an htb class's is its cls.rate)");
 	gw_plan_free(&p);
 	gw_config_free(cfg);
 }
@@ -126,6 +131,8 @@ static void test_plan_tbf(void)
 	CHECK(p.objs[0].obj.q.tbf.rate == 1250000 && p.objs[0].obj.q.tbf.burst == 1514 &&
 	      p.objs[0].obj.q.tbf.limit == 6250 + 1514, "plan tbf: burst one packet, 5 ms queue + burst");
 	CHECK(!p.objs[0].obj.stab.set, "plan tbf: no size table without link-layer keys");
+	CHECK(p.objs[0].shaper_rate == 1250000 && !p.objs[1].shaper_rate,
+	      "plan tbf: the root carries the direction's rate, its child none");
 	CHECK(p.objs[1].obj.parent == GW_HANDLE(0xE000, 1) && p.objs[1].obj.q.fifo.limit == 20,
 	      "plan tbf: the child hangs on tbf's class e000:1");
 	gw_plan_free(&p);

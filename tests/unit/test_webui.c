@@ -25,13 +25,14 @@
 #define NOW 1700000000.0
 #define WEIRD "q\"uo\\te"	/* a label value with a quote and a backslash */
 
+/* rate: bits/s, as the renderers print it (the snapshot holds bytes/s) */
 static void fill_class(struct gw_snap_class *c, const char *name, const char *kind,
 		       uint64_t rate, bool saturated)
 {
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->kind, sizeof(c->kind), "%s", kind);
-	c->rate_bps = rate;
-	c->ceil_bps = rate * 2;
+	c->rate_bytes_per_s = rate / 8;
+	c->ceil_bytes_per_s = rate * 2 / 8;
 	c->bytes = 123456789012ULL;
 	c->packets = 98765;
 	c->drops = 17;
@@ -40,8 +41,8 @@ static void fill_class(struct gw_snap_class *c, const char *name, const char *ki
 	c->ecn_marks = 3;
 	c->backlog_bytes = 3000;
 	c->backlog_packets = 2;
-	c->achieved_bps = saturated ? (double)rate * 0.99 : (double)rate * 0.1;
-	c->utilisation = c->achieved_bps / (double)rate;
+	c->achieved_bytes_per_s = (saturated ? (double)rate * 0.99 : (double)rate * 0.1) / 8;
+	c->utilisation = c->achieved_bytes_per_s * 8 / (double)rate;
 	c->saturated = saturated;
 	c->accuracy = saturated ? 0.99 : NAN;
 	c->queue_delay_ms = 2.5;
@@ -80,7 +81,7 @@ static void fill_dir(struct gw_snap_dir *d, const char *link, const char *iface,
 	snprintf(d->device, sizeof(d->device), "%s", iface);
 	snprintf(d->direction, sizeof(d->direction), "%s", direction);
 	snprintf(d->shaper, sizeof(d->shaper), "%s", shaper);
-	d->rate_bps = rate;
+	d->rate_bytes_per_s = rate / 8;
 	fill_class(&d->total, "total", shaper, rate, true);
 	d->classes = calloc(n, sizeof(*d->classes));
 	d->n_classes = n;

@@ -170,8 +170,8 @@ static void fill_class(struct fake *f, struct gw_snap_class *o, const struct fak
 
 	snprintf(o->name, sizeof(o->name), "%s", c->name);
 	snprintf(o->kind, sizeof(o->kind), "%s", c->kind);
-	o->rate_bps = (uint64_t)(c->rate_mbit * 1e6);
-	o->ceil_bps = (uint64_t)(c->ceil_mbit * 1e6);
+	o->rate_bytes_per_s = (uint64_t)(c->rate_mbit * 1e6 / 8);
+	o->ceil_bytes_per_s = (uint64_t)(c->ceil_mbit * 1e6 / 8);
 	f->bytes[d][k] += (uint64_t)(bps / 8 * f->interval);
 	f->packets[d][k] += (uint64_t)(bps / 8 * f->interval / 1200);
 	f->drops[d][k] += (uint64_t)(drops * f->interval + 0.5);
@@ -180,7 +180,7 @@ static void fill_class(struct fake *f, struct gw_snap_class *o, const struct fak
 	o->drops = f->drops[d][k];
 	o->ecn_marks = o->drops / 3;
 	o->overlimits = o->packets / 50;
-	o->achieved_bps = bps;
+	o->achieved_bytes_per_s = bps / 8;
 	o->utilisation = bps / (c->rate_mbit * 1e6);
 	o->queue_delay_ms = delay_ms(c, t);
 	o->backlog_bytes = (uint32_t)(o->queue_delay_ms / 1000 * bps / 8);
@@ -207,7 +207,7 @@ static void fill_total(struct gw_snap_dir *o, const struct fake_dir *d)
 
 	snprintf(t->name, sizeof(t->name), "total");
 	snprintf(t->kind, sizeof(t->kind), "%s", d->shaper);
-	t->rate_bps = t->ceil_bps = o->rate_bps;
+	t->rate_bytes_per_s = t->ceil_bytes_per_s = o->rate_bytes_per_s;
 	for (size_t k = 0; k < o->n_classes; k++) {
 		const struct gw_snap_class *c = &o->classes[k];
 
@@ -218,13 +218,13 @@ static void fill_total(struct gw_snap_dir *o, const struct fake_dir *d)
 		t->overlimits += c->overlimits;
 		t->backlog_bytes += c->backlog_bytes;
 		t->backlog_packets += c->backlog_packets;
-		t->achieved_bps += c->achieved_bps;
+		t->achieved_bytes_per_s += c->achieved_bytes_per_s;
 		t->drops_per_s += c->drops_per_s;
 		t->marks_per_s += c->marks_per_s;
 		t->queue_delay_ms = fmax(t->queue_delay_ms, c->queue_delay_ms);
 	}
-	t->achieved_bps = fmin(t->achieved_bps, (double)o->rate_bps * 0.999);
-	t->utilisation = t->achieved_bps / (double)o->rate_bps;
+	t->achieved_bytes_per_s = fmin(t->achieved_bytes_per_s, (double)o->rate_bytes_per_s * 0.999);
+	t->utilisation = t->achieved_bytes_per_s / (double)o->rate_bytes_per_s;
 	t->saturated = t->utilisation > 0.95;
 	t->accuracy = t->saturated ? t->utilisation : NAN;
 }
@@ -350,7 +350,7 @@ static struct gw_snapshot *build(struct fake *f, double t)
 		snprintf(o->device, sizeof(o->device), "%s", dirs[d].device);
 		snprintf(o->direction, sizeof(o->direction), "%s", dirs[d].direction);
 		snprintf(o->shaper, sizeof(o->shaper), "%s", dirs[d].shaper);
-		o->rate_bps = (uint64_t)(dirs[d].rate_mbit * 1e6);
+		o->rate_bytes_per_s = (uint64_t)(dirs[d].rate_mbit * 1e6 / 8);
 		if (!(o->classes = calloc(dirs[d].n, sizeof(*o->classes)))) {
 			gw_snapshot_put(s);
 			return NULL;
