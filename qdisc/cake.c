@@ -138,6 +138,18 @@ static const struct gw_xstat tin_fields[T_N] = {
 			     "gauge", "Unresponsive flows in the tin now.", 1, 1 },
 };
 
+/* The tins as tc -s names them: which diffserv mode is running shows in how many there are
+ * (besteffort 1, diffserv3 3, diffserv4 4; diffserv8 and precedence are numbered only). */
+static const char *cake_tin_name(int g, int n)
+{
+	static const char *const three[] = { "Bulk", "Best effort", "Voice" };
+	static const char *const four[] = { "Bulk", "Best effort", "Video", "Voice" };
+
+	if (g < 0 || g >= n)
+		return NULL;
+	return n == 1 ? "Best effort" : n == 3 ? three[g] : n == 4 ? four[g] : NULL;
+}
+
 static const struct gw_xstats_desc cake_xdesc = {
 	.json = "cake",
 	.json_always = true,
@@ -146,6 +158,7 @@ static const struct gw_xstats_desc cake_xdesc = {
 	.group_json = "tins",
 	.group_label = "tin",
 	.group_index_json = "index",
+	.group_name = cake_tin_name,
 	.group_fields = tin_fields,
 	.n_group_fields = T_N,
 };

@@ -83,6 +83,9 @@ struct gw_xstats_desc {
 	const char *group_json;	/* "tins", NULL: no groups */
 	const char *group_label;	/* "tin" */
 	const char *group_index_json;	/* "index": the group's number in its object */
+	/* The name of group g of n, as the kind's own tools call it ("Best effort"), put in the
+	 * group's object as "name"; NULL (or a NULL answer): unnamed. */
+	const char *(*group_name)(int g, int n);
 	const struct gw_xstat *group_fields;
 	size_t n_group_fields;
 };

@@ -130,8 +130,12 @@ static void add_xstats(struct jw *w, struct json_object *c, const struct gw_xsta
 	for (int g = 0; groups && g < k->x.n_groups && g < GW_XGROUPS_MAX; g++) {
 		struct json_object *e = jw_obj(w, groups, NULL, json_object_new_object());
 
+		const char *name = d->group_name ? d->group_name(g, k->x.n_groups) : NULL;
+
 		if (d->group_index_json)
 			jw_u64(w, e, d->group_index_json, (uint64_t)g);
+		if (name)
+			jw_str(w, e, "name", name);
 		for (size_t i = 0; i < d->n_group_fields && i < GW_XGROUP_FIELDS; i++)
 			add_xvalue(w, e, &d->group_fields[i], k->x.g[g][i]);
 	}

@@ -236,6 +236,8 @@ static void test_status_json(const struct gw_snapshot *s)
 	v = get(j, "links.0.directions.0.classes.2.cake");
 	CHECK_EQ_INT(json_object_array_length(get(v, "tins")), 4, "cake: 4 tins");
 	CHECK_EQ_INT(json_object_get_int(get(v, "tins.3.index")), 3, "tin index");
+	CHECK_EQ_STR(json_object_get_string(get(v, "tins.3.name")), "Voice", "tin 3 of 4 is Voice");
+	CHECK_EQ_STR(json_object_get_string(get(v, "tins.0.name")), "Bulk", "tin 0 of 4 is Bulk");
 	CHECK_EQ_INT(json_object_get_int64(get(v, "tins.3.threshold_bits_per_second")), 4000000,
 		     "tin threshold_bits_per_second");
 	CHECK(fabs(json_object_get_double(get(v, "tins.0.peak_delay_ms")) - 1.5) < 1e-9,
