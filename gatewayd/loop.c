@@ -58,7 +58,7 @@ static void notify_status(const struct gw_snapshot *snap)
 
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
 static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_status *st,
-		   struct gw_latmon *lat, uint64_t expirations, double due, struct gw_ctr *ctr)
+		   struct gw_probing *lat, uint64_t expirations, double due, struct gw_ctr *ctr)
 {
 	char err[256] = "";
 	struct gw_snapshot *snap;
@@ -82,7 +82,7 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 		gw_log(GW_LOG_WARNING, "%s", err);
 	snprintf(st->last_sample_error, sizeof(st->last_sample_error), "%s", err);
 	if (lat)
-		gw_latmon_pass(lat, snap, st->sampler, t0);
+		gw_probing_pass(lat, snap, st->sampler, t0);
 	snap->seq = st->samples;
 	snap->uptime_s = t0 - st->start_mono;
 	snap->sample_ms = (gw_mono_now() - t0) * 1000;
@@ -90,7 +90,7 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 	snap->samples_total = st->samples;
 	snap->late_samples_total = st->late;
 	snprintf(snap->last_error, sizeof(snap->last_error), "%s", err[0] ? err :
-		 st->reload_error[0] || !lat ? st->reload_error : gw_latmon_error(lat));
+		 st->reload_error[0] || !lat ? st->reload_error : gw_probing_error(lat));
 	snap->loadtest = st->loadtest;
 	notify_status(snap);
 	gw_status_publish(st, snap);
@@ -178,7 +178,7 @@ static void reload(struct gw_loop_ctx *c)
 	}
 	gw_reload_done_free(&done);
 	if (c->lat)
-		gw_latmon_reload(c->lat, next);
+		gw_probing_reload(c->lat, next);
 	if (c->ctr && !next->n_containers) {
 		/* the last entry went: so do every container tree and ifb (closing its fd takes
 		 * it out of the loop's epoll) */
@@ -236,7 +236,7 @@ static void load_start(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest 
 {
 	/* the daemon's prober is the test's: the same probe block, and one stream of probes on
 	 * the link rather than two (the test starts its own only when the daemon's is not up) */
-	bool fed = gw_latmon_probing(c->lat);
+	bool fed = gw_probing_probing(c->lat);
 	char err[512];
 
 	if (*lt) {
@@ -257,7 +257,7 @@ static void load_start(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest 
 		return;
 	}
 	if (fed)
-		gw_latmon_tap(c->lat, gw_loadtest_sample, *lt);
+		gw_probing_tap(c->lat, gw_loadtest_sample, *lt);
 	gw_log(GW_LOG_INFO, "load test (%s): sink %s, %d flows, %.0f s per direction, about %.0f s; "
 	       "latency from %s", why, c->cfg->probe.sink, c->cfg->probe.load_flows,
 	       (double)c->cfg->probe.load_duration_us / 1e6, gw_loadtest_seconds(c->cfg),
@@ -274,7 +274,7 @@ static void load_run(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest **
 	if (ret == 0)
 		return;
 	epoll_ctl(f->ep, EPOLL_CTL_DEL, f->load_test, NULL);
-	gw_latmon_tap(c->lat, NULL, NULL);
+	gw_probing_tap(c->lat, NULL, NULL);
 	gw_loadtest_free(*lt);
 	*lt = NULL;
 	f->load_test = -1;
@@ -362,7 +362,7 @@ static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 	}
 	/* the prober: one fd for its life, whatever reloads do to it */
 	if (!r && c->lat)
-		r = watch(f, f->probe = gw_latmon_fd(c->lat));
+		r = watch(f, f->probe = gw_probing_fd(c->lat));
 	if (!r && c->ctr)
 		r = watch(f, gw_ctr_fd(c->ctr));
 	return r;
@@ -376,7 +376,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 	struct gw_heal_retry retry = { .broken = false };
 	struct gw_loadtest *lt = NULL;
 	int64_t load_every = 0;
-	int r = gw_latmon_new(c->cfg, &c->lat);
+	int r = gw_probing_new(c->cfg, &c->lat);
 
 	if (!r)
 		r = loop_open(&f, c);
@@ -421,7 +421,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			if (fd == f.monitor && gw_heal_pending(c->mon, c->cfg, c->applied))
 				arm_heal(f.heal);
 			if (fd == f.probe) {
-				gw_latmon_run(c->lat);
+				gw_probing_run(c->lat);
 				continue;
 			}
 			if (fd != c->sfd && fd != f.monitor && read(fd, &exp, sizeof(exp)) != sizeof(exp))
@@ -445,7 +445,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 	}
 out:
 	if (c->lat)
-		gw_latmon_tap(c->lat, NULL, NULL);
+		gw_probing_tap(c->lat, NULL, NULL);
 	gw_loadtest_free(lt);	/* its flows and probes stop at once */
 	gw_fd_close(&f.load_every);
 	/* the monitor's fd belongs to the monitor */
@@ -453,7 +453,7 @@ out:
 	gw_fd_close(&f.watchdog);
 	gw_fd_close(&f.heal);
 	gw_fd_close(&f.ep);
-	gw_latmon_free(c->lat);
+	gw_probing_free(c->lat);
 	c->lat = NULL;
 	return r;
 }

@@ -5,7 +5,7 @@
 #include "config/config.h"
 #include "gatewayd/tree/apply.h"
 #include "gatewayd/sys/clock.h"
-#include "gatewayd/latmon.h"
+#include "gatewayd/probing.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/status.h"
 #include "qdisc/monitor.h"
@@ -18,7 +18,7 @@ struct gw_loop_ctx {
 	struct gw_status *st;
 	struct gw_applied *applied;	/* replaced in place when the tree is rebuilt */
 	struct gw_monitor *mon;		/* link and tc notifications; NULL: no self-healing */
-	struct gw_latmon *lat;		/* the prober; gw_loop_run makes and frees it */
+	struct gw_probing *lat;		/* the prober; gw_loop_run makes and frees it */
 	struct gw_ctr *ctr;		/* containers followed; NULL: none */
 };
 

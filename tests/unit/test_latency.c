@@ -9,7 +9,7 @@
 #include <string.h>
 #include "gatewayd/history.h"
 #include "gatewayd/probe/latency.h"
-#include "gatewayd/latmon.h"
+#include "gatewayd/probing.h"
 #include "tests/unit/tap.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) <= (eps))
@@ -412,11 +412,11 @@ static void snap_dirs(struct gw_snapshot *snap, struct gw_snap_dir *d, double ut
 	snap->n_dirs = 2;
 }
 
-static void feed(struct gw_latmon *m, double sent, double rtt)
+static void feed(struct gw_probing *m, double sent, double rtt)
 {
 	struct gw_probe_sample s = smp(0, sent, rtt);
 
-	gw_latmon_sample(m, &s);
+	gw_probing_sample(m, &s);
 }
 
 /* The daemon's judging: a sample takes the verdict of the pass that covers its send time, for
@@ -430,7 +430,7 @@ static void tap_count(void *ctx, const struct gw_probe_sample *s)
 	(*(int *)ctx)++;
 }
 
-static void test_latmon(void)
+static void test_probing(void)
 {
 	static const char conf[] =
 		"links = ( { name = \"wan\"; interface = \"gwtestnone0\";\n"
@@ -440,33 +440,33 @@ static void test_latmon(void)
 	struct gw_snap_dir d[2];
 	struct gw_snapshot snap;
 	struct gw_config *cfg;
-	struct gw_latmon *m;
+	struct gw_probing *m;
 	char err[256];
 
 	if (!CHECK(gw_config_load_string("t", conf, &cfg, err, sizeof(err)) == 0, "config: %s", err))
 		return;
-	if (!CHECK(gw_latmon_new(cfg, &m) == 0, "latmon made"))
+	if (!CHECK(gw_probing_new(cfg, &m) == 0, "the daemon's probing made"))
 		return;
 	feed(m, 0.5, 30);	/* before any pass: the first pass covers it, with no verdict */
 	snap_dirs(&snap, d, 0.05, 0, 0.05);
-	gw_latmon_pass(m, &snap, NULL, 1.0);
+	gw_probing_pass(m, &snap, NULL, 1.0);
 	feed(m, 1.2, 10);
 	feed(m, 1.5, 10);
 	snap_dirs(&snap, d, 0.02, 0, 0.9);	/* egress idle, ingress loaded */
-	gw_latmon_pass(m, &snap, NULL, 2.0);
+	gw_probing_pass(m, &snap, NULL, 2.0);
 	CHECK(d[0].latency.present && d[0].latency.idle.samples == 2 && d[0].latency.loaded.samples == 0 &&
 	      d[1].latency.loaded.samples == 2 && d[1].latency.idle.samples == 0,
 	      "each direction judges the same samples by its own load (egress idle %llu, ingress loaded %llu)",
 	      (unsigned long long)d[0].latency.idle.samples, (unsigned long long)d[1].latency.loaded.samples);
 	CHECK(snap.probe.enabled && snap.probe.n_targets == 1 && !strcmp(snap.probe.targets[0].host, "192.0.2.1"),
-	      "the snapshot names the targets (%s)", gw_latmon_error(m));
+	      "the snapshot names the targets (%s)", gw_probing_error(m));
 	feed(m, 2.3, 100);
 	snap_dirs(&snap, d, 0.3, 3000, 0.05);	/* egress: no standing backlog yet (first of two) */
-	gw_latmon_pass(m, &snap, NULL, 3.0);
+	gw_probing_pass(m, &snap, NULL, 3.0);
 	feed(m, 2.5, NAN);	/* a loss, judged a timeout later: its pass is the one at 3.0 */
 	feed(m, 3.5, 100);
 	snap_dirs(&snap, d, 0.3, 3000, 0.05);	/* egress: backlogged at both ends now: loaded */
-	gw_latmon_pass(m, &snap, NULL, 4.0);
+	gw_probing_pass(m, &snap, NULL, 4.0);
 	CHECK(d[0].latency.idle.samples == 2 && d[0].latency.loaded.samples == 1 &&
 	      d[0].latency.loaded.p50_ms == 100 && d[0].latency.loaded.lost == 0,
 	      "egress: 30%% with a passing backlog is neither; a standing backlog is loaded (%llu loaded)",
@@ -479,18 +479,18 @@ static void test_latmon(void)
 	      "every reply in the histogram (%llu), this pass's loaded figures set",
 	      (unsigned long long)d[0].latency.hist_count);
 	/* a load test's tap: every sample as it comes, until cleared; the judging goes on */
-	CHECK(!gw_latmon_probing(m), "no prober on a made-up interface (%s)", gw_latmon_error(m));
-	gw_latmon_tap(m, tap_count, &tapped);
+	CHECK(!gw_probing_probing(m), "no prober on a made-up interface (%s)", gw_probing_error(m));
+	gw_probing_tap(m, tap_count, &tapped);
 	feed(m, 4.2, 20);
 	feed(m, 4.4, NAN);
-	gw_latmon_tap(m, NULL, NULL);
+	gw_probing_tap(m, NULL, NULL);
 	feed(m, 4.6, 20);
 	CHECK(tapped == 2, "the tap saw the 2 samples while it was set (%d)", tapped);
 	snap_dirs(&snap, d, 0.02, 0, 0.02);
-	gw_latmon_pass(m, &snap, NULL, 5.0);
+	gw_probing_pass(m, &snap, NULL, 5.0);
 	CHECK(d[0].latency.idle.samples == 5, "tapped samples are judged as well (%llu idle)",
 	      (unsigned long long)d[0].latency.idle.samples);
-	gw_latmon_free(m);
+	gw_probing_free(m);
 	gw_config_free(cfg);
 }
 
@@ -507,6 +507,6 @@ int main(void)
 	test_grades();
 	test_histogram();
 	test_history();
-	test_latmon();
+	test_probing();
 	return tap_done();
 }

@@ -1,4 +1,4 @@
-/* gatewayd/latmon.c: the prober in the daemon. A probe's RTT crosses both directions of its
+/* gatewayd/probing.c: the prober in the daemon. A probe's RTT crosses both directions of its
  * link, so every sample is judged twice, each time against one direction's load.
  *
  * The load comes from the sampling passes, which see an interval only once it is over: a
@@ -13,7 +13,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 #include "gatewayd/probe/latency.h"
-#include "gatewayd/latmon.h"
+#include "gatewayd/probing.h"
 #include "gatewayd/sys/log.h"
 #include "gatewayd/probe/prober.h"
 
@@ -24,7 +24,7 @@ struct pass {
 	enum gw_load_state st[2];
 };
 
-struct gw_latmon {
+struct gw_probing {
 	int ep;				/* watches the prober's fd; stays across prober changes */
 	struct gw_probe_cfg cfg;	/* the running probe block */
 	char ifname[IFNAMSIZ];
@@ -42,7 +42,7 @@ struct gw_latmon {
 	size_t pass_head, n_passes;	/* pass_head: the newest */
 	struct gw_probe_sample *pending;
 	size_t pend_cap, pend_head, n_pend;
-	gw_probe_cb tap;		/* gw_latmon_tap */
+	gw_probe_cb tap;		/* gw_probing_tap */
 	void *tap_ctx;
 };
 
@@ -59,7 +59,7 @@ static const struct gw_link_cfg *probe_link(const struct gw_config *cfg)
 	return NULL;
 }
 
-static void judge(struct gw_latmon *m, const struct gw_probe_sample *s, const enum gw_load_state *st)
+static void judge(struct gw_probing *m, const struct gw_probe_sample *s, const enum gw_load_state *st)
 {
 	for (int d = 0; d < 2; d++) {
 		if (!m->acc[d])
@@ -70,7 +70,7 @@ static void judge(struct gw_latmon *m, const struct gw_probe_sample *s, const en
 }
 
 /* The verdict of the first pass at or after t; NULL when no such pass is known yet. */
-static const struct pass *covering(const struct gw_latmon *m, double t)
+static const struct pass *covering(const struct gw_probing *m, double t)
 {
 	for (size_t k = m->n_passes; k > 0; k--) {	/* oldest first */
 		const struct pass *p = &m->passes[(m->pass_head + N_PASSES + 1 - k) % N_PASSES];
@@ -83,7 +83,7 @@ static const struct pass *covering(const struct gw_latmon *m, double t)
 
 static void on_sample(void *ctx, const struct gw_probe_sample *s)
 {
-	struct gw_latmon *m = ctx;
+	struct gw_probing *m = ctx;
 
 	if (m->tap)
 		m->tap(m->tap_ctx, s);
@@ -102,14 +102,14 @@ static void on_sample(void *ctx, const struct gw_probe_sample *s)
 	m->n_pend++;
 }
 
-void gw_latmon_sample(struct gw_latmon *m, const struct gw_probe_sample *s)
+void gw_probing_sample(struct gw_probing *m, const struct gw_probe_sample *s)
 {
 	if (m->pend_cap)
 		on_sample(m, s);
 }
 
 /* Judge what the passes so far cover; the rest waits for the next pass. */
-static void flush(struct gw_latmon *m)
+static void flush(struct gw_probing *m)
 {
 	size_t n = m->n_pend, kept = 0;
 
@@ -127,7 +127,7 @@ static void flush(struct gw_latmon *m)
 	m->n_pend = kept;
 }
 
-static void stop_prober(struct gw_latmon *m)
+static void stop_prober(struct gw_probing *m)
 {
 	if (!m->p)
 		return;
@@ -136,7 +136,7 @@ static void stop_prober(struct gw_latmon *m)
 	m->p = NULL;
 }
 
-static void start_prober(struct gw_latmon *m)
+static void start_prober(struct gw_probing *m)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	char err[200] = "";
@@ -165,7 +165,7 @@ static void start_prober(struct gw_latmon *m)
 	       m->ifname, m->cfg.link);
 }
 
-static void free_accs(struct gw_latmon *m)
+static void free_accs(struct gw_probing *m)
 {
 	for (int d = 0; d < 2; d++) {
 		gw_latency_free(m->acc[d]);
@@ -180,7 +180,7 @@ static void free_accs(struct gw_latmon *m)
 
 /* Accumulators for the directions the probed link has (kept when keep), queue sized for the
  * rate. 0 or -ENOMEM. */
-static int size_for(struct gw_latmon *m, const struct gw_config *cfg, bool keep)
+static int size_for(struct gw_probing *m, const struct gw_config *cfg, bool keep)
 {
 	const struct gw_link_cfg *l = probe_link(cfg);
 	double rate = probe_rate(&cfg->probe) * 1.25 + 1;
@@ -200,7 +200,7 @@ static int size_for(struct gw_latmon *m, const struct gw_config *cfg, bool keep)
 			continue;
 		}
 		if (!m->acc[d])
-			m->acc[d] = gw_latency_new_rate(GW_LATMON_WINDOW_S, rate);
+			m->acc[d] = gw_latency_new_rate(GW_PROBING_WINDOW_S, rate);
 		else if (gw_latency_reserve(m->acc[d], rate))
 			return -ENOMEM;
 		if (!m->recent[d])
@@ -224,7 +224,7 @@ static int size_for(struct gw_latmon *m, const struct gw_config *cfg, bool keep)
 }
 
 /* Take over cfg's probe block and start (or not) the prober. */
-static int configure(struct gw_latmon *m, const struct gw_config *cfg, bool keep)
+static int configure(struct gw_probing *m, const struct gw_config *cfg, bool keep)
 {
 	const struct gw_link_cfg *l;
 	int r;
@@ -252,9 +252,9 @@ static int configure(struct gw_latmon *m, const struct gw_config *cfg, bool keep
 	return 0;
 }
 
-int gw_latmon_new(const struct gw_config *cfg, struct gw_latmon **out)
+int gw_probing_new(const struct gw_config *cfg, struct gw_probing **out)
 {
-	struct gw_latmon *m = calloc(1, sizeof(*m));
+	struct gw_probing *m = calloc(1, sizeof(*m));
 	int r;
 
 	if (!m)
@@ -266,14 +266,14 @@ int gw_latmon_new(const struct gw_config *cfg, struct gw_latmon **out)
 		return r;
 	}
 	if ((r = configure(m, cfg, false))) {
-		gw_latmon_free(m);
+		gw_probing_free(m);
 		return r;
 	}
 	*out = m;
 	return 0;
 }
 
-void gw_latmon_free(struct gw_latmon *m)
+void gw_probing_free(struct gw_probing *m)
 {
 	if (!m)
 		return;
@@ -284,12 +284,12 @@ void gw_latmon_free(struct gw_latmon *m)
 	free(m);
 }
 
-int gw_latmon_fd(const struct gw_latmon *m)
+int gw_probing_fd(const struct gw_probing *m)
 {
 	return m->ep;
 }
 
-void gw_latmon_run(struct gw_latmon *m)
+void gw_probing_run(struct gw_probing *m)
 {
 	struct epoll_event ev;
 	int r;
@@ -306,24 +306,24 @@ void gw_latmon_run(struct gw_latmon *m)
 	}
 }
 
-void gw_latmon_tap(struct gw_latmon *m, gw_probe_cb fn, void *ctx)
+void gw_probing_tap(struct gw_probing *m, gw_probe_cb fn, void *ctx)
 {
 	m->tap = fn;
 	m->tap_ctx = fn ? ctx : NULL;
 }
 
-bool gw_latmon_probing(const struct gw_latmon *m)
+bool gw_probing_probing(const struct gw_probing *m)
 {
 	return m->p != NULL;
 }
 
-const char *gw_latmon_error(const struct gw_latmon *m)
+const char *gw_probing_error(const struct gw_probing *m)
 {
 	return m->error;
 }
 
 /* This pass's verdict per direction, remembered for samples still to come. */
-static void take_loads(struct gw_latmon *m, const struct gw_snapshot *snap, double mono)
+static void take_loads(struct gw_probing *m, const struct gw_snapshot *snap, double mono)
 {
 	struct pass *p;
 
@@ -351,7 +351,7 @@ static void take_loads(struct gw_latmon *m, const struct gw_snapshot *snap, doub
 	}
 }
 
-static void fill_probe(struct gw_latmon *m, struct gw_snapshot *snap)
+static void fill_probe(struct gw_probing *m, struct gw_snapshot *snap)
 {
 	struct gw_probe_target_state st[GW_MAX_PROBE_TARGETS];
 	struct gw_snap_probe *o = &snap->probe;
@@ -383,7 +383,7 @@ static void fill_probe(struct gw_latmon *m, struct gw_snapshot *snap)
 	}
 }
 
-void gw_latmon_pass(struct gw_latmon *m, struct gw_snapshot *snap, struct gw_sampler *s,
+void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, struct gw_sampler *s,
 		    double mono)
 {
 	if (!m->present)
@@ -424,7 +424,7 @@ static bool same_probe(const struct gw_probe_cfg *a, const struct gw_probe_cfg *
 	return true;
 }
 
-void gw_latmon_reload(struct gw_latmon *m, const struct gw_config *next)
+void gw_probing_reload(struct gw_probing *m, const struct gw_config *next)
 {
 	const struct gw_link_cfg *l = next->probe.present ? probe_link(next) : NULL;
 	bool same_link = m->present && next->probe.present && l &&
