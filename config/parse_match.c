@@ -16,7 +16,7 @@ static const char *const match_keys[] = {
 };
 static const char *const hosts_keys[] = { "subnet", "rate", "ceil", "child", NULL };
 
-/* Keys a packet on the ifb cannot be judged by, and why (see README, "Ingress classes"). */
+/* Keys a packet on the ifb cannot be judged by, and why (gatewayd.conf(5), MATCH, Ingress). */
 static const struct {
 	const char *key;
 	const char *why;

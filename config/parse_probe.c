@@ -8,7 +8,7 @@
 
 #include "config/parse.h"
 
-/* Bounds; the man page and README quote them: change all three together. */
+/* Bounds; gatewayd.conf(5) quotes them: change both together. */
 #define PROBE_INTERVAL_MIN 10000LL		/* 10ms */
 #define PROBE_INTERVAL_MAX 10000000LL		/* 10s */
 #define PROBE_INTERVAL_DEFAULT 100000LL		/* 100ms */
