@@ -348,6 +348,19 @@ static int refuse(struct req *r, int err, const char *msg)
 	return err;
 }
 
+/* An object the request names that exists already: refused under NLM_F_EXCL with the
+ * kernel's words for it, else changed in place and announced. */
+static int change_in_place(struct req *r, struct fk_obj *o, int flags, int type,
+			   const char *exists)
+{
+	if (flags & NLM_F_EXCL)
+		return refuse(r, -EEXIST, exists);
+	if (set_attrs(o, r->h))
+		return -ENOMEM;
+	notify(r->k, obj_msg(o, type));
+	return 0;
+}
+
 static uint32_t free_major(const struct fk *k, int ifindex)
 {
 	for (uint32_t maj = 0x8001;; maj++)
@@ -412,14 +425,9 @@ static int new_qdisc(struct req *r)
 	/* a change of the qdisc's parameters */
 	if (!q)
 		return refuse(r, -ENOENT, "Specified qdisc not found");
-	if (flags & NLM_F_EXCL)
-		return refuse(r, -EEXIST, "Exclusivity flag on, cannot modify");
-	if (r->kind[0] && strcmp(r->kind, q->kind))
+	if (!(flags & NLM_F_EXCL) && r->kind[0] && strcmp(r->kind, q->kind))
 		return refuse(r, -EINVAL, "Invalid qdisc name");
-	if (set_attrs(q, r->h))
-		return -ENOMEM;
-	notify(r->k, obj_msg(q, RTM_NEWQDISC));
-	return 0;
+	return change_in_place(r, q, flags, RTM_NEWQDISC, "Exclusivity flag on, cannot modify");
 }
 
 static int del_qdisc(struct req *r)
@@ -478,14 +486,8 @@ static int tclass(struct req *r, bool del)
 		notify(r->k, gone);
 		return 0;
 	}
-	if (cl) {
-		if (flags & NLM_F_EXCL)
-			return refuse(r, -EEXIST, "Class already exists");
-		if (set_attrs(cl, r->h))
-			return -ENOMEM;
-		notify(r->k, obj_msg(cl, RTM_NEWTCLASS));
-		return 0;
-	}
+	if (cl)
+		return change_in_place(r, cl, flags, RTM_NEWTCLASS, "Class already exists");
 	if (!(flags & NLM_F_CREATE))
 		return refuse(r, -ENOENT, "Specified class not found");
 	/* a leaf that gets a child becomes an inner class: its queue goes */
@@ -539,14 +541,8 @@ static int tfilter(struct req *r, bool del)
 		}
 		return 0;
 	}
-	if (f) {
-		if (flags & NLM_F_EXCL)
-			return refuse(r, -EEXIST, "Filter already exists");
-		if (set_attrs(f, r->h))
-			return -ENOMEM;
-		notify(r->k, obj_msg(f, RTM_NEWTFILTER));
-		return 0;
-	}
+	if (f)
+		return change_in_place(r, f, flags, RTM_NEWTFILTER, "Filter already exists");
 	if (!(flags & NLM_F_CREATE))
 		return refuse(r, -ENOENT, "Filter with specified priority/protocol not found");
 	/* u32 numbers its rules in hash table 800: */
