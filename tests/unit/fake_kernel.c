@@ -361,6 +361,18 @@ static int change_in_place(struct req *r, struct fk_obj *o, int flags, int type,
 	return 0;
 }
 
+/* A class or filter request: o (NULL: none such) changed in place, or refused where there is
+ * none and the request does not create; 1: go on and create it. */
+static int change_or_create(struct req *r, struct fk_obj *o, int flags, int type,
+			    const char *exists, const char *absent)
+{
+	if (o)
+		return change_in_place(r, o, flags, type, exists);
+	if (!(flags & NLM_F_CREATE))
+		return refuse(r, -ENOENT, absent);
+	return 1;
+}
+
 static uint32_t free_major(const struct fk *k, int ifindex)
 {
 	for (uint32_t maj = 0x8001;; maj++)
@@ -463,7 +475,7 @@ static int del_qdisc(struct req *r)
 
 static int tclass(struct req *r, bool del)
 {
-	int ifindex = r->t->tcm_ifindex, flags = r->h->nlmsg_flags;
+	int ifindex = r->t->tcm_ifindex, flags = r->h->nlmsg_flags, ret;
 	uint32_t clid = r->t->tcm_handle, parent = r->t->tcm_parent;
 	struct fk_obj *q = find_obj(r->k, RTM_NEWQDISC, ifindex, TC_H_MAJ(clid));
 	struct fk_obj *cl = find_obj(r->k, RTM_NEWTCLASS, ifindex, clid);
@@ -486,10 +498,10 @@ static int tclass(struct req *r, bool del)
 		notify(r->k, gone);
 		return 0;
 	}
-	if (cl)
-		return change_in_place(r, cl, flags, RTM_NEWTCLASS, "Class already exists");
-	if (!(flags & NLM_F_CREATE))
-		return refuse(r, -ENOENT, "Specified class not found");
+	ret = change_or_create(r, cl, flags, RTM_NEWTCLASS, "Class already exists",
+			       "Specified class not found");
+	if (ret != 1)
+		return ret;
 	/* a leaf that gets a child becomes an inner class: its queue goes */
 	if (TC_H_MIN(parent) && find_obj(r->k, RTM_NEWTCLASS, ifindex, parent)) {
 		struct fk_obj *leaf = qdisc_at(r->k, ifindex, parent);
@@ -511,7 +523,7 @@ static bool same_chain(const struct fk_obj *o, int ifindex, uint32_t parent, uin
 
 static int tfilter(struct req *r, bool del)
 {
-	int ifindex = r->t->tcm_ifindex, flags = r->h->nlmsg_flags;
+	int ifindex = r->t->tcm_ifindex, flags = r->h->nlmsg_flags, ret;
 	uint32_t parent = r->t->tcm_parent, prio = TC_H_MAJ(r->t->tcm_info);
 	uint32_t handle = r->t->tcm_handle;
 	struct fk_obj *f = NULL;
@@ -541,10 +553,10 @@ static int tfilter(struct req *r, bool del)
 		}
 		return 0;
 	}
-	if (f)
-		return change_in_place(r, f, flags, RTM_NEWTFILTER, "Filter already exists");
-	if (!(flags & NLM_F_CREATE))
-		return refuse(r, -ENOENT, "Filter with specified priority/protocol not found");
+	ret = change_or_create(r, f, flags, RTM_NEWTFILTER, "Filter already exists",
+			       "Filter with specified priority/protocol not found");
+	if (ret != 1)
+		return ret;
 	/* u32 numbers its rules in hash table 800: */
 	if (!handle)
 		handle = 0x80000800u + (uint32_t)in_chain;
