@@ -26,11 +26,21 @@ static int tap_check(int cond, const char *fmt, ...)
 
 /* CHECK(cond, "name %d", x): one counted test. */
 #define CHECK(cond, ...) tap_check(!!(cond), __VA_ARGS__)
-#define CHECK_EQ_INT(got, want, name) \
-	tap_check((long long)(got) == (long long)(want), "%s (got %lld, want %lld)", name, \
-		  (long long)(got), (long long)(want))
-#define CHECK_EQ_STR(got, want, name) \
-	tap_check(strcmp((got), (want)) == 0, "%s (got \"%s\", want \"%s\")", name, (got), (want))
+/* got and want are evaluated once each (a call that builds something is not made twice) */
+#define CHECK_EQ_INT(got, want, name) tap_eq_int((long long)(got), (long long)(want), name)
+#define CHECK_EQ_STR(got, want, name) tap_eq_str((got), (want), name)
+
+__attribute__((unused))
+static int tap_eq_int(long long got, long long want, const char *name)
+{
+	return tap_check(got == want, "%s (got %lld, want %lld)", name, got, want);
+}
+
+__attribute__((unused))
+static int tap_eq_str(const char *got, const char *want, const char *name)
+{
+	return tap_check(strcmp(got, want) == 0, "%s (got \"%s\", want \"%s\")", name, got, want);
+}
 
 static inline int tap_done(void)
 {
