@@ -19,7 +19,7 @@
 
 static const char *const root_keys[] = { "listen", "interval", "links", "auth_file",
 					  "keep_on_stop", "probe", "compare_dir",
-					  "containers", NULL };
+					  "containers", "unconfigured", NULL };
 
 const char *gw_direction_name(enum gw_direction d)
 {
@@ -140,14 +140,34 @@ static int parse_abs_path(struct cfg_parser *p, const config_setting_t *root, co
 	return *out ? 0 : -ENOMEM;
 }
 
+/*
+ * `unconfigured = true;` marks a file that shapes nothing yet (the one a package installs):
+ * it may then have neither links nor containers, and the daemon runs with an empty tree.
+ * Together with either it would be a file that says two things, so it is refused there.
+ */
+static int parse_unconfigured(struct cfg_parser *p, const config_setting_t *root,
+			      struct gw_config *cfg)
+{
+	int ret = cfg_get_bool(p, root, "unconfigured", NULL, &cfg->unconfigured);
+
+	if (ret <= 0 || !cfg->unconfigured)
+		return ret < 0 ? ret : 0;
+	if (config_setting_get_member(root, "links") ||
+	    config_setting_get_member(root, "containers"))
+		return cfg_error(p, config_setting_get_member(root, "unconfigured"), NULL,
+				 "'unconfigured = true' is for a file with no links and no "
+				 "containers: remove it");
+	return 0;
+}
+
 static int parse_links(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg)
 {
 	config_setting_t *list = NULL;
 	int i, n, ret;
 
 	ret = cfg_get_group_list(p, root, "links", NULL, &list);
-	/* a container host may shape nothing but its containers */
-	if (ret == 0 && cfg->n_containers)
+	/* a container host may shape nothing but its containers; a placeholder file nothing */
+	if (ret == 0 && (cfg->n_containers || cfg->unconfigured))
 		return 0;
 	if (ret <= 0)
 		return ret ? ret : cfg_missing(p, root, NULL, "links");
@@ -190,6 +210,9 @@ static int parse_root(struct cfg_parser *p, const config_setting_t *root, struct
 		return ret;
 	ret = cfg_get_bool(p, root, "keep_on_stop", NULL, &cfg->keep_on_stop);
 	if (ret < 0)
+		return ret;
+	ret = parse_unconfigured(p, root, cfg);
+	if (ret)
 		return ret;
 	ret = cfg_parse_containers(p, root, cfg);
 	if (ret)

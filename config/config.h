@@ -174,6 +174,7 @@ struct gw_config {
 	 * read-only on the status page; an absolute path; NULL: GW_COMPARE_DIR_DEFAULT */
 	char *compare_dir;
 	bool keep_on_stop;	/* leave the tree in the kernel when gatewayd stops */
+	bool unconfigured;	/* `unconfigured = true`: no links, no containers, nothing shaped */
 	struct gw_probe_cfg probe;
 	struct gw_container_cfg *containers;	/* may be empty; links may then be empty too */
 	size_t n_containers;

@@ -99,6 +99,9 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	else if (ctx.ctr)
 		gw_log(GW_LOG_INFO, "following containers: %zu shaped now", gw_ctr_count(ctx.ctr));
 	gw_status_set_ctr(&st, ctx.ctr);
+	if (cfg->unconfigured)
+		gw_log(GW_LOG_INFO, "unconfigured = true: nothing is shaped until the file has "
+		       "links or containers (gatewayd.conf(5)) and is reloaded");
 	gw_notifyf("READY=1\nSTATUS=shaping %zu link%s, %zu objects", cfg->n_links,
 		   cfg->n_links == 1 ? "" : "s", a->plan.n);
 	ctx.st = &st;
