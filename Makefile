@@ -105,10 +105,10 @@ endef
 $(foreach f,$(FOLDERS),$(eval $(call folder_lib,$(f))))
 
 $(BUILD)/gatewayd: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main.o $(LIBS)
-	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
 
 $(BUILD)/gatewayd-router: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main-router.o $(ROUTER_LIBS)
-	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
 
 # the tests named test_fake_* run the daemon's tree code against the in-memory kernel
 FAKE_BIN := $(filter $(BUILD)/tests/test_fake_%,$(UNIT_BIN))

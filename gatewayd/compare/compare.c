@@ -205,8 +205,9 @@ static int run_quiet(char *const argv[])
 	pid_t p = fork();
 
 	if (p == 0) {
-		freopen("/dev/null", "w", stdout);
-		freopen("/dev/null", "w", stderr);
+		/* quiet or not at all (and _FORTIFY_SOURCE wants freopen's result looked at) */
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(127);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
