@@ -57,7 +57,7 @@ LAYERS := \
 LAYER_EXEMPT := gatewayd/main.c
 
 .PHONY: all router deps check-deps test test-unit test-netns test-uml test-webui asan bench \
-	install clean demo fuzz fuzz-bins layers man-lint
+	install clean demo fuzz fuzz-bins layers man-lint deb
 
 all: $(BUILD)/gatewayd
 
@@ -136,7 +136,7 @@ test-webui: all unit-bins
 DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \
 	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
 	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 wrk \
-	clang libclang-rt-14-dev irtt groff-base
+	clang libclang-rt-14-dev irtt groff-base dpkg-dev lintian
 
 # Install every missing Debian package (needs root and the package mirror).
 deps:
@@ -185,6 +185,14 @@ install: all
 	install -m 0644 config/examples/*.conf $(DESTDIR)$(DATADIR)/doc/gatewayd/examples/
 	install -D -m 0644 man/gatewayd.8 $(DESTDIR)$(MANDIR)/man8/gatewayd.8
 	install -D -m 0644 man/gatewayd.conf.5 $(DESTDIR)$(MANDIR)/man5/gatewayd.conf.5
+
+# The Debian package, $(BUILD)/gatewayd_$(VERSION)-REVISION_ARCH.deb (the revision from
+# debian/changelog): debian/mkdeb.sh builds again in $(DEB_BUILD) with dpkg-buildflags'
+# hardening, stages `make install PREFIX=/usr`, adds the default config (a conffile), the
+# maintainer scripts and Depends from dpkg-shlibdeps, and packs it with dpkg-deb.
+DEB_BUILD := build-deb
+deb:
+	MAKE="$(MAKE)" VERSION=$(VERSION) BUILD=$(BUILD) DEB_BUILD=$(DEB_BUILD) sh debian/mkdeb.sh
 
 # libFuzzer targets (tests/fuzz/fuzz_NAME.c -> build-fuzz/fuzz_NAME): the project's sources
 # compiled again with clang, coverage and ASan+UBSan in their own tree, so the builds above do
@@ -245,6 +253,6 @@ fuzz: fuzz-bins
 	done; exit $$fail
 
 clean:
-	rm -rf build build-asan $(FUZZ_BUILD)
+	rm -rf build build-asan $(FUZZ_BUILD) $(DEB_BUILD)
 
 -include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
