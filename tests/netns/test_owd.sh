@@ -4,7 +4,8 @@
 # Idle, both give finite one-way delays near the path's (one clock here: small, not negative
 # beyond the timestamp's millisecond); then a deep queue loaded in one direction only raises
 # that direction's delay while the other's stays near idle, each direction in turn. Also:
-# /api/status carries the last ones per target, and icmp-timestamp without CAP_NET_RAW says so.
+# /api/status and /metrics carry the last ones per target; icmp-timestamp without CAP_NET_RAW
+# says what it needs.
 . "$(dirname "$0")/lib.sh"
 
 PORT=2112
@@ -96,6 +97,10 @@ for m in udp ts; do
 	check "$m: /api/status says method \"$want\"" test "$(echo "$J" | jq -r .probe.method)" = "$want"
 	check "$m: /api/status has the target's last one-way delays ($t)" bash -c \
 		"echo '$t' | jq -e '(.last_owd_up_ms | type) == \"number\" and (.last_owd_down_ms | type) == \"number\" and .last_owd_up_ms < 5 and .last_owd_down_ms < 5' >/dev/null"
+	ip netns exec "$NS_A" curl -s --max-time 3 http://127.0.0.1:9180/metrics >"$TMPD/$m.metrics"
+	check "$m: /metrics has gatewayd_probe_target_last_owd_{up,down}_seconds" bash -c \
+		"grep -qE '^gatewayd_probe_target_last_owd_up_seconds\{target=\"10.78.0.2\"\} -?[0-9.e-]+$' '$TMPD/$m.metrics' &&
+		 grep -qE '^gatewayd_probe_target_last_owd_down_seconds\{target=\"10.78.0.2\"\} -?[0-9.e-]+$' '$TMPD/$m.metrics'"
 	gw_stop
 done
 
