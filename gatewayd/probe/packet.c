@@ -283,13 +283,3 @@ void gw_probe_ts_owd(const struct gw_probe_ts *reply, int64_t sent_ns, int64_t r
 	*down_ms = ts_standard(reply->transmit) ?
 		-day_diff_ms((double)reply->transmit + 0.5, local_ms(rx_ns)) : NAN;
 }
-
-int64_t gw_probe_ts_proc_ns(const struct gw_probe_ts *reply)
-{
-	double d;
-
-	if (!ts_standard(reply->receive) || !ts_standard(reply->transmit))
-		return -1;
-	d = day_diff_ms(reply->transmit, reply->receive);
-	return d < 0 ? -1 : (int64_t)d * 1000000;
-}

@@ -87,8 +87,5 @@ int gw_probe_ts_parse(const uint8_t *buf, size_t len, bool ip_header, struct gw_
  * for a direction whose stamp is non-standard (the high bit) or beyond a day. */
 void gw_probe_ts_owd(const struct gw_probe_ts *reply, int64_t sent_ns, int64_t rx_ns,
 		     double *up_ms, double *down_ms);
-/* The target's processing time, ns (transmit - receive), or -1 when either stamp is
- * non-standard or transmit is before receive. */
-int64_t gw_probe_ts_proc_ns(const struct gw_probe_ts *reply);
 
 #endif

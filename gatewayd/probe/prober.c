@@ -227,11 +227,12 @@ static bool echoes(const struct target *t, const struct reply *r, const struct s
 	return (int64_t)r->pkt.client_send_ns == s->client_ns;
 }
 
-/* The target's processing time that the reply says, ns; 0 when it says none. */
+/* The reflector's processing time that a UDP reply says, ns; 0 when it says none. ICMP has
+ * none to take off: an ICMP timestamp's transmit - receive is in whole milliseconds, and
+ * subtracting it would put up to 1 ms of error in an RTT that echo keeps to the µs (the
+ * target's processing counts in the RTT, as it does for echo). */
 static int64_t proc_of(const struct target *t, const struct reply *r)
 {
-	if (t->ts)
-		return gw_probe_ts_proc_ns(&r->ts) > 0 ? gw_probe_ts_proc_ns(&r->ts) : 0;
 	if (!t->icmp && r->pkt.refl_send_ns >= r->pkt.refl_recv_ns)
 		return (int64_t)(r->pkt.refl_send_ns - r->pkt.refl_recv_ns);
 	return 0;

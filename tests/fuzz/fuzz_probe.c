@@ -5,7 +5,7 @@
  * reader: 0 the UDP probe packet (gw_probe_pkt_parse, and the reflector's gw_probe_pkt_reflect
  * on a copy), 1 an ICMP echo reply with its IPv4 header (raw socket), 2 without (ping socket),
  * 3 ICMPv6. With bit 2: an ICMP timestamp reply (gw_probe_ts_parse), with its IPv4 header
- * when bit 0 is set, and the one-way delays and processing time it gives. The datagram is
+ * when bit 0 is set, and the one-way delays it gives. The datagram is
  * copied into a buffer of exactly its size, so ASan sees any read past it. What is accepted
  * is checked for what the parser promises: a packet that parses builds back to the same
  * header, a reflected request parses as a reply carrying the stamps, an echo reply's 16-bit
@@ -100,7 +100,6 @@ static void check_ts(const uint8_t *buf, size_t len, bool ip_header)
 	struct gw_probe_ts r, again;
 	const uint8_t *m = buf;
 	uint8_t req[GW_PROBE_TS_LEN];
-	int64_t proc;
 	double up, down;
 	int ret = gw_probe_ts_parse(buf, len, ip_header, &r);
 
@@ -121,9 +120,6 @@ static void check_ts(const uint8_t *buf, size_t len, bool ip_header)
 	gw_probe_ts_owd(&r, (int64_t)r.originate * 1000003, (int64_t)r.transmit * 999983, &up,
 			&down);
 	if (!owd_ok(up) || !owd_ok(down))
-		abort();
-	proc = gw_probe_ts_proc_ns(&r);
-	if (proc != -1 && (proc < 0 || proc > 43200000LL * 1000000))
 		abort();
 	if (gw_probe_ts_build(req, sizeof(req), &r) != GW_PROBE_TS_LEN || req[0] != 13 ||
 	    sum16(req, sizeof(req)) != 0)
