@@ -437,7 +437,24 @@ static void test_engine(void)
 	      i < ENG_N ? e.seen[i] : 0, i < ENG_N ? e.s[i].lost : 0,
 	      i < ENG_N ? e.s[i].reordered : 0, i < ENG_N ? e.s[i].target_up : 0,
 	      i < ENG_N ? e.s[i].rtt_ms : 0.0);
+	/* the reflector's stamps give one-way delays (one clock here: not negative), and with
+	 * its processing taken off the RTT, up + down is the RTT (to 1 µs: this script's two
+	 * stamps may come out a few ns reversed, and then nothing is taken off) */
+	for (i = 0; i < ENG_N; i++) {
+		const struct gw_probe_sample *x = &e.s[i];
+
+		if (x->lost ? !isnan(x->owd_up_ms) || !isnan(x->owd_down_ms) :
+		    !(x->owd_up_ms >= 0 && x->owd_down_ms >= 0 &&
+		      fabs(x->owd_up_ms + x->owd_down_ms - x->rtt_ms) < 1e-3))
+			break;
+	}
+	CHECK(i == ENG_N, "engine: one-way delays on every reply, up + down = RTT, NAN when lost "
+	      "(first wrong: seq %d, up %.6f down %.6f rtt %.6f)", i,
+	      i < ENG_N ? e.s[i].owd_up_ms : 0.0, i < ENG_N ? e.s[i].owd_down_ms : 0.0,
+	      i < ENG_N ? e.s[i].rtt_ms : 0.0);
 	gw_prober_targets(p, &st, 1);
+	CHECK(isfinite(st.last_owd_up_ms) && isfinite(st.last_owd_down_ms),
+	      "engine: the target's last one-way delays kept");
 	CHECK(st.sent == ENG_N && st.received == ENG_N - 8 && st.lost == 8,
 	      "engine: sent %llu received %llu lost %llu", (unsigned long long)st.sent,
 	      (unsigned long long)st.received, (unsigned long long)st.lost);
