@@ -197,7 +197,8 @@ int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *e
 		fprintf(out, "# probing %zu target%s by %s every %.3f ms, timeout %.0f ms, %lld "
 			"bytes, from %s%s\n", cfg->probe.n_targets,
 			cfg->probe.n_targets == 1 ? "" : "s",
-			cfg->probe.method != GW_PROBE_ICMP ? gw_prober_method_name(cfg->probe.method) :
+			cfg->probe.method != GW_PROBE_ICMP ?
+			gw_prober_method_name(cfg->probe.method) :
 			gw_prober_raw(p) ? "icmp (raw socket)" : "icmp (ping socket)",
 			(double)cfg->probe.interval_us / 1000, (double)cfg->probe.timeout_us / 1000,
 			cfg->probe.method == GW_PROBE_ICMP_TS ? (long long)GW_PROBE_TS_LEN :

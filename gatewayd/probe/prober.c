@@ -695,7 +695,8 @@ static int setup_socket(struct gw_prober *p, struct target *t, const char *ifnam
 	/* kernel stamps on both ends where the kernel has them, on receive at least */
 	gw_stamp_enable(t->fd, true);
 	if (t->raw && t->family == AF_INET) {
-		struct icmp_filter f = { ~(1u << (t->ts ? ICMP_TSREPLY_TYPE : ICMP_ECHOREPLY_TYPE)) };
+		int want = t->ts ? ICMP_TSREPLY_TYPE : ICMP_ECHOREPLY_TYPE;
+		struct icmp_filter f = { ~(1u << want) };
 
 		setsockopt(t->fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f));
 	} else if (t->raw) {

@@ -1,6 +1,7 @@
 /* gatewayd/probe/prober.h: the latency prober: ICMP echo, ICMP timestamp or UDP probes to several
- * targets, kernel timestamps on both ends, sequence numbers for loss, duplicates and reordering, and target
- * health. It only measures; judging samples against the link's load is latency.c's job. */
+ * targets, kernel timestamps on both ends, one-way delays where the target gives them, sequence
+ * numbers for loss, duplicates and reordering, and target health. It only measures; judging
+ * samples against the link's load is latency.c's job. */
 #ifndef GW_PROBE_H
 #define GW_PROBE_H
 
