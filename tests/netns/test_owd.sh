@@ -101,6 +101,16 @@ for m in udp ts; do
 	check "$m: /metrics has gatewayd_probe_target_last_owd_{up,down}_seconds" bash -c \
 		"grep -qE '^gatewayd_probe_target_last_owd_up_seconds\{target=\"10.78.0.2\"\} -?[0-9.e-]+$' '$TMPD/$m.metrics' &&
 		 grep -qE '^gatewayd_probe_target_last_owd_down_seconds\{target=\"10.78.0.2\"\} -?[0-9.e-]+$' '$TMPD/$m.metrics'"
+	# the page shows them beside the target's RTT (the DOM after its scripts ran)
+	if [ $m = udp ] && [ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+		ip netns exec "$NS_A" timeout 60 "${CHROMIUM:-/usr/bin/chromium}" --headless --no-sandbox \
+			--disable-gpu --virtual-time-budget=5000 --dump-dom http://127.0.0.1:9180/ \
+			>"$TMPD/page.html" 2>/dev/null
+		check "udp: the page shows the target's one-way delays ($(grep -o '<span class="name">10.78.0.2</span>[^<]*' "$TMPD/page.html" | sed 's/<[^>]*>//g'))" \
+			grep -qE '<span class="name">10.78.0.2</span> [^<]* \(↑ [^<]* ↓ [^<]*\)' "$TMPD/page.html"
+	elif [ $m = udp ]; then
+		skip "udp: the page shows the one-way delays" "no chromium (make deps installs it)"
+	fi
 	gw_stop
 done
 
