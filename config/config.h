@@ -99,7 +99,8 @@ struct gw_link_cfg {
 #define GW_PROBE_SIZE_MAX 1472	/* a 1500-byte IPv4 packet */
 #define GW_PROBE_SIZE_DEFAULT 64
 
-enum gw_probe_method { GW_PROBE_ICMP = 0, GW_PROBE_UDP = 1 };
+/* icmp-timestamp: ICMP timestamp requests (RFC 792, IPv4 only), which give one-way delays */
+enum gw_probe_method { GW_PROBE_ICMP = 0, GW_PROBE_UDP = 1, GW_PROBE_ICMP_TS = 2 };
 
 struct gw_probe_target_cfg {
 	char host[GW_PROBE_HOST_MAX];	/* as written, for messages and labels */
@@ -115,7 +116,8 @@ struct gw_probe_cfg {
 	size_t n_targets;
 	int64_t interval_us;		/* between probes to one target; default 100 ms */
 	int64_t timeout_us;		/* a reply later than this is a loss; default 1 s */
-	int64_t size;			/* probe payload bytes (ICMP data / UDP payload) */
+	int64_t size;			/* probe payload bytes (ICMP data / UDP payload;
+					 * icmp-timestamp's message is always 20 bytes) */
 	char link[GW_NAME_MAX];		/* whose load samples are judged against (default:
 					 * the first link); probes leave through its interface */
 	int64_t fwmark;			/* GW_UNSET, or SO_MARK for multi-WAN policy routing */

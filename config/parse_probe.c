@@ -29,10 +29,12 @@ static const char *const probe_keys[] = {
 };
 
 static const struct cfg_enum methods[] = {
-	{ "icmp", GW_PROBE_ICMP }, { "udp", GW_PROBE_UDP }, { NULL, 0 }
+	{ "icmp", GW_PROBE_ICMP }, { "udp", GW_PROBE_UDP }, { "icmp-timestamp", GW_PROBE_ICMP_TS },
+	{ NULL, 0 }
 };
 
-/* An IP literal alone (any method), or with a port for udp: "v4:port", "[v6]:port", "[v6]". */
+/* An IP literal alone (any method; IPv4 only for icmp-timestamp), or with a port for udp:
+ * "v4:port", "[v6]:port", "[v6]". */
 static int parse_target(const char *s, enum gw_probe_method m, struct sockaddr_storage *ss,
 			socklen_t *len)
 {
@@ -47,7 +49,7 @@ static int parse_target(const char *s, enum gw_probe_method m, struct sockaddr_s
 		*len = sizeof(*in);
 		return 0;
 	}
-	if (inet_pton(AF_INET6, s, &in6->sin6_addr) == 1) {
+	if (m != GW_PROBE_ICMP_TS && inet_pton(AF_INET6, s, &in6->sin6_addr) == 1) {
 		in6->sin6_family = AF_INET6;
 		in6->sin6_port = htons(GW_PROBE_UDP_PORT);
 		*len = sizeof(*in6);
@@ -101,18 +103,26 @@ static int parse_targets(struct cfg_parser *p, const config_setting_t *grp,
 		const config_setting_t *e = config_setting_type(s) == CONFIG_TYPE_STRING ? s :
 			config_setting_get_elem(s, (unsigned int)i);
 		struct gw_probe_target_cfg *t = &pc->targets[i];
+		struct in6_addr a6;
 		const char *v;
 		int j;
 
 		if (config_setting_type(e) != CONFIG_TYPE_STRING)
 			return cfg_error(p, e, "probe", "'targets' must be a list of strings");
 		v = config_setting_get_string(e);
+		if (pc->method == GW_PROBE_ICMP_TS && strlen(v) < GW_PROBE_HOST_MAX &&
+		    inet_pton(AF_INET6, v, &a6) == 1)
+			return cfg_error(p, e, "probe", "target \"%s\": icmp-timestamp takes IPv4 "
+					 "targets only (ICMPv6 has no timestamp message)", v);
 		if (strlen(v) >= GW_PROBE_HOST_MAX ||
 		    parse_target(v, pc->method, &t->addr, &t->addrlen))
 			return cfg_error(p, e, "probe", "target \"%.*s\" is not %s", GW_PROBE_HOST_MAX,
 					 v, pc->method == GW_PROBE_UDP ?
 					 "an IP address, optionally with a port: \"192.0.2.1\", "
 					 "\"192.0.2.1:2112\", \"2001:db8::1\" or \"[2001:db8::1]:2112\"" :
+					 pc->method == GW_PROBE_ICMP_TS ?
+					 "an IPv4 address (icmp-timestamp takes no port), e.g. "
+					 "\"192.0.2.1\"" :
 					 "an IP address (icmp takes no port), e.g. \"192.0.2.1\" or "
 					 "\"2001:db8::1\"");
 		snprintf(t->host, sizeof(t->host), "%s", v);

@@ -161,7 +161,7 @@ static void start_prober(struct gw_probing *m)
 	}
 	gw_log(GW_LOG_INFO, "probing %zu target%s by %s every %lld ms through %s (link '%s')",
 	       m->cfg.n_targets, m->cfg.n_targets == 1 ? "" : "s",
-	       m->cfg.method == GW_PROBE_UDP ? "udp" : "icmp", (long long)m->cfg.interval_us / 1000,
+	       gw_prober_method_name(m->cfg.method), (long long)m->cfg.interval_us / 1000,
 	       m->ifname, m->cfg.link);
 }
 
@@ -358,7 +358,7 @@ static void fill_probe(struct gw_probing *m, struct gw_snapshot *snap)
 	size_t n = m->p ? gw_prober_targets(m->p, st, GW_MAX_PROBE_TARGETS) : 0;
 
 	o->enabled = true;
-	snprintf(o->method, sizeof(o->method), "%s", m->cfg.method == GW_PROBE_UDP ? "udp" : "icmp");
+	snprintf(o->method, sizeof(o->method), "%s", gw_prober_method_name(m->cfg.method));
 	snprintf(o->link, sizeof(o->link), "%s", m->cfg.link);
 	o->interval_us = m->cfg.interval_us;
 	o->n_targets = m->cfg.n_targets < GW_MAX_PROBE_TARGETS ? m->cfg.n_targets :
@@ -369,7 +369,7 @@ static void fill_probe(struct gw_probing *m, struct gw_snapshot *snap)
 		struct gw_snap_target *t = &o->targets[i];
 
 		snprintf(t->host, sizeof(t->host), "%s", m->cfg.targets[i].host);
-		t->last_rtt_ms = NAN;
+		t->last_rtt_ms = t->last_owd_up_ms = t->last_owd_down_ms = NAN;
 		if (i >= n)
 			continue;	/* no prober: the targets, and nothing known of them */
 		t->up = st[i].up;
@@ -379,6 +379,8 @@ static void fill_probe(struct gw_probing *m, struct gw_snapshot *snap)
 		t->duplicates = st[i].duplicates;
 		t->reordered = st[i].reordered;
 		t->last_rtt_ms = st[i].last_rtt_ms;
+		t->last_owd_up_ms = st[i].last_owd_up_ms;
+		t->last_owd_down_ms = st[i].last_owd_down_ms;
 		t->last_reply_unix = st[i].last_reply_wall;
 	}
 }

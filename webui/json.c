@@ -287,6 +287,8 @@ static void add_target(struct jw *w, struct json_object *arr, const struct gw_sn
 	jw_num(w, o, "last_rtt_ms", t->last_rtt_ms, 6);
 	jw_num(w, o, "last_reply_unix_seconds", t->last_reply_unix > 0 ? t->last_reply_unix : NAN,
 	       15);
+	jw_num(w, o, "last_owd_up_ms", t->last_owd_up_ms, 6);
+	jw_num(w, o, "last_owd_down_ms", t->last_owd_down_ms, 6);
 }
 
 static void add_probe(struct jw *w, struct json_object *root, const struct gw_snapshot *s)

@@ -431,25 +431,37 @@ static void latency_families(struct gw_buf *b, const struct gw_snapshot *s)
 	}
 }
 
-/* Per target: NAME{target="host"} VALUE. */
+/* A target's gauge in ms (which 6: last RTT, 7 and 8: last one-way delay up and down). */
+static double target_ms(const struct gw_snap_target *t, int which)
+{
+	return which == 6 ? t->last_rtt_ms : which == 7 ? t->last_owd_up_ms : t->last_owd_down_ms;
+}
+
+/* Per target: NAME{target="host"} VALUE. The one-way delays' families appear only when a
+ * target has one (an icmp prober's output is what it was before they existed). */
 static void target_fam(struct gw_buf *b, const struct gw_snapshot *s, const char *name,
 		       const char *type, const char *help, int which)
 {
 	size_t n = s->probe.n_targets < N(s->probe.targets) ? s->probe.n_targets :
 							       N(s->probe.targets);
+	bool any = which < 7;
 
+	for (size_t i = 0; i < n && !any; i++)
+		any = isfinite(target_ms(&s->probe.targets[i], which));
+	if (!any)
+		return;
 	fam(b, name, type, help);
 	for (size_t i = 0; i < n; i++) {
 		const struct gw_snap_target *t = &s->probe.targets[i];
 		const uint64_t c[] = { t->up, t->sent, t->received, t->lost, t->duplicates,
 				       t->reordered };
 
-		if (which == 6 && !isfinite(t->last_rtt_ms))
+		if (which >= 6 && !isfinite(target_ms(t, which)))
 			continue;
 		gw_buf_printf(b, "%s{target=\"", name);
 		gw_prom_escape(b, t->host);
-		if (which == 6)
-			gw_buf_printf(b, "\"} %.10g\n", t->last_rtt_ms / 1e3);
+		if (which >= 6)
+			gw_buf_printf(b, "\"} %.10g\n", target_ms(t, which) / 1e3);
 		else
 			gw_buf_printf(b, "\"} %" PRIu64 "\n", c[which]);
 	}
@@ -480,6 +492,10 @@ static void probe_families(struct gw_buf *b, const struct gw_snapshot *s)
 		   "Replies that arrived after the reply to a later probe.", 5);
 	target_fam(b, s, "gatewayd_probe_target_last_rtt_seconds", "gauge",
 		   "The target's last RTT.", 6);
+	target_fam(b, s, "gatewayd_probe_target_last_owd_up_seconds", "gauge",
+		   "The target's last one-way delay towards it, up to the offset between the two clocks.", 7);
+	target_fam(b, s, "gatewayd_probe_target_last_owd_down_seconds", "gauge",
+		   "The target's last one-way delay back from it, up to the offset between the two clocks.", 8);
 }
 
 /* The last active load test, per direction ("download", "upload", "both"). */

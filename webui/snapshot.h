@@ -88,6 +88,8 @@ struct gw_snap_target {
 	uint64_t sent, received, lost, duplicates, reordered;
 	double last_rtt_ms;		/* NAN before the first reply */
 	double last_reply_unix;		/* 0 before the first reply */
+	double last_owd_up_ms, last_owd_down_ms;	/* the last reply's one-way delays; NAN
+							 * when none (icmp, no reply yet) */
 };
 
 /* One direction of an active load test. */
@@ -125,7 +127,7 @@ struct gw_snap_loadtest {
 
 struct gw_snap_probe {
 	bool enabled;
-	char method[8];			/* "icmp", "udp" */
+	char method[16];		/* "icmp", "udp", "icmp-timestamp" */
 	char link[GW_SNAP_NAME];
 	int64_t interval_us;
 	size_t n_targets;

@@ -1,5 +1,7 @@
 /* gatewayd/probe/cli.c: `gatewayd -c FILE --probe COUNT`: the prober alone, in the foreground,
- * one line per sample and a summary per target, for people and for tests. */
+ * one line per sample and a summary per target, for people and for tests. One-way delays are
+ * printed only where the method gives them (udp, icmp-timestamp): an icmp run's output is what
+ * it always was. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -9,6 +11,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "gatewayd/probe/packet.h"
 #include "gatewayd/probe/prober.h"
 #include "gatewayd/probe/cli.h"
 #include "gatewayd/sys/signals.h"
@@ -20,6 +23,8 @@ struct cli {
 	FILE *out;
 	double *rtt[GW_MAX_PROBE_TARGETS];
 	size_t n_rtt[GW_MAX_PROBE_TARGETS], cap;
+	double *owd[2][GW_MAX_PROBE_TARGETS];	/* up, down; NULL for a method without them */
+	size_t n_owd[2][GW_MAX_PROBE_TARGETS];
 	uint64_t samples[GW_MAX_PROBE_TARGETS], lost[GW_MAX_PROBE_TARGETS];
 	uint64_t link_lost[GW_MAX_PROBE_TARGETS], link_samples[GW_MAX_PROBE_TARGETS];
 };
@@ -29,9 +34,18 @@ static void on_sample(void *ctx, const struct gw_probe_sample *s)
 	struct cli *c = ctx;
 	int i = s->target;
 
-	fprintf(c->out, "%s seq=%u rtt_ms=%.3f lost=%d reordered=%d up=%d sent=%.6f\n",
+	fprintf(c->out, "%s seq=%u rtt_ms=%.3f lost=%d reordered=%d up=%d sent=%.6f",
 		c->cfg->targets[i].host, s->seq, s->rtt_ms, s->lost, s->reordered, s->target_up,
 		s->sent_wall);
+	if (isfinite(s->owd_up_ms) || isfinite(s->owd_down_ms))
+		fprintf(c->out, " owd_up_ms=%.3f owd_down_ms=%.3f", s->owd_up_ms, s->owd_down_ms);
+	fputc('\n', c->out);
+	for (int d = 0; d < 2; d++) {
+		double v = d ? s->owd_down_ms : s->owd_up_ms;
+
+		if (c->owd[d][i] && isfinite(v) && c->n_owd[d][i] < c->cap)
+			c->owd[d][i][c->n_owd[d][i]++] = v;
+	}
 	c->samples[i]++;
 	c->lost[i] += s->lost;
 	if (s->target_up) {
@@ -60,6 +74,24 @@ static double pct(const double *v, size_t n, double q)
 	return v[k ? k - 1 : 0];
 }
 
+/* "; owd_ms up_min .. down_p99 .." for a target with one-way delays, "" for one without
+ * (their own words: the tests read " p50 " as the RTT's) */
+static void owd_summary(struct cli *c, size_t i, char *buf, size_t len)
+{
+	size_t n[2] = { c->n_owd[0][i], c->n_owd[1][i] };
+	double *v[2] = { c->owd[0][i], c->owd[1][i] };
+
+	buf[0] = '\0';
+	if (!n[0] && !n[1])
+		return;
+	for (int d = 0; d < 2; d++)
+		qsort(v[d], n[d], sizeof(double), cmp_double);
+	snprintf(buf, len, "; owd_ms up_min %.3f up_p50 %.3f up_p99 %.3f down_min %.3f "
+		 "down_p50 %.3f down_p99 %.3f", n[0] ? v[0][0] : NAN, pct(v[0], n[0], 0.5),
+		 pct(v[0], n[0], 0.99), n[1] ? v[1][0] : NAN, pct(v[1], n[1], 0.5),
+		 pct(v[1], n[1], 0.99));
+}
+
 static void summary(struct cli *c, struct gw_prober *p)
 {
 	struct gw_probe_target_state st[GW_MAX_PROBE_TARGETS];
@@ -68,11 +100,13 @@ static void summary(struct cli *c, struct gw_prober *p)
 	for (i = 0; i < n; i++) {
 		double *v = c->rtt[i];
 		size_t k = c->n_rtt[i];
+		char owd[160];
 
 		qsort(v, k, sizeof(*v), cmp_double);
+		owd_summary(c, i, owd, sizeof(owd));
 		fprintf(c->out, "# %s: samples %llu received %zu lost %llu (%.2f%%) link_lost %llu "
 			"(%.2f%%) duplicates %llu reordered %llu late %llu invalid %llu kernel_stamps tx %llu rx %llu; rtt_ms min "
-			"%.3f p50 %.3f p90 %.3f p99 %.3f max %.3f; %s\n", c->cfg->targets[i].host,
+			"%.3f p50 %.3f p90 %.3f p99 %.3f max %.3f%s; %s\n", c->cfg->targets[i].host,
 			(unsigned long long)c->samples[i], k, (unsigned long long)c->lost[i],
 			c->samples[i] ? 100.0 * (double)c->lost[i] / (double)c->samples[i] : 0.0,
 			(unsigned long long)c->link_lost[i], c->link_samples[i] ?
@@ -81,7 +115,7 @@ static void summary(struct cli *c, struct gw_prober *p)
 			(unsigned long long)st[i].late, (unsigned long long)st[i].invalid,
 			(unsigned long long)st[i].tx_stamps, (unsigned long long)st[i].rx_stamps,
 			k ? v[0] : NAN, pct(v, k, 0.5), pct(v, k, 0.9), pct(v, k, 0.99),
-			k ? v[k - 1] : NAN, st[i].up ? "up" : "down");
+			k ? v[k - 1] : NAN, owd, st[i].up ? "up" : "down");
 	}
 	fflush(c->out);
 }
@@ -141,12 +175,17 @@ int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *e
 		return -EINVAL;
 	}
 	c.cap = count && count < KEEP_MAX ? count : KEEP_MAX;
-	for (i = 0; i < cfg->probe.n_targets; i++)
-		if (!(c.rtt[i] = calloc(c.cap, sizeof(double)))) {
+	for (i = 0; i < cfg->probe.n_targets; i++) {
+		bool owd = cfg->probe.method != GW_PROBE_ICMP;
+
+		if (!(c.rtt[i] = calloc(c.cap, sizeof(double))) ||
+		    (owd && (!(c.owd[0][i] = calloc(c.cap, sizeof(double))) ||
+			     !(c.owd[1][i] = calloc(c.cap, sizeof(double)))))) {
 			ret = -ENOMEM;
 			snprintf(err, errlen, "out of memory");
 			goto out;
 		}
+	}
 	if ((sfd = gw_signalfd(SIGTERM, SIGINT, 0)) < 0) {
 		ret = sfd;
 		snprintf(err, errlen, "signalfd: %s", strerror(-sfd));
@@ -158,9 +197,11 @@ int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *e
 		fprintf(out, "# probing %zu target%s by %s every %.3f ms, timeout %.0f ms, %lld "
 			"bytes, from %s%s\n", cfg->probe.n_targets,
 			cfg->probe.n_targets == 1 ? "" : "s",
-			cfg->probe.method == GW_PROBE_UDP ? "udp" :
+			cfg->probe.method != GW_PROBE_ICMP ?
+			gw_prober_method_name(cfg->probe.method) :
 			gw_prober_raw(p) ? "icmp (raw socket)" : "icmp (ping socket)",
 			(double)cfg->probe.interval_us / 1000, (double)cfg->probe.timeout_us / 1000,
+			cfg->probe.method == GW_PROBE_ICMP_TS ? (long long)GW_PROBE_TS_LEN :
 			(long long)cfg->probe.size, ifname ? ifname : "any interface",
 			cfg->probe.fwmark != GW_UNSET ? " with a fwmark" : "");
 		ret = run(p, sfd, out);
@@ -171,7 +212,10 @@ int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *e
 	gw_prober_free(p);
 	close(sfd);
 out:
-	for (i = 0; i < cfg->probe.n_targets; i++)
+	for (i = 0; i < cfg->probe.n_targets; i++) {
 		free(c.rtt[i]);
+		free(c.owd[0][i]);
+		free(c.owd[1][i]);
+	}
 	return ret;
 }

@@ -1,5 +1,7 @@
-/* gatewayd/probe/packet.c: probe packets and ICMP echo framing to and from bytes. */
+/* gatewayd/probe/packet.c: probe packets, ICMP echo and timestamp framing to and from bytes, and
+ * the one-way delays the replies carry. */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -9,7 +11,10 @@
 #define ICMP4_ECHO_REPLY 0
 #define ICMP6_ECHO_REQUEST 128
 #define ICMP6_ECHO_REPLY 129
+#define ICMP4_TS_REQUEST 13
+#define ICMP4_TS_REPLY 14
 #define IPV4_PROTO_ICMP 1
+#define DAY_NS (86400LL * 1000000000LL)
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -103,6 +108,26 @@ static uint16_t inet_csum(const uint8_t *p, size_t len)
 	return (uint16_t)~sum;
 }
 
+/* Past a raw IPv4 socket's IP header to its ICMP message: 0, -EBADMSG (malformed), -ENOMSG
+ * (not ICMP). The message ends where the header's total length says. */
+static int skip_ipv4(const uint8_t **buf, size_t *len)
+{
+	const uint8_t *b = *buf;
+	size_t ihl, total;
+
+	if (*len < 20 || b[0] >> 4 != 4)
+		return -EBADMSG;
+	ihl = (size_t)(b[0] & 0x0f) * 4;
+	total = (size_t)b[2] << 8 | b[3];
+	if (ihl < 20 || ihl > *len || total < ihl || total > *len)
+		return -EBADMSG;
+	if (b[9] != IPV4_PROTO_ICMP)
+		return -ENOMSG;
+	*buf = b + ihl;
+	*len = total - ihl;
+	return 0;
+}
+
 int gw_probe_icmp_build(uint8_t *buf, size_t cap, int family, uint16_t ident,
 			const struct gw_probe_pkt *pkt, size_t size)
 {
@@ -139,19 +164,13 @@ int gw_probe_icmp_parse(const uint8_t *buf, size_t len, int family, bool ip_head
 	if (family != AF_INET && family != AF_INET6)
 		return -EINVAL;
 	if (ip_header) {
-		size_t ihl, total;
+		int ret;
 
 		/* only raw IPv4 sockets hand us the IP header */
-		if (family != AF_INET || len < 20 || buf[0] >> 4 != 4)
+		if (family != AF_INET)
 			return -EBADMSG;
-		ihl = (size_t)(buf[0] & 0x0f) * 4;
-		total = (size_t)buf[2] << 8 | buf[3];
-		if (ihl < 20 || ihl > len || total < ihl || total > len)
-			return -EBADMSG;
-		if (buf[9] != IPV4_PROTO_ICMP)
-			return -ENOMSG;
-		buf += ihl;
-		len = total - ihl;
+		if ((ret = skip_ipv4(&buf, &len)))
+			return ret;
 	}
 	if (len < GW_PROBE_ICMP_HDR)
 		return -EBADMSG;
@@ -164,4 +183,103 @@ int gw_probe_icmp_parse(const uint8_t *buf, size_t len, int family, bool ip_head
 	if ((out->pkt.seq & 0xffff) != out->seq16)
 		return -EBADMSG;
 	return 0;
+}
+
+/* b - a, ns, as a signed number (stamps of two clocks: either may be the larger) */
+static double diff_ms(uint64_t b, uint64_t a)
+{
+	return (double)(int64_t)(b - a) / 1e6;
+}
+
+void gw_probe_pkt_owd(const struct gw_probe_pkt *reply, int64_t sent_ns, int64_t rx_ns,
+		      double *up_ms, double *down_ms)
+{
+	*up_ms = *down_ms = NAN;
+	if (!reply->refl_recv_ns || !reply->refl_send_ns)
+		return;
+	*up_ms = diff_ms(reply->refl_recv_ns, (uint64_t)sent_ns);
+	*down_ms = diff_ms((uint64_t)rx_ns, reply->refl_send_ns);
+}
+
+uint32_t gw_probe_ts_of_ns(int64_t unix_ns)
+{
+	int64_t in_day = (unix_ns % DAY_NS + DAY_NS) % DAY_NS;
+
+	return (uint32_t)(in_day / 1000000);
+}
+
+int gw_probe_ts_build(uint8_t *buf, size_t cap, const struct gw_probe_ts *ts)
+{
+	uint16_t csum;
+
+	if (cap < GW_PROBE_TS_LEN)
+		return -EINVAL;
+	memset(buf, 0, GW_PROBE_TS_LEN);
+	buf[0] = ICMP4_TS_REQUEST;
+	buf[4] = (uint8_t)(ts->ident >> 8);
+	buf[5] = (uint8_t)ts->ident;
+	buf[6] = (uint8_t)(ts->seq16 >> 8);
+	buf[7] = (uint8_t)ts->seq16;
+	put32(buf + 8, ts->originate);
+	/* receive and transmit: zero, the target fills them in */
+	csum = inet_csum(buf, GW_PROBE_TS_LEN);
+	buf[2] = (uint8_t)(csum >> 8);
+	buf[3] = (uint8_t)csum;
+	return GW_PROBE_TS_LEN;
+}
+
+int gw_probe_ts_parse(const uint8_t *buf, size_t len, bool ip_header, struct gw_probe_ts *out)
+{
+	int ret;
+
+	if (ip_header && (ret = skip_ipv4(&buf, &len)))
+		return ret;
+	if (len < 1)
+		return -EBADMSG;
+	if (buf[0] != ICMP4_TS_REPLY)
+		return len < GW_PROBE_ICMP_HDR ? -EBADMSG : -ENOMSG;
+	/* RFC 792's reply is exactly 20 bytes; a raw socket sees it before the kernel has
+	 * checked its checksum, so we check it */
+	if (len != GW_PROBE_TS_LEN || buf[1] != 0 || inet_csum(buf, len) != 0)
+		return -EBADMSG;
+	out->ident = (uint16_t)(buf[4] << 8 | buf[5]);
+	out->seq16 = (uint16_t)(buf[6] << 8 | buf[7]);
+	out->originate = get32(buf + 8);
+	out->receive = get32(buf + 12);
+	out->transmit = get32(buf + 16);
+	return 0;
+}
+
+static bool ts_standard(uint32_t ms)
+{
+	return !(ms & GW_PROBE_TS_NONSTD) && ms < GW_PROBE_TS_DAY_MS;
+}
+
+/* remote - local, ms, both since midnight UT, into -12 h..+12 h */
+static double day_diff_ms(double remote, double local)
+{
+	double d = remote - local, day = GW_PROBE_TS_DAY_MS;
+
+	if (d > day / 2)
+		d -= day;
+	else if (d <= -day / 2)
+		d += day;
+	return d;
+}
+
+/* A unix ns stamp as ms since midnight UT, with its fraction. */
+static double local_ms(int64_t unix_ns)
+{
+	return (double)((unix_ns % DAY_NS + DAY_NS) % DAY_NS) / 1e6;
+}
+
+void gw_probe_ts_owd(const struct gw_probe_ts *reply, int64_t sent_ns, int64_t rx_ns,
+		     double *up_ms, double *down_ms)
+{
+	/* the remote stamps are whole milliseconds (RFC 792; Linux truncates): the middle of
+	 * the millisecond is the best guess of when within it */
+	*up_ms = ts_standard(reply->receive) ?
+		day_diff_ms((double)reply->receive + 0.5, local_ms(sent_ns)) : NAN;
+	*down_ms = ts_standard(reply->transmit) ?
+		-day_diff_ms((double)reply->transmit + 0.5, local_ms(rx_ns)) : NAN;
 }

@@ -1,5 +1,6 @@
-/* gatewayd/probe/packet.h: the probe packet (UDP payload, and ICMP echo data), and ICMP echo
- * framing: pure functions, no I/O, fuzzed by tests/fuzz/fuzz_probe.c. The wire format is
+/* gatewayd/probe/packet.h: the probe packet (UDP payload, and ICMP echo data), ICMP echo and
+ * ICMP timestamp framing, and the one-way delays replies give: pure functions, no I/O, fuzzed
+ * by tests/fuzz/fuzz_probe.c. The wire format is
  * documented in docs/probe-protocol.md; change both together. */
 #ifndef GW_PROBE_PKT_H
 #define GW_PROBE_PKT_H
@@ -51,5 +52,40 @@ struct gw_probe_icmp_reply {
  * -ENOMSG for other ICMP messages, -EBADMSG for anything malformed. */
 int gw_probe_icmp_parse(const uint8_t *buf, size_t len, int family, bool ip_header,
 			struct gw_probe_icmp_reply *out);
+
+/* One-way delays of a UDP probe's reply, ms: up = reflector receive - client send, down =
+ * client receive - reflector send (sent_ns and rx_ns: the client's stamps, unix ns). Two
+ * machines' clocks: right up to a constant offset, negative when the reflector's clock is
+ * behind (up) or ahead (down). Both NAN when the reply carries no reflector stamps. */
+void gw_probe_pkt_owd(const struct gw_probe_pkt *reply, int64_t sent_ns, int64_t rx_ns,
+		      double *up_ms, double *down_ms);
+
+/* ICMP timestamp request (type 13) and reply (type 14), RFC 792: a 20-byte message, the
+ * three stamps in ms since midnight UT; a stamp with the high bit set is "non-standard". */
+#define GW_PROBE_TS_LEN 20
+#define GW_PROBE_TS_NONSTD 0x80000000u
+#define GW_PROBE_TS_DAY_MS 86400000u
+
+struct gw_probe_ts {
+	uint16_t ident, seq16;
+	uint32_t originate, receive, transmit;	/* as on the wire (host order) */
+};
+
+/* The ms-since-midnight-UT stamp of a unix time in ns (ours, so always standard). */
+uint32_t gw_probe_ts_of_ns(int64_t unix_ns);
+/* A timestamp request carrying ts's identifier, sequence and originate (receive and
+ * transmit zero), checksummed: GW_PROBE_TS_LEN bytes, or -EINVAL when cap is smaller. */
+int gw_probe_ts_build(uint8_t *buf, size_t cap, const struct gw_probe_ts *ts);
+/* A timestamp reply as a raw IPv4 socket gives it (ip_header: the IPv4 header first). 0 when
+ * it is a well-formed reply of exactly GW_PROBE_TS_LEN bytes with a good checksum, -ENOMSG
+ * for other ICMP messages (other types, and other protocols), -EBADMSG for anything
+ * malformed (short, long, a bad checksum, a code other than 0). */
+int gw_probe_ts_parse(const uint8_t *buf, size_t len, bool ip_header, struct gw_probe_ts *out);
+/* One-way delays of a timestamp reply, ms: up = receive - the client's send, down = the
+ * client's receive - transmit, each modulo a day into -12 h..+12 h (a probe across midnight
+ * UT is a few ms, not a day), a remote stamp counted from the middle of its millisecond. NAN
+ * for a direction whose stamp is non-standard (the high bit) or beyond a day. */
+void gw_probe_ts_owd(const struct gw_probe_ts *reply, int64_t sent_ns, int64_t rx_ns,
+		     double *up_ms, double *down_ms);
 
 #endif

@@ -1,6 +1,6 @@
-/* gatewayd/probe/prober.c: the latency prober: ICMP echo or UDP probes to several targets, kernel
- * timestamps, loss, duplicates, reordering and target health. One epoll fd and a timerfd;
- * nothing here blocks or sleeps.
+/* gatewayd/probe/prober.c: the latency prober: ICMP echo, ICMP timestamp or UDP probes to several
+ * targets, kernel timestamps, one-way delays, loss, duplicates, reordering and target health.
+ * One epoll fd and a timerfd; nothing here blocks or sleeps.
  *
  * Clocks: the kernel stamps packets with CLOCK_REALTIME, so an RTT is a difference of two
  * realtime stamps taken by the kernel: the send stamp when the probe enters the egress queueing
@@ -38,6 +38,7 @@ struct icmp_filter {
 };
 #endif
 #define ICMP_ECHOREPLY_TYPE 0
+#define ICMP_TSREPLY_TYPE 14
 
 #define NS 1000000000LL
 #define DOWN_AFTER_S 2.0	/* a target silent this long (and >= 3 probes) is down */
@@ -63,6 +64,8 @@ struct target {
 	int fd;
 	int family;
 	bool icmp, raw;		/* raw ICMP: we filter identifiers; IPv4 gives the IP header */
+	bool ts;		/* ICMP timestamp (icmp too): no room for the probe packet, so a
+				 * reply is matched by identifier, sequence and originate stamp */
 	bool connected;		/* the kernel filters sources; else sendto() and we do */
 	struct sockaddr_storage dst;	/* the target (port 0 for ICMP) */
 	socklen_t dstlen;
@@ -103,7 +106,7 @@ static int64_t real_now_ns(void)
 }
 
 static void emit(struct gw_prober *p, struct target *t, const struct slot *s, bool lost,
-		 bool reordered, double rtt_ms)
+		 bool reordered, double rtt_ms, double owd_up_ms, double owd_down_ms)
 {
 	struct gw_probe_sample smp = {
 		.target = (int)(t - p->t),
@@ -115,6 +118,8 @@ static void emit(struct gw_prober *p, struct target *t, const struct slot *s, bo
 		/* a probe sent while its target was down is the target's whatever comes */
 		.target_up = t->st.up && (s->up_at_send || !lost),
 		.rtt_ms = lost ? NAN : rtt_ms,
+		.owd_up_ms = lost ? NAN : owd_up_ms,
+		.owd_down_ms = lost ? NAN : owd_down_ms,
 	};
 
 	if (p->cb)
@@ -131,7 +136,7 @@ static void release_held(struct gw_prober *p, struct target *t)
 
 		if (s->state == SLOT_HELD) {
 			s->state = SLOT_DONE_LOST;
-			emit(p, t, s, true, false, NAN);
+			emit(p, t, s, true, false, NAN, NAN, NAN);
 		}
 	}
 }
@@ -163,7 +168,7 @@ static void judge_lost(struct gw_prober *p, struct target *t, struct slot *s)
 	t->consec_lost++;
 	if (!t->st.up || !s->up_at_send) {
 		s->state = SLOT_DONE_LOST;
-		emit(p, t, s, true, false, NAN);
+		emit(p, t, s, true, false, NAN, NAN, NAN);
 		return;
 	}
 	s->state = SLOT_HELD;
@@ -198,14 +203,49 @@ static void expire(struct gw_prober *p, struct target *t, double now)
 	advance_oldest(p, t);
 }
 
-/* A reply for seq: rx_ns is its receive stamp, proc_ns the reflector's processing time. */
-static void on_reply(struct gw_prober *p, struct target *t, const struct gw_probe_pkt *pkt,
-		     int64_t rx_ns, int64_t proc_ns)
+/* A reply as read off a socket: the probe it answers and what it carries. */
+struct reply {
+	uint32_t seq;
+	struct gw_probe_pkt pkt;	/* UDP: the reflector's reply; ICMP echo: our request */
+	struct gw_probe_ts ts;		/* ICMP timestamp: the target's reply */
+};
+
+/* The full sequence number of a 16-bit one (ICMP timestamp), counting back from the next
+ * probe's: one never sent comes out 65536 probes old, too old to be judged. */
+static uint32_t seq_of16(const struct target *t, uint16_t seq16)
 {
-	uint32_t seq = pkt->seq, age = t->next_seq - seq;
+	uint32_t age = (uint16_t)(t->next_seq - seq16);
+
+	return t->next_seq - (age ? age : 65536);
+}
+
+/* Whether a reply echoes the stamp s's probe carried (a timestamp reply: its originate). */
+static bool echoes(const struct target *t, const struct reply *r, const struct slot *s)
+{
+	if (t->ts)
+		return r->ts.originate == gw_probe_ts_of_ns(s->client_ns);
+	return (int64_t)r->pkt.client_send_ns == s->client_ns;
+}
+
+/* The reflector's processing time that a UDP reply says, ns; 0 when it says none. ICMP has
+ * none to take off: an ICMP timestamp's transmit - receive is in whole milliseconds, and
+ * subtracting it would put up to 1 ms of error in an RTT that echo keeps to the µs (the
+ * target's processing counts in the RTT, as it does for echo). */
+static int64_t proc_of(const struct target *t, const struct reply *r)
+{
+	if (!t->icmp && r->pkt.refl_send_ns >= r->pkt.refl_recv_ns)
+		return (int64_t)(r->pkt.refl_send_ns - r->pkt.refl_recv_ns);
+	return 0;
+}
+
+/* A reply for r->seq: rx_ns is its receive stamp. */
+static void on_reply(struct gw_prober *p, struct target *t, const struct reply *r, int64_t rx_ns)
+{
+	uint32_t seq = r->seq, age = t->next_seq - seq;
 	struct slot *s = &t->ring[seq & p->ring_mask];
+	double up = NAN, down = NAN;
+	int64_t rtt, proc_ns;
 	bool reordered;
-	int64_t rtt;
 
 	if (age == 0 || age > p->ring_mask + 1 || s->seq != seq || s->state == SLOT_FREE) {
 		/* never sent, or too old to tell: not ours to judge */
@@ -215,7 +255,7 @@ static void on_reply(struct gw_prober *p, struct target *t, const struct gw_prob
 			t->st.late++;
 		return;
 	}
-	if ((int64_t)pkt->client_send_ns != s->client_ns) {
+	if (!echoes(t, r, s)) {
 		t->st.invalid++;
 		return;
 	}
@@ -229,6 +269,7 @@ static void on_reply(struct gw_prober *p, struct target *t, const struct gw_prob
 		return;
 	}
 	rtt = rx_ns - s->sent_ns;
+	proc_ns = proc_of(t, r);
 	if (proc_ns > 0 && proc_ns < rtt)
 		rtt -= proc_ns;
 	if (rtt < 0)
@@ -251,24 +292,52 @@ static void on_reply(struct gw_prober *p, struct target *t, const struct gw_prob
 	t->st.tx_stamps += s->sent_ns != s->client_ns;
 	t->st.last_rtt_ms = (double)rtt / 1e6;
 	t->st.last_reply_wall = (double)rx_ns / 1e9;
-	emit(p, t, s, false, reordered, (double)rtt / 1e6);
+	/* from the same stamps as the RTT: the kernel's send stamp, the receive stamp */
+	if (t->ts)
+		gw_probe_ts_owd(&r->ts, s->sent_ns, rx_ns, &up, &down);
+	else if (!t->icmp)
+		gw_probe_pkt_owd(&r->pkt, s->sent_ns, rx_ns, &up, &down);
+	t->st.last_owd_up_ms = up;
+	t->st.last_owd_down_ms = down;
+	emit(p, t, s, false, reordered, (double)rtt / 1e6, up, down);
 	advance_oldest(p, t);
 }
 
-/* The kernel's send stamp, on a copy of the packet: our probe is its last cfg.size bytes. */
+/* Which of our timestamp requests a looped-back copy ends with (its last 20 bytes: type 13,
+ * our identifier); false if none. */
+static bool ts_request_of(const struct target *t, const uint8_t *data, size_t len,
+			  struct reply *r)
+{
+	const uint8_t *m = data + len - GW_PROBE_TS_LEN;
+
+	if (len < GW_PROBE_TS_LEN || m[0] != 13 || (uint16_t)(m[4] << 8 | m[5]) != t->ident)
+		return false;
+	r->seq = seq_of16(t, (uint16_t)(m[6] << 8 | m[7]));
+	r->ts.originate = (uint32_t)m[8] << 24 | (uint32_t)m[9] << 16 | (uint32_t)m[10] << 8 |
+		m[11];
+	return true;
+}
+
+/* The kernel's send stamp, on a copy of the packet: our probe is its last cfg.size bytes (a
+ * timestamp request: its last 20). */
 static void on_tx_stamp(struct gw_prober *p, struct target *t, const uint8_t *data, size_t len,
 			int64_t stamp_ns)
 {
 	size_t size = (size_t)p->cfg.size;
-	struct gw_probe_pkt pkt;
+	struct reply r = { 0 };
 	struct slot *s;
 
-	if (len < size || gw_probe_pkt_parse(data + len - size, size, &pkt) ||
-	    pkt.type != GW_PROBE_PKT_REQUEST || pkt.cookie != t->cookie)
-		return;
-	s = &t->ring[pkt.seq & p->ring_mask];
-	if (s->seq != pkt.seq || s->state != SLOT_PENDING ||
-	    (int64_t)pkt.client_send_ns != s->client_ns)
+	if (t->ts) {
+		if (!ts_request_of(t, data, len, &r))
+			return;
+	} else {
+		if (len < size || gw_probe_pkt_parse(data + len - size, size, &r.pkt) ||
+		    r.pkt.type != GW_PROBE_PKT_REQUEST || r.pkt.cookie != t->cookie)
+			return;
+		r.seq = r.pkt.seq;
+	}
+	s = &t->ring[r.seq & p->ring_mask];
+	if (s->seq != r.seq || s->state != SLOT_PENDING || !echoes(t, &r, s))
 		return;
 	/* a stamp before the send or after the timeout is not this probe's */
 	if (stamp_ns < s->client_ns - 1000000 || stamp_ns - s->client_ns > p->timeout * 1e9)
@@ -320,27 +389,35 @@ static int read_errqueue(struct gw_prober *p, struct target *t, int max)
 	return i;
 }
 
-/* One datagram from the target's socket into a probe packet; false if it is not ours. */
-static bool parse_reply(struct gw_prober *p, struct target *t, size_t len,
-			struct gw_probe_pkt *pkt)
+/* One datagram from the target's socket into a reply; false if it is not ours. */
+static bool parse_reply(struct gw_prober *p, struct target *t, size_t len, struct reply *out)
 {
 	struct gw_probe_icmp_reply r;
 
+	if (t->ts) {
+		/* raw IPv4 only; someone_elses() has taken other identifiers */
+		if (gw_probe_ts_parse(p->buf, len, true, &out->ts) || out->ts.ident != t->ident)
+			return false;
+		out->seq = seq_of16(t, out->ts.seq16);
+		return true;
+	}
 	if (!t->icmp) {
-		if (gw_probe_pkt_parse(p->buf, len, pkt) || pkt->type != GW_PROBE_PKT_REPLY)
+		if (gw_probe_pkt_parse(p->buf, len, &out->pkt) ||
+		    out->pkt.type != GW_PROBE_PKT_REPLY)
 			return false;
 	} else {
 		if (gw_probe_icmp_parse(p->buf, len, t->family, t->raw && t->family == AF_INET,
 					&r) || r.pkt.type != GW_PROBE_PKT_REQUEST)
 			return false;
-		*pkt = r.pkt;
-		pkt->refl_recv_ns = pkt->refl_send_ns = 0;
+		out->pkt = r.pkt;
+		out->pkt.refl_recv_ns = out->pkt.refl_send_ns = 0;
 	}
-	return pkt->cookie == t->cookie;
+	out->seq = out->pkt.seq;
+	return out->pkt.cookie == t->cookie;
 }
 
-/* A raw ICMP socket also sees the echo replies of every other pinger of the same target
- * (another identifier): theirs, not invalid. */
+/* A raw ICMP socket also sees the echo (or timestamp) replies of every other pinger of the
+ * same target (another identifier): theirs, not invalid. */
 static bool someone_elses(const struct gw_prober *p, const struct target *t, size_t len)
 {
 	struct gw_probe_icmp_reply r = { 0 };
@@ -348,6 +425,12 @@ static bool someone_elses(const struct gw_prober *p, const struct target *t, siz
 
 	if (!t->raw)
 		return false;
+	if (t->ts) {
+		struct gw_probe_ts ts = { 0 };
+
+		ret = gw_probe_ts_parse(p->buf, len, true, &ts);
+		return ret == -ENOMSG || (!ret && ts.ident != t->ident);
+	}
 	ret = gw_probe_icmp_parse(p->buf, len, t->family, t->family == AF_INET, &r);
 	/* the identifier is read before the data is judged */
 	return ret == -ENOMSG || r.ident != t->ident;
@@ -385,8 +468,8 @@ static bool read_replies(struct gw_prober *p, struct target *t)
 		struct msghdr msg = { .msg_name = &from, .msg_namelen = sizeof(from),
 				      .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
 				      .msg_controllen = sizeof(ctl) };
-		struct gw_probe_pkt pkt;
-		int64_t rx, proc = 0;
+		struct reply r = { 0 };
+		int64_t rx;
 		bool is_tx;
 		ssize_t n = recvmsg(t->fd, &msg, MSG_DONTWAIT);
 
@@ -399,7 +482,7 @@ static bool read_replies(struct gw_prober *p, struct target *t)
 				t->st.invalid++;
 			continue;
 		}
-		if (msg.msg_flags & MSG_TRUNC || !parse_reply(p, t, (size_t)n, &pkt)) {
+		if (msg.msg_flags & MSG_TRUNC || !parse_reply(p, t, (size_t)n, &r)) {
 			t->st.invalid++;
 			continue;
 		}
@@ -408,9 +491,7 @@ static bool read_replies(struct gw_prober *p, struct target *t)
 			t->st.rx_stamps++;
 		else
 			rx = real_now_ns();
-		if (!t->icmp && pkt.refl_send_ns >= pkt.refl_recv_ns)
-			proc = (int64_t)(pkt.refl_send_ns - pkt.refl_recv_ns);
-		on_reply(p, t, &pkt, rx, proc);
+		on_reply(p, t, &r, rx);
 	}
 	return true;
 }
@@ -431,11 +512,17 @@ static void send_probe(struct gw_prober *p, struct target *t, double now)
 	}
 	advance_oldest(p, t);
 	pkt.client_send_ns = (uint64_t)real_now_ns();
-	if (t->icmp)
+	if (t->ts) {
+		struct gw_probe_ts ts = { .ident = t->ident, .seq16 = (uint16_t)t->next_seq,
+			.originate = gw_probe_ts_of_ns((int64_t)pkt.client_send_ns) };
+
+		len = gw_probe_ts_build(p->buf, sizeof(p->buf), &ts);
+	} else if (t->icmp) {
 		len = gw_probe_icmp_build(p->buf, sizeof(p->buf), t->family, t->ident, &pkt,
 					  (size_t)p->cfg.size);
-	else
+	} else {
 		len = gw_probe_pkt_build(p->buf, (size_t)p->cfg.size, &pkt);
+	}
 	*s = (struct slot){ .seq = t->next_seq, .state = SLOT_PENDING, .up_at_send = t->st.up,
 			    .sent_mono = now,
 			    .client_ns = (int64_t)pkt.client_send_ns,
@@ -537,12 +624,32 @@ int gw_prober_run(struct gw_prober *p)
 }
 
 /* ICMP wants a ping socket (no privilege, where net.ipv4.ping_group_range lets our group in),
- * else a raw one (CAP_NET_RAW); UDP a datagram socket. */
+ * else a raw one (CAP_NET_RAW); UDP a datagram socket. ICMP timestamps a raw one only: Linux's
+ * ping sockets send echo requests alone (any other type is EINVAL). */
 static int open_socket(struct target *t, char *err, size_t errlen)
 {
 	int type = SOCK_NONBLOCK | SOCK_CLOEXEC;
 	int proto = t->family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
 
+	if (t->ts) {
+		if (t->family != AF_INET) {
+			snprintf(err, errlen, "probe target %s: ICMP timestamps are IPv4 only",
+				 t->cfg->host);
+			return -EAFNOSUPPORT;
+		}
+		t->fd = socket(AF_INET, SOCK_RAW | type, IPPROTO_ICMP);
+		t->raw = t->fd >= 0;
+		if (t->fd < 0) {
+			int e = errno;
+
+			snprintf(err, errlen, "probe target %s: ICMP timestamp socket: %s%s",
+				 t->cfg->host, strerror(e), e == EPERM || e == EACCES ?
+				 " (icmp-timestamp probes need CAP_NET_RAW: ping sockets send echo "
+				 "requests only)" : "");
+			return -e;
+		}
+		return 0;
+	}
 	if (!t->icmp) {
 		t->fd = socket(t->family, SOCK_DGRAM | type, 0);
 	} else {
@@ -588,7 +695,8 @@ static int setup_socket(struct gw_prober *p, struct target *t, const char *ifnam
 	/* kernel stamps on both ends where the kernel has them, on receive at least */
 	gw_stamp_enable(t->fd, true);
 	if (t->raw && t->family == AF_INET) {
-		struct icmp_filter f = { ~(1u << ICMP_ECHOREPLY_TYPE) };
+		int want = t->ts ? ICMP_TSREPLY_TYPE : ICMP_ECHOREPLY_TYPE;
+		struct icmp_filter f = { ~(1u << want) };
 
 		setsockopt(t->fd, SOL_RAW, ICMP_FILTER, &f, sizeof(f));
 	} else if (t->raw) {
@@ -683,10 +791,11 @@ int gw_prober_new(const struct gw_probe_cfg *cfg, const char *ifname, gw_probe_c
 
 		t->cfg = &p->cfg.targets[i];
 		t->family = t->cfg->addr.ss_family;
-		t->icmp = cfg->method == GW_PROBE_ICMP;
+		t->ts = cfg->method == GW_PROBE_ICMP_TS;
+		t->icmp = cfg->method == GW_PROBE_ICMP || t->ts;
 		t->ident = (uint16_t)rnd[2 * i];
 		t->cookie = rnd[2 * i + 1];
-		t->st.last_rtt_ms = NAN;
+		t->st.last_rtt_ms = t->st.last_owd_up_ms = t->st.last_owd_down_ms = NAN;
 		t->ring = calloc(p->ring_mask + 1, sizeof(*t->ring));
 		if (!t->ring) {
 			ret = -ENOMEM;
@@ -762,4 +871,16 @@ bool gw_prober_done(const struct gw_prober *p)
 bool gw_prober_raw(const struct gw_prober *p)
 {
 	return p->n && p->t[0].raw;
+}
+
+const char *gw_prober_method_name(enum gw_probe_method m)
+{
+	switch (m) {
+	case GW_PROBE_UDP:
+		return "udp";
+	case GW_PROBE_ICMP_TS:
+		return "icmp-timestamp";
+	default:
+		return "icmp";
+	}
 }

@@ -1,6 +1,7 @@
-/* gatewayd/probe/prober.h: the latency prober: ICMP echo or UDP probes to several targets, kernel
- * timestamps on both ends, sequence numbers for loss, duplicates and reordering, and target
- * health. It only measures; judging samples against the link's load is latency.c's job. */
+/* gatewayd/probe/prober.h: the latency prober: ICMP echo, ICMP timestamp or UDP probes to several
+ * targets, kernel timestamps on both ends, one-way delays where the target gives them, sequence
+ * numbers for loss, duplicates and reordering, and target health. It only measures; judging
+ * samples against the link's load is latency.c's job. */
 #ifndef GW_PROBE_H
 #define GW_PROBE_H
 
@@ -20,6 +21,7 @@ struct gw_probe_sample {
 	bool target_up;		/* the target counted as up when this was judged: a down
 				 * target's losses are not the link's */
 	double rtt_ms;		/* receive - send - reflector processing; NAN when lost */
+	double owd_up_ms, owd_down_ms;	/* one-way delays; NAN when the target gives none */
 };
 
 /* A target's health, for the status page: down after it stops answering, up when it answers
@@ -33,6 +35,9 @@ struct gw_probe_target_state {
 	uint64_t tx_stamps, rx_stamps;	/* replies timed by the kernel's send / receive stamp */
 	double last_rtt_ms;	/* NAN before the first reply */
 	double last_reply_wall;	/* unix time of the last reply; 0 before the first */
+	/* the last reply's one-way delays (docs/probe-protocol.md: against a clock offset);
+	 * NAN before the first, and for a target or method that gives none */
+	double last_owd_up_ms, last_owd_down_ms;
 };
 
 typedef void (*gw_probe_cb)(void *ctx, const struct gw_probe_sample *s);
@@ -56,5 +61,7 @@ void gw_prober_limit(struct gw_prober *p, uint64_t count);
 bool gw_prober_done(const struct gw_prober *p);
 /* ICMP through raw sockets (CAP_NET_RAW) rather than unprivileged ping sockets. */
 bool gw_prober_raw(const struct gw_prober *p);
+/* The method as the config names it: "icmp", "udp", "icmp-timestamp". */
+const char *gw_prober_method_name(enum gw_probe_method m);
 
 #endif

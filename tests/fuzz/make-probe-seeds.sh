@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/fuzz/make-probe-seeds.sh: seeds for fuzz_probe (tests/fuzz/corpus/probe/seed-*): probe
-# requests and replies of several sizes, and ICMP/ICMPv6 echo replies carrying them, framed as
-# each socket kind hands them over (the first byte picks the reader: see fuzz_probe.c).
+# requests and replies of several sizes, ICMP/ICMPv6 echo replies carrying them, and ICMP
+# timestamp replies, framed as each socket kind hands them over (the first byte picks the
+# reader: see fuzz_probe.c).
 set -eu
 cd "$(dirname "$0")"
 mkdir -p corpus/probe
@@ -23,6 +24,23 @@ seeds = {
     'icmp4-ping': b'\x02' + icmp(0, pkt(seq=0x10005)), 'icmp4-unreach': b'\x02' + bytes([3, 1, 0, 0]) + bytes(4) + ip4(icmp(8, pkt()))[:28],
     'icmp6': b'\x03' + icmp(129, pkt(seq=65536 + 3)), 'icmp6-request': b'\x03' + icmp(128, pkt()),
 }
+def csum(b):
+    s = sum((b[i] << 8) | (b[i + 1] if i + 1 < len(b) else 0) for i in range(0, len(b), 2))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+def ts(t=14, ident=0x4242, seq=7, o=45296789, r=45296795, x=45296796, extra=b''):
+    m = bytearray(bytes([t, 0, 0, 0]) + struct.pack('>HHIII', ident, seq, o, r, x) + extra)
+    c = csum(m)
+    m[2], m[3] = c >> 8, c & 0xff
+    return bytes(m)
+seeds.update({
+    'ts-reply': b'\x04' + ts(), 'ts-raw': b'\x05' + ip4(ts()),
+    'ts-midnight': b'\x04' + ts(o=86399999, r=1, x=2),
+    'ts-nonstd': b'\x04' + ts(r=0x80000005, x=0x80000006),
+    'ts-request': b'\x04' + ts(t=13, r=0, x=0), 'ts-long': b'\x04' + ts(extra=b'\0\0\0\0'),
+    'ts-short': b'\x04' + ts()[:19], 'ts-badsum': b'\x04' + ts()[:2] + b'\0\0' + ts()[4:],
+})
 for name, data in seeds.items():
     open('corpus/probe/seed-' + name, 'wb').write(data)
 PY

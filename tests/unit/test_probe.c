@@ -437,7 +437,24 @@ static void test_engine(void)
 	      i < ENG_N ? e.seen[i] : 0, i < ENG_N ? e.s[i].lost : 0,
 	      i < ENG_N ? e.s[i].reordered : 0, i < ENG_N ? e.s[i].target_up : 0,
 	      i < ENG_N ? e.s[i].rtt_ms : 0.0);
+	/* the reflector's stamps give one-way delays (one clock here: not negative), and with
+	 * its processing taken off the RTT, up + down is the RTT (to 1 µs: this script's two
+	 * stamps may come out a few ns reversed, and then nothing is taken off) */
+	for (i = 0; i < ENG_N; i++) {
+		const struct gw_probe_sample *x = &e.s[i];
+
+		if (x->lost ? !isnan(x->owd_up_ms) || !isnan(x->owd_down_ms) :
+		    !(x->owd_up_ms >= 0 && x->owd_down_ms >= 0 &&
+		      fabs(x->owd_up_ms + x->owd_down_ms - x->rtt_ms) < 1e-3))
+			break;
+	}
+	CHECK(i == ENG_N, "engine: one-way delays on every reply, up + down = RTT, NAN when lost "
+	      "(first wrong: seq %d, up %.6f down %.6f rtt %.6f)", i,
+	      i < ENG_N ? e.s[i].owd_up_ms : 0.0, i < ENG_N ? e.s[i].owd_down_ms : 0.0,
+	      i < ENG_N ? e.s[i].rtt_ms : 0.0);
 	gw_prober_targets(p, &st, 1);
+	CHECK(isfinite(st.last_owd_up_ms) && isfinite(st.last_owd_down_ms),
+	      "engine: the target's last one-way delays kept");
 	CHECK(st.sent == ENG_N && st.received == ENG_N - 8 && st.lost == 8,
 	      "engine: sent %llu received %llu lost %llu", (unsigned long long)st.sent,
 	      (unsigned long long)st.received, (unsigned long long)st.lost);
@@ -456,6 +473,210 @@ out:
 	close(rfd);
 }
 
+/* method = "icmp-timestamp": IPv4 targets only, no port, refusals with the target's line. */
+static void test_ts_config(void)
+{
+	struct gw_config *cfg = load("probe = { method = \"icmp-timestamp\";\n"
+				     " targets = [ \"192.0.2.1\", \"198.51.100.9\" ]; };\n");
+
+	if (CHECK(cfg, "icmp-timestamp loads (%s)", err)) {
+		CHECK_EQ_INT(cfg->probe.method, GW_PROBE_ICMP_TS, "icmp-timestamp: the method");
+		CHECK_EQ_INT(cfg->probe.targets[1].addr.ss_family, AF_INET,
+			     "icmp-timestamp: IPv4 target");
+		CHECK_EQ_STR(gw_prober_method_name(cfg->probe.method), "icmp-timestamp",
+			     "icmp-timestamp: its name");
+	}
+	gw_config_free(cfg);
+	CHECK_EQ_STR(gw_prober_method_name(GW_PROBE_ICMP), "icmp", "method name icmp");
+	CHECK_EQ_STR(gw_prober_method_name(GW_PROBE_UDP), "udp", "method name udp");
+	refused("probe = { method = \"icmp-timestamp\";\n targets = [ \"192.0.2.1\",\n"
+		" \"2001:db8::1\" ]; };\n",
+		"gw.conf:7: probe: target \"2001:db8::1\": icmp-timestamp takes IPv4 targets only "
+		"(ICMPv6 has no timestamp message)", "icmp-timestamp with an IPv6 target");
+	refused("probe = { method = \"icmp-timestamp\"; targets = [ \"192.0.2.1:2112\" ]; };\n",
+		"gw.conf:5: probe: target \"192.0.2.1:2112\" is not an IPv4 address "
+		"(icmp-timestamp takes no port)", "icmp-timestamp with a port");
+	refused("probe = { method = \"icmp-timestamp\"; targets = [ \"[2001:db8::1]\" ]; };\n",
+		"is not an IPv4 address", "icmp-timestamp with a bracketed IPv6 target");
+	refused("probe = { targets = [ \"10.0.0.1\" ]; method = \"icmp-ts\"; };\n",
+		"'method' \"icmp-ts\" is not one of \"icmp\", \"udp\", \"icmp-timestamp\"",
+		"a method that is not one");
+}
+
+/* an RFC 1071 sum over a message: 0 when its checksum is right */
+static uint16_t csum_of(const uint8_t *p, size_t len)
+{
+	uint32_t sum = 0;
+
+	for (size_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+static void put32be(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* A timestamp reply as the target sends it: msg is GW_PROBE_TS_LEN bytes, checksummed. */
+static void ts_reply(uint8_t *msg, uint16_t ident, uint16_t seq, uint32_t orig, uint32_t recv,
+		     uint32_t xmit)
+{
+	uint16_t c;
+
+	memset(msg, 0, GW_PROBE_TS_LEN);
+	msg[0] = 14;
+	msg[4] = (uint8_t)(ident >> 8);
+	msg[5] = (uint8_t)ident;
+	msg[6] = (uint8_t)(seq >> 8);
+	msg[7] = (uint8_t)seq;
+	put32be(msg + 8, orig);
+	put32be(msg + 12, recv);
+	put32be(msg + 16, xmit);
+	c = csum_of(msg, GW_PROBE_TS_LEN);
+	msg[2] = (uint8_t)(c >> 8);
+	msg[3] = (uint8_t)c;
+}
+
+#define MS_NS 1000000LL
+#define DAY_MS 86400000LL
+
+/* ICMP timestamp framing (RFC 792) and the one-way delays of a reply. */
+static void test_ts_pkt(void)
+{
+	struct gw_probe_ts req = { .ident = 0xbeef, .seq16 = 0x1234, .originate = 45296789 }, r;
+	uint8_t buf[64], msg[GW_PROBE_TS_LEN], ip[20 + GW_PROBE_TS_LEN + 4];
+	/* 2023-11-14 12:34:56.789123456 UT: 45296789 ms since midnight, and 123456 ns */
+	int64_t t0 = 1699965296789123456LL;
+	double up, down;
+
+	CHECK_EQ_INT(gw_probe_ts_of_ns(t0), 45296789, "ts: ms since midnight UT of a unix time");
+	CHECK_EQ_INT(gw_probe_ts_of_ns(t0 - 45296789 * MS_NS - 123456 - 1), DAY_MS - 1,
+		     "ts: a nanosecond before midnight is the day's last millisecond");
+	CHECK_EQ_INT(gw_probe_ts_build(buf, GW_PROBE_TS_LEN - 1, &req), -EINVAL,
+		     "ts: a buffer shorter than 20 bytes refused");
+	CHECK_EQ_INT(gw_probe_ts_build(buf, sizeof(buf), &req), GW_PROBE_TS_LEN,
+		     "ts: a request is 20 bytes");
+	CHECK(buf[0] == 13 && buf[1] == 0 && buf[4] == 0xbe && buf[5] == 0xef && buf[6] == 0x12 &&
+	      buf[7] == 0x34, "ts: type 13, code 0, identifier and sequence big-endian");
+	CHECK(buf[8] == 0x02 && buf[9] == 0xb3 && buf[10] == 0x2c && buf[11] == 0x95 &&
+	      !memcmp(buf + 12, "\0\0\0\0\0\0\0\0", 8), "ts: originate, receive and transmit 0");
+	CHECK_EQ_INT(csum_of(buf, GW_PROBE_TS_LEN), 0, "ts: the request's checksum is right");
+	CHECK_EQ_INT(gw_probe_ts_parse(buf, GW_PROBE_TS_LEN, false, &r), -ENOMSG,
+		     "ts: a request is not a reply");
+
+	ts_reply(msg, 0xbeef, 0x1234, 45296789, 45296795, 45296796);
+	CHECK_EQ_INT(gw_probe_ts_parse(msg, sizeof(msg), false, &r), 0, "ts: a reply parses");
+	CHECK(r.ident == 0xbeef && r.seq16 == 0x1234 && r.originate == 45296789 &&
+	      r.receive == 45296795 && r.transmit == 45296796, "ts: the reply's fields");
+	/* sent at t0, received 9 ms later: up = 45296795.5 - 45296789.123456 ms */
+	gw_probe_ts_owd(&r, t0, t0 + 9 * MS_NS, &up, &down);
+	CHECK(fabs(up - 6.376544) < 1e-6, "ts: owd up = receive - send (%.6f)", up);
+	CHECK(fabs(down - 1.623456) < 1e-6, "ts: owd down = receive here - transmit (%.6f)", down);
+	CHECK_EQ_INT(gw_probe_ts_parse(msg, sizeof(msg) - 1, false, &r), -EBADMSG,
+		     "ts: a short reply refused");
+	memcpy(buf, msg, sizeof(msg));
+	buf[20] = 0;
+	CHECK_EQ_INT(gw_probe_ts_parse(buf, sizeof(msg) + 1, false, &r), -EBADMSG,
+		     "ts: a long reply refused");
+	CHECK_EQ_INT(gw_probe_ts_parse(msg, 3, false, &r), -EBADMSG, "ts: 3 bytes refused");
+	CHECK_EQ_INT(gw_probe_ts_parse(msg, 0, false, &r), -EBADMSG, "ts: nothing refused");
+	msg[15] ^= 1;
+	CHECK_EQ_INT(gw_probe_ts_parse(msg, sizeof(msg), false, &r), -EBADMSG,
+		     "ts: a bad checksum refused");
+	msg[15] ^= 1;
+	buf[0] = 0;	/* an echo reply */
+	CHECK_EQ_INT(gw_probe_ts_parse(buf, sizeof(msg), false, &r), -ENOMSG,
+		     "ts: another ICMP type is not ours");
+	ts_reply(buf, 1, 2, 3, 4, 5);
+	buf[1] = 1;
+	CHECK_EQ_INT(gw_probe_ts_parse(buf, GW_PROBE_TS_LEN, false, &r), -EBADMSG,
+		     "ts: a code other than 0 refused");
+
+	/* with the IPv4 header, as a raw socket reads it; the total length bounds the message */
+	memset(ip, 0, sizeof(ip));
+	ip[0] = 0x45;
+	ip[3] = 20 + GW_PROBE_TS_LEN;
+	ip[9] = 1;
+	memcpy(ip + 20, msg, sizeof(msg));
+	CHECK_EQ_INT(gw_probe_ts_parse(ip, sizeof(ip), true, &r), 0,
+		     "ts: a reply after its IPv4 header (trailing bytes past the total length)");
+	CHECK_EQ_INT(r.seq16, 0x1234, "ts: the reply after the IP header read right");
+	ip[3] = 20 + GW_PROBE_TS_LEN + 4;
+	CHECK_EQ_INT(gw_probe_ts_parse(ip, sizeof(ip), true, &r), -EBADMSG,
+		     "ts: a message longer than 20 bytes in the IP packet refused");
+	ip[3] = 20 + GW_PROBE_TS_LEN;
+	ip[9] = 17;
+	CHECK_EQ_INT(gw_probe_ts_parse(ip, sizeof(ip), true, &r), -ENOMSG,
+		     "ts: not ICMP is not ours");
+	ip[9] = 1;
+	ip[0] = 0x4f;
+	CHECK_EQ_INT(gw_probe_ts_parse(ip, sizeof(ip), true, &r), -EBADMSG,
+		     "ts: an IP header longer than the packet refused");
+	CHECK_EQ_INT(gw_probe_ts_parse(ip, 19, true, &r), -EBADMSG,
+		     "ts: shorter than an IP header refused");
+
+	/* across midnight UT: sent 23:59:59.999.5, received at the target 00:00:00.001, back at
+	 * 00:00:00.004: a few ms each way, not minus a day */
+	{
+		int64_t midnight = t0 - 45296789 * MS_NS - 123456;	/* 2023-11-14 00:00 UT */
+		int64_t sent = midnight - 500000, rx = midnight + 4 * MS_NS;
+		struct gw_probe_ts w = { .originate = gw_probe_ts_of_ns(sent), .receive = 1,
+					 .transmit = 2 };
+
+		CHECK_EQ_INT(w.originate, DAY_MS - 1, "ts: sent in the day's last millisecond");
+		gw_probe_ts_owd(&w, sent, rx, &up, &down);
+		CHECK(fabs(up - 2.0) < 1e-6, "ts: up across midnight 2 ms (%.6f)", up);
+		CHECK(fabs(down - 1.5) < 1e-6, "ts: down 1.5 ms (%.6f)", down);
+		/* the other way: the target's clock still before midnight, ours after */
+		w.receive = (uint32_t)DAY_MS - 3;
+		w.transmit = (uint32_t)DAY_MS - 2;
+		gw_probe_ts_owd(&w, midnight + MS_NS, midnight + 2 * MS_NS, &up, &down);
+		CHECK(fabs(up + 3.5) < 1e-6 && fabs(down - 3.5) < 1e-6,
+		      "ts: a target 4 ms behind across midnight: up -3.5, down 3.5 (%.3f, %.3f)",
+		      up, down);
+		w.receive = 0x7fffffffu;	/* beyond a day, without the high bit */
+		w.transmit = GW_PROBE_TS_NONSTD | 5;
+		gw_probe_ts_owd(&w, sent, rx, &up, &down);
+		CHECK(isnan(up) && isnan(down), "ts: a stamp beyond a day, or non-standard: no OWD");
+		w.receive = 7;
+		gw_probe_ts_owd(&w, sent, rx, &up, &down);
+		CHECK(isfinite(up) && isnan(down),
+		      "ts: the non-standard bit on transmit only: up kept, down NAN");
+	}
+}
+
+/* One-way delays of a UDP reply: the reflector's stamps against ours, signed. */
+static void test_owd_udp(void)
+{
+	struct gw_probe_pkt r = { .type = GW_PROBE_PKT_REPLY, .refl_recv_ns = 1700000000005000000ULL,
+				  .refl_send_ns = 1700000000005100000ULL };
+	int64_t sent = 1700000000000000000LL;
+	double up, down;
+
+	gw_probe_pkt_owd(&r, sent, sent + 12000000, &up, &down);
+	CHECK(fabs(up - 5.0) < 1e-9 && fabs(down - 6.9) < 1e-9,
+	      "owd udp: up 5 ms, down 6.9 ms (%.6f, %.6f)", up, down);
+	/* a reflector whose clock is 20 ms behind ours: up negative, down 20 ms more */
+	r.refl_recv_ns -= 20000000;
+	r.refl_send_ns -= 20000000;
+	gw_probe_pkt_owd(&r, sent, sent + 12000000, &up, &down);
+	CHECK(fabs(up + 15.0) < 1e-9 && fabs(down - 26.9) < 1e-9,
+	      "owd udp: a clock 20 ms behind: up -15, down 26.9 (%.6f, %.6f)", up, down);
+	CHECK(fabs(up + down - 11.9) < 1e-9, "owd udp: up + down = RTT - processing, whatever "
+	      "the offset");
+	r.refl_recv_ns = 0;
+	gw_probe_pkt_owd(&r, sent, sent + 12000000, &up, &down);
+	CHECK(isnan(up) && isnan(down), "owd udp: no reflector stamps, no OWD");
+}
+
 int main(void)
 {
 	test_absent();
@@ -463,6 +684,9 @@ int main(void)
 	test_full();
 	test_refusals();
 	test_pkt();
+	test_ts_config();
+	test_ts_pkt();
+	test_owd_udp();
 	test_engine();
 	return tap_done();
 }

@@ -724,6 +724,68 @@ out:
 	free(buf);
 }
 
+/* The probe's targets: one-way delays in /api/status (null when none) and in /metrics, whose
+ * families appear only when a target has one. */
+static void test_probe_owd(struct gw_snapshot *s)
+{
+	struct gw_snap_probe saved = s->probe;
+	struct json_object *root, *t;
+	size_t len = 0;
+	char *out = NULL;
+
+	s->probe = (struct gw_snap_probe){ .enabled = true, .interval_us = 100000, .n_targets = 2 };
+	snprintf(s->probe.method, sizeof(s->probe.method), "icmp");
+	snprintf(s->probe.link, sizeof(s->probe.link), "wan");
+	for (int i = 0; i < 2; i++) {
+		snprintf(s->probe.targets[i].host, sizeof(s->probe.targets[i].host), "192.0.2.%d",
+			 i + 1);
+		s->probe.targets[i].up = true;
+		s->probe.targets[i].last_rtt_ms = 12.5;
+		s->probe.targets[i].last_owd_up_ms = s->probe.targets[i].last_owd_down_ms = NAN;
+	}
+	if (CHECK(!gw_webui_status_json(s, NOW, &out, &len), "probe owd: icmp JSON renders")) {
+		root = json_tokener_parse(out);
+		t = root ? json_object_array_get_idx(get(root, "probe.targets"), 0) : NULL;
+		CHECK(t && has_null(t, "last_owd_up_ms") && has_null(t, "last_owd_down_ms"),
+		      "probe owd: icmp: last_owd_up_ms and last_owd_down_ms null");
+		json_object_put(root);
+	}
+	free(out);
+	out = NULL;
+	if (CHECK(!gw_webui_metrics(s, NOW, &out, &len), "probe owd: icmp metrics render"))
+		CHECK(strstr(out, "gatewayd_probe_target_last_rtt_seconds{") &&
+		      !strstr(out, "owd"), "probe owd: icmp: no one-way delay families");
+	free(out);
+	out = NULL;
+	snprintf(s->probe.method, sizeof(s->probe.method), "icmp-timestamp");
+	s->probe.targets[1].last_owd_up_ms = 9.25;
+	s->probe.targets[1].last_owd_down_ms = -1.5;
+	if (CHECK(!gw_webui_status_json(s, NOW, &out, &len), "probe owd: JSON renders")) {
+		root = json_tokener_parse(out);
+		t = root ? json_object_array_get_idx(get(root, "probe.targets"), 1) : NULL;
+		CHECK(t && json_object_get_double(get(t, "last_owd_up_ms")) == 9.25 &&
+		      json_object_get_double(get(t, "last_owd_down_ms")) == -1.5,
+		      "probe owd: the target's last one-way delays, a negative one too");
+		CHECK(root && !strcmp(get_str(root, "probe.method"), "icmp-timestamp"),
+		      "probe owd: method icmp-timestamp");
+		json_object_put(root);
+	}
+	free(out);
+	out = NULL;
+	if (CHECK(!gw_webui_metrics(s, NOW, &out, &len), "probe owd: metrics render")) {
+		CHECK(strstr(out, "gatewayd_probe_target_last_owd_up_seconds{target=\"192.0.2.2\"} "
+			      "0.00925\n") && strstr(out, "gatewayd_probe_target_last_owd_down_seconds"
+			      "{target=\"192.0.2.2\"} -0.0015\n"), "probe owd: both metrics, seconds");
+		CHECK(!strstr(out, "owd_up_seconds{target=\"192.0.2.1\"}"),
+		      "probe owd: no sample for a target without one");
+		CHECK_EQ_INT(count(out, "# TYPE gatewayd_probe_target_last_owd_up_seconds gauge\n"), 1,
+			     "probe owd: TYPE once");
+		run_promtool(out);
+	}
+	free(out);
+	s->probe = saved;
+}
+
 int main(void)
 {
 	struct gw_snapshot *s = make_snapshot();
@@ -733,6 +795,7 @@ int main(void)
 	test_escape();
 	test_buf();
 	test_health(s);
+	test_probe_owd(s);
 	test_history_query();
 	test_history_json();
 	test_auth();

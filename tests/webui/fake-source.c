@@ -289,6 +289,8 @@ static void fill_probe(struct gw_snapshot *s, uint64_t seq, double t)
 		g->duplicates = 0;
 		g->last_rtt_ms = g->up ? 12.2 + (double)i * 3 + 0.3 * sin(t) : NAN;
 		g->last_reply_unix = g->up ? t - 0.05 : 0;
+		/* icmp echo: no one-way delays */
+		g->last_owd_up_ms = g->last_owd_down_ms = NAN;
 	}
 }
 

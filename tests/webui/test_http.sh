@@ -118,6 +118,7 @@ p = d["probe"]
 assert p["method"] == "icmp" and p["link"] == "wan" and p["interval_seconds"] == 0.1
 assert [t["up"] for t in p["targets"]] == [True, True, False]
 assert p["targets"][2]["last_rtt_ms"] is None and p["targets"][0]["last_rtt_ms"] > 0
+assert all(t["last_owd_up_ms"] is None and t["last_owd_down_ms"] is None for t in p["targets"])
 t = d["loadtest"]
 assert t["running"] is False and t["error"] is None and t["finished_unix_seconds"] > t["started_unix_seconds"]
 assert [x["direction"] for x in t["directions"]] == ["download", "upload", "both"]

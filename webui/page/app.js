@@ -73,6 +73,11 @@
 		return num(ms) + " ms";
 	}
 
+	/* a time that may be negative (a one-way delay against another clock) */
+	function fmtSignedMs(ms) {
+		return ms < 0 ? "\u2212" + fmtMs(-ms) : fmtMs(ms);
+	}
+
 	function fmtPerS(v) {
 		if (!isFinite(v)) return "\u2013";
 		if (v === 0) return "0/s";
@@ -698,9 +703,16 @@
 			for (const t of p.targets) {
 				const c = h.appendChild(el("span", "target " + (t.up ? "up" : "down")));
 				c.appendChild(el("span", "name", t.host));
-				c.appendChild(document.createTextNode(t.up ? " " + fmtMs(t.last_rtt_ms) : " down"));
+				/* one-way delays (udp, icmp-timestamp): right up to the two clocks' offset */
+				const owd = t.up && t.last_owd_up_ms != null && t.last_owd_down_ms != null ?
+					" (\u2191 " + fmtSignedMs(t.last_owd_up_ms) + " \u2193 " +
+					fmtSignedMs(t.last_owd_down_ms) + ")" : "";
+				c.appendChild(document.createTextNode(t.up ? " " + fmtMs(t.last_rtt_ms) + owd :
+					" down"));
 				c.title = fmtCount(t.received) + " of " + fmtCount(t.sent) + " answered, " +
-					fmtCount(t.lost) + " lost, " + fmtCount(t.reordered) + " reordered";
+					fmtCount(t.lost) + " lost, " + fmtCount(t.reordered) + " reordered" +
+					(owd ? "; one-way delays up and down, right up to the offset between " +
+						"the target's clock and ours" : "");
 			}
 		}
 		if (lt) {
