@@ -175,3 +175,8 @@ check "reload without wan2's block: wan2 has no latency, wan1 goes on" \
 check "the daemon says it stopped wan2's prober" grep -q "reload: link 'wan2': stopping the prober" "$GW_LOG"
 gw_stop
 check "gatewayd exits 0" test $? = 0
+
+# --probe without a global block: the first link's own block, through its interface
+ip netns exec "$NS_R" timeout 20 "$GATEWAYD" -c "$TMPD/w.conf" --probe 5 >"$TMPD/cli.out" 2>&1
+check "--probe runs wan1's own block through u1 (exit $?)" \
+	bash -c "grep -q 'from u1' '$TMPD/cli.out' && [ \$(grep -c '^10.78.1.2 seq=.* lost=0' '$TMPD/cli.out') = 5 ]"
