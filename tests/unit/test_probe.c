@@ -338,8 +338,8 @@ static void test_link_blocks(void)
 		     "a link's interval out of range");
 	link_refused(WAN2("probe = { targets = \"198.51.100.1\"; tagets = 1; };", ""),
 		     "gw.conf:3: unknown key 'tagets' in link 'wan' probe", "a misspelt key");
-	link_refused(WAN2("probe = \"198.51.100.1\";", ""), "gw.conf:3: link 'wan': 'probe' must be a group",
-		     "a link's probe not a group");
+	link_refused(WAN2("probe = \"198.51.100.1\";", ""),
+		     "gw.conf:3: link 'wan': 'probe' must be a group", "a link's probe not a group");
 	link_refused(WAN2("probe = { targets = [ \"198.51.100.1\", \"2001:db8::1\" ];\n"
 			  " source = \"198.51.100.10\"; };", ""),
 		     "gw.conf:4: link 'wan' probe: 'source' \"198.51.100.10\" is IPv4 but target "
