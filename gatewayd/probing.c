@@ -176,8 +176,9 @@ static void start_prober(struct lprobe *lp)
 	}
 	gw_log(GW_LOG_INFO, "probing %zu target%s by %s every %lld ms through %s (link '%s')%s%s",
 	       lp->cfg.n_targets, lp->cfg.n_targets == 1 ? "" : "s",
-	       lp->cfg.method == GW_PROBE_UDP ? "udp" : "icmp", (long long)lp->cfg.interval_us / 1000,
-	       lp->ifname, lp->cfg.link, lp->cfg.source[0] ? " from " : "", lp->cfg.source);
+	       lp->cfg.method == GW_PROBE_UDP ? "udp" : "icmp",
+	       (long long)lp->cfg.interval_us / 1000, lp->ifname, lp->cfg.link,
+	       lp->cfg.source[0] ? " from " : "", lp->cfg.source);
 }
 
 static void free_accs(struct lprobe *lp)
@@ -467,7 +468,8 @@ static void fill_probe(const struct lprobe *lp, struct gw_snap_probe *o)
 	size_t n = lp->p ? gw_prober_targets(lp->p, st, GW_MAX_PROBE_TARGETS) : 0;
 
 	o->enabled = true;
-	snprintf(o->method, sizeof(o->method), "%s", lp->cfg.method == GW_PROBE_UDP ? "udp" : "icmp");
+	snprintf(o->method, sizeof(o->method), "%s",
+		 lp->cfg.method == GW_PROBE_UDP ? "udp" : "icmp");
 	snprintf(o->link, sizeof(o->link), "%s", lp->cfg.link);
 	snprintf(o->source, sizeof(o->source), "%s", lp->cfg.source);
 	o->interval_us = lp->cfg.interval_us;
@@ -603,8 +605,8 @@ static struct lprobe *reload_one(struct gw_probing *m, struct lprobe *lp,
 			for (int d = 0; d < 2; d++)
 				if (lp->acc[d])
 					gw_latency_forget_target(lp->acc[d], (int)i);
-	gw_log(GW_LOG_INFO, "reload: %srestarting the prober%s", who(l->name, global, buf, sizeof(buf)),
-	       same_link ? " (the link's latency figures are kept)" : "");
+	gw_log(GW_LOG_INFO, "reload: %srestarting the prober%s",
+	       who(l->name, global, buf, sizeof(buf)), same_link ? " (the link's latency figures are kept)" : "");
 	if (configure(lp, next, l, pc, same_link))
 		gw_log(GW_LOG_ERR, "reload: the prober: %s", strerror(ENOMEM));
 	return lp;

@@ -595,7 +595,8 @@ static int setup_socket(struct gw_prober *p, struct target *t, const char *ifnam
 			setsockopt(t->fd, SOL_IP, IP_FREEBIND, &one, sizeof(one));
 		else
 			setsockopt(t->fd, SOL_IPV6, IPV6_FREEBIND, &one, sizeof(one));
-		if (bind(t->fd, (const struct sockaddr *)&cfg->source_addr, cfg->source_addrlen) < 0)
+		if (bind(t->fd, (const struct sockaddr *)&cfg->source_addr,
+			 cfg->source_addrlen) < 0)
 			goto fail;
 	}
 	/* kernel stamps on both ends where the kernel has them, on receive at least */

@@ -563,7 +563,8 @@ static void test_probing_links(void)
 {
 	struct gw_config *cfg = two_links(TWO_LINKS(
 		"probe = { targets = [ \"192.0.2.1\" ]; };",
-		"probe = { targets = [ \"198.51.100.1\", \"198.51.100.2\" ]; interval = \"50ms\"; };", ""));
+		"probe = { targets = [ \"198.51.100.1\", \"198.51.100.2\" ];\n"
+		"  interval = \"50ms\"; };", ""));
 	struct gw_config *next;
 	struct gw_snap_dir d[4];
 	struct gw_snapshot snap = { 0 };

@@ -257,7 +257,8 @@ static void test_link_blocks(void)
 		CHECK(p->present, "link block: present");
 		CHECK_EQ_INT(p->line, 6, "link block: its line");
 		CHECK_EQ_STR(p->link, "lte", "link block: its link is the link");
-		CHECK_EQ_INT(p->method, GW_PROBE_ICMP, "link block: icmp by default, not the global's udp");
+		CHECK_EQ_INT(p->method, GW_PROBE_ICMP,
+			     "link block: icmp by default, not the global's udp");
 		CHECK_EQ_INT(p->interval_us, 100000, "link block: interval 100ms by default");
 		CHECK_EQ_INT(p->timeout_us, 1000000, "link block: timeout 1s by default");
 		CHECK_EQ_INT(p->size, GW_PROBE_SIZE_DEFAULT, "link block: size by default");
