@@ -3,6 +3,8 @@
 # i2), each link with a probe block of its own: wan1 pings ISP1's address, wan2 sends UDP from
 # a source address to `gatewayd --reflect` on an address that only ISP2 has, though the
 # router's preferred route to it goes through u1 (so an answer proves the probes left by u2).
+# The source address is not on u2 when the daemon starts: the prober runs all the same and is
+# answered once the address comes; ISP2 counts the probes from that address.
 # One uplink (wan1, htb 10 mbit + a 400 kB bfifo) is flooded through the router for a few
 # seconds: /api/status shows induced latency on wan1 alone, wan2 stays near idle; each link's
 # probe counters count only its own targets, and neither ISP sees the other link's probes.
@@ -43,15 +45,22 @@ for ns in "$NS_1" "$NS_2"; do
 	table ip wanprobe {
 		counter pings { }
 		counter probes { }
+		counter fromsrc { }
 		chain pre {
 			type filter hook prerouting priority 0;
 			icmp type echo-request counter name pings
 			udp dport 2112 counter name probes
+			ip saddr 10.78.2.9 udp dport 2112 counter name fromsrc
 		}
 	}
 	NFT
 done
-counter() { ip netns exec "$1" nft -j list counter ip wanprobe "$2" | jq '.nftables[1].counter.packets'; }
+# counters NS: its pings, probes and fromsrc counts, from one dump
+counters() {
+	ip netns exec "$1" nft -j list counters table ip wanprobe |
+		jq -r '[.nftables[] | select(.counter) | .counter | {(.name): .packets}] | add |
+		       "\(.pings) \(.probes) \(.fromsrc)"'
+}
 
 RLOG=$TMPD/reflect.log
 ip netns exec "$NS_2" "$GATEWAYD" --reflect "$ANY:$PORT" 2>"$RLOG" &
@@ -71,7 +80,8 @@ conf() {
 	    $1 } );
 	CONF
 }
-conf "probe = { method = \"udp\"; targets = [ \"$ANY\" ]; source = \"10.78.2.1\"; interval = \"50ms\"; timeout = \"3s\"; };" \
+SRC=10.78.2.9	# wan2's source: a second address on u2, added once the daemon runs
+conf "probe = { method = \"udp\"; targets = [ \"$ANY\" ]; source = \"$SRC\"; interval = \"50ms\"; timeout = \"3s\"; };" \
 	>"$TMPD/w.conf"
 gw_start "$NS_R" "$TMPD/w.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
 ok "gatewayd starts with a probe block per link"
@@ -80,6 +90,12 @@ api() { ip netns exec "$NS_R" curl -s --max-time 3 "http://127.0.0.1:9180$1"; }
 lat() { echo "$J" | jq -r ".links[] | select(.name == \"$1\") | .directions[0].latency.$2"; }
 # tgt LINK FIELD: LINK's first target's field in probes
 tgt() { echo "$J" | jq -r ".probes[] | select(.link == \"$1\") | .targets[0].$2"; }
+
+# the source address is not there yet: wan2's prober runs, its probes go unanswered
+wait_for 'J=$(api /api/status); [ "$(tgt wan2 sent)" -ge 10 ] 2>/dev/null' 10 "wan2's first 10 probes"
+check "a source the link does not carry yet: the prober runs ($(tgt wan2 sent) sent, $(tgt wan2 received) answered, last_error '$(echo "$J" | jq -r .sample.last_error)')" \
+	bash -c "[ '$(tgt wan2 received)' = 0 ] && [ '$(echo "$J" | jq -r .sample.last_error)' = null ]"
+ip -n "$NS_R" addr add "$SRC/24" dev u2
 
 idle_seen() {
 	J=$(api /api/status)
@@ -92,7 +108,7 @@ check "probes lists both links' probers ($(echo "$J" | jq -c '[.probes[].link]')
 check "each prober has its own targets alone ($(echo "$J" | jq -c '[.probes[] | [.targets[].host]]'))" \
 	test "$(echo "$J" | jq -c '[.probes[] | [.targets[].host]]')" = "[[\"10.78.1.2\"],[\"$ANY\"]]"
 check "wan2's prober shows its method and source" \
-	test "$(echo "$J" | jq -c '.probes[1] | [.method, .source]')" = '["udp","10.78.2.1"]'
+	test "$(echo "$J" | jq -c '.probes[1] | [.method, .source]')" = "[\"udp\",\"$SRC\"]"
 check "probe (the first link's, no global block) is wan1's" test "$(echo "$J" | jq -r .probe.link)" = wan1
 check "wan2's target, reachable only through u2, answers ($(tgt wan2 received) of $(tgt wan2 sent))" \
 	bash -c "[ '$(tgt wan2 received)' -ge 20 ] && [ '$(tgt wan2 up)' = true ]"
@@ -125,12 +141,15 @@ check "wan2: still near idle (idle p99 $(lat wan2 idle.p99_ms) ms < 20 ms)" \
 check "wan2: no induced latency figure (null)" test "$(lat wan2 induced_p50_ms)" = null
 
 # each ISP saw its own link's probes only: ICMP at ISP1, UDP at ISP2
-e1=$(counter "$NS_1" pings) u1=$(counter "$NS_1" probes) e2=$(counter "$NS_2" pings) u2=$(counter "$NS_2" probes)
-echo "# ISP1: $e1 echo requests, $u1 UDP probes; ISP2: $e2 echo requests, $u2 UDP probes"
+read -r e1 u1 _ < <(counters "$NS_1")
+read -r e2 u2 s2 < <(counters "$NS_2")
+echo "# ISP1: $e1 echo requests, $u1 UDP probes; ISP2: $e2 echo requests, $u2 UDP probes ($s2 from $SRC)"
 check "ISP1 saw wan1's pings ($e1) and none of wan2's UDP probes ($u1)" \
 	bash -c "[ '$e1' -ge '$(tgt wan1 received)' ] && [ '$u1' = 0 ]"
 check "ISP2 saw wan2's UDP probes ($u2) and none of wan1's pings ($e2)" \
 	bash -c "[ '$u2' -ge '$(tgt wan2 received)' ] && [ '$e2' = 0 ]"
+check "every UDP probe left from the source address ($s2 of $u2)" \
+	bash -c "[ '$s2' = '$u2' ] && [ '$s2' -gt 0 ]"
 J=$(api /api/status)	# after the counters: wan1 has sent every ping ISP1 counted, and more
 check "wan1 sent at least what ISP1 got ($(tgt wan1 sent) sent, ISP1 got $e1)" \
 	test "$(tgt wan1 sent)" -ge "$e1"
@@ -156,7 +175,7 @@ check "history: wan2's total keeps its own baseline" bash -c "echo '$H' | jq -e 
 
 # reload: wan2's block changes (its interval), wan1's stays: wan1 keeps its prober and figures
 w1=$(lat wan1 replies_total) w1l=$(lat wan1 loaded.samples)
-conf "probe = { method = \"udp\"; targets = [ \"$ANY\" ]; source = \"10.78.2.1\"; interval = \"100ms\"; timeout = \"3s\"; };" \
+conf "probe = { method = \"udp\"; targets = [ \"$ANY\" ]; source = \"$SRC\"; interval = \"100ms\"; timeout = \"3s\"; };" \
 	>"$TMPD/w.conf"
 gw_reload
 wait_for 'J=$(api /api/status); [ "$(echo "$J" | jq ".probes[1].interval_seconds")" = 0.1 ] && [ "$(lat wan1 replies_total)" -gt "$w1" ]' 5 \
