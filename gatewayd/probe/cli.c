@@ -169,13 +169,14 @@ int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *e
 	if (!ret) {
 		gw_prober_limit(p, count);
 		fprintf(out, "# probing %zu target%s by %s every %.3f ms, timeout %.0f ms, %lld "
-			"bytes, from %s%s\n", pc->n_targets,
+			"bytes, from %s%s%s%s\n", pc->n_targets,
 			pc->n_targets == 1 ? "" : "s",
 			pc->method == GW_PROBE_UDP ? "udp" :
 			gw_prober_raw(p) ? "icmp (raw socket)" : "icmp (ping socket)",
 			(double)pc->interval_us / 1000, (double)pc->timeout_us / 1000,
 			(long long)pc->size, ifname ? ifname : "any interface",
-			pc->fwmark != GW_UNSET ? " with a fwmark" : "");
+			pc->fwmark != GW_UNSET ? " with a fwmark" : "",
+			pc->source[0] ? ", source " : "", pc->source);
 		ret = run(p, sfd, out);
 		summary(&c, p);
 		if (ret)

@@ -46,20 +46,22 @@ for ns in "$NS_1" "$NS_2"; do
 		counter pings { }
 		counter probes { }
 		counter fromsrc { }
+		counter pingsrc { }
 		chain pre {
 			type filter hook prerouting priority 0;
 			icmp type echo-request counter name pings
 			udp dport 2112 counter name probes
 			ip saddr 10.78.2.9 udp dport 2112 counter name fromsrc
+			ip saddr 10.78.1.9 icmp type echo-request counter name pingsrc
 		}
 	}
 	NFT
 done
-# counters NS: its pings, probes and fromsrc counts, from one dump
+# counters NS: its pings, probes, fromsrc and pingsrc counts, from one dump
 counters() {
 	ip netns exec "$1" nft -j list counters table ip wanprobe |
 		jq -r '[.nftables[] | select(.counter) | .counter | {(.name): .packets}] | add |
-		       "\(.pings) \(.probes) \(.fromsrc)"'
+		       "\(.pings) \(.probes) \(.fromsrc) \(.pingsrc)"'
 }
 
 RLOG=$TMPD/reflect.log
@@ -141,8 +143,8 @@ check "wan2: still near idle (idle p99 $(lat wan2 idle.p99_ms) ms < 20 ms)" \
 check "wan2: no induced latency figure (null)" test "$(lat wan2 induced_p50_ms)" = null
 
 # each ISP saw its own link's probes only: ICMP at ISP1, UDP at ISP2
-read -r e1 u1 _ < <(counters "$NS_1")
-read -r e2 u2 s2 < <(counters "$NS_2")
+read -r e1 u1 _ _ < <(counters "$NS_1")
+read -r e2 u2 s2 _ < <(counters "$NS_2")
 echo "# ISP1: $e1 echo requests, $u1 UDP probes; ISP2: $e2 echo requests, $u2 UDP probes ($s2 from $SRC)"
 check "ISP1 saw wan1's pings ($e1) and none of wan2's UDP probes ($u1)" \
 	bash -c "[ '$e1' -ge '$(tgt wan1 received)' ] && [ '$u1' = 0 ]"
@@ -195,7 +197,14 @@ check "the daemon says it stopped wan2's prober" grep -q "reload: link 'wan2': s
 gw_stop
 check "gatewayd exits 0" test $? = 0
 
-# --probe without a global block: the first link's own block, through its interface
+# --probe without a global block: the first link's own block, through its interface, here
+# with a source address (ICMP: a raw socket bound to it)
+ip -n "$NS_R" addr add 10.78.1.9/24 dev u1
+sed -i 's|targets = \[ "10.78.1.2" \];|& source = "10.78.1.9";|' "$TMPD/w.conf"
+read -r _ _ _ before < <(counters "$NS_1")
 ip netns exec "$NS_R" timeout 20 "$GATEWAYD" -c "$TMPD/w.conf" --probe 5 >"$TMPD/cli.out" 2>&1
 check "--probe runs wan1's own block through u1 (exit $?)" \
-	bash -c "grep -q 'from u1' '$TMPD/cli.out' && [ \$(grep -c '^10.78.1.2 seq=.* lost=0' '$TMPD/cli.out') = 5 ]"
+	bash -c "grep -q 'from u1, source 10.78.1.9' '$TMPD/cli.out' && [ \$(grep -c '^10.78.1.2 seq=.* lost=0' '$TMPD/cli.out') = 5 ]"
+read -r _ _ _ after < <(counters "$NS_1")
+check "...its 5 pings from the source address ($((after - before)) counted at ISP1)" \
+	test $((after - before)) = 5
