@@ -186,6 +186,11 @@ static int parse_link_ref(struct cfg_parser *p, const config_setting_t *grp,
 	ret = cfg_get_string(p, grp, "link", "probe", GW_NAME_MAX - 1, &v);
 	if (ret < 0)
 		return ret;
+	/* a container host may have no links: nothing for the probes to leave by or be
+	 * judged against */
+	if (!cfg->n_links)
+		return cfg_error(p, grp, "probe", "there is no link to probe: the probe block "
+				 "judges a configured link's load (containers are not probed)");
 	if (ret == 0) {
 		l = &cfg->links[0];
 	} else {

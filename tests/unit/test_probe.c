@@ -353,6 +353,10 @@ static void test_link_blocks(void)
 		     "a bad source in the global block");
 	link_refused(WAN2("", "") "probe = { targets = \"192.0.2.1\"; source = 5; };\n",
 		     "gw.conf:7: probe: 'source' must be a string", "a source not a string");
+	/* a container host without links: refused, not a crash (it read links[0]) */
+	link_refused("containers = ( { interfaces = \"veth*\"; egress = { rate = \"10mbit\"; }; } );\n"
+		     "probe = { targets = [ \"192.0.2.1\" ]; };\n",
+		     "gw.conf:2: probe: there is no link to probe", "a probe block without links");
 }
 
 static void test_pkt(void)
