@@ -57,6 +57,7 @@ void gw_config_free(struct gw_config *cfg)
 	for (i = 0; cfg->links && i < cfg->n_links; i++) {
 		free_classes(&cfg->links[i].dir[GW_DIR_EGRESS]);
 		free_classes(&cfg->links[i].dir[GW_DIR_INGRESS]);
+		free(cfg->links[i].probe);
 	}
 	free(cfg->links);
 	free(cfg->containers);

@@ -88,6 +88,9 @@ struct gw_link_cfg {
 	struct gw_sizing sizing;	/* overhead counted from the IP packet, as cake counts */
 	bool replace;		/* may replace a root qdisc gatewayd did not create */
 	struct gw_dir_cfg dir[2];	/* indexed by enum gw_direction */
+	/* NULL, or the link's own `probe` block (its link is this link; no load-test keys):
+	 * its samples judged against this link's load, its probes sent through this link */
+	struct gw_probe_cfg *probe;
 	int line;
 };
 
@@ -121,6 +124,11 @@ struct gw_probe_cfg {
 	char link[GW_NAME_MAX];		/* whose load samples are judged against (default:
 					 * the first link); probes leave through its interface */
 	int64_t fwmark;			/* GW_UNSET, or SO_MARK for multi-WAN policy routing */
+	/* "" or the address the probes are sent from (an IP literal, bound before sending;
+	 * the family of every target) */
+	char source[GW_PROBE_HOST_MAX];
+	struct sockaddr_storage source_addr;	/* port 0 */
+	socklen_t source_addrlen;		/* 0: no source */
 
 	/* active load test (--load-test, and the schedule) */
 	char sink[GW_PROBE_HOST_MAX];	/* "" = none: the load test refuses to start */
@@ -195,6 +203,10 @@ int gw_config_load(const char *file, struct gw_config **out, char *err, size_t e
 int gw_config_load_string(const char *name, const char *text, struct gw_config **out,
 			  char *err, size_t errlen);
 void gw_config_free(struct gw_config *cfg);
+
+/* The probe block that judges links[link]: its own, else the global one when that names it,
+ * else NULL (the link is not probed). */
+const struct gw_probe_cfg *gw_config_probe_of(const struct gw_config *cfg, size_t link);
 
 const char *gw_direction_name(enum gw_direction d);
 /* The class made where the config names none: the only class of an htb direction without

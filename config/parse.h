@@ -107,5 +107,8 @@ int cfg_check_links(struct cfg_parser *p, const config_setting_t *list,
 		    const struct gw_link_cfg *links, size_t n);
 /* The `probe` block (config/parse_probe.c); after the links, which it names. */
 int cfg_parse_probe(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg);
+/* A link's own `probe` block into link->probe (left NULL when absent); after its name. */
+int cfg_parse_link_probe(struct cfg_parser *p, const config_setting_t *link_grp,
+			 struct gw_link_cfg *link);
 
 #endif

@@ -6,7 +6,8 @@
 #include "config/parse.h"
 
 static const char *const link_keys[] = {
-	"name", "interface", "overhead", "mpu", "linklayer", "replace", "egress", "ingress", NULL
+	"name", "interface", "overhead", "mpu", "linklayer", "replace", "egress", "ingress", "probe",
+	NULL
 };
 
 /*
@@ -105,7 +106,8 @@ int cfg_parse_link(struct cfg_parser *p, const config_setting_t *grp, size_t ind
 	    (ret = cfg_parse_dir(p, grp, link->name, GW_DIR_EGRESS,
 				 &link->dir[GW_DIR_EGRESS])) < 0 ||
 	    (ret = cfg_parse_dir(p, grp, link->name, GW_DIR_INGRESS,
-				 &link->dir[GW_DIR_INGRESS])) < 0)
+				 &link->dir[GW_DIR_INGRESS])) < 0 ||
+	    (ret = cfg_parse_link_probe(p, grp, link)) < 0)
 		return ret;
 	if (!link->dir[GW_DIR_EGRESS].present && !link->dir[GW_DIR_INGRESS].present)
 		return cfg_error(p, grp, where, "nothing to shape: give 'egress', 'ingress' or both");

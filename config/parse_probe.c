@@ -1,9 +1,10 @@
-/* config/parse_probe.c: the `probe` block (latency prober targets and its load test) into a
- * struct gw_probe_cfg. */
+/* config/parse_probe.c: the `probe` blocks (latency prober targets and its load test) into
+ * struct gw_probe_cfg: the global one, and a link's own (the same keys but the load test's). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/parse.h"
@@ -24,8 +25,16 @@
 #define PROBE_LOAD_FLOWS_MAX 64
 
 static const char *const probe_keys[] = {
-	"targets", "method", "interval", "timeout", "size", "link", "fwmark", "sink",
+	"targets", "method", "interval", "timeout", "size", "link", "fwmark", "source", "sink",
 	"load_duration", "load_every", "load_flows", NULL
+};
+
+/* A link's own block: what probes and how; the load test and `link` are the global block's. */
+static const char *const link_probe_keys[] = {
+	"targets", "method", "interval", "timeout", "size", "fwmark", "source", NULL
+};
+static const char *const global_only_keys[] = {
+	"link", "sink", "load_duration", "load_every", "load_flows", NULL
 };
 
 static const struct cfg_enum methods[] = {
@@ -80,23 +89,23 @@ static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_st
 		x->sin6_port == y->sin6_port;
 }
 
-static int parse_targets(struct cfg_parser *p, const config_setting_t *grp,
+static int parse_targets(struct cfg_parser *p, const config_setting_t *grp, const char *where,
 			 struct gw_probe_cfg *pc)
 {
 	const config_setting_t *s = config_setting_get_member(grp, "targets");
 	int i, n;
 
 	if (!s)
-		return cfg_missing(p, grp, "probe", "targets");
+		return cfg_missing(p, grp, where, "targets");
 	if (config_setting_type(s) == CONFIG_TYPE_STRING) {
 		n = 1;
 	} else if (config_setting_type(s) == CONFIG_TYPE_ARRAY ||
 		   config_setting_type(s) == CONFIG_TYPE_LIST) {
-		n = cfg_count(p, s, "probe", "targets", GW_MAX_PROBE_TARGETS, "addresses");
+		n = cfg_count(p, s, where, "targets", GW_MAX_PROBE_TARGETS, "addresses");
 		if (n < 0)
 			return n;
 	} else {
-		return cfg_error(p, s, "probe", "'targets' must be a list of IP addresses, e.g. "
+		return cfg_error(p, s, where, "'targets' must be a list of IP addresses, e.g. "
 				 "[ \"192.0.2.1\", \"2001:db8::1\" ]");
 	}
 	for (i = 0; i < n; i++) {
@@ -108,7 +117,7 @@ static int parse_targets(struct cfg_parser *p, const config_setting_t *grp,
 		int j;
 
 		if (config_setting_type(e) != CONFIG_TYPE_STRING)
-			return cfg_error(p, e, "probe", "'targets' must be a list of strings");
+			return cfg_error(p, e, where, "'targets' must be a list of strings");
 		v = config_setting_get_string(e);
 		if (pc->method == GW_PROBE_ICMP_TS && strlen(v) < GW_PROBE_HOST_MAX &&
 		    inet_pton(AF_INET6, v, &a6) == 1)
@@ -116,7 +125,7 @@ static int parse_targets(struct cfg_parser *p, const config_setting_t *grp,
 					 "targets only (ICMPv6 has no timestamp message)", v);
 		if (strlen(v) >= GW_PROBE_HOST_MAX ||
 		    parse_target(v, pc->method, &t->addr, &t->addrlen))
-			return cfg_error(p, e, "probe", "target \"%.*s\" is not %s", GW_PROBE_HOST_MAX,
+			return cfg_error(p, e, where, "target \"%.*s\" is not %s", GW_PROBE_HOST_MAX,
 					 v, pc->method == GW_PROBE_UDP ?
 					 "an IP address, optionally with a port: \"192.0.2.1\", "
 					 "\"192.0.2.1:2112\", \"2001:db8::1\" or \"[2001:db8::1]:2112\"" :
@@ -129,7 +138,7 @@ static int parse_targets(struct cfg_parser *p, const config_setting_t *grp,
 		t->line = (int)config_setting_source_line(e);
 		for (j = 0; j < i; j++)
 			if (same_addr(&t->addr, &pc->targets[j].addr))
-				return cfg_error(p, e, "probe", "target \"%s\" is the same as \"%s\" "
+				return cfg_error(p, e, where, "target \"%s\" is the same as \"%s\" "
 						 "on line %d", v, pc->targets[j].host,
 						 pc->targets[j].line);
 	}
@@ -137,9 +146,49 @@ static int parse_targets(struct cfg_parser *p, const config_setting_t *grp,
 	return 0;
 }
 
+/* `source`: an IP literal of the targets' family, bound before sending (after the targets). */
+static int parse_source(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+			struct gw_probe_cfg *pc)
+{
+	struct sockaddr_storage *ss = &pc->source_addr;
+	const config_setting_t *s;
+	const char *v = NULL;
+	int ret;
+
+	ret = cfg_get_string(p, grp, "source", where, GW_PROBE_HOST_MAX - 1, &v);
+	if (ret <= 0)
+		return ret;
+	s = config_setting_get_member(grp, "source");
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, v, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		ss->ss_family = AF_INET;
+		pc->source_addrlen = sizeof(struct sockaddr_in);
+	} else if (inet_pton(AF_INET6, v, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		ss->ss_family = AF_INET6;
+		pc->source_addrlen = sizeof(struct sockaddr_in6);
+	} else {
+		return cfg_error(p, s, where, "'source' \"%s\" is not an IP address (no port), e.g. "
+				 "\"192.0.2.10\" or \"2001:db8::10\"", v);
+	}
+	/* one socket per target, all bound to this address: each target must be reachable
+	 * from it */
+	for (size_t i = 0; i < pc->n_targets; i++)
+		if (pc->targets[i].addr.ss_family != ss->ss_family)
+			return cfg_error(p, s, where, "'source' \"%s\" is IPv%c but target \"%s\" on "
+					 "line %d is IPv%c: give one family's targets with a source",
+					 v, ss->ss_family == AF_INET ? '4' : '6', pc->targets[i].host,
+					 pc->targets[i].line, ss->ss_family == AF_INET ? '6' : '4');
+	snprintf(pc->source, sizeof(pc->source), "%s", v);
+	return 0;
+}
+
+/* The global block's link: the one it names, else the first; never one with a block of its
+ * own (that link is probed by its own block alone, and these targets would probe nothing). */
 static int parse_link_ref(struct cfg_parser *p, const config_setting_t *grp,
 			  const struct gw_config *cfg, struct gw_probe_cfg *pc)
 {
+	const config_setting_t *s = config_setting_get_member(grp, "link");
+	const struct gw_link_cfg *l = NULL;
 	const char *v = NULL;
 	size_t i;
 	int ret;
@@ -147,17 +196,28 @@ static int parse_link_ref(struct cfg_parser *p, const config_setting_t *grp,
 	ret = cfg_get_string(p, grp, "link", "probe", GW_NAME_MAX - 1, &v);
 	if (ret < 0)
 		return ret;
+	/* a container host may have no links: nothing for the probes to leave by or be
+	 * judged against */
+	if (!cfg->n_links)
+		return cfg_error(p, grp, "probe", "there is no link to probe: the probe block "
+				 "judges a configured link's load (containers are not probed)");
 	if (ret == 0) {
-		snprintf(pc->link, sizeof(pc->link), "%s", cfg->links[0].name);
-		return 0;
+		l = &cfg->links[0];
+	} else {
+		for (i = 0; i < cfg->n_links && !l; i++)
+			if (!strcmp(cfg->links[i].name, v))
+				l = &cfg->links[i];
+		if (!l)
+			return cfg_error(p, s, "probe",
+					 "'link' \"%s\" is not one of the configured links", v);
 	}
-	for (i = 0; i < cfg->n_links; i++)
-		if (!strcmp(cfg->links[i].name, v)) {
-			snprintf(pc->link, sizeof(pc->link), "%s", v);
-			return 0;
-		}
-	return cfg_error(p, config_setting_get_member(grp, "link"), "probe",
-			 "'link' \"%s\" is not one of the configured links", v);
+	if (l->probe)
+		return cfg_error(p, s ? s : grp, "probe", "link '%s'%s has a probe block of its own "
+				 "(line %d), which alone probes it: name another link with 'link', "
+				 "or move these targets into a link's block", l->name,
+				 s ? "" : " (the first link, the default)", l->probe->line);
+	snprintf(pc->link, sizeof(pc->link), "%s", l->name);
+	return 0;
 }
 
 static int parse_load(struct cfg_parser *p, const config_setting_t *grp, struct gw_probe_cfg *pc)
@@ -222,35 +282,87 @@ static void probe_defaults(struct gw_probe_cfg *pc)
 	pc->load_flows = PROBE_LOAD_FLOWS_DEFAULT;
 }
 
+/* What every probe block has: how and what it probes, from where. */
+static int parse_common(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+			struct gw_probe_cfg *pc)
+{
+	int method = GW_PROBE_ICMP;
+	int ret;
+
+	pc->present = true;
+	pc->line = (int)config_setting_source_line(grp);
+	if ((ret = cfg_get_enum(p, grp, "method", where, methods, &method)) < 0)
+		return ret;
+	pc->method = (enum gw_probe_method)method;
+	if ((ret = parse_targets(p, grp, where, pc)))
+		return ret;
+	if ((ret = cfg_get_time(p, grp, "interval", where, PROBE_INTERVAL_MIN,
+				PROBE_INTERVAL_MAX, &pc->interval_us)) < 0 ||
+	    (ret = cfg_get_time(p, grp, "timeout", where, PROBE_TIMEOUT_MIN, PROBE_TIMEOUT_MAX,
+				&pc->timeout_us)) < 0 ||
+	    (ret = cfg_get_size(p, grp, "size", where, GW_PROBE_SIZE_MIN, GW_PROBE_SIZE_MAX,
+				&pc->size)) < 0 ||
+	    (ret = cfg_get_int(p, grp, "fwmark", where, 0, UINT32_MAX, &pc->fwmark)) < 0)
+		return ret;
+	return parse_source(p, grp, where, pc);
+}
+
 int cfg_parse_probe(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg)
 {
 	struct gw_probe_cfg *pc = &cfg->probe;
 	config_setting_t *grp = NULL;
-	int method = GW_PROBE_ICMP;
 	int ret;
 
 	probe_defaults(pc);
 	ret = cfg_get_group(p, root, "probe", NULL, &grp);
 	if (ret <= 0)
 		return ret;
-	pc->present = true;
-	pc->line = (int)config_setting_source_line(grp);
-	if ((ret = cfg_check_keys(p, grp, "probe", probe_keys)))
-		return ret;
-	if ((ret = cfg_get_enum(p, grp, "method", "probe", methods, &method)) < 0)
-		return ret;
-	pc->method = (enum gw_probe_method)method;
-	if ((ret = parse_targets(p, grp, pc)))
-		return ret;
-	if ((ret = cfg_get_time(p, grp, "interval", "probe", PROBE_INTERVAL_MIN,
-				PROBE_INTERVAL_MAX, &pc->interval_us)) < 0 ||
-	    (ret = cfg_get_time(p, grp, "timeout", "probe", PROBE_TIMEOUT_MIN, PROBE_TIMEOUT_MAX,
-				&pc->timeout_us)) < 0 ||
-	    (ret = cfg_get_size(p, grp, "size", "probe", GW_PROBE_SIZE_MIN, GW_PROBE_SIZE_MAX,
-				&pc->size)) < 0 ||
-	    (ret = cfg_get_int(p, grp, "fwmark", "probe", 0, UINT32_MAX, &pc->fwmark)) < 0)
+	if ((ret = cfg_check_keys(p, grp, "probe", probe_keys)) ||
+	    (ret = parse_common(p, grp, "probe", pc)))
 		return ret;
 	if ((ret = parse_link_ref(p, grp, cfg, pc)))
 		return ret;
 	return parse_load(p, grp, pc);
+}
+
+int cfg_parse_link_probe(struct cfg_parser *p, const config_setting_t *link_grp,
+			 struct gw_link_cfg *link)
+{
+	char where[CFG_WHERE_MAX];
+	config_setting_t *grp = NULL;
+	int ret;
+
+	snprintf(where, sizeof(where), "link '%s'", link->name);
+	ret = cfg_get_group(p, link_grp, "probe", where, &grp);
+	if (ret <= 0)
+		return ret;
+	snprintf(where, sizeof(where), "link '%s' probe", link->name);
+	for (size_t i = 0; global_only_keys[i]; i++) {
+		const config_setting_t *s = config_setting_get_member(grp, global_only_keys[i]);
+
+		if (s)
+			return cfg_error(p, s, where, "'%s' belongs in the global probe block%s",
+					 global_only_keys[i], strcmp(global_only_keys[i], "link") ?
+					 " (the load test is one for the whole router)" :
+					 " (a link's own block probes that link)");
+	}
+	if ((ret = cfg_check_keys(p, grp, where, link_probe_keys)))
+		return ret;
+	if (!(link->probe = calloc(1, sizeof(*link->probe))))
+		return -ENOMEM;
+	probe_defaults(link->probe);
+	snprintf(link->probe->link, sizeof(link->probe->link), "%s", link->name);
+	return parse_common(p, grp, where, link->probe);
+}
+
+const struct gw_probe_cfg *gw_config_probe_of(const struct gw_config *cfg, size_t link)
+{
+	const struct gw_link_cfg *l;
+
+	if (link >= cfg->n_links)
+		return NULL;
+	l = &cfg->links[link];
+	if (l->probe)
+		return l->probe;
+	return cfg->probe.present && !strcmp(cfg->probe.link, l->name) ? &cfg->probe : NULL;
 }

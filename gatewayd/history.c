@@ -53,8 +53,10 @@ struct gw_history {
 	 * resident as time goes by, not a page per series at the first pass */
 	struct raw_point *raw;		/* raw_len rows of n_series */
 	struct minute_point *min;	/* GW_HIST_MINUTES rows of n_series */
-	struct lat_series lat[GW_HIST_LAT_MAX];
-	size_t n_lat;
+	/* one slot per series that may keep latency, up to GW_HIST_LAT_MAX, made with the
+	 * history (so tracking one costs its points alone) */
+	struct lat_series *lat;
+	size_t n_lat, lat_cap;
 };
 
 uint16_t gw_hist_encode(double v)
@@ -93,7 +95,9 @@ struct gw_history *gw_history_new(size_t n_series, int64_t interval_us)
 	h->acc = calloc(n, sizeof(*h->acc));
 	h->raw = calloc(n * h->raw_len, sizeof(*h->raw));
 	h->min = calloc(n * GW_HIST_MINUTES, sizeof(*h->min));
-	if (!h->raw_t || !h->min_t || !h->acc || !h->raw || !h->min) {
+	h->lat_cap = n < GW_HIST_LAT_MAX ? n : GW_HIST_LAT_MAX;
+	h->lat = calloc(h->lat_cap, sizeof(*h->lat));
+	if (!h->raw_t || !h->min_t || !h->acc || !h->raw || !h->min || !h->lat) {
 		gw_history_free(h);
 		return NULL;
 	}
@@ -114,12 +118,14 @@ void gw_history_free(struct gw_history *h)
 	free(h->acc);
 	free(h->raw);
 	free(h->min);
+	free(h->lat);
 	free(h);
 }
 
 size_t gw_history_bytes(const struct gw_history *h)
 {
-	return sizeof(*h) + h->raw_len * sizeof(*h->raw_t) + GW_HIST_MINUTES * sizeof(*h->min_t) +
+	return sizeof(*h) + h->lat_cap * sizeof(*h->lat) + h->raw_len * sizeof(*h->raw_t) +
+	       GW_HIST_MINUTES * sizeof(*h->min_t) +
 	       h->n_series * (sizeof(*h->acc) + h->raw_len * sizeof(*h->raw) +
 			      GW_HIST_MINUTES * sizeof(*h->min)) +
 	       h->n_lat * (h->raw_len + GW_HIST_MINUTES) * N_L * sizeof(uint16_t);
@@ -134,7 +140,7 @@ int gw_history_track_latency(struct gw_history *h, size_t series)
 	for (size_t k = 0; k < h->n_lat; k++)
 		if (h->lat[k].series == series)
 			return 0;
-	if (h->n_lat == GW_HIST_LAT_MAX)
+	if (h->n_lat == h->lat_cap)
 		return -ENOSPC;
 	l = &h->lat[h->n_lat];
 	memset(l, 0, sizeof(*l));

@@ -25,10 +25,10 @@ void gw_history_pass(struct gw_history *h, double t);
 void gw_history_push(struct gw_history *h, size_t series, double rate_bps, double delay_ms,
 		     double drops_per_s, double backlog_bytes);
 /* Latency (idle baseline, loaded p50 and p99, ms) is kept only for the series asked for
- * here (the probed link's direction totals; at most GW_HIST_LAT_MAX): 6 bytes a raw point
+ * here (the probed links' direction totals; at most GW_HIST_LAT_MAX): 6 bytes a raw point
  * and 6 a minute point (avg baseline, avg p50, worst p99). Call before the first pass.
  * 0, -ENOENT (no such series) or -ENOSPC / -ENOMEM. */
-#define GW_HIST_LAT_MAX 4
+#define GW_HIST_LAT_MAX 128	/* both directions of GW_MAX_LINKS links */
 int gw_history_track_latency(struct gw_history *h, size_t series);
 /* In a pass, after gw_history_pass; NAN for a figure there is none of. Untracked: ignored. */
 void gw_history_push_latency(struct gw_history *h, size_t series, double baseline_ms,

@@ -1,5 +1,7 @@
-/* gatewayd/probing.c: the prober in the daemon. A probe's RTT crosses both directions of its
- * link, so every sample is judged twice, each time against one direction's load.
+/* gatewayd/probing.c: the probers in the daemon, one per probed link. A probe's RTT crosses both
+ * directions of its link, so every sample is judged twice, each time against one direction's
+ * load, and only against its own link's: each link's prober leaves through that link and has
+ * its accumulators of its own.
  *
  * The load comes from the sampling passes, which see an interval only once it is over: a
  * sample waits (in a bounded queue) for the first pass at or after the moment it was sent, and
@@ -19,20 +21,23 @@
 
 #define N_PASSES 16	/* passes remembered for late verdicts (a loss is judged a timeout later) */
 
+/* One pass's load, per direction (enum gw_direction), as the link's samples are judged by. */
 struct pass {
 	double mono;
-	enum gw_load_state st[2];
+	struct gw_probing_load dir[2];
 };
 
-struct gw_probing {
-	int ep;				/* watches the prober's fd; stays across prober changes */
-	struct gw_probe_cfg cfg;	/* the running probe block */
+/* One probed link: its prober, the samples waiting for their pass, its accumulators. */
+struct lprobe {
+	struct gw_probing *set;
+	struct gw_probe_cfg cfg;	/* its block (a copy: a reload frees the config); cfg.link
+					 * is the link's name */
+	bool global;			/* the global block's: the load test's link */
 	char ifname[IFNAMSIZ];
-	int64_t interval_us;		/* the sampling interval */
 	struct gw_prober *p;
 	char error[256];
-	bool present;			/* the config has a probe block */
 	bool dir_present[2];
+	uint64_t rate[2];		/* the shaper's configured rate, bytes/s */
 	struct gw_latency *acc[2];	/* over the window, per direction */
 	struct gw_latency *recent[2];	/* what this pass judged, for the history */
 	/* a direction's standing backlog and whether a pass had rates (the first has none) */
@@ -42,8 +47,18 @@ struct gw_probing {
 	size_t pass_head, n_passes;	/* pass_head: the newest */
 	struct gw_probe_sample *pending;
 	size_t pend_cap, pend_head, n_pend;
-	gw_probe_cb tap;		/* gw_probing_tap */
+};
+
+struct gw_probing {
+	int ep;				/* watches every prober's fd; stays across reloads */
+	int64_t interval_us;		/* the sampling interval */
+	struct lprobe *lp[GW_MAX_LINKS];	/* in the links' order */
+	size_t n;
+	char error[512];		/* the probers' errors, joined */
+	gw_probe_cb tap;		/* gw_probing_tap: the global block's samples */
 	void *tap_ctx;
+	gw_probing_hook hook;		/* gw_probing_set_hook: every link's judged samples */
+	void *hook_ctx;
 };
 
 static double probe_rate(const struct gw_probe_cfg *c)
@@ -51,29 +66,37 @@ static double probe_rate(const struct gw_probe_cfg *c)
 	return c->interval_us > 0 ? (double)c->n_targets * 1e6 / (double)c->interval_us : 10;
 }
 
-static const struct gw_link_cfg *probe_link(const struct gw_config *cfg)
+/* s judged under pass p (NULL: no verdict known) into both directions' figures. */
+static void judge(struct lprobe *lp, const struct gw_probe_sample *s, const struct pass *p)
 {
-	for (size_t i = 0; i < cfg->n_links; i++)
-		if (!strcmp(cfg->links[i].name, cfg->probe.link))
-			return &cfg->links[i];
-	return NULL;
-}
+	struct gw_probing *m = lp->set;
 
-static void judge(struct gw_probing *m, const struct gw_probe_sample *s, const enum gw_load_state *st)
-{
 	for (int d = 0; d < 2; d++) {
-		if (!m->acc[d])
+		if (!lp->acc[d])
 			continue;
-		gw_latency_add(m->acc[d], s, st[d]);
-		gw_latency_add(m->recent[d], s, st[d]);
+		enum gw_load_state st = p ? p->dir[d].state : GW_LOAD_UNKNOWN;
+
+		gw_latency_add(lp->acc[d], s, st);
+		gw_latency_add(lp->recent[d], s, st);
+	}
+	if (m->hook) {
+		struct gw_probing_judged j = { .link = lp->cfg.link, .sample = s };
+
+		for (int d = 0; d < 2; d++) {
+			if (p)
+				j.dir[d] = p->dir[d];
+			j.dir[d].present = lp->dir_present[d];
+			j.dir[d].rate_bytes_per_s = lp->rate[d];
+		}
+		m->hook(m->hook_ctx, &j);
 	}
 }
 
 /* The verdict of the first pass at or after t; NULL when no such pass is known yet. */
-static const struct pass *covering(const struct gw_probing *m, double t)
+static const struct pass *covering(const struct lprobe *lp, double t)
 {
-	for (size_t k = m->n_passes; k > 0; k--) {	/* oldest first */
-		const struct pass *p = &m->passes[(m->pass_head + N_PASSES + 1 - k) % N_PASSES];
+	for (size_t k = lp->n_passes; k > 0; k--) {	/* oldest first */
+		const struct pass *p = &lp->passes[(lp->pass_head + N_PASSES + 1 - k) % N_PASSES];
 
 		if (p->mono >= t)
 			return p;
@@ -83,173 +106,193 @@ static const struct pass *covering(const struct gw_probing *m, double t)
 
 static void on_sample(void *ctx, const struct gw_probe_sample *s)
 {
-	struct gw_probing *m = ctx;
+	struct lprobe *lp = ctx;
 
-	if (m->tap)
-		m->tap(m->tap_ctx, s);
-	if (m->n_pend == m->pend_cap) {
+	if (lp->global && lp->set->tap)
+		lp->set->tap(lp->set->tap_ctx, s);
+	if (lp->n_pend == lp->pend_cap) {
 		/* more than the queue was sized for: the oldest is judged now, with the newest
 		 * verdict, rather than dropped */
-		const struct gw_probe_sample *o = &m->pending[m->pend_head];
-		const struct pass *p = m->n_passes ? &m->passes[m->pass_head] : NULL;
-		enum gw_load_state unk[2] = { GW_LOAD_UNKNOWN, GW_LOAD_UNKNOWN };
+		const struct gw_probe_sample *o = &lp->pending[lp->pend_head];
 
-		judge(m, o, p ? p->st : unk);
-		m->pend_head = (m->pend_head + 1) % m->pend_cap;
-		m->n_pend--;
+		judge(lp, o, lp->n_passes ? &lp->passes[lp->pass_head] : NULL);
+		lp->pend_head = (lp->pend_head + 1) % lp->pend_cap;
+		lp->n_pend--;
 	}
-	m->pending[(m->pend_head + m->n_pend) % m->pend_cap] = *s;
-	m->n_pend++;
-}
-
-void gw_probing_sample(struct gw_probing *m, const struct gw_probe_sample *s)
-{
-	if (m->pend_cap)
-		on_sample(m, s);
+	lp->pending[(lp->pend_head + lp->n_pend) % lp->pend_cap] = *s;
+	lp->n_pend++;
 }
 
 /* Judge what the passes so far cover; the rest waits for the next pass. */
-static void flush(struct gw_probing *m)
+static void flush(struct lprobe *lp)
 {
-	size_t n = m->n_pend, kept = 0;
+	size_t n = lp->n_pend, kept = 0;
 
 	for (size_t k = 0; k < n; k++) {
-		struct gw_probe_sample s = m->pending[(m->pend_head + k) % m->pend_cap];
-		const struct pass *p = covering(m, s.sent_mono);
+		struct gw_probe_sample s = lp->pending[(lp->pend_head + k) % lp->pend_cap];
+		const struct pass *p = covering(lp, s.sent_mono);
 
 		if (p) {
-			judge(m, &s, p->st);
+			judge(lp, &s, p);
 			continue;
 		}
-		m->pending[(m->pend_head + kept) % m->pend_cap] = s;
+		lp->pending[(lp->pend_head + kept) % lp->pend_cap] = s;
 		kept++;
 	}
-	m->n_pend = kept;
+	lp->n_pend = kept;
 }
 
-static void stop_prober(struct gw_probing *m)
+static void stop_prober(struct lprobe *lp)
 {
-	if (!m->p)
+	if (!lp->p)
 		return;
-	epoll_ctl(m->ep, EPOLL_CTL_DEL, gw_prober_fd(m->p), NULL);
-	gw_prober_free(m->p);
-	m->p = NULL;
+	epoll_ctl(lp->set->ep, EPOLL_CTL_DEL, gw_prober_fd(lp->p), NULL);
+	gw_prober_free(lp->p);
+	lp->p = NULL;
 }
 
-static void start_prober(struct gw_probing *m)
+static void start_prober(struct lprobe *lp)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	char err[200] = "";
 	int r;
 
-	m->error[0] = '\0';
-	r = gw_prober_new(&m->cfg, m->ifname, on_sample, m, &m->p, err, sizeof(err));
+	lp->error[0] = '\0';
+	r = gw_prober_new(&lp->cfg, lp->ifname, on_sample, lp, &lp->p, err, sizeof(err));
 	if (!r) {
-		ev.data.ptr = m->p;
-		if (epoll_ctl(m->ep, EPOLL_CTL_ADD, gw_prober_fd(m->p), &ev) < 0) {
+		ev.data.ptr = lp;
+		if (epoll_ctl(lp->set->ep, EPOLL_CTL_ADD, gw_prober_fd(lp->p), &ev) < 0) {
 			r = -errno;
 			snprintf(err, sizeof(err), "watching its fd: %s", strerror(errno));
-			gw_prober_free(m->p);
-			m->p = NULL;
+			gw_prober_free(lp->p);
+			lp->p = NULL;
 		}
 	}
 	if (r) {
-		snprintf(m->error, sizeof(m->error), "prober on link '%s' (%s) not running: %s",
-			 m->cfg.link, m->ifname, err[0] ? err : strerror(-r));
-		gw_log(GW_LOG_ERR, "%s; shaping goes on without latency figures", m->error);
+		snprintf(lp->error, sizeof(lp->error), "prober on link '%s' (%s) not running: %s",
+			 lp->cfg.link, lp->ifname, err[0] ? err : strerror(-r));
+		gw_log(GW_LOG_ERR, "%s; shaping goes on without latency figures", lp->error);
 		return;
 	}
-	gw_log(GW_LOG_INFO, "probing %zu target%s by %s every %lld ms through %s (link '%s')",
-	       m->cfg.n_targets, m->cfg.n_targets == 1 ? "" : "s",
-	       gw_prober_method_name(m->cfg.method), (long long)m->cfg.interval_us / 1000,
-	       m->ifname, m->cfg.link);
+	gw_log(GW_LOG_INFO, "probing %zu target%s by %s every %lld ms through %s (link '%s')%s%s",
+	       lp->cfg.n_targets, lp->cfg.n_targets == 1 ? "" : "s",
+	       gw_prober_method_name(lp->cfg.method), (long long)lp->cfg.interval_us / 1000,
+	       lp->ifname, lp->cfg.link, lp->cfg.source[0] ? " from " : "", lp->cfg.source);
 }
 
-static void free_accs(struct gw_probing *m)
+static void free_accs(struct lprobe *lp)
 {
 	for (int d = 0; d < 2; d++) {
-		gw_latency_free(m->acc[d]);
-		gw_latency_free(m->recent[d]);
-		m->acc[d] = m->recent[d] = NULL;
-		m->dir_passes[d] = 0;
-		m->prev_backlog[d] = 0;
+		gw_latency_free(lp->acc[d]);
+		gw_latency_free(lp->recent[d]);
+		lp->acc[d] = lp->recent[d] = NULL;
+		lp->dir_passes[d] = 0;
+		lp->prev_backlog[d] = 0;
 	}
-	m->n_pend = m->pend_head = 0;
-	m->n_passes = 0;
+	lp->n_pend = lp->pend_head = 0;
+	lp->n_passes = 0;
 }
 
-/* Accumulators for the directions the probed link has (kept when keep), queue sized for the
- * rate. 0 or -ENOMEM. */
-static int size_for(struct gw_probing *m, const struct gw_config *cfg, bool keep)
+/* Accumulators for the directions the link has (kept when keep), queue sized for the rate.
+ * 0 or -ENOMEM. */
+static int size_for(struct lprobe *lp, const struct gw_config *cfg, const struct gw_link_cfg *l,
+		    bool keep)
 {
-	const struct gw_link_cfg *l = probe_link(cfg);
-	double rate = probe_rate(&cfg->probe) * 1.25 + 1;
+	double rate = probe_rate(&lp->cfg) * 1.25 + 1;
 	/* what can arrive between two passes, and the losses judged a timeout late */
-	double span = (double)cfg->interval_us / 1e6 * 2 + (double)cfg->probe.timeout_us / 1e6;
+	double span = (double)cfg->interval_us / 1e6 * 2 + (double)lp->cfg.timeout_us / 1e6;
 	size_t cap = (size_t)ceil(rate * span) + 64;
 	struct gw_probe_sample *pend;
 
 	if (!keep)
-		free_accs(m);
+		free_accs(lp);
 	for (int d = 0; d < 2; d++) {
-		m->dir_present[d] = l && l->dir[d].present;
-		if (!m->dir_present[d]) {
-			gw_latency_free(m->acc[d]);
-			gw_latency_free(m->recent[d]);
-			m->acc[d] = m->recent[d] = NULL;
+		lp->dir_present[d] = l->dir[d].present;
+		lp->rate[d] = l->dir[d].present ? l->dir[d].rate : 0;
+		if (!lp->dir_present[d]) {
+			gw_latency_free(lp->acc[d]);
+			gw_latency_free(lp->recent[d]);
+			lp->acc[d] = lp->recent[d] = NULL;
 			continue;
 		}
-		if (!m->acc[d])
-			m->acc[d] = gw_latency_new_rate(GW_PROBING_WINDOW_S, rate);
-		else if (gw_latency_reserve(m->acc[d], rate))
+		if (!lp->acc[d])
+			lp->acc[d] = gw_latency_new_rate(GW_PROBING_WINDOW_S, rate);
+		else if (gw_latency_reserve(lp->acc[d], rate))
 			return -ENOMEM;
-		if (!m->recent[d])
-			m->recent[d] = gw_latency_new_rate(span, rate);
-		else if (gw_latency_reserve(m->recent[d], rate))
+		if (!lp->recent[d])
+			lp->recent[d] = gw_latency_new_rate(span, rate);
+		else if (gw_latency_reserve(lp->recent[d], rate))
 			return -ENOMEM;
-		if (!m->acc[d] || !m->recent[d])
+		if (!lp->acc[d] || !lp->recent[d])
 			return -ENOMEM;
 	}
-	if (cap > m->pend_cap) {
+	if (cap > lp->pend_cap) {
 		if (!(pend = calloc(cap, sizeof(*pend))))
 			return -ENOMEM;
-		for (size_t k = 0; k < m->n_pend; k++)
-			pend[k] = m->pending[(m->pend_head + k) % m->pend_cap];
-		free(m->pending);
-		m->pending = pend;
-		m->pend_cap = cap;
-		m->pend_head = 0;
+		for (size_t k = 0; k < lp->n_pend; k++)
+			pend[k] = lp->pending[(lp->pend_head + k) % lp->pend_cap];
+		free(lp->pending);
+		lp->pending = pend;
+		lp->pend_cap = cap;
+		lp->pend_head = 0;
 	}
 	return 0;
 }
 
-/* Take over cfg's probe block and start (or not) the prober. */
-static int configure(struct gw_probing *m, const struct gw_config *cfg, bool keep)
+/* Take over the block pc of link l (of cfg) and start the prober (or say why not). */
+static int configure(struct lprobe *lp, const struct gw_config *cfg, const struct gw_link_cfg *l,
+		     const struct gw_probe_cfg *pc, bool keep)
 {
-	const struct gw_link_cfg *l;
 	int r;
 
-	stop_prober(m);
-	m->present = cfg->probe.present;
-	m->cfg = cfg->probe;
-	m->interval_us = cfg->interval_us;
-	m->error[0] = '\0';
-	if (!m->present) {
-		free_accs(m);
-		m->dir_present[0] = m->dir_present[1] = false;
-		return 0;
-	}
-	l = probe_link(cfg);
-	snprintf(m->ifname, sizeof(m->ifname), "%s", l ? l->interface : "");
-	if ((r = size_for(m, cfg, keep)))
+	stop_prober(lp);
+	lp->cfg = *pc;
+	lp->global = pc == &cfg->probe;
+	lp->error[0] = '\0';
+	snprintf(lp->ifname, sizeof(lp->ifname), "%s", l->interface);
+	if ((r = size_for(lp, cfg, l, keep)))
 		return r;
-	if (!l) {
-		snprintf(m->error, sizeof(m->error), "prober not running: no link '%s'", m->cfg.link);
-		gw_log(GW_LOG_ERR, "%s", m->error);
-		return 0;
-	}
-	start_prober(m);
+	start_prober(lp);
 	return 0;
+}
+
+static void lp_free(struct lprobe *lp)
+{
+	if (!lp)
+		return;
+	stop_prober(lp);
+	free_accs(lp);
+	free(lp->pending);
+	free(lp);
+}
+
+static void refresh_error(struct gw_probing *m)
+{
+	size_t len = 0;
+
+	m->error[0] = '\0';
+	for (size_t i = 0; i < m->n; i++) {
+		if (!m->lp[i]->error[0] || len >= sizeof(m->error) - 1)
+			continue;
+		len += (size_t)snprintf(m->error + len, sizeof(m->error) - len, "%s%s",
+					len ? "; " : "", m->lp[i]->error);
+	}
+}
+
+/* A new link's prober, or NULL (out of memory, said). */
+static struct lprobe *lp_new(struct gw_probing *m, const struct gw_config *cfg,
+			     const struct gw_link_cfg *l, const struct gw_probe_cfg *pc)
+{
+	struct lprobe *lp = calloc(1, sizeof(*lp));
+
+	if (!lp)
+		return NULL;
+	lp->set = m;
+	if (configure(lp, cfg, l, pc, false)) {
+		lp_free(lp);
+		return NULL;
+	}
+	return lp;
 }
 
 int gw_probing_new(const struct gw_config *cfg, struct gw_probing **out)
@@ -265,10 +308,19 @@ int gw_probing_new(const struct gw_config *cfg, struct gw_probing **out)
 		free(m);
 		return r;
 	}
-	if ((r = configure(m, cfg, false))) {
-		gw_probing_free(m);
-		return r;
+	m->interval_us = cfg->interval_us;
+	for (size_t i = 0; i < cfg->n_links && m->n < GW_MAX_LINKS; i++) {
+		const struct gw_probe_cfg *pc = gw_config_probe_of(cfg, i);
+
+		if (!pc)
+			continue;
+		if (!(m->lp[m->n] = lp_new(m, cfg, &cfg->links[i], pc))) {
+			gw_probing_free(m);
+			return -ENOMEM;
+		}
+		m->n++;
 	}
+	refresh_error(m);
 	*out = m;
 	return 0;
 }
@@ -277,9 +329,8 @@ void gw_probing_free(struct gw_probing *m)
 {
 	if (!m)
 		return;
-	stop_prober(m);
-	free_accs(m);
-	free(m->pending);
+	for (size_t i = 0; i < m->n; i++)
+		lp_free(m->lp[i]);
 	close(m->ep);
 	free(m);
 }
@@ -291,19 +342,63 @@ int gw_probing_fd(const struct gw_probing *m)
 
 void gw_probing_run(struct gw_probing *m)
 {
-	struct epoll_event ev;
-	int r;
+	struct epoll_event ev[GW_MAX_LINKS];
+	bool changed = false;
+	int n, r;
 
-	/* drain our own epoll's readiness; the prober reads its sockets itself */
-	if (epoll_wait(m->ep, &ev, 1, 0) <= 0 || !m->p)
-		return;
-	r = gw_prober_run(m->p);
-	if (r < 0 && !m->error[0]) {
-		snprintf(m->error, sizeof(m->error), "prober: %s", strerror(-r));
-		gw_log(GW_LOG_WARNING, "%s", m->error);
-	} else if (r >= 0 && !strncmp(m->error, "prober: ", 8)) {
-		m->error[0] = '\0';
+	/* drain our own epoll's readiness; each prober reads its sockets itself */
+	n = epoll_wait(m->ep, ev, GW_MAX_LINKS, 0);
+	for (int k = 0; k < n; k++) {
+		struct lprobe *lp = ev[k].data.ptr;
+
+		if (!lp->p)
+			continue;
+		r = gw_prober_run(lp->p);
+		if (r < 0 && !lp->error[0]) {
+			snprintf(lp->error, sizeof(lp->error), "prober: %s", strerror(-r));
+			gw_log(GW_LOG_WARNING, "%s", lp->error);
+			changed = true;
+		} else if (r >= 0 && !strncmp(lp->error, "prober: ", 8)) {
+			lp->error[0] = '\0';
+			changed = true;
+		}
 	}
+	if (changed)
+		refresh_error(m);
+}
+
+/* The global block's prober (the load test's link), or NULL. */
+static struct lprobe *global_lp(const struct gw_probing *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->lp[i]->global)
+			return m->lp[i];
+	return NULL;
+}
+
+static struct lprobe *lp_of(const struct gw_probing *m, const char *link)
+{
+	for (size_t i = 0; i < m->n; i++)	/* NULL: taken by a reload under way */
+		if (m->lp[i] && !strcmp(m->lp[i]->cfg.link, link))
+			return m->lp[i];
+	return NULL;
+}
+
+void gw_probing_sample(struct gw_probing *m, const struct gw_probe_sample *s)
+{
+	if (m->n && m->lp[0]->pend_cap)
+		on_sample(m->lp[0], s);
+}
+
+int gw_probing_sample_link(struct gw_probing *m, const char *link,
+			   const struct gw_probe_sample *s)
+{
+	struct lprobe *lp = lp_of(m, link);
+
+	if (!lp || !lp->pend_cap)
+		return -ENOENT;
+	on_sample(lp, s);
+	return 0;
 }
 
 void gw_probing_tap(struct gw_probing *m, gw_probe_cb fn, void *ctx)
@@ -312,9 +407,22 @@ void gw_probing_tap(struct gw_probing *m, gw_probe_cb fn, void *ctx)
 	m->tap_ctx = fn ? ctx : NULL;
 }
 
+void gw_probing_set_hook(struct gw_probing *m, gw_probing_hook fn, void *ctx)
+{
+	m->hook = fn;
+	m->hook_ctx = fn ? ctx : NULL;
+}
+
 bool gw_probing_probing(const struct gw_probing *m)
 {
-	return m->p != NULL;
+	const struct lprobe *lp = global_lp(m);
+
+	return lp && lp->p;
+}
+
+size_t gw_probing_links(const struct gw_probing *m)
+{
+	return m->n;
 }
 
 const char *gw_probing_error(const struct gw_probing *m)
@@ -322,53 +430,55 @@ const char *gw_probing_error(const struct gw_probing *m)
 	return m->error;
 }
 
-/* This pass's verdict per direction, remembered for samples still to come. */
-static void take_loads(struct gw_probing *m, const struct gw_snapshot *snap, double mono)
+/* This pass's verdict per direction of lp's link, remembered for samples still to come. */
+static void take_loads(struct lprobe *lp, const struct gw_snapshot *snap, double mono)
 {
 	struct pass *p;
 
-	m->pass_head = m->n_passes ? (m->pass_head + 1) % N_PASSES : 0;
-	if (m->n_passes < N_PASSES)
-		m->n_passes++;
-	p = &m->passes[m->pass_head];
+	lp->pass_head = lp->n_passes ? (lp->pass_head + 1) % N_PASSES : 0;
+	if (lp->n_passes < N_PASSES)
+		lp->n_passes++;
+	p = &lp->passes[lp->pass_head];
+	memset(p, 0, sizeof(*p));
 	p->mono = mono;
-	p->st[0] = p->st[1] = GW_LOAD_UNKNOWN;
 	for (size_t i = 0; i < snap->n_dirs; i++) {
 		const struct gw_snap_dir *d = &snap->dirs[i];
 		int k = !strcmp(d->direction, "ingress");
 		bool standing;
 
-		if (strcmp(d->link, m->cfg.link) || !m->dir_present[k])
+		if (strcmp(d->link, lp->cfg.link) || !lp->dir_present[k])
 			continue;
 		/* backlogged at both ends of the interval: a queue that stands, not one packet
 		 * caught in passing */
-		standing = m->prev_backlog[k] > 0 && d->total.backlog_bytes > 0;
-		m->prev_backlog[k] = d->total.backlog_bytes;
+		standing = lp->prev_backlog[k] > 0 && d->total.backlog_bytes > 0;
+		lp->prev_backlog[k] = d->total.backlog_bytes;
+		p->dir[k].achieved_bytes_per_s = d->total.achieved_bytes_per_s;
+		p->dir[k].utilisation = d->total.utilisation;
 		/* the first pass has no rates yet, nor the first after a rebuilt tree (it reads 0,
 		 * which a direction the probes cross never does): no verdict */
-		if (m->dir_passes[k]++ && d->total.achieved_bytes_per_s > 0)
-			p->st[k] = gw_load_classify(d->total.utilisation, standing);
+		if (lp->dir_passes[k]++ && d->total.achieved_bytes_per_s > 0)
+			p->dir[k].state = gw_load_classify(d->total.utilisation, standing);
 	}
 }
 
-static void fill_probe(struct gw_probing *m, struct gw_snapshot *snap)
+static void fill_probe(const struct lprobe *lp, struct gw_snap_probe *o)
 {
 	struct gw_probe_target_state st[GW_MAX_PROBE_TARGETS];
-	struct gw_snap_probe *o = &snap->probe;
-	size_t n = m->p ? gw_prober_targets(m->p, st, GW_MAX_PROBE_TARGETS) : 0;
+	size_t n = lp->p ? gw_prober_targets(lp->p, st, GW_MAX_PROBE_TARGETS) : 0;
 
 	o->enabled = true;
-	snprintf(o->method, sizeof(o->method), "%s", gw_prober_method_name(m->cfg.method));
-	snprintf(o->link, sizeof(o->link), "%s", m->cfg.link);
-	o->interval_us = m->cfg.interval_us;
-	o->n_targets = m->cfg.n_targets < GW_MAX_PROBE_TARGETS ? m->cfg.n_targets :
-								   GW_MAX_PROBE_TARGETS;
+	snprintf(o->method, sizeof(o->method), "%s", gw_prober_method_name(lp->cfg.method));
+	snprintf(o->link, sizeof(o->link), "%s", lp->cfg.link);
+	snprintf(o->source, sizeof(o->source), "%s", lp->cfg.source);
+	o->interval_us = lp->cfg.interval_us;
+	o->n_targets = lp->cfg.n_targets < GW_MAX_PROBE_TARGETS ? lp->cfg.n_targets :
+								    GW_MAX_PROBE_TARGETS;
 	if (o->n_targets > sizeof(o->targets) / sizeof(o->targets[0]))
 		o->n_targets = sizeof(o->targets) / sizeof(o->targets[0]);
 	for (size_t i = 0; i < o->n_targets; i++) {
 		struct gw_snap_target *t = &o->targets[i];
 
-		snprintf(t->host, sizeof(t->host), "%s", m->cfg.targets[i].host);
+		snprintf(t->host, sizeof(t->host), "%s", lp->cfg.targets[i].host);
 		t->last_rtt_ms = t->last_owd_up_ms = t->last_owd_down_ms = NAN;
 		if (i >= n)
 			continue;	/* no prober: the targets, and nothing known of them */
@@ -385,25 +495,39 @@ static void fill_probe(struct gw_probing *m, struct gw_snapshot *snap)
 	}
 }
 
-void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, struct gw_sampler *s,
-		    double mono)
+/* snap->probe: the global block's prober (else the first link's); snap->probes: every one,
+ * when a config uses what today's single block could not say (a link's own block, a source),
+ * so a config with one global block renders as it always did. */
+static void fill_probes(struct gw_probing *m, struct gw_snapshot *snap)
 {
-	if (!m->present)
+	const struct lprobe *first = global_lp(m);
+	bool listed = false;
+
+	fill_probe(first ? first : m->lp[0], &snap->probe);
+	for (size_t i = 0; i < m->n; i++)
+		listed = listed || !m->lp[i]->global || m->lp[i]->cfg.source[0];
+	if (!listed || !(snap->probes = calloc(m->n, sizeof(*snap->probes))))
 		return;
-	take_loads(m, snap, mono);
-	flush(m);
-	fill_probe(m, snap);
+	snap->n_probes = m->n;
+	for (size_t i = 0; i < m->n; i++)
+		fill_probe(m->lp[i], &snap->probes[i]);
+}
+
+/* The link's directions' latency sections, and their history points. */
+static void fill_latency(struct lprobe *lp, struct gw_snapshot *snap, struct gw_sampler *s,
+			 double mono)
+{
 	for (size_t i = 0; i < snap->n_dirs; i++) {
 		struct gw_snap_dir *d = &snap->dirs[i];
 		int k = !strcmp(d->direction, "ingress");
 		struct gw_snap_latency recent;
 
-		if (strcmp(d->link, m->cfg.link) || !m->acc[k])
+		if (strcmp(d->link, lp->cfg.link) || !lp->acc[k])
 			continue;
-		gw_latency_summary(m->acc[k], mono, &d->latency);
+		gw_latency_summary(lp->acc[k], mono, &d->latency);
 		/* the history's loaded figures are this pass's own, not the window's */
-		gw_latency_summary(m->recent[k], mono, &recent);
-		gw_latency_clear(m->recent[k]);
+		gw_latency_summary(lp->recent[k], mono, &recent);
+		gw_latency_clear(lp->recent[k]);
 		d->latency.pass_loaded_p50_ms = recent.loaded.p50_ms;	/* NAN without replies */
 		d->latency.pass_loaded_p99_ms = recent.loaded.p99_ms;
 		if (s)
@@ -412,11 +536,25 @@ void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, struct gw_s
 	}
 }
 
+void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, struct gw_sampler *s,
+		    double mono)
+{
+	if (!m->n)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		take_loads(m->lp[i], snap, mono);
+		flush(m->lp[i]);
+		fill_latency(m->lp[i], snap, s, mono);
+	}
+	fill_probes(m, snap);
+}
+
 static bool same_probe(const struct gw_probe_cfg *a, const struct gw_probe_cfg *b)
 {
 	if (a->method != b->method || a->n_targets != b->n_targets ||
 	    a->interval_us != b->interval_us || a->timeout_us != b->timeout_us ||
-	    a->size != b->size || a->fwmark != b->fwmark || strcmp(a->link, b->link))
+	    a->size != b->size || a->fwmark != b->fwmark || strcmp(a->link, b->link) ||
+	    strcmp(a->source, b->source))
 		return false;
 	for (size_t i = 0; i < a->n_targets; i++)
 		if (strcmp(a->targets[i].host, b->targets[i].host) ||
@@ -426,28 +564,84 @@ static bool same_probe(const struct gw_probe_cfg *a, const struct gw_probe_cfg *
 	return true;
 }
 
-void gw_probing_reload(struct gw_probing *m, const struct gw_config *next)
+/* "" for the global block's prober (its messages as they always were), else "link 'X': ". */
+static const char *who(const char *link, bool global, char *buf, size_t len)
 {
-	const struct gw_link_cfg *l = next->probe.present ? probe_link(next) : NULL;
-	bool same_link = m->present && next->probe.present && l &&
-			 !strcmp(m->cfg.link, next->probe.link) && !strcmp(m->ifname, l->interface);
+	if (global)
+		return "";
+	snprintf(buf, len, "link '%s': ", link);
+	return buf;
+}
 
-	if (same_link && same_probe(&m->cfg, &next->probe) && m->p &&
-	    m->dir_present[0] == l->dir[0].present && m->dir_present[1] == l->dir[1].present) {
-		m->cfg = next->probe;	/* line numbers, load test settings */
-		return;
+/* lp (the running prober of link l's name, or NULL) for next's block pc: kept, changed in
+ * place (its figures kept when the interface is the same) or made. NULL: out of memory. */
+static struct lprobe *reload_one(struct gw_probing *m, struct lprobe *lp,
+				 const struct gw_config *next, const struct gw_link_cfg *l,
+				 const struct gw_probe_cfg *pc)
+{
+	bool global = pc == &next->probe, same_link = lp && !strcmp(lp->ifname, l->interface);
+	char buf[GW_NAME_MAX + 16];
+
+	if (!lp) {
+		gw_log(GW_LOG_INFO, "reload: %sstarting the prober", who(l->name, global, buf,
+									 sizeof(buf)));
+		if (!(lp = lp_new(m, next, l, pc)))
+			gw_log(GW_LOG_ERR, "reload: the prober of link '%s': %s", l->name,
+			       strerror(ENOMEM));
+		return lp;
+	}
+	if (same_link && same_probe(&lp->cfg, pc) && lp->p &&
+	    lp->dir_present[0] == l->dir[0].present && lp->dir_present[1] == l->dir[1].present) {
+		lp->cfg = *pc;	/* line numbers */
+		lp->global = global;
+		lp->rate[0] = l->dir[0].present ? l->dir[0].rate : 0;
+		lp->rate[1] = l->dir[1].present ? l->dir[1].rate : 0;
+		return lp;
 	}
 	/* a target index that now names another host: its baseline is not the new one's */
 	for (size_t i = 0; same_link && i < GW_MAX_PROBE_TARGETS; i++)
-		if (i >= next->probe.n_targets || i >= m->cfg.n_targets ||
-		    strcmp(m->cfg.targets[i].host, next->probe.targets[i].host))
+		if (i >= pc->n_targets || i >= lp->cfg.n_targets ||
+		    strcmp(lp->cfg.targets[i].host, pc->targets[i].host))
 			for (int d = 0; d < 2; d++)
-				if (m->acc[d])
-					gw_latency_forget_target(m->acc[d], (int)i);
-	if (m->present || next->probe.present)
-		gw_log(GW_LOG_INFO, "reload: %s the prober%s", next->probe.present ?
-		       (m->present ? "restarting" : "starting") : "stopping",
-		       same_link ? " (the link's latency figures are kept)" : "");
-	if (configure(m, next, same_link))
+				if (lp->acc[d])
+					gw_latency_forget_target(lp->acc[d], (int)i);
+	gw_log(GW_LOG_INFO, "reload: %srestarting the prober%s",
+	       who(l->name, global, buf, sizeof(buf)), same_link ? " (the link's latency figures are kept)" : "");
+	if (configure(lp, next, l, pc, same_link))
 		gw_log(GW_LOG_ERR, "reload: the prober: %s", strerror(ENOMEM));
+	return lp;
+}
+
+void gw_probing_reload(struct gw_probing *m, const struct gw_config *next)
+{
+	struct lprobe *keep[GW_MAX_LINKS];
+	char buf[GW_NAME_MAX + 16];
+	size_t n = 0;
+
+	m->interval_us = next->interval_us;
+	for (size_t i = 0; i < next->n_links && n < GW_MAX_LINKS; i++) {
+		const struct gw_probe_cfg *pc = gw_config_probe_of(next, i);
+		struct lprobe *lp;
+
+		if (!pc)
+			continue;
+		lp = lp_of(m, next->links[i].name);
+		/* taken out of the running set: what is left there at the end goes */
+		for (size_t k = 0; lp && k < m->n; k++)
+			if (m->lp[k] == lp)
+				m->lp[k] = NULL;
+		if ((lp = reload_one(m, lp, next, &next->links[i], pc)))
+			keep[n++] = lp;
+	}
+	for (size_t k = 0; k < m->n; k++) {
+		if (!m->lp[k])
+			continue;
+		gw_log(GW_LOG_INFO, "reload: %sstopping the prober", who(m->lp[k]->cfg.link,
+									 m->lp[k]->global, buf,
+									 sizeof(buf)));
+		lp_free(m->lp[k]);
+	}
+	memcpy(m->lp, keep, n * sizeof(*keep));
+	m->n = n;
+	refresh_error(m);
 }

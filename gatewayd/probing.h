@@ -1,11 +1,13 @@
-/* gatewayd/probing.h: the daemon's probing: runs gatewayd/probe/prober.c on the probed link,
- * judges every sample against each direction's load as the sampling passes saw it, keeps a
- * gw_latency per direction, and fills the snapshot's latency and probe sections. */
+/* gatewayd/probing.h: the daemon's probing: runs gatewayd/probe/prober.c on each probed link
+ * (the link's own probe block, or the global one's link), judges every sample against each
+ * direction's load of that link as the sampling passes saw it, keeps a gw_latency per link and
+ * direction, and fills the snapshot's latency and probe sections. */
 #ifndef GW_PROBING_H
 #define GW_PROBING_H
 
 #include <stddef.h>
 #include "config/config.h"
+#include "gatewayd/probe/latency.h"
 #include "gatewayd/probe/prober.h"
 #include "gatewayd/sampler.h"
 #include "webui/snapshot.h"
@@ -14,9 +16,29 @@
 
 struct gw_probing;
 
+/* One direction's load in the pass a sample is judged by. */
+struct gw_probing_load {
+	bool present;			/* the link shapes this direction */
+	enum gw_load_state state;	/* GW_LOAD_UNKNOWN: no verdict (first pass, no rates) */
+	double achieved_bytes_per_s;	/* the direction's total over that pass */
+	double utilisation;		/* achieved / configured rate */
+	uint64_t rate_bytes_per_s;	/* the configured rate (the running config's) */
+};
+
+/* A probe sample as its link's prober judges it, with the load it is judged against. */
+struct gw_probing_judged {
+	const char *link;			/* the link's name (the config's) */
+	const struct gw_probe_sample *sample;	/* rtt_ms (NAN when lost), target, sent_mono */
+	struct gw_probing_load dir[2];		/* indexed by enum gw_direction */
+};
+
+/* Called for every sample of every probed link as it is judged (from gw_probing_pass, or
+ * from gw_probing_run when the waiting queue overflows); the structs live for the call. */
+typedef void (*gw_probing_hook)(void *ctx, const struct gw_probing_judged *j);
+
 /* Always made (even without a probe block, then it does nothing), so the loop watches one fd
- * for its whole life. A prober that cannot start is logged once and said by
- * gw_probing_error(); shaping goes on. 0 or -ENOMEM. */
+ * for its whole life: an epoll over every link's prober. A prober that cannot start is logged
+ * once and said by gw_probing_error(); shaping goes on. 0 or -ENOMEM. */
 int gw_probing_new(const struct gw_config *cfg, struct gw_probing **out);
 void gw_probing_free(struct gw_probing *m);
 /* Readable when the prober has something to do; then call gw_probing_run. */
@@ -28,17 +50,26 @@ void gw_probing_run(struct gw_probing *m);
  * none). */
 void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, struct gw_sampler *s,
 		    double mono);
-/* A reload: a changed probe block (or probed link) recreates the prober; the accumulators
- * stay when the link is the same. */
+/* A reload: per link, a changed probe block (or interface) recreates its prober and the
+ * accumulators stay when the interface is the same; a link newly probed gets one, a link no
+ * longer probed loses its own. */
 void gw_probing_reload(struct gw_probing *m, const struct gw_config *next);
-/* What the prober's callback does with a sample (it waits for its pass); for tests. */
+/* What a prober's callback does with a sample (it waits for its pass); for tests. The first
+ * probed link's, or link's (-ENOENT: that link is not probed). */
 void gw_probing_sample(struct gw_probing *m, const struct gw_probe_sample *s);
-/* While fn is set, every sample the prober reports goes to fn as well, as it arrives (a load
- * test reading the daemon's probes: one probe stream on the link, not two). NULL clears it. */
+int gw_probing_sample_link(struct gw_probing *m, const char *link,
+			   const struct gw_probe_sample *s);
+/* While fn is set, every sample the global probe block's prober reports goes to fn as well,
+ * as it arrives (a load test reading the daemon's probes: one probe stream on the link, not
+ * two). NULL clears it. */
 void gw_probing_tap(struct gw_probing *m, gw_probe_cb fn, void *ctx);
-/* Whether the prober is running now. */
+/* Every judged sample of every link to fn (autorate); NULL clears it. */
+void gw_probing_set_hook(struct gw_probing *m, gw_probing_hook fn, void *ctx);
+/* Whether the global probe block's prober (the load test's) is running now. */
 bool gw_probing_probing(const struct gw_probing *m);
-/* "" or why the prober is not running. */
+/* How many links are probed. */
+size_t gw_probing_links(const struct gw_probing *m);
+/* "" or why probers are not running (each link's reason, joined by "; "). */
 const char *gw_probing_error(const struct gw_probing *m);
 
 #endif

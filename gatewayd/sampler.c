@@ -164,9 +164,9 @@ int gw_sampler_new(const struct gw_config *cfg, const struct gw_applied *a,
 	s->n_series = n;
 	if (!err && !(s->hist = gw_history_new(n, cfg->interval_us)))
 		err = -ENOMEM;
-	/* latency history for the probed link's direction totals only */
-	for (size_t i = 0; !err && cfg->probe.present && i < s->n_dirs; i++)
-		if (!strcmp(cfg->links[s->dirs[i].link].name, cfg->probe.link))
+	/* latency history for the probed links' direction totals only */
+	for (size_t i = 0; !err && i < s->n_dirs; i++)
+		if (gw_config_probe_of(cfg, s->dirs[i].link))
 			err = gw_history_track_latency(s->hist, s->dirs[i].total.series);
 	if (err) {
 		gw_sampler_free(s);
@@ -217,7 +217,7 @@ void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg,
 		take_rates(d, a);
 		/* a probe block added or moved by the reload: its totals keep latency from now
 		 * (up to GW_HIST_LAT_MAX series; earlier points read as none) */
-		if (cfg->probe.present && !strcmp(cfg->links[d->link].name, cfg->probe.link))
+		if (gw_config_probe_of(cfg, d->link))
 			gw_history_track_latency(s->hist, d->total.series);
 	}
 }

@@ -291,24 +291,39 @@ static void add_target(struct jw *w, struct json_object *arr, const struct gw_sn
 	jw_num(w, o, "last_owd_down_ms", t->last_owd_down_ms, 6);
 }
 
+/* One prober's settings and targets under key of parent (NULL: into an array); `source` only
+ * in `probes`' entries, so `probe` stays what it always was. */
+static void add_prober(struct jw *w, struct json_object *parent, const char *key,
+		       const struct gw_snap_probe *p, bool with_source)
+{
+	struct json_object *o = jw_obj(w, parent, key, json_object_new_object()), *arr;
+	size_t n = p->n_targets;
+
+	jw_str(w, o, "method", p->method);
+	jw_str(w, o, "link", p->link);
+	if (with_source)
+		jw_str(w, o, "source", p->source[0] ? p->source : NULL);
+	jw_num(w, o, "interval_seconds", (double)p->interval_us / 1e6, 10);
+	arr = o ? jw_obj(w, o, "targets", json_object_new_array()) : NULL;
+	for (size_t i = 0; arr && i < n && i < sizeof(p->targets) / sizeof(p->targets[0]); i++)
+		add_target(w, arr, &p->targets[i]);
+}
+
 static void add_probe(struct jw *w, struct json_object *root, const struct gw_snapshot *s)
 {
-	struct json_object *o, *arr;
-	size_t n;
+	struct json_object *arr;
 
 	if (!s || !s->probe.enabled) {
 		jw_null(w, root, "probe");
 		return;
 	}
-	o = jw_obj(w, root, "probe", json_object_new_object());
-	jw_str(w, o, "method", s->probe.method);
-	jw_str(w, o, "link", s->probe.link);
-	jw_num(w, o, "interval_seconds", (double)s->probe.interval_us / 1e6, 10);
-	arr = o ? jw_obj(w, o, "targets", json_object_new_array()) : NULL;
-	n = s->probe.n_targets;
-	for (size_t i = 0; arr && i < n && i < sizeof(s->probe.targets) / sizeof(s->probe.targets[0]);
-	     i++)
-		add_target(w, arr, &s->probe.targets[i]);
+	add_prober(w, root, "probe", &s->probe, false);
+	/* one per probed link, where the config has more to say than one global block */
+	if (!s->probes || !s->n_probes)
+		return;
+	arr = jw_obj(w, root, "probes", json_object_new_array());
+	for (size_t i = 0; arr && i < s->n_probes && i < GW_SNAP_MAX_PROBES; i++)
+		add_prober(w, arr, NULL, &s->probes[i], true);
 }
 
 /* One number into an array row, null when not finite. */

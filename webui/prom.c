@@ -437,48 +437,95 @@ static double target_ms(const struct gw_snap_target *t, int which)
 	return which == 6 ? t->last_rtt_ms : which == 7 ? t->last_owd_up_ms : t->last_owd_down_ms;
 }
 
-/* Per target: NAME{target="host"} VALUE. The one-way delays' families appear only when a
- * target has one (an icmp prober's output is what it was before they existed). */
+/* The probers the families walk: every link's where the snapshot lists them (each sample
+ * then has a link label), else the one global block's (no link label, as it always was). */
+static size_t probers(const struct gw_snapshot *s, const struct gw_snap_probe **out,
+		      bool *by_link)
+{
+	*by_link = s->probes && s->n_probes;
+	*out = *by_link ? s->probes : &s->probe;
+	if (!*by_link)
+		return 1;
+	return s->n_probes < GW_SNAP_MAX_PROBES ? s->n_probes : GW_SNAP_MAX_PROBES;
+}
+
+/* Per target: NAME{target="host"} VALUE, or NAME{link="link",target="host"} VALUE. The one-way
+ * delays' families appear only when a target has one (an icmp prober's output is what it was
+ * before they existed). */
 static void target_fam(struct gw_buf *b, const struct gw_snapshot *s, const char *name,
 		       const char *type, const char *help, int which)
 {
-	size_t n = s->probe.n_targets < N(s->probe.targets) ? s->probe.n_targets :
-							       N(s->probe.targets);
+	const struct gw_snap_probe *ps;
+	bool by_link;
+	size_t np = probers(s, &ps, &by_link);
 	bool any = which < 7;
 
-	for (size_t i = 0; i < n && !any; i++)
-		any = isfinite(target_ms(&s->probe.targets[i], which));
+	for (size_t k = 0; k < np && !any; k++) {
+		size_t n = ps[k].n_targets < N(ps[k].targets) ? ps[k].n_targets : N(ps[k].targets);
+
+		for (size_t i = 0; i < n && !any; i++)
+			any = isfinite(target_ms(&ps[k].targets[i], which));
+	}
 	if (!any)
 		return;
 	fam(b, name, type, help);
-	for (size_t i = 0; i < n; i++) {
-		const struct gw_snap_target *t = &s->probe.targets[i];
-		const uint64_t c[] = { t->up, t->sent, t->received, t->lost, t->duplicates,
-				       t->reordered };
+	for (size_t k = 0; k < np; k++) {
+		const struct gw_snap_probe *p = &ps[k];
+		size_t n = p->n_targets < N(p->targets) ? p->n_targets : N(p->targets);
 
-		if (which >= 6 && !isfinite(target_ms(t, which)))
-			continue;
-		gw_buf_printf(b, "%s{target=\"", name);
-		gw_prom_escape(b, t->host);
-		if (which >= 6)
-			gw_buf_printf(b, "\"} %.10g\n", target_ms(t, which) / 1e3);
-		else
-			gw_buf_printf(b, "\"} %" PRIu64 "\n", c[which]);
+		for (size_t i = 0; i < n; i++) {
+			const struct gw_snap_target *t = &p->targets[i];
+			const uint64_t c[] = { t->up, t->sent, t->received, t->lost, t->duplicates,
+					       t->reordered };
+
+			if (which >= 6 && !isfinite(target_ms(t, which)))
+				continue;
+			gw_buf_printf(b, "%s{", name);
+			if (by_link) {
+				gw_buf_printf(b, "link=\"");
+				gw_prom_escape(b, p->link);
+				gw_buf_printf(b, "\",");
+			}
+			gw_buf_printf(b, "target=\"");
+			gw_prom_escape(b, t->host);
+			if (which >= 6)
+				gw_buf_printf(b, "\"} %.10g\n", target_ms(t, which) / 1e3);
+			else
+				gw_buf_printf(b, "\"} %" PRIu64 "\n", c[which]);
+		}
 	}
 }
 
 static void probe_families(struct gw_buf *b, const struct gw_snapshot *s)
 {
+	const struct gw_snap_probe *ps;
+	bool by_link;
+	size_t np;
+
 	if (!s->probe.enabled)
 		return;
+	np = probers(s, &ps, &by_link);
 	gw_buf_printf(b, "# HELP gatewayd_probe_info The latency prober's settings.\n"
-		      "# TYPE gatewayd_probe_info gauge\ngatewayd_probe_info{link=\"");
-	gw_prom_escape(b, s->probe.link);
-	gw_buf_printf(b, "\",method=\"");
-	gw_prom_escape(b, s->probe.method);
-	gw_buf_printf(b, "\"} 1\n");
-	gauge(b, "gatewayd_probe_interval_seconds", "Time between probes to one target.",
-	      (double)s->probe.interval_us / 1e6, 10);
+		      "# TYPE gatewayd_probe_info gauge\n");
+	for (size_t k = 0; k < np; k++) {
+		gw_buf_printf(b, "gatewayd_probe_info{link=\"");
+		gw_prom_escape(b, ps[k].link);
+		gw_buf_printf(b, "\",method=\"");
+		gw_prom_escape(b, ps[k].method);
+		gw_buf_printf(b, "\"} 1\n");
+	}
+	if (!by_link) {
+		gauge(b, "gatewayd_probe_interval_seconds", "Time between probes to one target.",
+		      (double)s->probe.interval_us / 1e6, 10);
+	} else {
+		fam(b, "gatewayd_probe_interval_seconds", "gauge",
+		    "Time between probes to one target.");
+		for (size_t k = 0; k < np; k++) {
+			gw_buf_printf(b, "gatewayd_probe_interval_seconds{link=\"");
+			gw_prom_escape(b, ps[k].link);
+			gw_buf_printf(b, "\"} %.10g\n", (double)ps[k].interval_us / 1e6);
+		}
+	}
 	target_fam(b, s, "gatewayd_probe_target_up", "gauge",
 		   "1 while the target answers, 0 once it is marked down (its losses are not the link's).", 0);
 	target_fam(b, s, "gatewayd_probe_target_sent_total", "counter", "Probes sent to the target.", 1);

@@ -9,6 +9,7 @@ void gw_snapshot_put(struct gw_snapshot *s)
 	for (size_t i = 0; i < s->n_dirs; i++)
 		free(s->dirs[i].classes);
 	free(s->dirs);
+	free(s->probes);
 	free(s);
 }
 

@@ -125,10 +125,13 @@ struct gw_snap_loadtest {
 	double phase_s;			/* configured seconds per load phase */
 };
 
+#define GW_SNAP_MAX_PROBES 64	/* probers a snapshot lists: one per link at most */
+
 struct gw_snap_probe {
 	bool enabled;
 	char method[16];		/* "icmp", "udp", "icmp-timestamp" */
 	char link[GW_SNAP_NAME];
+	char source[64];		/* "" or the address probes are sent from */
 	int64_t interval_us;
 	size_t n_targets;
 	struct gw_snap_target targets[16];
@@ -150,7 +153,12 @@ struct gw_snapshot {
 	 * renderers walk (a class's x.desc is one of them) */
 	const struct gw_xstats_desc *xdescs[GW_SNAP_XKINDS];
 	size_t n_xdescs;
-	struct gw_snap_probe probe;
+	struct gw_snap_probe probe;	/* the global probe block's (else the first link's) */
+	/* every prober, one per probed link in the links' order, probe's among them; NULL (0)
+	 * unless a link has a probe block of its own or a block sets a source, so a config with
+	 * one global block renders as it always did */
+	struct gw_snap_probe *probes;
+	size_t n_probes;
 	struct gw_snap_loadtest loadtest;
 };
 

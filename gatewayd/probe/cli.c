@@ -120,12 +120,23 @@ static void summary(struct cli *c, struct gw_prober *p)
 	fflush(c->out);
 }
 
-static const char *link_interface(const struct gw_config *cfg)
+/* The block to run: the global one, else the first link's own; NULL when there is none. */
+static const struct gw_probe_cfg *cli_block(const struct gw_config *cfg)
+{
+	if (cfg->probe.present)
+		return &cfg->probe;
+	for (size_t i = 0; i < cfg->n_links; i++)
+		if (cfg->links[i].probe)
+			return cfg->links[i].probe;
+	return NULL;
+}
+
+static const char *link_interface(const struct gw_config *cfg, const struct gw_probe_cfg *pc)
 {
 	size_t i;
 
 	for (i = 0; i < cfg->n_links; i++)
-		if (!strcmp(cfg->links[i].name, cfg->probe.link))
+		if (!strcmp(cfg->links[i].name, pc->link))
 			return cfg->links[i].interface;
 	return NULL;
 }
@@ -164,19 +175,21 @@ out:
 int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *err,
 		 size_t errlen)
 {
-	struct cli c = { .cfg = &cfg->probe, .out = out };
-	const char *ifname = link_interface(cfg);
+	const struct gw_probe_cfg *pc = cli_block(cfg);
+	struct cli c = { .cfg = pc, .out = out };
 	struct gw_prober *p = NULL;
+	const char *ifname;
 	int sfd, ret;
 	size_t i;
 
-	if (!cfg->probe.present) {
+	if (!pc) {
 		snprintf(err, errlen, "%s: no probe block: nothing to probe", cfg->file);
 		return -EINVAL;
 	}
+	ifname = link_interface(cfg, pc);
 	c.cap = count && count < KEEP_MAX ? count : KEEP_MAX;
-	for (i = 0; i < cfg->probe.n_targets; i++) {
-		bool owd = cfg->probe.method != GW_PROBE_ICMP;
+	for (i = 0; i < pc->n_targets; i++) {
+		bool owd = pc->method != GW_PROBE_ICMP;
 
 		if (!(c.rtt[i] = calloc(c.cap, sizeof(double))) ||
 		    (owd && (!(c.owd[0][i] = calloc(c.cap, sizeof(double))) ||
@@ -191,19 +204,19 @@ int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *e
 		snprintf(err, errlen, "signalfd: %s", strerror(-sfd));
 		goto out;
 	}
-	ret = gw_prober_new(&cfg->probe, ifname, on_sample, &c, &p, err, errlen);
+	ret = gw_prober_new(pc, ifname, on_sample, &c, &p, err, errlen);
 	if (!ret) {
 		gw_prober_limit(p, count);
 		fprintf(out, "# probing %zu target%s by %s every %.3f ms, timeout %.0f ms, %lld "
-			"bytes, from %s%s\n", cfg->probe.n_targets,
-			cfg->probe.n_targets == 1 ? "" : "s",
-			cfg->probe.method != GW_PROBE_ICMP ?
-			gw_prober_method_name(cfg->probe.method) :
+			"bytes, from %s%s%s%s\n", pc->n_targets,
+			pc->n_targets == 1 ? "" : "s",
+			pc->method != GW_PROBE_ICMP ? gw_prober_method_name(pc->method) :
 			gw_prober_raw(p) ? "icmp (raw socket)" : "icmp (ping socket)",
-			(double)cfg->probe.interval_us / 1000, (double)cfg->probe.timeout_us / 1000,
-			cfg->probe.method == GW_PROBE_ICMP_TS ? (long long)GW_PROBE_TS_LEN :
-			(long long)cfg->probe.size, ifname ? ifname : "any interface",
-			cfg->probe.fwmark != GW_UNSET ? " with a fwmark" : "");
+			(double)pc->interval_us / 1000, (double)pc->timeout_us / 1000,
+			pc->method == GW_PROBE_ICMP_TS ? (long long)GW_PROBE_TS_LEN :
+			(long long)pc->size, ifname ? ifname : "any interface",
+			pc->fwmark != GW_UNSET ? " with a fwmark" : "",
+			pc->source[0] ? ", source " : "", pc->source);
 		ret = run(p, sfd, out);
 		summary(&c, p);
 		if (ret)
@@ -212,7 +225,7 @@ int gw_probe_cli(const struct gw_config *cfg, uint64_t count, FILE *out, char *e
 	gw_prober_free(p);
 	close(sfd);
 out:
-	for (i = 0; i < cfg->probe.n_targets; i++) {
+	for (i = 0; i < pc->n_targets; i++) {
 		free(c.rtt[i]);
 		free(c.owd[0][i]);
 		free(c.owd[1][i]);

@@ -676,7 +676,7 @@ static int setup_socket(struct gw_prober *p, struct target *t, const char *ifnam
 {
 	const struct gw_probe_cfg *cfg = &p->cfg;
 	struct sockaddr_storage dst = t->cfg->addr;
-	const char *what;
+	const char *what, *obj;
 	int ret;
 
 	if ((ret = open_socket(t, err, errlen)))
@@ -690,6 +690,20 @@ static int setup_socket(struct gw_prober *p, struct target *t, const char *ifnam
 		unsigned int mark = (unsigned int)cfg->fwmark;
 
 		if (setsockopt(t->fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) < 0)
+			goto fail;
+	}
+	/* the source address: bound before the first send; free-bound, so an address the WAN
+	 * does not carry yet (still dialling) starts the prober all the same */
+	what = "bind to the source address";
+	if (cfg->source_addrlen) {
+		int one = 1;
+
+		if (t->family == AF_INET)
+			setsockopt(t->fd, SOL_IP, IP_FREEBIND, &one, sizeof(one));
+		else
+			setsockopt(t->fd, SOL_IPV6, IPV6_FREEBIND, &one, sizeof(one));
+		if (bind(t->fd, (const struct sockaddr *)&cfg->source_addr,
+			 cfg->source_addrlen) < 0)
 			goto fail;
 	}
 	/* kernel stamps on both ends where the kernel has them, on receive at least */
@@ -721,9 +735,11 @@ static int setup_socket(struct gw_prober *p, struct target *t, const char *ifnam
 	return 0;
 fail:
 	ret = -errno;
-	snprintf(err, errlen, "probe target %s: %s%s%s: %s", t->cfg->host, what,
-		 ifname && !strcmp(what, "SO_BINDTODEVICE") ? " " : "",
-		 ifname && !strcmp(what, "SO_BINDTODEVICE") ? ifname : "", strerror(-ret));
+	/* what it was done to: the interface, the source address */
+	obj = !strcmp(what, "SO_BINDTODEVICE") ? ifname : !strncmp(what, "bind", 4) ?
+		cfg->source : NULL;
+	snprintf(err, errlen, "probe target %s: %s%s%s: %s", t->cfg->host, what, obj ? " " : "",
+		 obj ? obj : "", strerror(-ret));
 	return ret;
 }
 

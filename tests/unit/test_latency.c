@@ -494,6 +494,180 @@ static void test_probing(void)
 	gw_config_free(cfg);
 }
 
+/* Two links, each its own probe block: each link's samples judged against its own load only,
+ * in its own directions; the snapshot lists both probers; the hook sees every judged sample
+ * with its link's load; a reload keeps an unchanged link's figures, drops a link no longer
+ * probed and starts one newly probed. */
+#define TWO_LINKS(wan_probe, lte_probe, global) \
+	"links = ( { name = \"wan\"; interface = \"gwtestnone0\";\n" \
+	"  egress = { shaper = \"htb\"; rate = \"20mbit\"; };\n" \
+	"  ingress = { shaper = \"htb\"; rate = \"20mbit\"; };\n" \
+	"  " wan_probe " },\n" \
+	"  { name = \"lte\"; interface = \"gwtestnone1\";\n" \
+	"  egress = { shaper = \"htb\"; rate = \"5mbit\"; };\n" \
+	"  ingress = { shaper = \"htb\"; rate = \"10mbit\"; };\n" \
+	"  " lte_probe " } );\n" global
+
+struct hooked {
+	int n[2];		/* samples per link: wan, lte */
+	int loaded_egress[2];	/* of which judged under a loaded egress */
+	uint64_t rate[2];	/* egress rate the hook was told */
+	bool ingress_present;
+};
+
+static void hook_count(void *ctx, const struct gw_probing_judged *j)
+{
+	struct hooked *h = ctx;
+	int k = !strcmp(j->link, "lte");
+
+	h->n[k]++;
+	h->loaded_egress[k] += j->dir[GW_DIR_EGRESS].state == GW_LOAD_LOADED;
+	h->rate[k] = j->dir[GW_DIR_EGRESS].rate_bytes_per_s;
+	h->ingress_present = j->dir[GW_DIR_INGRESS].present;
+}
+
+/* wan and lte, egress and ingress each; wan's egress at util_wan, everything else idle. */
+static void snap_two(struct gw_snapshot *snap, struct gw_snap_dir *d, double util_wan)
+{
+	free(snap->probes);
+	memset(snap, 0, sizeof(*snap));
+	memset(d, 0, 4 * sizeof(*d));
+	for (int k = 0; k < 4; k++) {
+		snprintf(d[k].link, sizeof(d[k].link), "%s", k < 2 ? "wan" : "lte");
+		snprintf(d[k].direction, sizeof(d[k].direction), "%s", k % 2 ? "ingress" : "egress");
+		d[k].total.utilisation = k == 0 ? util_wan : 0.02;
+		d[k].total.achieved_bytes_per_s = (d[k].total.utilisation * 20e6 + 1000) / 8;
+	}
+	snap->dirs = d;
+	snap->n_dirs = 4;
+}
+
+static void feed_link(struct gw_probing *m, const char *link, double sent, double rtt)
+{
+	struct gw_probe_sample s = smp(0, sent, rtt);
+
+	CHECK(gw_probing_sample_link(m, link, &s) == 0, "a sample for link %s", link);
+}
+
+static struct gw_config *two_links(const char *text)
+{
+	struct gw_config *cfg = NULL;
+	char err[256];
+
+	if (!CHECK(gw_config_load_string("t", text, &cfg, err, sizeof(err)) == 0, "config: %s", err))
+		return NULL;
+	return cfg;
+}
+
+static void test_probing_links(void)
+{
+	struct gw_config *cfg = two_links(TWO_LINKS(
+		"probe = { targets = [ \"192.0.2.1\" ]; };",
+		"probe = { targets = [ \"198.51.100.1\", \"198.51.100.2\" ];\n"
+		"  interval = \"50ms\"; };", ""));
+	struct gw_config *next;
+	struct gw_snap_dir d[4];
+	struct gw_snapshot snap = { 0 };
+	struct hooked h;
+	struct gw_probe_sample s;
+	struct gw_probing *m;
+
+	memset(&h, 0, sizeof(h));
+	if (!cfg || !CHECK(gw_probing_new(cfg, &m) == 0, "two links' probing made"))
+		return;
+	CHECK_EQ_INT(gw_probing_links(m), 2, "two probed links");
+	CHECK(strstr(gw_probing_error(m), "link 'wan' (gwtestnone0) not running") &&
+	      strstr(gw_probing_error(m), "link 'lte' (gwtestnone1) not running"),
+	      "each link's prober says why it is not running (%s)", gw_probing_error(m));
+	CHECK(!gw_probing_probing(m), "no global block: no load test's prober");
+	s = smp(0, 0.1, 10);
+	CHECK(gw_probing_sample_link(m, "dsl", &s) == -ENOENT, "no such probed link: -ENOENT");
+	gw_probing_set_hook(m, hook_count, &h);
+	snap_two(&snap, d, 0.02);
+	gw_probing_pass(m, &snap, NULL, 1.0);	/* the first pass: no verdict */
+	for (int i = 0; i < 4; i++) {
+		feed_link(m, "wan", 1.1 + i * 0.2, 80);	/* wan's queue full */
+		feed_link(m, "lte", 1.1 + i * 0.2, 30);
+	}
+	snap_two(&snap, d, 0.95);			/* wan's egress loaded */
+	gw_probing_pass(m, &snap, NULL, 2.0);
+	CHECK(d[0].latency.present && d[0].latency.loaded.samples == 4 &&
+	      d[0].latency.loaded.p50_ms == 80 && d[1].latency.idle.samples == 4,
+	      "wan: its samples, egress loaded, ingress idle (%llu loaded, %llu idle)",
+	      (unsigned long long)d[0].latency.loaded.samples,
+	      (unsigned long long)d[1].latency.idle.samples);
+	CHECK(d[2].latency.present && d[2].latency.loaded.samples == 0 &&
+	      d[2].latency.idle.samples == 4 && d[2].latency.idle.p50_ms == 30 &&
+	      d[3].latency.idle.samples == 4,
+	      "lte: its own samples only, idle by its own load (%llu idle, p50 %g)",
+	      (unsigned long long)d[2].latency.idle.samples, d[2].latency.idle.p50_ms);
+	CHECK(h.n[0] == 4 && h.n[1] == 4 && h.loaded_egress[0] == 4 && h.loaded_egress[1] == 0,
+	      "the hook: every judged sample with its link's load (wan %d/%d loaded, lte %d/%d)",
+	      h.loaded_egress[0], h.n[0], h.loaded_egress[1], h.n[1]);
+	CHECK(h.rate[0] == 20000000 / 8 && h.rate[1] == 5000000 / 8 && h.ingress_present,
+	      "the hook: each link's configured rate (%llu, %llu)", (unsigned long long)h.rate[0],
+	      (unsigned long long)h.rate[1]);
+	CHECK(snap.probe.enabled && !strcmp(snap.probe.link, "wan"),
+	      "probe: the first link's without a global block (%s)", snap.probe.link);
+	CHECK(snap.n_probes == 2 && snap.probes && !strcmp(snap.probes[0].link, "wan") &&
+	      !strcmp(snap.probes[1].link, "lte") && snap.probes[1].n_targets == 2 &&
+	      !strcmp(snap.probes[1].targets[1].host, "198.51.100.2") &&
+	      snap.probes[1].interval_us == 50000,
+	      "probes: both links' probers, each with its own targets");
+
+	/* lte's targets change, wan's block stays: wan's figures and lte's (same interface) stay */
+	next = two_links(TWO_LINKS("probe = { targets = [ \"192.0.2.1\" ]; };",
+				   "probe = { targets = [ \"198.51.100.1\" ]; };", ""));
+	if (next) {
+		gw_probing_reload(m, next);
+		gw_config_free(cfg);
+		cfg = next;
+	}
+	snap_two(&snap, d, 0.02);
+	gw_probing_pass(m, &snap, NULL, 3.0);
+	CHECK(d[0].latency.loaded.samples == 4 && d[2].latency.idle.samples == 4 &&
+	      snap.n_probes == 2 && snap.probes[1].n_targets == 1,
+	      "reload: both links' figures kept, lte's new targets shown (%llu, %llu)",
+	      (unsigned long long)d[0].latency.loaded.samples,
+	      (unsigned long long)d[2].latency.idle.samples);
+
+	/* wan's block goes, lte's stays: wan is not probed any more */
+	next = two_links(TWO_LINKS("", "probe = { targets = [ \"198.51.100.1\" ]; };", ""));
+	if (next) {
+		gw_probing_reload(m, next);
+		gw_config_free(cfg);
+		cfg = next;
+	}
+	snap_two(&snap, d, 0.02);
+	gw_probing_pass(m, &snap, NULL, 4.0);
+	CHECK(gw_probing_links(m) == 1 && !d[0].latency.present && d[2].latency.present &&
+	      d[2].latency.idle.samples == 4 && !strcmp(snap.probe.link, "lte"),
+	      "reload: wan no longer probed, lte's figures kept (%zu probed)", gw_probing_links(m));
+	s = smp(0, 4.1, 10);
+	CHECK(gw_probing_sample_link(m, "wan", &s) == -ENOENT, "wan's prober gone");
+
+	/* the global block comes for wan: probe is the global block's, probes lists both */
+	next = two_links(TWO_LINKS("", "probe = { targets = [ \"198.51.100.1\" ]; };",
+				   "probe = { targets = \"192.0.2.7\"; };\n"));
+	if (next) {
+		gw_probing_reload(m, next);
+		gw_config_free(cfg);
+		cfg = next;
+	}
+	feed_link(m, "wan", 4.2, 15);
+	snap_two(&snap, d, 0.02);
+	gw_probing_pass(m, &snap, NULL, 5.0);
+	CHECK(gw_probing_links(m) == 2 && !strcmp(snap.probe.link, "wan") &&
+	      !strcmp(snap.probe.targets[0].host, "192.0.2.7") && snap.n_probes == 2 &&
+	      !strcmp(snap.probes[0].link, "wan") && d[0].latency.present &&
+	      d[0].latency.hist_count == 1,
+	      "reload: the global block's wan prober started, probe is its (%s)", snap.probe.link);
+	gw_probing_set_hook(m, NULL, NULL);
+	free(snap.probes);
+	gw_probing_free(m);
+	gw_config_free(cfg);
+}
+
 int main(void)
 {
 	test_classify();
@@ -508,5 +682,6 @@ int main(void)
 	test_histogram();
 	test_history();
 	test_probing();
+	test_probing_links();
 	return tap_done();
 }

@@ -1,4 +1,5 @@
-/* tests/unit/test_probe.c: the probe block of the config, and the probe packet format. */
+/* tests/unit/test_probe.c: the probe blocks of the config (global and per link), and the probe
+ * packet format. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -210,6 +211,152 @@ static void test_refusals(void)
 	refused("probe = { targets = [ \"10.0.0.1\" ];\n targts = 1; };\n",
 		"gw.conf:6: unknown key 'targts' in probe", "misspelt key");
 	refused("probe = \"10.0.0.1\";\n", "gw.conf:5: 'probe' must be a group", "probe not a group");
+}
+
+/* A whole config's text (its own links), loaded into *out; err says why not. */
+static struct gw_config *load_text(const char *text)
+{
+	struct gw_config *cfg = NULL;
+
+	err[0] = '\0';
+	if (gw_config_load_string("gw.conf", text, &cfg, err, sizeof(err)))
+		return NULL;
+	return cfg;
+}
+
+#define WAN2(wan_probe, lte_probe) \
+	"links = ( { name = \"wan\"; interface = \"eth0\";\n" \
+	"            egress = { shaper = \"tbf\"; rate = \"20mbit\"; };\n" \
+	"            " wan_probe " },\n" \
+	"          { name = \"lte\"; interface = \"wwan0\";\n" \
+	"            egress = { shaper = \"tbf\"; rate = \"5mbit\"; };\n" \
+	"            " lte_probe " } );\n"
+
+static void link_refused(const char *text, const char *want, const char *name)
+{
+	struct gw_config *cfg = load_text(text);
+
+	CHECK(!cfg && strstr(err, want), "%s refused (want \"%s\", got \"%s\")", name, want, err);
+	gw_config_free(cfg);
+}
+
+/* A link's own probe block: its defaults, its link, which block judges which link. */
+static void test_link_blocks(void)
+{
+	struct gw_config *cfg = load_text(WAN2("",
+		"probe = { targets = [ \"198.51.100.1\", \"198.51.100.2\" ];\n"
+		"                      source = \"198.51.100.10\"; fwmark = 2; };")
+		"probe = { targets = \"192.0.2.1\"; method = \"udp\"; interval = \"50ms\"; };\n");
+	const struct gw_probe_cfg *p;
+
+	if (!CHECK(cfg, "a link's own block beside the global one loads (%s)", err))
+		return;
+	CHECK(cfg->links[0].probe == NULL, "wan: no block of its own");
+	p = cfg->links[1].probe;
+	if (CHECK(p != NULL, "lte: its own block")) {
+		CHECK(p->present, "link block: present");
+		CHECK_EQ_INT(p->line, 6, "link block: its line");
+		CHECK_EQ_STR(p->link, "lte", "link block: its link is the link");
+		CHECK_EQ_INT(p->method, GW_PROBE_ICMP,
+			     "link block: icmp by default, not the global's udp");
+		CHECK_EQ_INT(p->interval_us, 100000, "link block: interval 100ms by default");
+		CHECK_EQ_INT(p->timeout_us, 1000000, "link block: timeout 1s by default");
+		CHECK_EQ_INT(p->size, GW_PROBE_SIZE_DEFAULT, "link block: size by default");
+		CHECK_EQ_INT(p->n_targets, 2, "link block: two targets");
+		CHECK_EQ_INT(p->fwmark, 2, "link block: fwmark");
+		CHECK_EQ_STR(p->source, "198.51.100.10", "link block: source as written");
+		CHECK_EQ_INT(p->source_addr.ss_family, AF_INET, "link block: source IPv4");
+		CHECK_EQ_INT(p->source_addrlen, sizeof(struct sockaddr_in), "link block: source length");
+		CHECK_EQ_STR(p->sink, "", "link block: no sink");
+		CHECK_EQ_INT(p->load_flows, 4, "link block: load settings defaulted, unused");
+	}
+	CHECK_EQ_STR(cfg->probe.link, "wan", "global block: the first link, which has none of its own");
+	CHECK_EQ_INT(cfg->probe.source_addrlen, 0, "global block: no source");
+	CHECK(gw_config_probe_of(cfg, 0) == &cfg->probe, "wan judged by the global block");
+	CHECK(gw_config_probe_of(cfg, 1) == cfg->links[1].probe, "lte judged by its own block");
+	CHECK(gw_config_probe_of(cfg, 2) == NULL, "no third link");
+	gw_config_free(cfg);
+
+	/* each link its own block, no global one */
+	cfg = load_text(WAN2("probe = { targets = [ \"2001:db8::1\" ]; source = \"2001:db8::10\"; };",
+			     "probe = { targets = [ \"198.51.100.1\" ]; };"));
+	if (CHECK(cfg, "a block per link, no global block (%s)", err)) {
+		CHECK(!cfg->probe.present, "no global block");
+		CHECK(gw_config_probe_of(cfg, 0) == cfg->links[0].probe &&
+		      gw_config_probe_of(cfg, 1) == cfg->links[1].probe, "each link its own");
+		CHECK_EQ_INT(cfg->links[0].probe->source_addr.ss_family, AF_INET6, "IPv6 source");
+		CHECK_EQ_INT(cfg->links[0].probe->source_addrlen, sizeof(struct sockaddr_in6),
+			     "IPv6 source length");
+	}
+	gw_config_free(cfg);
+
+	/* the global block names a link; the other has none: not probed */
+	cfg = load_text(WAN2("", "") "probe = { targets = \"192.0.2.1\"; link = \"lte\";\n"
+			"  source = \"192.0.2.9\"; };\n");
+	if (CHECK(cfg, "global block naming the second link (%s)", err)) {
+		CHECK(gw_config_probe_of(cfg, 0) == NULL, "wan not probed");
+		CHECK(gw_config_probe_of(cfg, 1) == &cfg->probe, "lte by the global block");
+		CHECK_EQ_STR(cfg->probe.source, "192.0.2.9", "a source in the global block");
+	}
+	gw_config_free(cfg);
+
+	/* the global block with a link of its own elsewhere */
+	cfg = load_text(WAN2("probe = { targets = \"198.51.100.1\"; };", "") "probe = { targets = "
+			"\"192.0.2.1\"; link = \"lte\"; sink = \"192.0.2.5:5201\"; };\n");
+	CHECK(cfg && gw_config_probe_of(cfg, 0) == cfg->links[0].probe &&
+	      gw_config_probe_of(cfg, 1) == &cfg->probe, "global block on lte, wan its own (%s)", err);
+	gw_config_free(cfg);
+
+	/* refusals, each with the file and the line */
+	link_refused(WAN2("probe = { targets = \"198.51.100.1\"; };", "")
+		     "probe = { targets = \"192.0.2.1\"; };\n",
+		     "gw.conf:7: probe: link 'wan' (the first link, the default) has a probe block "
+		     "of its own (line 3)", "the global block defaulting to a link with its own");
+	link_refused(WAN2("", "probe = { targets = \"198.51.100.1\"; };")
+		     "probe = { targets = \"192.0.2.1\";\n link = \"lte\"; };\n",
+		     "gw.conf:8: probe: link 'lte' has a probe block of its own (line 6)",
+		     "the global block naming a link with its own");
+	link_refused(WAN2("", "probe = { targets = \"198.51.100.1\";\n sink = \"192.0.2.5:5201\"; };"),
+		     "gw.conf:7: link 'lte' probe: 'sink' belongs in the global probe block",
+		     "sink in a link's block");
+	link_refused(WAN2("probe = { targets = \"198.51.100.1\"; load_every = \"1h\"; };", ""),
+		     "gw.conf:3: link 'wan' probe: 'load_every' belongs in the global probe block",
+		     "load_every in a link's block");
+	link_refused(WAN2("probe = { targets = \"198.51.100.1\"; load_flows = 2; };", ""),
+		     "gw.conf:3: link 'wan' probe: 'load_flows' belongs", "load_flows in a link's block");
+	link_refused(WAN2("probe = { targets = \"198.51.100.1\"; load_duration = \"5s\"; };", ""),
+		     "gw.conf:3: link 'wan' probe: 'load_duration' belongs",
+		     "load_duration in a link's block");
+	link_refused(WAN2("probe = { targets = \"198.51.100.1\"; link = \"lte\"; };", ""),
+		     "gw.conf:3: link 'wan' probe: 'link' belongs in the global probe block (a "
+		     "link's own block probes that link)", "link in a link's block");
+	link_refused(WAN2("probe = { };", ""), "gw.conf:3: link 'wan' probe: 'targets' is required",
+		     "a link's block without targets");
+	link_refused(WAN2("probe = { targets = [ \"198.51.100.1\",\n \"bogus\" ]; };", ""),
+		     "gw.conf:4: link 'wan' probe: target \"bogus\" is not", "a bad target");
+	link_refused(WAN2("probe = { targets = \"198.51.100.1\"; interval = \"1ms\"; };", ""),
+		     "gw.conf:3: link 'wan' probe: 'interval' \"1ms\" is out of range",
+		     "a link's interval out of range");
+	link_refused(WAN2("probe = { targets = \"198.51.100.1\"; tagets = 1; };", ""),
+		     "gw.conf:3: unknown key 'tagets' in link 'wan' probe", "a misspelt key");
+	link_refused(WAN2("probe = \"198.51.100.1\";", ""),
+		     "gw.conf:3: link 'wan': 'probe' must be a group", "a link's probe not a group");
+	link_refused(WAN2("probe = { targets = [ \"198.51.100.1\", \"2001:db8::1\" ];\n"
+			  " source = \"198.51.100.10\"; };", ""),
+		     "gw.conf:4: link 'wan' probe: 'source' \"198.51.100.10\" is IPv4 but target "
+		     "\"2001:db8::1\" on line 3 is IPv6", "a source of the other family");
+	link_refused(WAN2("probe = { targets = \"198.51.100.1\"; source = \"198.51.100.10:99\"; };",
+			  ""), "gw.conf:3: link 'wan' probe: 'source' \"198.51.100.10:99\" is not an IP "
+		     "address (no port)", "a source with a port");
+	link_refused(WAN2("", "") "probe = { targets = \"192.0.2.1\";\n source = \"host\"; };\n",
+		     "gw.conf:8: probe: 'source' \"host\" is not an IP address",
+		     "a bad source in the global block");
+	link_refused(WAN2("", "") "probe = { targets = \"192.0.2.1\"; source = 5; };\n",
+		     "gw.conf:7: probe: 'source' must be a string", "a source not a string");
+	/* a container host without links: refused, not a crash (it read links[0]) */
+	link_refused("containers = ( { interfaces = \"veth*\"; egress = { rate = \"10mbit\"; }; } );\n"
+		     "probe = { targets = [ \"192.0.2.1\" ]; };\n",
+		     "gw.conf:2: probe: there is no link to probe", "a probe block without links");
 }
 
 static void test_pkt(void)
@@ -683,6 +830,7 @@ int main(void)
 	test_defaults();
 	test_full();
 	test_refusals();
+	test_link_blocks();
 	test_pkt();
 	test_ts_config();
 	test_ts_pkt();

@@ -786,12 +786,90 @@ static void test_probe_owd(struct gw_snapshot *s)
 	s->probe = saved;
 }
 
+static void fill_prober(struct gw_snap_probe *p, const char *link, const char *source,
+			uint64_t sent)
+{
+	memset(p, 0, sizeof(*p));
+	p->enabled = true;
+	snprintf(p->method, sizeof(p->method), "icmp");
+	snprintf(p->link, sizeof(p->link), "%s", link);
+	snprintf(p->source, sizeof(p->source), "%s", source);
+	p->interval_us = 100000;
+	p->n_targets = 1;
+	snprintf(p->targets[0].host, sizeof(p->targets[0].host), "192.0.2.1");	/* on both */
+	p->targets[0].up = true;
+	p->targets[0].sent = sent;
+	p->targets[0].received = sent;
+	p->targets[0].last_rtt_ms = 12.5;
+	p->targets[0].last_owd_up_ms = p->targets[0].last_owd_down_ms = NAN;
+}
+
+/* One global block: `probe` as it always was, no `probes`, no link label on the targets. A
+ * prober per link: `probes` lists each with its source, every target sample has its link. */
+static void test_probers(struct gw_snapshot *s)
+{
+	struct json_object *j;
+	char *out = NULL;
+	size_t len = 0;
+
+	fill_prober(&s->probe, "wan", "", 10);
+	if (!CHECK(gw_webui_status_json(s, NOW, &out, &len) == 0, "status JSON with a prober"))
+		return;
+	j = json_tokener_parse(out);
+	CHECK(j && get(j, "probe.targets.0") && !get(j, "probes") && !get(j, "probe.source"),
+	      "one global block: probe, no probes, no source key");
+	CHECK(strstr(out, "\"probe\":{\"method\":\"icmp\",\"link\":\"wan\",\"interval_seconds\":0.1,"
+			  "\"targets\":[{\"host\":\"192.0.2.1\",") != NULL,
+	      "one global block: probe's keys in their order");
+	json_object_put(j);
+	free(out);
+	gw_webui_metrics(s, NOW, &out, &len);
+	CHECK(strstr(out, "\ngatewayd_probe_target_sent_total{target=\"192.0.2.1\"} 10\n") &&
+	      strstr(out, "\ngatewayd_probe_interval_seconds 0.1\n") &&
+	      strstr(out, "\ngatewayd_probe_info{link=\"wan\",method=\"icmp\"} 1\n") &&
+	      !strstr(out, "gatewayd_probe_target_sent_total{link="),
+	      "one global block: target samples without a link label, one interval");
+	free(out);
+
+	s->probes = calloc(2, sizeof(*s->probes));
+	s->n_probes = 2;
+	fill_prober(&s->probes[0], "wan", "", 10);
+	fill_prober(&s->probes[1], "lte", "198.51.100.10", 20);
+	s->probes[1].interval_us = 50000;
+	gw_webui_status_json(s, NOW, &out, &len);
+	j = json_tokener_parse(out);
+	CHECK(j && json_object_array_length(get(j, "probes")) == 2 &&
+	      !strcmp(get_str(j, "probes.1.link"), "lte") &&
+	      !strcmp(get_str(j, "probes.1.source"), "198.51.100.10") &&
+	      has_null(j, "probes.0.source") &&
+	      json_object_get_int64(get(j, "probes.1.targets.0.sent")) == 20 &&
+	      !strcmp(get_str(j, "probe.link"), "wan") && !get(j, "probe.source"),
+	      "a prober per link: probes lists both, with their sources; probe stays");
+	json_object_put(j);
+	free(out);
+	gw_webui_metrics(s, NOW, &out, &len);
+	CHECK(strstr(out, "\ngatewayd_probe_target_sent_total{link=\"wan\",target=\"192.0.2.1\"} 10\n") &&
+	      strstr(out, "\ngatewayd_probe_target_sent_total{link=\"lte\",target=\"192.0.2.1\"} 20\n") &&
+	      strstr(out, "\ngatewayd_probe_interval_seconds{link=\"lte\"} 0.05\n") &&
+	      strstr(out, "\ngatewayd_probe_info{link=\"lte\",method=\"icmp\"} 1\n") &&
+	      count(out, "# TYPE gatewayd_probe_info gauge\n") == 1 &&
+	      !strstr(out, "gatewayd_probe_target_sent_total{target="),
+	      "a prober per link: the same target on two links told apart by the link label");
+	run_promtool(out);
+	free(out);
+	free(s->probes);
+	s->probes = NULL;
+	s->n_probes = 0;
+	memset(&s->probe, 0, sizeof(s->probe));
+}
+
 int main(void)
 {
 	struct gw_snapshot *s = make_snapshot();
 
 	test_status_json(s);
 	test_metrics(s);
+	test_probers(s);
 	test_escape();
 	test_buf();
 	test_health(s);

@@ -28,6 +28,10 @@ PREFIX = os.environ.get("CDP_SHOT_PREFIX", "status-page")
 NEW_KIND = os.environ.get("CDP_NEW_KIND", "")
 # runs in the "Last comparison" section (the fixture test_page.sh serves: 1); unset: not checked
 EXPECT_CMP = os.environ.get("CDP_COMPARE_RUNS")
+# the links whose probers the page lists, in order ("wan,lan": the fake's -p); unset: not checked
+EXPECT_PROBERS = os.environ.get("CDP_PROBERS")
+# probe targets shown up and down (where latency is checked): the fake's wan prober, 2 and 1
+EXPECT_TARGETS = [int(x) for x in os.environ.get("CDP_TARGETS", "2,1").split(",")]
 
 
 def check(cond, name):
@@ -193,6 +197,8 @@ MARKERS = """(() => {
     notSaturated: [...document.querySelectorAll('td')].filter((t) => t.textContent === 'not saturated').length,
     grades: [...document.querySelectorAll('.tiles.latency .grade')].map((g) => g.textContent),
     targetsUp: document.querySelectorAll('#probe .target.up').length,
+    probeLines: [...document.querySelectorAll('#probe .probehead')].filter((h) =>
+      h.firstChild && h.firstChild.textContent === 'Latency probe').map((h) => h.textContent),
     targetsDown: document.querySelectorAll('#probe .target.down').length,
     loadRows: [...document.querySelectorAll('table.loadtest tbody tr')].map((r) => r.innerText),
     flowBars: [...document.querySelectorAll('table.loadtest tbody tr')].map((r) =>
@@ -311,8 +317,14 @@ def main():
                                                        for g in m2["grades"]),
               "%d latency grades shown (%s)" % (EXPECT_LAT, ", ".join(m2["grades"])))
         if EXPECT_LAT:
-            check(m2["targetsUp"] == 2 and m2["targetsDown"] == 1,
+            check([m2["targetsUp"], m2["targetsDown"]] == EXPECT_TARGETS,
                   "probe targets: %d up, %d down" % (m2["targetsUp"], m2["targetsDown"]))
+        if EXPECT_PROBERS is not None:
+            want = EXPECT_PROBERS.split(",")
+            lines = m2["probeLines"]
+            check(len(lines) == len(want) and
+                  all(" through link %s" % l in t for l, t in zip(want, lines)),
+                  "a latency probe line per prober, in order (%s)" % " | ".join(lines))
             check(len(m2["loadRows"]) == 3 and "A+" in m2["loadRows"][0],
                   "the last load test: %d directions (%s)" %
                   (len(m2["loadRows"]), " | ".join(r.replace("\t", " ") for r in m2["loadRows"])))

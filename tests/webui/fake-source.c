@@ -4,9 +4,10 @@
  * load test. For the tests in tests/webui; no root, no kernel.
  *
  * usage: webui-fake-server -l ADDR [-l ADDR]... [-a AUTH_FILE] [-i INTERVAL_MS]
- *                          [-f FREEZE_AFTER_S] [-e] [-c COMPARE_DIR]
+ *                          [-f FREEZE_AFTER_S] [-e] [-c COMPARE_DIR] [-p]
  *   -f: stop publishing after that many seconds (the snapshot goes stale)
  *   -e: never publish (no snapshot at all)
+ *   -p: a prober per link: `probes` lists wan's and one of lan's own (udp, from a source)
  *   -c: the last comparison is read from there, by the daemon's reader (webui/lastcmp.c)
  * Prints "ready" once listening; stops on SIGINT or SIGTERM. */
 #include <errno.h>
@@ -268,6 +269,31 @@ static void fill_latency(struct fake *f, struct gw_snap_latency *o, const struct
 				bounds[i] < 0.05 ? f->replies * 97 / 100 : f->replies;
 }
 
+static bool per_link;	/* -p */
+
+/* lan's own prober, beside wan's, in `probes` (as a link's own probe block makes it). */
+static void fill_probers(struct gw_snapshot *s, uint64_t seq, double t)
+{
+	struct gw_snap_probe *p;
+
+	if (!per_link || !(s->probes = calloc(2, sizeof(*s->probes))))
+		return;
+	s->n_probes = 2;
+	s->probes[0] = s->probe;
+	p = &s->probes[1];
+	p->enabled = true;
+	snprintf(p->method, sizeof(p->method), "udp");
+	snprintf(p->link, sizeof(p->link), "lan");
+	snprintf(p->source, sizeof(p->source), "192.0.2.200");
+	p->interval_us = 200000;
+	p->n_targets = 1;
+	snprintf(p->targets[0].host, sizeof(p->targets[0].host), "203.0.113.9");
+	p->targets[0].up = true;
+	p->targets[0].sent = p->targets[0].received = seq * 2;
+	p->targets[0].last_rtt_ms = 31.5 + 0.3 * sin(t);
+	p->targets[0].last_reply_unix = t - 0.1;
+}
+
 static void fill_probe(struct gw_snapshot *s, uint64_t seq, double t)
 {
 	static const char *const hosts[] = { "192.0.2.1", "2001:db8::1", "198.51.100.7" };
@@ -366,6 +392,7 @@ static struct gw_snapshot *build(struct fake *f, double t)
 			fill_latency(f, &o->latency, &dirs[d], t);
 	}
 	fill_probe(s, s->seq, t);
+	fill_probers(s, s->seq, t);
 	fill_loadtest(&s->loadtest, f->start);
 	return s;
 }
@@ -444,7 +471,7 @@ static void publish(struct fake *f)
 static void usage(void)
 {
 	fprintf(stderr, "usage: webui-fake-server -l ADDR [-l ADDR]... [-a AUTH_FILE] "
-		"[-i INTERVAL_MS] [-f FREEZE_AFTER_S] [-e] [-c COMPARE_DIR]\n");
+		"[-i INTERVAL_MS] [-f FREEZE_AFTER_S] [-e] [-c COMPARE_DIR] [-p]\n");
 	exit(2);
 }
 
@@ -481,7 +508,7 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int opt, r;
 
-	while ((opt = getopt(argc, argv, "l:a:i:f:ec:")) != -1) {
+	while ((opt = getopt(argc, argv, "l:a:i:f:ec:p")) != -1) {
 		if (opt == 'l' && n_listen < GW_WEBUI_MAX_LISTEN) {
 			listen[n_listen].text = optarg;
 			if (gw_parse_listen(optarg, &listen[n_listen].addr, &listen[n_listen].len))
@@ -498,6 +525,8 @@ int main(int argc, char **argv)
 			empty = true;
 		else if (opt == 'c')
 			compare_dir = optarg;
+		else if (opt == 'p')
+			per_link = true;
 		else
 			usage();
 	}

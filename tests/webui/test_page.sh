@@ -31,7 +31,8 @@ if [ ! -x "$FAKE" ]; then
 fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # a real comparison's results.json and plots (gatewayd --compare --kernel host --qdiscs fifo)
-"$FAKE" -l "127.0.0.1:$port" -c "$PWD/tests/webui/compare" >"$tmp/fake.out" 2>&1 &
+# (-p: a prober per link, wan's and lan's own, as a probe block per link gives them)
+"$FAKE" -l "127.0.0.1:$port" -c "$PWD/tests/webui/compare" -p >"$tmp/fake.out" 2>&1 &
 pid=$!
 . tests/wait_for.sh
 wait_for "grep -q ready '$tmp/fake.out'" 5 "the fake server to say ready"
@@ -56,7 +57,7 @@ if [ -n "$kinds" ] && [ -z "$named" ]; then
 else
 	echo "not ok - the page's script names no queue kind (found: $(echo $named); kinds: $(echo $kinds))"
 fi
-CDP_NEW_KIND=pie CDP_COMPARE_RUNS=1 timeout 120 python3 tests/webui/cdp.py "$CHROMIUM" "http://127.0.0.1:$port/" "$BUILD/screenshots"
+CDP_NEW_KIND=pie CDP_COMPARE_RUNS=1 CDP_PROBERS=wan,lan CDP_TARGETS=3,1 timeout 120 python3 tests/webui/cdp.py "$CHROMIUM" "http://127.0.0.1:$port/" "$BUILD/screenshots"
 rc=$?
 [ $rc -eq 124 ] && echo "not ok - the headless browser run timed out"
 exit $rc

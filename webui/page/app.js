@@ -695,12 +695,14 @@
 		const p = status.probe, lt = status.loadtest;
 		box.hidden = !p && !lt;
 		box.textContent = "";
-		if (p) {
+		/* one line per probed link where the daemon lists them (a link's own probe block) */
+		for (const q of status.probes || (p ? [p] : [])) {
 			const h = box.appendChild(el("div", "probehead"));
 			h.appendChild(el("b", null, "Latency probe"));
-			h.appendChild(document.createTextNode(" " + p.method + " every " +
-				fmtMs(p.interval_seconds * 1000) + " through link " + p.link + ": "));
-			for (const t of p.targets) {
+			h.appendChild(document.createTextNode(" " + q.method + " every " +
+				fmtMs(q.interval_seconds * 1000) + " through link " + q.link +
+				(q.source ? " from " + q.source : "") + ": "));
+			for (const t of q.targets) {
 				const c = h.appendChild(el("span", "target " + (t.up ? "up" : "down")));
 				c.appendChild(el("span", "name", t.host));
 				/* one-way delays (udp, icmp-timestamp): right up to the two clocks' offset */
