@@ -19,7 +19,7 @@ links = ( { name = "wan"; interface = "r1";
     { name = "bulk"; rate = "20mbit"; default = true; child = { kind = "fifo"; limit = 200; }; },
     { name = "spare"; rate = "10mbit"; child = { kind = "fifo"; }; } ); };
   ingress = { shaper = "tbf"; rate = "50mbit"; ifb = "ifb-$RUN_ID"; child = { kind = "fifo"; }; }; },
-  { name = "lte"; interface = "wwan9"; egress = { shaper = "tbf"; rate = "10mbit"; }; } );
+  { name = "lte"; interface = "wwan9"; egress = { shaper = "tbf"; rate = "10mbit"; child = { kind = "fifo"; }; }; } );
 containers = ( { interfaces = "vp*"; egress = { rate = "10mbit"; child = { kind = "fifo"; }; };
   ingress = { rate = "5mbit"; child = { kind = "fifo"; }; }; } );
 CONF
