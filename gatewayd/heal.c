@@ -370,12 +370,12 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		gw_monitor_read(m, NULL, NULL);	/* our own events */
 	if (p > 0)
 		a->classify_stale = false;	/* the redo put every classifier in anew */
-	else
-		moved[0] = '\0';
 	/* nothing of ours to read back is whole too: every link waits */
 	if ((a->n_devs || !a->plan.n) && gw_verify(nl, cfg, a, why, sizeof(why)) == 0) {
-		if (p > 0) {
-			snprintf(err, errlen, "%s", moved);
+		/* shaped, or waiting on as before because its interface cannot be shaped yet (a
+		 * foreign root on it): that is a cause, said and retried as any other */
+		if (p != 0) {
+			snprintf(err, errlen, "%s", moved[0] ? moved : strerror(-p));
 			return p;
 		}
 		if (!a->classify_stale)
@@ -405,6 +405,8 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		free(stuck);
 		return r;
 	}
+	if (p < 0)
+		moved[0] = '\0';	/* the read-back's cause is the one to say */
 	r = a->n_devs ? heal_links(nl, cfg, a, s, stuck, err, errlen) : -EAGAIN;
 	free(stuck);
 	if (r != 1) {

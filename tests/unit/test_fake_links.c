@@ -1,8 +1,8 @@
 /* tests/unit/test_fake_links.c: links whose interface is not there, against the in-memory
  * kernel: a link missing at start waits (the others applied, nothing of its own made), is
  * shaped once its interface appears and waits again (its ifb deleted) each time it goes; the
- * other link's objects are never touched; a required link missing at start fails the apply as
- * before; the sampler shows a waiting link's directions as waiting. */
+ * other link's objects are never touched; an interface that comes with a foreign root is said
+ * and waited on; a required link missing at start fails the apply as before; the sampler shows a waiting link's directions as waiting. */
 #include <errno.h>
 #include <stdlib.h>
 #include <linux/pkt_sched.h>
@@ -219,6 +219,44 @@ static void test_reconnects(void)
 	rig_down(&g);
 }
 
+/* The interface comes with a root someone else put there (replace is false): said, not
+ * shaped, nothing left of an attempt; shaped once that root goes. */
+static void test_foreign_root(void)
+{
+	struct gw_tc_obj root = { .type = GW_OBJ_QDISC, .kind = GW_KIND_FIFO, .handle = 0x10000,
+				  .parent = TC_H_ROOT };
+	char err[1024] = "";
+	struct nl_msg *m;
+	struct rig g;
+	int r;
+
+	r = rig_up(&g, false, err, sizeof(err));
+	if (!CHECK(r == 0, "foreign: the rig (%s)", err)) {
+		rig_down(&g);
+		return;
+	}
+	fk_link_add(g.k, "v1", "veth");
+	gw_qopts_init(GW_KIND_FIFO, &root.q);
+	root.ifindex = fk_ifindex(g.k, "v1");
+	CHECK(gw_obj_build(&root, NLM_F_CREATE | NLM_F_REPLACE, &m) == 0 &&
+	      gw_nl_batch(g.out, &m, 1, true, NULL) == 0, "foreign: v1 comes with a pfifo 1: root");
+	nlmsg_free(m);
+	gw_heal_pending(g.mon, g.cfg, &g.a);
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	CHECK(r == -EEXIST && strstr(err, "replace = true"),
+	      "foreign: heal says why lan cannot be shaped (%d: %s)", r, err);
+	CHECK(g.a.facts[1].absent && lan_objects(&g.a) == 0 && fk_ifindex(g.k, "ifb-lan") == 0 &&
+	      fk_get(g.k, "v1", GW_OBJ_QDISC, 0x10000, NULL) == 0,
+	      "foreign: lan still waits, its ifb made and deleted again, the foreign root kept");
+	CHECK(gw_obj_build_del(&root, &m) == 0 && gw_nl_batch(g.out, &m, 1, true, NULL) == 0,
+	      "foreign: the foreign root goes");
+	nlmsg_free(m);
+	gw_heal_pending(g.mon, g.cfg, &g.a);
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	CHECK(r == 1 && lan_shaped(&g), "foreign: then lan is shaped (%d: %s)", r, err);
+	rig_down(&g);
+}
+
 static void test_required(void)
 {
 	char err[1024] = "";
@@ -236,6 +274,7 @@ int main(void)
 {
 	test_waiting_at_start();
 	test_reconnects();
+	test_foreign_root();
 	test_required();
 	return tap_done();
 }
