@@ -85,6 +85,12 @@ if command -v promtool >/dev/null; then
 fi
 check "no ifb made for the waiting link" bash -c "! ip -n $NS link show $IFB >/dev/null 2>&1"
 
+# a reload while it waits changes nothing and keeps it waiting
+check "SIGHUP while waiting: reloaded" gw_reload
+gw_samples "$NS" 1 >/dev/null
+check "... the link still waits, the daemon up" bash -c "kill -0 $GW_PID && ! grep -q 'still running the previous config' '$GW_LOG'"
+check "... /api/status still says waiting" st_is '.links[0].present == false'
+
 # the interface appears 3 s after start
 sleep "$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { d = 3 - (b - a); print (d > 0 ? d : 0) }')"	# the point: 3 s late
 t0=$EPOCHREALTIME
@@ -134,10 +140,10 @@ for i in $(seq "$CYCLES"); do
 		sum=$((sum + ms))
 		[ "$ms" -gt "$worst" ] && worst=$ms
 	fi
+	# traffic through the new tree both ways (its first packets wait for ARP)
 	b0=$(root_bytes lk0) i0=$(root_bytes "$IFB")
-	sleep 0.3	# the point: traffic through the new tree for a while
-	b1=$(root_bytes lk0) i1=$(root_bytes "$IFB")
-	[ "$b1" -gt "$b0" ] && [ "$i1" -gt "$i0" ] && traffic=$((traffic + 1))
+	wait_for "[ \$(root_bytes lk0) -gt $b0 ] && [ \$(root_bytes $IFB) -gt $i0 ]" 3 \
+		"traffic through the new tree both ways" && traffic=$((traffic + 1))
 done
 echo "# $CYCLES reconnects: shaped within 1 s in $ok_cycles (slowest $worst ms, mean $((sum / (ok_cycles ? ok_cycles : 1))) ms)"
 check "deleted and created $CYCLES times: shaped again within 1 s each time ($ok_cycles of $CYCLES, slowest $worst ms)" \
@@ -179,6 +185,17 @@ check "two links: lan's objects are the ones it had" test "$lan_tree" = "$(tree 
 check "two links: lan's counters went on, in the kernel and in /api/status" \
 	bash -c "[ $k0 -gt 0 ] && [ $k1 -gt $k0 ] && [ $a0 -gt 0 ] && [ $a1 -gt $a0 ]"
 check "two links: both present now" st_is 'all(.links[]; .present)'
+# a reload that adds a link whose interface is missing: the new link waits, the others stay
+sed -i 's/^  { name = "lan"; interface = "lp0";/  { name = "lte"; interface = "lq0"; egress = { shaper = "tbf"; rate = "5mbit"; child = { kind = "fifo"; }; }; },\n&/' "$TMPD/two.conf"
+lan_tree=$(tree "$NS" lp0 | sed -E 's/ (Sent|backlog|rate) .*//')
+check "reload adding a link without its interface: reloaded" gw_reload
+gw_samples "$NS" 1 >/dev/null
+check "... it waits, the others present" st_is '[.links[] | {(.name): .present}] | add == {"wan": true, "lte": false, "lan": true}'
+check "... lan's objects are the ones it had" test "$lan_tree" = "$(tree "$NS" lp0 | sed -E 's/ (Sent|backlog|rate) .*//')"
+t0=$EPOCHREALTIME
+ip -n "$NS" link add lq0 type veth peer name lq1 netns "$NP"
+lte_shaped() { ip netns exec "$NS" tc qdisc show dev lq0 | grep -q 'tbf e000: root'; }
+check "... and is shaped when lq0 comes" wait_for lte_shaped 1 "lte's root on lq0"
 gw_stop
 check "two links: SIGTERM exit 0, no ifb left" bash -c "[ $? -eq 0 ] && [ -z \"\$(ip -n $NS -br link show type ifb)\" ]"
 
