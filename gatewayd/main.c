@@ -320,7 +320,6 @@ int main(int argc, char **argv)
 	}
 	if (mode == MODE_DRY_RUN) {
 		struct gw_nl *nl = NULL;
-
 		size_t missing;
 
 		gw_nl_open(&nl);	/* only to read MTUs; without it defaults are assumed */
