@@ -307,11 +307,26 @@ static void arm_heal(int hfd)
 	timerfd_settime(hfd, 0, &its, NULL);
 }
 
+/* The probed link's interface as the running tree has it: its index, 0 while it waits, -1
+ * without a probe block. */
+static int probed_ifindex(const struct gw_loop_ctx *c)
+{
+	for (size_t i = 0; c->cfg->probe.present && c->applied->facts && i < c->cfg->n_links; i++)
+		if (!strcmp(c->cfg->links[i].name, c->cfg->probe.link))
+			return c->applied->facts[i].absent ? 0 : c->applied->facts[i].dev.ifindex;
+	return -1;
+}
+
 static void heal(struct gw_loop_ctx *c, struct gw_heal_retry *retry)
 {
 	char err[1024] = "";
 	double t0 = gw_mono_now();
+	int probed = probed_ifindex(c);
 	int r = gw_heal(c->nl, c->mon, c->cfg, c->applied, c->st->sampler, err, sizeof(err));
+
+	/* its interface came, went or is another one now: the prober follows it */
+	if (c->lat && probed_ifindex(c) != probed)
+		gw_probing_relink(c->lat, probed_ifindex(c) > 0);
 
 	if (r == 1 || r == 2)
 		gw_log(GW_LOG_WARNING, "%s; restored %s in %.1f ms", err,

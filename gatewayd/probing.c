@@ -449,3 +449,16 @@ void gw_probing_reload(struct gw_probing *m, const struct gw_config *next)
 	if (configure(m, next, same_link))
 		gw_log(GW_LOG_ERR, "reload: the prober: %s", strerror(ENOMEM));
 }
+
+void gw_probing_relink(struct gw_probing *m, bool there)
+{
+	if (!m || !m->present || !m->ifname[0])
+		return;
+	stop_prober(m);
+	if (there) {
+		start_prober(m);
+		return;
+	}
+	snprintf(m->error, sizeof(m->error), "prober on link '%s' (%s) not running: waiting for "
+		 "the interface", m->cfg.link, m->ifname);
+}

@@ -31,6 +31,10 @@ void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, struct gw_s
 /* A reload: a changed probe block (or probed link) recreates the prober; the accumulators
  * stay when the link is the same. */
 void gw_probing_reload(struct gw_probing *m, const struct gw_config *next);
+/* The probed link's interface came or came back under another index (there; a socket bound
+ * to the old one sends nowhere): the prober is made again for it, the figures kept. Or it
+ * went (!there): the prober stops until it comes, which the heal's log line says. */
+void gw_probing_relink(struct gw_probing *m, bool there);
 /* What the prober's callback does with a sample (it waits for its pass); for tests. */
 void gw_probing_sample(struct gw_probing *m, const struct gw_probe_sample *s);
 /* While fn is set, every sample the prober reports goes to fn as well, as it arrives (a load
