@@ -119,8 +119,10 @@ static int follow(struct sdir *d, const struct gw_applied *a)
 	/* a link that waited had no slots to map: they are the plan's from now on */
 	free(d->by_slot);
 	d->by_slot = NULL;
-	if (map_slots(d, a) < 0)
+	if (map_slots(d, a) < 0) {
+		d->n_slots = 0;	/* no class to find by slot: none is read */
 		return -ENOMEM;
+	}
 	take_rates(d, a);
 	return 0;
 }
