@@ -87,6 +87,8 @@ struct gw_link_cfg {
 	char interface[IFNAMSIZ];
 	struct gw_sizing sizing;	/* overhead counted from the IP packet, as cake counts */
 	bool replace;		/* may replace a root qdisc gatewayd did not create */
+	bool required;		/* its interface must exist at start (else the link waits for
+				 * it: gatewayd/heal.c) */
 	struct gw_dir_cfg dir[2];	/* indexed by enum gw_direction */
 	/* NULL, or the link's own `probe` block (its link is this link; no load-test keys):
 	 * its samples judged against this link's load, its probes sent through this link */

@@ -6,8 +6,8 @@
 #include "config/parse.h"
 
 static const char *const link_keys[] = {
-	"name", "interface", "overhead", "mpu", "linklayer", "replace", "egress", "ingress", "probe",
-	NULL
+	"name", "interface", "overhead", "mpu", "linklayer", "replace", "required", "egress", "ingress",
+	"probe", NULL
 };
 
 /*
@@ -103,6 +103,7 @@ int cfg_parse_link(struct cfg_parser *p, const config_setting_t *grp, size_t ind
 	snprintf(where, sizeof(where), "link '%s'", link->name);
 	if ((ret = parse_sizing(p, grp, where, &link->sizing)) < 0 ||
 	    (ret = cfg_get_bool(p, grp, "replace", where, &link->replace)) < 0 ||
+	    (ret = cfg_get_bool(p, grp, "required", where, &link->required)) < 0 ||
 	    (ret = cfg_parse_dir(p, grp, link->name, GW_DIR_EGRESS,
 				 &link->dir[GW_DIR_EGRESS])) < 0 ||
 	    (ret = cfg_parse_dir(p, grp, link->name, GW_DIR_INGRESS,

@@ -138,6 +138,8 @@ void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_contain
 	out->cfg.n_links = 1;
 	snprintf(out->link.name, sizeof(out->link.name), GW_CTR_LINK_PREFIX "%s", ifname);
 	snprintf(out->link.interface, sizeof(out->link.interface), "%s", ifname);
+	/* a container's veth gone before its tree went in is a failure, not a link to wait for */
+	out->link.required = true;
 	out->link.line = r->line;
 	for (int d = 0; d < 2; d++) {
 		const struct gw_ctr_dir_cfg *rd = &r->dir[d];

@@ -181,6 +181,10 @@ static int blocked(struct gw_nl *nl, const struct gw_config *cfg, bool *stuck, c
 		int why = 0;
 
 		if (gw_link_get(nl, l->interface, &info, &e) == -ENODEV) {
+			if (!l->required) {
+				stuck[i] = true;	/* it waits for its interface */
+				continue;
+			}
 			if (!ret)
 				snprintf(err, errlen, "link '%s': interface %s: no such interface",
 					 l->name, l->interface);
@@ -224,6 +228,21 @@ out:
 	return ret;
 }
 
+/* Remove what is left of the links redo names (their devices are contiguous in a). */
+static void remove_links(struct gw_nl *nl, struct gw_applied *a, const bool *redo, char *err,
+			 size_t errlen)
+{
+	for (size_t k = 0; k < a->n_devs;) {
+		struct gw_applied one = { .devs = &a->devs[k], .n_devs = 0 };
+
+		while (k + one.n_devs < a->n_devs && a->devs[k + one.n_devs].link == a->devs[k].link)
+			one.n_devs++;
+		if (redo[a->devs[k].link])
+			gw_remove(nl, &one, err, errlen);
+		k += one.n_devs;
+	}
+}
+
 /* Only the links whose objects do not all read back as planned are made again (not those
  * stuck, which wait for their cause to go); the others keep their objects and counters. 1 when
  * that restored them, -errno when the whole tree must be rebuilt instead. */
@@ -253,16 +272,8 @@ static int heal_links(struct gw_nl *nl, const struct gw_config *cfg, struct gw_a
 	r = -EAGAIN;
 	if (!n_redo || n_redo == cfg->n_links)
 		goto out;	/* nothing to tell apart: the whole tree, as at start-up */
-	/* what is left of those links' objects goes first (their devices are contiguous) */
-	for (size_t k = 0; k < a->n_devs;) {
-		struct gw_applied one = { .devs = &a->devs[k], .n_devs = 0 };
-
-		while (k + one.n_devs < a->n_devs && a->devs[k + one.n_devs].link == a->devs[k].link)
-			one.n_devs++;
-		if (redo[a->devs[k].link])
-			gw_remove(nl, &one, err, errlen);
-		k += one.n_devs;
-	}
+	/* what is left of those links' objects goes first */
+	remove_links(nl, a, redo, err, errlen);
 	r = gw_reload_redo(nl, cfg, a, redo, stuck, &done, err, errlen);
 	if (!r) {
 		gw_sampler_refresh(s, a, done.fresh);
@@ -275,16 +286,98 @@ out:
 	return r;
 }
 
+/* Say what became of link i, whose interface came, went or came back, into msg. */
+static void say_presence(const struct gw_config *cfg, const struct gw_applied *a, size_t i,
+			 bool was, char *msg, size_t len)
+{
+	const struct gw_link_cfg *l = &cfg->links[i];
+	size_t pos = strlen(msg);
+
+	if (pos >= len)
+		return;
+	if (a->facts[i].absent)
+		snprintf(msg + pos, len - pos, "%slink '%s': interface %s is gone; waiting for it%s%s%s",
+			 pos ? "; " : "", l->name, l->interface,
+			 l->dir[GW_DIR_INGRESS].present ? " (its ifb " : "",
+			 l->dir[GW_DIR_INGRESS].present ? l->dir[GW_DIR_INGRESS].ifb : "",
+			 l->dir[GW_DIR_INGRESS].present ? " deleted until then)" : "");
+	else
+		snprintf(msg + pos, len - pos, "%slink '%s': interface %s %s (index %d): shaped again",
+			 pos ? "; " : "", l->name, l->interface, was ? "came back" : "is there",
+			 a->facts[i].dev.ifindex);
+}
+
+/* A link whose interface came, went, or came back under another index since a was made: what
+ * is left of its objects goes and it is made again from what is there now (its interface gone:
+ * it waits, no objects, its ifb deleted); the other links' objects and counters are kept.
+ * Required links are not looked at: their interface gone is a cause to wait for (blocked()).
+ * 0: no change; 1: links came (msg says which); 3: links only went; -errno: failed, what was
+ * left of those links is gone and the read-back after finds them to rebuild. */
+static int presence(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
+		    struct gw_sampler *s, char *msg, size_t len)
+{
+	bool *redo = calloc(2 * cfg->n_links + 1, sizeof(*redo)), *was = redo + cfg->n_links;
+	struct gw_reload_done done;
+	bool came = false;
+	size_t n = 0;
+	char ignored[512] = "";
+	int r;
+
+	if (!redo || !a->facts)
+		return redo ? 0 : -ENOMEM;
+	for (size_t i = 0; i < cfg->n_links; i++) {
+		struct gw_link_info info;
+		struct gw_nl_error e;
+		int g = gw_link_get(nl, cfg->links[i].interface, &info, &e);
+
+		was[i] = !a->facts[i].absent;
+		if (cfg->links[i].required || (g && g != -ENODEV))
+			continue;
+		redo[i] = was[i] != (g == 0) || (g == 0 && info.ifindex != a->facts[i].dev.ifindex);
+		n += redo[i];
+	}
+	if (!n) {
+		free(redo);
+		return 0;
+	}
+	remove_links(nl, a, redo, ignored, sizeof(ignored));
+	r = gw_reload_redo(nl, cfg, a, redo, NULL, &done, msg, len);
+	if (!r) {
+		gw_sampler_refresh(s, a, done.fresh);
+		gw_reload_done_free(&done);
+		msg[0] = '\0';
+		for (size_t i = 0; i < cfg->n_links; i++) {
+			if (!redo[i])
+				continue;
+			say_presence(cfg, a, i, was[i], msg, len);
+			came |= !a->facts[i].absent;
+		}
+	}
+	free(redo);
+	return r ? r : came ? 1 : 3;
+}
+
 int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	    struct gw_applied *a, struct gw_sampler *s, char *err, size_t errlen)
 {
 	struct gw_applied fresh;
-	char why[512] = "";
-	int r;
-
+	char why[512] = "", moved[1024] = "";
 	bool *stuck;
+	int r, p;
 
-	if (a->n_devs && gw_verify(nl, cfg, a, why, sizeof(why)) == 0) {
+	/* interfaces that came or went first: the read-back below judges the tree they leave */
+	if ((p = presence(nl, cfg, a, s, moved, sizeof(moved))) != 0)
+		gw_monitor_read(m, NULL, NULL);	/* our own events */
+	if (p > 0)
+		a->classify_stale = false;	/* the redo put every classifier in anew */
+	/* nothing of ours to read back is whole too: every link waits */
+	if ((a->n_devs || !a->plan.n) && gw_verify(nl, cfg, a, why, sizeof(why)) == 0) {
+		/* shaped, or waiting on as before because its interface cannot be shaped yet (a
+		 * foreign root on it): that is a cause, said and retried as any other */
+		if (p != 0) {
+			snprintf(err, errlen, "%s", moved[0] ? moved : strerror(-p));
+			return p;
+		}
 		if (!a->classify_stale)
 			return 0;
 		/* the tree is whole but our classifiers were touched: put them back whole
@@ -312,6 +405,8 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		free(stuck);
 		return r;
 	}
+	if (p < 0)
+		moved[0] = '\0';	/* the read-back's cause is the one to say */
 	r = a->n_devs ? heal_links(nl, cfg, a, s, stuck, err, errlen) : -EAGAIN;
 	free(stuck);
 	if (r != 1) {
@@ -329,7 +424,8 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		*a = fresh;
 		gw_sampler_rebind(s, a);
 	}
-	snprintf(err, errlen, "%s", why[0] ? why : "the tree was incomplete");
+	snprintf(err, errlen, "%s%s%s", moved, moved[0] ? "; " : "",
+		 why[0] ? why : "the tree was incomplete");
 	return 1;
 }
 

@@ -17,9 +17,12 @@ bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg, struct g
 /* Check the tree; rebuild it if it differs from the plan; with a->classify_stale and the tree
  * intact, put the classifiers back (the nft table replaced, the ingress filters made anew). When looking alone shows the
  * rebuild cannot succeed (an interface gone, a foreign root where replace is false), nothing
- * is removed or created and that cause is returned. Returns 0 when it was intact, 1 when
- * the tree was restored, 2 when only the classifiers were, -errno when it could not be (err
- * says why; the old state is kept). */
+ * is removed or created and that cause is returned. First, a link whose interface came, went
+ * or came back under another index is made again from what is there (gone: it waits, with no
+ * objects and its ifb deleted; required links excepted, whose interface gone is such a cause).
+ * Returns 0 when it was intact, 1 when the tree was restored (links shaped again among it),
+ * 2 when only the classifiers were, 3 when links only started waiting, -errno when it could
+ * not be (err says why; the old state is kept). */
 int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	    struct gw_applied *a, struct gw_sampler *s, char *err, size_t errlen);
 

@@ -48,6 +48,11 @@ static void notify_status(const struct gw_snapshot *snap)
 	for (size_t i = 0; i < snap->n_dirs && pos < sizeof(line); i++) {
 		const struct gw_snap_dir *d = &snap->dirs[i];
 
+		if (d->waiting) {
+			pos += (size_t)snprintf(line + pos, sizeof(line) - pos, "%s%s %s waiting for %s",
+						i ? "; " : "", d->link, d->direction, d->interface);
+			continue;
+		}
 		pos += (size_t)snprintf(line + pos, sizeof(line) - pos, "%s%s %s %s %.1f/%.1f Mbit/s",
 					i ? "; " : "", d->link, d->direction, d->shaper,
 					d->total.achieved_bytes_per_s * 8 / 1e6,
@@ -302,15 +307,34 @@ static void arm_heal(int hfd)
 	timerfd_settime(hfd, 0, &its, NULL);
 }
 
+/* Each link's interface as the running tree has it: its index, 0 while it waits. */
+static void link_ifindexes(const struct gw_loop_ctx *c, int *out)
+{
+	for (size_t i = 0; i < c->cfg->n_links && i < GW_MAX_LINKS; i++)
+		out[i] = !c->applied->facts ? -1 : c->applied->facts[i].absent ? 0 :
+			 c->applied->facts[i].dev.ifindex;
+}
+
 static void heal(struct gw_loop_ctx *c, struct gw_heal_retry *retry)
 {
 	char err[1024] = "";
 	double t0 = gw_mono_now();
-	int r = gw_heal(c->nl, c->mon, c->cfg, c->applied, c->st->sampler, err, sizeof(err));
+	int before[GW_MAX_LINKS], after[GW_MAX_LINKS];
+	int r;
+
+	link_ifindexes(c, before);
+	r = gw_heal(c->nl, c->mon, c->cfg, c->applied, c->st->sampler, err, sizeof(err));
+	link_ifindexes(c, after);
+	/* a link's interface came, went or is another one now: its prober follows it */
+	for (size_t i = 0; c->lat && i < c->cfg->n_links && i < GW_MAX_LINKS; i++)
+		if (before[i] != after[i])
+			gw_probing_relink(c->lat, c->cfg->links[i].name, after[i] > 0);
 
 	if (r == 1 || r == 2)
 		gw_log(GW_LOG_WARNING, "%s; restored %s in %.1f ms", err,
 		       r == 1 ? "the tree" : "them", (gw_mono_now() - t0) * 1000);
+	if (r == 3)	/* links whose interface went: they wait */
+		gw_log(GW_LOG_WARNING, "%s", err);
 	/* one line per cause, not one per retry; retries back off while the cause stays */
 	if (gw_heal_retry_note(retry, r, err, gw_mono_now()) && r < 0)
 		gw_log(GW_LOG_ERR, "restoring the tree: %s; will retry on any change of the link "
@@ -436,9 +460,11 @@ int gw_loop_run(struct gw_loop_ctx *c)
 				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due, c->ctr);
 				next_due += interval * (double)exp;
 				/* keep trying while broken (backing off), and catch what no event
-				 * announced: a pass that found a root missing */
+				 * announced: a pass that found a root missing, a waiting link's
+				 * interface when there are no notifications to say it came */
 				if (gw_heal_retry_due(&retry, gw_mono_now()) ||
-				    (!retry.broken && c->st->last_sample_error[0]))
+				    (!retry.broken && c->st->last_sample_error[0]) ||
+				    (!c->mon && gw_applied_waiting(c->cfg, c->applied)))
 					arm_heal(f.heal);
 			}
 		}

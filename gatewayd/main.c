@@ -72,7 +72,8 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	struct gw_webui *web = NULL;
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
 	struct gw_status st;
-	char err[512];
+	char err[512], more[64] = "";
+	size_t waiting;
 	int r;
 
 	if ((r = gw_sampler_new(cfg, a, &sampler)))
@@ -102,8 +103,12 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	if (cfg->unconfigured)
 		gw_log(GW_LOG_INFO, "unconfigured = true: nothing is shaped until the file has "
 		       "links or containers (gatewayd.conf(5)) and is reloaded");
-	gw_notifyf("READY=1\nSTATUS=shaping %zu link%s, %zu objects", cfg->n_links,
-		   cfg->n_links == 1 ? "" : "s", a->plan.n);
+	waiting = gw_applied_waiting(cfg, a);
+	if (waiting)
+		snprintf(more, sizeof(more), "; %zu waiting for %s interface", waiting,
+			 waiting == 1 ? "its" : "their");
+	gw_notifyf("READY=1\nSTATUS=shaping %zu link%s, %zu objects%s", cfg->n_links - waiting,
+		   cfg->n_links - waiting == 1 ? "" : "s", a->plan.n, more);
 	ctx.st = &st;
 	if ((r = gw_monitor_open(&ctx.mon)))
 		gw_log(GW_LOG_ERR, "link and qdisc notifications: %s; no self-healing",
@@ -150,6 +155,10 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	       applied.seconds * 1000,
 	       applied.adopted && applied.plan.n ?
 	       " (the tree was already in place: adopted, not rebuilt)" : "");
+	for (size_t i = 0; i < (*cfgp)->n_links; i++)
+		if (applied.facts[i].absent)
+			gw_log(GW_LOG_WARNING, "link '%s': interface %s does not exist; waiting for it",
+			       (*cfgp)->links[i].name, (*cfgp)->links[i].interface);
 	if (mode == MODE_ONESHOT) {
 		gw_applied_free(&applied);
 		gw_nl_close(nl);
@@ -172,6 +181,29 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	gw_nl_close(nl);
 	close(sfd);
 	return rc;
+}
+
+/* --check and --dry-run: a link whose interface is not there now waits for it when run, which
+ * is said as a warning; a required one stops the start, an error. nl NULL: not looked at.
+ * Returns how many required links lack their interface. */
+static size_t missing_interfaces(const struct gw_config *cfg, struct gw_nl *nl)
+{
+	size_t errors = 0;
+
+	for (size_t i = 0; nl && i < cfg->n_links; i++) {
+		const struct gw_link_cfg *l = &cfg->links[i];
+		struct gw_link_info info;
+		struct gw_nl_error e;
+
+		if (gw_link_get(nl, l->interface, &info, &e) != -ENODEV)
+			continue;
+		errors += l->required;
+		fprintf(stderr, "%s:%d: %s: link '%s': interface %s does not exist%s\n", cfg->file,
+			l->line, l->required ? "error" : "warning", l->name, l->interface,
+			l->required ? " (the link is required: gatewayd would stop at start)" :
+			"; gatewayd waits for it and shapes it when it appears");
+	}
+	return errors;
 }
 
 static int parse_count(const char *s, unsigned long long *out)
@@ -291,14 +323,16 @@ int main(int argc, char **argv)
 	}
 	if (mode == MODE_DRY_RUN) {
 		struct gw_nl *nl = NULL;
+		size_t missing;
 
 		gw_nl_open(&nl);	/* only to read MTUs; without it defaults are assumed */
+		missing = missing_interfaces(cfg, nl);
 		r = gw_dryrun(stdout, nl, cfg, err, sizeof(err));
 		gw_nl_close(nl);
 		if (r)
 			fprintf(stderr, "%s\n", err);
 		gw_config_free(cfg);
-		return r ? EXIT_RUNTIME : EXIT_OK;
+		return r || missing ? EXIT_RUNTIME : EXIT_OK;
 	}
 	if (mode == MODE_PROBE) {
 		r = gw_probe_cli(cfg, probe_count, stdout, err, sizeof(err));
@@ -318,6 +352,16 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (mode == MODE_CHECK) {
+		struct gw_nl *nl = NULL;
+		size_t missing;
+
+		gw_nl_open(&nl);
+		missing = missing_interfaces(cfg, nl);
+		gw_nl_close(nl);
+		if (missing) {
+			gw_config_free(cfg);
+			return EXIT_RUNTIME;
+		}
 		printf("%s: ok (%zu link%s)%s\n", file, cfg->n_links, cfg->n_links == 1 ? "" : "s",
 		       probed ? "" :
 		       "; qdisc kinds not probed (that needs CAP_SYS_ADMIN for a private network namespace)");

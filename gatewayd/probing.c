@@ -645,3 +645,21 @@ void gw_probing_reload(struct gw_probing *m, const struct gw_config *next)
 	m->n = n;
 	refresh_error(m);
 }
+
+void gw_probing_relink(struct gw_probing *m, const char *link, bool there)
+{
+	struct lprobe *lp = NULL;
+
+	for (size_t i = 0; m && i < m->n && !lp; i++)
+		if (!strcmp(m->lp[i]->cfg.link, link))
+			lp = m->lp[i];
+	if (!lp || !lp->ifname[0])
+		return;
+	stop_prober(lp);
+	if (there)
+		start_prober(lp);
+	else
+		snprintf(lp->error, sizeof(lp->error), "prober on link '%s' (%s) not running: "
+			 "waiting for the interface", lp->cfg.link, lp->ifname);
+	refresh_error(m);
+}

@@ -54,6 +54,11 @@ void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, struct gw_s
  * accumulators stay when the interface is the same; a link newly probed gets one, a link no
  * longer probed loses its own. */
 void gw_probing_reload(struct gw_probing *m, const struct gw_config *next);
+/* A link's interface came or came back under another index (there; a socket bound to the old
+ * one sends nowhere): that link's prober is made again for it, the figures kept. Or it went
+ * (!there): the prober stops until it comes, which the heal's log line says. A link that is
+ * not probed: nothing. */
+void gw_probing_relink(struct gw_probing *m, const char *link, bool there);
 /* What a prober's callback does with a sample (it waits for its pass); for tests. The first
  * probed link's, or link's (-ENOENT: that link is not probed). */
 void gw_probing_sample(struct gw_probing *m, const struct gw_probe_sample *s);

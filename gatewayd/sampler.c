@@ -31,6 +31,7 @@ struct sdir {
 	size_t link;
 	enum gw_direction dir;
 	int ifindex;
+	bool waiting;		/* the link waits for its interface: no objects, no counters */
 	char device[IFNAMSIZ];
 	enum gw_kind shaper;
 	struct slot total;		/* rate and ceil: the shaper's */
@@ -108,6 +109,24 @@ static void take_rates(struct sdir *d, const struct gw_applied *a)
 	}
 }
 
+/* Where a's tree puts the direction now: its device's index, its class slots, its rates. */
+static int follow(struct sdir *d, const struct gw_applied *a)
+{
+	const struct gw_link_facts *f = &a->facts[d->link];
+
+	d->waiting = f->absent;
+	d->ifindex = d->waiting ? 0 : d->dir == GW_DIR_EGRESS ? f->dev.ifindex : f->ifb.ifindex;
+	/* a link that waited had no slots to map: they are the plan's from now on */
+	free(d->by_slot);
+	d->by_slot = NULL;
+	if (map_slots(d, a) < 0) {
+		d->n_slots = 0;	/* no class to find by slot: none is read */
+		return -ENOMEM;
+	}
+	take_rates(d, a);
+	return 0;
+}
+
 static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw_applied *a,
 		    size_t link, enum gw_direction dir, size_t *series)
 {
@@ -117,7 +136,9 @@ static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw
 
 	d->link = link;
 	d->dir = dir;
-	d->ifindex = dir == GW_DIR_EGRESS ? a->facts[link].dev.ifindex : a->facts[link].ifb.ifindex;
+	d->waiting = a->facts[link].absent;
+	d->ifindex = d->waiting ? 0 : dir == GW_DIR_EGRESS ? a->facts[link].dev.ifindex :
+		     a->facts[link].ifb.ifindex;
 	snprintf(d->device, sizeof(d->device), "%s", dir == GW_DIR_EGRESS ? l->interface : dc->ifb);
 	d->shaper = dc->shaper;
 	d->n = n;
@@ -137,6 +158,7 @@ static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw
 
 		slot_init(&d->classes[i], c->name, c->child.kind, series);
 	}
+	d->total.rate = d->total.ceil = dc->rate;	/* a waiting link's: the config's */
 	take_rates(d, a);
 	return 0;
 }
@@ -194,8 +216,7 @@ void gw_sampler_rebind(struct gw_sampler *s, const struct gw_applied *a)
 	for (size_t i = 0; i < s->n_dirs; i++) {
 		struct sdir *d = &s->dirs[i];
 
-		d->ifindex = d->dir == GW_DIR_EGRESS ? a->facts[d->link].dev.ifindex :
-						       a->facts[d->link].ifb.ifindex;
+		follow(d, a);
 		/* new objects count from zero: their first reading is added whole */
 		d->total.first = true;
 		for (size_t k = 0; k < d->n; k++)
@@ -338,6 +359,10 @@ void gw_sampler_refresh(struct gw_sampler *s, const struct gw_applied *a, const 
 {
 	uint8_t **marks = calloc(s->n_dirs + 1, sizeof(*marks));
 
+	/* slots first: the marks are found through them */
+	for (size_t i = 0; i < s->n_dirs; i++)
+		if (follow(&s->dirs[i], a))
+			fresh = NULL;
 	for (size_t i = 0; marks && i < s->n_dirs; i++)
 		if (!(marks[i] = calloc(s->dirs[i].n + 1, 1)))
 			fresh = NULL;	/* no room to tell: all counted as new */
@@ -348,8 +373,6 @@ void gw_sampler_refresh(struct gw_sampler *s, const struct gw_applied *a, const 
 		struct slot self;
 		uint8_t all = NEW_OBJ, *m = marks && marks[i] && fresh ? marks[i] : NULL;
 
-		d->ifindex = d->dir == GW_DIR_EGRESS ? a->facts[d->link].dev.ifindex :
-						       a->facts[d->link].ifb.ifindex;
 		/* carrying a slot onto itself applies the marks and keeps the rest */
 		self = d->total;
 		carry_slot(&d->total, &self, m ? m[0] : all, NULL);
@@ -568,6 +591,23 @@ static void derive_dir(struct sdir *d, double dt)
 	}
 }
 
+/* A waiting direction's pass: no rate, no queue (its running totals are kept). */
+static void idle_slot(struct slot *c)
+{
+	c->achieved = c->delay_ms = c->drops_s = c->marks_s = 0;
+	c->saturated = false;
+	c->accuracy = NAN;
+	c->now.backlog_bytes = c->now.backlog_packets = c->prev_backlog = 0;
+	memset(&c->leaf, 0, sizeof(c->leaf));
+}
+
+static void idle_dir(struct sdir *d)
+{
+	idle_slot(&d->total);
+	for (size_t k = 0; k < d->n; k++)
+		idle_slot(&d->classes[k]);
+}
+
 static void fill_class(struct gw_snap_class *o, const struct slot *c, const char *kind)
 {
 	const struct gw_tc_stats *l = &c->leaf;
@@ -619,6 +659,7 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 		snprintf(o->direction, sizeof(o->direction), "%s", gw_direction_name(d->dir));
 		snprintf(o->shaper, sizeof(o->shaper), "%s", gw_kind_name(d->shaper));
 		o->rate_bytes_per_s = d->total.rate;
+		o->waiting = d->waiting;
 		fill_class(&o->total, &d->total, gw_kind_name(d->shaper));
 		if (!(o->classes = calloc(d->n, sizeof(*o->classes)))) {
 			snap->n_dirs = i;
@@ -678,7 +719,7 @@ int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, doubl
 
 	/* one class dump per classful device */
 	for (size_t i = 0; i < s->n_dirs && !r; i++)
-		if (gw_shaper_role(s->dirs[i].shaper) == GW_SHAPER_CLASSES)
+		if (gw_shaper_role(s->dirs[i].shaper) == GW_SHAPER_CLASSES && !s->dirs[i].waiting)
 			r = gw_nl_dump_tc(nl, RTM_GETTCLASS, s->dirs[i].ifindex, 0, class_cb,
 					  &s->dirs[i], &e);
 	if (r) {
@@ -689,10 +730,13 @@ int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, doubl
 	for (size_t i = 0; i < s->n_dirs; i++) {
 		struct sdir *d = &s->dirs[i];
 
-		if (!d->total.seen)
+		if (d->waiting)
+			idle_dir(d);	/* nothing passes a shaper that is not there */
+		else if (!d->total.seen)
 			snprintf(err, errlen, "link '%s' %s: gatewayd's root qdisc is missing on %s",
 				 s->cfg->links[d->link].name, gw_direction_name(d->dir), d->device);
-		derive_dir(d, dt);
+		if (!d->waiting)
+			derive_dir(d, dt);
 		record(s, &d->total);
 		for (size_t k = 0; k < d->n; k++)
 			record(s, &d->classes[k]);

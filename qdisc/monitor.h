@@ -29,7 +29,7 @@ int gw_monitor_fd(const struct gw_monitor *m);
 /* Are nf_tables' notifications watched too (false: the kernel has no nf_tables)? */
 bool gw_monitor_nft(const struct gw_monitor *m);
 /* Pass every pending notification to cb. Returns 0, or -ENOBUFS when the kernel dropped some
- * (the caller must then check the whole state instead of trusting the events). */
+ * (the caller must then check the whole state instead of trusting the events); m NULL: 0. */
 int gw_monitor_read(struct gw_monitor *m, gw_nl_cb cb, void *arg);
 
 #endif

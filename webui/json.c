@@ -222,6 +222,14 @@ static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap
 	jw_str(w, o, "device", d->device);
 	jw_str(w, o, "shaper", d->shaper);
 	jw_u64(w, o, "rate_bits_per_second", d->rate_bytes_per_s * 8);
+	jw_bool(w, o, "waiting", d->waiting);
+	if (d->waiting) {
+		/* nothing shaped, so nothing counted: no class objects at all */
+		jw_null(w, o, "total");
+		jw_obj(w, o, "classes", json_object_new_array());
+		jw_null(w, o, "latency");
+		return;
+	}
 	add_class(w, o, "total", s, &d->total);
 	classes = jw_obj(w, o, "classes", json_object_new_array());
 	for (size_t i = 0; classes && i < d->n_classes; i++)
@@ -246,6 +254,7 @@ static void add_links(struct jw *w, struct json_object *root, const struct gw_sn
 		l = jw_obj(w, links, NULL, json_object_new_object());
 		jw_str(w, l, "name", d->link);
 		jw_str(w, l, "interface", d->interface);
+		jw_bool(w, l, "present", !d->waiting);
 		dirs = l ? jw_obj(w, l, "directions", json_object_new_array()) : NULL;
 		for (size_t j = i; dirs && j < s->n_dirs; j++)
 			if (!strcmp(s->dirs[j].link, d->link))

@@ -162,6 +162,8 @@ static void class_families(struct gw_buf *b, const struct gw_snapshot *s, bool t
 		for (size_t k = 0; k < s->n_dirs; k++) {
 			const struct gw_snap_dir *d = &s->dirs[k];
 
+			if (d->waiting)
+				continue;	/* no counters: its link waits */
 			if (totals)
 				sample(b, name, f, d, &d->total, &d->total);
 			for (size_t j = 0; !totals && j < d->n_classes; j++)
@@ -228,6 +230,28 @@ static void xstats_families(struct gw_buf *b, const struct gw_snapshot *s,
 				     g < GW_XGROUPS_MAX; g++)
 					xsample(b, &x->group_fields[i], &s->dirs[k], c,
 						x->group_label, g, c->x.g[g][i]);
+	}
+}
+
+/* 1 for a link whose interface is there (and so shaped), 0 while it waits for it. */
+static void link_present(struct gw_buf *b, const struct gw_snapshot *s)
+{
+	gw_buf_printf(b, "# HELP gatewayd_link_present 1 when the link's interface exists and "
+		      "is shaped, 0 while gatewayd waits for it.\n"
+		      "# TYPE gatewayd_link_present gauge\n");
+	for (size_t k = 0; k < s->n_dirs; k++) {
+		const struct gw_snap_dir *d = &s->dirs[k];
+		bool seen = false;
+
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = !strcmp(s->dirs[j].link, d->link);
+		if (seen)
+			continue;
+		gw_buf_printf(b, "gatewayd_link_present{link=\"");
+		gw_prom_escape(b, d->link);
+		gw_buf_printf(b, "\",interface=\"");
+		gw_prom_escape(b, d->interface);
+		gw_buf_printf(b, "\"} %d\n", d->waiting ? 0 : 1);
 	}
 }
 
@@ -591,6 +615,7 @@ int gw_webui_metrics(const struct gw_snapshot *s, double now, char **out, size_t
 
 	sampler_health(&b, s, now);
 	if (s && s->n_dirs) {
+		link_present(&b, s);
 		direction_info(&b, s);
 		class_families(&b, s, true);
 		class_families(&b, s, false);

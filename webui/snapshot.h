@@ -76,6 +76,8 @@ struct gw_snap_dir {
 	char direction[8];		/* "egress" or "ingress" */
 	char shaper[8];			/* "htb", "tbf", "cake" */
 	uint64_t rate_bytes_per_s;	/* configured */
+	bool waiting;			/* the link's interface is not there: nothing is shaped,
+					 * total and classes hold no counters of this pass */
 	struct gw_snap_class total;	/* the shaper's root qdisc */
 	struct gw_snap_class *classes;
 	size_t n_classes;

@@ -162,6 +162,12 @@ static int prepare_devs(struct gw_nl *nl, const struct gw_config *cfg, struct gw
 		if (only != SIZE_MAX && i != only)
 			continue;
 		r = gw_link_get(nl, l->interface, &a->facts[i].dev, &e);
+		a->facts[i].absent = r == -ENODEV && !l->required;
+		if (a->facts[i].absent) {
+			/* the link waits for its interface (gatewayd/heal.c shapes it then) */
+			memset(&a->facts[i].dev, 0, sizeof(a->facts[i].dev));
+			continue;
+		}
 		if (r) {
 			snprintf(err, len, "link '%s': interface %s: %s", l->name, l->interface,
 				 r == -ENODEV ? "no such interface" : (e.msg[0] ? e.msg : strerror(-r)));

@@ -37,7 +37,8 @@ struct gw_applied {
 				 * they were put in (gatewayd/heal.c puts them back) */
 };
 
-/* Apply cfg. On failure everything is as it was before and err says what the kernel refused,
+/* Apply cfg: the tree of its links whose interfaces are there; a link whose interface is
+ * missing waits (facts[i].absent, no devices, no objects), unless it is required. On failure everything is as it was before and err says what the kernel refused,
  * naming the link, direction, object, tc command and the kernel's message. prev (may be
  * NULL): the plan that ran before, whose class handles are kept (see gw_plan_build). */
 int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_plan *prev,
@@ -62,6 +63,8 @@ int gw_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_app
 /* Remove what gatewayd created (roots under its handle, its ingress hooks, its ifbs). Returns
  * the number of objects it could not remove (each reported through err once). */
 int gw_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen);
+/* How many of cfg's links wait for their interface in a. */
+size_t gw_applied_waiting(const struct gw_config *cfg, const struct gw_applied *a);
 /* Is ifindex one of the devices a shapes (an interface or an ifb of its tree)? */
 bool gw_applied_ours(const struct gw_applied *a, int ifindex);
 void gw_applied_free(struct gw_applied *a);

@@ -322,8 +322,10 @@ int gw_classify_build(const struct gw_config *cfg, const struct gw_plan *plan, b
 	out->in = calloc(n, sizeof(*out->in));
 	if (!out->nft.chains || !out->in)
 		r = -ENOMEM;
+	/* a link waiting for its interface has no classes to sort into yet */
 	for (size_t i = 0; !r && i < cfg->n_links; i++)
-		r = build_link(cfg, plan, i, &c, out);
+		if (gw_plan_has_link(plan, i))
+			r = build_link(cfg, plan, i, &c, out);
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "building the classifiers: out of memory");
 	if (r)

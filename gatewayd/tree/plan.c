@@ -306,6 +306,8 @@ int gw_plan_build(const struct gw_config *cfg, const struct gw_link_facts *facts
 		const struct gw_link_cfg *l = &cfg->links[i];
 
 		b.link = i;
+		if (facts[i].absent)
+			continue;	/* waiting for its interface: nothing to make yet */
 		if (l->dir[GW_DIR_EGRESS].present) {
 			b.dir = GW_DIR_EGRESS;
 			b.dev = l->interface;
@@ -319,6 +321,14 @@ int gw_plan_build(const struct gw_config *cfg, const struct gw_link_facts *facts
 	if (err)
 		gw_plan_free(out);
 	return err;
+}
+
+bool gw_plan_has_link(const struct gw_plan *p, size_t link)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->objs[i].link == link)
+			return true;
+	return false;
 }
 
 void gw_plan_slots(const struct gw_plan *p, size_t link, enum gw_direction dir, uint32_t *out,

@@ -13,6 +13,8 @@
 struct gw_link_facts {
 	struct gw_link_info dev;	/* the interface */
 	struct gw_link_info ifb;	/* its ifb, when the link shapes ingress */
+	bool absent;			/* the interface is not there: the link waits for it
+					 * and the plan has none of its objects */
 };
 
 struct gw_plan_obj {
@@ -40,6 +42,8 @@ struct gw_plan {
  * did not use. */
 int gw_plan_build(const struct gw_config *cfg, const struct gw_link_facts *facts,
 		  const struct gw_plan *prev, struct gw_plan *out);
+/* Does the plan hold objects of link (index into cfg->links)? Not when it waits. */
+bool gw_plan_has_link(const struct gw_plan *p, size_t link);
 /* The slots of a direction's classes, in config order (n of them). */
 void gw_plan_slots(const struct gw_plan *p, size_t link, enum gw_direction dir, uint32_t *out,
 		   size_t n);

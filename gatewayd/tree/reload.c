@@ -490,6 +490,9 @@ static int stage(struct gw_nl *nl, const struct gw_config *cur, const struct gw_
 	for (size_t j = 0; j < next->n_links; j++) {
 		size_t i = redo ? (redo[j] ? SIZE_MAX : j) : kept_from(cur, &next->links[j]);
 
+		/* a link waiting for its interface is looked for again, as a new one is */
+		if (i != SIZE_MAX && a->facts && a->facts[i].absent)
+			i = SIZE_MAX;
 		if (i == SIZE_MAX)
 			added[j] = true;
 		else

@@ -180,6 +180,15 @@ int gw_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen)
 	return failed;
 }
 
+size_t gw_applied_waiting(const struct gw_config *cfg, const struct gw_applied *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; a->facts && i < cfg->n_links; i++)
+		n += a->facts[i].absent;
+	return n;
+}
+
 void gw_applied_free(struct gw_applied *a)
 {
 	for (size_t i = 0; i < a->n_devs; i++) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The status page of a real daemon, shaping real traffic, in headless Chromium: no console
-# errors, charts drawing changing data (a container's too), a screenshot in
+# errors, charts drawing changing data (a container's too), a link waiting for its interface
+# said as such, a screenshot in
 # build/screenshots/status-live.png.
 . "$(dirname "$0")/lib.sh"
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
@@ -17,7 +18,8 @@ links = ( { name = "wan"; interface = "r1";
   egress = { shaper = "htb"; rate = "30mbit"; classes = (
     { name = "bulk"; rate = "20mbit"; default = true; child = { kind = "fifo"; limit = 200; }; },
     { name = "spare"; rate = "10mbit"; child = { kind = "fifo"; }; } ); };
-  ingress = { shaper = "tbf"; rate = "50mbit"; ifb = "ifb-$RUN_ID"; child = { kind = "fifo"; }; }; } );
+  ingress = { shaper = "tbf"; rate = "50mbit"; ifb = "ifb-$RUN_ID"; child = { kind = "fifo"; }; }; },
+  { name = "lte"; interface = "wwan9"; egress = { shaper = "tbf"; rate = "10mbit"; child = { kind = "fifo"; }; }; } );
 containers = ( { interfaces = "vp*"; egress = { rate = "10mbit"; child = { kind = "fifo"; }; };
   ingress = { rate = "5mbit"; child = { kind = "fifo"; }; }; } );
 CONF
@@ -40,7 +42,7 @@ points() {
 }
 wait_for '[ "$(points wan)" -ge 16 ] && [ "$(points ctr:vp0)" -ge 16 ]' 20 "16 history points for wan and ctr:vp0"
 mkdir -p "$TOP/build/screenshots"
-CDP_DIRS=4 CDP_TINS=0 CDP_MIN_POINTS=10 CDP_IDLE_CLASS=1 CDP_LAT_DIRS=0 CDP_SHOT_PREFIX=status-live CDP_COMPARE_RUNS=0 \
+CDP_WAITING="waiting for wwan9" CDP_DIRS=4 CDP_TINS=0 CDP_MIN_POINTS=10 CDP_IDLE_CLASS=1 CDP_LAT_DIRS=0 CDP_SHOT_PREFIX=status-live CDP_COMPARE_RUNS=0 \
 	timeout 120 ip netns exec "$NS_R" python3 "$TOP/tests/webui/cdp.py" "$CHROMIUM" \
 	"http://127.0.0.1:9180/" "$TOP/build/screenshots"
 [ $? -eq 124 ] && not_ok "the headless browser run finished in time"

@@ -65,6 +65,7 @@ static void test_minimal(void)
 	CHECK(!l->sizing.set && l->sizing.overhead == 0 && l->sizing.mpu == 0,
 	      "minimal: no sizing");
 	CHECK(!l->replace, "minimal: replace defaults to false");
+	CHECK(!l->required, "minimal: required defaults to false (a missing interface waits)");
 	e = &l->dir[GW_DIR_EGRESS];
 	CHECK(e->present && e->shaper == GW_KIND_TBF, "minimal: egress tbf");
 	CHECK_EQ_INT(e->rate, 2500000, "minimal: 20mbit in bytes/s");
@@ -94,7 +95,7 @@ static void test_htb_classes(void)
 	struct gw_config *cfg = load_ok("htb",
 		"listen = [ \"127.0.0.1:9180\", \"[::1]:9181\" ];\n"
 		"interval = \"250ms\";\n"
-		"links = ( { name = \"office-1\"; interface = \"enp2s0\"; replace = true;\n"
+		"links = ( { name = \"office-1\"; interface = \"enp2s0\"; replace = true; required = true;\n"
 		"  egress = { shaper = \"htb\"; rate = \"100mbit\"; burst = \"32k\"; classes = (\n"
 		"    { name = \"voice\"; rate = \"10mbit\"; ceil = \"20mbit\"; prio = 0;\n"
 		"      quantum = 1514; burst = \"15k\"; cburst = 3000;\n"
@@ -115,6 +116,7 @@ static void test_htb_classes(void)
 	CHECK_EQ_STR(cfg->listen[1], "[::1]:9181", "htb: listen 1");
 	CHECK_EQ_INT(cfg->interval_us, 250000, "htb: interval");
 	CHECK(cfg->links[0].replace, "htb: replace = true");
+	CHECK(cfg->links[0].required, "htb: required = true");
 	e = &cfg->links[0].dir[GW_DIR_EGRESS];
 	CHECK(e->shaper == GW_KIND_HTB && e->rate == 12500000, "htb: shaper and rate");
 	CHECK_EQ_INT(e->burst, 32768, "htb: burst");
@@ -524,6 +526,8 @@ static const struct bad bad[] = {
 	  LINK "linklayer = \"adsl\";\n} );" },
 	{ 2, "link 'wan': 'replace' must be true or false, not a string",
 	  LINK "replace = \"yes\";\n} );" },
+	{ 2, "link 'wan': 'required' must be true or false, not an integer",
+	  LINK "required = 1;\n} );" },
 	{ 1, "link 'wan': nothing to shape: give 'egress', 'ingress' or both", LINK "} );" },
 	{ 2, "link 'wan': 'egress' must be a group { ... }, not a string",
 	  LINK "egress = \"htb\";\n} );" },

@@ -1,7 +1,8 @@
 /* tests/unit/test_fake_heal.c: gw_heal_pending and gw_heal against the in-memory kernel, with
  * a foreign tc and ip acting from outside: a deleted leaf and a foreign change to a class are
  * put back (only that link's tree, the other link's untouched); a foreign root where replace
- * is false is left alone until it goes; a deleted interface waits until it is back. */
+ * is false is left alone until it goes; a required link's deleted interface is a cause to wait
+ * for until it is back (a link that is not required waits without one: test_fake_links.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <linux/pkt_sched.h>
@@ -17,7 +18,7 @@ static const char *conf =
 	"    { name = \"web\"; rate = \"8mbit\"; ceil = \"20mbit\"; prio = 1; },\n"
 	"    { name = \"bulk\"; rate = \"10mbit\"; ceil = \"20mbit\"; default = true;\n"
 	"      child = { kind = \"fifo\"; limit = 300; }; } ); }; },\n"
-	"  { name = \"lan\"; interface = \"v1\";\n"
+	"  { name = \"lan\"; interface = \"v1\"; required = true;\n"
 	"  egress = { shaper = \"htb\"; rate = \"50mbit\"; };\n"
 	"  ingress = { shaper = \"htb\"; rate = \"40mbit\"; }; } );\n";
 

@@ -350,6 +350,50 @@ static void test_metrics(const struct gw_snapshot *s)
 	free(out);
 }
 
+/* lan waiting for its interface: present false, its directions waiting with no counters;
+ * /metrics gatewayd_link_present 0 for it (1 for wan) and none of its class samples. */
+static void test_waiting_link(void)
+{
+	struct gw_snapshot *s = make_snapshot();
+	struct json_object *j = NULL;
+	char *out = NULL, *m = NULL;
+	size_t len = 0;
+
+	s->dirs[2].waiting = s->dirs[3].waiting = true;
+	if (CHECK(gw_webui_status_json(s, NOW, &out, &len) == 0 && (j = json_tokener_parse(out)),
+		  "waiting: status JSON renders and parses")) {
+		CHECK(json_object_get_boolean(get(j, "links.0.present")) &&
+		      !json_object_get_boolean(get(j, "links.1.present")),
+		      "waiting: wan present, lan not");
+		CHECK(!json_object_get_boolean(get(j, "links.0.directions.0.waiting")) &&
+		      json_object_get_boolean(get(j, "links.1.directions.0.waiting")) &&
+		      json_object_get_boolean(get(j, "links.1.directions.1.waiting")),
+		      "waiting: lan's two directions are waiting, wan's not");
+		CHECK(has_null(j, "links.1.directions.0.total") &&
+		      json_object_array_length(get(j, "links.1.directions.0.classes")) == 0 &&
+		      has_null(j, "links.1.directions.1.latency") &&
+		      get(j, "links.0.directions.0.total.sent_bytes") != NULL,
+		      "waiting: no counters for lan (total null, classes empty), wan's as before");
+		CHECK_EQ_STR(get_str(j, "links.1.directions.0.shaper"), "tbf",
+			     "waiting: a waiting direction still says its shaper");
+	}
+	if (CHECK(gw_webui_metrics(s, NOW, &m, &len) == 0, "waiting: metrics render")) {
+		CHECK(strstr(m, "# TYPE gatewayd_link_present gauge\n") &&
+		      strstr(m, "\ngatewayd_link_present{link=\"wan\",interface=\"eth0\"} 1\n") &&
+		      strstr(m, "\ngatewayd_link_present{link=\"lan\",interface=\"eth1\"} 0\n"),
+		      "waiting: gatewayd_link_present 1 for wan, 0 for lan");
+		CHECK(!strstr(m, "gatewayd_class_sent_bytes_total{link=\"lan\"") &&
+		      !strstr(m, "gatewayd_direction_sent_bytes_total{link=\"lan\"") &&
+		      strstr(m, "gatewayd_class_sent_bytes_total{link=\"wan\""),
+		      "waiting: no class or direction samples for lan, wan's there");
+		CHECK_EQ_INT(count(m, "gatewayd_link_present{"), 2, "waiting: one gatewayd_link_present per link");
+	}
+	json_object_put(j);
+	free(out);
+	free(m);
+	gw_snapshot_put(s);
+}
+
 static void test_escape(void)
 {
 	struct gw_buf b = { 0 };
@@ -870,6 +914,7 @@ int main(void)
 	test_status_json(s);
 	test_metrics(s);
 	test_probers(s);
+	test_waiting_link();
 	test_escape();
 	test_buf();
 	test_health(s);

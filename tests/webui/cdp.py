@@ -32,6 +32,9 @@ EXPECT_CMP = os.environ.get("CDP_COMPARE_RUNS")
 EXPECT_PROBERS = os.environ.get("CDP_PROBERS")
 # probe targets shown up and down (where latency is checked): the fake's wan prober, 2 and 1
 EXPECT_TARGETS = [int(x) for x in os.environ.get("CDP_TARGETS", "2,1").split(",")]
+# the text a link waiting for its interface shows instead of charts, e.g. "waiting for ppp0";
+# unset: not checked
+EXPECT_WAITING = os.environ.get("CDP_WAITING")
 
 
 def check(cond, name):
@@ -179,6 +182,7 @@ MARKERS = """(() => {
     canvases: canvases.length, points: canvases.map((c) => +c.dataset.points), inked,
     until: canvases.map((c) => +c.dataset.until),
     dirs: document.querySelectorAll('section.dir').length,
+    waiting: [...document.querySelectorAll('section.link p.waiting')].map((p) => p.textContent),
     tins: [...document.querySelectorAll('table.xgroup')].filter((t) =>
       t.caption && t.caption.textContent === 'cake tins').reduce((n, t) => n + t.tBodies[0].rows.length, 0),
     tinHeads: [...document.querySelectorAll('table.xgroup')].filter((t) =>
@@ -335,6 +339,9 @@ def main():
                   "the last load test: a bar per flow, the slow one shorter (%s)" %
                   " | ".join(",".join("%.0f" % h for h in b) for b in bars))
         check(m2["scrollWidth"] <= 1280, "no sideways scrolling at 1280 px")
+        if EXPECT_WAITING is not None:
+            check(m2["waiting"] == [EXPECT_WAITING],
+                  "a waiting link shows %r instead of charts (%s)" % (EXPECT_WAITING, m2["waiting"]))
         if EXPECT_CMP is not None:
             n = int(EXPECT_CMP)
             rows, imgs = m2["cmpRows"], m2["cmpImgs"]

@@ -393,7 +393,7 @@
 	/* ---- layout: built once per set of links, directions and classes ---- */
 
 	function layoutKey(status) {
-		return JSON.stringify(status.links.map((l) => [l.name, l.directions.map((d) =>
+		return JSON.stringify(status.links.map((l) => [l.name, l.present !== false, l.directions.map((d) =>
 			[d.direction, d.shaper, !!d.latency, d.classes.map((c) => [c.name, c.kind,
 				kindShape(c)])])]));
 	}
@@ -578,6 +578,11 @@
 			const sec = main.appendChild(el("section", "link"));
 			const h2 = sec.appendChild(el("h2", null, link.name + " "));
 			h2.appendChild(el("span", "muted", link.interface));
+			if (link.present === false) {
+				/* nothing is shaped, so nothing to chart: said instead */
+				sec.appendChild(el("p", "waiting", "waiting for " + link.interface));
+				continue;
+			}
 			const dirs = sec.appendChild(el("div", "dirs"));
 			for (const d of link.directions) {
 				const v = dirView(link, d);
@@ -747,7 +752,7 @@
 		let added = false;
 		for (const link of status.links)
 			for (const d of link.directions)
-				for (const c of [d.total].concat(d.classes)) {
+				for (const c of d.total ? [d.total].concat(d.classes) : []) {
 					const key = link.name + "/" + d.direction + "/" + (c === d.total ? "total" : c.name);
 					const s = st.series.get(key);
 					const l = c === d.total && d.latency;
@@ -855,7 +860,7 @@
 		}
 		status.links.forEach((l) => l.directions.forEach((d) => {
 			const v = st.dirs.find((x) => x.link === l.name && x.direction === d.direction);
-			if (v) updateDir(v, d);
+			if (v && d.total) updateDir(v, d);
 		}));
 		record(status);
 		const now = status.sample.time_unix_seconds;
