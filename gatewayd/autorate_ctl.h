@@ -89,7 +89,7 @@ struct gw_ar_ctl {
  * until it has drained: a further cut (once the hold is over) waits while the smoothed delay
  * falls fast enough to be gone within GW_AR_DRAIN_S, so one drop is not cut again and again
  * on its way down; a queue that stands, or drains slower, is cut again. */
-#define GW_AR_DRAIN_S 1.0
+#define GW_AR_DRAIN_S 0.3
 #define GW_AR_CUT_DEEPEST 0.5
 #define GW_AR_DELTA_EWMA 0.2	/* the smoothing of delta_ms, per sample */
 

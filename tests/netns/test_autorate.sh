@@ -23,6 +23,9 @@ for l in "$NS_C c0" "$NS_R r0" "$NS_R r1" "$NS_M m0" "$NS_M m1" "$NS_S s0"; do
 	set -- $l
 	ip -n "$1" link set "$2" up
 done
+# a modem's line carries frames, not the 64 KB GSO packets veth would pass on (each one 43 ms
+# at 12 Mbit/s ahead of a probe, whatever the rates): the client sends single segments
+ip -n "$NS_C" link set c0 gso_max_segs 1
 ip -n "$NS_C" route add default via 10.78.1.1
 ip -n "$NS_R" route add default via 10.78.2.2
 ip -n "$NS_M" route add 10.78.1.0/24 via 10.78.2.1
