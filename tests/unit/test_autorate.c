@@ -457,6 +457,17 @@ static void test_owd_vs_rtt(void)
 	for (int i = 0; i < 3; i++)
 		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.01 + i * 0.01);
 	CHECK(m == 1, "RTT: only the loaded direction cut (m %u)", m);
+	/* a line far below the starting rate: never loaded by load_threshold; the busiest
+	 * direction (12 of 40, ACKs the other way) is the bloated one */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(12), 1);
+	gw_ar_load(&c, 1, MBIT(0.5), 1);
+	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.01 + i * 0.01);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(12) * 0.9) < MBIT(0.1), "RTT: nothing loaded: the "
+	      "busiest direction cut (m %u, %.2f)", m, c.dir[0].want / 125000);
 	/* a one-way sample with one side missing is judged as a round trip */
 	ctl_init(&c, &up, &down);
 	gw_ar_load(&c, 0, MBIT(39), 1);
