@@ -179,6 +179,12 @@ check "the log says why the rate moved, at most once per 10 s" bash -c "
 	n=\$(grep -cE 'autorate: link .wan. egress ([0-9.]* -> |at [0-9.]* Mbit/s, )' '$GW_LOG')
 	[ \$n -ge 2 ] && [ \$n -le 7 ] && grep -qE 'autorate: link .wan. egress .*(bloat: delay|bloat [1-9])' '$GW_LOG'"
 grep 'autorate:' "$GW_LOG" | head -8 | sed 's/^/# /'
+H=$(api "/api/history?link=wan&direction=egress")
+check "history: the total keeps the shaper's rate, which went under 15 Mbit/s and back over 30" \
+	bash -c "echo '$H' | jq -e '(.columns | index(\"shaper_rate_bits_per_second\")) as \$k |
+		\$k == 12 and ([.points[][\$k] | select(. != null)] | (min < 15e6 and max > 30e6))' >/dev/null"
+check "history: a class keeps none" bash -c "api() { ip netns exec $NS_R curl -s --max-time 3 \"http://127.0.0.1:9180\$1\"; }
+	api '/api/history?link=wan&direction=egress&class=bulk' | jq -e '.columns | length == 12' >/dev/null"
 check "the kernel's classes hold the rate /api/status says (read back)" bash -c "
 	r=\$(tc -n $NS_R class show dev r1 | sed -n 's/.*class htb e000:1 root .*rate \([0-9.]*[KMG]*bit\).*/\1/p')
 	[ -n \"\$r\" ]"
