@@ -190,6 +190,14 @@ check "the kernel's classes hold the rate /api/status says (read back)" bash -c 
 	[ -n \"\$r\" ]"
 check "the heal check sees the new rate as gatewayd's own: nothing restored" \
 	bash -c "! grep -q 'restored' '$GW_LOG'"
+# a reload with the same file: the rate back at the configured 40 mbit, the counts kept
+before=$(echo "$J" | jq '.links[0].directions[0].autorate.changes.bloat')
+gw_reload
+wait_for '[ "$(ar rate_bits_per_second)" = 40000000 ]' 5 "the configured rate after the reload"
+check "reload: the rate back at the configured 40 mbit, in the kernel too ($(ar rate_bits_per_second))" \
+	bash -c "[ '$(ar rate_bits_per_second)' = 40000000 ] &&
+		tc -n $NS_R class show dev r1 | grep -q 'class htb e000:1 root .*rate 40Mbit ceil 40Mbit'"
+check "reload: the change counts kept ($before -> $(ar changes.bloat))" test "$(ar changes.bloat)" -ge "$before"
 gw_stop
 check "gatewayd exits 0" test $? = 0
 
