@@ -59,6 +59,8 @@ struct gw_probing {
 	void *tap_ctx;
 	gw_probing_hook hook;		/* gw_probing_set_hook: every link's judged samples */
 	void *hook_ctx;
+	gw_probing_sample_fn on_sample;	/* gw_probing_on_sample */
+	void *on_sample_ctx;
 };
 
 static double probe_rate(const struct gw_probe_cfg *c)
@@ -110,6 +112,8 @@ static void on_sample(void *ctx, const struct gw_probe_sample *s)
 
 	if (lp->global && lp->set->tap)
 		lp->set->tap(lp->set->tap_ctx, s);
+	if (lp->set->on_sample)
+		lp->set->on_sample(lp->set->on_sample_ctx, lp->cfg.link, s);
 	if (lp->n_pend == lp->pend_cap) {
 		/* more than the queue was sized for: the oldest is judged now, with the newest
 		 * verdict, rather than dropped */
@@ -411,6 +415,12 @@ void gw_probing_set_hook(struct gw_probing *m, gw_probing_hook fn, void *ctx)
 {
 	m->hook = fn;
 	m->hook_ctx = fn ? ctx : NULL;
+}
+
+void gw_probing_on_sample(struct gw_probing *m, gw_probing_sample_fn fn, void *ctx)
+{
+	m->on_sample = fn;
+	m->on_sample_ctx = fn ? ctx : NULL;
 }
 
 bool gw_probing_probing(const struct gw_probing *m)

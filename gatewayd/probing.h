@@ -68,8 +68,14 @@ int gw_probing_sample_link(struct gw_probing *m, const char *link,
  * as it arrives (a load test reading the daemon's probes: one probe stream on the link, not
  * two). NULL clears it. */
 void gw_probing_tap(struct gw_probing *m, gw_probe_cb fn, void *ctx);
-/* Every judged sample of every link to fn (autorate); NULL clears it. */
+/* Every judged sample of every link to fn, with that link's load as the passes saw it; NULL
+ * clears it. */
 void gw_probing_set_hook(struct gw_probing *m, gw_probing_hook fn, void *ctx);
+/* Every sample a prober reports, as it arrives (before it is judged), also goes to fn with the
+ * name of the link it probes (autorate: gatewayd/autorate.c); NULL clears it. Unlike the tap,
+ * it stays across load tests and reloads. */
+typedef void (*gw_probing_sample_fn)(void *ctx, const char *link, const struct gw_probe_sample *s);
+void gw_probing_on_sample(struct gw_probing *m, gw_probing_sample_fn fn, void *ctx);
 /* Whether the global probe block's prober (the load test's) is running now. */
 bool gw_probing_probing(const struct gw_probing *m);
 /* How many links are probed. */

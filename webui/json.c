@@ -211,6 +211,34 @@ static void add_latency(struct jw *w, struct json_object *dir, const struct gw_s
 	jw_num(w, o, "interval_loaded_p99_ms", l->pass_loaded_p99_ms, 6);
 }
 
+/* The direction's autorate: its rate now, bounds, state and changes by reason; null when off. */
+static void add_autorate(struct jw *w, struct json_object *dir, const struct gw_snap_autorate *a)
+{
+	static const char *const reasons[GW_SNAP_AR_REASONS] = GW_SNAP_AR_REASON_NAMES;
+	struct json_object *o, *c;
+
+	if (!a->present) {
+		jw_null(w, dir, "autorate");
+		return;
+	}
+	o = jw_obj(w, dir, "autorate", json_object_new_object());
+	jw_u64(w, o, "rate_bits_per_second", a->rate_bytes_per_s * 8);
+	jw_u64(w, o, "min_bits_per_second", a->min_bytes_per_s * 8);
+	jw_u64(w, o, "base_bits_per_second", a->base_bytes_per_s * 8);
+	jw_u64(w, o, "max_bits_per_second", a->max_bytes_per_s * 8);
+	jw_str(w, o, "state", a->state);
+	jw_num(w, o, "threshold_ms", a->threshold_ms, 6);
+	jw_str(w, o, "last_reason", a->last_reason);
+	if (a->last_change_unix > 0)
+		jw_num(w, o, "last_change_unix", a->last_change_unix, 15);
+	else
+		jw_null(w, o, "last_change_unix");
+	c = o ? jw_obj(w, o, "changes", json_object_new_object()) : NULL;
+	for (int i = 0; c && i < GW_SNAP_AR_REASONS; i++)
+		jw_u64(w, c, reasons[i], a->changes[i]);
+	jw_u64(w, o, "refused_total", a->refused);
+}
+
 static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snapshot *s,
 		    const struct gw_snap_dir *d)
 {
@@ -235,6 +263,7 @@ static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap
 	for (size_t i = 0; classes && i < d->n_classes; i++)
 		add_class(w, classes, NULL, s, &d->classes[i]);
 	add_latency(w, o, &d->latency);
+	add_autorate(w, o, &d->autorate);
 }
 
 /* Links in the order they first appear, each with its directions. */
@@ -434,9 +463,10 @@ static const char *const hist_columns[] = {
 	"baseline_ms", "loaded_p50_ms", "loaded_p99_ms",
 };
 
-static void add_point(struct jw *w, struct json_object *pts, const struct gw_hist_point *p)
+static void add_point(struct jw *w, struct json_object *pts, const struct gw_hist_point *p,
+		      bool shaper)
 {
-	struct json_object *row = jw_obj(w, pts, NULL, json_object_new_array_ext(12));
+	struct json_object *row = jw_obj(w, pts, NULL, json_object_new_array_ext(13));
 	const double v[] = { p->rate_bps_min, p->rate_bps_avg, p->rate_bps_max, p->delay_ms_min,
 			     p->delay_ms_avg, p->delay_ms_max, p->drops_per_s_avg,
 			     p->backlog_bytes_avg, p->baseline_ms, p->loaded_p50_ms,
@@ -448,6 +478,8 @@ static void add_point(struct jw *w, struct json_object *pts, const struct gw_his
 	/* floats carry about 7 digits; more would be noise */
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		jw_arr_num(w, row, v[i], 7);
+	if (shaper)
+		jw_arr_num(w, row, p->shaper_bps, 7);
 }
 
 int gw_webui_history_json(const struct gw_history_query *q, const struct gw_hist_point *pts,
@@ -455,6 +487,8 @@ int gw_webui_history_json(const struct gw_history_query *q, const struct gw_hist
 {
 	struct jw w = { 0 };
 	struct json_object *root = json_object_new_object(), *cols, *arr;
+	/* a direction autorate moves: one more column, the shaper's rate */
+	bool shaper = n && pts[0].has_shaper;
 
 	if (!root)
 		return -ENOMEM;
@@ -468,8 +502,10 @@ int gw_webui_history_json(const struct gw_history_query *q, const struct gw_hist
 	cols = jw_obj(&w, root, "columns", json_object_new_array());
 	for (size_t i = 0; cols && i < sizeof(hist_columns) / sizeof(hist_columns[0]); i++)
 		jw_obj(&w, cols, NULL, json_object_new_string(hist_columns[i]));
+	if (cols && shaper)
+		jw_obj(&w, cols, NULL, json_object_new_string("shaper_rate_bits_per_second"));
 	arr = jw_obj(&w, root, "points", json_object_new_array_ext((int)n));
 	for (size_t i = 0; arr && i < n && !w.err; i++)
-		add_point(&w, arr, &pts[i]);
+		add_point(&w, arr, &pts[i], shaper);
 	return jw_finish(&w, root, out, len);
 }

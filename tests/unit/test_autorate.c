@@ -1,0 +1,547 @@
+/* tests/unit/test_autorate.c: autorate's config (keys, defaults, refusals) and its controller
+ * driven sample by sample: baselines, K of N, the threshold and serialisation, cuts, raises,
+ * hold-off, the idle return, one-way delays against round trips. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "gatewayd/autorate_ctl.h"
+#include "gatewayd/history.h"
+#include "tests/unit/tap.h"
+
+#define MBIT(x) ((x) * 125000.0)
+
+static char err[512];
+
+#define PROBE "probe = { targets = [ \"192.0.2.1\" ]; };\n"
+#define WAN(egress) "links = ( { name = \"wan\"; interface = \"eth0\";\n" egress "} );\n"
+
+static struct gw_config *load(const char *text, int *ret)
+{
+	struct gw_config *cfg = NULL;
+
+	err[0] = '\0';
+	*ret = gw_config_load_string("gw.conf", text, &cfg, err, sizeof(err));
+	return cfg;
+}
+
+static void test_config_defaults(void)
+{
+	int ret;
+	struct gw_config *cfg = load(PROBE WAN(
+		"egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+		"  autorate = { min = \"5mbit\"; max = \"80mbit\"; }; };\n"), &ret);
+	const struct gw_autorate_cfg *a;
+
+	if (!CHECK(ret == 0 && cfg, "config: autorate loads (%d, %s)", ret, err))
+		return;
+	a = &cfg->links[0].dir[GW_DIR_EGRESS].autorate;
+	CHECK(a->present && a->line == 4, "config: present, line 4 (%d)", a->line);
+	CHECK(a->min == 625000 && a->max == 10000000 && a->base == 5000000,
+	      "config: min, max, base defaulting to the rate");
+	CHECK(a->delay_threshold_us == 10000 && a->window == 6 && a->bloat_samples == 3,
+	      "config: threshold 10ms, 3 of 6");
+	CHECK(a->cut == 0.9 && a->raise == 1.04 && a->load_threshold == 0.75,
+	      "config: cut 0.9, raise 1.04, load 0.75");
+	CHECK(a->hold_us == 500000 && a->raise_every_us == 200000 && a->idle_after_us == 5000000,
+	      "config: hold 500ms, raise_every 200ms, idle_after 5s");
+	CHECK(!cfg->links[0].dir[GW_DIR_INGRESS].autorate.present, "config: ingress has none");
+	gw_config_free(cfg);
+}
+
+/* Each uplink of a two-WAN router judged by its own probe block: autorate on the second. */
+static void test_config_link_probe(void)
+{
+	int ret;
+	struct gw_config *cfg = load(PROBE
+		"links = ( { name = \"wan\"; interface = \"eth0\";\n"
+		" egress = { shaper = \"htb\"; rate = \"40mbit\"; }; },\n"
+		" { name = \"lte\"; interface = \"eth1\";\n"
+		"  probe = { targets = [ \"198.51.100.1\" ]; };\n"
+		"  egress = { shaper = \"htb\"; rate = \"20mbit\";\n"
+		"   autorate = { min = \"2mbit\"; max = \"50mbit\"; }; }; } );\n", &ret);
+
+	if (CHECK(ret == 0 && cfg, "config: autorate on a link with its own probe block (%d, %s)",
+		  ret, err))
+		CHECK(cfg->links[1].dir[GW_DIR_EGRESS].autorate.present &&
+		      gw_config_probe_of(cfg, 1) && gw_config_probe_of(cfg, 1) != &cfg->probe,
+		      "config: that link's autorate judged by its own probes");
+	gw_config_free(cfg);
+}
+
+static void test_config_all_keys(void)
+{
+	int ret;
+	struct gw_config *cfg = load(PROBE WAN(
+		"ingress = { shaper = \"cake\"; rate = \"30mbit\";\n"
+		"  autorate = { min = \"2mbit\"; base = \"20mbit\"; max = \"100mbit\";\n"
+		"    delay_threshold = \"20ms\"; window = 10; bloat_samples = 4; cut = 0.8;\n"
+		"    raise = 1.1; load_threshold = 0.5; hold = \"1s\"; raise_every = \"50ms\";\n"
+		"    idle_after = \"30s\"; }; };\n"), &ret);
+	const struct gw_autorate_cfg *a;
+
+	if (!CHECK(ret == 0 && cfg, "config: every key loads (%d, %s)", ret, err))
+		return;
+	a = &cfg->links[0].dir[GW_DIR_INGRESS].autorate;
+	CHECK(a->base == 2500000 && a->min == 250000 && a->max == 12500000, "config: rates");
+	CHECK(a->delay_threshold_us == 20000 && a->window == 10 && a->bloat_samples == 4 &&
+	      a->cut == 0.8 && a->raise == 1.1 && a->load_threshold == 0.5 &&
+	      a->hold_us == 1000000 && a->raise_every_us == 50000 &&
+	      a->idle_after_us == 30000000, "config: every knob as written");
+	gw_config_free(cfg);
+}
+
+static const struct {
+	int line;
+	const char *msg;
+	const char *text;
+} bad[] = {
+	{ 4, "link 'wan' egress autorate: 'max' is required", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n autorate = { min = \"5mbit\"; }; };\n") },
+	{ 4, "'min' 90mbit is above 'max' 80mbit", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"90mbit\"; max = \"80mbit\"; }; };\n") },
+	{ 4, "'base' 1mbit is not within 'min' 5mbit and 'max' 80mbit", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; base = \"1mbit\"; max = \"80mbit\"; }; };\n") },
+	{ 4, "the base (the direction's 'rate') 40mbit is not within", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"20mbit\"; }; };\n") },
+	{ 4, "the direction's 'rate' 40mbit, where autorate starts, is not within", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; base = \"10mbit\"; max = \"20mbit\"; }; };\n") },
+	{ 5, "'bloat_samples' 7 is more than 'window' 6", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\";\n bloat_samples = 7; window = 6; }; };\n") },
+	{ 4, "'cut' 1.2 is out of range 0.5..0.99", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; cut = 1.2; }; };\n") },
+	{ 4, "'raise' must be a number", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; raise = \"fast\"; }; };\n") },
+	{ 4, "'delay_threshold' \"2s\" is out of range 1ms..1s", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; delay_threshold = \"2s\"; }; };\n") },
+	{ 4, "unknown key 'speed' in link 'wan' egress autorate", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; speed = 1; }; };\n") },
+	{ 4, "autorate cannot move tbf's rate over a fifo child", PROBE WAN(
+	  "egress = { shaper = \"tbf\"; rate = \"40mbit\"; child = { kind = \"fifo\"; };\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; }; };\n") },
+	{ 3, "link 'wan' egress autorate: autorate needs probes", WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; }; };\n") },
+	{ 5, "link 'lte' egress autorate: autorate needs the probes on this link, and they are "
+	  "on link 'wan'", PROBE
+	  "links = ( { name = \"wan\"; interface = \"eth0\";\n"
+	  " egress = { shaper = \"htb\"; rate = \"40mbit\"; }; },\n"
+	  " { name = \"lte\"; interface = \"eth1\"; egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; }; }; } );\n" },
+};
+
+static void test_config_bad(void)
+{
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char prefix[32];
+		int ret;
+		struct gw_config *cfg = load(bad[i].text, &ret);
+
+		snprintf(prefix, sizeof(prefix), "gw.conf:%d: ", bad[i].line);
+		CHECK(ret == -EINVAL && !cfg && !strncmp(err, prefix, strlen(prefix)) &&
+		      strstr(err, bad[i].msg), "config refused #%zu: %s (got \"%s\")", i + 1,
+		      bad[i].msg, err);
+		gw_config_free(cfg);
+	}
+}
+
+/* ---- the controller ---- */
+
+static struct gw_autorate_cfg ar_cfg(double min_mbit, double base_mbit, double max_mbit)
+{
+	struct gw_autorate_cfg a = {
+		.present = true, .min = (uint64_t)MBIT(min_mbit), .base = (uint64_t)MBIT(base_mbit),
+		.max = (uint64_t)MBIT(max_mbit), .delay_threshold_us = 10000, .window = 6,
+		.bloat_samples = 3, .cut = 0.9, .raise = 1.04, .load_threshold = 0.75,
+		.hold_us = 500000, .raise_every_us = 200000, .idle_after_us = 5000000,
+	};
+	return a;
+}
+
+/* egress on (and ingress when both), both at 40 Mbit/s */
+static void ctl_init(struct gw_ar_ctl *c, const struct gw_autorate_cfg *up,
+		     const struct gw_autorate_cfg *down)
+{
+	const struct gw_autorate_cfg *cfg[2] = { up, down };
+	double rate[2] = { MBIT(40), MBIT(40) };
+
+	gw_ar_init(c, cfg, rate);
+}
+
+static void test_baseline(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
+	CHECK(c.refl[0].base[0] == 20, "baseline: the first sample is the baseline");
+	gw_ar_sample(&c, 0, 120, NAN, NAN, 1.05);
+	CHECK(fabs(c.refl[0].base[0] - 20.1) < 1e-9, "baseline: rises slowly (0.001 of 100 ms: "
+	      "%.4f)", c.refl[0].base[0]);
+	CHECK(fabs(c.refl[0].delta[0] - 100) < 1e-9, "baseline: delta against the old baseline");
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1.1);
+	CHECK(fabs(c.refl[0].base[0] - (20.1 - 0.9 * 10.1)) < 1e-9, "baseline: falls fast (0.9)");
+	gw_ar_sample(&c, 1, 50, NAN, NAN, 1.15);
+	CHECK(c.refl[1].base[0] == 50 && c.refl[0].base[0] < 12, "baseline: one per reflector");
+	gw_ar_sample(&c, 0, NAN, NAN, NAN, 1.2);
+	CHECK(c.refl[0].base[0] < 12, "baseline: a loss leaves it");
+}
+
+static void test_k_of_n(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	unsigned int m = 0;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_load(&c, 0, MBIT(38), 1);	/* loaded: 38 >= 0.75 x 40 */
+	for (int t = 0; t < 3; t++)
+		gw_ar_sample(&c, t, 10, NAN, NAN, 1);
+	/* 2 bloated among quiet ones: not bloat */
+	m |= gw_ar_sample(&c, 0, 40, NAN, NAN, 1.01);
+	m |= gw_ar_sample(&c, 1, 10, NAN, NAN, 1.02);
+	m |= gw_ar_sample(&c, 2, 40, NAN, NAN, 1.03);
+	m |= gw_ar_sample(&c, 0, 10, NAN, NAN, 1.04);
+	m |= gw_ar_sample(&c, 1, 10, NAN, NAN, 1.05);
+	CHECK(m == 0 && !c.dir[0].bloated, "K of N: 2 of 6 is no bloat");
+	/* the third within the last six, from another reflector: bloat, cut */
+	m = gw_ar_sample(&c, 1, 40, NAN, NAN, 1.06);
+	CHECK(m == 1 && c.dir[0].bloated, "K of N: 3 of the last 6 over all reflectors is bloat");
+	CHECK(fabs(c.dir[0].want - MBIT(38) * 0.9) < 1, "cut: towards the achieved rate x 0.9 "
+	      "(%.0f)", c.dir[0].want);
+	CHECK(c.dir[0].want_reason == GW_AR_BLOAT, "cut: reason bloat");
+	gw_ar_done(&c, 0, true, 1.06);
+	CHECK(c.dir[0].rate == c.dir[0].want && c.dir[0].changes[GW_AR_BLOAT] == 1 &&
+	      c.dir[0].state == GW_AR_ST_HOLD, "cut: taken, counted, holding");
+	/* samples that have left the window no longer count */
+	ctl_init(&c, &up, NULL);
+	gw_ar_load(&c, 0, MBIT(38), 1);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	gw_ar_sample(&c, 0, 40, NAN, NAN, 1.01);
+	gw_ar_sample(&c, 0, 40, NAN, NAN, 1.02);
+	for (int i = 0; i < 5; i++)
+		gw_ar_sample(&c, 0, 10.5, NAN, NAN, 1.03 + i * 0.01);
+	m = gw_ar_sample(&c, 0, 40, NAN, NAN, 1.1);
+	CHECK(m == 0, "K of N: old bloated samples fall out of the window");
+}
+
+static void test_threshold_serialisation(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(1, 5, 80);
+	struct gw_ar_ctl c;
+	const struct gw_autorate_cfg *cfg[2] = { &up, NULL };
+	double rate[2] = { MBIT(5), 0 };
+	unsigned int m = 0;
+
+	gw_ar_init(&c, cfg, rate);
+	/* at 5 Mbit/s a 1500-byte packet is 2.4 ms: the threshold is 12.4 ms */
+	CHECK(fabs(gw_ar_threshold_ms(&c.dir[0]) - 12.4) < 1e-9, "threshold: 10 ms + 2.4 ms at "
+	      "5 Mbit/s (%.3f)", gw_ar_threshold_ms(&c.dir[0]));
+	gw_ar_load(&c, 0, MBIT(5), 1);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	for (int i = 0; i < 6; i++)
+		m |= gw_ar_sample(&c, 0, 22, NAN, NAN, 1.01 + i * 0.01);	/* +12 ms */
+	CHECK(m == 0, "threshold: 12 ms over baseline is under 12.4 ms at 5 Mbit/s");
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 23, NAN, NAN, 1.1 + i * 0.01);	/* +13 ms */
+	CHECK(m == 1, "threshold: 13 ms over baseline is bloat");
+	gw_ar_set_rate(&c, 0, MBIT(80));
+	CHECK(fabs(gw_ar_threshold_ms(&c.dir[0]) - 10.15) < 1e-9, "threshold: 10.15 ms at "
+	      "80 Mbit/s");
+}
+
+static void test_cut_floor_and_hold(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	unsigned int m;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(38), 1);
+	for (int i = 0; i < 3; i++)
+		m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.01 + i * 0.01);
+	gw_ar_done(&c, 0, true, 1.03);
+	/* still bloated, and the achieved rate has fallen to 3 Mbit/s: held first */
+	gw_ar_load(&c, 0, MBIT(3), 1.2);
+	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.3);
+	gw_ar_load(&c, 0, MBIT(3), 1.4);	/* two passes at 3: the larger of them is 3 */
+	CHECK(m == 0 && c.dir[0].state == GW_AR_ST_HOLD, "hold: no second cut within 500 ms");
+	/* unloaded now (3 < 0.75 x 34.2) but loaded 0.6 s ago: a queue past the shaper slowed
+	 * its flows, so it is still the bloated one: cut towards what it achieves */
+	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.6);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(5)) < 1, "RTT: loaded until just now: cut, "
+	      "0.9 x 3 Mbit/s held at min 5 (%.2f)", c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, false, 1.6);	/* refused: as if not made, the rate stays 34.2 */
+	/* unloaded for over GW_AR_LOADED_MEMORY_S: with RTT alone not the bloated one */
+	gw_ar_load(&c, 0, MBIT(3), 2.0);
+	gw_ar_load(&c, 0, MBIT(3), 3.9);
+	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 4.0);
+	CHECK(m == 0 && !c.dir[0].bloated, "RTT: a direction unloaded for 2 s is not cut");
+	gw_ar_load(&c, 0, MBIT(30), 4.1);
+	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 4.1);
+	/* the queue (~80 ms smoothed) takes more than GW_AR_DRAIN_S to drain at 0.9: deeper */
+	CHECK(m == 1 && c.dir[0].want < MBIT(27) && c.dir[0].want >= MBIT(15), "cut: after the "
+	      "hold, again, below 0.9 x achieved (%.2f)", c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 4.1);
+	for (int i = 0; i < 40; i++) {
+		double t = 4.7 + i * 0.6;
+
+		gw_ar_load(&c, 0, c.dir[0].rate, t);
+		if (gw_ar_sample(&c, 0, 100, NAN, NAN, t))
+			gw_ar_done(&c, 0, true, t);
+	}
+	CHECK(c.dir[0].rate == MBIT(5), "cut: never under min (%.2f Mbit/s)",
+	      c.dir[0].rate / 125000);
+	/* a refused change: the old rate stays, and it is not asked again at once */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(38), 1);
+	for (int i = 0; i < 3; i++)
+		m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.01 + i * 0.01);
+	gw_ar_done(&c, 0, false, 1.03);
+	CHECK(c.dir[0].rate == MBIT(40) && c.dir[0].want == MBIT(40) &&
+	      !c.dir[0].changes[GW_AR_BLOAT], "refused: the old rate kept, nothing counted");
+	CHECK(gw_ar_sample(&c, 0, 100, NAN, NAN, 1.1) == 0, "refused: held like a cut");
+}
+
+/* feed n samples of rtt ms to reflector 0 from t, 10 ms apart; the directions that moved */
+static unsigned int feed(struct gw_ar_ctl *c, int n, double rtt, double t)
+{
+	unsigned int m = 0;
+
+	for (int i = 0; i < n; i++)
+		m |= gw_ar_sample(c, 0, rtt, NAN, NAN, t + i * 0.01);
+	return m;
+}
+
+static void test_drain(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	unsigned int m;
+
+	/* a deep queue: cut deeper than 0.9, enough to drain it within a second */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 1, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(36), 1);
+	gw_ar_load(&c, 0, MBIT(36), 1.2);
+	m = feed(&c, 30, 301, 1.2);	/* the smoothed delay reaches ~300 ms */
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(36) * GW_AR_CUT_DEEPEST) < 1,
+	      "deep queue: cut to half the achieved rate, the deepest (%.2f)",
+	      c.dir[0].want / 125000);
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 1, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(36), 1);
+	gw_ar_load(&c, 0, MBIT(36), 1.2);
+	m = feed(&c, 30, 61, 1.2);	/* ~60 ms: 1 - 0.06 / 0.3 = 0.8 */
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(36) * 0.8) < MBIT(0.3),
+	      "a 60 ms queue: cut to 0.8 x achieved, to drain in 300 ms (%.2f)",
+	      c.dir[0].want / 125000);
+	/* a cut towards the larger of the last two passes: a collapse does not drag it down */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 1, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(30), 1);
+	gw_ar_load(&c, 0, MBIT(6), 1.2);
+	m = feed(&c, 3, 21, 1.3);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(27)) < MBIT(0.5), "cut: towards the larger of "
+	      "two passes (%.2f)", c.dir[0].want / 125000);
+	/* the queue at 50 ms when the cut is taken */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 1, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(36), 1);
+	m = feed(&c, 30, 51, 1.1);
+	gw_ar_done(&c, 0, true, 1.4);
+	/* then draining fast (50 -> 20 ms within the hold): no further cut */
+	gw_ar_load(&c, 0, MBIT(32), 1.5);
+	m = feed(&c, 40, 21, 1.5);
+	CHECK(m == 0 && c.dir[0].bloated && c.dir[0].changes[GW_AR_BLOAT] == 1,
+	      "draining fast enough: not cut again (delta %.1f)", c.dir[0].delta_ms);
+	/* standing at 15 ms: cut again within a few holds */
+	m = feed(&c, 150, 18, 1.9);
+	CHECK(m == 1, "a queue that stands is cut again");
+}
+
+static void test_raise(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 50);
+	struct gw_ar_ctl c;
+	unsigned int m;
+	int raises = 0;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	m = gw_ar_load(&c, 0, MBIT(20), 1);
+	CHECK(m == 0, "raise: not at half the rate");
+	m = gw_ar_load(&c, 0, MBIT(31), 1.2);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(41.6)) < 1 && c.dir[0].want_reason == GW_AR_LOAD,
+	      "raise: loaded (31 >= 0.75 x 40), x1.04");
+	gw_ar_done(&c, 0, true, 1.2);
+	m = gw_ar_load(&c, 0, MBIT(41), 1.3);
+	CHECK(m == 0, "raise: paced, not within 200 ms of the last");
+	for (int i = 0; i < 40; i++) {
+		double t = 1.4 + i * 0.2;
+
+		if (gw_ar_load(&c, 0, c.dir[0].rate, t)) {
+			gw_ar_done(&c, 0, true, t);
+			raises++;
+		}
+	}
+	CHECK(c.dir[0].rate == MBIT(50) && raises == 5, "raise: never over max (%.2f, %d raises)",
+	      c.dir[0].rate / 125000, raises);
+	/* bloat blocks a raise */
+	ctl_init(&c, &up, NULL);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	for (int i = 0; i < 3; i++)
+		m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.01 + i * 0.01);
+	gw_ar_done(&c, 0, true, 1.03);
+	m = gw_ar_load(&c, 0, MBIT(36), 1.6);
+	CHECK(m == 0, "raise: not while bloated");
+	for (int i = 0; i < 6; i++)
+		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.7 + i * 0.01);
+	m = gw_ar_load(&c, 0, MBIT(36), 1.8);
+	CHECK(m == 1, "raise: once the samples are quiet and the hold is over");
+}
+
+static void test_idle(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	int steps = 0;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_set_rate(&c, 0, MBIT(12));
+	for (int i = 0; i <= 25; i++)	/* 5 s idle: nothing yet */
+		steps += gw_ar_load(&c, 0, MBIT(1), 1 + i * 0.2) != 0;
+	CHECK(steps == 1 && c.dir[0].want_reason == GW_AR_IDLE && c.dir[0].state == GW_AR_ST_IDLE,
+	      "idle: a first step after idle_after (%d)", steps);
+	for (int i = 26; i < 200; i++)
+		if (gw_ar_load(&c, 0, MBIT(1), 1 + i * 0.2))
+			gw_ar_done(&c, 0, true, 1 + i * 0.2);
+	CHECK(c.dir[0].rate == MBIT(40) && c.dir[0].changes[GW_AR_IDLE] > 10,
+	      "idle: back to base, step by step (%.2f, %llu steps)", c.dir[0].rate / 125000,
+	      (unsigned long long)c.dir[0].changes[GW_AR_IDLE]);
+	gw_ar_set_rate(&c, 0, MBIT(60));
+	if (gw_ar_load(&c, 0, MBIT(1), 100))
+		gw_ar_done(&c, 0, true, 100);
+	CHECK(fabs(c.dir[0].rate - MBIT(60) / 1.04) < 1, "idle: down towards base from above");
+	/* load in between starts the idle time again */
+	ctl_init(&c, &up, NULL);
+	gw_ar_set_rate(&c, 0, MBIT(12));
+	gw_ar_load(&c, 0, MBIT(1), 1);
+	gw_ar_load(&c, 0, MBIT(11), 4);
+	CHECK(gw_ar_load(&c, 0, MBIT(1), 8) == 0, "idle: the time counts from the last load");
+}
+
+static void test_owd_vs_rtt(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80), down = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	unsigned int m = 0;
+
+	/* one-way delays: only the direction that bloats is cut, loaded or not */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_load(&c, 1, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 20, 10, 10, 1);
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 60, 10, 50, 1.01 + i * 0.01);
+	CHECK(m == 2 && c.dir[1].bloated && !c.dir[0].bloated, "OWD: only download cut (m %u)", m);
+	/* round trips alone: both loaded directions are cut */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_load(&c, 1, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.01 + i * 0.01);
+	CHECK(m == 3, "RTT: both loaded directions cut (m %u)", m);
+	/* round trips alone: only the loaded one */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_load(&c, 1, MBIT(2), 1);
+	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.01 + i * 0.01);
+	CHECK(m == 1, "RTT: only the loaded direction cut (m %u)", m);
+	/* a line far below the starting rate: never loaded by load_threshold; the busiest
+	 * direction (12 of 40, ACKs the other way) is the bloated one */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(12), 1);
+	gw_ar_load(&c, 1, MBIT(0.5), 1);
+	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.01 + i * 0.01);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(12) * 0.9) < MBIT(0.1), "RTT: nothing loaded: the "
+	      "busiest direction cut (m %u, %.2f)", m, c.dir[0].want / 125000);
+	/* a one-way sample with one side missing is judged as a round trip */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 60, 50, NAN, 1.01 + i * 0.01);
+	CHECK(m == 1 && c.rtt.n == 4, "OWD: half a pair is a round trip");
+}
+
+/* the history keeps the shaper's rate of autorate's totals only, 2 bytes a point */
+static void test_history(void)
+{
+	struct gw_history *h = gw_history_new(2, 1000000);
+	struct gw_hist_point p[4];
+	size_t before;
+	int n;
+
+	if (!CHECK(h != NULL, "history: made"))
+		return;
+	gw_history_track_latency(h, 1);
+	before = gw_history_bytes(h);
+	CHECK(gw_history_track_shaper(h, 0) == 0, "history: series 0 keeps the shaper's rate");
+	CHECK_EQ_INT(gw_history_bytes(h) - before, (900 + 1440) * 6 + (900 + 1440) * 2,
+		     "history: latency (6 bytes) and the shaper (2 bytes) a raw and a minute point");
+	gw_history_pass(h, 1000);
+	gw_history_push(h, 0, 8e6, 1, 0, 0);
+	gw_history_push(h, 1, 8e6, 1, 0, 0);
+	gw_history_push_shaper(h, 0, 12e6);
+	gw_history_push_shaper(h, 1, 12e6);	/* not tracked: ignored */
+	gw_history_pass(h, 1001);
+	n = gw_history_query(h, 0, 0, 2000, false, p, 4);
+	CHECK(n == 2 && p[0].has_shaper && fabsf(p[0].shaper_bps - 12e6f) < 12e6f * 0.001f &&
+	      isnan(p[1].shaper_bps), "history: the shaper's rate, and none in a pass without it");
+	n = gw_history_query(h, 1, 0, 2000, false, p, 4);
+	CHECK(n == 2 && !p[0].has_shaper, "history: an untracked series has no shaper column");
+	gw_history_free(h);
+}
+
+int main(void)
+{
+	test_config_defaults();
+	test_config_link_probe();
+	test_config_all_keys();
+	test_config_bad();
+	test_baseline();
+	test_k_of_n();
+	test_threshold_serialisation();
+	test_cut_floor_and_hold();
+	test_drain();
+	test_raise();
+	test_idle();
+	test_owd_vs_rtt();
+	test_history();
+	return tap_done();
+}
