@@ -197,7 +197,10 @@ static int parse_root(struct cfg_parser *p, const config_setting_t *root, struct
 	ret = parse_links(p, root, cfg);
 	if (ret)
 		return ret;
-	return cfg_parse_probe(p, root, cfg);
+	ret = cfg_parse_probe(p, root, cfg);
+	if (ret)
+		return ret;
+	return cfg_check_autorate(p, cfg);
 }
 
 static void set_err(char *err, size_t errlen, const char *name, const char *msg, int errnum)

@@ -66,6 +66,23 @@ struct gw_class_cfg {
 
 enum gw_direction { GW_DIR_EGRESS = 0, GW_DIR_INGRESS = 1 };
 
+/* A direction's `autorate` (config/parse_autorate.c): the shaper's rate follows the line's
+ * capacity between min and max, judged by the probes (gatewayd/autorate.c). Defaults and
+ * bounds are in gatewayd.conf(5). */
+struct gw_autorate_cfg {
+	bool present;
+	uint64_t min, base, max;	/* bytes/s; base defaults to the direction's rate */
+	int64_t delay_threshold_us;	/* a sample over baseline by more is "bloated" */
+	int bloat_samples, window;	/* bloat: at least bloat_samples of the last window */
+	double cut;			/* on bloat: the achieved rate times cut */
+	double raise;			/* loaded, no bloat: the rate times raise */
+	double load_threshold;		/* "loaded": achieved >= load_threshold x rate */
+	int64_t hold_us;		/* after a cut: no change for this long */
+	int64_t raise_every_us;		/* at most one raise (or idle step) this often */
+	int64_t idle_after_us;		/* unloaded this long: back towards base */
+	int line;
+};
+
 struct gw_dir_cfg {
 	bool present;
 	enum gw_kind shaper;	/* GW_KIND_HTB, GW_KIND_TBF or GW_KIND_CAKE */
@@ -79,6 +96,7 @@ struct gw_dir_cfg {
 				 * htb with classes: unused, kind GW_KIND_NONE */
 	char ifb[IFNAMSIZ];	/* ingress only: the ifb device gatewayd creates */
 	struct gw_hosts_cfg hosts;	/* htb egress only */
+	struct gw_autorate_cfg autorate;
 	int line;
 };
 

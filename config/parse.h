@@ -105,6 +105,11 @@ int cfg_parse_containers(struct cfg_parser *p, const config_setting_t *root,
 			 struct gw_config *cfg);
 int cfg_check_links(struct cfg_parser *p, const config_setting_t *list,
 		    const struct gw_link_cfg *links, size_t n);
+/* A direction's `autorate` (config/parse_autorate.c), after its rate and child. */
+int cfg_parse_autorate(struct cfg_parser *p, const config_setting_t *grp, const char *where,
+		       struct gw_dir_cfg *dir);
+/* Autorate's needs across the config, once the probe block is known: probes on that link. */
+int cfg_check_autorate(struct cfg_parser *p, const struct gw_config *cfg);
 /* The `probe` block (config/parse_probe.c); after the links, which it names. */
 int cfg_parse_probe(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg);
 

@@ -11,7 +11,7 @@
 #define BURST_MAX (64LL << 20)
 
 static const char *const dir_keys[] = {
-	"shaper", "rate", "burst", "latency", "classes", "child", "ifb", "hosts", NULL
+	"shaper", "rate", "burst", "latency", "classes", "child", "ifb", "hosts", "autorate", NULL
 };
 
 /* Keys only some shapers take: those whose role is in roles (a bit per gw_shaper_role). */
@@ -142,7 +142,10 @@ static int parse_dir_body(struct cfg_parser *p, const config_setting_t *grp, con
 	ret = parse_dir_child(p, grp, where, dir);
 	if (ret)
 		return ret;
-	return cfg_parse_hosts(p, grp, where, d, dir);
+	ret = cfg_parse_hosts(p, grp, where, d, dir);
+	if (ret)
+		return ret;
+	return cfg_parse_autorate(p, grp, where, dir);
 }
 
 int cfg_parse_dir(struct cfg_parser *p, const config_setting_t *grp, const char *link_name,

@@ -58,7 +58,8 @@ static void notify_status(const struct gw_snapshot *snap)
 
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
 static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_status *st,
-		   struct gw_probing *lat, uint64_t expirations, double due, struct gw_ctr *ctr)
+		   struct gw_probing *lat, uint64_t expirations, double due, struct gw_ctr *ctr,
+		   struct gw_autorate *ar)
 {
 	char err[256] = "";
 	struct gw_snapshot *snap;
@@ -83,6 +84,8 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 	snprintf(st->last_sample_error, sizeof(st->last_sample_error), "%s", err);
 	if (lat)
 		gw_probing_pass(lat, snap, st->sampler, t0);
+	/* the pass's achieved rates step autorate; its section shows the rates after */
+	gw_autorate_pass(ar, snap, t0);
 	snap->seq = st->samples;
 	snap->uptime_s = t0 - st->start_mono;
 	snap->sample_ms = (gw_mono_now() - t0) * 1000;
@@ -192,6 +195,8 @@ static void reload(struct gw_loop_ctx *c)
 	}
 	gw_config_free(c->cfg);
 	c->cfg = next;
+	if (c->ar && gw_autorate_reload(c->ar, next))
+		gw_log(GW_LOG_ERR, "reload: autorate: %s; rates stay as configured", strerror(ENOMEM));
 	if (c->ctr)
 		gw_ctr_reload(c->ctr, next);
 	st->reload_error[0] = '\0';
@@ -378,6 +383,8 @@ int gw_loop_run(struct gw_loop_ctx *c)
 	int64_t load_every = 0;
 	int r = gw_probing_new(c->cfg, &c->lat);
 
+	if (!r && !(r = gw_autorate_new(c->cfg, c->nl, c->applied, c->st, &c->ar)))
+		gw_probing_on_sample(c->lat, gw_autorate_sample, c->ar);
 	if (!r)
 		r = loop_open(&f, c);
 	if (r)
@@ -433,7 +440,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			if (fd == f.heal)
 				heal(c, &retry);
 			if (fd == f.sample) {
-				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due, c->ctr);
+				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due, c->ctr, c->ar);
 				next_due += interval * (double)exp;
 				/* keep trying while broken (backing off), and catch what no event
 				 * announced: a pass that found a root missing */
@@ -455,5 +462,7 @@ out:
 	gw_fd_close(&f.ep);
 	gw_probing_free(c->lat);
 	c->lat = NULL;
+	gw_autorate_free(c->ar);
+	c->ar = NULL;
 	return r;
 }

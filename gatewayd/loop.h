@@ -6,6 +6,7 @@
 #include "gatewayd/tree/apply.h"
 #include "gatewayd/sys/clock.h"
 #include "gatewayd/probing.h"
+#include "gatewayd/autorate.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/status.h"
 #include "qdisc/monitor.h"
@@ -19,6 +20,7 @@ struct gw_loop_ctx {
 	struct gw_applied *applied;	/* replaced in place when the tree is rebuilt */
 	struct gw_monitor *mon;		/* link and tc notifications; NULL: no self-healing */
 	struct gw_probing *lat;		/* the prober; gw_loop_run makes and frees it */
+	struct gw_autorate *ar;		/* autorate; gw_loop_run makes and frees it */
 	struct gw_ctr *ctr;		/* containers followed; NULL: none */
 };
 

@@ -44,6 +44,8 @@ struct gw_probing {
 	size_t pend_cap, pend_head, n_pend;
 	gw_probe_cb tap;		/* gw_probing_tap */
 	void *tap_ctx;
+	gw_probing_sample_fn on_sample;	/* gw_probing_on_sample */
+	void *on_sample_ctx;
 };
 
 static double probe_rate(const struct gw_probe_cfg *c)
@@ -87,6 +89,8 @@ static void on_sample(void *ctx, const struct gw_probe_sample *s)
 
 	if (m->tap)
 		m->tap(m->tap_ctx, s);
+	if (m->on_sample)
+		m->on_sample(m->on_sample_ctx, m->cfg.link, s);
 	if (m->n_pend == m->pend_cap) {
 		/* more than the queue was sized for: the oldest is judged now, with the newest
 		 * verdict, rather than dropped */
@@ -310,6 +314,12 @@ void gw_probing_tap(struct gw_probing *m, gw_probe_cb fn, void *ctx)
 {
 	m->tap = fn;
 	m->tap_ctx = fn ? ctx : NULL;
+}
+
+void gw_probing_on_sample(struct gw_probing *m, gw_probing_sample_fn fn, void *ctx)
+{
+	m->on_sample = fn;
+	m->on_sample_ctx = fn ? ctx : NULL;
 }
 
 bool gw_probing_probing(const struct gw_probing *m)

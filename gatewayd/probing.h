@@ -36,6 +36,11 @@ void gw_probing_sample(struct gw_probing *m, const struct gw_probe_sample *s);
 /* While fn is set, every sample the prober reports goes to fn as well, as it arrives (a load
  * test reading the daemon's probes: one probe stream on the link, not two). NULL clears it. */
 void gw_probing_tap(struct gw_probing *m, gw_probe_cb fn, void *ctx);
+/* Every sample the prober reports, as it arrives, also goes to fn with the name of the link it
+ * probes (autorate: gatewayd/autorate.c); NULL clears it. Unlike the tap, it stays across
+ * load tests and reloads. */
+typedef void (*gw_probing_sample_fn)(void *ctx, const char *link, const struct gw_probe_sample *s);
+void gw_probing_on_sample(struct gw_probing *m, gw_probing_sample_fn fn, void *ctx);
 /* Whether the prober is running now. */
 bool gw_probing_probing(const struct gw_probing *m);
 /* "" or why the prober is not running. */

@@ -211,6 +211,34 @@ static void add_latency(struct jw *w, struct json_object *dir, const struct gw_s
 	jw_num(w, o, "interval_loaded_p99_ms", l->pass_loaded_p99_ms, 6);
 }
 
+/* The direction's autorate: its rate now, bounds, state and changes by reason; null when off. */
+static void add_autorate(struct jw *w, struct json_object *dir, const struct gw_snap_autorate *a)
+{
+	static const char *const reasons[GW_SNAP_AR_REASONS] = GW_SNAP_AR_REASON_NAMES;
+	struct json_object *o, *c;
+
+	if (!a->present) {
+		jw_null(w, dir, "autorate");
+		return;
+	}
+	o = jw_obj(w, dir, "autorate", json_object_new_object());
+	jw_u64(w, o, "rate_bits_per_second", a->rate_bytes_per_s * 8);
+	jw_u64(w, o, "min_bits_per_second", a->min_bytes_per_s * 8);
+	jw_u64(w, o, "base_bits_per_second", a->base_bytes_per_s * 8);
+	jw_u64(w, o, "max_bits_per_second", a->max_bytes_per_s * 8);
+	jw_str(w, o, "state", a->state);
+	jw_num(w, o, "threshold_ms", a->threshold_ms, 6);
+	jw_str(w, o, "last_reason", a->last_reason);
+	if (a->last_change_unix > 0)
+		jw_num(w, o, "last_change_unix", a->last_change_unix, 15);
+	else
+		jw_null(w, o, "last_change_unix");
+	c = o ? jw_obj(w, o, "changes", json_object_new_object()) : NULL;
+	for (int i = 0; c && i < GW_SNAP_AR_REASONS; i++)
+		jw_u64(w, c, reasons[i], a->changes[i]);
+	jw_u64(w, o, "refused_total", a->refused);
+}
+
 static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snapshot *s,
 		    const struct gw_snap_dir *d)
 {
@@ -227,6 +255,7 @@ static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap
 	for (size_t i = 0; classes && i < d->n_classes; i++)
 		add_class(w, classes, NULL, s, &d->classes[i]);
 	add_latency(w, o, &d->latency);
+	add_autorate(w, o, &d->autorate);
 }
 
 /* Links in the order they first appear, each with its directions. */

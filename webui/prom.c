@@ -522,6 +522,60 @@ static void loadtest_families(struct gw_buf *b, const struct gw_snapshot *s)
 	}
 }
 
+/* The directions autorate moves: the rate in force, its bounds, and the changes by reason. */
+static void autorate_families(struct gw_buf *b, const struct gw_snapshot *s)
+{
+	static const char *const reasons[GW_SNAP_AR_REASONS] = GW_SNAP_AR_REASON_NAMES;
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} g[] = {
+		{ "gatewayd_autorate_rate_bytes_per_second",
+		  "The rate autorate shapes the direction to now.",
+		  offsetof(struct gw_snap_autorate, rate_bytes_per_s) },
+		{ "gatewayd_autorate_min_rate_bytes_per_second", "Autorate's lower bound.",
+		  offsetof(struct gw_snap_autorate, min_bytes_per_s) },
+		{ "gatewayd_autorate_base_rate_bytes_per_second",
+		  "Autorate's base, where an idle link returns to.",
+		  offsetof(struct gw_snap_autorate, base_bytes_per_s) },
+		{ "gatewayd_autorate_max_rate_bytes_per_second", "Autorate's upper bound.",
+		  offsetof(struct gw_snap_autorate, max_bytes_per_s) },
+	};
+	bool any = false;
+	char extra[32];
+
+	for (size_t k = 0; k < s->n_dirs; k++)
+		any = any || s->dirs[k].autorate.present;
+	if (!any)
+		return;
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+		fam(b, g[i].name, "gauge", g[i].help);
+		for (size_t k = 0; k < s->n_dirs; k++) {
+			const struct gw_snap_autorate *a = &s->dirs[k].autorate;
+			uint64_t v;
+
+			if (!a->present)
+				continue;
+			memcpy(&v, (const char *)a + g[i].off, sizeof(v));
+			dir_sample(b, g[i].name, &s->dirs[k], "", (double)v);
+		}
+	}
+	fam(b, "gatewayd_autorate_changes_total", "counter",
+	    "Rate changes autorate made, by reason: bloat (cut), load (raised), idle (to base).");
+	for (size_t k = 0; k < s->n_dirs; k++)
+		for (int r = 0; r < GW_SNAP_AR_REASONS && s->dirs[k].autorate.present; r++) {
+			snprintf(extra, sizeof(extra), "reason=\"%s\"", reasons[r]);
+			dir_sample(b, "gatewayd_autorate_changes_total", &s->dirs[k], extra,
+				   (double)s->dirs[k].autorate.changes[r]);
+		}
+	fam(b, "gatewayd_autorate_refused_total", "counter",
+	    "Rate changes the kernel refused (the old rate stayed).");
+	for (size_t k = 0; k < s->n_dirs; k++)
+		if (s->dirs[k].autorate.present)
+			dir_sample(b, "gatewayd_autorate_refused_total", &s->dirs[k], "",
+				   (double)s->dirs[k].autorate.refused);
+}
+
 int gw_webui_metrics(const struct gw_snapshot *s, double now, char **out, size_t *len)
 {
 	struct gw_buf b = { 0 };
@@ -534,6 +588,7 @@ int gw_webui_metrics(const struct gw_snapshot *s, double now, char **out, size_t
 		for (size_t i = 0; i < s->n_xdescs && i < GW_SNAP_XKINDS; i++)
 			xstats_families(&b, s, s->xdescs[i]);
 		latency_families(&b, s);
+		autorate_families(&b, s);
 	}
 	if (s) {
 		probe_families(&b, s);

@@ -69,6 +69,22 @@ struct gw_snap_latency {
 	uint64_t hist_le[GW_SNAP_RTT_BUCKETS];	/* cumulative: replies with rtt <= bound */
 };
 
+/* A direction's autorate (gatewayd/autorate.c): the rate it shapes to now and why it moved. */
+#define GW_SNAP_AR_REASONS 3	/* the reasons, in this order: */
+#define GW_SNAP_AR_REASON_NAMES { "bloat", "load", "idle" }
+
+struct gw_snap_autorate {
+	bool present;			/* autorate runs in this direction */
+	uint64_t rate_bytes_per_s;	/* in force now */
+	uint64_t min_bytes_per_s, base_bytes_per_s, max_bytes_per_s;
+	char state[12];			/* "idle", "steady", "loaded", "bloated", "hold" */
+	char last_reason[8];		/* one of the reasons; "" before the first change */
+	double last_change_unix;	/* 0 before the first change */
+	uint64_t changes[GW_SNAP_AR_REASONS];
+	uint64_t refused;		/* changes the kernel refused */
+	double threshold_ms;		/* what a sample's delay over baseline is held against */
+};
+
 struct gw_snap_dir {
 	char link[GW_SNAP_NAME];	/* the config's link name */
 	char interface[IFNAMSIZ];	/* the link's interface */
@@ -80,6 +96,7 @@ struct gw_snap_dir {
 	struct gw_snap_class *classes;
 	size_t n_classes;
 	struct gw_snap_latency latency;
+	struct gw_snap_autorate autorate;
 };
 
 struct gw_snap_target {

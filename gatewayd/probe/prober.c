@@ -115,6 +115,8 @@ static void emit(struct gw_prober *p, struct target *t, const struct slot *s, bo
 		/* a probe sent while its target was down is the target's whatever comes */
 		.target_up = t->st.up && (s->up_at_send || !lost),
 		.rtt_ms = lost ? NAN : rtt_ms,
+		.owd_up_ms = NAN,	/* no target gives one-way delays yet */
+		.owd_down_ms = NAN,
 	};
 
 	if (p->cb)

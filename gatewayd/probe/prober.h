@@ -20,6 +20,7 @@ struct gw_probe_sample {
 	bool target_up;		/* the target counted as up when this was judged: a down
 				 * target's losses are not the link's */
 	double rtt_ms;		/* receive - send - reflector processing; NAN when lost */
+	double owd_up_ms, owd_down_ms;	/* one-way delays; NAN when the target gives none */
 };
 
 /* A target's health, for the status page: down after it stops answering, up when it answers

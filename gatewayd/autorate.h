@@ -1,0 +1,34 @@
+/* gatewayd/autorate.h: autorate in the daemon: feeds the controller (autorate_ctl.c) with the
+ * prober's samples and the sampling passes' achieved rates, moves the kernel's rates in place
+ * (gatewayd/tree/retune.c), logs why (rate-limited) and fills the snapshot's autorate
+ * sections. */
+#ifndef GW_AUTORATE_H
+#define GW_AUTORATE_H
+
+#include "config/config.h"
+#include "gatewayd/probe/prober.h"
+#include "gatewayd/status.h"
+#include "gatewayd/tree/apply.h"
+#include "webui/snapshot.h"
+
+#define GW_AUTORATE_LOG_EVERY_S 10.0	/* at most one line per direction this often */
+
+struct gw_autorate;
+
+/* For cfg's directions with an autorate block (none: *out is still made, and does nothing).
+ * nl, a and st are the loop's; they outlive it. 0 or -ENOMEM. */
+int gw_autorate_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_applied *a,
+		    struct gw_status *st, struct gw_autorate **out);
+void gw_autorate_free(struct gw_autorate *ar);
+/* One probe's outcome on the link named link, as it arrives (gw_probing_on_sample's shape:
+ * ctx is the gw_autorate). */
+void gw_autorate_sample(void *ctx, const char *link, const struct gw_probe_sample *s);
+/* After a sampling pass at monotonic time mono: each direction's achieved rate from snap
+ * steps its controller; then snap's autorate sections are filled. */
+void gw_autorate_pass(struct gw_autorate *ar, struct gw_snapshot *snap, double mono);
+/* The config was reloaded (the reload put each direction back at its configured rate): a
+ * direction whose link and autorate block stayed keeps its reflectors' baselines and counts;
+ * the rest start afresh. 0 or -ENOMEM (autorate then stops). */
+int gw_autorate_reload(struct gw_autorate *ar, const struct gw_config *cfg);
+
+#endif

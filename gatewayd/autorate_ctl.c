@@ -1,0 +1,242 @@
+/* gatewayd/autorate_ctl.c: autorate's controller: the delay the load adds, judged per sample
+ * against a per-reflector baseline, K of the last N samples over the threshold as "bloat",
+ * and the rate steps that follow (cut towards the achieved rate, raise under load, drift back
+ * to base when idle). Pure: the caller gives every time and applies every step. */
+#include <math.h>
+#include <string.h>
+#include "gatewayd/autorate_ctl.h"
+
+enum { K_RTT = 0, K_UP = 1, K_DOWN = 2 };
+
+const char *gw_ar_reason_name(enum gw_ar_reason r)
+{
+	static const char *const names[] = { "bloat", "load", "idle" };
+
+	return r < GW_AR_REASONS ? names[r] : "none";
+}
+
+const char *gw_ar_state_name(enum gw_ar_state s)
+{
+	static const char *const names[] = { "idle", "steady", "loaded", "bloated", "hold" };
+
+	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+static void window_push(struct gw_ar_window *w, int size, bool bloated)
+{
+	uint64_t mask = size >= 64 ? UINT64_MAX : (1ULL << size) - 1;
+
+	w->bits = ((w->bits << 1) | (bloated ? 1 : 0)) & mask;
+	if (w->n < size)
+		w->n++;
+}
+
+static int window_count(const struct gw_ar_window *w)
+{
+	return __builtin_popcountll(w->bits);
+}
+
+void gw_ar_init(struct gw_ar_ctl *c, const struct gw_autorate_cfg *cfg[2], const double rate[2])
+{
+	memset(c, 0, sizeof(*c));
+	for (int d = 1; d >= 0; d--) {
+		struct gw_ar_dir *x = &c->dir[d];
+
+		x->rate = x->want = rate[d];
+		x->last_reason = x->want_reason = GW_AR_NONE;
+		x->last_cut = x->last_step = -INFINITY;
+		if (!cfg[d] || !cfg[d]->present)
+			continue;
+		x->on = true;
+		x->cfg = *cfg[d];
+		/* the RTT window is shared: egress's settings when both are on */
+		c->window = x->cfg.window;
+		c->bloat_samples = x->cfg.bloat_samples;
+	}
+}
+
+void gw_ar_set_rate(struct gw_ar_ctl *c, int d, double rate)
+{
+	c->dir[d].rate = c->dir[d].want = rate;
+}
+
+double gw_ar_threshold_ms(const struct gw_ar_dir *d)
+{
+	/* one 1500-byte packet ahead of the probe at the rate in force: at 5 Mbit/s 2.4 ms,
+	 * which a 10 ms threshold would otherwise have to absorb */
+	double ser = d->rate > 0 ? 1500.0 * 1e3 / d->rate : 0;
+
+	return (double)d->cfg.delay_threshold_us / 1e3 + ser;
+}
+
+/* A round trip crosses both directions: the smaller threshold, each direction's packet time. */
+static double rtt_threshold_ms(const struct gw_ar_ctl *c)
+{
+	double thr = INFINITY, ser = 0;
+
+	for (int d = 0; d < 2; d++) {
+		const struct gw_ar_dir *x = &c->dir[d];
+
+		if (!x->on)
+			continue;
+		thr = fmin(thr, (double)x->cfg.delay_threshold_us / 1e3);
+		ser += gw_ar_threshold_ms(x) - (double)x->cfg.delay_threshold_us / 1e3;
+	}
+	return thr + ser;
+}
+
+static bool loaded(const struct gw_ar_dir *x)
+{
+	return x->achieved_mono > 0 && x->achieved >= x->cfg.load_threshold * x->rate;
+}
+
+/* Delay over this reflector's baseline (the baseline before this sample), then the baseline
+ * moves: down fast, up slowly. */
+static double judge_delay(struct gw_ar_refl *r, int k, double ms)
+{
+	double delta;
+
+	if (!r->seen[k]) {
+		r->seen[k] = true;
+		r->base[k] = ms;
+	}
+	delta = ms - r->base[k];
+	r->base[k] += (delta < 0 ? GW_AR_BASE_DOWN : GW_AR_BASE_UP) * delta;
+	r->delta[k] = delta;
+	return delta;
+}
+
+static void set_state(struct gw_ar_dir *x, double now)
+{
+	if (now - x->last_cut < (double)x->cfg.hold_us / 1e6)
+		x->state = GW_AR_ST_HOLD;
+	else if (x->bloated)
+		x->state = GW_AR_ST_BLOATED;
+	else if (loaded(x))
+		x->state = GW_AR_ST_LOADED;
+	else if (x->idle_since > 0 || x->achieved_mono <= 0)
+		x->state = GW_AR_ST_IDLE;
+	else
+		x->state = GW_AR_ST_STEADY;
+}
+
+/* Propose rate r for reason why (clamped to min..max); bit d when it differs from the rate. */
+static unsigned int propose(struct gw_ar_dir *x, int d, double r, enum gw_ar_reason why)
+{
+	r = fmax((double)x->cfg.min, fmin((double)x->cfg.max, r));
+	if (fabs(r - x->rate) < 1)
+		return 0;
+	x->want = r;
+	x->want_reason = why;
+	return 1u << d;
+}
+
+/* Bloat in direction d: cut towards what it achieved (never above the rate, never under min),
+ * at most once per hold. */
+static unsigned int cut(struct gw_ar_dir *x, int d, double now)
+{
+	double base = x->rate;
+
+	if (now - x->last_cut < (double)x->cfg.hold_us / 1e6)
+		return 0;
+	if (x->achieved_mono > 0 && x->achieved < base)
+		base = x->achieved;
+	return propose(x, d, base * x->cfg.cut, GW_AR_BLOAT);
+}
+
+unsigned int gw_ar_sample(struct gw_ar_ctl *c, int target, double rtt_ms, double owd_up_ms,
+			  double owd_down_ms, double now)
+{
+	bool owd = isfinite(owd_up_ms) && isfinite(owd_down_ms);
+	bool rtt_bloat = false;
+	unsigned int moved = 0;
+	struct gw_ar_refl *r;
+
+	if (target < 0 || target >= GW_AR_REFLECTORS || !isfinite(rtt_ms))
+		return 0;	/* a loss says nothing of the queue */
+	r = &c->refl[target];
+	if (owd) {
+		/* each direction its own delay: only the one that bloats is cut */
+		double ms[2] = { owd_up_ms, owd_down_ms };
+
+		for (int d = 0; d < 2; d++) {
+			struct gw_ar_dir *x = &c->dir[d];
+			double delta = judge_delay(r, d == 0 ? K_UP : K_DOWN, ms[d]);
+
+			if (x->on)
+				window_push(&x->owd, x->cfg.window, delta > gw_ar_threshold_ms(x));
+		}
+	} else if (c->window) {
+		double delta = judge_delay(r, K_RTT, rtt_ms);
+
+		window_push(&c->rtt, c->window, delta > rtt_threshold_ms(c));
+	}
+	if (c->window)
+		rtt_bloat = window_count(&c->rtt) >= c->bloat_samples;
+	for (int d = 0; d < 2; d++) {
+		struct gw_ar_dir *x = &c->dir[d];
+
+		if (!x->on)
+			continue;
+		/* with round trips alone, the bloat is the loaded directions' */
+		x->bloated = window_count(&x->owd) >= x->cfg.bloat_samples ||
+			     (rtt_bloat && loaded(x));
+		if (x->bloated)
+			moved |= cut(x, d, now);
+		set_state(x, now);
+	}
+	return moved;
+}
+
+unsigned int gw_ar_load(struct gw_ar_ctl *c, int d, double achieved, double now)
+{
+	struct gw_ar_dir *x;
+	double every;
+	unsigned int moved = 0;
+
+	if (d < 0 || d > 1 || !c->dir[d].on)
+		return 0;
+	x = &c->dir[d];
+	every = (double)x->cfg.raise_every_us / 1e6;
+	x->achieved = achieved > 0 ? achieved : 0;
+	x->achieved_mono = now;
+	if (loaded(x)) {
+		x->idle_since = 0;
+		if (!x->bloated && now - x->last_cut >= (double)x->cfg.hold_us / 1e6 &&
+		    now - x->last_step >= every)
+			moved = propose(x, d, x->rate * x->cfg.raise, GW_AR_LOAD);
+	} else {
+		if (x->idle_since <= 0)
+			x->idle_since = now;
+		if (now - x->idle_since >= (double)x->cfg.idle_after_us / 1e6 &&
+		    now - x->last_step >= every && fabs(x->rate - (double)x->cfg.base) >= 1) {
+			double base = (double)x->cfg.base;
+			double r = x->rate < base ? fmin(base, x->rate * x->cfg.raise) :
+						    fmax(base, x->rate / x->cfg.raise);
+
+			moved = propose(x, d, r, GW_AR_IDLE);
+		}
+	}
+	set_state(x, now);
+	return moved;
+}
+
+void gw_ar_done(struct gw_ar_ctl *c, int d, bool ok, double now)
+{
+	struct gw_ar_dir *x = &c->dir[d];
+
+	if (x->want == x->rate)
+		return;
+	/* a refusal waits as a change would, or every sample would ask again */
+	x->last_step = now;
+	if (x->want_reason == GW_AR_BLOAT)
+		x->last_cut = now;
+	if (ok) {
+		x->rate = x->want;
+		x->changes[x->want_reason]++;
+		x->last_reason = x->want_reason;
+		x->last_change_mono = now;
+	}
+	x->want = x->rate;
+	set_state(x, now);
+}

@@ -1,0 +1,95 @@
+/* gatewayd/autorate_ctl.h: autorate's controller, pure: probe samples and achieved rates in,
+ * the rate each direction should shape to out. No kernel, no clock, no log (the caller gives
+ * the time), so tests/unit drives it sample by sample. gatewayd/autorate.c puts it to work. */
+#ifndef GW_AUTORATE_CTL_H
+#define GW_AUTORATE_CTL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "config/config.h"
+
+#define GW_AR_REFLECTORS GW_MAX_PROBE_TARGETS
+#define GW_AR_UP 0	/* egress: the same index as GW_DIR_EGRESS */
+#define GW_AR_DOWN 1	/* ingress */
+
+/* Why a rate moved; the order of the counters in status and metrics. */
+enum gw_ar_reason {
+	GW_AR_BLOAT = 0,	/* delay over the threshold: cut towards the achieved rate */
+	GW_AR_LOAD,		/* loaded and no bloat: raised */
+	GW_AR_IDLE,		/* unloaded for a while: back towards base */
+	GW_AR_REASONS,
+	GW_AR_NONE = GW_AR_REASONS,
+};
+
+enum gw_ar_state {
+	GW_AR_ST_IDLE = 0,	/* no load to judge by */
+	GW_AR_ST_STEADY,	/* some load, none of the other states */
+	GW_AR_ST_LOADED,	/* achieved near the rate, no bloat */
+	GW_AR_ST_BLOATED,	/* the recent samples say bloat */
+	GW_AR_ST_HOLD,		/* just cut: waiting for the queue to drain */
+};
+
+const char *gw_ar_reason_name(enum gw_ar_reason r);	/* "bloat", "load", "idle" */
+const char *gw_ar_state_name(enum gw_ar_state s);
+
+/* The last `window` judgements as bits, newest in bit 0. */
+struct gw_ar_window {
+	uint64_t bits;
+	int n;			/* judgements so far, up to the window */
+};
+
+struct gw_ar_dir {
+	bool on;			/* autorate runs in this direction */
+	struct gw_autorate_cfg cfg;
+	double rate;			/* bytes/s in force (what the kernel has) */
+	double want;			/* bytes/s proposed by the last step; == rate when none */
+	enum gw_ar_reason want_reason;
+	double achieved;		/* bytes/s, the last sampling pass's */
+	double achieved_mono;		/* when it was seen; 0: never */
+	double last_cut, last_step;	/* monotonic seconds of the last cut, last change */
+	double idle_since;		/* monotonic seconds; 0: not idle */
+	bool bloated;			/* the last judgement of this direction */
+	enum gw_ar_state state;
+	struct gw_ar_window owd;	/* one-way delay judgements of this direction */
+	/* what happened, for status and metrics */
+	uint64_t changes[GW_AR_REASONS];
+	enum gw_ar_reason last_reason;	/* GW_AR_NONE before the first change */
+	double last_change_mono;	/* 0 before the first change */
+};
+
+struct gw_ar_refl {
+	bool seen[3];			/* rtt, owd up, owd down */
+	double base[3];			/* baselines, ms */
+	double delta[3];		/* the last sample's delay over baseline, ms */
+};
+
+struct gw_ar_ctl {
+	struct gw_ar_dir dir[2];
+	struct gw_ar_refl refl[GW_AR_REFLECTORS];
+	struct gw_ar_window rtt;	/* round-trip judgements, both directions */
+	int window, bloat_samples;	/* of the RTT window: the first direction's that is on */
+};
+
+/* Baselines: a sample below the baseline pulls it down fast, above it rises slowly (as
+ * cake-autorate has it); per sample. */
+#define GW_AR_BASE_DOWN 0.9
+#define GW_AR_BASE_UP 0.001
+
+/* dir[d] may be NULL (autorate off there); rate[d] is what the kernel has now. */
+void gw_ar_init(struct gw_ar_ctl *c, const struct gw_autorate_cfg *cfg[2], const double rate[2]);
+/* The rate in force changed behind the controller's back (a reload, a heal): take it. */
+void gw_ar_set_rate(struct gw_ar_ctl *c, int d, double rate);
+/* One probe's outcome at monotonic time now: rtt_ms, owd_up_ms and owd_down_ms finite or NAN
+ * (a loss: nothing to judge). Returns the directions (bit d) whose want now differs from rate. */
+unsigned int gw_ar_sample(struct gw_ar_ctl *c, int target, double rtt_ms, double owd_up_ms,
+			  double owd_down_ms, double now);
+/* A sampling pass saw direction d send achieved bytes/s; steps raises and idle returns.
+ * Returns the directions (bit d) whose want now differs from rate. */
+unsigned int gw_ar_load(struct gw_ar_ctl *c, int d, double achieved, double now);
+/* The kernel took want (ok) or refused it; either way want == rate after. */
+void gw_ar_done(struct gw_ar_ctl *c, int d, bool ok, double now);
+/* The threshold a delta is held against in direction d at its rate now, ms: the configured one
+ * plus one 1500-byte packet's serialisation time. */
+double gw_ar_threshold_ms(const struct gw_ar_dir *d);
+
+#endif

@@ -1,0 +1,417 @@
+/* tests/unit/test_autorate.c: autorate's config (keys, defaults, refusals) and its controller
+ * driven sample by sample: baselines, K of N, the threshold and serialisation, cuts, raises,
+ * hold-off, the idle return, one-way delays against round trips. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/config.h"
+#include "gatewayd/autorate_ctl.h"
+#include "tests/unit/tap.h"
+
+#define MBIT(x) ((x) * 125000.0)
+
+static char err[512];
+
+#define PROBE "probe = { targets = [ \"192.0.2.1\" ]; };\n"
+#define WAN(egress) "links = ( { name = \"wan\"; interface = \"eth0\";\n" egress "} );\n"
+
+static struct gw_config *load(const char *text, int *ret)
+{
+	struct gw_config *cfg = NULL;
+
+	err[0] = '\0';
+	*ret = gw_config_load_string("gw.conf", text, &cfg, err, sizeof(err));
+	return cfg;
+}
+
+static void test_config_defaults(void)
+{
+	int ret;
+	struct gw_config *cfg = load(PROBE WAN(
+		"egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+		"  autorate = { min = \"5mbit\"; max = \"80mbit\"; }; };\n"), &ret);
+	const struct gw_autorate_cfg *a;
+
+	if (!CHECK(ret == 0 && cfg, "config: autorate loads (%d, %s)", ret, err))
+		return;
+	a = &cfg->links[0].dir[GW_DIR_EGRESS].autorate;
+	CHECK(a->present && a->line == 4, "config: present, line 4 (%d)", a->line);
+	CHECK(a->min == 625000 && a->max == 10000000 && a->base == 5000000,
+	      "config: min, max, base defaulting to the rate");
+	CHECK(a->delay_threshold_us == 10000 && a->window == 6 && a->bloat_samples == 3,
+	      "config: threshold 10ms, 3 of 6");
+	CHECK(a->cut == 0.9 && a->raise == 1.04 && a->load_threshold == 0.75,
+	      "config: cut 0.9, raise 1.04, load 0.75");
+	CHECK(a->hold_us == 500000 && a->raise_every_us == 200000 && a->idle_after_us == 5000000,
+	      "config: hold 500ms, raise_every 200ms, idle_after 5s");
+	CHECK(!cfg->links[0].dir[GW_DIR_INGRESS].autorate.present, "config: ingress has none");
+	gw_config_free(cfg);
+}
+
+static void test_config_all_keys(void)
+{
+	int ret;
+	struct gw_config *cfg = load(PROBE WAN(
+		"ingress = { shaper = \"cake\"; rate = \"30mbit\";\n"
+		"  autorate = { min = \"2mbit\"; base = \"20mbit\"; max = \"100mbit\";\n"
+		"    delay_threshold = \"20ms\"; window = 10; bloat_samples = 4; cut = 0.8;\n"
+		"    raise = 1.1; load_threshold = 0.5; hold = \"1s\"; raise_every = \"50ms\";\n"
+		"    idle_after = \"30s\"; }; };\n"), &ret);
+	const struct gw_autorate_cfg *a;
+
+	if (!CHECK(ret == 0 && cfg, "config: every key loads (%d, %s)", ret, err))
+		return;
+	a = &cfg->links[0].dir[GW_DIR_INGRESS].autorate;
+	CHECK(a->base == 2500000 && a->min == 250000 && a->max == 12500000, "config: rates");
+	CHECK(a->delay_threshold_us == 20000 && a->window == 10 && a->bloat_samples == 4 &&
+	      a->cut == 0.8 && a->raise == 1.1 && a->load_threshold == 0.5 &&
+	      a->hold_us == 1000000 && a->raise_every_us == 50000 &&
+	      a->idle_after_us == 30000000, "config: every knob as written");
+	gw_config_free(cfg);
+}
+
+static const struct {
+	int line;
+	const char *msg;
+	const char *text;
+} bad[] = {
+	{ 4, "link 'wan' egress autorate: 'max' is required", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n autorate = { min = \"5mbit\"; }; };\n") },
+	{ 4, "'min' 90mbit is above 'max' 80mbit", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"90mbit\"; max = \"80mbit\"; }; };\n") },
+	{ 4, "'base' 1mbit is not within 'min' 5mbit and 'max' 80mbit", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; base = \"1mbit\"; max = \"80mbit\"; }; };\n") },
+	{ 4, "the base (the direction's 'rate') 40mbit is not within", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"20mbit\"; }; };\n") },
+	{ 4, "the direction's 'rate' 40mbit, where autorate starts, is not within", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; base = \"10mbit\"; max = \"20mbit\"; }; };\n") },
+	{ 5, "'bloat_samples' 7 is more than 'window' 6", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\";\n bloat_samples = 7; }; };\n") },
+	{ 4, "'cut' 1.2 is out of range 0.5..0.99", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; cut = 1.2; }; };\n") },
+	{ 4, "'raise' must be a number", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; raise = \"fast\"; }; };\n") },
+	{ 4, "'delay_threshold' \"2s\" is out of range 1ms..1s", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; delay_threshold = \"2s\"; }; };\n") },
+	{ 4, "unknown key 'speed' in link 'wan' egress autorate", PROBE WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; speed = 1; }; };\n") },
+	{ 4, "autorate cannot move tbf's rate over a fifo child", PROBE WAN(
+	  "egress = { shaper = \"tbf\"; rate = \"40mbit\"; child = { kind = \"fifo\"; };\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; }; };\n") },
+	{ 3, "link 'wan' egress autorate: autorate needs probes", WAN(
+	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; }; };\n") },
+	{ 5, "link 'lte' egress autorate: autorate needs the probes on this link, and they are "
+	  "on link 'wan'", PROBE
+	  "links = ( { name = \"wan\"; interface = \"eth0\";\n"
+	  " egress = { shaper = \"htb\"; rate = \"40mbit\"; }; },\n"
+	  " { name = \"lte\"; interface = \"eth1\"; egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; }; }; } );\n" },
+};
+
+static void test_config_bad(void)
+{
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char prefix[32];
+		int ret;
+		struct gw_config *cfg = load(bad[i].text, &ret);
+
+		snprintf(prefix, sizeof(prefix), "gw.conf:%d: ", bad[i].line);
+		CHECK(ret == -EINVAL && !cfg && !strncmp(err, prefix, strlen(prefix)) &&
+		      strstr(err, bad[i].msg), "config refused #%zu: %s (got \"%s\")", i + 1,
+		      bad[i].msg, err);
+		gw_config_free(cfg);
+	}
+}
+
+/* ---- the controller ---- */
+
+static struct gw_autorate_cfg ar_cfg(double min_mbit, double base_mbit, double max_mbit)
+{
+	struct gw_autorate_cfg a = {
+		.present = true, .min = (uint64_t)MBIT(min_mbit), .base = (uint64_t)MBIT(base_mbit),
+		.max = (uint64_t)MBIT(max_mbit), .delay_threshold_us = 10000, .window = 6,
+		.bloat_samples = 3, .cut = 0.9, .raise = 1.04, .load_threshold = 0.75,
+		.hold_us = 500000, .raise_every_us = 200000, .idle_after_us = 5000000,
+	};
+	return a;
+}
+
+/* egress on (and ingress when both), both at 40 Mbit/s */
+static void ctl_init(struct gw_ar_ctl *c, const struct gw_autorate_cfg *up,
+		     const struct gw_autorate_cfg *down)
+{
+	const struct gw_autorate_cfg *cfg[2] = { up, down };
+	double rate[2] = { MBIT(40), MBIT(40) };
+
+	gw_ar_init(c, cfg, rate);
+}
+
+static void test_baseline(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
+	CHECK(c.refl[0].base[0] == 20, "baseline: the first sample is the baseline");
+	gw_ar_sample(&c, 0, 120, NAN, NAN, 1.05);
+	CHECK(fabs(c.refl[0].base[0] - 20.1) < 1e-9, "baseline: rises slowly (0.001 of 100 ms: "
+	      "%.4f)", c.refl[0].base[0]);
+	CHECK(fabs(c.refl[0].delta[0] - 100) < 1e-9, "baseline: delta against the old baseline");
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1.1);
+	CHECK(fabs(c.refl[0].base[0] - (20.1 - 0.9 * 10.1)) < 1e-9, "baseline: falls fast (0.9)");
+	gw_ar_sample(&c, 1, 50, NAN, NAN, 1.15);
+	CHECK(c.refl[1].base[0] == 50 && c.refl[0].base[0] < 12, "baseline: one per reflector");
+	gw_ar_sample(&c, 0, NAN, NAN, NAN, 1.2);
+	CHECK(c.refl[0].base[0] < 12, "baseline: a loss leaves it");
+}
+
+static void test_k_of_n(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	unsigned int m = 0;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_load(&c, 0, MBIT(38), 1);	/* loaded: 38 >= 0.75 x 40 */
+	for (int t = 0; t < 3; t++)
+		gw_ar_sample(&c, t, 10, NAN, NAN, 1);
+	/* 2 bloated among quiet ones: not bloat */
+	m |= gw_ar_sample(&c, 0, 40, NAN, NAN, 1.01);
+	m |= gw_ar_sample(&c, 1, 10, NAN, NAN, 1.02);
+	m |= gw_ar_sample(&c, 2, 40, NAN, NAN, 1.03);
+	m |= gw_ar_sample(&c, 0, 10, NAN, NAN, 1.04);
+	m |= gw_ar_sample(&c, 1, 10, NAN, NAN, 1.05);
+	CHECK(m == 0 && !c.dir[0].bloated, "K of N: 2 of 6 is no bloat");
+	/* the third within the last six, from another reflector: bloat, cut */
+	m = gw_ar_sample(&c, 1, 40, NAN, NAN, 1.06);
+	CHECK(m == 1 && c.dir[0].bloated, "K of N: 3 of the last 6 over all reflectors is bloat");
+	CHECK(fabs(c.dir[0].want - MBIT(38) * 0.9) < 1, "cut: towards the achieved rate x 0.9 "
+	      "(%.0f)", c.dir[0].want);
+	CHECK(c.dir[0].want_reason == GW_AR_BLOAT, "cut: reason bloat");
+	gw_ar_done(&c, 0, true, 1.06);
+	CHECK(c.dir[0].rate == c.dir[0].want && c.dir[0].changes[GW_AR_BLOAT] == 1 &&
+	      c.dir[0].state == GW_AR_ST_HOLD, "cut: taken, counted, holding");
+	/* samples that have left the window no longer count */
+	ctl_init(&c, &up, NULL);
+	gw_ar_load(&c, 0, MBIT(38), 1);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	gw_ar_sample(&c, 0, 40, NAN, NAN, 1.01);
+	gw_ar_sample(&c, 0, 40, NAN, NAN, 1.02);
+	for (int i = 0; i < 5; i++)
+		gw_ar_sample(&c, 0, 10.5, NAN, NAN, 1.03 + i * 0.01);
+	m = gw_ar_sample(&c, 0, 40, NAN, NAN, 1.1);
+	CHECK(m == 0, "K of N: old bloated samples fall out of the window");
+}
+
+static void test_threshold_serialisation(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(1, 5, 80);
+	struct gw_ar_ctl c;
+	const struct gw_autorate_cfg *cfg[2] = { &up, NULL };
+	double rate[2] = { MBIT(5), 0 };
+	unsigned int m = 0;
+
+	gw_ar_init(&c, cfg, rate);
+	/* at 5 Mbit/s a 1500-byte packet is 2.4 ms: the threshold is 12.4 ms */
+	CHECK(fabs(gw_ar_threshold_ms(&c.dir[0]) - 12.4) < 1e-9, "threshold: 10 ms + 2.4 ms at "
+	      "5 Mbit/s (%.3f)", gw_ar_threshold_ms(&c.dir[0]));
+	gw_ar_load(&c, 0, MBIT(5), 1);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	for (int i = 0; i < 6; i++)
+		m |= gw_ar_sample(&c, 0, 22, NAN, NAN, 1.01 + i * 0.01);	/* +12 ms */
+	CHECK(m == 0, "threshold: 12 ms over baseline is under 12.4 ms at 5 Mbit/s");
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 23, NAN, NAN, 1.1 + i * 0.01);	/* +13 ms */
+	CHECK(m == 1, "threshold: 13 ms over baseline is bloat");
+	gw_ar_set_rate(&c, 0, MBIT(80));
+	CHECK(fabs(gw_ar_threshold_ms(&c.dir[0]) - 10.15) < 1e-9, "threshold: 10.15 ms at "
+	      "80 Mbit/s");
+}
+
+static void test_cut_floor_and_hold(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	unsigned int m;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(38), 1);
+	for (int i = 0; i < 3; i++)
+		m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.01 + i * 0.01);
+	gw_ar_done(&c, 0, true, 1.03);
+	/* still bloated, and the achieved rate has fallen to 3 Mbit/s: held first */
+	gw_ar_load(&c, 0, MBIT(3), 1.2);
+	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.3);
+	CHECK(m == 0 && c.dir[0].state == GW_AR_ST_HOLD, "hold: no second cut within 500 ms");
+	/* loaded by its own measure? 3 < 0.75 x 34.2: with RTT alone the unloaded direction is
+	 * not the bloated one, so nothing is cut */
+	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.6);
+	CHECK(m == 0, "RTT: an unloaded direction is not cut");
+	gw_ar_load(&c, 0, MBIT(30), 1.7);
+	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.7);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(27)) < 1, "cut: after the hold, again, to "
+	      "0.9 x achieved (%.0f)", c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 1.7);
+	for (int i = 0; i < 40; i++) {
+		double t = 2.3 + i * 0.6;
+
+		gw_ar_load(&c, 0, c.dir[0].rate, t);
+		if (gw_ar_sample(&c, 0, 100, NAN, NAN, t))
+			gw_ar_done(&c, 0, true, t);
+	}
+	CHECK(c.dir[0].rate == MBIT(5), "cut: never under min (%.2f Mbit/s)",
+	      c.dir[0].rate / 125000);
+	/* a refused change: the old rate stays, and it is not asked again at once */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(38), 1);
+	for (int i = 0; i < 3; i++)
+		m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.01 + i * 0.01);
+	gw_ar_done(&c, 0, false, 1.03);
+	CHECK(c.dir[0].rate == MBIT(40) && c.dir[0].want == MBIT(40) &&
+	      !c.dir[0].changes[GW_AR_BLOAT], "refused: the old rate kept, nothing counted");
+	CHECK(gw_ar_sample(&c, 0, 100, NAN, NAN, 1.1) == 0, "refused: held like a cut");
+}
+
+static void test_raise(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 50);
+	struct gw_ar_ctl c;
+	unsigned int m;
+	int raises = 0;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	m = gw_ar_load(&c, 0, MBIT(20), 1);
+	CHECK(m == 0, "raise: not at half the rate");
+	m = gw_ar_load(&c, 0, MBIT(31), 1.2);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(41.6)) < 1 && c.dir[0].want_reason == GW_AR_LOAD,
+	      "raise: loaded (31 >= 0.75 x 40), x1.04");
+	gw_ar_done(&c, 0, true, 1.2);
+	m = gw_ar_load(&c, 0, MBIT(41), 1.3);
+	CHECK(m == 0, "raise: paced, not within 200 ms of the last");
+	for (int i = 0; i < 40; i++) {
+		double t = 1.4 + i * 0.2;
+
+		if (gw_ar_load(&c, 0, c.dir[0].rate, t)) {
+			gw_ar_done(&c, 0, true, t);
+			raises++;
+		}
+	}
+	CHECK(c.dir[0].rate == MBIT(50) && raises == 5, "raise: never over max (%.2f, %d raises)",
+	      c.dir[0].rate / 125000, raises);
+	/* bloat blocks a raise */
+	ctl_init(&c, &up, NULL);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	for (int i = 0; i < 3; i++)
+		m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.01 + i * 0.01);
+	gw_ar_done(&c, 0, true, 1.03);
+	m = gw_ar_load(&c, 0, MBIT(36), 1.6);
+	CHECK(m == 0, "raise: not while bloated");
+	for (int i = 0; i < 6; i++)
+		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.7 + i * 0.01);
+	m = gw_ar_load(&c, 0, MBIT(36), 1.8);
+	CHECK(m == 1, "raise: once the samples are quiet and the hold is over");
+}
+
+static void test_idle(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	int steps = 0;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_set_rate(&c, 0, MBIT(12));
+	for (int i = 0; i <= 25; i++)	/* 5 s idle: nothing yet */
+		steps += gw_ar_load(&c, 0, MBIT(1), 1 + i * 0.2) != 0;
+	CHECK(steps == 1 && c.dir[0].want_reason == GW_AR_IDLE && c.dir[0].state == GW_AR_ST_IDLE,
+	      "idle: a first step after idle_after (%d)", steps);
+	for (int i = 26; i < 200; i++)
+		if (gw_ar_load(&c, 0, MBIT(1), 1 + i * 0.2))
+			gw_ar_done(&c, 0, true, 1 + i * 0.2);
+	CHECK(c.dir[0].rate == MBIT(40) && c.dir[0].changes[GW_AR_IDLE] > 10,
+	      "idle: back to base, step by step (%.2f, %llu steps)", c.dir[0].rate / 125000,
+	      (unsigned long long)c.dir[0].changes[GW_AR_IDLE]);
+	gw_ar_set_rate(&c, 0, MBIT(60));
+	if (gw_ar_load(&c, 0, MBIT(1), 100))
+		gw_ar_done(&c, 0, true, 100);
+	CHECK(fabs(c.dir[0].rate - MBIT(60) / 1.04) < 1, "idle: down towards base from above");
+	/* load in between starts the idle time again */
+	ctl_init(&c, &up, NULL);
+	gw_ar_set_rate(&c, 0, MBIT(12));
+	gw_ar_load(&c, 0, MBIT(1), 1);
+	gw_ar_load(&c, 0, MBIT(11), 4);
+	CHECK(gw_ar_load(&c, 0, MBIT(1), 8) == 0, "idle: the time counts from the last load");
+}
+
+static void test_owd_vs_rtt(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80), down = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	unsigned int m = 0;
+
+	/* one-way delays: only the direction that bloats is cut, loaded or not */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_load(&c, 1, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 20, 10, 10, 1);
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 60, 10, 50, 1.01 + i * 0.01);
+	CHECK(m == 2 && c.dir[1].bloated && !c.dir[0].bloated, "OWD: only download cut (m %u)", m);
+	/* round trips alone: both loaded directions are cut */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_load(&c, 1, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.01 + i * 0.01);
+	CHECK(m == 3, "RTT: both loaded directions cut (m %u)", m);
+	/* round trips alone: only the loaded one */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_load(&c, 1, MBIT(2), 1);
+	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.01 + i * 0.01);
+	CHECK(m == 1, "RTT: only the loaded direction cut (m %u)", m);
+	/* a one-way sample with one side missing is judged as a round trip */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 60, 50, NAN, 1.01 + i * 0.01);
+	CHECK(m == 1 && c.rtt.n == 4, "OWD: half a pair is a round trip");
+}
+
+int main(void)
+{
+	test_config_defaults();
+	test_config_all_keys();
+	test_config_bad();
+	test_baseline();
+	test_k_of_n();
+	test_threshold_serialisation();
+	test_cut_floor_and_hold();
+	test_raise();
+	test_idle();
+	test_owd_vs_rtt();
+	return tap_done();
+}
