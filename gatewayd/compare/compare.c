@@ -238,11 +238,14 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 	/* the scenario: one queue in the gateway, under htb (autorate moves htb's rates) */
 	if (!qset)
 		snprintf(qbuf, sizeof(qbuf), "fq_codel");
+	char given[256];
+
+	snprintf(given, sizeof(given), "%s", qbuf);	/* parse_qdiscs cuts qbuf up */
 	if (parse_qdiscs(qbuf, o))
 		return -EINVAL;
 	if (o->n_qdiscs != 1 || cmp_queue(o->qdiscs[0])->shaper) {
 		fprintf(stderr, "gatewayd: --scenario: --qdiscs names the one queue under the gateway's htb (fifo, fq_codel, cake, ...), not '%s'\n",
-			qbuf);
+			given);
 		return -EINVAL;
 	}
 	if (cmp_sc_parse_steps(steps, &o->sc)) {
