@@ -32,6 +32,7 @@ struct cmp_scenario {
 	size_t n_ways;
 	/* autorate's, derived from the steps (cmp_sc_defaults), bits/s */
 	uint64_t min[2], base[2], max[2];
+	char ar_keys[256];		/* --autorate: more keys for the autorate blocks */
 };
 
 /* The qdiscs a run can compare: every leaf kind the registry has, as a child under gatewayd's

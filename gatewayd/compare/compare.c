@@ -73,6 +73,7 @@ static void usage(FILE *f)
 		"                [--kernel auto|host|uml]\n"
 		"       gatewayd --compare --scenario variable [--steps 40/10,12/4,30/8]\n"
 		"                [--step-time 20s] [--ways autorate,fixed,none] [--qdiscs fq_codel]\n"
+		"                [--autorate 'KEY = VALUE; ...']\n"
 		"                [--rtt 40ms] [--out DIR | -c CONFIG] [--kernel auto|host|uml]\n"
 		"Builds a client - gateway - delay box - server testbed in fresh network namespaces,\n"
 		"shapes the gateway with gatewayd (each queue in turn), loads it with 4+4 TCP flows\n"
@@ -128,6 +129,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		{ "steps", required_argument, NULL, 's' },
 		{ "step-time", required_argument, NULL, 'T' },
 		{ "ways", required_argument, NULL, 'w' },
+		{ "autorate", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -197,6 +199,16 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 			break;
 		case 'w':
 			snprintf(wbuf, sizeof(wbuf), "%s", optarg);
+			break;
+		case 'A':
+			/* into the generated config as they are: gatewayd's parser judges them,
+			 * and the line of the config with its complaint is in the run's note */
+			if (strlen(optarg) >= sizeof(o->sc.ar_keys) || strpbrk(optarg, "{}\n")) {
+				fprintf(stderr, "gatewayd: --autorate: autorate keys, like 'delay_threshold = \"20ms\";', under %zu characters, without braces or newlines\n",
+					sizeof(o->sc.ar_keys));
+				return -EINVAL;
+			}
+			snprintf(o->sc.ar_keys, sizeof(o->sc.ar_keys), "%s", optarg);
 			break;
 		case 'o':
 			snprintf(o->out, sizeof(o->out), "%s", optarg);
@@ -420,6 +432,10 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 		argv[i++] = stept;
 		argv[i++] = "--ways";
 		argv[i++] = ways;
+		if (o->sc.ar_keys[0]) {
+			argv[i++] = "--autorate";
+			argv[i++] = (char *)o->sc.ar_keys;
+		}
 	}
 	argv[i] = NULL;
 	fflush(stdout);

@@ -353,7 +353,7 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum 
 {
 	const struct cmp_queue *x = cmp_queue(q);
 	const char *in = x->ops->bench_ingress, *eg = x->ops->bench;
-	char child[128], ichild[256], rate[2][32], ar[2][160] = { "", "" };
+	char child[128], ichild[256], rate[2][32], ar[2][400] = { "", "" };
 	FILE *f;
 
 	snprintf(child, sizeof(child), "kind = \"%s\";%s%s", x->ops->name, eg && *eg ? " " : "",
@@ -366,8 +366,8 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum 
 		gw_format_rate(o->sc.min[d] / 8, mn, sizeof(mn));
 		gw_format_rate(o->sc.max[d] / 8, mx, sizeof(mx));
 		if (w == CMP_WAY_AUTORATE)
-			snprintf(ar[d], sizeof(ar[d]), " autorate = { min = \"%s\"; max = \"%s\"; };",
-				 mn, mx);
+			snprintf(ar[d], sizeof(ar[d]), " autorate = { min = \"%s\"; max = \"%s\";%s%s };",
+				 mn, mx, o->sc.ar_keys[0] ? " " : "", o->sc.ar_keys);
 	}
 	snprintf(path, len, "%s/scenario-%s.conf", b->tmp, cmp_way_name(w));
 	if (!(f = fopen(path, "we")))
