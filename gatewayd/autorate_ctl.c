@@ -44,7 +44,7 @@ void gw_ar_init(struct gw_ar_ctl *c, const struct gw_autorate_cfg *cfg[2], const
 
 		x->rate = x->want = rate[d];
 		x->last_reason = x->want_reason = GW_AR_NONE;
-		x->last_cut = x->last_step = -INFINITY;
+		x->last_cut = x->last_step = x->last_look = -INFINITY;
 		if (!cfg[d] || !cfg[d]->present)
 			continue;
 		x->on = true;
@@ -106,6 +106,11 @@ static double judge_delay(struct gw_ar_refl *r, int k, double ms)
 	return delta;
 }
 
+static void smooth(struct gw_ar_dir *x, double delta)
+{
+	x->delta_ms += GW_AR_DELTA_EWMA * (delta - x->delta_ms);
+}
+
 static void set_state(struct gw_ar_dir *x, double now)
 {
 	if (now - x->last_cut < (double)x->cfg.hold_us / 1e6)
@@ -135,13 +140,25 @@ static unsigned int propose(struct gw_ar_dir *x, int d, double r, enum gw_ar_rea
  * at most once per hold. */
 static unsigned int cut(struct gw_ar_dir *x, int d, double now)
 {
-	double base = x->rate;
+	double base = x->rate, hold = (double)x->cfg.hold_us / 1e6, factor = x->cfg.cut;
+	double fall = x->cut_delta_ms - x->delta_ms;
 
-	if (now - x->last_cut < (double)x->cfg.hold_us / 1e6)
+	if (now - x->last_cut < hold || now - x->last_look < hold)
 		return 0;
-	if (x->achieved_mono > 0 && x->achieved < base)
-		base = x->achieved;
-	return propose(x, d, base * x->cfg.cut, GW_AR_BLOAT);
+	/* draining since the last look, fast enough to be gone in time: look again later */
+	if (x->cut_delta_ms > 0 && fall > 0 &&
+	    x->delta_ms * fmax(hold, now - fmax(x->last_cut, x->last_look)) <= fall * GW_AR_DRAIN_S) {
+		x->cut_delta_ms = x->delta_ms;
+		x->last_look = now;
+		return 0;
+	}
+	/* towards what the line carried: the larger of the last two passes, so that flows
+	 * that have just collapsed (a loss, the queue's own delay) do not drag the cut down */
+	if (x->achieved_mono > 0 && fmax(x->achieved, x->achieved_prev) < base)
+		base = fmax(x->achieved, x->achieved_prev);
+	/* a queue deeper than a cut drains in GW_AR_DRAIN_S: deeper */
+	factor = fmin(factor, fmax(GW_AR_CUT_DEEPEST, 1 - x->delta_ms / 1e3 / GW_AR_DRAIN_S));
+	return propose(x, d, base * factor, GW_AR_BLOAT);
 }
 
 unsigned int gw_ar_sample(struct gw_ar_ctl *c, int target, double rtt_ms, double owd_up_ms,
@@ -163,13 +180,18 @@ unsigned int gw_ar_sample(struct gw_ar_ctl *c, int target, double rtt_ms, double
 			struct gw_ar_dir *x = &c->dir[d];
 			double delta = judge_delay(r, d == 0 ? K_UP : K_DOWN, ms[d]);
 
-			if (x->on)
-				window_push(&x->owd, x->cfg.window, delta > gw_ar_threshold_ms(x));
+			if (!x->on)
+				continue;
+			window_push(&x->owd, x->cfg.window, delta > gw_ar_threshold_ms(x));
+			smooth(x, delta);
 		}
 	} else if (c->window) {
 		double delta = judge_delay(r, K_RTT, rtt_ms);
 
 		window_push(&c->rtt, c->window, delta > rtt_threshold_ms(c));
+		for (int d = 0; d < 2; d++)
+			if (c->dir[d].on)
+				smooth(&c->dir[d], delta);
 	}
 	if (c->window)
 		rtt_bloat = window_count(&c->rtt) >= c->bloat_samples;
@@ -180,9 +202,14 @@ unsigned int gw_ar_sample(struct gw_ar_ctl *c, int target, double rtt_ms, double
 			continue;
 		/* with round trips alone, the bloat is the loaded directions' */
 		x->bloated = window_count(&x->owd) >= x->cfg.bloat_samples ||
-			     (rtt_bloat && loaded(x));
-		if (x->bloated)
+			     (rtt_bloat && (loaded(x) || (x->loaded_mono > 0 &&
+					    now - x->loaded_mono <= GW_AR_LOADED_MEMORY_S)));
+		if (x->bloated) {
+			x->idle_since = 0;	/* a queue: not idle, whatever the rate says */
 			moved |= cut(x, d, now);
+		} else {
+			x->cut_delta_ms = 0;	/* the episode is over: the next one starts anew */
+		}
 		set_state(x, now);
 	}
 	return moved;
@@ -198,14 +225,16 @@ unsigned int gw_ar_load(struct gw_ar_ctl *c, int d, double achieved, double now)
 		return 0;
 	x = &c->dir[d];
 	every = (double)x->cfg.raise_every_us / 1e6;
+	x->achieved_prev = x->achieved;
 	x->achieved = achieved > 0 ? achieved : 0;
 	x->achieved_mono = now;
 	if (loaded(x)) {
 		x->idle_since = 0;
+		x->loaded_mono = now;
 		if (!x->bloated && now - x->last_cut >= (double)x->cfg.hold_us / 1e6 &&
 		    now - x->last_step >= every)
 			moved = propose(x, d, x->rate * x->cfg.raise, GW_AR_LOAD);
-	} else {
+	} else if (!x->bloated) {
 		if (x->idle_since <= 0)
 			x->idle_since = now;
 		if (now - x->idle_since >= (double)x->cfg.idle_after_us / 1e6 &&
@@ -229,8 +258,10 @@ void gw_ar_done(struct gw_ar_ctl *c, int d, bool ok, double now)
 		return;
 	/* a refusal waits as a change would, or every sample would ask again */
 	x->last_step = now;
-	if (x->want_reason == GW_AR_BLOAT)
+	if (x->want_reason == GW_AR_BLOAT) {
 		x->last_cut = now;
+		x->cut_delta_ms = x->delta_ms;
+	}
 	if (ok) {
 		x->rate = x->want;
 		x->changes[x->want_reason]++;

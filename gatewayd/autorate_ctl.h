@@ -45,9 +45,14 @@ struct gw_ar_dir {
 	double want;			/* bytes/s proposed by the last step; == rate when none */
 	enum gw_ar_reason want_reason;
 	double achieved;		/* bytes/s, the last sampling pass's */
+	double achieved_prev;		/* the pass before's: a cut goes towards the larger */
 	double achieved_mono;		/* when it was seen; 0: never */
 	double last_cut, last_step;	/* monotonic seconds of the last cut, last change */
+	double last_look;		/* a cut passed over while the queue drained */
 	double idle_since;		/* monotonic seconds; 0: not idle */
+	double loaded_mono;		/* the last pass that saw it loaded; 0: never */
+	double delta_ms;		/* its samples' delay over baseline, smoothed */
+	double cut_delta_ms;		/* delta_ms at the last cut (or the last look at it) */
 	bool bloated;			/* the last judgement of this direction */
 	enum gw_ar_state state;
 	struct gw_ar_window owd;	/* one-way delay judgements of this direction */
@@ -74,6 +79,19 @@ struct gw_ar_ctl {
  * cake-autorate has it); per sample. */
 #define GW_AR_BASE_DOWN 0.9
 #define GW_AR_BASE_UP 0.001
+/* With round trips alone a direction is taken to be the bloated one when it is loaded or was
+ * within this long: a bottleneck past the shaper slows the flows it queues (the achieved rate
+ * falls below the shaper's as the queue grows), and that is exactly the queue to cut for. */
+#define GW_AR_LOADED_MEMORY_S 2.0
+/* A cut aims to drain the standing queue within GW_AR_DRAIN_S: towards the achieved rate
+ * times cut, or times 1 - delay/GW_AR_DRAIN_S where the queue is deeper than that drains
+ * (never below GW_AR_CUT_DEEPEST). After a cut the queue's samples stay over the threshold
+ * until it has drained: a further cut (once the hold is over) waits while the smoothed delay
+ * falls fast enough to be gone within GW_AR_DRAIN_S, so one drop is not cut again and again
+ * on its way down; a queue that stands, or drains slower, is cut again. */
+#define GW_AR_DRAIN_S 1.0
+#define GW_AR_CUT_DEEPEST 0.5
+#define GW_AR_DELTA_EWMA 0.2	/* the smoothing of delta_ms, per sample */
 
 /* dir[d] may be NULL (autorate off there); rate[d] is what the kernel has now. */
 void gw_ar_init(struct gw_ar_ctl *c, const struct gw_autorate_cfg *cfg[2], const double rate[2]);

@@ -40,8 +40,8 @@ static void test_config_defaults(void)
 	CHECK(a->present && a->line == 4, "config: present, line 4 (%d)", a->line);
 	CHECK(a->min == 625000 && a->max == 10000000 && a->base == 5000000,
 	      "config: min, max, base defaulting to the rate");
-	CHECK(a->delay_threshold_us == 10000 && a->window == 6 && a->bloat_samples == 3,
-	      "config: threshold 10ms, 3 of 6");
+	CHECK(a->delay_threshold_us == 10000 && a->window == 12 && a->bloat_samples == 6,
+	      "config: threshold 10ms, 6 of 12");
 	CHECK(a->cut == 0.9 && a->raise == 1.04 && a->load_threshold == 0.75,
 	      "config: cut 0.9, raise 1.04, load 0.75");
 	CHECK(a->hold_us == 500000 && a->raise_every_us == 200000 && a->idle_after_us == 5000000,
@@ -93,7 +93,7 @@ static const struct {
 	  " autorate = { min = \"5mbit\"; base = \"10mbit\"; max = \"20mbit\"; }; };\n") },
 	{ 5, "'bloat_samples' 7 is more than 'window' 6", PROBE WAN(
 	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
-	  " autorate = { min = \"5mbit\"; max = \"80mbit\";\n bloat_samples = 7; }; };\n") },
+	  " autorate = { min = \"5mbit\"; max = \"80mbit\";\n bloat_samples = 7; window = 6; }; };\n") },
 	{ 4, "'cut' 1.2 is out of range 0.5..0.99", PROBE WAN(
 	  "egress = { shaper = \"htb\"; rate = \"40mbit\";\n"
 	  " autorate = { min = \"5mbit\"; max = \"80mbit\"; cut = 1.2; }; };\n") },
@@ -256,18 +256,26 @@ static void test_cut_floor_and_hold(void)
 	/* still bloated, and the achieved rate has fallen to 3 Mbit/s: held first */
 	gw_ar_load(&c, 0, MBIT(3), 1.2);
 	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.3);
+	gw_ar_load(&c, 0, MBIT(3), 1.4);	/* two passes at 3: the larger of them is 3 */
 	CHECK(m == 0 && c.dir[0].state == GW_AR_ST_HOLD, "hold: no second cut within 500 ms");
-	/* loaded by its own measure? 3 < 0.75 x 34.2: with RTT alone the unloaded direction is
-	 * not the bloated one, so nothing is cut */
+	/* unloaded now (3 < 0.75 x 34.2) but loaded 0.6 s ago: a queue past the shaper slowed
+	 * its flows, so it is still the bloated one: cut towards what it achieves */
 	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.6);
-	CHECK(m == 0, "RTT: an unloaded direction is not cut");
-	gw_ar_load(&c, 0, MBIT(30), 1.7);
-	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 1.7);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(5)) < 1, "RTT: loaded until just now: cut, "
+	      "0.9 x 3 Mbit/s held at min 5 (%.2f)", c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, false, 1.6);	/* refused: as if not made, the rate stays 34.2 */
+	/* unloaded for over GW_AR_LOADED_MEMORY_S: with RTT alone not the bloated one */
+	gw_ar_load(&c, 0, MBIT(3), 2.0);
+	gw_ar_load(&c, 0, MBIT(3), 3.9);
+	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 4.0);
+	CHECK(m == 0 && !c.dir[0].bloated, "RTT: a direction unloaded for 2 s is not cut");
+	gw_ar_load(&c, 0, MBIT(30), 4.1);
+	m = gw_ar_sample(&c, 0, 100, NAN, NAN, 4.1);
 	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(27)) < 1, "cut: after the hold, again, to "
 	      "0.9 x achieved (%.0f)", c.dir[0].want / 125000);
-	gw_ar_done(&c, 0, true, 1.7);
+	gw_ar_done(&c, 0, true, 4.1);
 	for (int i = 0; i < 40; i++) {
-		double t = 2.3 + i * 0.6;
+		double t = 4.7 + i * 0.6;
 
 		gw_ar_load(&c, 0, c.dir[0].rate, t);
 		if (gw_ar_sample(&c, 0, 100, NAN, NAN, t))
@@ -285,6 +293,54 @@ static void test_cut_floor_and_hold(void)
 	CHECK(c.dir[0].rate == MBIT(40) && c.dir[0].want == MBIT(40) &&
 	      !c.dir[0].changes[GW_AR_BLOAT], "refused: the old rate kept, nothing counted");
 	CHECK(gw_ar_sample(&c, 0, 100, NAN, NAN, 1.1) == 0, "refused: held like a cut");
+}
+
+/* feed n samples of rtt ms to reflector 0 from t, 10 ms apart; the directions that moved */
+static unsigned int feed(struct gw_ar_ctl *c, int n, double rtt, double t)
+{
+	unsigned int m = 0;
+
+	for (int i = 0; i < n; i++)
+		m |= gw_ar_sample(c, 0, rtt, NAN, NAN, t + i * 0.01);
+	return m;
+}
+
+static void test_drain(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	unsigned int m;
+
+	/* a deep queue: cut deeper than 0.9, enough to drain it within a second */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 1, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(36), 1);
+	gw_ar_load(&c, 0, MBIT(36), 1.2);
+	m = feed(&c, 30, 301, 1.2);	/* the smoothed delay reaches ~300 ms */
+	CHECK(m == 1 && c.dir[0].want < MBIT(36) * 0.72 && c.dir[0].want > MBIT(36) * 0.5,
+	      "deep queue: cut to about 0.7 x achieved (%.2f)", c.dir[0].want / 125000);
+	/* a cut towards the larger of the last two passes: a collapse does not drag it down */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 1, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(30), 1);
+	gw_ar_load(&c, 0, MBIT(6), 1.2);
+	m = feed(&c, 3, 21, 1.3);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(27)) < MBIT(0.5), "cut: towards the larger of "
+	      "two passes (%.2f)", c.dir[0].want / 125000);
+	/* the queue at 50 ms when the cut is taken */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 1, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(36), 1);
+	m = feed(&c, 30, 51, 1.1);
+	gw_ar_done(&c, 0, true, 1.4);
+	/* then draining fast (50 -> 20 ms within the hold): no further cut */
+	gw_ar_load(&c, 0, MBIT(32), 1.5);
+	m = feed(&c, 40, 21, 1.5);
+	CHECK(m == 0 && c.dir[0].bloated && c.dir[0].changes[GW_AR_BLOAT] == 1,
+	      "draining fast enough: not cut again (delta %.1f)", c.dir[0].delta_ms);
+	/* standing at 15 ms: cut again within a few holds */
+	m = feed(&c, 150, 18, 1.9);
+	CHECK(m == 1, "a queue that stands is cut again");
 }
 
 static void test_raise(void)
@@ -410,6 +466,7 @@ int main(void)
 	test_k_of_n();
 	test_threshold_serialisation();
 	test_cut_floor_and_hold();
+	test_drain();
 	test_raise();
 	test_idle();
 	test_owd_vs_rtt();
