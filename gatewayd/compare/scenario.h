@@ -22,6 +22,7 @@ struct cmp_sc_point {
 	uint64_t box_bytes[2];		/* sent by the box's bottleneck class */
 	uint32_t box_backlog[2];	/* bytes in the box's fifo */
 	uint64_t shaper[2];		/* the gateway's shaper rate, bits/s; 0: none */
+	uint64_t cpu_busy, cpu_total;	/* /proc/stat's first line, in ticks */
 };
 
 struct cmp_sc_step {
@@ -36,6 +37,7 @@ struct cmp_sc_step {
 	double shaper[2];		/* the gateway's mean shaper rate, settled; NAN: none */
 	double recover_s;		/* after a drop (else NAN); INFINITY: not in the step */
 	double peak_queue_ms[2];	/* the box's fifo at its fullest, ms at the capacity */
+	double cpu_busy;		/* share of the CPUs busy over the settled part, 0..1 */
 };
 
 struct cmp_sc_run {

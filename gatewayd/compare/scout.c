@@ -70,6 +70,7 @@ static struct json_object *step_json(const struct cmp_sc_step *st)
 	json_object_object_add(o, "achieved_bps", pair(st->achieved[0], st->achieved[1]));
 	json_object_object_add(o, "shaper_bps", pair(st->shaper[0], st->shaper[1]));
 	json_object_object_add(o, "peak_queue_ms", pair(st->peak_queue_ms[0], st->peak_queue_ms[1]));
+	json_object_object_add(o, "cpu_busy", num(st->cpu_busy));
 	if (st->drop) {
 		json_object_object_add(o, "recovered", json_object_new_boolean(!isinf(st->recover_s)));
 		json_object_object_add(o, "recovery_s", num(st->recover_s));

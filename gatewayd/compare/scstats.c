@@ -176,6 +176,8 @@ void cmp_sc_derive(const struct cmp_opts *o, struct cmp_sc_run *x)
 			ind[2] = p[i]->p99 - x->baseline_ms;
 		}
 		window(x, lo, st->end, &a, &b);
+		st->cpu_busy = a && b && b->cpu_total > a->cpu_total ?
+			(double)(b->cpu_busy - a->cpu_busy) / (double)(b->cpu_total - a->cpu_total) : NAN;
 		for (int d = 0; d < 2; d++) {
 			double sum = 0;
 			size_t n = 0;
@@ -273,12 +275,12 @@ static void cell(double v, int dec, const char *unit_nan)
 }
 
 enum col { C_IND50, C_IND95, C_IND99, C_ALL95, C_GDOWN, C_GUP, C_SHDOWN, C_SHUP, C_QDOWN,
-	   C_QUP, C_REC, C_COUNT };
+	   C_QUP, C_CPU, C_REC, C_COUNT };
 static const char *const col_label[C_COUNT] = {
 	"induced p50 (ms), 3 s on", "induced p95 (ms), 3 s on", "induced p99 (ms), 3 s on",
 	"induced p95 (ms), whole", "goodput down (% of cap)", "goodput up (% of cap)",
 	"shaper down (Mbit/s)", "shaper up (Mbit/s)", "box queue down (ms)",
-	"box queue up (ms)", "recovery (s)",
+	"box queue up (ms)", "bench CPU busy (%)", "recovery (s)",
 };
 
 static double value(const struct cmp_sc_step *st, enum col c)
@@ -294,6 +296,7 @@ static double value(const struct cmp_sc_step *st, enum col c)
 	case C_SHUP: return st->shaper[0] / 1e6;
 	case C_QDOWN: return st->peak_queue_ms[1];
 	case C_QUP: return st->peak_queue_ms[0];
+	case C_CPU: return st->cpu_busy * 100;
 	default: return st->recover_s;
 	}
 }
@@ -327,7 +330,8 @@ void cmp_sc_print(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_
 				if (!runs[i].ran)
 					printf(" %11s", "failed");
 				else
-					cell(value(&runs[i].st[k], (enum col)c), c >= C_GDOWN && c <= C_GUP ? 0 : 1,
+					cell(value(&runs[i].st[k], (enum col)c),
+					     (c >= C_GDOWN && c <= C_GUP) || c == C_CPU ? 0 : 1,
 					     "-");
 			}
 			printf("\n");
@@ -349,6 +353,14 @@ void cmp_sc_print(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_
 	for (size_t i = 0; i < n; i++)
 		if (runs[i].note[0])
 			printf("note: %s: %s\n", cmp_way_name(runs[i].way), runs[i].note);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; runs[i].ran && k < sc->n_steps; k++)
+			if (runs[i].st[k].cpu_busy >= CMP_CPU_SATURATED) {
+				printf("note: the bench's CPU was %.0f%% busy (%s, step %zu)%s: goodput and latency then measure the CPU as much as the link\n",
+				       runs[i].st[k].cpu_busy * 100, cmp_way_name(runs[i].way), k + 1,
+				       o->in_uml ? " (one CPU in the UML guest)" : "");
+				return;
+			}
 }
 
 void cmp_sc_run_free(struct cmp_sc_run *x)

@@ -65,6 +65,9 @@ def check_step(path, s, cap):
                 bad(f"{path}.induced_ms.{part}.{k}", "not a number or null")
     for k in ("goodput_bps", "goodput_share", "achieved_bps", "shaper_bps", "peak_queue_ms"):
         pair(f"{path}.{k}", s.get(k))
+    c = s.get("cpu_busy", "missing")
+    if not (c is None or (is_num(c) and 0 <= c <= 1)):
+        bad(f"{path}.cpu_busy", f"not a share 0..1 or null: {c!r}")
     if s.get("drop"):
         if not isinstance(s.get("recovered"), bool):
             bad(f"{path}.recovered", "a drop without a boolean 'recovered'")

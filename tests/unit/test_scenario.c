@@ -102,7 +102,7 @@ static void make_run(struct cmp_sc_run *x, const struct cmp_opts *o, enum cmp_wa
 		up->mbps[i] = t <= 15 ? 9 : 3.6;
 		down->mbps[i] = t <= 15 ? 30 : 10;
 	}
-	uint64_t bytes[2] = { 0, 0 };
+	uint64_t bytes[2] = { 0, 0 }, busy = 0;
 
 	for (int i = 0; i <= 250; i++) {
 		double t = i * 0.1;
@@ -118,6 +118,9 @@ static void make_run(struct cmp_sc_run *x, const struct cmp_opts *o, enum cmp_wa
 				      p.cap[d];
 			p.box_backlog[d] = d ? 15000 : 5000;
 		}
+		busy += t < 15 ? 50 : 90;	/* per tick of 100: half, then 90% busy */
+		p.cpu_total = (uint64_t)i * 100;
+		p.cpu_busy = busy;
 		if (gw_grow(&x->pts, &x->cap_pts, x->n_pts, sizeof(*x->pts), 64))
 			abort();
 		x->pts[x->n_pts++] = p;
@@ -179,6 +182,10 @@ static void test_derive(void)
 	      "the shaper's mean rate; none without a shaper");
 	CHECK(fabs(s2->peak_queue_ms[1] - 15000 * 8 * 1000 / 12e6) < 0.01,
 	      "the box's queue in ms at the step's capacity (%.2f)", s2->peak_queue_ms[1]);
+
+	CHECK(fabs(s1->cpu_busy - 0.5) < 0.01 && s2->cpu_busy > 0.85,
+	      "the bench's CPU busy over each step's settled part (%.2f, %.2f)", s1->cpu_busy,
+	      s2->cpu_busy);
 
 	cmp_sc_judge(&o, runs, 3, &v);
 	CHECK(v.latency == 1, "autorate's latency passes: %s", v.why_latency);
