@@ -161,12 +161,36 @@ static unsigned int cut(struct gw_ar_dir *x, int d, double now)
 	return propose(x, d, base * factor, GW_AR_BLOAT);
 }
 
+/* With round trips alone, whose is the bloat: the directions loaded now or lately; else the
+ * busiest, if it is busy at all. A bit per direction. */
+static unsigned int rtt_blame(const struct gw_ar_ctl *c, double now)
+{
+	unsigned int m = 0;
+	double best = GW_AR_BUSY_MIN;
+	int busiest = -1;
+
+	for (int d = 0; d < 2; d++) {
+		const struct gw_ar_dir *x = &c->dir[d];
+		double u = x->rate > 0 && x->achieved_mono > 0 ? x->achieved / x->rate : 0;
+
+		if (!x->on)
+			continue;
+		if (loaded(x) || (x->loaded_mono > 0 && now - x->loaded_mono <= GW_AR_LOADED_MEMORY_S))
+			m |= 1u << d;
+		if (u >= best) {
+			best = u;
+			busiest = d;
+		}
+	}
+	return m ? m : busiest >= 0 ? 1u << busiest : 0;
+}
+
 unsigned int gw_ar_sample(struct gw_ar_ctl *c, int target, double rtt_ms, double owd_up_ms,
 			  double owd_down_ms, double now)
 {
 	bool owd = isfinite(owd_up_ms) && isfinite(owd_down_ms);
 	bool rtt_bloat = false;
-	unsigned int moved = 0;
+	unsigned int moved = 0, blamed;
 	struct gw_ar_refl *r;
 
 	if (target < 0 || target >= GW_AR_REFLECTORS || !isfinite(rtt_ms))
@@ -195,15 +219,14 @@ unsigned int gw_ar_sample(struct gw_ar_ctl *c, int target, double rtt_ms, double
 	}
 	if (c->window)
 		rtt_bloat = window_count(&c->rtt) >= c->bloat_samples;
+	blamed = rtt_bloat ? rtt_blame(c, now) : 0;
 	for (int d = 0; d < 2; d++) {
 		struct gw_ar_dir *x = &c->dir[d];
 
 		if (!x->on)
 			continue;
-		/* with round trips alone, the bloat is the loaded directions' */
 		x->bloated = window_count(&x->owd) >= x->cfg.bloat_samples ||
-			     (rtt_bloat && (loaded(x) || (x->loaded_mono > 0 &&
-					    now - x->loaded_mono <= GW_AR_LOADED_MEMORY_S)));
+			     (blamed & (1u << d));
 		if (x->bloated) {
 			x->idle_since = 0;	/* a queue: not idle, whatever the rate says */
 			moved |= cut(x, d, now);

@@ -83,13 +83,17 @@ struct gw_ar_ctl {
  * within this long: a bottleneck past the shaper slows the flows it queues (the achieved rate
  * falls below the shaper's as the queue grows), and that is exactly the queue to cut for. */
 #define GW_AR_LOADED_MEMORY_S 2.0
+/* When no direction is loaded by that measure (a line far slower than the rate it started at
+ * never lets the flows reach load_threshold of it), the bloat is the busiest direction's, if it
+ * carries at least this share of its rate. */
+#define GW_AR_BUSY_MIN 0.1
 /* A cut aims to drain the standing queue within GW_AR_DRAIN_S: towards the achieved rate
  * times cut, or times 1 - delay/GW_AR_DRAIN_S where the queue is deeper than that drains
  * (never below GW_AR_CUT_DEEPEST). After a cut the queue's samples stay over the threshold
  * until it has drained: a further cut (once the hold is over) waits while the smoothed delay
  * falls fast enough to be gone within GW_AR_DRAIN_S, so one drop is not cut again and again
  * on its way down; a queue that stands, or drains slower, is cut again. */
-#define GW_AR_DRAIN_S 1.0
+#define GW_AR_DRAIN_S 0.3
 #define GW_AR_CUT_DEEPEST 0.5
 #define GW_AR_DELTA_EWMA 0.2	/* the smoothing of delta_ms, per sample */
 

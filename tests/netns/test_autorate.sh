@@ -23,6 +23,9 @@ for l in "$NS_C c0" "$NS_R r0" "$NS_R r1" "$NS_M m0" "$NS_M m1" "$NS_S s0"; do
 	set -- $l
 	ip -n "$1" link set "$2" up
 done
+# a modem's line carries frames, not the 64 KB GSO packets veth would pass on (each one 43 ms
+# at 12 Mbit/s ahead of a probe, whatever the rates): the client sends single segments
+ip -n "$NS_C" link set c0 gso_max_segs 1
 ip -n "$NS_C" route add default via 10.78.1.1
 ip -n "$NS_R" route add default via 10.78.2.2
 ip -n "$NS_M" route add 10.78.1.0/24 via 10.78.2.1
@@ -181,5 +184,73 @@ check "the kernel's classes hold the rate /api/status says (read back)" bash -c 
 	[ -n \"\$r\" ]"
 check "the heal check sees the new rate as gatewayd's own: nothing restored" \
 	bash -c "! grep -q 'restored' '$GW_LOG'"
+gw_stop
+check "gatewayd exits 0" test $? = 0
+
+# 100 rate changes under load lose no packet the change itself dropped: autorate set to move
+# at every sample and pass (a 1 ms threshold on one sample, no hold, raises every pass), a
+# UDP stream with sequence numbers in a class of its own far below its share of min, and TCP
+# whose windows (2 x 32 KB) fit the fifos, so nothing overflows; before and after: the same
+# qdisc handles, no qdisc created or deleted (tc monitor), counters that only grow, no drops
+modem_rate change 12mbit
+cat >"$TMPD/churn.conf" <<'CONF'
+interval = "100ms";
+links = ( { name = "wan"; interface = "r1";
+  egress = { shaper = "htb"; rate = "40mbit";
+    classes = (
+      { name = "probe"; rate = "1mbit"; ceil = "40mbit"; prio = 0;
+        match = ( { proto = "udp"; dport = [ 2112, 2113, 2114 ]; }, { proto = "icmp"; } );
+        child = { kind = "fifo"; limit = 100; }; },
+      { name = "stream"; rate = "10mbit"; ceil = "40mbit"; prio = 0;
+        match = { proto = "udp"; dport = 5202; };
+        child = { kind = "fifo"; limit = 100; }; },
+      { name = "bulk"; rate = "29mbit"; ceil = "40mbit"; prio = 1; default = true;
+        child = { kind = "fifo"; limit = 200; }; } );
+    autorate = { min = "4mbit"; max = "60mbit"; delay_threshold = "1ms"; window = 1;
+      bloat_samples = 1; hold = "0ms"; raise_every = "10ms"; raise = 1.2; cut = 0.8; }; }; } );
+probe = { method = "udp"; interval = "50ms"; timeout = "1s";
+  targets = [ "10.78.3.2:2112", "10.78.3.2:2113", "10.78.3.2:2114" ]; };
+CONF
+gw_start "$NS_R" "$TMPD/churn.conf" || { not_ok "gatewayd starts (churn)" "$(cat "$GW_LOG")"; exit 1; }
+changes() { api /api/status | jq '.links[0].directions[0].autorate.changes | .bloat + .load + .idle'; }
+handles() { tc -n "$NS_R" qdisc show dev r1 | awk '{ print $2, $3 }' | sort | tr '\n' ' '; }
+leafdrops() { tc -n "$NS_R" -s -j qdisc show dev r1 | jq '[.[] | select(.handle != "e000:") | .drops] | add'; }
+H0=$(handles)
+timeout 120 tc -n "$NS_R" monitor >"$TMPD/tcmon" 2>/dev/null &
+PIDS+=($!)
+ip netns exec "$NS_S" timeout 80 iperf3 -s -1 -p 5201 -B 10.78.3.2 >/dev/null 2>&1 &
+PIDS+=($!)
+ip netns exec "$NS_S" timeout 80 iperf3 -s -1 -p 5202 -B 10.78.3.2 >/dev/null 2>&1 &
+PIDS+=($!)
+wait_listening "$NS_S" 5201 && wait_listening "$NS_S" 5202 || not_ok "iperf3 servers listen"
+ip netns exec "$NS_C" timeout 60 iperf3 -c 10.78.3.2 -p 5201 -P 2 -w 32K -t 30 >/dev/null 2>&1 &
+TCP=$!
+PIDS+=($TCP)
+ip netns exec "$NS_C" timeout 60 iperf3 -c 10.78.3.2 -p 5202 -u -b 500K -l 500 -t 30 -J \
+	>"$TMPD/udp.json" 2>&1 &
+UDP=$!
+PIDS+=($UDP)
+sleep 2	# a duration: both flows running before the counters are read
+C0=$(changes)
+B0=$(tc -n "$NS_R" -s -j qdisc show dev r1 | jq '.[] | select(.handle == "e000:") | .bytes')
+wait_for '[ $(($(changes) - C0)) -ge 100 ]' 25 "100 rate changes"
+C1=$(changes)
+B1=$(tc -n "$NS_R" -s -j qdisc show dev r1 | jq '.[] | select(.handle == "e000:") | .bytes')
+D1=$(leafdrops)
+H1=$(handles)
+wait "$UDP"
+wait "$TCP"
+echo "# churn: $((C1 - C0)) changes; $(api /api/status | jq -c '.links[0].directions[0].autorate.changes')"
+check "100 rate changes under load ($((C1 - C0)))" test $((C1 - C0)) -ge 100
+check "the same qdiscs, by handle ($H1)" test "$H0" = "$H1"
+check "no qdisc created or deleted while the rates moved" \
+	bash -c "! grep -qE '^(deleted )?qdisc ' '$TMPD/tcmon'"
+check "the classes were changed ($(grep -c 'class htb' "$TMPD/tcmon") class events)" \
+	test "$(grep -c 'class htb' "$TMPD/tcmon")" -ge 100
+check "the root's counters only grew ($B0 -> $B1 bytes)" test "$B1" -gt "$B0"
+check "no leaf dropped a packet ($D1)" test "$D1" = 0
+check "the modem dropped nothing" test "$(tc -n "$NS_M" -s -j qdisc show dev m1 | jq '[.[].drops] | add')" = 0
+check "the UDP stream lost nothing ($(jq -c '.end.sum | {packets, lost_packets}' "$TMPD/udp.json"))" \
+	bash -c "jq -e '.end.sum.packets > 2000 and .end.sum.lost_packets == 0' '$TMPD/udp.json' >/dev/null"
 gw_stop
 check "gatewayd exits 0" test $? = 0
