@@ -286,15 +286,18 @@ void gw_autorate_pass(struct gw_autorate *ar, struct gw_snapshot *snap, double m
 			       GW_AUTORATE_LOG_EVERY_S, strchr(more, '('));
 		}
 		fill(l, d, &sd->autorate, mono);
+		gw_sampler_push_shaper(ar->st->sampler, i, (double)sd->autorate.rate_bytes_per_s * 8);
 	}
 }
 
 static bool same_block(const struct gw_autorate_cfg *x, const struct gw_autorate_cfg *y)
 {
-	struct gw_autorate_cfg a = *x, b = *y;
-
-	a.line = b.line = 0;
-	return !memcmp(&a, &b, sizeof(a));
+	return x->present == y->present && x->min == y->min && x->base == y->base &&
+	       x->max == y->max && x->delay_threshold_us == y->delay_threshold_us &&
+	       x->bloat_samples == y->bloat_samples && x->window == y->window &&
+	       x->cut == y->cut && x->raise == y->raise && x->load_threshold == y->load_threshold &&
+	       x->hold_us == y->hold_us && x->raise_every_us == y->raise_every_us &&
+	       x->idle_after_us == y->idle_after_us;
 }
 
 int gw_autorate_reload(struct gw_autorate *ar, const struct gw_config *cfg)

@@ -28,7 +28,8 @@ void gw_autorate_sample(void *ctx, const char *link, const struct gw_probe_sampl
 void gw_autorate_pass(struct gw_autorate *ar, struct gw_snapshot *snap, double mono);
 /* The config was reloaded (the reload put each direction back at its configured rate): a
  * direction whose link and autorate block stayed keeps its reflectors' baselines and counts;
- * the rest start afresh. 0 or -ENOMEM (autorate then stops). */
+ * the rest start afresh. Call it before the old config is freed: ar still points at it, to
+ * compare. 0 or -ENOMEM (autorate then stops). */
 int gw_autorate_reload(struct gw_autorate *ar, const struct gw_config *cfg);
 
 #endif

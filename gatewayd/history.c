@@ -26,6 +26,11 @@ enum { L_BASE, L_P50, L_P99, N_L };
 
 struct lat_series {
 	size_t series;
+	/* autorate's directions: the shaper's rate (bits/s), raw and the minute's average;
+	 * NULL where none is kept */
+	uint16_t *shaper_raw, *shaper_min;
+	double shaper_sum;
+	uint32_t shaper_n;
 	uint16_t *raw;			/* raw_len x N_L */
 	uint16_t *min;			/* GW_HIST_MINUTES x N_L: avg, avg, max */
 	double sum[N_L];
@@ -108,6 +113,8 @@ void gw_history_free(struct gw_history *h)
 	for (size_t k = 0; k < h->n_lat; k++) {
 		free(h->lat[k].raw);
 		free(h->lat[k].min);
+		free(h->lat[k].shaper_raw);
+		free(h->lat[k].shaper_min);
 	}
 	free(h->raw_t);
 	free(h->min_t);
@@ -117,12 +124,22 @@ void gw_history_free(struct gw_history *h)
 	free(h);
 }
 
+static size_t shaper_series(const struct gw_history *h)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < h->n_lat; k++)
+		n += h->lat[k].shaper_raw != NULL;
+	return n;
+}
+
 size_t gw_history_bytes(const struct gw_history *h)
 {
 	return sizeof(*h) + h->raw_len * sizeof(*h->raw_t) + GW_HIST_MINUTES * sizeof(*h->min_t) +
 	       h->n_series * (sizeof(*h->acc) + h->raw_len * sizeof(*h->raw) +
 			      GW_HIST_MINUTES * sizeof(*h->min)) +
-	       h->n_lat * (h->raw_len + GW_HIST_MINUTES) * N_L * sizeof(uint16_t);
+	       h->n_lat * (h->raw_len + GW_HIST_MINUTES) * N_L * sizeof(uint16_t) +
+	       shaper_series(h) * (h->raw_len + GW_HIST_MINUTES) * sizeof(uint16_t);
 }
 
 int gw_history_track_latency(struct gw_history *h, size_t series)
@@ -150,6 +167,31 @@ int gw_history_track_latency(struct gw_history *h, size_t series)
 	h->n_lat++;
 	pthread_mutex_unlock(&h->lock);
 	return 0;
+}
+
+int gw_history_track_shaper(struct gw_history *h, size_t series)
+{
+	int r = gw_history_track_latency(h, series);
+	uint16_t *raw, *min;
+
+	for (size_t k = 0; !r && k < h->n_lat; k++) {
+		struct lat_series *l = &h->lat[k];
+
+		if (l->series != series || l->shaper_raw)
+			continue;
+		raw = calloc(h->raw_len, sizeof(*raw));
+		min = calloc(GW_HIST_MINUTES, sizeof(*min));
+		if (!raw || !min) {
+			free(raw);
+			free(min);
+			return -ENOMEM;
+		}
+		pthread_mutex_lock(&h->lock);
+		l->shaper_min = min;
+		l->shaper_raw = raw;
+		pthread_mutex_unlock(&h->lock);
+	}
+	return r;
 }
 
 static struct lat_series *lat_of(struct gw_history *h, size_t series)
@@ -180,6 +222,20 @@ void gw_history_push_latency(struct gw_history *h, size_t series, double baselin
 	pthread_mutex_unlock(&h->lock);
 }
 
+void gw_history_push_shaper(struct gw_history *h, size_t series, double rate_bps)
+{
+	struct lat_series *l;
+
+	pthread_mutex_lock(&h->lock);
+	l = h->raw_count ? lat_of(h, series) : NULL;
+	if (l && l->shaper_raw && rate_bps > 0) {
+		l->shaper_raw[h->raw_head] = gw_hist_encode(rate_bps);
+		l->shaper_sum += rate_bps;
+		l->shaper_n++;
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
 static void close_minute_latency(struct gw_history *h)
 {
 	for (size_t k = 0; k < h->n_lat; k++) {
@@ -189,6 +245,11 @@ static void close_minute_latency(struct gw_history *h)
 		p[L_BASE] = l->n[L_BASE] ? gw_hist_encode(l->sum[L_BASE] / l->n[L_BASE]) : 0;
 		p[L_P50] = l->n[L_P50] ? gw_hist_encode(l->sum[L_P50] / l->n[L_P50]) : 0;
 		p[L_P99] = l->n[L_P99] ? gw_hist_encode(l->max_p99) : 0;
+		if (l->shaper_min)
+			l->shaper_min[h->min_head] = l->shaper_n ?
+				gw_hist_encode(l->shaper_sum / l->shaper_n) : 0;
+		l->shaper_sum = 0;
+		l->shaper_n = 0;
 		memset(l->sum, 0, sizeof(l->sum));
 		memset(l->n, 0, sizeof(l->n));
 		l->max_p99 = 0;
@@ -202,8 +263,11 @@ static float lat_dec(uint16_t c)
 }
 
 /* The latency fields of a point: NAN unless the series is a probed direction total. */
-static void lat_fill(struct gw_hist_point *o, const struct lat_series *l, const uint16_t *row)
+static void lat_fill(struct gw_hist_point *o, const struct lat_series *l, const uint16_t *row,
+		     const uint16_t *shaper)
 {
+	o->has_shaper = shaper != NULL;
+	o->shaper_bps = shaper ? lat_dec(*shaper) : NAN;
 	o->baseline_ms = l ? lat_dec(row[L_BASE]) : NAN;
 	o->loaded_p50_ms = l ? lat_dec(row[L_P50]) : NAN;
 	o->loaded_p99_ms = l ? lat_dec(row[L_P99]) : NAN;
@@ -252,8 +316,11 @@ void gw_history_pass(struct gw_history *h, double t)
 		h->raw_head = (h->raw_head + 1) % h->raw_len;
 	h->raw_t[h->raw_head] = t;
 	/* a pass without a latency figure shows none, not the one from 15 minutes ago */
-	for (size_t k = 0; k < h->n_lat; k++)
+	for (size_t k = 0; k < h->n_lat; k++) {
 		memset(&h->lat[k].raw[h->raw_head * N_L], 0, N_L * sizeof(uint16_t));
+		if (h->lat[k].shaper_raw)
+			h->lat[k].shaper_raw[h->raw_head] = 0;
+	}
 	if (h->raw_count < h->raw_len)
 		h->raw_count++;
 	pthread_mutex_unlock(&h->lock);
@@ -302,7 +369,8 @@ static size_t query_raw(struct gw_history *h, size_t i, double from, double to,
 			.rate_bps_max = r, .delay_ms_min = d, .delay_ms_avg = d, .delay_ms_max = d,
 			.drops_per_s_avg = (float)gw_hist_decode(p->v[V_DROPS]),
 			.backlog_bytes_avg = (float)gw_hist_decode(p->v[V_BACKLOG]) };
-		lat_fill(&out[n - 1], l, l ? &l->raw[idx * N_L] : NULL);
+		lat_fill(&out[n - 1], l, l ? &l->raw[idx * N_L] : NULL,
+			 l && l->shaper_raw ? &l->shaper_raw[idx] : NULL);
 	}
 	return n;
 }
@@ -329,7 +397,8 @@ static size_t query_minute(struct gw_history *h, size_t i, double from, double t
 			.delay_ms_max = (float)gw_hist_decode(p->delay_max),
 			.drops_per_s_avg = (float)gw_hist_decode(p->drops_avg),
 			.backlog_bytes_avg = (float)gw_hist_decode(p->backlog_avg) };
-		lat_fill(&out[n - 1], l, l ? &l->min[idx * N_L] : NULL);
+		lat_fill(&out[n - 1], l, l ? &l->min[idx * N_L] : NULL,
+			 l && l->shaper_min ? &l->shaper_min[idx] : NULL);
 	}
 	return n;
 }

@@ -33,6 +33,12 @@ int gw_history_track_latency(struct gw_history *h, size_t series);
 /* In a pass, after gw_history_pass; NAN for a figure there is none of. Untracked: ignored. */
 void gw_history_push_latency(struct gw_history *h, size_t series, double baseline_ms,
 			     double p50_ms, double p99_ms);
+/* Where autorate moves a direction: its total's series keeps the shaper's rate too (2 bytes
+ * a raw point, 2 a minute point: the minute's average), also tracked for latency. 0, -ENOENT,
+ * -ENOSPC or -ENOMEM as gw_history_track_latency. */
+int gw_history_track_shaper(struct gw_history *h, size_t series);
+/* In a pass, after gw_history_pass: the rate the shaper had (bits/s). Untracked: ignored. */
+void gw_history_push_shaper(struct gw_history *h, size_t series, double rate_bps);
 /* Points with from <= t <= to, oldest first, at most max; returns the count, -ENOENT for no
  * such series. */
 int gw_history_query(struct gw_history *h, size_t series, double from, double to, bool minute,

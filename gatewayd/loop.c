@@ -193,10 +193,11 @@ static void reload(struct gw_loop_ctx *c)
 		gw_log(GW_LOG_INFO, "reload: no containers entry any more; %zu container tree%s "
 		       "removed", n, n == 1 ? "" : "s");
 	}
-	gw_config_free(c->cfg);
-	c->cfg = next;
+	/* before the old config goes: autorate compares the two */
 	if (c->ar && gw_autorate_reload(c->ar, next))
 		gw_log(GW_LOG_ERR, "reload: autorate: %s; rates stay as configured", strerror(ENOMEM));
+	gw_config_free(c->cfg);
+	c->cfg = next;
 	if (c->ctr)
 		gw_ctr_reload(c->ctr, next);
 	st->reload_error[0] = '\0';

@@ -168,6 +168,10 @@ int gw_sampler_new(const struct gw_config *cfg, const struct gw_applied *a,
 	for (size_t i = 0; !err && cfg->probe.present && i < s->n_dirs; i++)
 		if (!strcmp(cfg->links[s->dirs[i].link].name, cfg->probe.link))
 			err = gw_history_track_latency(s->hist, s->dirs[i].total.series);
+	/* autorate's directions: their totals keep the shaper's rate too */
+	for (size_t i = 0; !err && i < s->n_dirs; i++)
+		if (cfg->links[s->dirs[i].link].dir[s->dirs[i].dir].autorate.present)
+			err = gw_history_track_shaper(s->hist, s->dirs[i].total.series);
 	if (err) {
 		gw_sampler_free(s);
 		return err;
@@ -219,6 +223,8 @@ void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg,
 		 * (up to GW_HIST_LAT_MAX series; earlier points read as none) */
 		if (cfg->probe.present && !strcmp(cfg->links[d->link].name, cfg->probe.link))
 			gw_history_track_latency(s->hist, d->total.series);
+		if (cfg->links[d->link].dir[d->dir].autorate.present)
+			gw_history_track_shaper(s->hist, d->total.series);
 	}
 }
 
@@ -370,6 +376,12 @@ void gw_sampler_push_latency(struct gw_sampler *s, size_t dir, double baseline_m
 	if (dir < s->n_dirs)
 		gw_history_push_latency(s->hist, s->dirs[dir].total.series, baseline_ms,
 					loaded_p50_ms, loaded_p99_ms);
+}
+
+void gw_sampler_push_shaper(struct gw_sampler *s, size_t dir, double rate_bps)
+{
+	if (dir < s->n_dirs)
+		gw_history_push_shaper(s->hist, s->dirs[dir].total.series, rate_bps);
 }
 
 struct gw_history *gw_sampler_history(struct gw_sampler *s)

@@ -47,6 +47,9 @@ void gw_sampler_carry(struct gw_sampler *s, const struct gw_sampler *from,
  * history; only the probed link's totals keep them (see gw_history_track_latency). */
 void gw_sampler_push_latency(struct gw_sampler *s, size_t dir, double baseline_ms,
 			     double loaded_p50_ms, double loaded_p99_ms);
+/* The rate the shaper of the direction at index dir had in this pass (bits/s), into its
+ * total's history (autorate's directions only; see gw_history_track_shaper). */
+void gw_sampler_push_shaper(struct gw_sampler *s, size_t dir, double rate_bps);
 /* The history series of link/direction/class ("total" for the direction), or -ENOENT. */
 int gw_sampler_series(const struct gw_sampler *s, const char *link, const char *direction,
 		      const char *class_name);

@@ -437,9 +437,10 @@ static const char *const hist_columns[] = {
 	"baseline_ms", "loaded_p50_ms", "loaded_p99_ms",
 };
 
-static void add_point(struct jw *w, struct json_object *pts, const struct gw_hist_point *p)
+static void add_point(struct jw *w, struct json_object *pts, const struct gw_hist_point *p,
+		      bool shaper)
 {
-	struct json_object *row = jw_obj(w, pts, NULL, json_object_new_array_ext(12));
+	struct json_object *row = jw_obj(w, pts, NULL, json_object_new_array_ext(13));
 	const double v[] = { p->rate_bps_min, p->rate_bps_avg, p->rate_bps_max, p->delay_ms_min,
 			     p->delay_ms_avg, p->delay_ms_max, p->drops_per_s_avg,
 			     p->backlog_bytes_avg, p->baseline_ms, p->loaded_p50_ms,
@@ -451,6 +452,8 @@ static void add_point(struct jw *w, struct json_object *pts, const struct gw_his
 	/* floats carry about 7 digits; more would be noise */
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		jw_arr_num(w, row, v[i], 7);
+	if (shaper)
+		jw_arr_num(w, row, p->shaper_bps, 7);
 }
 
 int gw_webui_history_json(const struct gw_history_query *q, const struct gw_hist_point *pts,
@@ -458,6 +461,8 @@ int gw_webui_history_json(const struct gw_history_query *q, const struct gw_hist
 {
 	struct jw w = { 0 };
 	struct json_object *root = json_object_new_object(), *cols, *arr;
+	/* a direction autorate moves: one more column, the shaper's rate */
+	bool shaper = n && pts[0].has_shaper;
 
 	if (!root)
 		return -ENOMEM;
@@ -471,8 +476,10 @@ int gw_webui_history_json(const struct gw_history_query *q, const struct gw_hist
 	cols = jw_obj(&w, root, "columns", json_object_new_array());
 	for (size_t i = 0; cols && i < sizeof(hist_columns) / sizeof(hist_columns[0]); i++)
 		jw_obj(&w, cols, NULL, json_object_new_string(hist_columns[i]));
+	if (cols && shaper)
+		jw_obj(&w, cols, NULL, json_object_new_string("shaper_rate_bits_per_second"));
 	arr = jw_obj(&w, root, "points", json_object_new_array_ext((int)n));
 	for (size_t i = 0; arr && i < n && !w.err; i++)
-		add_point(&w, arr, &pts[i]);
+		add_point(&w, arr, &pts[i], shaper);
 	return jw_finish(&w, root, out, len);
 }

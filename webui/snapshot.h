@@ -178,6 +178,9 @@ struct gw_hist_point {
 	float backlog_bytes_avg;
 	/* direction totals of a probed link only (NAN elsewhere and where none fell) */
 	float baseline_ms, loaded_p50_ms, loaded_p99_ms;
+	/* autorate: the series keeps the shaper's rate, bits/s (NAN where none fell) */
+	bool has_shaper;
+	float shaper_bps;
 };
 
 /* What the daemon offers the HTTP side. Both calls are safe from any thread. */

@@ -179,11 +179,25 @@ check "the log says why the rate moved, at most once per 10 s" bash -c "
 	n=\$(grep -cE 'autorate: link .wan. egress ([0-9.]* -> |at [0-9.]* Mbit/s, )' '$GW_LOG')
 	[ \$n -ge 2 ] && [ \$n -le 7 ] && grep -qE 'autorate: link .wan. egress .*(bloat: delay|bloat [1-9])' '$GW_LOG'"
 grep 'autorate:' "$GW_LOG" | head -8 | sed 's/^/# /'
+H=$(api "/api/history?link=wan&direction=egress")
+check "history: the total keeps the shaper's rate, which went under 15 Mbit/s and back over 30" \
+	bash -c "echo '$H' | jq -e '(.columns | index(\"shaper_rate_bits_per_second\")) as \$k |
+		\$k == 12 and ([.points[][\$k] | select(. != null)] | (min < 15e6 and max > 30e6))' >/dev/null"
+check "history: a class keeps none" bash -c "api() { ip netns exec $NS_R curl -s --max-time 3 \"http://127.0.0.1:9180\$1\"; }
+	api '/api/history?link=wan&direction=egress&class=bulk' | jq -e '.columns | length == 12' >/dev/null"
 check "the kernel's classes hold the rate /api/status says (read back)" bash -c "
 	r=\$(tc -n $NS_R class show dev r1 | sed -n 's/.*class htb e000:1 root .*rate \([0-9.]*[KMG]*bit\).*/\1/p')
 	[ -n \"\$r\" ]"
 check "the heal check sees the new rate as gatewayd's own: nothing restored" \
 	bash -c "! grep -q 'restored' '$GW_LOG'"
+# a reload with the same file: the rate back at the configured 40 mbit, the counts kept
+before=$(echo "$J" | jq '.links[0].directions[0].autorate.changes.bloat')
+gw_reload
+wait_for '[ "$(ar rate_bits_per_second)" = 40000000 ]' 5 "the configured rate after the reload"
+check "reload: the rate back at the configured 40 mbit, in the kernel too ($(ar rate_bits_per_second))" \
+	bash -c "[ '$(ar rate_bits_per_second)' = 40000000 ] &&
+		tc -n $NS_R class show dev r1 | grep -q 'class htb e000:1 root .*rate 40Mbit ceil 40Mbit'"
+check "reload: the change counts kept ($before -> $(ar changes.bloat))" test "$(ar changes.bloat)" -ge "$before"
 gw_stop
 check "gatewayd exits 0" test $? = 0
 

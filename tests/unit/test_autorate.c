@@ -8,6 +8,7 @@
 
 #include "config/config.h"
 #include "gatewayd/autorate_ctl.h"
+#include "gatewayd/history.h"
 #include "tests/unit/tap.h"
 
 #define MBIT(x) ((x) * 125000.0)
@@ -478,6 +479,35 @@ static void test_owd_vs_rtt(void)
 	CHECK(m == 1 && c.rtt.n == 4, "OWD: half a pair is a round trip");
 }
 
+/* the history keeps the shaper's rate of autorate's totals only, 2 bytes a point */
+static void test_history(void)
+{
+	struct gw_history *h = gw_history_new(2, 1000000);
+	struct gw_hist_point p[4];
+	size_t before;
+	int n;
+
+	if (!CHECK(h != NULL, "history: made"))
+		return;
+	gw_history_track_latency(h, 1);
+	before = gw_history_bytes(h);
+	CHECK(gw_history_track_shaper(h, 0) == 0, "history: series 0 keeps the shaper's rate");
+	CHECK_EQ_INT(gw_history_bytes(h) - before, (900 + 1440) * 6 + (900 + 1440) * 2,
+		     "history: latency (6 bytes) and the shaper (2 bytes) a raw and a minute point");
+	gw_history_pass(h, 1000);
+	gw_history_push(h, 0, 8e6, 1, 0, 0);
+	gw_history_push(h, 1, 8e6, 1, 0, 0);
+	gw_history_push_shaper(h, 0, 12e6);
+	gw_history_push_shaper(h, 1, 12e6);	/* not tracked: ignored */
+	gw_history_pass(h, 1001);
+	n = gw_history_query(h, 0, 0, 2000, false, p, 4);
+	CHECK(n == 2 && p[0].has_shaper && fabsf(p[0].shaper_bps - 12e6f) < 12e6f * 0.001f &&
+	      isnan(p[1].shaper_bps), "history: the shaper's rate, and none in a pass without it");
+	n = gw_history_query(h, 1, 0, 2000, false, p, 4);
+	CHECK(n == 2 && !p[0].has_shaper, "history: an untracked series has no shaper column");
+	gw_history_free(h);
+}
+
 int main(void)
 {
 	test_config_defaults();
@@ -491,5 +521,6 @@ int main(void)
 	test_raise();
 	test_idle();
 	test_owd_vs_rtt();
+	test_history();
 	return tap_done();
 }

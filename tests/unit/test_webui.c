@@ -466,8 +466,8 @@ static void test_history_json(void)
 {
 	struct gw_history_query q = { "wan", "egress", "total", 100, 200, false };
 	struct gw_hist_point p[2] = {
-		{ 150, 1, 2, 3, 0.5f, 1, 1.5f, 0, 100, 20, 25, 40 },
-		{ 151, NAN, 2, 3, 0.5f, 1, 1.5f, INFINITY, 100, NAN, NAN, NAN },
+		{ 150, 1, 2, 3, 0.5f, 1, 1.5f, 0, 100, 20, 25, 40, false, NAN },
+		{ 151, NAN, 2, 3, 0.5f, 1, 1.5f, INFINITY, 100, NAN, NAN, NAN, false, NAN },
 	};
 	struct json_object *j;
 	size_t len;

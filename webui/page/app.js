@@ -223,27 +223,30 @@
 	/* ---- series: what the charts draw, per class and direction total ---- */
 
 	/* latency (idle baseline, loaded p50 and p99 of the pass) only for the probed totals */
-	const KEYS = ["t", "rate", "delay", "drops", "base", "p50", "p99"];
+	const KEYS = ["t", "rate", "delay", "drops", "base", "p50", "p99", "shaper"];
 
 	class Series {
 		constructor() {
 			for (const k of KEYS) this[k] = [];
 		}
 
-		push(t, rate, delay, drops, lat) {
+		/* shaper: the rate autorate set (the totals of its directions), else null */
+		push(t, rate, delay, drops, lat, shaper) {
 			const n = this.t.length;
 			if (n && t <= this.t[n - 1]) return false;
-			[t, rate, delay, drops].concat(lat || [null, null, null])
+			[t, rate, delay, drops].concat(lat || [null, null, null], [shaper ?? null])
 				.forEach((v, i) => this[KEYS[i]].push(v));
 			return true;
 		}
 
 		/* history arrives after the first polls: it goes in front of what is there */
-		prepend(points) {
+		prepend(points, columns) {
 			const first = this.t.length ? this.t[0] : Infinity;
 			const old = points.filter((p) => p[0] < first);
-			/* columns: time, rate min/avg/max, delay min/avg/max, drops, backlog, latency x3 */
-			const col = { t: 0, rate: 2, delay: 5, drops: 7, base: 9, p50: 10, p99: 11 };
+			/* columns: time, rate min/avg/max, delay min/avg/max, drops, backlog, latency x3,
+			 * and where autorate runs the shaper's rate */
+			const col = { t: 0, rate: 2, delay: 5, drops: 7, base: 9, p50: 10, p99: 11,
+				shaper: (columns || []).indexOf("shaper_rate_bits_per_second") };
 			for (const k of KEYS)
 				this[k] = old.map((p) => (p[col[k]] === undefined ? null : p[col[k]])).concat(this[k]);
 		}
@@ -389,7 +392,7 @@
 
 	function layoutKey(status) {
 		return JSON.stringify(status.links.map((l) => [l.name, l.directions.map((d) =>
-			[d.direction, d.shaper, !!d.latency, d.classes.map((c) => [c.name, c.kind,
+			[d.direction, d.shaper, !!d.latency, !!d.autorate, d.classes.map((c) => [c.name, c.kind,
 				kindShape(c)])])]));
 	}
 
@@ -535,7 +538,14 @@
 		}
 		const ref = legend.appendChild(el("span"));
 		ref.appendChild(el("i", "dash"));
-		ref.appendChild(document.createTextNode("configured rate"));
+		ref.appendChild(document.createTextNode(d.autorate ? "shaper rate now" : "configured rate"));
+		/* autorate: the shaper's rate over time, beside the achieved rate */
+		v.shaperLine = d.autorate ? { s: total, key: "shaper", color: cssVar("--accent"), width: 1.5 } : null;
+		if (v.shaperLine) {
+			const sh = legend.appendChild(el("span"));
+			sh.appendChild(el("i")).style.background = v.shaperLine.color;
+			sh.appendChild(document.createTextNode("shaper rate (autorate)"));
+		}
 		if (v.latChart) {
 			v.latLines = [["base", "idle baseline", "--good"], ["p50", "loaded p50", "--accent"],
 				["p99", "loaded p99", "--bad"]].map(([key, name, color]) => {
@@ -613,7 +623,9 @@
 
 	function updateDir(v, d) {
 		const t = d.total;
-		setText(v.meta, d.shaper + " on " + d.device + " \u00b7 " + fmtRate(d.rate_bits_per_second));
+		setText(v.meta, d.shaper + " on " + d.device + " \u00b7 " + fmtRate(d.rate_bits_per_second) +
+			(d.autorate ? " \u00b7 autorate " + d.autorate.state + " (" + fmtRate(d.autorate.min_bits_per_second) +
+				" \u2013 " + fmtRate(d.autorate.max_bits_per_second) + ")" : ""));
 		setText(v.rate.v, fmtRate(t.achieved_bits_per_second));
 		setText(v.rate.s, "of " + fmtRate(d.rate_bits_per_second) + (isFinite(t.utilisation) &&
 			t.utilisation !== null ? " \u00b7 " + (t.utilisation * 100).toFixed(0) + " %" : ""));
@@ -737,9 +749,10 @@
 					const key = link.name + "/" + d.direction + "/" + (c === d.total ? "total" : c.name);
 					const s = st.series.get(key);
 					const l = c === d.total && d.latency;
+					const a = c === d.total && d.autorate;
 					if (s && s.push(t, c.achieved_bits_per_second, c.queue_delay_ms,
 						c.drops_per_second, l ? [l.baseline_ms, l.interval_loaded_p50_ms,
-							l.interval_loaded_p99_ms] : null))
+							l.interval_loaded_p99_ms] : null, a ? a.rate_bits_per_second : null))
 						added = true;
 				}
 		return added;
@@ -749,7 +762,8 @@
 		const gap = Math.max(3 * st.intervalS, 2.5);
 		for (const v of st.dirs) {
 			const rate = v.lines.map((l) => ({ s: l.s, key: "rate", color: l.color, width: l.width }));
-			drawChart(v.rateChart.canvas, rate, { now, fmt: fmtRateShort, floor: 1000, ref: v.rateRef, gap });
+			drawChart(v.rateChart.canvas, v.shaperLine ? rate.concat([v.shaperLine]) : rate,
+				{ now, fmt: fmtRateShort, floor: 1000, ref: v.rateRef, gap });
 			drawChart(v.delayChart.canvas, rate.map((l) => Object.assign({}, l, { key: "delay" })),
 				{ now, fmt: (x) => trim(x) + "ms", floor: 1, ref: 0, gap });
 			drawChart(v.dropChart.canvas, rate.map((l) => Object.assign({}, l, { key: "drops" })),
@@ -804,7 +818,7 @@
 		if (res.status === 404 && v.link.startsWith("ctr:")) return;
 		if (!res.ok) throw new Error("history " + res.status);
 		const h = await res.json();
-		line.s.prepend(h.points);
+		line.s.prepend(h.points, h.columns);
 		st.historyLoaded++;
 		document.body.dataset.history = String(st.historyLoaded);
 	}
