@@ -33,6 +33,7 @@ struct cmp_scenario {
 	/* autorate's, derived from the steps (cmp_sc_defaults), bits/s */
 	uint64_t min[2], base[2], max[2];
 	char ar_keys[256];		/* --autorate: more keys for the autorate blocks */
+	char probe_method[16];		/* --probe-method: the gateway's probes (icmp, udp, ...) */
 };
 
 /* The qdiscs a run can compare: every leaf kind the registry has, as a child under gatewayd's

@@ -73,7 +73,7 @@ static void usage(FILE *f)
 		"                [--kernel auto|host|uml]\n"
 		"       gatewayd --compare --scenario variable [--steps 40/10,12/4,30/8]\n"
 		"                [--step-time 20s] [--ways autorate,fixed,none] [--qdiscs fq_codel]\n"
-		"                [--autorate 'KEY = VALUE; ...']\n"
+		"                [--autorate 'KEY = VALUE; ...'] [--probe-method icmp|udp|...]\n"
 		"                [--rtt 40ms] [--out DIR | -c CONFIG] [--kernel auto|host|uml]\n"
 		"Builds a client - gateway - delay box - server testbed in fresh network namespaces,\n"
 		"shapes the gateway with gatewayd (each queue in turn), loads it with 4+4 TCP flows\n"
@@ -130,6 +130,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		{ "step-time", required_argument, NULL, 'T' },
 		{ "ways", required_argument, NULL, 'w' },
 		{ "autorate", required_argument, NULL, 'A' },
+		{ "probe-method", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -143,6 +144,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 	o->rtt_us = 40000;
 	o->duration_s = 30;
 	o->sc.step_s = 20;
+	snprintf(o->sc.probe_method, sizeof(o->sc.probe_method), "icmp");
 	snprintf(o->rate_text, sizeof(o->rate_text), "20mbit");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hc:", opts, NULL)) != -1) {
@@ -209,6 +211,17 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 				return -EINVAL;
 			}
 			snprintf(o->sc.ar_keys, sizeof(o->sc.ar_keys), "%s", optarg);
+			break;
+		case 'M':
+			/* the config's probe methods: icmp, udp (to a reflector the bench runs in
+			 * the server), icmp-timestamp where this build's config has it */
+			if (strlen(optarg) >= sizeof(o->sc.probe_method) ||
+			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz-") != strlen(optarg) || !*optarg) {
+				fprintf(stderr, "gatewayd: --probe-method: a probe method of gatewayd.conf(5) (icmp, udp, ...), not '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			snprintf(o->sc.probe_method, sizeof(o->sc.probe_method), "%s", optarg);
 			break;
 		case 'o':
 			snprintf(o->out, sizeof(o->out), "%s", optarg);
@@ -436,6 +449,8 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 			argv[i++] = "--autorate";
 			argv[i++] = (char *)o->sc.ar_keys;
 		}
+		argv[i++] = "--probe-method";
+		argv[i++] = (char *)o->sc.probe_method;
 	}
 	argv[i] = NULL;
 	fflush(stdout);

@@ -175,7 +175,9 @@ static struct json_object *config_json(const struct cmp_opts *o)
 	json_object_object_add(ar, "min_bps", pair((double)sc->min[0], (double)sc->min[1]));
 	json_object_object_add(ar, "base_bps", pair((double)sc->base[0], (double)sc->base[1]));
 	json_object_object_add(ar, "max_bps", pair((double)sc->max[0], (double)sc->max[1]));
+	json_object_object_add(ar, "keys", json_object_new_string(sc->ar_keys));
 	json_object_object_add(c, "autorate", ar);
+	json_object_object_add(c, "probe_method", json_object_new_string(sc->probe_method));
 	json_object_object_add(c, "fixed_bps", pair((double)sc->base[0], (double)sc->base[1]));
 	a = json_object_new_object();
 	json_object_object_add(a, "induced_p95_ms", num(CMP_SC_BOUND_MS));

@@ -311,10 +311,11 @@ void cmp_sc_print(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_
 		printf("%s %g/%g", k ? "," : "", sc->cap[k][1] / 1e6, sc->cap[k][0] / 1e6);
 	printf(" Mbit/s; base RTT %.1f ms; 4+4 TCP; the box's fifo %d KB\n",
 	       o->no_delay ? 0.0 : o->rtt_us / 1000.0, CMP_SC_BOX_FIFO / 1000);
-	printf("autorate: min %g/%g, base %g/%g, max %g/%g Mbit/s; fixed: %g/%g; the gateway's queue: htb + %s\n",
+	printf("autorate: min %g/%g, base %g/%g, max %g/%g Mbit/s%s%s%s; fixed: %g/%g; the gateway's queue: htb + %s, its probes %s\n",
 	       sc->min[1] / 1e6, sc->min[0] / 1e6, sc->base[1] / 1e6, sc->base[0] / 1e6,
-	       sc->max[1] / 1e6, sc->max[0] / 1e6, sc->base[1] / 1e6, sc->base[0] / 1e6,
-	       cmp_qdisc_name(o->qdiscs[0]));
+	       sc->max[1] / 1e6, sc->max[0] / 1e6, sc->ar_keys[0] ? " (" : "", sc->ar_keys,
+	       sc->ar_keys[0] ? ")" : "", sc->base[1] / 1e6, sc->base[0] / 1e6,
+	       cmp_qdisc_name(o->qdiscs[0]), sc->probe_method);
 	printf("%-28s", "");
 	for (size_t i = 0; i < n; i++)
 		printf(" %11s", cmp_way_name(runs[i].way));

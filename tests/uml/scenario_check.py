@@ -121,7 +121,7 @@ def main():
         bad(path, "not schema gatewayd-compare-scenario version 1")
     cfg = j.get("config", {})
     for k in ("steps_bps", "step_s", "settle_s", "rtt_ms", "box_fifo_bytes", "queue", "autorate",
-              "fixed_bps", "bounds", "tcp_flows_per_direction"):
+              "fixed_bps", "bounds", "tcp_flows_per_direction", "probe_method"):
         if k not in cfg:
             bad(f"{path}.config", f"no {k}")
     if problems:

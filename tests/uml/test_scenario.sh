@@ -44,7 +44,7 @@ for bad in "--scenario steady" "--scenario variable --steps 40/10,twelve/4" \
 	"--scenario variable --ways fast" "--scenario variable --qdiscs cake-shaper" \
 	"--scenario variable --qdiscs fq_codel,cake" "--scenario variable --step-time 2s" \
 	"--scenario variable --steps 40/10,12/4,30/8,40/10 --step-time 80s" \
-	"--scenario variable --autorate x={}"; do
+	"--scenario variable --autorate x={}" "--scenario variable --probe-method ICMP;"; do
 	# shellcheck disable=SC2086
 	out=$(timeout 10 "$GATEWAYD" --compare $bad --out "$T/never" 2>&1)
 	rc=$?
@@ -54,10 +54,11 @@ printf '#!/bin/sh\nprintf "%%s\\n" "$@" >%s/fake-args\n' "$T" >"$T/fake-uml"
 chmod +x "$T/fake-uml"
 GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare --kernel uml --scenario variable \
 	--steps 40/10,12mbit/4000kbit --step-time 15s --ways fixed,none --autorate 'window = 12;' \
+	--probe-method udp \
 	--out "$T/fake-out" >/dev/null 2>&1
 args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
 check "the helper gets the scenario's settings: $args" "$args" grep -q -- \
-	"--out $T/fake-out --scenario variable --steps 40000kbit/10000kbit,12000kbit/4000kbit --step-time 15.000s --ways fixed,none --autorate window = 12;" \
+	"--out $T/fake-out --scenario variable --steps 40000kbit/10000kbit,12000kbit/4000kbit --step-time 15.000s --ways fixed,none --autorate window = 12; --probe-method udp" \
 	<<<"$args"
 
 # 2. the real thing, in a guest, through the product's own helper
