@@ -104,6 +104,9 @@ int gw_autorate_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_app
 				       mbit((double)ar->l[i].ctl.dir[d].cfg.max),
 				       mbit(ar->l[i].ctl.dir[d].rate),
 				       mbit((double)ar->l[i].ctl.dir[d].cfg.base));
+	if (ar->n && cfg->interval_us > 500000)
+		gw_log(GW_LOG_WARNING, "autorate: interval %.1f s: a cut goes towards an achieved rate "
+		       "that old; 200ms suits autorate better", (double)cfg->interval_us / 1e6);
 	*out = ar;
 	return 0;
 }

@@ -126,9 +126,9 @@ int gw_retune(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *
 
 	if (link >= cfg->n_links || !cfg->links[link].dir[d].present || !gw_retune_rate(a, link, d))
 		return -ENOENT;
-	want = malloc(a->plan.n * sizeof(*want));
-	idx = malloc(a->plan.n * sizeof(*idx));
-	m = calloc(a->plan.n, sizeof(*m));
+	want = calloc(a->plan.n + 1, sizeof(*want));
+	idx = calloc(a->plan.n + 1, sizeof(*idx));
+	m = calloc(a->plan.n + 1, sizeof(*m));
 	if (!want || !idx || !m) {
 		snprintf(err, errlen, "retune: %s", strerror(ENOMEM));
 		goto out;

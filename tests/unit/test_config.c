@@ -750,6 +750,7 @@ static void test_files(void)
 		"config/examples/home-router.conf",
 		"config/examples/office-router.conf",
 		"config/examples/container-host.conf",
+		"config/examples/lte-router.conf",
 	};
 	char dir[] = "/tmp/gw-test-XXXXXX", path[64], inc[64];
 	struct gw_config *cfg;

@@ -540,7 +540,7 @@
 		ref.appendChild(el("i", "dash"));
 		ref.appendChild(document.createTextNode(d.autorate ? "shaper rate now" : "configured rate"));
 		/* autorate: the shaper's rate over time, beside the achieved rate */
-		v.shaperLine = d.autorate ? { s: total, key: "shaper", color: cssVar("--accent"), width: 1.5 } : null;
+		v.shaperLine = d.autorate ? { s: total, key: "shaper", color: cssVar("--warn"), width: 2 } : null;
 		if (v.shaperLine) {
 			const sh = legend.appendChild(el("span"));
 			sh.appendChild(el("i")).style.background = v.shaperLine.color;
