@@ -18,6 +18,24 @@
 
 enum cmp_kernel { CMP_KERNEL_AUTO, CMP_KERNEL_HOST, CMP_KERNEL_UML };
 
+/* --scenario variable (scenario.c): the delay box's bottleneck changes capacity in steps,
+ * and the gateway is run three ways: gatewayd with autorate, at a fixed rate, not at all. */
+#define CMP_MAX_STEPS 8
+enum cmp_way { CMP_WAY_AUTORATE, CMP_WAY_FIXED, CMP_WAY_NONE, CMP_WAY_COUNT };
+
+struct cmp_scenario {
+	bool on;
+	uint64_t cap[CMP_MAX_STEPS][2];	/* the box's capacity per step, bits/s: [0] up */
+	size_t n_steps;
+	double step_s;			/* each step's length */
+	enum cmp_way ways[CMP_WAY_COUNT];
+	size_t n_ways;
+	/* autorate's, derived from the steps (cmp_sc_defaults), bits/s */
+	uint64_t min[2], base[2], max[2];
+	char ar_keys[256];		/* --autorate: more keys for the autorate blocks */
+	char probe_method[16];		/* --probe-method: the gateway's probes (icmp, udp, ...) */
+};
+
 /* The qdiscs a run can compare: every leaf kind the registry has, as a child under gatewayd's
  * htb, then every kind that shapes by itself, as the root ("cake-shaper"). A queue is its
  * index in that list (cmp_queue()). */
@@ -48,6 +66,7 @@ struct cmp_opts {
 	bool no_delay;			/* the kernel has no netem: no added RTT */
 	bool have[CMP_Q_COUNT];		/* which qdiscs this kernel can build */
 	char self[4096];		/* this binary, for the gatewayd child */
+	struct cmp_scenario sc;
 };
 
 /* The four namespaces and their addresses. */
@@ -141,6 +160,10 @@ void cmp_kill_all(void);
 /* Wait for pid at most timeout_s; then SIGTERM, and SIGKILL a second later. Exit status or
  * -ETIMEDOUT when it had to be killed. */
 int cmp_reap(pid_t pid, double timeout_s);
+/* `TOOL -n NS -b FILE` (ip or tc) with the given lines, waited for. 0 or -errno, the
+ * command's complaint in err. */
+int cmp_bed_batch(struct cmp_bed *b, int ns, const char *tool, const char *lines, char *err,
+		  size_t errlen);
 /* Enter namespace ns (-1: home) in this thread. */
 int cmp_enter(const struct cmp_bed *b, int ns);
 double cmp_now(void);
@@ -148,6 +171,12 @@ double cmp_now(void);
 /* compare_run.c: one qdisc's run. Returns 0, -EINTR when interrupted, or -errno. */
 int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *r, int sigfd);
 void cmp_result_free(struct cmp_result *r);
+/* gatewayd -c conf in the gateway, once it logged that its tree is applied and verified: its
+ * pid, or -errno with why in note. */
+pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char *conf,
+			 const char *log, char *note, size_t notelen);
+/* SIGINT, SIGTERM or SIGHUP read from the signalfd? */
+bool cmp_interrupted(int sigfd);
 
 /* compare_stats.c */
 void cmp_derive(const struct cmp_opts *o, struct cmp_result *r);

@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "gatewayd/compare/compare.h"
 #include "gatewayd/compare/bench.h"
+#include "gatewayd/compare/scenario.h"
 #include "gatewayd/sys/signals.h"
 #include "qdisc/qdisc.h"
 
@@ -70,12 +71,20 @@ static void usage(FILE *f)
 		"usage: gatewayd --compare [--rate 20mbit] [--rtt 40ms] [--duration 30s]\n"
 		"                [--qdiscs fifo,fq_codel,cake,cake-shaper] [--out DIR | -c CONFIG]\n"
 		"                [--kernel auto|host|uml]\n"
+		"       gatewayd --compare --scenario variable [--steps 40/10,12/4,30/8]\n"
+		"                [--step-time 20s] [--ways autorate,fixed,none] [--qdiscs fq_codel]\n"
+		"                [--autorate 'KEY = VALUE; ...'] [--probe-method icmp|udp|...]\n"
+		"                [--rtt 40ms] [--out DIR | -c CONFIG] [--kernel auto|host|uml]\n"
 		"Builds a client - gateway - delay box - server testbed in fresh network namespaces,\n"
 		"shapes the gateway with gatewayd (each queue in turn), loads it with 4+4 TCP flows\n"
 		"and a UDP flood, probes latency throughout, and prints a table (and writes\n"
 		"results.json and SVG plots into DIR, by default CONFIG's compare_dir or\n"
 		GW_COMPARE_DIR_DEFAULT ", where the daemon's status page shows the last one).\n"
 		"--duration is each queue's whole run.\n"
+		"--scenario variable: the delay box's capacity changes in steps (down/up Mbit/s,\n"
+		"each --step-time long) under 4+4 TCP flows, and the gateway runs gatewayd with\n"
+		"autorate, at the first step's rate, and not at all (results in DIR/variable\n"
+		"without --out).\n"
 		"--kernel auto (default) runs in a User-Mode Linux guest when this kernel lacks\n"
 		"netem, fq_codel or cake. Needs root and iproute2.\n");
 }
@@ -116,16 +125,26 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "in-uml", no_argument, NULL, 'U' },
+		{ "scenario", required_argument, NULL, 'S' },
+		{ "steps", required_argument, NULL, 's' },
+		{ "step-time", required_argument, NULL, 'T' },
+		{ "ways", required_argument, NULL, 'w' },
+		{ "autorate", required_argument, NULL, 'A' },
+		{ "probe-method", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char qbuf[256] = "fifo,fq_codel,cake,cake-shaper";
+	char qbuf[256] = "fifo,fq_codel,cake,cake-shaper", wbuf[64] = "autorate,fixed,none";
+	char steps[256] = "40/10,12/4,30/8";
+	bool qset = false;
 	uint64_t rate = 2500000;
 	int64_t us;
 	int c;
 
 	o->rtt_us = 40000;
 	o->duration_s = 30;
+	o->sc.step_s = 20;
+	snprintf(o->sc.probe_method, sizeof(o->sc.probe_method), "icmp");
 	snprintf(o->rate_text, sizeof(o->rate_text), "20mbit");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hc:", opts, NULL)) != -1) {
@@ -159,6 +178,50 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 			break;
 		case 'q':
 			snprintf(qbuf, sizeof(qbuf), "%s", optarg);
+			qset = true;
+			break;
+		case 'S':
+			if (strcmp(optarg, "variable")) {
+				fprintf(stderr, "gatewayd: --scenario: the one there is is 'variable', not '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->sc.on = true;
+			break;
+		case 's':
+			snprintf(steps, sizeof(steps), "%s", optarg);
+			break;
+		case 'T':
+			if (gw_parse_time(optarg, &us) || us < 4000000 || us > 120000000) {
+				fprintf(stderr, "gatewayd: --step-time: want 4s to 120s, like 20s, not '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->sc.step_s = (double)us / 1e6;
+			break;
+		case 'w':
+			snprintf(wbuf, sizeof(wbuf), "%s", optarg);
+			break;
+		case 'A':
+			/* into the generated config as they are: gatewayd's parser judges them,
+			 * and the line of the config with its complaint is in the run's note */
+			if (strlen(optarg) >= sizeof(o->sc.ar_keys) || strpbrk(optarg, "{}\n")) {
+				fprintf(stderr, "gatewayd: --autorate: autorate keys, like 'delay_threshold = \"20ms\";', under %zu characters, without braces or newlines\n",
+					sizeof(o->sc.ar_keys));
+				return -EINVAL;
+			}
+			snprintf(o->sc.ar_keys, sizeof(o->sc.ar_keys), "%s", optarg);
+			break;
+		case 'M':
+			/* the config's probe methods: icmp, udp (to a reflector the bench runs in
+			 * the server), icmp-timestamp where this build's config has it */
+			if (strlen(optarg) >= sizeof(o->sc.probe_method) ||
+			    strspn(optarg, "abcdefghijklmnopqrstuvwxyz-") != strlen(optarg) || !*optarg) {
+				fprintf(stderr, "gatewayd: --probe-method: a probe method of gatewayd.conf(5) (icmp, udp, ...), not '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			snprintf(o->sc.probe_method, sizeof(o->sc.probe_method), "%s", optarg);
 			break;
 		case 'o':
 			snprintf(o->out, sizeof(o->out), "%s", optarg);
@@ -195,7 +258,37 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		return -EINVAL;
 	}
 	o->rate_bps = rate * 8;
-	return parse_qdiscs(qbuf, o);
+	if (!o->sc.on)
+		return parse_qdiscs(qbuf, o);
+	/* the scenario: one queue in the gateway, under htb (autorate moves htb's rates) */
+	if (!qset)
+		snprintf(qbuf, sizeof(qbuf), "fq_codel");
+	char given[256];
+
+	snprintf(given, sizeof(given), "%s", qbuf);	/* parse_qdiscs cuts qbuf up */
+	if (parse_qdiscs(qbuf, o))
+		return -EINVAL;
+	if (o->n_qdiscs != 1 || cmp_queue(o->qdiscs[0])->shaper) {
+		fprintf(stderr, "gatewayd: --scenario: --qdiscs names the one queue under the gateway's htb (fifo, fq_codel, cake, ...), not '%s'\n",
+			given);
+		return -EINVAL;
+	}
+	if (cmp_sc_parse_steps(steps, &o->sc)) {
+		fprintf(stderr, "gatewayd: --steps: want 1 to %d steps of down/up rates, Mbit/s or with a unit, 100kbit to 1gbit each, like 40/10,12/4,30/8, not '%s'\n",
+			CMP_MAX_STEPS, steps);
+		return -EINVAL;
+	}
+	if (o->sc.step_s * (double)o->sc.n_steps > 290) {
+		fprintf(stderr, "gatewayd: --steps and --step-time: at most 290 s of steps in all\n");
+		return -EINVAL;
+	}
+	if (cmp_sc_parse_ways(wbuf, &o->sc)) {
+		fprintf(stderr, "gatewayd: --ways: autorate, fixed and none, each at most once, not '%s'\n",
+			wbuf);
+		return -EINVAL;
+	}
+	cmp_sc_defaults(&o->sc);
+	return 0;
 }
 
 /* Run argv, quietly, and return its exit status (or -1). */
@@ -289,14 +382,31 @@ static bool find_uml_helper(const char *self, char *out, size_t len)
 
 static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 {
-	char dur[32], tmo[32], rtt[32], q[256] = "";
-	char *argv[32];
+	char dur[32], tmo[32], rtt[32], q[256] = "", steps[256] = "", stept[32], ways[64] = "";
+	char *argv[48];
 	int i = 0;
 
 	snprintf(dur, sizeof(dur), "%.3fs", o->duration_s);
 	snprintf(rtt, sizeof(rtt), "%lldus", (long long)o->rtt_us);
 	/* each run, its set-up and tear-down (slow in a one-CPU guest), and the boot */
-	snprintf(tmo, sizeof(tmo), "%.0f", o->n_qdiscs * (o->duration_s + 20) + 60);
+	if (o->sc.on)
+		snprintf(tmo, sizeof(tmo), "%.0f", (double)o->sc.n_ways * (CMP_SC_IDLE_S + 30 +
+			 o->sc.step_s * (double)o->sc.n_steps) + 60);
+	else
+		snprintf(tmo, sizeof(tmo), "%.0f", o->n_qdiscs * (o->duration_s + 20) + 60);
+	for (size_t k = 0; k < o->sc.n_steps; k++) {
+		size_t l = strlen(steps);
+
+		snprintf(steps + l, sizeof(steps) - l, "%s%llukbit/%llukbit", k ? "," : "",
+			 (unsigned long long)(o->sc.cap[k][1] / 1000),
+			 (unsigned long long)(o->sc.cap[k][0] / 1000));
+	}
+	for (size_t k = 0; k < o->sc.n_ways; k++) {
+		size_t l = strlen(ways);
+
+		snprintf(ways + l, sizeof(ways) - l, "%s%s", k ? "," : "", cmp_way_name(o->sc.ways[k]));
+	}
+	snprintf(stept, sizeof(stept), "%.3fs", o->sc.step_s);
 	for (size_t k = 0; k < o->n_qdiscs; k++) {
 		size_t l = strlen(q);
 
@@ -326,6 +436,22 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 	if (o->out[0]) {
 		argv[i++] = "--out";
 		argv[i++] = (char *)o->out;
+	}
+	if (o->sc.on) {
+		argv[i++] = "--scenario";
+		argv[i++] = "variable";
+		argv[i++] = "--steps";
+		argv[i++] = steps;
+		argv[i++] = "--step-time";
+		argv[i++] = stept;
+		argv[i++] = "--ways";
+		argv[i++] = ways;
+		if (o->sc.ar_keys[0]) {
+			argv[i++] = "--autorate";
+			argv[i++] = (char *)o->sc.ar_keys;
+		}
+		argv[i++] = "--probe-method";
+		argv[i++] = (char *)o->sc.probe_method;
 	}
 	argv[i] = NULL;
 	fflush(stdout);
@@ -584,6 +710,7 @@ int gw_compare_main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress lines show as they come, even in UML */
 	if ((r = parse_opts(argc, argv, &o)))
 		return r > 0 ? 0 : 2;
+	bool out_given = o.out[0] != 0 || o.in_uml;
 	if (readlink("/proc/self/exe", o.self, sizeof(o.self) - 1) < 0) {
 		fprintf(stderr, "gatewayd: /proc/self/exe: %s\n", strerror(errno));
 		return 1;
@@ -608,6 +735,12 @@ int gw_compare_main(int argc, char **argv)
 	}
 	if (!o.out[0])
 		snprintf(o.out, sizeof(o.out), "%s", GW_COMPARE_DIR_DEFAULT);
+	/* the scenario's files beside, not over, the queue comparison the status page shows */
+	if (o.sc.on && !out_given) {
+		size_t l = strlen(o.out);
+
+		snprintf(o.out + l, sizeof(o.out) - l, "/variable");
+	}
 	if (o.out[0]) {
 		char abs[PATH_MAX];
 
@@ -668,5 +801,7 @@ int gw_compare_main(int argc, char **argv)
 		printf("no netem: the delay box adds no delay (the RTT is the namespaces' own)\n");
 	for (int q = 0; q < CMP_Q_COUNT; q++)
 		o.have[q] = ok[2 + q];
+	if (o.sc.on)
+		return cmp_sc_main(&o, o.in_uml ? "uml" : "host");
 	return run_all(&o, o.in_uml ? "uml" : "host");
 }

@@ -53,8 +53,8 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum 
 }
 
 /* Start gatewayd in the gateway and wait until it says the tree is applied and verified. */
-static pid_t start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char *conf,
-			    const char *log, char *note, size_t notelen)
+pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char *conf,
+			 const char *log, char *note, size_t notelen)
 {
 	char *argv[] = { (char *)o->self, "-c", (char *)conf, NULL };
 	pid_t p;
@@ -234,7 +234,7 @@ static bool load_seen(const struct cmp_opts *o, const struct cmp_result *r, doub
 }
 
 /* Interrupted? (SIGINT, SIGTERM, SIGHUP on the signalfd) */
-static bool interrupted(int sigfd)
+bool cmp_interrupted(int sigfd)
 {
 	struct signalfd_siginfo si;
 
@@ -261,7 +261,7 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 
 		for (int i = 0; i < nfd; i++)
 			pfd[1 + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
-		if (interrupted(sigfd))
+		if (cmp_interrupted(sigfd))
 			return -EINTR;
 		if (t >= end)
 			break;
@@ -372,7 +372,7 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 		snprintf(r->note, sizeof(r->note), "writing the config: %s", strerror(-ret));
 		return ret;
 	}
-	if ((gw = start_gatewayd(b, o, conf, log, r->note, sizeof(r->note))) < 0)
+	if ((gw = cmp_start_gatewayd(b, o, conf, log, r->note, sizeof(r->note))) < 0)
 		return (int)gw;
 	/* the gateway's netlink socket and the client's probe socket stay in their namespaces */
 	if ((ret = cmp_enter(b, CMP_NS_GW)) == 0) {

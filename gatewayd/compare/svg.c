@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gatewayd/compare/bench.h"
+#include "gatewayd/compare/scenario.h"
 
 #define W 860
 #define H 460
@@ -31,6 +32,7 @@ struct svg_chart {
 	size_t ns;
 	const double *bands;	/* phase boundaries, n_bands + 1 of them; NULL: none */
 	int n_bands;
+	const char *const *band_names;	/* NULL: the bench's four phases */
 };
 
 static const char *const palette[] = { "#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e",
@@ -123,7 +125,7 @@ static int svg_write(const char *path, const struct svg_chart *c)
 		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
 			a, MT, e - a, H - MT - MB, band_fill[b % 4]);
 		text(f, (a + e) / 2, MT + 14, "middle", "fill=\"#777\" font-size=\"11\"",
-		     names[b % 4]);
+		     c->band_names ? c->band_names[b] : names[b % 4]);
 	}
 	fprintf(f, "<g stroke=\"#ddd\" stroke-width=\"1\">\n");
 	nt = ticks(c->x0, c->x1, c->logx, tv, 64);
@@ -375,5 +377,123 @@ int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_r
 		c.ns++;
 	}
 	c.y1 = hi > 0 ? nice_up(hi * 1.1) : 1;
+	return write_chart(path, &c);
+}
+
+/* --- the varying-link scenario --- */
+
+static const char *const step_names[CMP_MAX_STEPS] = { "step 1", "step 2", "step 3", "step 4",
+						       "step 5", "step 6", "step 7", "step 8" };
+
+static void step_bands(const struct cmp_opts *o, const struct cmp_sc_run *x, double *b)
+{
+	for (size_t k = 0; k < o->sc.n_steps; k++)
+		b[k] = x->st[k].start;
+	b[o->sc.n_steps] = x->st[o->sc.n_steps - 1].end;
+}
+
+int cmp_svg_sc_rates(const char *path, const struct cmp_opts *o, const struct cmp_sc_run *x)
+{
+	static const char *const names[6] = { "capacity up", "capacity down", "shaper up",
+					      "shaper down", "achieved up", "achieved down" };
+	static const char *const colors[6] = { "#7f7f7f", "#000000", "#bcbd22", "#2ca02c",
+					       "#d62728", "#1f77b4" };
+	struct svg_series s[6] = { 0 };
+	double bands[CMP_MAX_STEPS + 1], hi = 0;
+	char title[128];
+	struct svg_chart c = { .title = title, .xlabel = "seconds since the run started",
+			       .ylabel = "Mbit/s", .s = s, .x0 = 0, .x1 = x->end, .y0 = 0,
+			       .bands = bands, .n_bands = (int)o->sc.n_steps,
+			       .band_names = step_names };
+
+	snprintf(title, sizeof(title), "%s: capacity, shaper rate and achieved rate over time",
+		 cmp_way_name(x->way));
+	step_bands(o, x, bands);
+	for (int k = 0; k < 6; k++) {
+		struct svg_series *v = next_series(&c, x->n_pts);
+		int d = k % 2;
+		size_t m = 0;
+
+		if (!v)
+			return -ENOMEM;
+		for (size_t i = 0; i < x->n_pts; i++) {
+			const struct cmp_sc_point *p = &x->pts[i], *a;
+			double y;
+
+			if (k < 2) {
+				y = (double)p->cap[d];
+			} else if (k < 4) {
+				if (!p->shaper[d])
+					continue;
+				y = (double)p->shaper[d];
+			} else {	/* over the last half second */
+				if (i < 5)
+					continue;
+				a = &x->pts[i - 5];
+				y = (double)(p->box_bytes[d] - a->box_bytes[d]) * 8 / (p->t - a->t);
+			}
+			v->x[m] = p->t;
+			v->y[m++] = y / 1e6;
+			hi = fmax(hi, y / 1e6);
+		}
+		v->n = m;
+		snprintf(v->name, sizeof(v->name), "%s", names[k]);
+		v->color = colors[k];
+		v->dashed = k < 2;
+		c.ns++;
+	}
+	c.y1 = hi > 0 ? nice_up(hi * 1.1) : 1;
+	return write_chart(path, &c);
+}
+
+int cmp_svg_sc_rtt(const char *path, const struct cmp_opts *o, const struct cmp_sc_run *runs,
+		   size_t n)
+{
+	static const char *const colors[CMP_WAY_COUNT] = { "#2ca02c", "#1f77b4", "#d62728" };
+	struct svg_series s[CMP_WAY_COUNT] = { 0 };
+	double bands[CMP_MAX_STEPS + 1], lo = INFINITY, hi = 0;
+	struct svg_chart c = { .title = "RTT over time, each way's run (the first run's steps shaded)",
+			       .xlabel = "seconds since the run started",
+			       .ylabel = "round-trip time (ms, log scale)", .logy = true, .s = s,
+			       .x0 = 0, .x1 = 1, .n_bands = (int)o->sc.n_steps,
+			       .band_names = step_names };
+
+	for (size_t i = 0; i < n && c.ns < CMP_WAY_COUNT; i++) {
+		const struct cmp_sc_run *x = &runs[i];
+		struct svg_series *v;
+		size_t m = x->r.n_samples;
+
+		if (!x->ran)
+			continue;
+		if (!c.bands) {
+			step_bands(o, x, bands);
+			c.bands = bands;
+		}
+		c.x1 = fmax(c.x1, x->end);
+		if (!(v = next_series(&c, m)))
+			return -ENOMEM;
+		for (size_t k = 0; k < m; k++) {
+			v->x[k] = x->r.samples[k].t;
+			v->y[k] = x->r.samples[k].rtt_ms;
+			if (!isnan(v->y[k])) {
+				lo = fmin(lo, v->y[k]);
+				hi = fmax(hi, v->y[k]);
+			}
+		}
+		for (size_t a = 1; a < m; a++)	/* by send time: replies come back out of it */
+			for (size_t b = a; b > 0 && v->x[b - 1] > v->x[b]; b--) {
+				double tx_ = v->x[b], ty_ = v->y[b];
+
+				v->x[b] = v->x[b - 1];
+				v->y[b] = v->y[b - 1];
+				v->x[b - 1] = tx_;
+				v->y[b - 1] = ty_;
+			}
+		v->n = m;
+		snprintf(v->name, sizeof(v->name), "%s", cmp_way_name(x->way));
+		v->color = colors[x->way % CMP_WAY_COUNT];
+		c.ns++;
+	}
+	log_range(lo, hi, 1.1, &c.y0, &c.y1);
 	return write_chart(path, &c);
 }

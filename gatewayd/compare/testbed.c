@@ -197,6 +197,19 @@ static int ip_batch(struct cmp_bed *b, const char *ns, const char *lines, char *
 	return run_cmd(b, -1, argv, 20, err, errlen);
 }
 
+int cmp_bed_batch(struct cmp_bed *b, int ns, const char *tool, const char *lines, char *err,
+		  size_t errlen)
+{
+	char file[512];
+	char *argv[] = { (char *)tool, "-n", b->ns[ns], "-b", file, NULL };
+	int r;
+
+	snprintf(file, sizeof(file), "%s/%s.batch", b->tmp, tool);
+	if ((r = write_file(file, lines)))
+		return r;
+	return run_cmd(b, -1, argv, 20, err, errlen);
+}
+
 /* Per-namespace sysctls: written from inside the namespace, /proc/sys/net is its own. */
 static int ns_sysctl(struct cmp_bed *b, int ns, const char *key, const char *val)
 {
