@@ -55,8 +55,10 @@ static void link_init(struct ar_link *l, const struct gw_config *cfg, const stru
 		ac[d] = lc->dir[d].present && lc->dir[d].autorate.present ? &lc->dir[d].autorate :
 									    NULL;
 		rate[d] = (double)gw_retune_rate(a, i, (enum gw_direction)d);
-		if (!rate[d])
-			ac[d] = NULL;	/* nothing planned there to move */
+		/* a link waiting for its interface has no tree yet: it starts at the configured
+		 * rate, as its tree will (sync_rates follows the plan once it is there) */
+		if (!rate[d] && ac[d])
+			rate[d] = (double)lc->dir[d].rate;
 		l->log[d].last_mono = l->log[d].refused_mono = -INFINITY;
 		l->last_delta_ms[d] = NAN;
 	}
@@ -269,6 +271,12 @@ void gw_autorate_pass(struct gw_autorate *ar, struct gw_snapshot *snap, double m
 
 		if (!l || !l->ctl.dir[d].on)
 			continue;
+		if (sd->waiting) {
+			/* no tree to move, no load to judge; the link's return starts afresh from
+			 * the rate its new tree has (its first pass again no verdict) */
+			l->passes[d] = 0;
+			continue;
+		}
 		sync_rates(ar, l);
 		/* the first pass has no rates yet: not a verdict of idleness */
 		if (l->passes[d]++) {

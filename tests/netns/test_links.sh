@@ -16,7 +16,8 @@ conf() {	# conf FILE [EXTRA-LINK]: wan on lk0 (htb both ways, ingress through $I
 links = ( { name = "wan"; interface = "lk0";
   egress = { shaper = "htb"; rate = "20mbit"; classes = (
     { name = "voice"; rate = "2mbit"; child = { kind = "fifo"; }; match = { dscp = "ef"; }; },
-    { name = "bulk"; rate = "18mbit"; default = true; child = { kind = "fifo"; limit = 200; }; } ); };
+    { name = "bulk"; rate = "18mbit"; default = true; child = { kind = "fifo"; limit = 200; }; } );
+    autorate = { min = "5mbit"; max = "40mbit"; load_threshold = 0.5; }; };
   ingress = { shaper = "tbf"; rate = "30mbit"; ifb = "$IFB"; child = { kind = "fifo"; }; }; }${2:-} );
 probe = { targets = [ "10.78.1.2" ]; interval = "100ms"; };
 CONF
@@ -176,6 +177,38 @@ check "... traffic went through the new tree both ways each time ($traffic of $C
 check "the daemon stayed up" kill -0 "$GW_PID"
 r0=$(replies)
 check "the prober follows the last lk0 (replies $r0 and counting)" wait_for "[ \$(replies) -gt $r0 ]" 5 "more probe replies"
+# wan's egress has autorate, which the senders' load may have raised: while the link waits
+# there is no tree to move, so nothing is tried (a step back towards base would be refused),
+# and the new tree starts from the configured rate
+ar() { status | jq ".links[0].directions[] | select(.direction == \"egress\") | .autorate.$1"; }
+check "autorate: the senders' load raises the rate (load_threshold 0.5)" \
+	wait_for '[ "$(ar changes.load)" -gt 0 ]' 8 "a raise"
+echo "# autorate before the link goes: $(ar rate_bits_per_second) bit/s after $(ar changes.load) raises"
+ip -n "$NS" link del lk0
+# longer than autorate's idle_after (5 s): an idle verdict would step the rate then
+sleep 7
+check "autorate: nothing tried while the link waited (no refusal logged)" \
+	bash -c "! grep -q \"autorate: link 'wan' egress stays at\" '$GW_LOG'"
+t0=$EPOCHREALTIME
+mklink
+ms=$(ms_shaped)
+linkup
+check "autorate: after the wait the link is shaped again (${ms:-never} ms)" test -n "$ms"
+# htb's top class's rate as the kernel has it, bit/s (tc prints htb classes as text)
+top_rate() {
+	ip netns exec "$NS" tc class show dev lk0 classid e000:1 | awk '{
+		for (i = 1; i < NF; i++) if ($i == "rate") { v = $(i + 1); break }
+		m = 1; if (v ~ /Kbit$/) m = 1e3; else if (v ~ /Mbit$/) m = 1e6; else if (v ~ /Gbit$/) m = 1e9
+		sub(/[KMG]?bit$/, "", v); printf "%.0f\n", v * m }'
+}
+# tc prints the rate rounded: within 1%
+ar_is_kernels() {
+	awk -v a="$(ar rate_bits_per_second)" -v k="$(top_rate)" 'BEGIN { exit !(k > 0 && a > 0.99 * k && a < 1.01 * k) }'
+}
+check "autorate: its rate in /api/status is the new tree's (htb's top class in the kernel)" \
+	wait_for ar_is_kernels 3 "autorate's rate to be the kernel's"
+echo "# autorate after the return: $(ar rate_bits_per_second) bit/s; the kernel's top class $(top_rate) bit/s"
+check "autorate: no change refused ($(ar refused_total))" test "$(ar refused_total)" = 0
 gw_stop
 check "SIGTERM: exit 0" test $? -eq 0
 check "... no ifb left" bash -c "[ -z \"\$(ip -n $NS -br link show type ifb)\" ]"
