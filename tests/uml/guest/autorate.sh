@@ -7,8 +7,8 @@
 # modem steps down 16 -> 5 Mbit/s: the kernel's rate follows as /api/status says, the
 # shaper's qdiscs keep their handles and are never replaced (no qdisc deleted in tc monitor,
 # counters only grow), the log says why, and a UDP stream each way far below min (ECT, as
-# the TCP is: an AQM marks it rather than drops it), with sequence numbers, loses nothing; no
-# qdisc of the router drops a packet. Argument: the gatewayd binary.
+# the TCP is: an AQM marks it rather than drops it), with sequence numbers, loses nothing.
+# Argument: the gatewayd binary.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$UML_LIB" || exit 1
 lap() { echo "# $SECONDS s: $*"; }
@@ -49,8 +49,7 @@ ip -n $NC link set c0 gso_max_segs 1
 ip -n $NS link set s0 gso_max_segs 1
 for ns in $NR $NM; do ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1; done
 # ECN: cake's and fq_codel's AQM mark the TCP flows (and the ECT UDP streams, iperf3 -S 2)
-# instead of dropping them, so a drop counted below is one nothing should have made (pure
-# ACKs are not ECT, but their flows are sparse)
+# instead of dropping them (pure ACKs and SYNs are not ECT: an AQM may drop one of those)
 for ns in $NC $NS; do ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1; done
 
 # the modem: its capacity each way (m1 up to the server, m0 down to the router) and the deep
@@ -176,8 +175,10 @@ CONF
 		awk -v a="$b0" -v b="$b1" 'BEGIN { n = split(a, x, "\n"); split(b, y, "\n")
 			for (i = 1; i <= n; i++) { split(x[i], p, " "); split(y[i], q, " ")
 				if (!(q[5] > p[5] && q[7] > p[7])) exit 1 } exit !(n >= 2) }'
-	check "$name: no qdisc of the router dropped a packet" "after: $b1" \
-		awk -v b="$b1" 'BEGIN { n = split(b, y, "\n"); for (i = 1; i <= n; i++) { split(y[i], q, " "); if (q[6] != 0) exit 1 } }'
+	# what the qdiscs dropped is said, not judged: under load an AQM may drop a packet that is
+	# not ECN-capable (a pure ACK, a SYN); what a change itself would drop, the ECT UDP streams
+	# below, which cross every change, would lose
+	echo "# $name: the router's qdiscs dropped $(echo "$b1" | awk '{ s += $6 } END { print s + 0 }') packets in all"
 	local nq nd
 	nq=$(grep -c '^qdisc ' "$T/mon.$name")
 	nd=$(grep -c '^deleted qdisc' "$T/mon.$name")
