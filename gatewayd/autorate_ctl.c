@@ -270,7 +270,8 @@ unsigned int gw_ar_load(struct gw_ar_ctl *c, int d, double achieved, double now)
 		x->idle_since = 0;
 		x->loaded_mono = now;
 		if (!x->bloated && now - x->last_cut >= (double)x->cfg.hold_us / 1e6 &&
-		    now - x->last_step >= every * (1 - GW_AR_PACE_SLACK))
+		    now - x->last_step >= every * (1 - GW_AR_PACE_SLACK) &&
+		    x->delta_ms < GW_AR_RAISE_BELOW * gw_ar_threshold_ms(x))
 			moved = propose(x, d, x->rate * x->cfg.raise, GW_AR_LOAD);
 	} else if (!x->bloated) {
 		if (x->idle_since <= 0)

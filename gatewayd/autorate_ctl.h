@@ -101,6 +101,11 @@ struct gw_ar_ctl {
 /* A pass's timer wakes a little early or late: a raise due at raise_every comes this share
  * of it earlier, or passes as often as raise_every would skip every other one. */
 #define GW_AR_PACE_SLACK 0.25
+/* A raise waits while the smoothed delay is over this share of the threshold: a queue that
+ * builds without being bloat yet says the rate has reached the line's, and each raise past
+ * it (4% every 200 ms) adds to the queue the cut will have to drain, doubling the overshoot
+ * before the samples call it bloat. */
+#define GW_AR_RAISE_BELOW 0.5
 
 /* dir[d] may be NULL (autorate off there); rate[d] is what the kernel has now. */
 void gw_ar_init(struct gw_ar_ctl *c, const struct gw_autorate_cfg *cfg[2], const double rate[2]);

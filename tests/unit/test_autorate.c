@@ -467,9 +467,26 @@ static void test_raise(void)
 	m = gw_ar_load(&c, 0, MBIT(36), 1.6);
 	CHECK(m == 0, "raise: not while bloated");
 	for (int i = 0; i < 6; i++)
-		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.7 + i * 0.01);
+		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.7 + i * 0.002);
+	m = gw_ar_load(&c, 0, MBIT(36), 1.75);
+	CHECK(m == 0 && !c.dir[0].bloated, "raise: not while the smoothed delay is over half the "
+	      "threshold (%.1f ms), bloat or not", c.dir[0].delta_ms);
+	for (int i = 0; i < 14; i++)
+		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.76 + i * 0.002);
 	m = gw_ar_load(&c, 0, MBIT(36), 1.8);
 	CHECK(m == 1, "raise: once the samples are quiet and the hold is over");
+	/* a queue building under the threshold: no raise past where it began */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	for (int i = 0; i < 20; i++)
+		gw_ar_sample(&c, 0, 16.5, NAN, NAN, 1.01 + i * 0.01);
+	m = gw_ar_load(&c, 0, MBIT(39), 1.3);
+	CHECK(m == 0 && !c.dir[0].bloated, "raise: a 6.5 ms queue (threshold 10.3) holds the rate "
+	      "(%.1f ms)", c.dir[0].delta_ms);
+	for (int i = 0; i < 20; i++)
+		gw_ar_sample(&c, 0, 14, NAN, NAN, 1.31 + i * 0.01);
+	m = gw_ar_load(&c, 0, MBIT(39), 1.6);
+	CHECK(m == 1, "raise: a 4 ms one does not (%.1f ms)", c.dir[0].delta_ms);
 }
 
 static void test_idle(void)
