@@ -208,17 +208,24 @@ unsigned int gw_ar_sample(struct gw_ar_ctl *c, int target, double rtt_ms, double
 		return 0;	/* a loss says nothing of the queue */
 	r = &c->refl[target];
 	if (owd) {
-		/* each direction its own delay: only the one that bloats is cut */
-		double ms[2] = { owd_up_ms, owd_down_ms };
+		/* each direction its own delay: only the one that bloats is cut. The threshold
+		 * bounds what the load adds to a round trip, whichever way it is measured: a
+		 * direction is also bloated when the round trip is over it and that direction
+		 * holds the larger share (a queue the other way that the shaper cannot empty,
+		 * bursts past it, would otherwise let this one's grow to a threshold of its own) */
+		double ms[2] = { owd_up_ms, owd_down_ms }, delta[2];
 
+		for (int d = 0; d < 2; d++)
+			delta[d] = judge_delay(r, d == 0 ? K_UP : K_DOWN, ms[d]);
 		for (int d = 0; d < 2; d++) {
 			struct gw_ar_dir *x = &c->dir[d];
-			double delta = judge_delay(r, d == 0 ? K_UP : K_DOWN, ms[d]);
+			bool over = delta[d] > gw_ar_threshold_ms(x) ||
+				    (delta[0] + delta[1] > rtt_threshold_ms(c) && delta[d] >= delta[!d]);
 
 			if (!x->on)
 				continue;
-			window_push(&x->owd, x->cfg.window, delta > gw_ar_threshold_ms(x));
-			smooth(x, delta);
+			window_push(&x->owd, x->cfg.window, over);
+			smooth(x, delta[d]);
 		}
 	} else if (c->window) {
 		double delta = judge_delay(r, K_RTT, rtt_ms);

@@ -533,6 +533,27 @@ static void test_owd_vs_rtt(void)
 	for (int i = 0; i < 3; i++)
 		m |= gw_ar_sample(&c, 0, 60, 10, 50, 1.01 + i * 0.01);
 	CHECK(m == 2 && c.dir[1].bloated && !c.dir[0].bloated, "OWD: only download cut (m %u)", m);
+	/* a 5 ms standing the download's way and 7 ms the upload's: neither over its own 10 ms,
+	 * the round trip's 12 over the threshold: the larger share, the upload's, is cut */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_load(&c, 1, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 20, 10, 10, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 32, 17, 15, 1.01 + i * 0.01);
+	CHECK(m == 1 && c.dir[0].bloated && !c.dir[1].bloated, "OWD: the round trip over the "
+	      "threshold, the larger share cut (m %u)", m);
+	/* the same 5 ms with the upload at 4: the round trip is within it, nothing is cut */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_load(&c, 1, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 20, 10, 10, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 29, 14, 15, 1.01 + i * 0.01);
+	CHECK(m == 0 && !c.dir[0].bloated && !c.dir[1].bloated, "OWD: 4 + 5 ms is no bloat (m %u)",
+	      m);
 	/* round trips alone: both loaded directions are cut */
 	ctl_init(&c, &up, &down);
 	gw_ar_load(&c, 0, MBIT(39), 1);
