@@ -137,7 +137,13 @@ static unsigned int propose(struct gw_ar_dir *x, int d, double r, enum gw_ar_rea
 }
 
 /* Bloat in direction d: cut towards what it achieved (never above the rate, never under min),
- * at most once per hold. */
+ * at most once per hold. The achieved rate measures the line when the flows carried the rate
+ * (loaded: a raise past the line's capacity, the usual bloat) or over a pass the queue stood
+ * through from its start. Otherwise the flows were still ramping up: slow start's burst fills
+ * a modem's buffer long before the flows carry its rate, and a cut towards what they carried
+ * then throws most of the line away. Such a bloat is cut from the rate in force, by cut alone
+ * (no deeper: the queue's depth is as unproven); if it outlasts the hold, it is cut towards
+ * what the line carried meanwhile. */
 static unsigned int cut(struct gw_ar_dir *x, int d, double now)
 {
 	double base = x->rate, hold = (double)x->cfg.hold_us / 1e6, factor = x->cfg.cut;
@@ -152,9 +158,14 @@ static unsigned int cut(struct gw_ar_dir *x, int d, double now)
 		x->last_look = now;
 		return 0;
 	}
+	/* a bloat no pass has yet seen whole, on flows that did not carry the rate: the
+	 * achieved rate says nothing of the line yet */
+	if (!loaded(x) && !(x->achieved_prev_mono > 0 && x->bloat_since > 0 &&
+			    x->achieved_prev_mono >= x->bloat_since))
+		return propose(x, d, base * factor, GW_AR_BLOAT);
 	/* towards what the line carried: the larger of the last two passes, so that flows
 	 * that have just collapsed (a loss, the queue's own delay) do not drag the cut down */
-	if (x->achieved_mono > 0 && fmax(x->achieved, x->achieved_prev) < base)
+	if (fmax(x->achieved, x->achieved_prev) < base)
 		base = fmax(x->achieved, x->achieved_prev);
 	/* a queue deeper than a cut drains in GW_AR_DRAIN_S: deeper */
 	factor = fmin(factor, fmax(GW_AR_CUT_DEEPEST, 1 - x->delta_ms / 1e3 / GW_AR_DRAIN_S));
@@ -197,17 +208,24 @@ unsigned int gw_ar_sample(struct gw_ar_ctl *c, int target, double rtt_ms, double
 		return 0;	/* a loss says nothing of the queue */
 	r = &c->refl[target];
 	if (owd) {
-		/* each direction its own delay: only the one that bloats is cut */
-		double ms[2] = { owd_up_ms, owd_down_ms };
+		/* each direction its own delay: only the one that bloats is cut. The threshold
+		 * bounds what the load adds to a round trip, whichever way it is measured: a
+		 * direction is also bloated when the round trip is over it and that direction
+		 * holds the larger share (a queue the other way that the shaper cannot empty,
+		 * bursts past it, would otherwise let this one's grow to a threshold of its own) */
+		double ms[2] = { owd_up_ms, owd_down_ms }, delta[2];
 
+		for (int d = 0; d < 2; d++)
+			delta[d] = judge_delay(r, d == 0 ? K_UP : K_DOWN, ms[d]);
 		for (int d = 0; d < 2; d++) {
 			struct gw_ar_dir *x = &c->dir[d];
-			double delta = judge_delay(r, d == 0 ? K_UP : K_DOWN, ms[d]);
+			bool over = delta[d] > gw_ar_threshold_ms(x) ||
+				    (delta[0] + delta[1] > rtt_threshold_ms(c) && delta[d] >= delta[!d]);
 
 			if (!x->on)
 				continue;
-			window_push(&x->owd, x->cfg.window, delta > gw_ar_threshold_ms(x));
-			smooth(x, delta);
+			window_push(&x->owd, x->cfg.window, over);
+			smooth(x, delta[d]);
 		}
 	} else if (c->window) {
 		double delta = judge_delay(r, K_RTT, rtt_ms);
@@ -229,9 +247,12 @@ unsigned int gw_ar_sample(struct gw_ar_ctl *c, int target, double rtt_ms, double
 			     (blamed & (1u << d));
 		if (x->bloated) {
 			x->idle_since = 0;	/* a queue: not idle, whatever the rate says */
+			if (x->bloat_since <= 0)
+				x->bloat_since = now;
 			moved |= cut(x, d, now);
 		} else {
 			x->cut_delta_ms = 0;	/* the episode is over: the next one starts anew */
+			x->bloat_since = 0;
 		}
 		set_state(x, now);
 	}
@@ -249,13 +270,15 @@ unsigned int gw_ar_load(struct gw_ar_ctl *c, int d, double achieved, double now)
 	x = &c->dir[d];
 	every = (double)x->cfg.raise_every_us / 1e6;
 	x->achieved_prev = x->achieved;
+	x->achieved_prev_mono = x->achieved_mono;
 	x->achieved = achieved > 0 ? achieved : 0;
 	x->achieved_mono = now;
 	if (loaded(x)) {
 		x->idle_since = 0;
 		x->loaded_mono = now;
 		if (!x->bloated && now - x->last_cut >= (double)x->cfg.hold_us / 1e6 &&
-		    now - x->last_step >= every)
+		    now - x->last_step >= every * (1 - GW_AR_PACE_SLACK) &&
+		    x->delta_ms < GW_AR_RAISE_BELOW * gw_ar_threshold_ms(x))
 			moved = propose(x, d, x->rate * x->cfg.raise, GW_AR_LOAD);
 	} else if (!x->bloated) {
 		if (x->idle_since <= 0)

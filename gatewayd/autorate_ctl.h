@@ -47,9 +47,11 @@ struct gw_ar_dir {
 	double achieved;		/* bytes/s, the last sampling pass's */
 	double achieved_prev;		/* the pass before's: a cut goes towards the larger */
 	double achieved_mono;		/* when it was seen; 0: never */
+	double achieved_prev_mono;	/* when the pass before was: the last one's start */
 	double last_cut, last_step;	/* monotonic seconds of the last cut, last change */
 	double last_look;		/* a cut passed over while the queue drained */
 	double idle_since;		/* monotonic seconds; 0: not idle */
+	double bloat_since;		/* when this bloat began; 0: not bloated */
 	double loaded_mono;		/* the last pass that saw it loaded; 0: never */
 	double delta_ms;		/* its samples' delay over baseline, smoothed */
 	double cut_delta_ms;		/* delta_ms at the last cut (or the last look at it) */
@@ -96,6 +98,14 @@ struct gw_ar_ctl {
 #define GW_AR_DRAIN_S 0.3
 #define GW_AR_CUT_DEEPEST 0.5
 #define GW_AR_DELTA_EWMA 0.2	/* the smoothing of delta_ms, per sample */
+/* A pass's timer wakes a little early or late: a raise due at raise_every comes this share
+ * of it earlier, or passes as often as raise_every would skip every other one. */
+#define GW_AR_PACE_SLACK 0.25
+/* A raise waits while the smoothed delay is over this share of the threshold: a queue that
+ * builds without being bloat yet says the rate has reached the line's, and each raise past
+ * it (4% every 200 ms) adds to the queue the cut will have to drain, doubling the overshoot
+ * before the samples call it bloat. */
+#define GW_AR_RAISE_BELOW 0.5
 
 /* dir[d] may be NULL (autorate off there); rate[d] is what the kernel has now. */
 void gw_ar_init(struct gw_ar_ctl *c, const struct gw_autorate_cfg *cfg[2], const double rate[2]);

@@ -73,7 +73,7 @@ static void usage(FILE *f)
 		"                [--kernel auto|host|uml]\n"
 		"       gatewayd --compare --scenario variable [--steps 40/10,12/4,30/8]\n"
 		"                [--step-time 20s] [--ways autorate,fixed,none] [--qdiscs fq_codel]\n"
-		"                [--autorate 'KEY = VALUE; ...'] [--probe-method icmp|udp|...]\n"
+		"                [--autorate 'KEY = VALUE; ...'] [--probe-method udp|icmp|...]\n"
 		"                [--rtt 40ms] [--out DIR | -c CONFIG] [--kernel auto|host|uml]\n"
 		"Builds a client - gateway - delay box - server testbed in fresh network namespaces,\n"
 		"shapes the gateway with gatewayd (each queue in turn), loads it with 4+4 TCP flows\n"
@@ -144,7 +144,9 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 	o->rtt_us = 40000;
 	o->duration_s = 30;
 	o->sc.step_s = 20;
-	snprintf(o->sc.probe_method, sizeof(o->sc.probe_method), "icmp");
+	/* udp to the bench's reflector: one-way delays, so autorate judges each direction by
+	 * its own (with round trips alone the upload's queue is laid on the download too) */
+	snprintf(o->sc.probe_method, sizeof(o->sc.probe_method), "udp");
 	snprintf(o->rate_text, sizeof(o->rate_text), "20mbit");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hc:", opts, NULL)) != -1) {

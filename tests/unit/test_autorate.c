@@ -350,12 +350,18 @@ static void test_drain(void)
 	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(36) * 0.8) < MBIT(0.3),
 	      "a 60 ms queue: cut to 0.8 x achieved, to drain in 300 ms (%.2f)",
 	      c.dir[0].want / 125000);
-	/* a cut towards the larger of the last two passes: a collapse does not drag it down */
+	/* a cut towards the larger of the last two passes: a collapse does not drag it down
+	 * (the last pass began after the bloat did: the achieved rates are the line's) */
 	ctl_init(&c, &up, NULL);
 	gw_ar_sample(&c, 0, 1, NAN, NAN, 1);
-	gw_ar_load(&c, 0, MBIT(30), 1);
-	gw_ar_load(&c, 0, MBIT(6), 1.2);
-	m = feed(&c, 3, 21, 1.3);
+	gw_ar_load(&c, 0, MBIT(20), 1);
+	m = feed(&c, 3, 21, 1.1);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(36)) < 1, "cut: unloaded, a new bloat: the rate "
+	      "in force x 0.9 (%.2f)", c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 1.15);
+	gw_ar_load(&c, 0, MBIT(30), 1.2);
+	gw_ar_load(&c, 0, MBIT(6), 1.4);
+	m = feed(&c, 3, 21, 1.7);
 	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(27)) < MBIT(0.5), "cut: towards the larger of "
 	      "two passes (%.2f)", c.dir[0].want / 125000);
 	/* the queue at 50 ms when the cut is taken */
@@ -372,6 +378,53 @@ static void test_drain(void)
 	/* standing at 15 ms: cut again within a few holds */
 	m = feed(&c, 150, 18, 1.9);
 	CHECK(m == 1, "a queue that stands is cut again");
+}
+
+/* Slow start's burst fills the line's buffer while the flows carry a fraction of the rate: the
+ * first cut is of the rate, and only a bloat that outlasts it goes towards the achieved rate. */
+static void test_slow_start(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80), down = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	unsigned int m;
+
+	ctl_init(&c, &up, &down);
+	gw_ar_sample(&c, 0, 40, 20, 20, 1);
+	gw_ar_load(&c, 1, MBIT(8), 1.2);	/* ramping: 8 of 40 */
+	gw_ar_load(&c, 1, MBIT(12), 1.4);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 100, 20, 80, 1.45 + i * 0.01);
+	CHECK(m == 2 && fabs(c.dir[1].want - MBIT(36)) < 1, "slow start: cut from the rate, not "
+	      "towards the 12 Mbit/s the ramping flows carry (%.2f)", c.dir[1].want / 125000);
+	gw_ar_done(&c, 1, true, 1.47);
+	/* the burst drains within the hold: the episode ends, nothing more is cut */
+	for (int i = 0; i < 8; i++)
+		gw_ar_sample(&c, 0, 45, 20, 25, 1.5 + i * 0.01);
+	gw_ar_load(&c, 1, MBIT(34), 1.6);
+	gw_ar_load(&c, 1, MBIT(35), 1.8);
+	m = 0;
+	for (int i = 0; i < 8; i++)
+		m |= gw_ar_sample(&c, 0, 45, 20, 25, 2.0 + i * 0.01);
+	CHECK(m == 0 && !c.dir[1].bloated && c.dir[1].rate == MBIT(36),
+	      "slow start: a burst that drains is cut once (%.2f)", c.dir[1].rate / 125000);
+	/* a bloat that stands through a whole pass while unloaded: the line's capacity fell;
+	 * the next cut goes towards what the passes since measured */
+	ctl_init(&c, &up, &down);
+	gw_ar_sample(&c, 0, 40, 20, 20, 1);
+	gw_ar_load(&c, 1, MBIT(6), 1.2);
+	for (int i = 0; i < 3; i++)
+		gw_ar_sample(&c, 0, 100, 20, 80, 1.25 + i * 0.01);
+	gw_ar_done(&c, 1, true, 1.27);
+	CHECK(c.dir[1].rate == MBIT(36), "capacity fell: first cut from the rate");
+	gw_ar_load(&c, 1, MBIT(10), 1.4);
+	gw_ar_load(&c, 1, MBIT(10), 1.6);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 100, 20, 80, 1.8 + i * 0.01);
+	CHECK(m == 2 && c.dir[1].want <= MBIT(9) && c.dir[1].want >= MBIT(5),
+	      "capacity fell: after the hold, towards the 10 Mbit/s measured (%.2f)",
+	      c.dir[1].want / 125000);
 }
 
 static void test_raise(void)
@@ -391,6 +444,9 @@ static void test_raise(void)
 	gw_ar_done(&c, 0, true, 1.2);
 	m = gw_ar_load(&c, 0, MBIT(41), 1.3);
 	CHECK(m == 0, "raise: paced, not within 200 ms of the last");
+	m = gw_ar_load(&c, 0, MBIT(41), 1.38);
+	CHECK(m == 1, "raise: a pass 20 ms early is not skipped");
+	gw_ar_done(&c, 0, true, 1.38);
 	for (int i = 0; i < 40; i++) {
 		double t = 1.4 + i * 0.2;
 
@@ -399,7 +455,7 @@ static void test_raise(void)
 			raises++;
 		}
 	}
-	CHECK(c.dir[0].rate == MBIT(50) && raises == 5, "raise: never over max (%.2f, %d raises)",
+	CHECK(c.dir[0].rate == MBIT(50) && raises == 4, "raise: never over max (%.2f, %d raises)",
 	      c.dir[0].rate / 125000, raises);
 	/* bloat blocks a raise */
 	ctl_init(&c, &up, NULL);
@@ -411,9 +467,26 @@ static void test_raise(void)
 	m = gw_ar_load(&c, 0, MBIT(36), 1.6);
 	CHECK(m == 0, "raise: not while bloated");
 	for (int i = 0; i < 6; i++)
-		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.7 + i * 0.01);
+		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.7 + i * 0.002);
+	m = gw_ar_load(&c, 0, MBIT(36), 1.75);
+	CHECK(m == 0 && !c.dir[0].bloated, "raise: not while the smoothed delay is over half the "
+	      "threshold (%.1f ms), bloat or not", c.dir[0].delta_ms);
+	for (int i = 0; i < 14; i++)
+		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.76 + i * 0.002);
 	m = gw_ar_load(&c, 0, MBIT(36), 1.8);
 	CHECK(m == 1, "raise: once the samples are quiet and the hold is over");
+	/* a queue building under the threshold: no raise past where it began */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	for (int i = 0; i < 20; i++)
+		gw_ar_sample(&c, 0, 16.5, NAN, NAN, 1.01 + i * 0.01);
+	m = gw_ar_load(&c, 0, MBIT(39), 1.3);
+	CHECK(m == 0 && !c.dir[0].bloated, "raise: a 6.5 ms queue (threshold 10.3) holds the rate "
+	      "(%.1f ms)", c.dir[0].delta_ms);
+	for (int i = 0; i < 20; i++)
+		gw_ar_sample(&c, 0, 14, NAN, NAN, 1.31 + i * 0.01);
+	m = gw_ar_load(&c, 0, MBIT(39), 1.6);
+	CHECK(m == 1, "raise: a 4 ms one does not (%.1f ms)", c.dir[0].delta_ms);
 }
 
 static void test_idle(void)
@@ -460,6 +533,27 @@ static void test_owd_vs_rtt(void)
 	for (int i = 0; i < 3; i++)
 		m |= gw_ar_sample(&c, 0, 60, 10, 50, 1.01 + i * 0.01);
 	CHECK(m == 2 && c.dir[1].bloated && !c.dir[0].bloated, "OWD: only download cut (m %u)", m);
+	/* a 5 ms standing the download's way and 7 ms the upload's: neither over its own 10 ms,
+	 * the round trip's 12 over the threshold: the larger share, the upload's, is cut */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_load(&c, 1, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 20, 10, 10, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 32, 17, 15, 1.01 + i * 0.01);
+	CHECK(m == 1 && c.dir[0].bloated && !c.dir[1].bloated, "OWD: the round trip over the "
+	      "threshold, the larger share cut (m %u)", m);
+	/* the same 5 ms with the upload at 4: the round trip is within it, nothing is cut */
+	ctl_init(&c, &up, &down);
+	gw_ar_load(&c, 0, MBIT(39), 1);
+	gw_ar_load(&c, 1, MBIT(39), 1);
+	gw_ar_sample(&c, 0, 20, 10, 10, 1);
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 29, 14, 15, 1.01 + i * 0.01);
+	CHECK(m == 0 && !c.dir[0].bloated && !c.dir[1].bloated, "OWD: 4 + 5 ms is no bloat (m %u)",
+	      m);
 	/* round trips alone: both loaded directions are cut */
 	ctl_init(&c, &up, &down);
 	gw_ar_load(&c, 0, MBIT(39), 1);
@@ -487,8 +581,16 @@ static void test_owd_vs_rtt(void)
 	m = 0;
 	for (int i = 0; i < 3; i++)
 		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.01 + i * 0.01);
-	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(12) * 0.9) < MBIT(0.1), "RTT: nothing loaded: the "
-	      "busiest direction cut (m %u, %.2f)", m, c.dir[0].want / 125000);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(40) * 0.9) < MBIT(0.1), "RTT: nothing loaded: the "
+	      "busiest direction cut, from its rate (m %u, %.2f)", m, c.dir[0].want / 125000);
+	/* a pass that saw the bloat whole: towards what that direction carried */
+	gw_ar_load(&c, 0, MBIT(12), 1.2);
+	gw_ar_load(&c, 1, MBIT(0.5), 1.2);
+	gw_ar_load(&c, 0, MBIT(12), 1.4);
+	gw_ar_load(&c, 1, MBIT(0.5), 1.4);
+	m = gw_ar_sample(&c, 0, 60, NAN, NAN, 1.45);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(12) * 0.9) < MBIT(0.1), "RTT: then towards its "
+	      "achieved rate (m %u, %.2f)", m, c.dir[0].want / 125000);
 	/* a one-way sample with one side missing is judged as a round trip */
 	ctl_init(&c, &up, &down);
 	gw_ar_load(&c, 0, MBIT(39), 1);
@@ -539,6 +641,7 @@ int main(void)
 	test_threshold_serialisation();
 	test_cut_floor_and_hold();
 	test_drain();
+	test_slow_start();
 	test_raise();
 	test_idle();
 	test_owd_vs_rtt();
