@@ -152,7 +152,10 @@ check "ISP2 saw wan2's UDP probes ($u2) and none of wan1's pings ($e2)" \
 	bash -c "[ '$u2' -ge '$(tgt wan2 received)' ] && [ '$e2' = 0 ]"
 check "every UDP probe left from the source address ($s2 of $u2)" \
 	bash -c "[ '$s2' = '$u2' ] && [ '$s2' -gt 0 ]"
-J=$(api /api/status)	# after the counters: wan1 has sent every ping ISP1 counted, and more
+# /api/status is the last sampling pass's: two passes after the counters were read, wan1's
+# figures include every ping ISP1 counted
+gw_samples "$NS_R" 2 >/dev/null
+J=$(api /api/status)
 check "wan1 sent at least what ISP1 got ($(tgt wan1 sent) sent, ISP1 got $e1)" \
 	test "$(tgt wan1 sent)" -ge "$e1"
 
