@@ -185,8 +185,9 @@ check "autorate: the senders' load raises the rate (load_threshold 0.5)" \
 	wait_for '[ "$(ar changes.load)" -gt 0 ]' 8 "a raise"
 echo "# autorate before the link goes: $(ar rate_bits_per_second) bit/s after $(ar changes.load) raises"
 ip -n "$NS" link del lk0
-# longer than autorate's idle_after (5 s): an idle verdict would step the rate then
-sleep 7
+# longer than autorate's idle_after (5 s): 7 sampling passes (1 s each) while it waits, each
+# of which would have stepped an idle rate towards base
+gw_samples "$NS" 7 >/dev/null
 check "autorate: nothing tried while the link waited (no refusal logged)" \
 	bash -c "! grep -q \"autorate: link 'wan' egress stays at\" '$GW_LOG'"
 t0=$EPOCHREALTIME
