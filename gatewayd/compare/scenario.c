@@ -1,7 +1,8 @@
 /* gatewayd/compare/scenario.c: `gatewayd --compare --scenario variable`: a link whose capacity
  * changes in steps, as LTE, Starlink or DOCSIS at peak hours do. The delay box gets a
  * bottleneck of its own on both of its sides (htb with a deep fifo, on an ifb that its
- * ingress redirects to, so netem's delay on its egress comes after the queue), changed in
+ * egress redirects to after it has routed the packet, so netem's delay on that egress comes
+ * after the queue), changed in
  * place at each step; the gateway runs gatewayd with autorate, gatewayd at a fixed rate, or
  * nothing, one after the other on the same testbed, under 4+4 TCP flows and probes. */
 #include <errno.h>
@@ -28,9 +29,14 @@
 
 static const char *const way_names[CMP_WAY_COUNT] = { "autorate", "fixed", "none" };
 
-/* the box's ifbs: [0] holds the upload (d0's ingress), [1] the download (d1's) */
+/* the box's ifbs: [0] holds the upload, [1] the download, each redirected to from the egress
+ * of the device the box sends that direction out of (d1 to the server, d0 to the gateway).
+ * Not from the ingress it comes in by: there a download segment is still charged to the
+ * server's socket (one kernel, no routing yet), and TCP small queues keep each flow to about
+ * a millisecond of its rate in the box's queue, which no modem does: the download would never
+ * bloat. Routed, the packet belongs to no socket. */
 static const char *const box_ifb[2] = { "ifbup", "ifbdn" };
-static const char *const box_dev[2] = { "d0", "d1" };
+static const char *const box_dev[2] = { "d1", "d0" };
 #define BOX_CLASS GW_HANDLE(1, 1)
 #define BOX_MTU 1514
 /* more reflectors for the gateway's own probes: the server answers on each */
@@ -166,8 +172,8 @@ static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, ch
 		uint64_t bps = o->sc.cap[0][d];
 
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n,
-			"qdisc add dev %s handle ffff: ingress\n"
-			"filter add dev %s parent ffff: protocol all prio 1 u32 match u32 0 0 action mirred egress redirect dev %s\n"
+			"qdisc add dev %s clsact\n"
+			"filter add dev %s egress protocol all prio 1 u32 match u32 0 0 action mirred egress redirect dev %s\n"
 			"qdisc add dev %s root handle 1: htb default 1\n"
 			"class add dev %s parent 1: classid 1:1 htb rate %llubit ceil %llubit burst %llu cburst %llu quantum %d\n"
 			"qdisc add dev %s parent 1:1 handle 10: bfifo limit %d\n",

@@ -114,9 +114,22 @@ fch=$(jq -r '.runs[] | select(.way == "fixed") | .shaper_changes' "$R")
 ach=$(jq -r '.runs[] | select(.way == "autorate") | .shaper_changes' "$R")
 check "fixed: the shaper's rate never moved ($fch changes)" "$fch" test "$fch" = 0
 check "autorate: the shaper's rate moved ($ach changes)" "$ach" awk -v c="$ach" 'BEGIN { exit !(c != "null" && c > 0) }'
-sh2=$(sfig autorate 1 .shaper_bps.down)
-check "autorate: in the drop to step 2 its download rate came under the first step's capacity ($(awk -v s="$sh2" 'BEGIN { printf "%.1f", s / 1e6 }') Mbit/s)" \
-	"$sh2" awk -v s="$sh2" -v b="$(jq '.config.autorate.base_bps.down' "$R")" 'BEGIN { exit !(s != "null" && s < b) }'
+# the drop to step 2: each direction whose queue stood in the box (30 ms or more at its peak)
+# is cut under its base; at least one of them is
+cut=0
+for d in up down; do
+	sh2=$(sfig autorate 1 .shaper_bps.$d)
+	pq=$(sfig autorate 1 .peak_queue_ms.$d)
+	base=$(jq ".config.autorate.base_bps.$d" "$R")
+	if awk -v q="$pq" 'BEGIN { exit !(q == "null" || q < 30) }'; then
+		echo "# autorate, the drop to step 2, $d: no queue stood in the box (peak $pq ms)"
+		continue
+	fi
+	cut=$((cut + 1))
+	check "autorate: in the drop to step 2 its $d rate came under its base ($(awk -v s="$sh2" 'BEGIN { printf "%.1f", s / 1e6 }') < $(awk -v s="$base" 'BEGIN { print s / 1e6 }') Mbit/s; the box's queue peaked at $pq ms)" \
+		"$sh2" awk -v s="$sh2" -v b="$base" 'BEGIN { exit !(s != "null" && s < b) }'
+done
+check "autorate: the drop to step 2 queued in the box at least one way ($cut)" "$cut" test "$cut" -ge 1
 
 # the issue's acceptance. The fixed rate's first:
 for ((k = 0; k < nsteps; k++)); do
