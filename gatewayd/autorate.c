@@ -150,6 +150,9 @@ static const char *why(const struct ar_link *l, int d, enum gw_ar_reason r, char
 			 "Mbit/s", l->last_delta_ms[d], gw_ar_threshold_ms(x), mbit(x->achieved));
 	else if (r == GW_AR_LOAD)
 		snprintf(buf, len, "achieved %.2f Mbit/s, no bloat", mbit(x->achieved));
+	else if (r == GW_AR_QUEUE)
+		snprintf(buf, len, "a queue of %.1f ms stood under the threshold %.1f ms; achieved "
+			 "%.2f Mbit/s", l->last_delta_ms[d], gw_ar_threshold_ms(x), mbit(x->achieved));
 	else
 		snprintf(buf, len, "idle; base %.2f Mbit/s", mbit((double)x->cfg.base));
 	return buf;
@@ -158,8 +161,9 @@ static const char *why(const struct ar_link *l, int d, enum gw_ar_reason r, char
 static void say_pending(struct ar_log *g, char *buf, size_t len)
 {
 	snprintf(buf, len, "; %u more change%s since the last line (bloat %llu, load %llu, idle "
-		 "%llu)", g->pending, g->pending == 1 ? "" : "s", (unsigned long long)g->by[0],
-		 (unsigned long long)g->by[1], (unsigned long long)g->by[2]);
+		 "%llu, queue %llu)", g->pending, g->pending == 1 ? "" : "s",
+		 (unsigned long long)g->by[0], (unsigned long long)g->by[1],
+		 (unsigned long long)g->by[2], (unsigned long long)g->by[3]);
 	g->pending = 0;
 	memset(g->by, 0, sizeof(g->by));
 }

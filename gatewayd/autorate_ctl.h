@@ -17,6 +17,7 @@ enum gw_ar_reason {
 	GW_AR_BLOAT = 0,	/* delay over the threshold: cut towards the achieved rate */
 	GW_AR_LOAD,		/* loaded and no bloat: raised */
 	GW_AR_IDLE,		/* unloaded for a while: back towards base */
+	GW_AR_QUEUE,		/* a queue standing under the threshold: eased below the line */
 	GW_AR_REASONS,
 	GW_AR_NONE = GW_AR_REASONS,
 };
@@ -29,7 +30,7 @@ enum gw_ar_state {
 	GW_AR_ST_HOLD,		/* just cut: waiting for the queue to drain */
 };
 
-const char *gw_ar_reason_name(enum gw_ar_reason r);	/* "bloat", "load", "idle" */
+const char *gw_ar_reason_name(enum gw_ar_reason r);	/* "bloat", "load", "idle", "queue" */
 const char *gw_ar_state_name(enum gw_ar_state s);
 
 /* The last `window` judgements as bits, newest in bit 0. */
@@ -45,7 +46,10 @@ struct gw_ar_dir {
 	double want;			/* bytes/s proposed by the last step; == rate when none */
 	enum gw_ar_reason want_reason;
 	double achieved;		/* bytes/s, the last sampling pass's */
-	double achieved_prev;		/* the pass before's: a cut goes towards the larger */
+	double achieved_prev;		/* the pass before's */
+	double carried, carried_prev;	/* the same less what went into the queue past the
+					 * shaper in the pass: a cut goes towards the larger */
+	double pass_delta_ms;		/* delta_ms at the last pass */
 	double achieved_mono;		/* when it was seen; 0: never */
 	double achieved_prev_mono;	/* when the pass before was: the last one's start */
 	double last_cut, last_step;	/* monotonic seconds of the last cut, last change */
@@ -55,9 +59,21 @@ struct gw_ar_dir {
 	double loaded_mono;		/* the last pass that saw it loaded; 0: never */
 	double delta_ms;		/* its samples' delay over baseline, smoothed */
 	double cut_delta_ms;		/* delta_ms at the last cut (or the last look at it) */
+	double last_ease;		/* monotonic seconds of the last queue step */
+	bool want_proven;		/* the proposed cut went towards the measured line: */
+	double want_line, want_factor;	/* that line (bytes/s) and the factor below it (a
+					 * queue step measures the line too) */
+	double queue_since;		/* a queue under the threshold since; 0: none */
+	bool cut_unproven;		/* the last cut did not: a proven one may follow at once */
+	bool deep;			/* the last cut went deeper than cut, for the queue's depth */
+	double line;			/* bytes/s the line carried when it last bloated; 0: unknown */
+	double line_mono;		/* when that was measured (or the line carried more) */
+	int raises;			/* growing raises in a row (none of another kind since) */
+	bool want_fine;			/* the proposed raise is a fine one, near the line */
 	bool bloated;			/* the last judgement of this direction */
 	enum gw_ar_state state;
 	struct gw_ar_window owd;	/* one-way delay judgements of this direction */
+	struct gw_ar_window early;	/* the same against GW_AR_EARLY of the threshold */
 	/* what happened, for status and metrics */
 	uint64_t changes[GW_AR_REASONS];
 	enum gw_ar_reason last_reason;	/* GW_AR_NONE before the first change */
@@ -106,6 +122,38 @@ struct gw_ar_ctl {
  * it (4% every 200 ms) adds to the queue the cut will have to drain, doubling the overshoot
  * before the samples call it bloat. */
 #define GW_AR_RAISE_BELOW 0.5
+/* The line's capacity as the last bloat measured it (what the flows carried through the
+ * queue) guides the raises for GW_AR_LINE_MEMORY_S, then is forgotten (a line that moves
+ * minute by minute is not what it was then):
+ * - from GW_AR_NEAR under it up, until the flows carry more than GW_AR_NEAR over it (a
+ *   rate past the line does not raise what they carry), a raise is GW_AR_FINE of the
+ *   configured one: the queue that a raise past the line builds grows as fast as the raise
+ *   was large, and the samples call it bloat only once it is over the threshold;
+ * - below that band, and above it (the line carries more than it did), raises grow while
+ *   the flows press on the shaper (achieved at GW_AR_PRESS of the rate or more): the n-th
+ *   growing raise in a row is 1 + n/2 (rounded down) times the configured one, at most
+ *   GW_AR_ACCEL_MAX times, never past the band's lower edge from below; a fine raise
+ *   starts the count anew;
+ * - after a cut deeper than `cut` (a deep queue, drained in GW_AR_DRAIN_S), the first raise
+ *   goes straight back to cut times the line: the depth was for the queue, not the line;
+ * - in the band, under load, GW_AR_EARLY_SAMPLES of the last GW_AR_EARLY_WINDOW samples over
+ *   GW_AR_EARLY of the threshold are the rate just past the line's: the shaper, still full,
+ *   lets through more than the line carries and the difference builds the queue past it
+ *   (1% over at 4 Mbit/s: 10 ms a second), so a queue caught at a few milliseconds is
+ *   eased then, not cut as bloat at the threshold, later and deeper;
+ * - a queue that stands between GW_AR_RAISE_BELOW of the threshold and the threshold for
+ *   GW_AR_EASE_AFTER_S elsewhere is not bloat yet either, but it is the rate's.
+ * Easing goes to GW_AR_NEAR under what the line carried in the last pass (what passed the
+ * shaper less the queue's growth), which is the measured line from then on; once per hold. */
+#define GW_AR_LINE_MEMORY_S 30.0
+#define GW_AR_NEAR 0.03
+#define GW_AR_FINE 0.25
+#define GW_AR_PRESS 0.9
+#define GW_AR_ACCEL_MAX 4
+#define GW_AR_EASE_AFTER_S 0.5
+#define GW_AR_EARLY 0.5
+#define GW_AR_EARLY_SAMPLES 2
+#define GW_AR_EARLY_WINDOW 3
 
 /* dir[d] may be NULL (autorate off there); rate[d] is what the kernel has now. */
 void gw_ar_init(struct gw_ar_ctl *c, const struct gw_autorate_cfg *cfg[2], const double rate[2]);

@@ -648,7 +648,8 @@ static void autorate_families(struct gw_buf *b, const struct gw_snapshot *s)
 		}
 	}
 	fam(b, "gatewayd_autorate_changes_total", "counter",
-	    "Rate changes autorate made, by reason: bloat (cut), load (raised), idle (to base).");
+	    "Rate changes autorate made, by reason: bloat (cut), load (raised), idle (to base), "
+	    "queue (eased under a standing queue).");
 	for (size_t k = 0; k < s->n_dirs; k++)
 		for (int r = 0; r < GW_SNAP_AR_REASONS && s->dirs[k].autorate.present; r++) {
 			snprintf(extra, sizeof(extra), "reason=\"%s\"", reasons[r]);

@@ -70,8 +70,8 @@ struct gw_snap_latency {
 };
 
 /* A direction's autorate (gatewayd/autorate.c): the rate it shapes to now and why it moved. */
-#define GW_SNAP_AR_REASONS 3	/* the reasons, in this order: */
-#define GW_SNAP_AR_REASON_NAMES { "bloat", "load", "idle" }
+#define GW_SNAP_AR_REASONS 4	/* the reasons, in this order: */
+#define GW_SNAP_AR_REASON_NAMES { "bloat", "load", "idle", "queue" }
 
 struct gw_snap_autorate {
 	bool present;			/* autorate runs in this direction */

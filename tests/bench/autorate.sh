@@ -83,7 +83,7 @@ sleep "$SETTLE"	# a duration: the load and the pings running before the window
 
 changes() {
 	ip netns exec "$NS_R" curl -s -m 3 http://127.0.0.1:9180/api/status |
-		jq '.links[0].directions[0].autorate.changes | .bloat + .load + .idle'
+		jq '.links[0].directions[0].autorate.changes | .bloat + .load + .idle + .queue'
 }
 ch0=$(changes)
 g0=$(cpu_ticks "$GW_PID")

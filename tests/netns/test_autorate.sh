@@ -226,7 +226,7 @@ probe = { method = "udp"; interval = "50ms"; timeout = "1s";
   targets = [ "10.78.3.2:2112", "10.78.3.2:2113", "10.78.3.2:2114" ]; };
 CONF
 gw_start "$NS_R" "$TMPD/churn.conf" || { not_ok "gatewayd starts (churn)" "$(cat "$GW_LOG")"; exit 1; }
-changes() { api /api/status | jq '.links[0].directions[0].autorate.changes | .bloat + .load + .idle'; }
+changes() { api /api/status | jq '.links[0].directions[0].autorate.changes | .bloat + .load + .idle + .queue'; }
 handles() { tc -n "$NS_R" qdisc show dev r1 | awk '{ print $2, $3 }' | sort | tr '\n' ' '; }
 leafdrops() { tc -n "$NS_R" -s -j qdisc show dev r1 | jq '[.[] | select(.handle != "e000:") | .drops] | add'; }
 H0=$(handles)

@@ -362,8 +362,10 @@ static void test_drain(void)
 	gw_ar_load(&c, 0, MBIT(30), 1.2);
 	gw_ar_load(&c, 0, MBIT(6), 1.4);
 	m = feed(&c, 3, 21, 1.7);
-	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(27)) < MBIT(0.5), "cut: towards the larger of "
-	      "two passes (%.2f)", c.dir[0].want / 125000);
+	/* 30 in the pass the queue grew 9.8 ms in (0.2 s): 30 / 1.049 = 28.6 carried, x 0.9 */
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(30) / 1.0488 * 0.9) < MBIT(0.1), "cut: towards "
+	      "the larger of two passes, less what went into the queue (%.2f)",
+	      c.dir[0].want / 125000);
 	/* the queue at 50 ms when the cut is taken */
 	ctl_init(&c, &up, NULL);
 	gw_ar_sample(&c, 0, 1, NAN, NAN, 1);
@@ -447,16 +449,39 @@ static void test_raise(void)
 	m = gw_ar_load(&c, 0, MBIT(41), 1.38);
 	CHECK(m == 1, "raise: a pass 20 ms early is not skipped");
 	gw_ar_done(&c, 0, true, 1.38);
+	/* flows that press on the shaper (achieved = rate): the raises in a row grow, 4%, 4%,
+	 * 8%, 8%, 12% ..., never over max */
+	{
+		double r0 = c.dir[0].rate, r1;
+
+		m = gw_ar_load(&c, 0, r0, 1.6);
+		r1 = c.dir[0].want;
+		CHECK(m == 1 && fabs(r1 - r0 * 1.08) < 1, "raise: the third raise in a row of "
+		      "pressing flows is twice the factor (%.3f)", r1 / r0);
+		gw_ar_done(&c, 0, true, 1.6);
+	}
 	for (int i = 0; i < 40; i++) {
-		double t = 1.4 + i * 0.2;
+		double t = 1.8 + i * 0.2;
 
 		if (gw_ar_load(&c, 0, c.dir[0].rate, t)) {
 			gw_ar_done(&c, 0, true, t);
 			raises++;
 		}
 	}
-	CHECK(c.dir[0].rate == MBIT(50) && raises == 4, "raise: never over max (%.2f, %d raises)",
+	CHECK(c.dir[0].rate == MBIT(50) && raises == 1, "raise: never over max (%.2f, %d raises)",
 	      c.dir[0].rate / 125000, raises);
+	/* flows under 90% of the rate: every raise the configured one */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	raises = 0;
+	for (int i = 0; i < 4; i++) {
+		double t = 1.2 + i * 0.2, r0 = c.dir[0].rate;
+
+		if (gw_ar_load(&c, 0, 0.85 * r0, t) && fabs(c.dir[0].want - r0 * 1.04) < 1)
+			raises++;
+		gw_ar_done(&c, 0, true, t);
+	}
+	CHECK(raises == 4, "raise: flows at 85%% of the rate: four raises of 4%% (%d)", raises);
 	/* bloat blocks a raise */
 	ctl_init(&c, &up, NULL);
 	gw_ar_load(&c, 0, MBIT(39), 1);
@@ -487,6 +512,163 @@ static void test_raise(void)
 		gw_ar_sample(&c, 0, 14, NAN, NAN, 1.31 + i * 0.01);
 	m = gw_ar_load(&c, 0, MBIT(39), 1.6);
 	CHECK(m == 1, "raise: a 4 ms one does not (%.1f ms)", c.dir[0].delta_ms);
+}
+
+/* The line a cut measured guides the raises: up to 3% under it, fine steps within 3% of
+ * it, growing ones past it; after a deep cut straight back to cut times it; a queue that
+ * stands under the threshold eases the rate below it. */
+static void test_line(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(5, 40, 80);
+	struct gw_ar_ctl c;
+	unsigned int m;
+	double t, r;
+	int fine = 0;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(30), 1.0);
+	gw_ar_load(&c, 0, MBIT(30), 1.2);	/* loaded (30 >= 0.75 x 40): the line's rate */
+	m = 0;
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 25, NAN, NAN, 1.21 + i * 0.01);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(27)) < 1, "line: a 15 ms queue cut towards "
+	      "the 30 Mbit/s carried, times 0.9 (%.2f)", c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 1.23);
+	CHECK(c.dir[0].line == MBIT(30) && !c.dir[0].deep, "line: measured at 30 Mbit/s, not deep");
+	for (int i = 0; i < 14; i++)
+		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.3 + i * 0.01);
+	/* from 27: 4% (28.08), then to the band's edge 29.1, not 4% past it */
+	m = gw_ar_load(&c, 0, MBIT(27), 1.8);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(28.08)) < 1, "line: first raise 4%% (%.2f)",
+	      c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 1.8);
+	m = gw_ar_load(&c, 0, c.dir[0].rate, 2.0);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(29.1)) < 1, "line: the next stops at 3%% under "
+	      "the line (%.2f)", c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 2.0);
+	/* within the band: 1% a step, until past 30.9 (29.1 x 1.01^7) */
+	for (t = 2.2; c.dir[0].rate < MBIT(30.9) && t < 10; t += 0.2) {
+		r = c.dir[0].rate;
+		if (gw_ar_load(&c, 0, r, t) && fabs(c.dir[0].want - r * 1.01) < 1)
+			fine++;
+		gw_ar_done(&c, 0, true, t);
+	}
+	CHECK(fine == 7 && c.dir[0].rate >= MBIT(30.9), "line: seven raises of 1%% across the band "
+	      "(%d, at %.2f)", fine, c.dir[0].rate / 125000);
+	/* past it the line carries more than it did: 4%, 4%, then 8% */
+	r = c.dir[0].rate;
+	gw_ar_load(&c, 0, r, t);
+	CHECK(fabs(c.dir[0].want - r * 1.04) < 1, "line: past the band, 4%% again (%.3f)",
+	      c.dir[0].want / r);
+	gw_ar_done(&c, 0, true, t);
+	/* near the line, under load, a queue caught early (2 of the last 3 samples over half the
+	 * threshold, 5.2 ms) is eased at once to the band's lower edge, counted as "queue" */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(30), 1.0);
+	gw_ar_load(&c, 0, MBIT(30), 1.2);
+	for (int i = 0; i < 3; i++)
+		gw_ar_sample(&c, 0, 25, NAN, NAN, 1.21 + i * 0.01);
+	gw_ar_done(&c, 0, true, 1.23);
+	gw_ar_set_rate(&c, 0, MBIT(30.5));
+	for (int i = 0; i < 30; i++)
+		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.3 + i * 0.02);
+	gw_ar_load(&c, 0, MBIT(30), 1.9);
+	m = gw_ar_sample(&c, 0, 17, NAN, NAN, 1.91);
+	CHECK(m == 0, "early: one sample 7 ms over is not enough");
+	m = gw_ar_sample(&c, 0, 17, NAN, NAN, 1.92);
+	CHECK(m == 1 && c.dir[0].want_reason == GW_AR_QUEUE && !c.dir[0].bloated &&
+	      fabs(c.dir[0].want - MBIT(29.1)) < MBIT(0.05), "early: two are, near the line: "
+	      "eased to 3%% under the 30 Mbit/s carried (%.2f)", c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 1.92);
+	CHECK(c.dir[0].changes[GW_AR_QUEUE] == 1 && c.dir[0].last_reason == GW_AR_QUEUE,
+	      "early: counted as reason queue");
+	m = 0;
+	for (int i = 0; i < 10; i++)
+		m |= gw_ar_sample(&c, 0, 17, NAN, NAN, 1.93 + i * 0.02);
+	CHECK(m == 0, "early: once per hold");
+	m = gw_ar_load(&c, 0, MBIT(29), 2.2);
+	CHECK(m == 0, "early: no raise within the hold after it");
+	/* away from any measured line (none yet), a queue standing under the threshold for 0.5 s
+	 * (6.5 ms; threshold 10.3) steps the rate down by one raise */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	for (int i = 0; i < 20; i++)
+		gw_ar_sample(&c, 0, 16.5, NAN, NAN, 1.01 + i * 0.01);
+	m = gw_ar_load(&c, 0, MBIT(39), 1.3);
+	CHECK(m == 0 && !c.dir[0].bloated, "queue: a 6.5 ms queue, no line known: not at once");
+	for (int i = 0; i < 30; i++)
+		m |= gw_ar_sample(&c, 0, 16.5, NAN, NAN, 1.31 + i * 0.01);
+	CHECK(m == 0, "queue: ...nor from the samples, away from a line");
+	m = gw_ar_load(&c, 0, MBIT(39), 1.6);
+	CHECK(m == 0, "queue: nor at 0.3 s");
+	m = gw_ar_load(&c, 0, MBIT(39), 1.8);
+	CHECK(m == 1 && c.dir[0].want_reason == GW_AR_QUEUE &&
+	      fabs(c.dir[0].want - MBIT(39) * 0.97) < MBIT(0.05),
+	      "queue: standing 0.5 s: 3%% under the 39 Mbit/s carried (%.2f)",
+	      c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 1.8);
+	CHECK(c.dir[0].line == MBIT(39), "queue: what was carried is the line now (%.2f)",
+	      c.dir[0].line / 125000);
+	/* a deep cut (a 100 ms queue) resumes at cut times the line once drained */
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(30), 1.0);
+	gw_ar_load(&c, 0, MBIT(30), 1.2);
+	for (int i = 0; i < 10; i++)
+		gw_ar_sample(&c, 0, 110, NAN, NAN, 1.21 + i * 0.01);
+	CHECK(c.dir[0].want < MBIT(27) && c.dir[0].want >= MBIT(15), "deep: a 100 ms queue cut "
+	      "deeper than 0.9 (%.2f)", c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 1.3);
+	CHECK(c.dir[0].deep && c.dir[0].line == MBIT(30), "deep: the line is still 30 Mbit/s");
+	for (int i = 0; i < 20; i++)
+		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.5 + i * 0.01);
+	m = gw_ar_load(&c, 0, c.dir[0].rate, 1.85);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(27)) < 1, "deep: drained, straight back to "
+	      "0.9 x the line (%.2f)", c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 1.85);
+	CHECK(!c.dir[0].deep, "deep: once");
+	/* the line is forgotten after 30 s: plain raises again */
+	r = c.dir[0].rate;
+	gw_ar_load(&c, 0, 0.85 * r, 40);
+	CHECK(fabs(c.dir[0].want - r * 1.04) < 1, "line: forgotten after 30 s (%.3f)",
+	      c.dir[0].want / r);
+}
+
+/* A capacity that drops: the cut from the rate in force is followed, within the hold, by one
+ * towards what the line carried as soon as a pass has been seen wholly inside the bloat. */
+static void test_drop(void)
+{
+	struct gw_autorate_cfg up = ar_cfg(2, 40, 80);
+	struct gw_ar_ctl c;
+	unsigned int m = 0;
+
+	ctl_init(&c, &up, NULL);
+	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
+	gw_ar_load(&c, 0, MBIT(39), 1.0);
+	gw_ar_load(&c, 0, MBIT(20), 1.2);	/* the drop halfway through this pass */
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.21 + i * 0.01);
+	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(36)) < 1 && !c.dir[0].want_proven,
+	      "drop: first cut from the rate (%.2f)", c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 1.23);
+	m = gw_ar_sample(&c, 0, 70, NAN, NAN, 1.3);
+	CHECK(m == 0, "drop: no pass yet inside the bloat: nothing more");
+	gw_ar_load(&c, 0, MBIT(12), 1.4);	/* began before the bloat was judged */
+	m = gw_ar_sample(&c, 0, 80, NAN, NAN, 1.41);
+	CHECK(m == 0, "drop: a pass begun before the bloat was judged says nothing yet");
+	gw_ar_load(&c, 0, MBIT(12), 1.6);	/* a whole pass inside it: 12 Mbit/s */
+	m = gw_ar_sample(&c, 0, 80, NAN, NAN, 1.61);
+	CHECK(m == 1 && c.dir[0].want <= MBIT(10.8) && c.dir[0].want >= MBIT(6),
+	      "drop: within the hold, towards the 12 Mbit/s of that pass (%.2f)",
+	      c.dir[0].want / 125000);
+	gw_ar_done(&c, 0, true, 1.61);
+	CHECK(c.dir[0].line <= MBIT(12) && c.dir[0].line >= MBIT(10.5), "drop: the line measured "
+	      "at the 12 Mbit/s of that pass, less what went into the queue (%.2f)",
+	      c.dir[0].line / 125000);
+	m = gw_ar_sample(&c, 0, 80, NAN, NAN, 1.7);
+	CHECK(m == 0, "drop: then the hold");
 }
 
 static void test_idle(void)
@@ -643,6 +825,8 @@ int main(void)
 	test_drain();
 	test_slow_start();
 	test_raise();
+	test_line();
+	test_drop();
 	test_idle();
 	test_owd_vs_rtt();
 	test_history();
