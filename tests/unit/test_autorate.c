@@ -9,9 +9,8 @@
 #include "config/config.h"
 #include "gatewayd/autorate_ctl.h"
 #include "gatewayd/history.h"
+#include "tests/unit/autorate_cfg.h"
 #include "tests/unit/tap.h"
-
-#define MBIT(x) ((x) * 125000.0)
 
 static char err[512];
 
@@ -157,17 +156,6 @@ static void test_config_bad(void)
 }
 
 /* ---- the controller ---- */
-
-static struct gw_autorate_cfg ar_cfg(double min_mbit, double base_mbit, double max_mbit)
-{
-	struct gw_autorate_cfg a = {
-		.present = true, .min = (uint64_t)MBIT(min_mbit), .base = (uint64_t)MBIT(base_mbit),
-		.max = (uint64_t)MBIT(max_mbit), .delay_threshold_us = 10000, .window = 6,
-		.bloat_samples = 3, .cut = 0.9, .raise = 1.04, .load_threshold = 0.75,
-		.hold_us = 500000, .raise_every_us = 200000, .idle_after_us = 5000000,
-	};
-	return a;
-}
 
 /* egress on (and ingress when both), both at 40 Mbit/s */
 static void ctl_init(struct gw_ar_ctl *c, const struct gw_autorate_cfg *up,
@@ -514,6 +502,19 @@ static void test_raise(void)
 	CHECK(m == 1, "raise: a 4 ms one does not (%.1f ms)", c.dir[0].delta_ms);
 }
 
+/* A line measured at 30 Mbit/s: a 15 ms queue at 1.21 s after two loaded passes at 30, cut
+ * to 27 at 1.23 s. */
+static void line_at_30(struct gw_ar_ctl *c, const struct gw_autorate_cfg *up)
+{
+	ctl_init(c, up, NULL);
+	gw_ar_sample(c, 0, 10, NAN, NAN, 1);
+	gw_ar_load(c, 0, MBIT(30), 1.0);
+	gw_ar_load(c, 0, MBIT(30), 1.2);
+	for (int i = 0; i < 3; i++)
+		gw_ar_sample(c, 0, 25, NAN, NAN, 1.21 + i * 0.01);
+	gw_ar_done(c, 0, true, 1.23);
+}
+
 /* The line a cut measured guides the raises: up to 3% under it, fine steps within 3% of
  * it, growing ones past it; after a deep cut straight back to cut times it; a queue that
  * stands under the threshold eases the rate below it. */
@@ -564,13 +565,7 @@ static void test_line(void)
 	gw_ar_done(&c, 0, true, t);
 	/* near the line, under load, a queue caught early (2 of the last 3 samples over half the
 	 * threshold, 5.2 ms) is eased at once to the band's lower edge, counted as "queue" */
-	ctl_init(&c, &up, NULL);
-	gw_ar_sample(&c, 0, 10, NAN, NAN, 1);
-	gw_ar_load(&c, 0, MBIT(30), 1.0);
-	gw_ar_load(&c, 0, MBIT(30), 1.2);
-	for (int i = 0; i < 3; i++)
-		gw_ar_sample(&c, 0, 25, NAN, NAN, 1.21 + i * 0.01);
-	gw_ar_done(&c, 0, true, 1.23);
+	line_at_30(&c, &up);
 	gw_ar_set_rate(&c, 0, MBIT(30.5));
 	for (int i = 0; i < 30; i++)
 		gw_ar_sample(&c, 0, 10, NAN, NAN, 1.3 + i * 0.02);

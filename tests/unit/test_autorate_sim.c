@@ -23,9 +23,9 @@
 
 #include "config/config.h"
 #include "gatewayd/autorate_ctl.h"
+#include "tests/unit/autorate_cfg.h"
 #include "tests/unit/tap.h"
 
-#define MBIT(x) ((x) * 125000.0)
 #define DT 0.001
 #define MSS 1448.0
 #define FLOWS 4
@@ -211,17 +211,6 @@ static void run(struct gw_ar_ctl *ctl, const double base[2], double jitter_s,
 		for (int k = 0; k < 2; k++)
 			res->share[st][k] = s.d[k].box_out / (s.cap[st][k] * (STEP_S - SETTLE_S));
 	}
-}
-
-static struct gw_autorate_cfg ar_cfg(double min_mbit, double base_mbit, double max_mbit)
-{
-	struct gw_autorate_cfg a = {
-		.present = true, .min = (uint64_t)MBIT(min_mbit), .base = (uint64_t)MBIT(base_mbit),
-		.max = (uint64_t)MBIT(max_mbit), .delay_threshold_us = 10000, .window = 6,
-		.bloat_samples = 3, .cut = 0.9, .raise = 1.04, .load_threshold = 0.75,
-		.hold_us = 500000, .raise_every_us = 200000, .idle_after_us = 5000000,
-	};
-	return a;
 }
 
 int main(void)
