@@ -12,7 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "gatewayd/load/access.h"
+#include "config/config.h"
 #include "gatewayd/load/engine.h"
+#include "gatewayd/load/loadtest.h"
 #include "gatewayd/load/sink.h"
 #include "gatewayd/probe/ratelimit.h"
 #include "gatewayd/sys/ratelog.h"
@@ -351,6 +353,53 @@ static void test_engine(void)
 	gw_sink_free(s);
 }
 
+/* The probe block's sink_token_file: an absolute path, for a gatewayd sink, read per test. */
+static void test_config(void)
+{
+	static const char *links = "links = ( { name = \"wan\"; interface = \"lo\"; egress = { "
+				   "shaper = \"tbf\"; rate = \"10mbit\"; }; } );\n";
+	static const struct {
+		const char *probe, *want;
+	} bad[] = {
+		{ "sink = \"127.0.0.1:7070\"; sink_token_file = \"token\";", "t.conf:3: " },
+		{ "sink = \"iperf3:127.0.0.1:5201\"; sink_token_file = \"/t\";", "gatewayd sink" },
+		{ "sink_token_file = \"/t\";", "needs 'sink'" },
+	};
+	char text[1024], err[512];
+	struct gw_config *cfg = NULL;
+	struct gw_loadtest *t = NULL;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		snprintf(text, sizeof(text), "%sprobe = { targets = [ \"127.0.0.1\" ];\n%s };\n",
+			 links, bad[i].probe);
+		cfg = NULL;
+		CHECK(gw_config_load_string("t.conf", text, &cfg, err, sizeof(err)) != 0 &&
+		      strstr(err, bad[i].want), "config: %s refused (%s)", bad[i].probe, err);
+		gw_config_free(cfg);
+	}
+	snprintf(text, sizeof(text), "links = ( { name = \"wan\"; interface = \"lo\"; egress = { "
+		 "shaper = \"tbf\"; rate = \"10mbit\"; }; probe = { targets = [ \"127.0.0.1\" ]; "
+		 "sink_token_file = \"/t\"; }; } );\n");
+	cfg = NULL;
+	CHECK(gw_config_load_string("t.conf", text, &cfg, err, sizeof(err)) != 0,
+	      "config: sink_token_file in a link's own probe block refused (%s)", err);
+	gw_config_free(cfg);
+	snprintf(text, sizeof(text), "%sprobe = { targets = [ \"127.0.0.1\" ]; sink = "
+		 "\"127.0.0.1:7070\"; sink_token_file = \"/nonexistent/gw-token\"; };\n", links);
+	cfg = NULL;
+	if (!CHECK(gw_config_load_string("t.conf", text, &cfg, err, sizeof(err)) == 0 &&
+		   !strcmp(cfg->probe.sink_token_file, "/nonexistent/gw-token"),
+		   "config: sink_token_file taken (%s)", err))
+		return;
+	err[0] = '\0';
+	CHECK(gw_loadtest_new(cfg, &t, err, sizeof(err)) == -ENOENT && !t &&
+	      strstr(err, "/nonexistent/gw-token"),
+	      "a load test whose token file is missing does not start, naming it (%s)", err);
+	gw_loadtest_free(t);
+	gw_config_free(cfg);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -359,6 +408,7 @@ int main(void)
 	test_allow();
 	test_ratelimit();
 	test_ratelog();
+	test_config();
 	test_engine();
 	return tap_done();
 }
