@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The reflector's rate per source on the host kernel: a flood of valid probes from one address
-# (as fast as one process sends them, for a bounded 2 s) is answered at no more than
+# (10,000 a second, for a bounded 2 s: what even the sanitizer build reads without its socket
+# overflowing, so what is not answered is the limit's doing) is answered at no more than
 # --reflect-rate, while the prober's 20 Hz stream from a second address, at the same time, is
 # answered in full; the drops are counted and their log lines bounded. Without the option the
 # reflector says its default (200 a second).
@@ -24,18 +25,20 @@ PIDS+=("$RPID")
 wait_for "grep -q answering '$RLOG'" 5 "the reflector to log that it answers"
 check "the reflector says its rate per source" grep -q "at most $RATE a second from one address" "$RLOG"
 
-# the flood: valid requests (docs/probe-protocol.md) from 10.82.0.2 for 2 s, replies drained
-# as they come; prints "SENT REPLIES"
+# the flood: valid requests (docs/probe-protocol.md) from 10.82.0.2 at PPS a second for 2 s,
+# replies drained as they come; prints "SENT REPLIES"
 cat >"$TMPD/flood.py" <<'PY'
 import socket, struct, sys, time
 src, dst, port, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+pps = int(sys.argv[5])
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
 s.bind((src, 0))
 s.setblocking(False)
 cookie = 0x5eed
 sent = got = 0
-end = time.monotonic() + secs
+t0 = time.monotonic()
+end = t0 + secs
 def drain():
     global got
     while True:
@@ -46,6 +49,11 @@ def drain():
         if b[:4] == b"GWPR" and b[5] == 2:
             got += 1
 while time.monotonic() < end:
+    # paced: no more than pps a second so far (a burst of 64 at most)
+    if sent >= (time.monotonic() - t0) * pps:
+        drain()
+        time.sleep(0.001)
+        continue
     for _ in range(64):
         pkt = b"GWPR" + struct.pack("!BBHIIQQQ", 1, 1, 0, sent, cookie, time.time_ns(), 0, 0)
         try:
@@ -68,7 +76,8 @@ probe = { method = "udp"; targets = [ "10.82.0.1:$PORT" ]; interval = "50ms"; ti
           source = "10.82.0.3"; };
 EOF
 
-coproc FLOOD { ip netns exec "$NS_C" timeout 20 python3 "$TMPD/flood.py" 10.82.0.2 10.82.0.1 $PORT 2; }
+PPS=10000
+coproc FLOOD { ip netns exec "$NS_C" timeout 20 python3 "$TMPD/flood.py" 10.82.0.2 10.82.0.1 $PORT 2 $PPS; }
 PIDS+=("$FLOOD_PID")
 # 40 probes at 20 Hz from the other address while the flood runs
 ip netns exec "$NS_C" timeout 20 "$GATEWAYD" -c "$TMPD/probe.conf" --probe 36 >"$TMPD/probe.out" 2>&1
@@ -76,7 +85,8 @@ read -r -t 15 sent replies <&"${FLOOD[0]}"
 secs=2
 max=$((RATE * secs + RATE + RATE / 10))	# the rate over 2 s, the 1 s burst, and a tenth
 echo "# flood: $sent probes sent in $secs s ($((${sent:-0} / secs)) a second), $replies answered (at most $max)"
-check "the flood sent many thousands a second ($sent in $secs s)" test "${sent:-0}" -ge 10000
+check "the flood sent thousands a second ($sent in $secs s, at most $PPS a second)" \
+	test "${sent:-0}" -ge $((PPS * secs / 2))
 check "the flood answered at no more than the rate ($replies <= $max)" test "${replies:-99999}" -le $max
 check "the flood answered at the rate, not refused outright ($replies >= $((RATE * secs * 8 / 10)))" \
 	test "${replies:-0}" -ge $((RATE * secs * 8 / 10))
@@ -93,8 +103,8 @@ echo "# $line"
 limited=$(echo "$line" | sed -E 's/.*rate_limited ([0-9]+).*/\1/')
 answered=$(echo "$line" | sed -E 's/^reflect: answered ([0-9]+).*/\1/')
 # (what the socket's queue dropped before the reflector read it is the kernel's, not counted)
-check "counted: rate_limited $limited, most of the flood; with answered $answered no more than came ($sent + 36)" \
-	test "$((limited + answered))" -le "$((sent + 36))" -a "$limited" -ge "$((sent / 2))"
+check "counted: rate_limited $limited, the flood less what it was answered; with answered $answered no more than came ($sent + 36)" \
+	test "$((limited + answered))" -le "$((sent + 36))" -a "$limited" -ge "$((sent - max - sent / 20))"
 lines=$(grep -c "^reflect: probes from" "$RLOG")
 check "$limited drops logged in at most one line over these seconds ($lines)" test "$lines" -eq 1
 check "the drop's line names the source and the rate" \

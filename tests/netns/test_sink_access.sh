@@ -72,7 +72,12 @@ elif what == "many":
 elif what == "hold":
     # N connections without a header: how many the sink keeps open (it resets the rest)
     n, secs = int(sys.argv[5]), float(sys.argv[6])
-    socks = [conn() for _ in range(n)]
+    socks = []
+    for _ in range(n):
+        try:
+            socks.append(conn())
+        except OSError:     # reset before connect() returned: one the sink refused
+            pass
     time.sleep(0.5)         # a duration: the sink's accept and reset are immediate
     open_ = 0
     for s in socks:
@@ -94,6 +99,7 @@ sink_start() {
 	local name=$1
 	shift
 	SLOG=$TMPD/$name.log
+	: >"$SLOG"
 	ip netns exec "$NS_S" "$GATEWAYD" "$@" 2>"$SLOG" &
 	SPID=$!
 	PIDS+=("$SPID")
