@@ -1,6 +1,6 @@
-/* gatewayd/probe/reflector.c: the UDP reflector: answers each valid probe with its own kernel receive
- * stamp and send time, refuses (and counts) everything else. No per-client state: its memory is
- * one buffer whatever arrives. */
+/* gatewayd/probe/reflector.c: the UDP reflector: answers each valid probe with its own kernel
+ * receive stamp and send time, within its source's rate; refuses (and counts) everything else.
+ * Its memory is one buffer and a fixed table of token buckets, whatever arrives. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/errqueue.h>
