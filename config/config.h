@@ -117,6 +117,7 @@ struct gw_link_cfg {
 /* The latency prober (gatewayd/probe/prober.c) and its load test (gatewayd/load/loadtest.c). */
 #define GW_MAX_PROBE_TARGETS 16
 #define GW_PROBE_HOST_MAX 64	/* a target or sink as written: IP literal, optional :port */
+#define GW_PROBE_TOKEN_PATH_MAX 256	/* sink_token_file, with its NUL */
 #define GW_PROBE_UDP_PORT 2112	/* the reflector's default port (gatewayd --reflect) */
 #define GW_PROBE_SIZE_MIN 40	/* probe payload bytes: the probe header (docs/probe-protocol.md) */
 #define GW_PROBE_SIZE_MAX 1472	/* a 1500-byte IPv4 packet */
@@ -154,6 +155,8 @@ struct gw_probe_cfg {
 	char sink[GW_PROBE_HOST_MAX];	/* "" = none: the load test refuses to start */
 	struct sockaddr_storage sink_addr;
 	socklen_t sink_addrlen;
+	char sink_token_file[GW_PROBE_TOKEN_PATH_MAX];	/* "" or an absolute path: the
+							 * sink's token, read at each test */
 	int64_t load_duration_us;	/* per direction; default 10 s */
 	int64_t load_every_us;		/* 0 = only on demand */
 	int load_flows;			/* TCP flows per direction; default 4 */

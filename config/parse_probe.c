@@ -26,7 +26,7 @@
 
 static const char *const probe_keys[] = {
 	"targets", "method", "interval", "timeout", "size", "link", "fwmark", "source", "sink",
-	"load_duration", "load_every", "load_flows", NULL
+	"load_duration", "load_every", "load_flows", "sink_token_file", NULL
 };
 
 /* A link's own block: what probes and how; the load test and `link` are the global block's. */
@@ -34,7 +34,7 @@ static const char *const link_probe_keys[] = {
 	"targets", "method", "interval", "timeout", "size", "fwmark", "source", NULL
 };
 static const char *const global_only_keys[] = {
-	"link", "sink", "load_duration", "load_every", "load_flows", NULL
+	"link", "sink", "load_duration", "load_every", "load_flows", "sink_token_file", NULL
 };
 
 static const struct cfg_enum methods[] = {
@@ -239,6 +239,22 @@ static int parse_load(struct cfg_parser *p, const config_setting_t *grp, struct 
 					 "e.g. \"192.0.2.1:5201\", IPv6 as \"[2001:db8::1]:5201\", "
 					 "or \"iperf3:IP:PORT\" for an iperf3 server", v);
 		snprintf(pc->sink, sizeof(pc->sink), "%s", v);
+	}
+	/* the token a `gatewayd --sink --token-file` wants: read when a test starts, so a
+	 * new token in the file needs no reload */
+	ret = cfg_get_string(p, grp, "sink_token_file", "probe", GW_PROBE_TOKEN_PATH_MAX - 1, &v);
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		const config_setting_t *s = config_setting_get_member(grp, "sink_token_file");
+
+		if (v[0] != '/')
+			return cfg_error(p, s, "probe", "'sink_token_file' \"%.64s\" must be an "
+					 "absolute path", v);
+		if (!pc->sink[0] || !strncmp(pc->sink, "iperf3:", 7))
+			return cfg_error(p, s, "probe", "'sink_token_file' is for a gatewayd sink: "
+					 "it needs 'sink' = \"IP:PORT\" (an iperf3 server takes none)");
+		snprintf(pc->sink_token_file, sizeof(pc->sink_token_file), "%s", v);
 	}
 	ret = cfg_get_time(p, grp, "load_duration", "probe", PROBE_LOAD_DURATION_MIN,
 			   PROBE_LOAD_DURATION_MAX, &pc->load_duration_us);

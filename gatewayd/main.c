@@ -33,7 +33,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gatewayd -c FILE [--check | --dry-run | --oneshot | --probe COUNT] [-v]\n"
-		"       gatewayd --reflect ADDR:PORT\n"
+		"       gatewayd --reflect ADDR:PORT [--reflect-rate N]\n"
+		"       gatewayd --sink ADDR:PORT [--token-file F] [--allow PREFIX,...]\n"
 		"  -c, --config FILE  the configuration (see gatewayd.conf(5))\n"
 		"      --check        validate the file (and the kernel's qdisc kinds) and exit\n"
 		"      --dry-run      print the tree as tc commands and exit, touching nothing\n"
@@ -41,8 +42,12 @@ static void usage(FILE *f)
 		"      --probe COUNT  only probe the config's targets COUNT times (0: until ^C),\n"
 		"                     a line per sample and a summary; shapes nothing\n"
 		"      --reflect ADDR:PORT  answer UDP probes (no -c); e.g. [::]:2112\n"
+		"      --reflect-rate N  answer at most N probes a second from one address\n"
 		"      --load-test    one load test to the probe block's sink, a table; shapes nothing\n"
 		"      --sink ADDR:PORT  serve as a load-test sink (no -c; repeatable, up to 4)\n"
+		"      --token-file F    the sink serves clients with the token in F...\n"
+		"      --allow LIST      ...or from these prefixes (beyond loopback: one is needed)\n"
+		"      --max-per-address N  the sink's connections from one address (default 32)\n"
 		"  -v, --verbose      log debug lines\n"
 		"      --compare ...  the fifo vs fq_codel vs cake bench (gatewayd --compare --help)\n"
 		"      --version      print the version\n"
@@ -219,11 +224,27 @@ static int parse_count(const char *s, unsigned long long *out)
 	return 0;
 }
 
-static int run_reflect(const char *addr)
+/* A whole number in lo..hi for an option, or a message and -EINVAL. */
+static int parse_int_opt(const char *name, const char *s, long lo, long hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "%s \"%s\": expected a whole number, %ld..%ld\n", name, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int run_reflect(const char *addr, double rate)
 {
 	struct gw_reflect_stats st;
 	char err[256] = "";
-	int r = gw_reflect_run(addr, stderr, &st, err, sizeof(err));
+	int r = gw_reflect_run(addr, rate, stderr, &st, err, sizeof(err));
 
 	if (r)
 		fprintf(stderr, "%s\n", err);
@@ -244,12 +265,19 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "sink", required_argument, NULL, 'S' },
 		{ "load-test", no_argument, NULL, 'L' },
+		{ "token-file", required_argument, NULL, 'T' },
+		{ "allow", required_argument, NULL, 'A' },
+		{ "max-per-address", required_argument, NULL, 'M' },
+		{ "reflect-rate", required_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL, *reflect = NULL;
 	unsigned long long probe_count = 0;
 	const char *sinks[GW_SINK_MAX_LISTEN + 1];
 	size_t n_sinks = 0;
+	struct gw_sink_opts sink_opts = { 0 };
+	bool sink_opt = false;
+	double reflect_rate = 0;
 	enum mode mode = MODE_RUN;
 	struct gw_config *cfg;
 	char err[2048] = "";
@@ -304,16 +332,38 @@ int main(int argc, char **argv)
 			if (n_sinks < GW_SINK_MAX_LISTEN + 1)
 				sinks[n_sinks++] = optarg;
 			break;
+		case 'T':
+			sink_opts.token_file = optarg;
+			sink_opt = true;
+			break;
+		case 'A':
+			sink_opts.allow = optarg;
+			sink_opt = true;
+			break;
+		case 'M':
+			if (parse_int_opt("--max-per-address", optarg, 1, GW_SINK_MAX_CONNS,
+					  &sink_opts.max_per_addr))
+				return EXIT_USAGE;
+			sink_opt = true;
+			break;
+		case 'F': {
+			int v;
+
+			if (parse_int_opt("--reflect-rate", optarg, 1, GW_REFLECT_RATE_MAX, &v))
+				return EXIT_USAGE;
+			reflect_rate = v;
+			break;
+		}
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (n_sinks && !file && !reflect && optind == argc)
-		return gw_sink_main(sinks, n_sinks);
-	if (reflect && !file && optind == argc)
-		return run_reflect(reflect);
-	if (!file || reflect || optind != argc || n_sinks) {
+	if (n_sinks && !file && !reflect && !reflect_rate && optind == argc)
+		return gw_sink_main(sinks, n_sinks, &sink_opts);
+	if (reflect && !file && !sink_opt && optind == argc)
+		return run_reflect(reflect, reflect_rate);
+	if (!file || reflect || optind != argc || n_sinks || sink_opt || reflect_rate) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}

@@ -33,6 +33,7 @@ struct flow {
 	enum flow_state state;
 	uint8_t reply[GW_LOAD_REPLY_LEN];
 	size_t got;
+	size_t hdr_len;		/* the header it sent: the sink's acknowledgements count it */
 	uint64_t read;		/* payload read (a download) */
 };
 
@@ -102,7 +103,7 @@ static uint64_t flow_bytes(struct flow *f)
 	if (getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
 	    len >= offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(ti.tcpi_bytes_received)) {
 		uint64_t k = down ? ti.tcpi_bytes_received : ti.tcpi_bytes_acked;
-		uint64_t hdr = down ? GW_LOAD_REPLY_LEN : GW_LOAD_HDR_LEN;
+		uint64_t hdr = down ? GW_LOAD_REPLY_LEN : f->hdr_len;
 
 		if (k > hdr)
 			f->pub.bytes = k - hdr;
@@ -173,10 +174,10 @@ static int flow_open(struct gw_loadgen *g, struct flow *f, uint32_t tag)
 
 static void flow_connected(struct gw_loadgen *g, struct flow *f, uint32_t tag)
 {
-	struct gw_load_hdr h = { .version = GW_LOAD_VERSION,
+	struct gw_load_hdr h = { .version = g->o.token[0] ? GW_LOAD_VERSION : GW_LOAD_VERSION_1,
 				 .mode = f->pub.dir == GW_FLOW_UP ? GW_LOAD_MODE_UPLOAD :
 					 GW_LOAD_MODE_DOWNLOAD };
-	uint8_t hdr[GW_LOAD_HDR_LEN];
+	uint8_t hdr[GW_LOAD_HDR_MAX];
 	socklen_t len = sizeof(int);
 	double left = g->end - gw_mono_now();
 	int e = 0;
@@ -192,12 +193,16 @@ static void flow_connected(struct gw_loadgen *g, struct flow *f, uint32_t tag)
 		h.duration_ms = GW_LOAD_MIN_DURATION_MS;
 	if (h.duration_ms > GW_LOAD_MAX_DURATION_MS)
 		h.duration_ms = GW_LOAD_MAX_DURATION_MS;
-	gw_load_hdr_build(hdr, &h);
-	/* twelve bytes into a new socket's empty buffer */
-	if (send(f->fd, hdr, sizeof(hdr), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(hdr)) {
+	memcpy(h.token, g->o.token, sizeof(h.token));
+	f->hdr_len = gw_load_hdr_build(hdr, &h);
+	explicit_bzero(h.token, sizeof(h.token));
+	/* 12 or 76 bytes into a new socket's empty buffer */
+	if (send(f->fd, hdr, f->hdr_len, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)f->hdr_len) {
+		explicit_bzero(hdr, sizeof(hdr));
 		flow_fail(g, f, "sending the header", errno);
 		return;
 	}
+	explicit_bzero(hdr, sizeof(hdr));
 	f->state = F_REPLY;
 	ep_add(g, f->fd, EPOLLIN, tag, EPOLL_CTL_MOD);
 }
@@ -225,6 +230,8 @@ static void flow_reply(struct gw_loadgen *g, struct flow *f, uint32_t tag)
 	}
 	if (status != GW_LOAD_OK) {
 		flow_fail(g, f, status == GW_LOAD_BAD_VERSION ? "the sink speaks another version" :
+			  status == GW_LOAD_REFUSED ? "the sink refused this client (its token or "
+			  "address: see the sink's log)" :
 			  "the sink refused the request", 0);
 		return;
 	}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include "gatewayd/load/access.h"
 
 #define GW_LOADGEN_MAX_FLOWS 64		/* per direction */
 #define GW_LOADGEN_MIN_DURATION_S 0.5
@@ -30,6 +31,9 @@ struct gw_loadgen_opts {
 	double tick_s;			/* byte counts every tick; 0: 0.1 s (iperf3: 0.5 s) */
 	const char *ifname;		/* flows leave through this interface (NULL: routing) */
 	int64_t fwmark;			/* < 0: none (native flows only; iperf3 has no such knob) */
+	/* the sink's token (printable, zero-padded; all zero: none): sent in a version 2
+	 * header; without one, version 1's (a sink that serves by address, or on loopback) */
+	uint8_t token[GW_LOAD_TOKEN_MAX];
 	int rcvlowat;			/* download flows wake us at this many bytes (SO_RCVLOWAT;
 					 * 0: every segment). Counts come from the kernel's
 					 * TCP_INFO either way, so ticks stay exact. */

@@ -36,6 +36,7 @@ struct gw_loadtest {
 	struct sockaddr_storage sink;
 	socklen_t sinklen;
 	bool iperf3;
+	uint8_t token[GW_LOAD_TOKEN_MAX];	/* from sink_token_file; all zero: none */
 	double idle_s, ramp_s, phase_s, settle_s;
 
 	int ep, timer, lock;
@@ -154,6 +155,8 @@ static int start_phase(struct gw_loadtest *t, double now)
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = TAG_GEN };
 	char err[160] = "";
 	int r;
+
+	memcpy(o.token, t->token, sizeof(o.token));
 
 	memset(d, 0, sizeof(*d));
 	snprintf(d->direction, sizeof(d->direction), "%s", gw_load_phase_name(o.phase));
@@ -345,6 +348,10 @@ static int new_test(const struct gw_config *cfg, bool own_prober, struct gw_load
 		r = -EINVAL;
 		goto fail;
 	}
+	/* read now, so a new token in the file is taken by the next test without a reload */
+	if (pc->sink_token_file[0] && !t->iperf3 &&
+	    (r = gw_load_token_read(pc->sink_token_file, t->token, err, errlen)))
+		goto fail;
 	snprintf(t->ifname, sizeof(t->ifname), "%s", ifname ? ifname : "");
 	t->idle_s = idle_seconds(pc);
 	t->phase_s = (double)pc->load_duration_us / 1e6;
@@ -421,6 +428,7 @@ void gw_loadtest_free(struct gw_loadtest *t)
 	gw_fd_close(&t->timer);
 	gw_fd_close(&t->ep);
 	gw_fd_close(&t->lock);
+	explicit_bzero(t->token, sizeof(t->token));
 	free(t);
 }
 

@@ -20,6 +20,7 @@
 #include "gatewayd/sys/log.h"
 #include "gatewayd/sys/fd.h"
 #include "gatewayd/load/sink.h"
+#include "gatewayd/sys/ratelog.h"
 #include "gatewayd/sys/signals.h"
 
 /* ---- the wire format ---- */
@@ -27,6 +28,11 @@
 static uint32_t get_be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+size_t gw_load_hdr_len(uint8_t version)
+{
+	return version == GW_LOAD_VERSION ? GW_LOAD_HDR2_LEN : GW_LOAD_HDR_LEN;
 }
 
 int gw_load_hdr_parse(const uint8_t *buf, size_t len, struct gw_load_hdr *out)
@@ -39,22 +45,31 @@ int gw_load_hdr_parse(const uint8_t *buf, size_t len, struct gw_load_hdr *out)
 	if (len < 5)
 		return -EAGAIN;
 	out->version = buf[4];
-	if (buf[4] != GW_LOAD_VERSION)
+	if (buf[4] != GW_LOAD_VERSION_1 && buf[4] != GW_LOAD_VERSION)
 		return -EPROTONOSUPPORT;
 	if (len < GW_LOAD_HDR_LEN)
 		return -EAGAIN;
 	out->mode = buf[5];
 	out->duration_ms = get_be32(buf + 8);
+	/* the fixed part is judged as soon as it is there, in either version */
 	if (buf[6] || buf[7])
 		return -EINVAL;
 	if (out->mode != GW_LOAD_MODE_UPLOAD && out->mode != GW_LOAD_MODE_DOWNLOAD)
 		return -EINVAL;
 	if (out->duration_ms < GW_LOAD_MIN_DURATION_MS || out->duration_ms > GW_LOAD_MAX_DURATION_MS)
 		return -EINVAL;
+	memset(out->token, 0, sizeof(out->token));
+	if (out->version == GW_LOAD_VERSION_1)
+		return 0;
+	if (len < GW_LOAD_HDR2_LEN)
+		return -EAGAIN;
+	memcpy(out->token, buf + GW_LOAD_HDR_LEN, GW_LOAD_TOKEN_MAX);
+	if (!gw_load_token_valid(out->token))
+		return -EINVAL;
 	return 0;
 }
 
-void gw_load_hdr_build(uint8_t buf[GW_LOAD_HDR_LEN], const struct gw_load_hdr *h)
+size_t gw_load_hdr_build(uint8_t *buf, const struct gw_load_hdr *h)
 {
 	memcpy(buf, GW_LOAD_MAGIC, 4);
 	buf[4] = h->version;
@@ -64,6 +79,10 @@ void gw_load_hdr_build(uint8_t buf[GW_LOAD_HDR_LEN], const struct gw_load_hdr *h
 	buf[9] = (uint8_t)(h->duration_ms >> 16);
 	buf[10] = (uint8_t)(h->duration_ms >> 8);
 	buf[11] = (uint8_t)h->duration_ms;
+	if (h->version != GW_LOAD_VERSION)
+		return GW_LOAD_HDR_LEN;
+	memcpy(buf + GW_LOAD_HDR_LEN, h->token, GW_LOAD_TOKEN_MAX);
+	return GW_LOAD_HDR2_LEN;
 }
 
 int gw_load_reply_parse(const uint8_t *buf, size_t len, uint8_t *status)
@@ -93,8 +112,10 @@ enum conn_state { C_FREE, C_HDR, C_UPLOAD, C_DOWNLOAD, C_DRAIN };
 struct conn {
 	int fd;
 	enum conn_state state;
-	uint8_t hdr[GW_LOAD_HDR_LEN];
+	uint8_t hdr[GW_LOAD_HDR_MAX];
 	size_t got;
+	size_t hdr_len;		/* the header's length once it is known (its version) */
+	struct gw_prefix peer;	/* the client's address, for the allow-list and its share */
 	double deadline;	/* the state's end: header time-out, duration, drain margin */
 	double progress;	/* when a byte last moved */
 	uint16_t peer_port;	/* the client's port (host order) */
@@ -112,6 +133,8 @@ struct gw_sink {
 	struct conn conns[GW_SINK_MAX_CONNS];
 	struct gw_sink_stats st;
 	int rcvlowat;		/* uploads wake us at this many bytes (0: every segment) */
+	struct gw_sink_access acc;
+	struct gw_ratelog log_auth, log_addr;	/* refusals: a line per 10 s at most */
 	uint8_t buf[IO_CHUNK];	/* one buffer for every connection: discard and send */
 };
 
@@ -151,11 +174,52 @@ static void send_reply(struct conn *c, uint8_t status)
 		gw_log(GW_LOG_DEBUG, "sink: reply: %s", strerror(errno));
 }
 
+/* A token that matches, or an address in the list; anyone when the sink has neither. */
+static const char *refusal(const struct gw_sink *s, const struct conn *c,
+			   const struct gw_load_hdr *h)
+{
+	const struct gw_sink_access *a = &s->acc;
+	bool tok, addr;
+
+	if (!a->has_token && !a->n_allow)
+		return NULL;
+	tok = a->has_token && gw_load_token_equal(a->token, h->token);
+	addr = a->n_allow && gw_prefix_list_has(a->allow, a->n_allow, &c->peer);
+	if (tok || addr)
+		return NULL;
+	if (!a->has_token)
+		return "its address is not in --allow";
+	if (h->version == GW_LOAD_VERSION_1 || !h->token[0])
+		return a->n_allow ? "no token, and its address is not in --allow" : "no token";
+	return a->n_allow ? "a wrong token, and its address is not in --allow" : "a wrong token";
+}
+
+static void log_refusal(struct gw_ratelog *rl, const struct conn *c,
+			double now, const char *why)
+{
+	char host[64];
+	uint64_t held;
+
+	if (!gw_ratelog_ok(rl, now, GW_RATELOG_EVERY_S, &held))
+		return;
+	gw_format_prefix(&c->peer, host, sizeof(host));
+	if (held)
+		gw_log(GW_LOG_WARNING, "sink: refused %s port %u: %s (and %llu more refused like "
+		       "it in the last %.0f s, not logged)", host, c->peer_port, why,
+		       (unsigned long long)held, GW_RATELOG_EVERY_S);
+	else
+		gw_log(GW_LOG_WARNING, "sink: refused %s port %u: %s", host, c->peer_port, why);
+}
+
 static void on_header(struct gw_sink *s, struct conn *c, size_t idx, double now)
 {
 	struct gw_load_hdr h;
-	int r = gw_load_hdr_parse(c->hdr, c->got, &h);
+	const char *why;
+	int r;
 
+	if (c->got >= 5)
+		c->hdr_len = gw_load_hdr_len(c->hdr[4]);
+	r = gw_load_hdr_parse(c->hdr, c->got, &h);
 	if (r == -EAGAIN)
 		return;
 	if (r) {
@@ -166,6 +230,16 @@ static void on_header(struct gw_sink *s, struct conn *c, size_t idx, double now)
 		if (r != -EPROTO)
 			send_reply(c, r == -EPROTONOSUPPORT ? GW_LOAD_BAD_VERSION :
 				   GW_LOAD_BAD_REQUEST);
+		conn_close(s, c, true);
+		return;
+	}
+	why = refusal(s, c, &h);
+	explicit_bzero(h.token, sizeof(h.token));
+	explicit_bzero(c->hdr, sizeof(c->hdr));
+	if (why) {
+		s->st.refused_auth++;
+		log_refusal(&s->log_auth, c, now, why);
+		send_reply(c, GW_LOAD_REFUSED);
 		conn_close(s, c, true);
 		return;
 	}
@@ -191,8 +265,9 @@ static bool conn_read(struct gw_sink *s, struct conn *c, size_t idx, double now)
 		ssize_t n;
 
 		if (c->state == C_HDR) {
-			/* byte exact: what follows the header is data, not ours to eat here */
-			n = recv(c->fd, c->hdr + c->got, sizeof(c->hdr) - c->got, 0);
+			/* byte exact: what follows the header is data, not ours to eat here
+			 * (12 bytes until the version says how many) */
+			n = recv(c->fd, c->hdr + c->got, c->hdr_len - c->got, 0);
 		} else {
 			n = recv(c->fd, s->buf, sizeof(s->buf), 0);
 		}
@@ -276,6 +351,27 @@ static uint16_t peer_port_of(const struct sockaddr_storage *ss)
 	return 0;
 }
 
+static size_t open_from(const struct gw_sink *s, const struct gw_prefix *peer)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < GW_SINK_MAX_CONNS; i++) {
+		const struct conn *c = &s->conns[i];
+
+		n += c->state != C_FREE && c->peer.family == peer->family &&
+		     !memcmp(c->peer.addr, peer->addr, sizeof(peer->addr));
+	}
+	return n;
+}
+
+static void refuse_now(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd);
+}
+
 static void on_listen(struct gw_sink *s, size_t li, double now)
 {
 	for (int i = 0; i < 16; i++) {
@@ -283,27 +379,41 @@ static void on_listen(struct gw_sink *s, size_t li, double now)
 		socklen_t plen = sizeof(peer);
 		int fd = accept4(s->lfd[li], (struct sockaddr *)&peer, &plen,
 				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct conn nc = { .state = C_HDR, .progress = now, .hdr_len = GW_LOAD_HDR_LEN,
+				   .deadline = now + GW_SINK_HDR_TIMEOUT_S };
 		size_t idx;
 
 		if (fd < 0)
 			return;	/* EAGAIN, or the client gave up already */
+		nc.fd = fd;
+		nc.peer_port = peer_port_of(&peer);
+		if (gw_sockaddr_prefix(&peer, &nc.peer)) {
+			refuse_now(fd);
+			continue;
+		}
 		for (idx = 0; idx < GW_SINK_MAX_CONNS && s->conns[idx].state != C_FREE; idx++)
 			;
 		if (idx == GW_SINK_MAX_CONNS) {
-			struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-			close(fd);
+			refuse_now(fd);
 			s->st.refused_full++;
+			continue;
+		}
+		/* one address cannot take every slot: the others' tests still start */
+		if (open_from(s, &nc.peer) >= (size_t)s->acc.max_per_addr) {
+			char why[96];
+
+			refuse_now(fd);
+			s->st.refused_per_addr++;
+			snprintf(why, sizeof(why), "%d connections from it are open already "
+				 "(--max-per-address)", s->acc.max_per_addr);
+			log_refusal(&s->log_addr, &nc, now, why);
 			continue;
 		}
 		if (ep_set(s, EPOLL_CTL_ADD, fd, EPOLLIN, (uint32_t)idx)) {
 			close(fd);
 			continue;
 		}
-		s->conns[idx] = (struct conn){ .fd = fd, .state = C_HDR, .progress = now,
-					       .deadline = now + GW_SINK_HDR_TIMEOUT_S,
-					       .peer_port = peer_port_of(&peer) };
+		s->conns[idx] = nc;
 		s->st.open++;
 		s->st.accepted++;
 	}
@@ -408,6 +518,7 @@ int gw_sink_new(const struct sockaddr_storage *addrs, const socklen_t *lens, siz
 	if (!(s = calloc(1, sizeof(*s))))
 		return -ENOMEM;
 	s->timer = -1;
+	s->acc.max_per_addr = GW_SINK_MAX_CONNS;	/* no share per address until told */
 	for (size_t i = 0; i < GW_SINK_MAX_CONNS; i++)
 		s->conns[i].fd = -1;
 	for (size_t i = 0; i < GW_SINK_MAX_LISTEN; i++)
@@ -462,6 +573,7 @@ void gw_sink_free(struct gw_sink *s)
 		close(s->lfd[i]);
 	gw_fd_close(&s->timer);
 	gw_fd_close(&s->ep);
+	explicit_bzero(&s->acc, sizeof(s->acc));
 	free(s);
 }
 
@@ -483,11 +595,27 @@ int gw_sink_upload_bytes(const struct gw_sink *s, uint16_t peer_port, uint64_t *
 		    len < offsetof(struct tcp_info, tcpi_bytes_received) +
 			  sizeof(ti.tcpi_bytes_received))
 			return -EOPNOTSUPP;
-		*bytes = ti.tcpi_bytes_received > GW_LOAD_HDR_LEN ?
-			 ti.tcpi_bytes_received - GW_LOAD_HDR_LEN : 0;
+		*bytes = ti.tcpi_bytes_received > c->hdr_len ?
+			 ti.tcpi_bytes_received - c->hdr_len : 0;
 		return 0;
 	}
 	return -ENOENT;
+}
+
+void gw_sink_set_access(struct gw_sink *s, const struct gw_sink_access *a)
+{
+	if (!a) {
+		explicit_bzero(&s->acc, sizeof(s->acc));
+		s->acc.max_per_addr = GW_SINK_MAX_CONNS;
+		return;
+	}
+	s->acc = *a;
+	if (s->acc.n_allow > GW_SINK_ALLOW_MAX)
+		s->acc.n_allow = GW_SINK_ALLOW_MAX;
+	if (s->acc.max_per_addr <= 0)
+		s->acc.max_per_addr = GW_SINK_PER_ADDR_DEFAULT;
+	if (s->acc.max_per_addr > GW_SINK_MAX_CONNS)
+		s->acc.max_per_addr = GW_SINK_MAX_CONNS;
 }
 
 void gw_sink_set_rcvlowat(struct gw_sink *s, int bytes)
@@ -517,20 +645,60 @@ static void log_stats(const struct gw_sink *s)
 
 	gw_log(GW_LOG_INFO, "sink: %llu open, %llu accepted, %llu refused (all %d slots taken), "
 	       "%llu malformed, %llu idle closed, %llu completed; %llu uploads, %llu downloads, "
-	       "%llu bytes in, %llu bytes out",
+	       "%llu bytes in, %llu bytes out; %llu refused (%d from one address), "
+	       "%llu refused (no token or not allowed)",
 	       (unsigned long long)st->open, (unsigned long long)st->accepted,
 	       (unsigned long long)st->refused_full, GW_SINK_MAX_CONNS,
 	       (unsigned long long)st->malformed, (unsigned long long)st->idle_closed,
 	       (unsigned long long)st->completed, (unsigned long long)st->uploads,
 	       (unsigned long long)st->downloads, (unsigned long long)st->bytes_in,
-	       (unsigned long long)st->bytes_out);
+	       (unsigned long long)st->bytes_out, (unsigned long long)st->refused_per_addr,
+	       s->acc.max_per_addr, (unsigned long long)st->refused_auth);
 }
 
-int gw_sink_main(const char *const *addrs, size_t n)
+/* The options into an access policy; bound beyond loopback, one of the two is required. */
+static int main_access(const char *const *addrs, const struct sockaddr_storage *ss, size_t n,
+		       const struct gw_sink_opts *o, struct gw_sink_access *a)
+{
+	char err[256];
+
+	memset(a, 0, sizeof(*a));
+	if (o->max_per_addr < 0 || o->max_per_addr > GW_SINK_MAX_CONNS) {
+		fprintf(stderr, "gatewayd: --max-per-address: 1 to %d\n", GW_SINK_MAX_CONNS);
+		return 2;
+	}
+	a->max_per_addr = o->max_per_addr ? o->max_per_addr : GW_SINK_PER_ADDR_DEFAULT;
+	if (o->allow && gw_sink_allow_parse(o->allow, a->allow, &a->n_allow, err, sizeof(err))) {
+		fprintf(stderr, "gatewayd: %s\n", err);
+		return 2;
+	}
+	if (o->token_file) {
+		if (gw_load_token_read(o->token_file, a->token, err, sizeof(err))) {
+			fprintf(stderr, "gatewayd: --token-file: %s\n", err);
+			return 2;
+		}
+		a->has_token = true;
+	}
+	if (a->has_token || a->n_allow)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (gw_sockaddr_is_loopback(&ss[i]))
+			continue;
+		fprintf(stderr, "gatewayd: --sink %s is reachable beyond this host: anyone there "
+			"could borrow it to load any link. Give it --token-file FILE (the load "
+			"test's sink_token_file holds the same token) or --allow PREFIX,... (the "
+			"addresses it serves), or bind it to loopback\n", addrs[i]);
+		return 2;
+	}
+	return 0;
+}
+
+int gw_sink_main(const char *const *addrs, size_t n, const struct gw_sink_opts *o)
 {
 	struct sockaddr_storage ss[GW_SINK_MAX_LISTEN];
 	socklen_t lens[GW_SINK_MAX_LISTEN];
 	struct epoll_event ev = { .events = EPOLLIN };
+	struct gw_sink_access acc;
 	struct gw_sink *s;
 	char err[256];
 	int sfd, ep, rc = 1;
@@ -546,6 +714,9 @@ int gw_sink_main(const char *const *addrs, size_t n)
 			return 2;
 		}
 	}
+	if ((rc = main_access(addrs, ss, n, o, &acc)))
+		return rc;
+	rc = 1;
 	signal(SIGPIPE, SIG_IGN);
 	if ((sfd = gw_signalfd(SIGTERM, SIGINT, SIGUSR1, 0)) < 0)
 		return 1;
@@ -559,8 +730,14 @@ int gw_sink_main(const char *const *addrs, size_t n)
 	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
 	ev.data.fd = gw_sink_fd(s);
 	epoll_ctl(ep, EPOLL_CTL_ADD, gw_sink_fd(s), &ev);
+	gw_sink_set_access(s, &acc);
+	explicit_bzero(&acc, sizeof(acc));
 	for (size_t i = 0; i < n; i++)
 		gw_log(GW_LOG_INFO, "sink: listening on %s (port %d)", addrs[i], gw_sink_port(s, i));
+	gw_log(GW_LOG_INFO, "sink: serving %s; at most %d connections from one address",
+	       o->token_file && o->allow ? "clients with the token or from --allow" :
+	       o->token_file ? "clients with the token" : o->allow ? "clients from --allow" :
+	       "every client (loopback only)", s->acc.max_per_addr);
 	for (;;) {
 		struct epoll_event got[2];
 		int k = epoll_wait(ep, got, 2, -1);

@@ -1,8 +1,8 @@
-/* gatewayd/probe/reflector.c: the UDP reflector: answers each valid probe with its own kernel receive
- * stamp and send time, refuses (and counts) everything else. No per-client state: its memory is
- * one buffer whatever arrives. */
+/* gatewayd/probe/reflector.c: the UDP reflector: answers each valid probe with its own kernel
+ * receive stamp and send time, within its source's rate; refuses (and counts) everything else.
+ * Its memory is one buffer and a fixed table of token buckets, whatever arrives. */
+#include <arpa/inet.h>
 #include <errno.h>
-#include <time.h>
 #include <linux/errqueue.h>
 #include <linux/net_tstamp.h>
 #include <netinet/in.h>
@@ -17,9 +17,12 @@
 
 #include "config/config.h"
 #include "gatewayd/probe/packet.h"
+#include "gatewayd/probe/ratelimit.h"
 #include "gatewayd/probe/reflector.h"
 #include "gatewayd/probe/stamp.h"
+#include "gatewayd/sys/clock.h"
 #include "gatewayd/sys/fd.h"
+#include "gatewayd/sys/ratelog.h"
 #include "gatewayd/sys/signals.h"
 
 #define BURST 256	/* datagrams per wake-up, so signals are seen under a flood */
@@ -29,6 +32,9 @@ struct reflector {
 	int family;
 	FILE *log;
 	struct gw_reflect_stats *st;
+	struct gw_ratelimit *rl;
+	double rate;
+	struct gw_ratelog log_limit;	/* a line per 10 s at most about dropped probes */
 	uint8_t buf[GW_PROBE_PKT_MAX];
 };
 
@@ -43,11 +49,13 @@ static uint64_t real_ns(void)
 static void print_stats(FILE *log, const struct gw_reflect_stats *s)
 {
 	fprintf(log, "reflect: answered %llu; refused too_short %llu too_long %llu bad_magic %llu "
-		"bad_version %llu not_request %llu; send_failed %llu\n",
+		"bad_version %llu not_request %llu; send_failed %llu; rate_limited %llu "
+		"(shared bucket %llu)\n",
 		(unsigned long long)s->answered, (unsigned long long)s->too_short,
 		(unsigned long long)s->too_long, (unsigned long long)s->bad_magic,
 		(unsigned long long)s->bad_version, (unsigned long long)s->not_request,
-		(unsigned long long)s->send_failed);
+		(unsigned long long)s->send_failed, (unsigned long long)s->rate_limited,
+		(unsigned long long)s->shared);
 	fflush(log);
 }
 
@@ -85,6 +93,44 @@ static uint64_t scan_cmsgs(struct msghdr *msg, uint8_t *pktinfo, size_t *pilen, 
 		}
 	}
 	return (uint64_t)stamp;
+}
+
+static void log_limited(struct reflector *r, const struct sockaddr_storage *from, double now,
+			bool shared)
+{
+	char host[INET6_ADDRSTRLEN] = "?";
+	uint64_t held;
+	const void *ip = from->ss_family == AF_INET6 ?
+		(const void *)&((const struct sockaddr_in6 *)from)->sin6_addr :
+		(const void *)&((const struct sockaddr_in *)from)->sin_addr;
+
+	if (!gw_ratelog_ok(&r->log_limit, now, GW_RATELOG_EVERY_S, &held))
+		return;
+	inet_ntop(from->ss_family, ip, host, sizeof(host));
+	fprintf(r->log, "reflect: probes from %s over %.0f a second%s: not answered (%llu more "
+		"dropped in the last %.0f s, not logged; %llu in all)\n", host, r->rate,
+		shared ? " (a shared bucket: the table of sources is full)" : "",
+		(unsigned long long)held, GW_RATELOG_EVERY_S,
+		(unsigned long long)r->st->rate_limited);
+	fflush(r->log);
+}
+
+/* Whether the probe's source is within its rate; counted and logged when it is not. */
+static bool within_rate(struct reflector *r, const struct sockaddr_storage *from)
+{
+	uint8_t key[16];
+	double now = gw_mono_now();
+	bool shared, ok;
+
+	if (!gw_ratelimit_key(from, key))
+		return false;
+	ok = gw_ratelimit_take(r->rl, key, now, &shared);
+	r->st->shared += shared;
+	if (!ok) {
+		r->st->rate_limited++;
+		log_limited(r, from, now, shared);
+	}
+	return ok;
 }
 
 static void count_refusal(struct gw_reflect_stats *st, int err)
@@ -140,6 +186,8 @@ static bool serve_burst(struct reflector *r)
 			count_refusal(r->st, ret);
 			continue;
 		}
+		if (!within_rate(r, &from))
+			continue;
 		msg.msg_flags = 0;
 		msg.msg_control = pilen ? out.buf : NULL;
 		msg.msg_controllen = pilen ? CMSG_SPACE(pilen) : 0;
@@ -219,8 +267,8 @@ static int loop(struct reflector *r)
 	}
 }
 
-int gw_reflect_run(const char *addr, FILE *log, struct gw_reflect_stats *stats, char *err,
-		   size_t errlen)
+int gw_reflect_run(const char *addr, double rate, FILE *log, struct gw_reflect_stats *stats,
+		   char *err, size_t errlen)
 {
 	struct reflector *r;
 	struct sockaddr_storage ss;
@@ -239,6 +287,11 @@ int gw_reflect_run(const char *addr, FILE *log, struct gw_reflect_stats *stats, 
 	r->fd = r->sfd = r->ep = -1;
 	r->log = log;
 	r->st = stats;
+	r->rate = rate > 0 ? rate : GW_REFLECT_RATE_DEFAULT;
+	if ((ret = gw_ratelimit_new(r->rate, r->rate < 1 ? 1 : r->rate, 0, &r->rl))) {
+		snprintf(err, errlen, "reflect: %s", strerror(-ret));
+		goto out;
+	}
 	if ((ret = open_socket(r, &ss, len))) {
 		snprintf(err, errlen, "reflect on %s: %s", addr, strerror(-ret));
 		goto out;
@@ -248,7 +301,8 @@ int gw_reflect_run(const char *addr, FILE *log, struct gw_reflect_stats *stats, 
 		snprintf(err, errlen, "reflect: %s", strerror(errno));
 		goto out;
 	}
-	fprintf(log, "reflect: answering probes on %s\n", addr);
+	fprintf(log, "reflect: answering probes on %s (at most %.0f a second from one address)\n",
+		addr, r->rate);
 	fflush(log);
 	ret = loop(r);
 	if (ret)
@@ -258,6 +312,7 @@ out:
 	gw_fd_close(&r->fd);
 	gw_fd_close(&r->sfd);
 	gw_fd_close(&r->ep);
+	gw_ratelimit_free(r->rl);
 	free(r);
 	return ret;
 }

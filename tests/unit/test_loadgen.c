@@ -37,9 +37,9 @@ static void test_header(void)
 	      "header: an HTTP request is not ours");
 	CHECK(gw_load_hdr_parse((const uint8_t *)"X", 1, &got) == -EPROTO,
 	      "header: a wrong first byte is refused at once");
-	b[4] = 2;
-	CHECK(gw_load_hdr_parse(b, 5, &got) == -EPROTONOSUPPORT && got.version == 2,
-	      "header: version 2 refused as unsupported, from its fifth byte");
+	b[4] = 3;
+	CHECK(gw_load_hdr_parse(b, 5, &got) == -EPROTONOSUPPORT && got.version == 3,
+	      "header: version 3 refused as unsupported, from its fifth byte");
 	b[4] = 1;
 	b[5] = 3;
 	CHECK(gw_load_hdr_parse(b, sizeof(b), &got) == -EINVAL, "header: mode 3 refused");
@@ -63,7 +63,8 @@ static void test_header(void)
 	CHECK(gw_load_hdr_parse(b, sizeof(b), &got) == -EINVAL, "header: 2^32-1 ms refused");
 
 	gw_load_reply_build(r, GW_LOAD_BAD_REQUEST);
-	CHECK(memcmp(r, "GWLR\x01\x02\x00\x00", 8) == 0, "reply: the documented bytes");
+	CHECK(memcmp(r, "GWLR\x02\x02\x00\x00", 8) == 0,
+	      "reply: the documented bytes (the sink's version, 2)");
 	CHECK(gw_load_reply_parse(r, 8, &st) == 0 && st == GW_LOAD_BAD_REQUEST, "reply: parsed");
 	CHECK(gw_load_reply_parse(r, 7, &st) == -EAGAIN, "reply: short waits");
 	CHECK(gw_load_reply_parse((const uint8_t *)"HTTP/1.1", 8, &st) == -EPROTO,
