@@ -12,6 +12,7 @@
 #ifndef GW_NO_COMPARE
 #include "gatewayd/compare/compare.h"
 #endif
+#include "gatewayd/dropin.h"
 #include "gatewayd/tree/dryrun.h"
 #include "gatewayd/tree/kinds.h"
 #include "gatewayd/sys/log.h"
@@ -27,7 +28,8 @@
 #include "gatewayd/sys/signals.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
-enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_LOAD_TEST };
+enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_LOAD_TEST,
+	    MODE_DROPIN };
 
 static void usage(FILE *f)
 {
@@ -43,6 +45,7 @@ static void usage(FILE *f)
 		"      --reflect ADDR:PORT  answer UDP probes (no -c); e.g. [::]:2112\n"
 		"      --load-test    one load test to the probe block's sink, a table; shapes nothing\n"
 		"      --sink ADDR:PORT  serve as a load-test sink (no -c; repeatable, up to 4)\n"
+		"      --systemd-dropin  print the unit's address and bind allow lists for the config\n"
 		"  -v, --verbose      log debug lines\n"
 		"      --compare ...  the fifo vs fq_codel vs cake bench (gatewayd --compare --help)\n"
 		"      --version      print the version\n"
@@ -230,6 +233,32 @@ static int run_reflect(const char *addr)
 	return r ? (r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME) : EXIT_OK;
 }
 
+/* --systemd-dropin: what the generator writes; a config that needs more room than any real
+ * one is an error, not a cut list. */
+static int print_dropin(struct gw_config *cfg)
+{
+	char *buf = NULL;
+	int r = -ENOSPC;
+
+	for (size_t len = 16384; r == -ENOSPC && len <= (1u << 20); len *= 4) {
+		char *b = realloc(buf, len);
+
+		if (!b) {
+			r = -ENOMEM;
+			break;
+		}
+		buf = b;
+		r = gw_dropin_render(cfg, buf, len);
+	}
+	if (r)
+		fprintf(stderr, "%s: the drop-in: %s\n", cfg->file, strerror(-r));
+	else
+		fputs(buf, stdout);
+	free(buf);
+	gw_config_free(cfg);
+	return r ? EXIT_RUNTIME : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -244,6 +273,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "sink", required_argument, NULL, 'S' },
 		{ "load-test", no_argument, NULL, 'L' },
+		{ "systemd-dropin", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL, *reflect = NULL;
@@ -300,6 +330,9 @@ int main(int argc, char **argv)
 		case 'L':
 			mode = MODE_LOAD_TEST;
 			break;
+		case 'D':
+			mode = MODE_DROPIN;
+			break;
 		case 'S':
 			if (n_sinks < GW_SINK_MAX_LISTEN + 1)
 				sinks[n_sinks++] = optarg;
@@ -321,6 +354,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		return EXIT_USAGE;
 	}
+	if (mode == MODE_DROPIN)
+		return print_dropin(cfg);
 	if (mode == MODE_DRY_RUN) {
 		struct gw_nl *nl = NULL;
 		size_t missing;
