@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gatewayd/dropin.h"
@@ -173,4 +174,21 @@ int gw_dropin_render(const struct gw_config *cfg, char *buf, size_t len)
 		return -ENOSPC;
 	}
 	return 0;
+}
+
+bool gw_dropin_changed(const struct gw_config *a, const struct gw_config *b)
+{
+	enum { LEN = 1 << 16 };
+	char *x = malloc(LEN), *y = malloc(LEN);
+	bool changed = true;
+
+	/* the first line names the file, which a reload does not change */
+	if (x && y && !gw_dropin_render(a, x, LEN) && !gw_dropin_render(b, y, LEN)) {
+		const char *ex = strchr(x, '\n'), *ey = strchr(y, '\n');
+
+		changed = !ex || !ey || strcmp(ex, ey) != 0;
+	}
+	free(x);
+	free(y);
+	return changed;
 }

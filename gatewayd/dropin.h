@@ -2,6 +2,7 @@
 #ifndef GW_DROPIN_H
 #define GW_DROPIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "config/config.h"
@@ -17,5 +18,9 @@
  * -ENOSPC when buf is too small (buf then holds nothing usable).
  */
 int gw_dropin_render(const struct gw_config *cfg, char *buf, size_t len);
+
+/* The two configs' drop-ins differ (or one cannot be rendered): a reload from a to b leaves
+ * the running unit's allow lists behind until a daemon-reload and a restart. */
+bool gw_dropin_changed(const struct gw_config *a, const struct gw_config *b);
 
 #endif

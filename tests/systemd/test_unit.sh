@@ -138,7 +138,9 @@ check "ExecStartPre's --check accepts the config" check_ok
 # the listener looks at the kernel the moment READY=1 arrives
 listener_start --on-ready "ip netns exec $NS tc qdisc show dev v0; ip -n $NS -br link show $IFB" ||
 	{ not_ok "notify listener is bound"; exit 1; }
-daemon_start self ip netns exec "$NS" "$GATEWAYD" -c "$CONF"
+# INVOCATION_ID, as systemd sets it: a reload then says when the unit's allow lists fall behind
+daemon_start self env INVOCATION_ID=0123456789abcdef0123456789abcdef \
+	ip netns exec "$NS" "$GATEWAYD" -c "$CONF"
 check "READY=1 arrives" wait_for "nl_has READY=1" 10
 check "the tree was in when READY=1 arrived (htb e000: on v0, the ifb exists)" ready_saw_tree
 check "READY=1 comes with STATUS=shaping 1 link, N objects" ready_status
@@ -152,6 +154,16 @@ gw_reload || not_ok "the reload is logged" "$(tail -3 "$GW_LOG")"
 reloading_with_time() { jq -r .msg "$NL_LOG" | grep -qzE 'RELOADING=1'$'\n''MONOTONIC_USEC=[0-9]+'; }
 check "SIGHUP: RELOADING=1 with MONOTONIC_USEC=" wait_for reloading_with_time 5
 check "SIGHUP: then READY=1 again" wait_for "nl_after RELOADING=1 READY=1" 5
+ALLOW_WARN="reload: the listen addresses, probe targets or sink changed"
+check "SIGHUP, the same config: no word about the address allow lists" \
+	bash -c "! grep -qF '$ALLOW_WARN' '$GW_LOG'"
+# a probe target added (loopback: nothing leaves): the running unit's IPAddressAllow= lacks it
+cp "$CONF" "$TMPD/conf.saved"
+echo 'probe = { targets = [ "127.0.0.2" ]; };' >>"$CONF"
+gw_reload || not_ok "the second reload is logged" "$(tail -3 "$GW_LOG")"
+check "SIGHUP, a new probe target: the log says the allow lists follow at daemon-reload and a restart" \
+	grep -qF "$ALLOW_WARN" "$GW_LOG"
+cp "$TMPD/conf.saved" "$CONF"
 check "nothing says STOPPING=1 before the SIGTERM" test "$(nl_count STOPPING=1)" -eq 0
 daemon_stop
 check "SIGTERM: exit status 0" test $? -eq 0

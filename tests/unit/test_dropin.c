@@ -220,6 +220,58 @@ static void too_small(void)
 	gw_config_free(cfg);
 }
 
+/* What a reload must say: a change of listen, targets or sink, and nothing else. */
+static struct gw_config *load(const char *name, const char *text)
+{
+	struct gw_config *cfg = NULL;
+	char err[512] = "";
+
+	if (gw_config_load_string(name, text, &cfg, err, sizeof(err)))
+		CHECK(0, "%s: the config parses (%s)", name, err);
+	return cfg;
+}
+
+static void changed(void)
+{
+	const char *base = "listen = \"192.168.1.1:9180\";\n" LINK
+			   "probe = { targets = [ \"192.0.2.1\" ]; sink = \"198.51.100.7:5201\"; };\n";
+	const char *rate = "listen = \"192.168.1.1:9180\";\n"
+			   "links = ( { name = \"wan\"; interface = \"eth0\";\n"
+			   "  egress = { shaper = \"htb\"; rate = \"50mbit\"; }; } );\n"
+			   "probe = { targets = [ \"192.0.2.1\" ]; sink = \"198.51.100.7:5201\"; "
+			   "interval = \"200ms\"; };\n";
+	const char *target = "listen = \"192.168.1.1:9180\";\n" LINK
+			     "probe = { targets = [ \"192.0.2.2\" ]; sink = \"198.51.100.7:5201\"; };\n";
+	const char *sink = "listen = \"192.168.1.1:9180\";\n" LINK
+			   "probe = { targets = [ \"192.0.2.1\" ]; sink = \"198.51.100.8:5201\"; };\n";
+	const char *port = "listen = \"192.168.1.1:9181\";\n" LINK
+			   "probe = { targets = [ \"192.0.2.1\" ]; sink = \"198.51.100.7:5201\"; };\n";
+	struct gw_config *a = load("a.conf", base), *b = load("b.conf", base), *c;
+
+	if (!a || !b)
+		goto out;
+	CHECK(!gw_dropin_changed(a, b), "the same addresses from another file name: unchanged");
+	if ((c = load("rate", rate))) {
+		CHECK(!gw_dropin_changed(a, c), "a new rate and probe interval: unchanged");
+		gw_config_free(c);
+	}
+	if ((c = load("target", target))) {
+		CHECK(gw_dropin_changed(a, c), "another probe target: changed");
+		gw_config_free(c);
+	}
+	if ((c = load("sink", sink))) {
+		CHECK(gw_dropin_changed(a, c), "another sink: changed");
+		gw_config_free(c);
+	}
+	if ((c = load("port", port))) {
+		CHECK(gw_dropin_changed(a, c), "another listen port: changed");
+		gw_config_free(c);
+	}
+out:
+	gw_config_free(a);
+	gw_config_free(b);
+}
+
 int main(void)
 {
 	loopback_only();
@@ -228,5 +280,6 @@ int main(void)
 	probes();
 	source_bound();
 	too_small();
+	changed();
 	return tap_done();
 }
