@@ -48,6 +48,10 @@ static void line(struct out *o, const char *fmt, ...)
 		o->full = true;
 		return;
 	}
+	/* a file or link name with a newline in it cannot add a setting */
+	for (int i = 0; i < n; i++)
+		if ((unsigned char)l[i] < 0x20 || l[i] == 0x7f)
+			l[i] = '?';
 	l[n++] = '\n';
 	l[n] = '\0';
 	if (l[0] != '#' && has_line(o, l, (size_t)n))

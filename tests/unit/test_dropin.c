@@ -1,4 +1,4 @@
-/* tests/unit/test_dropin.c: config -> the unit's drop-in (gatewayd --systemd-dropin), line by line. */
+/* tests/unit/test_dropin.c: config -> the unit's drop-in (--systemd-dropin), line by line. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -198,6 +198,18 @@ static void source_bound(void)
 	      n);
 }
 
+/* A config file name with a newline: the comment that names it stays one line. */
+static void odd_name(void)
+{
+	const char *n = "evil\nIPAddressAllow=any";
+
+	if (!render(n, "listen = \"127.0.0.1:9180\";\n" LINK))
+		return;
+	shape(n);
+	never(n, "IPAddressAllow=any");
+	CHECK(strstr(out, "-c evil?IPAddressAllow=any:") != NULL, "odd name: the newline shown as '?'");
+}
+
 /* A buffer too small: -ENOSPC and nothing half-written to print. */
 static void too_small(void)
 {
@@ -280,6 +292,7 @@ int main(void)
 	probes();
 	source_bound();
 	too_small();
+	odd_name();
 	changed();
 	return tap_done();
 }
