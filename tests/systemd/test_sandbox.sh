@@ -106,7 +106,12 @@ check "the prober holds a raw socket (ICMP to its target)" \
 	wait_for "ip netns exec $NS ss -Hwanp | grep -q 'pid=$GW_PID,'" 5 "a raw socket of the daemon"
 sockets() { ip netns exec "$NS" ss -Htuwanp | grep "pid=$GW_PID,"; }
 listen_ports() { sockets | awk '$2 == "LISTEN" { n = split($5, a, ":"); print a[n] }' | sort -u; }
-peers() { sockets | awk '$2 != "LISTEN" { p = $6; sub(/:[^:]*$/, "", p); gsub(/[][]/, "", p); if (p != "*" && p != "0.0.0.0") print p }' | sort -u; }
+# the peer addresses of the connected ones, without port and brackets
+peers() {
+	sockets | awk '$2 != "LISTEN" {
+		p = $6; sub(/:[^:]*$/, "", p); gsub(/[][]/, "", p)
+		if (p != "*" && p != "0.0.0.0") print p }' | sort -u
+}
 covered() {
 	local p bad=
 	[ -n "$(listen_ports)" ] || return 1
