@@ -7,6 +7,7 @@ SYSCONFDIR ?= /etc
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 UNITDIR ?= /lib/systemd/system
+GENERATORDIR ?= /lib/systemd/system-generators
 DESTDIR ?=
 
 BUILD ?= build
@@ -181,6 +182,11 @@ install: all
 	install -d $(DESTDIR)$(UNITDIR)
 	sed -e 's|/usr/local/sbin|$(SBINDIR)|g' -e 's|/etc/gatewayd|$(SYSCONFDIR)/gatewayd|g' \
 		systemd/gatewayd.service >$(DESTDIR)$(UNITDIR)/gatewayd.service
+	# the unit's address allow lists, from the config, at boot and at each daemon-reload
+	install -d $(DESTDIR)$(GENERATORDIR)
+	sed -e 's|/usr/local/sbin|$(SBINDIR)|g' -e 's|/etc/gatewayd|$(SYSCONFDIR)/gatewayd|g' \
+		systemd/gatewayd-generator >$(DESTDIR)$(GENERATORDIR)/gatewayd-generator
+	chmod 0755 $(DESTDIR)$(GENERATORDIR)/gatewayd-generator
 	install -d $(DESTDIR)$(DATADIR)/doc/gatewayd/examples
 	install -m 0644 config/examples/*.conf $(DESTDIR)$(DATADIR)/doc/gatewayd/examples/
 	install -D -m 0644 man/gatewayd.8 $(DESTDIR)$(MANDIR)/man8/gatewayd.8

@@ -15,6 +15,7 @@
 #include "gatewayd/load/loadtest.h"
 #include "gatewayd/tree/reload.h"
 #include "gatewayd/loop.h"
+#include "gatewayd/dropin.h"
 #include "gatewayd/sys/notify.h"
 #include "gatewayd/sys/fd.h"
 
@@ -138,6 +139,12 @@ static void keep_fixed(const struct gw_config *cur, struct gw_config *next)
 		listen = strcmp(cur->listen[i], next->listen[i]) != 0;
 	if (listen)
 		gw_log(GW_LOG_WARNING, "reload: listen and auth_file changes take effect at restart");
+	/* under systemd, the unit's IPAddressAllow=/SocketBindAllow= came from the config at the
+	 * last daemon-reload (gatewayd-generator): new targets would go unanswered unsaid */
+	if (getenv("INVOCATION_ID") && gw_dropin_changed(cur, next))
+		gw_log(GW_LOG_WARNING, "reload: the listen addresses, probe targets or sink changed: "
+		       "gatewayd.service's address allow lists follow at `systemctl daemon-reload` "
+		       "and a restart");
 	if (cur->interval_us != next->interval_us) {
 		gw_log(GW_LOG_WARNING, "reload: an interval change takes effect at restart");
 		next->interval_us = cur->interval_us;

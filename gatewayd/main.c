@@ -12,6 +12,7 @@
 #ifndef GW_NO_COMPARE
 #include "gatewayd/compare/compare.h"
 #endif
+#include "gatewayd/dropin.h"
 #include "gatewayd/tree/dryrun.h"
 #include "gatewayd/tree/kinds.h"
 #include "gatewayd/sys/log.h"
@@ -27,7 +28,8 @@
 #include "gatewayd/sys/signals.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
-enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_LOAD_TEST };
+enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_LOAD_TEST,
+	    MODE_DROPIN };
 
 static void usage(FILE *f)
 {
@@ -48,6 +50,7 @@ static void usage(FILE *f)
 		"      --token-file F    the sink serves clients with the token in F...\n"
 		"      --allow LIST      ...or from these prefixes (beyond loopback: one is needed)\n"
 		"      --max-per-address N  the sink's connections from one address (default 32)\n"
+		"      --systemd-dropin  print the unit's address and bind allow lists for the config\n"
 		"  -v, --verbose      log debug lines\n"
 		"      --compare ...  the fifo vs fq_codel vs cake bench (gatewayd --compare --help)\n"
 		"      --version      print the version\n"
@@ -251,6 +254,32 @@ static int run_reflect(const char *addr, double rate)
 	return r ? (r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME) : EXIT_OK;
 }
 
+/* --systemd-dropin: what the generator writes; a config that needs more room than any real
+ * one is an error, not a cut list. */
+static int print_dropin(struct gw_config *cfg)
+{
+	char *buf = NULL;
+	int r = -ENOSPC;
+
+	for (size_t len = 16384; r == -ENOSPC && len <= (1u << 20); len *= 4) {
+		char *b = realloc(buf, len);
+
+		if (!b) {
+			r = -ENOMEM;
+			break;
+		}
+		buf = b;
+		r = gw_dropin_render(cfg, buf, len);
+	}
+	if (r)
+		fprintf(stderr, "%s: the drop-in: %s\n", cfg->file, strerror(-r));
+	else
+		fputs(buf, stdout);
+	free(buf);
+	gw_config_free(cfg);
+	return r ? EXIT_RUNTIME : EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -269,6 +298,7 @@ int main(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'A' },
 		{ "max-per-address", required_argument, NULL, 'M' },
 		{ "reflect-rate", required_argument, NULL, 'F' },
+		{ "systemd-dropin", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL, *reflect = NULL;
@@ -328,6 +358,9 @@ int main(int argc, char **argv)
 		case 'L':
 			mode = MODE_LOAD_TEST;
 			break;
+		case 'D':
+			mode = MODE_DROPIN;
+			break;
 		case 'S':
 			if (n_sinks < GW_SINK_MAX_LISTEN + 1)
 				sinks[n_sinks++] = optarg;
@@ -371,6 +404,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		return EXIT_USAGE;
 	}
+	if (mode == MODE_DROPIN)
+		return print_dropin(cfg);
 	if (mode == MODE_DRY_RUN) {
 		struct gw_nl *nl = NULL;
 		size_t missing;

@@ -20,6 +20,7 @@ done
 
 # What the host has of gatewayd before: afterwards it must be exactly the same.
 HOST_PATHS=(/usr/sbin/gatewayd /lib/systemd/system/gatewayd.service /etc/gatewayd
+	/lib/systemd/system-generators/gatewayd-generator
 	/usr/share/doc/gatewayd /usr/libexec/gatewayd /usr/share/man/man8/gatewayd.8.gz
 	/etc/systemd/system/multi-user.target.wants/gatewayd.service)
 host_state() {
@@ -91,6 +92,7 @@ hardened() {
 check "the binary is stripped and hardened (relro, bind-now, PIE, fortified calls)" hardened
 
 want="/usr/sbin/gatewayd /lib/systemd/system/gatewayd.service /etc/gatewayd/gatewayd.conf
+	/lib/systemd/system-generators/gatewayd-generator
 	/usr/share/man/man8/gatewayd.8.gz /usr/share/man/man5/gatewayd.conf.5.gz
 	/usr/share/doc/gatewayd/copyright /usr/share/doc/gatewayd/changelog.Debian.gz
 	/usr/share/doc/gatewayd/examples/home-router.conf
@@ -106,6 +108,12 @@ check "man pages and changelog gzipped (gzip -t)" gzip -t "$tmpx"/usr/share/man/
 check "the unit runs /usr/sbin/gatewayd with /etc/gatewayd/gatewayd.conf" \
 	grep -qx 'ExecStart=/usr/sbin/gatewayd -c /etc/gatewayd/gatewayd.conf' \
 	"$tmpx/lib/systemd/system/gatewayd.service"
+gen_paths() {
+	local g=$tmpx/lib/systemd/system-generators/gatewayd-generator
+	[ -x "$g" ] && grep -qx 'bin=/usr/sbin/gatewayd' "$g" &&
+		grep -qx 'conf=/etc/gatewayd/gatewayd.conf' "$g"
+}
+check "the generator is executable and runs /usr/sbin/gatewayd on /etc/gatewayd/gatewayd.conf" gen_paths
 
 # lintian: errors fail; warnings and notes are printed for the reader
 lint=$(lintian --fail-on error --info --display-info "$deb" 2>&1)

@@ -103,3 +103,38 @@ tree_gone() {
 	! ip netns exec "$NS" tc qdisc show dev v0 | grep -qE 'e000:|ingress ffff:' &&
 		! ip -n "$NS" link show "$IFB" >/dev/null 2>&1
 }
+
+# unit_value KEY: the unit's last KEY= value.
+unit_value() { sed -n "s/^$1=//p" "$UNIT" | tail -1; }
+
+# sd_limit_cgroups: cgroups with the unit's MemoryMax= and TasksMax=, as systemd would give the
+# service, where cgroup v1's memory and pids hierarchies can be written (a host whose systemd
+# is not PID 1, like this one's); removed on exit. Sets SD_CG_MEM and SD_CG_PIDS (their
+# directories) and SD_CG_PROCS (their cgroup.procs files, to write a pid into). Returns 1, having made nothing, where they cannot be made.
+SD_CGROUPS=()
+sd_limit_cgroups() {
+	local mem pids max tasks
+	mem=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
+	pids=$(awk -F: '$2 == "pids" { print $3 }' /proc/self/cgroup)
+	[ -n "$mem" ] && [ -n "$pids" ] && [ -w "/sys/fs/cgroup/memory$mem" ] &&
+		[ -w "/sys/fs/cgroup/pids$pids" ] || return 1
+	max=$(numfmt --from=iec "$(unit_value MemoryMax)") || return 1
+	tasks=$(unit_value TasksMax)
+	SD_CG_MEM=/sys/fs/cgroup/memory${mem%/}/$RUN_ID-unit
+	SD_CG_PIDS=/sys/fs/cgroup/pids${pids%/}/$RUN_ID-unit
+	mkdir "$SD_CG_MEM" || return 1
+	SD_CGROUPS+=("$SD_CG_MEM")
+	mkdir "$SD_CG_PIDS" || return 1
+	SD_CGROUPS+=("$SD_CG_PIDS")
+	echo "$max" >"$SD_CG_MEM/memory.limit_in_bytes" && echo "$tasks" >"$SD_CG_PIDS/pids.max" ||
+		return 1
+	SD_CG_PROCS="$SD_CG_MEM/cgroup.procs $SD_CG_PIDS/cgroup.procs"
+}
+sd_cleanup() {
+	local d
+	cleanup
+	# the processes are gone (cleanup waited for them): the cgroups are empty
+	for d in "${SD_CGROUPS[@]}"; do rmdir "$d" 2>/dev/null; done
+}
+trap sd_cleanup EXIT
+[ -n "${KEEP_LOGS:-}" ] && trap 'cp -r "$TMPD" /tmp/kept-logs 2>/dev/null; sd_cleanup' EXIT

@@ -5,7 +5,11 @@
 # the unit could be started for real; here sandbox.sh rebuilds the sandbox by hand, reading the
 # capabilities and the seccomp settings from the unit. The daemon must still do all of its job:
 # --check (the kind probe skipped), build the tree and the ifb, serve the page, feed the
-# watchdog, and remove everything on SIGTERM. Needs root.
+# watchdog, and remove everything on SIGTERM. It runs in cgroups with the unit's MemoryMax= and
+# TasksMax= (where cgroup v1's memory and pids hierarchies are writable) and stays well inside
+# them, and every IP socket it holds is one the drop-in derived from its config
+# (gatewayd --systemd-dropin) allows: a listen port in SocketBindAllow=, a peer in
+# IPAddressAllow=. Needs root.
 . "$(dirname "$0")/lib.sh"
 
 for tool in systemd-analyze python3 jq setpriv unshare findmnt curl; do
@@ -27,7 +31,14 @@ chmod 0755 "$TMPD"
 cp "$GATEWAYD" "$SB/gatewayd"
 cp "$CONF" "$SB/gatewayd.conf"
 chmod 0755 "$SB/gatewayd"
+# a probe target, so the derived allow list has a peer to cover (an address of the namespace)
+ip -n "$NS" addr add 10.88.0.1/24 dev v0
+ip -n "$NS" addr add 10.88.0.2/24 dev v1
+cat >>"$SB/gatewayd.conf" <<'PROBE'
+probe = { targets = [ "10.88.0.2" ]; interval = "200ms"; };
+PROBE
 chmod 0644 "$SB/gatewayd.conf"
+DROPIN=$("$GATEWAYD" -c "$SB/gatewayd.conf" --systemd-dropin)
 sandboxed() { ip netns exec "$NS" bash "$SD_HERE/sandbox.sh" "$UNIT" "$SB_UID" "$SB" -- "$@"; }
 
 CHECK_OUT=$(sandboxed "$SB/gatewayd" -c "$SB/gatewayd.conf" --check 2>&1)
@@ -38,7 +49,11 @@ check "... and skips the qdisc-kind probe (no namespaces, no CAP_SYS_ADMIN)" \
 NL_DIR=$SB	# the socket must be visible in the sandbox, as /run/systemd/notify is
 listener_start --on-ready "ip netns exec $NS tc qdisc show dev v0; ip -n $NS -br link show $IFB" ||
 	{ not_ok "notify listener is bound"; exit 1; }
-daemon_start self ip netns exec "$NS" bash "$SD_HERE/sandbox.sh" "$UNIT" "$SB_UID" "$SB" -- \
+LIMITS=
+sd_limit_cgroups && LIMITS=1
+# into the limits' cgroups first (ip netns exec mounts a sysfs of its own, without them)
+daemon_start self bash -c 'for f in $0; do echo $$ >"$f"; done; exec "$@"' "${LIMITS:+$SD_CG_PROCS}" \
+	ip netns exec "$NS" bash "$SD_HERE/sandbox.sh" "$UNIT" "$SB_UID" "$SB" -- \
 	"$SB/gatewayd" -c "$SB/gatewayd.conf"
 check "READY=1 arrives from the sandboxed daemon" wait_for "nl_has READY=1" 10
 ready_saw_tree() {
@@ -60,6 +75,58 @@ page() { [ "$(ip netns exec "$NS" curl -s -m 5 -o /dev/null -w '%{http_code}' ht
 check "the status page answers (AF_INET allowed)" page
 check "STATUS lines keep coming" wait_for '[ "$(nl_status | grep -c "^STATUS=wan egress htb")" -ge 1 ]' 5
 check "WATCHDOG=1 keeps coming" wait_for '[ "$(nl_count WATCHDOG=1)" -ge 3 ]' 5
+# --- MemoryMax=, TasksMax= ---
+MEM_MAX=$(numfmt --from=iec "$(unit_value MemoryMax)")
+TASKS_MAX=$(unit_value TasksMax)
+# what the unit's comment counts: main, the HTTP guard, two per listen address (one here)
+TASKS_WANT=4
+tasks_now() { find "/proc/$GW_PID/task" -mindepth 1 -maxdepth 1 | wc -l; }
+check "the daemon runs $TASKS_WANT tasks (main, HTTP guard, 2 HTTP threads), under TasksMax=$TASKS_MAX" \
+	eval '[ "$(tasks_now)" -eq $TASKS_WANT ] && [ $TASKS_WANT -le $((TASKS_MAX / 2)) ]'
+rss_kib() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$GW_PID/status"; }
+check "VmRSS $(rss_kib) KiB is under a tenth of MemoryMax=$(unit_value MemoryMax)" \
+	test "$(( $(rss_kib) * 1024 * 10 ))" -lt "$MEM_MAX"
+if [ -n "$LIMITS" ]; then
+	in_cgroup() { grep -qx "$GW_PID" "$1/cgroup.procs"; }
+	check "the daemon is in the limits' cgroups (memory and pids)" \
+		eval 'in_cgroup "$SD_CG_MEM" && in_cgroup "$SD_CG_PIDS"'
+	check "MemoryMax= in force: memory.limit_in_bytes $MEM_MAX" \
+		test "$(cat "$SD_CG_MEM/memory.limit_in_bytes")" = "$MEM_MAX"
+	check "TasksMax= in force: pids.max $TASKS_MAX, pids.current $(cat "$SD_CG_PIDS/pids.current")" \
+		eval '[ "$(cat "$SD_CG_PIDS/pids.max")" = "$TASKS_MAX" ] &&
+			[ "$(cat "$SD_CG_PIDS/pids.current")" -le $TASKS_WANT ]'
+	check "memory.max_usage_in_bytes $(cat "$SD_CG_MEM/memory.max_usage_in_bytes") is under a quarter of MemoryMax=" \
+		test "$(( $(cat "$SD_CG_MEM/memory.max_usage_in_bytes") * 4 ))" -lt "$MEM_MAX"
+else
+	skip "MemoryMax=/TasksMax= in force" "no writable cgroup v1 memory and pids hierarchies here"
+fi
+
+# --- the derived allow lists cover every IP socket it holds ---
+check "the prober holds a raw socket (ICMP to its target)" \
+	wait_for "ip netns exec $NS ss -Hwanp | grep -q 'pid=$GW_PID,'" 5 "a raw socket of the daemon"
+sockets() { ip netns exec "$NS" ss -Htuwanp | grep "pid=$GW_PID,"; }
+listen_ports() { sockets | awk '$2 == "LISTEN" { n = split($5, a, ":"); print a[n] }' | sort -u; }
+# the peer addresses of the connected ones, without port and brackets
+peers() {
+	sockets | awk '$2 != "LISTEN" {
+		p = $6; sub(/:[^:]*$/, "", p); gsub(/[][]/, "", p)
+		if (p != "*" && p != "0.0.0.0") print p }' | sort -u
+}
+covered() {
+	local p bad=
+	[ -n "$(listen_ports)" ] || return 1
+	for p in $(listen_ports); do
+		grep -qxE "SocketBindAllow=ipv(4|6):tcp:$p" <<<"$DROPIN" || bad+=" port $p"
+	done
+	for p in $(peers); do
+		grep -qxE "IPAddressAllow=$p/(32|128)" <<<"$DROPIN" || bad+=" peer $p"
+	done
+	[ -z "$bad" ] || { echo "# not in the drop-in:$bad"; return 1; }
+}
+check "listen ports [$(listen_ports | tr '\n' ' ')] and peers [$(peers | tr '\n' ' ')] are in the derived drop-in" covered
+check "the drop-in names the probe target and nothing else of the namespace" \
+	eval 'grep -qx "IPAddressAllow=10.88.0.2/32" <<<"$DROPIN" && ! grep -q "10.88.0.1" <<<"$DROPIN"'
+
 # ExecReload=: a new ingress rate, read and applied from inside the sandbox (the kind probe of the
 # reload is skipped the same way)
 sed -i 's/rate = "50mbit"/rate = "40mbit"/' "$SB/gatewayd.conf"
