@@ -2,7 +2,10 @@
  * the probed link's direction totals) for the charts
  * and /api/history: the last 15 minutes at the sampling interval and the last 24 hours at one
  * minute (min/avg/max). Every series is sampled in the same pass, so the times are kept once
- * for all of them. All memory is allocated at creation; nothing grows with time. */
+ * for all of them. Points are packed in blocks of GW_HIST_BLK: what a block holds depends on
+ * how much its values vary (nothing for a column that did not change), never more than 16
+ * bits a value, and a block that falls out of the ring is freed, so memory is bounded by the
+ * rings' length and does not grow with time. */
 #ifndef GW_HISTORY_H
 #define GW_HISTORY_H
 
@@ -18,8 +21,13 @@ struct gw_history;
 
 struct gw_history *gw_history_new(size_t n_series, int64_t interval_us);
 void gw_history_free(struct gw_history *h);
-/* Bytes reserved (for the docs and the memory benchmark). */
+#define GW_HIST_BLK 64	/* points a packed block holds */
+
+/* Bytes allocated at creation (for the docs and the memory benchmark); the packed blocks
+ * come on top, gw_history_packed_bytes. */
 size_t gw_history_bytes(const struct gw_history *h);
+/* What the packed blocks' data hold now (at most 16 bits a value; 0 for idle series). */
+size_t gw_history_packed_bytes(struct gw_history *h);
 /* Start a sampling pass at unix time t; then push each series once. */
 void gw_history_pass(struct gw_history *h, double t);
 void gw_history_push(struct gw_history *h, size_t series, double rate_bps, double delay_ms,
