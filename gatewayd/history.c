@@ -351,6 +351,11 @@ size_t gw_history_bytes(const struct gw_history *h)
 	       shaper_series(h) * (h->raw_len + GW_HIST_MINUTES) * sizeof(uint16_t);
 }
 
+size_t gw_history_series(const struct gw_history *h)
+{
+	return h->n_series;
+}
+
 size_t gw_history_packed_bytes(struct gw_history *h)
 {
 	size_t n;

@@ -26,6 +26,8 @@ void gw_history_free(struct gw_history *h);
 /* Bytes allocated at creation (for the docs and the memory benchmark); the packed blocks
  * come on top, gw_history_packed_bytes. */
 size_t gw_history_bytes(const struct gw_history *h);
+/* Series the history was made for. */
+size_t gw_history_series(const struct gw_history *h);
 /* What the packed blocks' data hold now (at most 16 bits a value; 0 for idle series). */
 size_t gw_history_packed_bytes(struct gw_history *h);
 /* Start a sampling pass at unix time t; then push each series once. */
@@ -55,6 +57,12 @@ int gw_history_query(struct gw_history *h, size_t series, double from, double to
 /* A new history takes over the points of an older one (same interval): series i of h gets
  * series map[i] of from (-1: none, it starts empty). */
 void gw_history_carry(struct gw_history *h, struct gw_history *from, const long *map);
+
+/* A bench knob (gatewayd/histfill.c): 24 h 15 min of points ending before now, "idle"
+ * (zeros, as a class at rest) or "busy" (random traffic in every series, every pass).
+ * Returns the passes pushed or -EINVAL for another mode. */
+int gw_history_bench_fill(struct gw_history *h, const char *mode, double now,
+			  double interval_s);
 
 /* The 16-bit log encoding the rings use (relative precision 0.07%), for tests. */
 uint16_t gw_hist_encode(double v);
