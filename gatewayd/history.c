@@ -31,6 +31,7 @@ struct pring {
 	size_t ncol, nblk, n_series;
 	uint16_t *stage;	/* GW_HIST_BLK rows of n_series x ncol codes */
 	struct blk *blk;	/* n_series x nblk, series-major */
+	uint16_t *hi, *nz;	/* sealing: each series' greatest and least non-zero codes */
 	size_t data_bytes;	/* what the sealed blocks' data hold now */
 };
 
@@ -104,7 +105,9 @@ static int pring_init(struct pring *r, size_t n_series, size_t ncol, size_t len)
 	r->nblk = (len + GW_HIST_BLK - 1) / GW_HIST_BLK + 1;
 	r->stage = calloc((size_t)GW_HIST_BLK * n * ncol, sizeof(*r->stage));
 	r->blk = calloc(n * r->nblk, sizeof(*r->blk));
-	return r->stage && r->blk ? 0 : -ENOMEM;
+	r->hi = calloc(n * ncol, sizeof(*r->hi));
+	r->nz = calloc(n * ncol, sizeof(*r->nz));
+	return r->stage && r->blk && r->hi && r->nz ? 0 : -ENOMEM;
 }
 
 static size_t blk_data_bytes(const struct pring *r, const struct blk *b)
@@ -129,6 +132,8 @@ static void pring_free(struct pring *r)
 		blk_clear(r, &r->blk[i]);
 	free(r->stage);
 	free(r->blk);
+	free(r->hi);
+	free(r->nz);
 }
 
 static uint16_t *stage_at(const struct pring *r, size_t row, size_t i)
@@ -180,57 +185,78 @@ static uint16_t col_code(uint32_t v, const struct blk *b, size_t c)
 	return v ? (uint16_t)(b->base[c] + v) : 0;
 }
 
-/* Pack series i's staged block into b. Without memory for the data each column of the block
- * reads as one code (a bounded loss, never a crash or a stale block). */
-static void seal_one(struct pring *r, size_t i, struct blk *b)
+/* Series i's block, its least codes in base: base and width per column, and its data. Without
+ * memory for the data each column of the block reads as one code (a bounded loss, never a
+ * crash or a stale block). */
+static void seal_shape(struct pring *r, size_t i, struct blk *b)
 {
-	uint16_t lo[MAX_COL], hi[MAX_COL], nz[MAX_COL];
-	size_t bytes, off = 0;
+	const uint16_t *hi = &r->hi[i * r->ncol], *nz = &r->nz[i * r->ncol];
+	size_t bytes;
 
 	for (size_t c = 0; c < r->ncol; c++) {
-		lo[c] = hi[c] = stage_at(r, 0, i)[c];
-		nz[c] = UINT16_MAX;
+		if (b->base[c] == hi[c])
+			continue;	/* all equal: width 0, base the code */
+		b->base[c] = (uint16_t)(nz[c] - 1);
+		b->width[c] = (uint8_t)bits_for((uint32_t)(hi[c] - b->base[c]));
 	}
-	for (size_t o = 0; o < GW_HIST_BLK; o++) {
-		const uint16_t *s = stage_at(r, o, i);
-
-		for (size_t c = 0; c < r->ncol; c++) {
-			lo[c] = s[c] < lo[c] ? s[c] : lo[c];
-			hi[c] = s[c] > hi[c] ? s[c] : hi[c];
-			nz[c] = s[c] && s[c] < nz[c] ? s[c] : nz[c];
-		}
-	}
-	for (size_t c = 0; c < r->ncol; c++) {
-		b->base[c] = lo[c] == hi[c] ? lo[c] : (uint16_t)(nz[c] - 1);
-		b->width[c] = lo[c] == hi[c] ? 0 : (uint8_t)bits_for((uint32_t)(hi[c] - b->base[c]));
-	}
-	bytes = blk_data_bytes(r, b);
-	if (!bytes)
+	if (!(bytes = blk_data_bytes(r, b)))
 		return;
 	if (!(b->data = calloc(1, bytes))) {
 		memset(b->width, 0, sizeof(b->width));
 		return;
 	}
 	r->data_bytes += bytes;
-	for (size_t c = 0; c < r->ncol; c++) {
-		for (size_t o = 0; b->width[c] && o < GW_HIST_BLK; o++)
-			put_bits(b->data, off + o * b->width[c], b->width[c],
-				 col_val(stage_at(r, o, i)[c], b, c));
-		off += (size_t)GW_HIST_BLK * b->width[c];
-	}
 }
 
 /* The staged block, block number bn, is complete: pack it into its slot, over the block
- * that slot held (older than the ring's length by now). */
+ * that slot held (older than the ring's length by now). The stage is read row by row, as
+ * it was written (a series' codes are a row apart: reading them series by series would
+ * miss the cache at every code). */
 static void pring_seal(struct pring *r, uint64_t bn)
 {
-	size_t slot = (size_t)(bn % r->nblk);
+	size_t slot = (size_t)(bn % r->nblk), nc = r->ncol;
 
 	for (size_t i = 0; i < r->n_series; i++) {
 		struct blk *b = &r->blk[i * r->nblk + slot];
 
 		blk_clear(r, b);
-		seal_one(r, i, b);
+		memcpy(b->base, stage_at(r, 0, i), nc * sizeof(*b->base));
+		memcpy(&r->hi[i * nc], stage_at(r, 0, i), nc * sizeof(*r->hi));
+		for (size_t c = 0; c < nc; c++)
+			r->nz[i * nc + c] = UINT16_MAX;
+	}
+	for (size_t o = 0; o < GW_HIST_BLK; o++) {
+		const uint16_t *row = stage_at(r, o, 0);
+
+		for (size_t i = 0; i < r->n_series; i++) {
+			struct blk *b = &r->blk[i * r->nblk + slot];
+			uint16_t *hi = &r->hi[i * nc], *nz = &r->nz[i * nc];
+
+			for (size_t c = 0; c < nc; c++) {
+				uint16_t v = row[i * nc + c];
+
+				b->base[c] = v < b->base[c] ? v : b->base[c];
+				hi[c] = v > hi[c] ? v : hi[c];
+				nz[c] = v && v < nz[c] ? v : nz[c];
+			}
+		}
+	}
+	for (size_t i = 0; i < r->n_series; i++)
+		seal_shape(r, i, &r->blk[i * r->nblk + slot]);
+	for (size_t o = 0; o < GW_HIST_BLK; o++) {
+		const uint16_t *row = stage_at(r, o, 0);
+
+		for (size_t i = 0; i < r->n_series; i++) {
+			struct blk *b = &r->blk[i * r->nblk + slot];
+			size_t off = 0;
+
+			for (size_t c = 0; b->data && c < nc; c++) {
+				if (b->width[c])
+					put_bits(b->data, off + o * b->width[c], b->width[c],
+						 col_val(row[i * nc + c], b, c));
+				off += (size_t)GW_HIST_BLK * b->width[c];
+			}
+		}
 	}
 }
 
