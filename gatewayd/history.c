@@ -364,7 +364,8 @@ static size_t shaper_series(const struct gw_history *h)
 static size_t pring_fixed_bytes(const struct pring *r)
 {
 	return (size_t)GW_HIST_BLK * r->n_series * r->ncol * sizeof(*r->stage) +
-	       r->n_series * r->nblk * sizeof(*r->blk);
+	       r->n_series * r->nblk * sizeof(*r->blk) +
+	       2 * r->n_series * r->ncol * sizeof(*r->hi);
 }
 
 size_t gw_history_bytes(const struct gw_history *h)
