@@ -2,7 +2,10 @@
  * the probed link's direction totals) for the charts
  * and /api/history: the last 15 minutes at the sampling interval and the last 24 hours at one
  * minute (min/avg/max). Every series is sampled in the same pass, so the times are kept once
- * for all of them. All memory is allocated at creation; nothing grows with time. */
+ * for all of them. Points are packed in blocks of GW_HIST_BLK: what a block holds depends on
+ * how much its values vary (nothing for a column that did not change), never more than 16
+ * bits a value, and a block that falls out of the ring is freed, so memory is bounded by the
+ * rings' length and does not grow with time. */
 #ifndef GW_HISTORY_H
 #define GW_HISTORY_H
 
@@ -18,8 +21,15 @@ struct gw_history;
 
 struct gw_history *gw_history_new(size_t n_series, int64_t interval_us);
 void gw_history_free(struct gw_history *h);
-/* Bytes reserved (for the docs and the memory benchmark). */
+#define GW_HIST_BLK 64	/* points a packed block holds */
+
+/* Bytes allocated at creation (for the docs and the memory benchmark); the packed blocks
+ * come on top, gw_history_packed_bytes. */
 size_t gw_history_bytes(const struct gw_history *h);
+/* Series the history was made for. */
+size_t gw_history_series(const struct gw_history *h);
+/* What the packed blocks' data hold now (at most 16 bits a value; 0 for idle series). */
+size_t gw_history_packed_bytes(struct gw_history *h);
 /* Start a sampling pass at unix time t; then push each series once. */
 void gw_history_pass(struct gw_history *h, double t);
 void gw_history_push(struct gw_history *h, size_t series, double rate_bps, double delay_ms,
@@ -47,6 +57,12 @@ int gw_history_query(struct gw_history *h, size_t series, double from, double to
 /* A new history takes over the points of an older one (same interval): series i of h gets
  * series map[i] of from (-1: none, it starts empty). */
 void gw_history_carry(struct gw_history *h, struct gw_history *from, const long *map);
+
+/* A bench knob (gatewayd/histfill.c): 24 h 15 min of points ending before now, "idle"
+ * (zeros, as a class at rest) or "busy" (random traffic in every series, every pass).
+ * Returns the passes pushed or -EINVAL for another mode. */
+int gw_history_bench_fill(struct gw_history *h, const char *mode, double now,
+			  double interval_s);
 
 /* The 16-bit log encoding the rings use (relative precision 0.07%), for tests. */
 uint16_t gw_hist_encode(double v);
