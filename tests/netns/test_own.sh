@@ -93,15 +93,35 @@ check "after SIGTERM: gatewayd's egress root is gone" bash -c "! ip netns exec $
 check "the log says it left the hook" grep -q "left the ingress hook of r1 in place\|r1 already has an ingress hook (clsact)" "$GW_LOG"
 
 # 4. a foreign clsact found at start, no replace: start, egress shaped, ingress unshaped
-gw_start "$NS_R" "$TMPD/o.conf"
+cp "$TMPD/o.conf" "$TMPD/live.conf"
+gw_start "$NS_R" "$TMPD/live.conf"
 check "start beside a foreign clsact: runs" kill -0 "$GW_PID"
 check "... logs the foreign hook" grep -q "r1 already has an ingress hook (clsact) that gatewayd did not create" "$GW_LOG"
 check "... egress shaped" egress_ours
 check "... no ifb made" bash -c "! ip -n $NS_R link show $IFB >/dev/null 2>&1"
 wait_for "status_dir ingress '.foreign_hook == \"clsact\"'" 5 "status to show the foreign hook"
 check "... status says ingress unshaped by a clsact" status_dir ingress '.foreign_hook == "clsact"'
+gw_reload
+check "... still there after the reload" clsact_there
+check "... egress still shaped" egress_ours
 check "SIGTERM: exit 0" gw_stop
 check "... the clsact and its filter survive" clsact_there
+
+# 4b. the same, then a reload that says replace = true: the clsact goes, ingress is shaped
+gw_start "$NS_R" "$TMPD/live.conf"
+cp "$TMPD/r.conf" "$TMPD/live.conf"
+gw_reload
+check "reload to replace = true: the hook is gatewayd's ingress" test "$(hook_kind)" = ingress
+check "... its ifb made, marked" test "$(ifb_alias "$IFB")" = "gatewayd:$GW_PID"
+wait_for "status_dir ingress '.foreign_hook == null and .total != null'" 5 "status to show ingress shaped"
+check "... status: ingress shaped" status_dir ingress '.foreign_hook == null and .total != null'
+check "SIGTERM: exit 0" gw_stop
+check "... nothing of gatewayd's left: r1 as it was at first" test "$(tree "$NS_R" r1)" = "$BEFORE"
+put_clsact_stopped() {
+	rtc qdisc add dev r1 clsact &&
+		rtc filter add dev r1 ingress protocol ip prio 7 u32 match ip dst 10.9.9.9/32 classid 1:1
+}
+put_clsact_stopped
 
 # 5. replace = true: the clsact is replaced, and traffic is shaped both ways through the ifb
 gw_start "$NS_R" "$TMPD/r.conf"
