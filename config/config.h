@@ -166,6 +166,8 @@ struct gw_probe_cfg {
 /* Containers (config/parse_containers.c): interfaces that come and go, each given its own
  * limit in both directions while it exists (gatewayd/containers.c). */
 #define GW_MAX_CONTAINER_RULES 64
+/* the names of container ifbs ("gwc-" + an ifindex): no link's interface or ifb may take one */
+#define GW_CTR_RESERVED_PREFIX "gwc-"
 #define GW_CTR_MAX_GLOBS 16
 #define GW_CTR_GLOB_MAX 32	/* an interface name pattern, with its NUL */
 #define GW_CTR_NETNS_MAX 256	/* a netns name pattern or an absolute path pattern */

@@ -146,9 +146,20 @@ static int check_link_pair(struct cfg_parser *p, const config_setting_t *gi,
 		return cfg_error(p, config_setting_get_member(gi, "interface"), where,
 				 "interface \"%s\" is the ifb device of link '%s'", a->interface,
 				 b->name);
+	/* container ifbs are "gwc-" + an index (gatewayd/containers.c): a link's device by that
+	 * name would be taken for one, and deleted by the container tracker at start */
+	if (a == b && !strncmp(a->interface, GW_CTR_RESERVED_PREFIX,
+			       sizeof(GW_CTR_RESERVED_PREFIX) - 1))
+		return cfg_error(p, config_setting_get_member(gi, "interface"), where,
+				 "interface \"%s\": names starting with \"%s\" are reserved for "
+				 "the ifbs of shaped containers", a->interface, GW_CTR_RESERVED_PREFIX);
 	if (!a_in)
 		return 0;
 	snprintf(where, sizeof(where), "link '%s' ingress", a->name);
+	if (a == b && !strncmp(a_ifb, GW_CTR_RESERVED_PREFIX, sizeof(GW_CTR_RESERVED_PREFIX) - 1))
+		return cfg_error(p, ifb_setting(gi, &given), where,
+				 "ifb \"%s\": names starting with \"%s\" are reserved for the "
+				 "ifbs of shaped containers", a_ifb, GW_CTR_RESERVED_PREFIX);
 	if (!strcmp(a_ifb, b->interface))
 		return cfg_error(p, ifb_setting(gi, &given), where, "ifb \"%s\" is the interface "
 				 "of link '%s'", a_ifb, b->name);

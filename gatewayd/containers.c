@@ -19,6 +19,7 @@
 #include <linux/rtnetlink.h>
 #include "gatewayd/sys/clock.h"
 #include "gatewayd/tree/apply.h"
+#include "gatewayd/tree/own.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/sys/log.h"
 #include "gatewayd/sys/fd.h"
@@ -666,15 +667,20 @@ static void free_rules(struct gw_ctr *c)
 	c->n_rules = 0;
 }
 
-/* ifbs named like ours that no container of ours uses: left by a run that was killed. */
+/* ifbs named like ours that no container of ours uses, and carrying gatewayd's mark
+ * (gatewayd/tree/own.c): left by a run that was killed. An unmarked one is someone else's. */
 static int stale_cb(const struct gw_plink *l, void *arg)
 {
 	struct gw_ctr *c = arg;
 	char want[IFNAMSIZ];
 
-	if (strcmp(l->kind, "ifb") || strncmp(l->name, GW_CTR_IFB_PREFIX,
-					      strlen(GW_CTR_IFB_PREFIX)))
+	if (strncmp(l->name, GW_CTR_IFB_PREFIX, strlen(GW_CTR_IFB_PREFIX)))
 		return 0;
+	if (!gw_own_ifb(l->kind, l->alias)) {
+		gw_log(GW_LOG_INFO, "left %s in place: named like a container ifb, but %s", l->name,
+		       strcmp(l->kind, "ifb") ? "not an ifb" : "without gatewayd's mark");
+		return 0;
+	}
 	for (size_t i = 0; i < c->n; i++) {
 		gw_ctr_ifb_name(c->v[i]->ifindex, want, sizeof(want));
 		if (!strcmp(want, l->name) && c->v[i]->s.link.dir[GW_DIR_INGRESS].present)

@@ -12,7 +12,7 @@
 #include "qdisc/peer.h"
 #include "webui/snapshot.h"
 
-#define GW_CTR_IFB_PREFIX "gwc-"	/* container ifbs: "gwc-" + the interface's index */
+#define GW_CTR_IFB_PREFIX GW_CTR_RESERVED_PREFIX	/* container ifbs: "gwc-" + the interface's index */
 #define GW_CTR_LINK_PREFIX "ctr:"	/* link names in the snapshot */
 #define GW_CTR_MAX 4096			/* interfaces shaped or waiting at once */
 

@@ -15,6 +15,7 @@
 #include "gatewayd/heal.h"
 #include "gatewayd/sys/log.h"
 #include "gatewayd/tree/reload.h"
+#include "gatewayd/tree/own.h"
 
 struct scan {
 	const struct gw_config *cfg;
@@ -200,6 +201,17 @@ static int blocked(struct gw_nl *nl, const struct gw_config *cfg, bool *stuck, c
 					 "link '%s': %s exists and is not an ifb device (it is %s)",
 					 l->name, l->dir[GW_DIR_INGRESS].ifb,
 					 info.kind[0] ? info.kind : "a physical device");
+			why = -EEXIST;
+		}
+		/* an ifb of that name someone else made: the words prepare_devs uses */
+		if (!why && l->dir[GW_DIR_INGRESS].present && !l->replace &&
+		    gw_link_get(nl, l->dir[GW_DIR_INGRESS].ifb, &info, &e) == 0 &&
+		    !gw_own_ifb(info.kind, info.alias)) {
+			if (!ret)
+				snprintf(err, errlen, "link '%s': ifb %s exists and gatewayd did not "
+					 "create it (its alias has no \"%s\" mark); set replace = true "
+					 "in the link to let gatewayd use it", l->name,
+					 l->dir[GW_DIR_INGRESS].ifb, GW_OWN_IFB_MARK);
 			why = -EEXIST;
 		}
 		stuck[i] = why != 0;

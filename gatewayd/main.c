@@ -18,6 +18,7 @@
 #include "gatewayd/sys/log.h"
 #include "gatewayd/load/loadtest.h"
 #include "gatewayd/loop.h"
+#include "gatewayd/sys/instance.h"
 #include "gatewayd/sys/notify.h"
 #include "gatewayd/probe/cli.h"
 #include "gatewayd/probe/reflector.h"
@@ -156,7 +157,8 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	char err[2048] = "";
 	struct gw_applied applied;
 	struct gw_nl *nl;
-	int sfd = -1, r, rc = EXIT_OK;
+	int sfd = -1, lock, r, rc = EXIT_OK;
+	pid_t holder;
 
 	if (mode == MODE_RUN)
 		raise_fd_limit();
@@ -166,8 +168,23 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		gw_log(GW_LOG_ERR, "signalfd: %s", strerror(-sfd));
 		return EXIT_RUNTIME;
 	}
+	/* before anything is looked at: a second daemon would take the first's tree for a
+	 * leftover to adopt, and its ifbs for its own */
+	if ((lock = gw_instance_lock(GW_INSTANCE_LOCK, &holder)) < 0) {
+		if (lock == -EBUSY && holder > 0)
+			gw_log(GW_LOG_ERR, "another gatewayd (pid %d) runs in this network namespace; "
+			       "one per namespace", (int)holder);
+		else if (lock == -EBUSY)
+			gw_log(GW_LOG_ERR, "another gatewayd runs in this network namespace (its pid "
+			       "could not be read); one per namespace");
+		else
+			gw_log(GW_LOG_ERR, "the one-instance lock: %s", strerror(-lock));
+		close(sfd);
+		return EXIT_RUNTIME;
+	}
 	if ((r = gw_nl_open(&nl))) {
 		gw_log(GW_LOG_ERR, "opening rtnetlink: %s", strerror(-r));
+		close(lock);
 		return EXIT_RUNTIME;
 	}
 	r = gw_apply(nl, *cfgp, NULL, &applied, err, sizeof(err));
@@ -175,6 +192,7 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		gw_log(GW_LOG_ERR, "%s", err);
 		gw_log(GW_LOG_ERR, "nothing was applied; every device is as it was");
 		gw_nl_close(nl);
+		close(lock);
 		return EXIT_RUNTIME;
 	}
 	gw_log(GW_LOG_INFO, "applied and verified %zu objects on %zu device%s in %.2f ms%s",
@@ -189,6 +207,7 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	if (mode == MODE_ONESHOT) {
 		gw_applied_free(&applied);
 		gw_nl_close(nl);
+		close(lock);
 		return EXIT_OK;
 	}
 	if ((r = serve(cfgp, nl, &applied, sfd))) {
@@ -207,6 +226,7 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	gw_applied_free(&applied);
 	gw_nl_close(nl);
 	close(sfd);
+	close(lock);	/* the last: a next start may adopt only once nothing of ours runs */
 	return rc;
 }
 

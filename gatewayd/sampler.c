@@ -32,6 +32,9 @@ struct sdir {
 	enum gw_direction dir;
 	int ifindex;
 	bool waiting;		/* the link waits for its interface: no objects, no counters */
+	bool foreign;		/* ingress held by a hook gatewayd did not make: the same, but
+				 * said as that (waiting is set too) */
+	char hook_kind[16];	/* then: that hook's kind */
 	char device[IFNAMSIZ];
 	enum gw_kind shaper;
 	struct slot total;		/* rate and ceil: the shaper's */
@@ -114,7 +117,9 @@ static int follow(struct sdir *d, const struct gw_applied *a)
 {
 	const struct gw_link_facts *f = &a->facts[d->link];
 
-	d->waiting = f->absent;
+	d->foreign = !f->absent && d->dir == GW_DIR_INGRESS && f->ingress_foreign;
+	d->waiting = f->absent || d->foreign;
+	snprintf(d->hook_kind, sizeof(d->hook_kind), "%s", f->hook_kind[0] ? f->hook_kind : "ingress");
 	d->ifindex = d->waiting ? 0 : d->dir == GW_DIR_EGRESS ? f->dev.ifindex : f->ifb.ifindex;
 	/* a link that waited had no slots to map: they are the plan's from now on */
 	free(d->by_slot);
@@ -136,7 +141,11 @@ static int dir_init(struct sdir *d, const struct gw_config *cfg, const struct gw
 
 	d->link = link;
 	d->dir = dir;
-	d->waiting = a->facts[link].absent;
+	d->foreign = !a->facts[link].absent && dir == GW_DIR_INGRESS &&
+		     a->facts[link].ingress_foreign;
+	d->waiting = a->facts[link].absent || d->foreign;
+	snprintf(d->hook_kind, sizeof(d->hook_kind), "%s",
+		 a->facts[link].hook_kind[0] ? a->facts[link].hook_kind : "ingress");
 	d->ifindex = d->waiting ? 0 : dir == GW_DIR_EGRESS ? a->facts[link].dev.ifindex :
 		     a->facts[link].ifb.ifindex;
 	snprintf(d->device, sizeof(d->device), "%s", dir == GW_DIR_EGRESS ? l->interface : dc->ifb);
@@ -671,7 +680,9 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 		snprintf(o->direction, sizeof(o->direction), "%s", gw_direction_name(d->dir));
 		snprintf(o->shaper, sizeof(o->shaper), "%s", gw_kind_name(d->shaper));
 		o->rate_bytes_per_s = d->total.rate;
-		o->waiting = d->waiting;
+		o->waiting = d->waiting && !d->foreign;
+		if (d->foreign)
+			snprintf(o->foreign_hook, sizeof(o->foreign_hook), "%s", d->hook_kind);
 		fill_class(&o->total, &d->total, gw_kind_name(d->shaper));
 		if (!(o->classes = calloc(d->n, sizeof(*o->classes)))) {
 			snap->n_dirs = i;

@@ -38,7 +38,15 @@ int gw_link_parse(const struct nlmsghdr *nlh, struct gw_link_info *out)
 	out->flags = ifi->ifi_flags;
 	if (tb[IFLA_MTU] && nla_len(tb[IFLA_MTU]) >= 4)
 		out->mtu = nla_get_u32(tb[IFLA_MTU]);
+	gw_link_alias(tb, out->alias, sizeof(out->alias));
 	return 0;
+}
+
+void gw_link_alias(struct nlattr **tb, char *alias, size_t len)
+{
+	alias[0] = '\0';
+	if (tb[IFLA_IFALIAS] && nla_len(tb[IFLA_IFALIAS]) > 0)
+		nla_strlcpy(alias, tb[IFLA_IFALIAS], len);
 }
 
 static int link_cb(const struct nlmsghdr *nlh, void *arg)
@@ -74,7 +82,19 @@ int gw_link_get_index(struct gw_nl *nl, int ifindex, struct gw_link_info *out,
 	return link_query(nl, NULL, ifindex, out, e);
 }
 
-int gw_link_add_ifb(struct gw_nl *nl, const char *name, struct gw_nl_error *e)
+int gw_link_set_alias(struct gw_nl *nl, const char *name, const char *alias,
+		      struct gw_nl_error *e)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+	struct nl_msg *msg = gw_req_new(RTM_NEWLINK, 0, &ifi, sizeof(ifi));
+
+	if (msg && (nla_put_string(msg, IFLA_IFNAME, name) < 0 ||
+		    nla_put_string(msg, IFLA_IFALIAS, alias) < 0))
+		msg = gw_req_drop(msg);
+	return gw_req_send(nl, msg, NULL, NULL, e);
+}
+
+static int add_ifb(struct gw_nl *nl, const char *name, struct gw_nl_error *e)
 {
 	/* created up in the same request, so no window exists where it is down */
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_flags = IFF_UP,
@@ -89,6 +109,18 @@ int gw_link_add_ifb(struct gw_nl *nl, const char *name, struct gw_nl_error *e)
 	if (msg)
 		nla_nest_end(msg, info);
 	return gw_req_send(nl, msg, NULL, NULL, e);
+}
+
+int gw_link_add_ifb(struct gw_nl *nl, const char *name, const char *alias,
+		    struct gw_nl_error *e)
+{
+	int r = add_ifb(nl, name, e);
+
+	if (r || !alias || !alias[0])
+		return r;
+	if ((r = gw_link_set_alias(nl, name, alias, e)))
+		gw_link_del(nl, name, NULL);
+	return r;
 }
 
 /* By name, not index: an index can be reused by another device after ours went away. */

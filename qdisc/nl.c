@@ -366,9 +366,88 @@ int gw_nl_batch(struct gw_nl *nl, struct nl_msg *const *msgs, size_t n, bool sto
 	return nl->ops->batch(nl->priv, msgs, n, stop, e);
 }
 
+/* A dump's replies, kept until the kernel has said the dump was whole. */
+struct dump_copy {
+	char *buf;
+	size_t len, cap;
+	bool intr;
+	int err;
+};
+
+static int copy_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct dump_copy *c = arg;
+	size_t need = NLMSG_ALIGN(nlh->nlmsg_len);
+
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		c->intr = true;
+	if (nlh->nlmsg_len < NLMSG_HDRLEN || need > GW_NL_DUMP_MAX - c->len)
+		return c->err = -EMSGSIZE;
+	if (c->len + need > c->cap) {
+		size_t cap = c->cap ? c->cap : 64 * 1024;
+		char *n;
+
+		while (cap < c->len + need)
+			cap *= 2;
+		if (!(n = realloc(c->buf, cap)))
+			return c->err = -ENOMEM;
+		c->buf = n;
+		c->cap = cap;
+	}
+	memcpy(c->buf + c->len, nlh, nlh->nlmsg_len);
+	memset(c->buf + c->len + nlh->nlmsg_len, 0, need - nlh->nlmsg_len);
+	c->len += need;
+	return 0;
+}
+
+/*
+ * A dump the kernel marks NLM_F_DUMP_INTR (the objects changed while it was being written, so
+ * it may miss or repeat some) is not what is there: its replies are kept aside and only a whole
+ * dump reaches cb, read again up to GW_NL_DUMP_TRIES times. Above the seam, so that the unit
+ * tests' kernels can tear a dump too.
+ */
+static int dump_whole(struct gw_nl *nl, struct nl_msg *msg, gw_nl_cb cb, void *arg,
+		      struct gw_nl_error *e)
+{
+	struct dump_copy c = { 0 };
+	int err = 0;
+
+	for (int t = 0; t < GW_NL_DUMP_TRIES; t++) {
+		c.len = 0;
+		c.intr = false;
+		c.err = 0;
+		err = nl->ops->request(nl->priv, msg, copy_cb, &c, e);
+		if (err || !c.intr)
+			break;
+	}
+	if (!err && c.intr) {
+		err = -EAGAIN;
+		if (e) {
+			e->index = 0;
+			e->err = err;
+			snprintf(e->msg, sizeof(e->msg),
+				 "the dump was interrupted by changes %d times in a row",
+				 GW_NL_DUMP_TRIES);
+		}
+	}
+	for (size_t off = 0; !err && off < c.len;) {
+		const struct nlmsghdr *h = (const struct nlmsghdr *)(c.buf + off);
+
+		off += NLMSG_ALIGN(h->nlmsg_len);
+		err = cb(h, arg);
+	}
+	free(c.buf);
+	return err;
+}
+
 int gw_nl_request(struct gw_nl *nl, struct nl_msg *msg, gw_nl_cb cb, void *arg,
 		  struct gw_nl_error *e)
 {
+	const struct nlmsghdr *req = nlmsg_hdr(msg);
+
+	/* NLM_F_DUMP shares bits with NLM_F_EXCL: only a GET with both bits is a dump */
+	if (cb && (req->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP && (req->nlmsg_type & 3) == 2)
+		return dump_whole(nl, msg, cb, arg, e);
 	return nl->ops->request(nl->priv, msg, cb, arg, e);
 }
 

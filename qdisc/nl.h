@@ -67,7 +67,11 @@ int gw_nl_set_strict(struct gw_nl *nl);
 int gw_nl_batch(struct gw_nl *nl, struct nl_msg *const *msgs, size_t n, bool stop,
 		struct gw_nl_error *e);
 
-/* Send one request (NLM_F_DUMP or not) and pass every reply to cb until the kernel is done. */
+/* Send one request (NLM_F_DUMP or not) and pass every reply to cb until the kernel is done.
+ * A dump reaches cb only whole: one the kernel marks NLM_F_DUMP_INTR is read again, up to
+ * GW_NL_DUMP_TRIES times, then -EAGAIN (a dump larger than GW_NL_DUMP_MAX: -EMSGSIZE). */
+#define GW_NL_DUMP_TRIES 5
+#define GW_NL_DUMP_MAX (64u * 1024 * 1024)
 int gw_nl_request(struct gw_nl *nl, struct nl_msg *msg, gw_nl_cb cb, void *arg,
 		  struct gw_nl_error *e);
 

@@ -24,6 +24,7 @@ int gw_plink_parse(const struct nlmsghdr *nlh, struct gw_plink *out)
 	out->peer_nsid = -1;
 	if (tb[IFLA_IFNAME])
 		nla_strlcpy(out->name, tb[IFLA_IFNAME], sizeof(out->name));
+	gw_link_alias(tb, out->alias, sizeof(out->alias));
 	if (tb[IFLA_LINK] && nla_len(tb[IFLA_LINK]) >= 4)
 		out->peer_ifindex = (int)nla_get_u32(tb[IFLA_LINK]);
 	if (tb[IFLA_LINK_NETNSID] && nla_len(tb[IFLA_LINK_NETNSID]) >= 4)

@@ -6,12 +6,14 @@
 
 #include <net/if.h>
 #include <stdbool.h>
+#include "qdisc/link.h"
 #include "qdisc/nl.h"
 
 struct gw_plink {
 	int ifindex;
 	char name[IFNAMSIZ];
 	char kind[16];		/* IFLA_INFO_KIND: "veth", "ifb"...; "" for none */
+	char alias[GW_LINK_ALIAS_MAX];	/* IFLA_IFALIAS, cut to fit; "" for none */
 	unsigned int flags;	/* IFF_* */
 	int peer_ifindex;	/* IFLA_LINK: the other end's index, in its own namespace; 0 none */
 	int peer_nsid;		/* IFLA_LINK_NETNSID; -1: the other end is in our namespace */

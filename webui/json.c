@@ -251,7 +251,11 @@ static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap
 	jw_str(w, o, "shaper", d->shaper);
 	jw_u64(w, o, "rate_bits_per_second", d->rate_bytes_per_s * 8);
 	jw_bool(w, o, "waiting", d->waiting);
-	if (d->waiting) {
+	if (d->foreign_hook[0])
+		jw_str(w, o, "foreign_hook", d->foreign_hook);
+	else
+		jw_null(w, o, "foreign_hook");
+	if (d->waiting || d->foreign_hook[0]) {
 		/* nothing shaped, so nothing counted: no class objects at all */
 		jw_null(w, o, "total");
 		jw_obj(w, o, "classes", json_object_new_array());

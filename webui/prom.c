@@ -162,8 +162,8 @@ static void class_families(struct gw_buf *b, const struct gw_snapshot *s, bool t
 		for (size_t k = 0; k < s->n_dirs; k++) {
 			const struct gw_snap_dir *d = &s->dirs[k];
 
-			if (d->waiting)
-				continue;	/* no counters: its link waits */
+			if (d->waiting || d->foreign_hook[0])
+				continue;	/* no counters: its link waits, or not shaped */
 			if (totals)
 				sample(b, name, f, d, &d->total, &d->total);
 			for (size_t j = 0; !totals && j < d->n_classes; j++)

@@ -94,6 +94,9 @@ struct gw_snap_dir {
 	uint64_t rate_bytes_per_s;	/* configured */
 	bool waiting;			/* the link's interface is not there: nothing is shaped,
 					 * total and classes hold no counters of this pass */
+	char foreign_hook[16];		/* ingress: the kind of a hook gatewayd did not create
+					 * that keeps this direction unshaped (no counters, as
+					 * waiting), "" when none */
 	struct gw_snap_class total;	/* the shaper's root qdisc */
 	struct gw_snap_class *classes;
 	size_t n_classes;

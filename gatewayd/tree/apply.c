@@ -11,6 +11,8 @@
 #include <linux/rtnetlink.h>
 #include "gatewayd/tree/apply.h"
 #include "gatewayd/tree/classify.h"
+#include "gatewayd/tree/own.h"
+#include "gatewayd/sys/log.h"
 
 static double now_s(void)
 {
@@ -125,15 +127,32 @@ static int inspect(struct gw_nl *nl, const struct gw_config *cfg, struct gw_dev 
 	/* handle 0 is the kernel's default qdisc; E000: is ours, left by an earlier run */
 	d->leftover_root = f.has_root && f.root == GW_ROOT_HANDLE;
 	d->foreign_root = f.has_root && f.root != 0 && !d->leftover_root;
-	/* a hook beside our own leftover root is taken as our leftover too */
 	d->old_ingress = want_ingress && f.has_ingress;
-	d->foreign_ingress = d->old_ingress && !d->leftover_root;
-	if ((d->foreign_root || d->foreign_ingress) && !l->replace) {
+	if (d->old_ingress) {
+		enum gw_own_hook h;
+		bool redirect;
+
+		if ((r = gw_own_hook(nl, d->ifindex, 0, &h, &redirect, d->hook_kind,
+				     sizeof(d->hook_kind)))) {
+			snprintf(err, len, "link '%s': reading the ingress hook of %s: %s", l->name,
+				 d->name, strerror(-r));
+			return r;
+		}
+		/* a leftover of ours: of our shape (own.c) and with our redirect or beside our
+		 * own leftover root; anything else someone else's */
+		d->foreign_ingress = h == GW_HOOK_FOREIGN || !(redirect || d->leftover_root);
+	}
+	if (d->foreign_root && !l->replace) {
 		snprintf(err, len,
-			 "link '%s': %s already has %s %s that gatewayd did not create; set replace = true in the link to let gatewayd replace it",
-			 l->name, d->name, d->foreign_root ? "a root qdisc" : "an ingress qdisc",
-			 d->foreign_root ? f.root_kind : "");
+			 "link '%s': %s already has a root qdisc %s that gatewayd did not create; set replace = true in the link to let gatewayd replace it",
+			 l->name, d->name, f.root_kind);
 		return -EEXIST;
+	}
+	if (d->foreign_ingress && !l->replace) {
+		/* not a refusal: the link's egress is shaped, its ingress left as it is (the
+		 * caller says so); nothing of that hook is touched, so nothing to save */
+		d->old_ingress = d->foreign_ingress = false;
+		return 1;
 	}
 	if (d->foreign_root || d->foreign_ingress) {
 		r = save_tree(nl, d);
@@ -176,8 +195,18 @@ static int prepare_devs(struct gw_nl *nl, const struct gw_config *cfg, struct gw
 		if (!(d = dev_add(a, l->interface, i)))
 			return -ENOMEM;
 		d->ifindex = a->facts[i].dev.ifindex;
-		if ((r = inspect(nl, cfg, d, in, err, len)))
+		if ((r = inspect(nl, cfg, d, in, err, len)) < 0)
 			return r;
+		a->facts[i].ingress_foreign = r == 1;
+		if (r == 1) {
+			snprintf(a->facts[i].hook_kind, sizeof(a->facts[i].hook_kind), "%s",
+				 d->hook_kind);
+			gw_log(GW_LOG_WARNING, "link '%s': %s already has an ingress hook (%s) that "
+			       "gatewayd did not create: left in place, and the link's ingress "
+			       "unshaped; set replace = true in the link to let gatewayd replace it",
+			       l->name, d->name, d->hook_kind);
+			continue;
+		}
 		if (!in)
 			continue;
 		if (!(d = dev_add(a, l->dir[GW_DIR_INGRESS].ifb, i)))
@@ -190,12 +219,23 @@ static int prepare_devs(struct gw_nl *nl, const struct gw_config *cfg, struct gw
 				 "a physical device");
 			return -EEXIST;
 		}
-		/* an ifb of the configured name left by an earlier run is taken over; set before
-		 * creating, so that a failed create is still cleaned up */
-		d->ifb_created = true;
+		if (r == 0 && !gw_own_ifb(a->facts[i].ifb.kind, a->facts[i].ifb.alias) &&
+		    !l->replace) {
+			snprintf(err, len, "link '%s': ifb %s exists and gatewayd did not create it "
+				 "(its alias has no \"%s\" mark); set replace = true in the link to "
+				 "let gatewayd use it", l->name, d->name, GW_OWN_IFB_MARK);
+			return -EEXIST;
+		}
+		/* an ifb of the configured name left by an earlier run (marked, own.c) is taken
+		 * over and deleted on stop, one someone else made (replace) used and left; set
+		 * before creating, so that a failed create is still cleaned up */
+		d->ifb_created = r != 0 || gw_own_ifb(a->facts[i].ifb.kind, a->facts[i].ifb.alias);
 		d->ifb_existed = r == 0;
 		if (r == -ENODEV) {
-			r = gw_link_add_ifb(nl, d->name, &e);
+			char mark[32];
+
+			gw_own_ifb_mark(mark, sizeof(mark));
+			r = gw_link_add_ifb(nl, d->name, mark, &e);
 			if (r) {
 				snprintf(err, len, "link '%s': creating ifb %s: %s", l->name, d->name,
 					 e.msg[0] ? e.msg : strerror(-r));
@@ -422,7 +462,8 @@ int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_plan
 	for (size_t i = 0; i < a->n_devs; i++) {
 		a->devs[i].root = true;
 		a->devs[i].ingress = !a->devs[i].is_ifb &&
-				     cfg->links[a->devs[i].link].dir[GW_DIR_INGRESS].present;
+				     cfg->links[a->devs[i].link].dir[GW_DIR_INGRESS].present &&
+				     !a->facts[a->devs[i].link].ingress_foreign;
 	}
 	t0 = now_s();
 	if (adopt(nl, cfg, a, msgs) == 0) {

@@ -19,7 +19,8 @@ struct gw_dev {
 	bool leftover_root;	/* our root from an earlier run was there */
 	bool old_ingress;	/* an ingress hook was there where gatewayd wants one */
 	bool foreign_root;	/* a root qdisc not ours and not the kernel default was there */
-	bool foreign_ingress;
+	bool foreign_ingress;	/* an ingress hook not ours (gatewayd/tree/own.c) was there */
+	char hook_kind[16];	/* the kind of the hook found there, "" for none */
 	struct nl_msg **saved;	/* that foreign tree, to put back if apply fails */
 	size_t n_saved;
 };

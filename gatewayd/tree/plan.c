@@ -315,7 +315,8 @@ int gw_plan_build(const struct gw_config *cfg, const struct gw_link_facts *facts
 			b.info = &facts[i].dev;
 			err = plan_dir(&b, &l->dir[GW_DIR_EGRESS]);
 		}
-		if (!err && l->dir[GW_DIR_INGRESS].present)
+		/* someone else's ingress hook: that direction is left unshaped (apply.c) */
+		if (!err && l->dir[GW_DIR_INGRESS].present && !facts[i].ingress_foreign)
 			err = plan_ingress(&b, l, &facts[i]);
 	}
 	if (err)

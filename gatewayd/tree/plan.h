@@ -15,6 +15,10 @@ struct gw_link_facts {
 	struct gw_link_info ifb;	/* its ifb, when the link shapes ingress */
 	bool absent;			/* the interface is not there: the link waits for it
 					 * and the plan has none of its objects */
+	bool ingress_foreign;		/* an ingress hook gatewayd did not make is on the
+					 * interface and the link has no replace = true: the
+					 * plan has none of its ingress objects, no ifb */
+	char hook_kind[16];		/* then: that hook's kind ("clsact", "ingress") */
 };
 
 struct gw_plan_obj {

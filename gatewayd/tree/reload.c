@@ -13,6 +13,8 @@
 #include <linux/pkt_sched.h>
 #include "gatewayd/tree/classify.h"
 #include "gatewayd/tree/reload.h"
+#include "gatewayd/tree/own.h"
+#include "gatewayd/sys/log.h"
 
 /* Objects are the same object when type, device and handle are (filters: device and parent). */
 static int key_cmp(const struct gw_tc_obj *x, const struct gw_tc_obj *y)
@@ -459,7 +461,8 @@ static int prepare_added(struct gw_nl *nl, const struct gw_config *next, struct 
 			struct gw_dev *d = &s->n.devs[k];
 
 			d->root = true;
-			d->ingress = !d->is_ifb && next->links[d->link].dir[GW_DIR_INGRESS].present;
+			d->ingress = !d->is_ifb && next->links[d->link].dir[GW_DIR_INGRESS].present &&
+				     !s->n.facts[d->link].ingress_foreign;
 		}
 		return 0;
 	}
@@ -490,8 +493,9 @@ static int stage(struct gw_nl *nl, const struct gw_config *cur, const struct gw_
 	for (size_t j = 0; j < next->n_links; j++) {
 		size_t i = redo ? (redo[j] ? SIZE_MAX : j) : kept_from(cur, &next->links[j]);
 
-		/* a link waiting for its interface is looked for again, as a new one is */
-		if (i != SIZE_MAX && a->facts && a->facts[i].absent)
+		/* a link waiting for its interface is looked for again, as a new one is; so is one
+		 * whose ingress a foreign hook held (the config may say replace now) */
+		if (i != SIZE_MAX && a->facts && (a->facts[i].absent || a->facts[i].ingress_foreign))
 			i = SIZE_MAX;
 		if (i == SIZE_MAX)
 			added[j] = true;
@@ -514,11 +518,14 @@ static void clear_added(struct gw_nl *nl, const struct gw_applied *a, struct sta
 		struct gw_tc_obj o = { .type = GW_OBJ_QDISC, .ifindex = d->ifindex };
 		struct nl_msg *m;
 
+		bool running = gw_applied_ours(a, d->ifindex);
+
 		/* a device of the running tree (an interface that stays while its link changes,
-		 * an ifb kept): the batch changes its objects, they are not cleared */
-		if (gw_applied_ours(a, d->ifindex))
+		 * an ifb kept): the batch changes its objects, they are not cleared; but for a
+		 * foreign ingress hook that replace = true now lets go */
+		if (running && !d->foreign_ingress)
 			continue;
-		if (d->leftover_root) {
+		if (d->leftover_root && !running) {
 			o.handle = GW_ROOT_HANDLE;
 			o.parent = TC_H_ROOT;
 			if (!gw_obj_build_del(&o, &m)) {
@@ -548,9 +555,13 @@ static void delete_gone_ifbs(struct gw_nl *nl, struct gw_applied *a, const struc
 
 		for (size_t j = 0; j < s->n.n_devs; j++)
 			used |= !strcmp(s->n.devs[j].name, d->name);
+		char what[64];
+
 		if (s->kept_link[d->link] || !d->ifb_created || s->redo || used)
 			continue;
-		gw_link_del(nl, d->name, &e);
+		if (gw_own_ifb_del(nl, d->name, what, sizeof(what), &e) == 1)
+			gw_log(GW_LOG_WARNING, "left %s in place: it is %s, not gatewayd's",
+			       d->name, what);
 		d->ifb_created = false;
 	}
 }

@@ -8,6 +8,8 @@
 #include <linux/rtnetlink.h>
 #include "gatewayd/tree/apply.h"
 #include "gatewayd/tree/classify.h"
+#include "gatewayd/tree/own.h"
+#include "gatewayd/sys/log.h"
 #include "gatewayd/sys/grow.h"
 
 struct readback {
@@ -146,6 +148,26 @@ static int remove_qdisc(struct gw_nl *nl, const struct gw_dev *d, uint32_t handl
 	return r;
 }
 
+/* Is the hook on d the one gatewayd made (own.c says how it can tell)? Said once when not. */
+static bool hook_ours(struct gw_nl *nl, const struct gw_applied *a, const struct gw_dev *d)
+{
+	enum gw_own_hook h;
+	bool redirect;
+	char kind[16];
+	int ifb = -1;	/* made, its ifb not known: only a redirect to nowhere is ours */
+
+	for (size_t i = 0; i < a->n_devs; i++)
+		if (a->devs[i].is_ifb && a->devs[i].link == d->link && a->devs[i].ifindex > 0)
+			ifb = a->devs[i].ifindex;
+	if (gw_own_hook(nl, d->ifindex, ifb, &h, &redirect, kind, sizeof(kind)))
+		return true;	/* not readable (the device is going): the delete says */
+	if (h == GW_HOOK_FOREIGN)
+		gw_log(GW_LOG_WARNING, "left the ingress hook of %s in place: it is %s %s that "
+		       "gatewayd did not create", d->name, strcmp(kind, "ingress") ? "a" : "an",
+		       strcmp(kind, "ingress") ? kind : "ingress qdisc holding filters");
+	return h == GW_HOOK_OURS;
+}
+
 int gw_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen)
 {
 	int failed = 0;
@@ -163,13 +185,19 @@ int gw_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen)
 		if (d->root && !d->ifb_created &&
 		    remove_qdisc(nl, d, GW_ROOT_HANDLE, TC_H_ROOT, "root qdisc", err, errlen))
 			failed++;
-		if (d->ingress &&
+		/* ffff: is whoever's hook sits there now, not necessarily the one we made */
+		if (d->ingress && hook_ours(nl, a, d) &&
 		    remove_qdisc(nl, d, GW_INGRESS_HANDLE, TC_H_INGRESS, "ingress hook", err, errlen))
 			failed++;
-		/* deleting the ifb takes its qdiscs with it */
+		/* deleting the ifb takes its qdiscs with it; only if it is still ours */
 		if (d->ifb_created) {
-			r = gw_link_del(nl, d->name, &e);
-			if (r && r != -ENODEV) {
+			char what[64];
+
+			r = gw_own_ifb_del(nl, d->name, what, sizeof(what), &e);
+			if (r == 1)
+				gw_log(GW_LOG_WARNING, "left %s in place: it is %s, not gatewayd's",
+				       d->name, what);
+			else if (r) {
 				snprintf(err, errlen, "deleting ifb %s: %s", d->name,
 					 e.msg[0] ? e.msg : strerror(-r));
 				failed++;

@@ -21,6 +21,7 @@ struct fk_link {
 	int ifindex;
 	char name[IFNAMSIZ];
 	char kind[16];
+	char alias[64];		/* IFLA_IFALIAS: set by a change, never by the create */
 	unsigned int flags, mtu;
 };
 
@@ -148,6 +149,8 @@ static struct nl_msg *link_msg(const struct fk_link *l, int type)
 		return NULL;
 	if (nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
 	    nla_put_string(m, IFLA_IFNAME, l->name) < 0 || nla_put_u32(m, IFLA_MTU, l->mtu) < 0)
+		goto fail;
+	if (l->alias[0] && nla_put_string(m, IFLA_IFALIAS, l->alias) < 0)
 		goto fail;
 	if (l->kind[0]) {
 		if (!(info = nla_nest_start(m, IFLA_LINKINFO)) ||
@@ -617,6 +620,22 @@ int fk_link_add(struct fk *k, const char *name, const char *kind)
 	return add_link(k, name, kind, IFF_UP | IFF_RUNNING);
 }
 
+/* A change: only the alias is modelled (gatewayd marks its ifbs so). */
+static int change_link(struct req *r)
+{
+	struct nlattr *tb[IFLA_MAX + 1];
+	struct fk_link *l = link_of(r->k, r->h);
+
+	if (!l)
+		return -ENODEV;
+	if (nlmsg_parse((struct nlmsghdr *)r->h, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL) < 0 ||
+	    !tb[IFLA_IFALIAS])
+		return refuse(r, -EOPNOTSUPP, "fake kernel: changing a link is not modelled");
+	nla_strlcpy(l->alias, tb[IFLA_IFALIAS], sizeof(l->alias));
+	notify(r->k, link_msg(l, RTM_NEWLINK));
+	return 0;
+}
+
 static int new_link(struct req *r)
 {
 	const struct ifinfomsg *ifi = nlmsg_data(r->h);
@@ -624,7 +643,7 @@ static int new_link(struct req *r)
 	int ifindex;
 
 	if (!(r->h->nlmsg_flags & NLM_F_CREATE))
-		return refuse(r, -EOPNOTSUPP, "fake kernel: changing a link is not modelled");
+		return change_link(r);
 	link_names(r->h, name, kind);
 	if (!name[0])
 		return refuse(r, -EINVAL, "fake kernel: a new link needs a name");

@@ -561,6 +561,11 @@ static const struct bad bad[] = {
 	  LINK "ingress = { shaper = \"htb\"; rate = \"1mbit\"; ifb = \"ifb/0\"; };\n} );" },
 	{ 2, "link 'wan' ingress: ifb \"eth0\" is the interface of link 'wan'",
 	  LINK "ingress = { shaper = \"htb\"; rate = \"1mbit\"; ifb = \"eth0\"; };\n} );" },
+	{ 2, "link 'wan' ingress: ifb \"gwc-7\": names starting with \"gwc-\" are reserved",
+	  LINK "ingress = { shaper = \"htb\"; rate = \"1mbit\"; ifb = \"gwc-7\"; };\n} );" },
+	{ 1, "link 'wan': interface \"gwc-12\": names starting with \"gwc-\" are reserved",
+	  "links = ( { name = \"wan\"; interface = \"gwc-12\";\n"
+	  "egress = { shaper = \"tbf\"; rate = \"1mbit\"; }; } );\n" },
 	{ 3, "link 'long-name-ab' ingress: ifb \"ifb-long-name-a\" is already used by link "
 	  "'long-name-aa' (the default",
 	  "links = ( { name = \"long-name-aa\"; interface = \"eth0\"; ingress = { shaper = \"htb\"; "

@@ -171,10 +171,11 @@ static void test_refused(void)
 	CHECK_EQ_INT(bad_state, 0, "refused: at each request, the foreign tree is back exactly as it was");
 	CHECK_EQ_INT(bad_msg, 0, "refused: at each request, the error carries the kernel's message");
 
-	/* the message names what was refused: a class, in tc's words */
+	/* the message names what was refused: a class, in tc's words (requests: the ifb, its
+	 * mark, the old hook's delete, the root, then the top class) */
 	k = kernel(true);
 	fk_open(k, &nl);
-	fk_refuse_nth(k, 4, -EINVAL, "fake: quantum of class is big");
+	fk_refuse_nth(k, 5, -EINVAL, "fake: quantum of class is big");
 	CHECK(gw_apply(nl, cfg, NULL, &a, err, sizeof(err)) == -EINVAL &&
 	      strstr(err, "link 'wan'") && strstr(err, "tc class add dev v0") &&
 	      strstr(err, "fake: quantum of class is big"), "refused: err names link, tc command, message: %s", err);

@@ -397,7 +397,7 @@
 
 	function layoutKey(status) {
 		return JSON.stringify(status.links.map((l) => [l.name, l.present !== false, l.directions.map((d) =>
-			[d.direction, d.shaper, !!d.latency, !!d.autorate, d.classes.map((c) => [c.name, c.kind,
+			[d.direction, d.shaper, !!d.latency, !!d.autorate, !!d.foreign_hook, d.classes.map((c) => [c.name, c.kind,
 				kindShape(c)])])]));
 	}
 
@@ -595,6 +595,13 @@
 			}
 			const dirs = sec.appendChild(el("div", "dirs"));
 			for (const d of link.directions) {
+				if (d.foreign_hook) {
+					/* someone else's hook holds this direction: not shaped, no counters */
+					dirs.appendChild(el("p", "waiting", d.direction + " not shaped: " +
+						link.interface + " has a " + d.foreign_hook +
+						" hook that gatewayd did not create"));
+					continue;
+				}
 				const v = dirView(link, d);
 				dirs.appendChild(v.root);
 				st.dirs.push(v);
