@@ -152,12 +152,72 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	return r;
 }
 
+/* --oneshot: SIGINT, SIGTERM and SIGHUP are held (blocked) from before the first change to the
+ * kernel until the tree is complete and verified, or rolled back; one that came meanwhile is
+ * found pending then. Blocked, a second one merges into the first and cannot cut a rollback
+ * short; still blocked at exit, they are discarded with the process. */
+static int oneshot_hold(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	return sigprocmask(SIG_BLOCK, set, NULL) < 0 ? -errno : 0;
+}
+
+/* The held signal that came, lowest number first, or 0. */
+static int oneshot_pending(const sigset_t *held)
+{
+	sigset_t p;
+
+	if (sigpending(&p) < 0)
+		return 0;
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(held, s) == 1 && sigismember(&p, s) == 1)
+			return s;
+	return 0;
+}
+
+/* gw_apply_stoppable's question: has one of the held signals come? */
+static bool oneshot_stop(void *held)
+{
+	return oneshot_pending(held) != 0;
+}
+
+/* --oneshot was told to stop by sig while it applied. r -EINTR: the apply stopped and undid
+ * what it made, err holds what the undo could not do (or is empty); r 0: the tree is complete
+ * but the signal came before the last look, so it goes too. Either way what was there before
+ * is back: exit 128 + the signal's number, as a shell reports a process a signal ended. A tree
+ * that was already in place (adopted) stays: there is nothing else to go back to. */
+static int oneshot_interrupted(struct gw_nl *nl, struct gw_applied *a, int r, int sig,
+			       char *err, size_t errlen)
+{
+	if (r == 0 && a->adopted) {
+		gw_log(GW_LOG_WARNING, "interrupted by SIG%s; the tree was already in place (adopted, "
+		       "verified) and stays", sigabbrev_np(sig));
+		return EXIT_OK;
+	}
+	if (r == 0) {
+		err[0] = '\0';
+		gw_apply_undo(nl, a, err, errlen);
+	}
+	if (err[0]) {
+		gw_log(GW_LOG_ERR, "interrupted by SIG%s before the tree was complete; restoring "
+		       "what was there before did not complete%s", sigabbrev_np(sig), err);
+		return EXIT_RUNTIME;
+	}
+	gw_log(GW_LOG_ERR, "interrupted by SIG%s before the tree was complete and verified: "
+	       "removed it and restored what was there before", sigabbrev_np(sig));
+	return 128 + sig;
+}
+
 static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 {
 	char err[2048] = "";
 	struct gw_applied applied;
 	struct gw_nl *nl;
-	int sfd = -1, lock, r, rc = EXIT_OK;
+	sigset_t held;
+	int sfd = -1, lock, r, rc = EXIT_OK, sig;
 	pid_t holder;
 
 	if (mode == MODE_RUN)
@@ -182,12 +242,27 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		close(sfd);
 		return EXIT_RUNTIME;
 	}
+	if (mode == MODE_ONESHOT && (r = oneshot_hold(&held))) {
+		gw_log(GW_LOG_ERR, "blocking signals: %s", strerror(-r));
+		close(lock);
+		return EXIT_RUNTIME;
+	}
 	if ((r = gw_nl_open(&nl))) {
 		gw_log(GW_LOG_ERR, "opening rtnetlink: %s", strerror(-r));
 		close(lock);
 		return EXIT_RUNTIME;
 	}
-	r = gw_apply(nl, *cfgp, NULL, &applied, err, sizeof(err));
+	r = gw_apply_stoppable(nl, *cfgp, NULL, &applied, mode == MODE_ONESHOT ? oneshot_stop : NULL,
+			       &held, err, sizeof(err));
+	/* after this look the tree is complete and verified: a later signal leaves it in place */
+	if (mode == MODE_ONESHOT && (r == 0 || r == -EINTR) && (sig = oneshot_pending(&held))) {
+		rc = oneshot_interrupted(nl, &applied, r, sig, err, sizeof(err));
+		if (r == 0)
+			gw_applied_free(&applied);
+		gw_nl_close(nl);
+		close(lock);
+		return rc;
+	}
 	if (r) {
 		gw_log(GW_LOG_ERR, "%s", err);
 		gw_log(GW_LOG_ERR, "nothing was applied; every device is as it was");

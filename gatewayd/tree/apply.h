@@ -44,6 +44,14 @@ struct gw_applied {
  * NULL): the plan that ran before, whose class handles are kept (see gw_plan_build). */
 int gw_apply(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_plan *prev,
 	     struct gw_applied *out, char *err, size_t errlen);
+/* gw_apply that asks stop(arg) between its steps and between chunks of its batch; true stops
+ * it: what it made is undone as on a failure, and it returns -EINTR with err empty, or holding
+ * "; and while undoing it: ..." when the undo fell short. stop NULL: gw_apply. An adopted tree
+ * (a->adopted) is not asked about: it was there before. */
+typedef bool (*gw_apply_stop_fn)(void *arg);
+int gw_apply_stoppable(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_plan *prev,
+		       struct gw_applied *out, gw_apply_stop_fn stop, void *arg, char *err,
+		       size_t errlen);
 /* For a reload that adds links: prepare link i of cfg as an apply would (look its devices up
  * into a->facts[i], append them to a->devs, create a missing ifb, refuse a foreign root unless
  * replace). Whatever it made is undone by gw_apply_undo on a's devices. */

@@ -1,7 +1,8 @@
 /* tests/unit/test_fake_apply.c: gw_apply against the in-memory kernel: a multi-class htb tree
  * with ingress through an ifb goes in and reads back; refused at any one of its requests, it
  * puts back exactly what was there (a foreign root and ingress hook it replaced included) and
- * says what the kernel said; a foreign root where replace is false is not touched. */
+ * says what the kernel said; a foreign root where replace is false is not touched; stopped
+ * (--oneshot's ^C) at any point, it does the same. */
 #include <errno.h>
 #include <stdlib.h>
 #include <linux/pkt_sched.h>
@@ -274,6 +275,69 @@ static void test_adopt(void)
 	gw_config_free(slower);
 }
 
+struct stop_at {
+	struct fk *k;
+	unsigned int after;	/* requests the kernel has seen before stop says yes */
+	unsigned int asked;
+};
+
+static bool stop_at(void *arg)
+{
+	struct stop_at *s = arg;
+
+	s->asked++;
+	return fk_requests(s->k) >= s->after;
+}
+
+/* --oneshot's ^C: stopped at any point, the apply undoes what it made, foreign tree back. */
+static void test_stopped(void)
+{
+	struct gw_config *cfg = load("replace = true;");
+	struct fk *k = kernel(true);
+	struct stop_at s = { .after = ~0u };
+	struct gw_applied a;
+	struct gw_nl *nl;
+	char err[1024] = "", *before;
+	unsigned int total, bad = 0, stopped = 0;
+	int r;
+
+	if (!CHECK(cfg && k && !fk_open(k, &nl), "stopped: config and kernel"))
+		return;
+	before = fk_state(k);
+	s.k = k;
+	r = gw_apply_stoppable(nl, cfg, NULL, &a, stop_at, &s, err, sizeof(err));
+	CHECK(r == 0 && s.asked >= 3, "stopped: never told to stop, it applies (asked %u times)",
+	      s.asked);
+	total = fk_requests(k);
+	gw_remove(nl, &a, err, sizeof(err));
+	gw_applied_free(&a);
+	gw_nl_close(nl);
+	fk_free(k);
+	for (unsigned int n = 0; n < total; n++) {
+		char *after;
+
+		k = kernel(true);
+		fk_open(k, &nl);
+		s = (struct stop_at){ .k = k, .after = n };
+		strcpy(err, "not cleared");
+		r = gw_apply_stoppable(nl, cfg, NULL, &a, stop_at, &s, err, sizeof(err));
+		if (r == 0)
+			gw_applied_free(&a);
+		stopped += r == -EINTR;
+		after = fk_state(k);
+		if (r == -EINTR && (!after || strcmp(before, after) || err[0]) && !bad++)
+			printf("# stopped after %u requests: err '%s'; before\n%s# after\n%s", n, err,
+			       before, after ? after : "");
+		free(after);
+		gw_nl_close(nl);
+		fk_free(k);
+	}
+	CHECK(stopped > 2, "stopped: %u of %u points stop the apply", stopped, total);
+	CHECK_EQ_INT(bad, 0, "stopped: at each, -EINTR, err empty, the foreign tree back exactly");
+	free(before);
+	gw_config_free(cfg);
+}
+
 int main(void)
 {
 	test_tree();
@@ -281,5 +345,6 @@ int main(void)
 	test_no_replace();
 	test_unknown_kind();
 	test_adopt();
+	test_stopped();
 	return tap_done();
 }
