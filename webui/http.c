@@ -34,6 +34,7 @@
 #define URL_MAX 1024
 #define BODY_MAX 1024		/* a GET with a body bigger than this is dropped unanswered */
 #define LISTEN_BACKLOG 64
+#define SEND_BUFFER 65536	/* per connection (the kernel doubles it): 1 ms of 500 Mbit/s */
 #define REALM "gatewayd"
 
 #define TEXT "text/plain; charset=utf-8"
@@ -238,8 +239,10 @@ static enum MHD_Result login(struct gw_webui *w, struct MHD_Connection *c, void 
 	enum login how;
 
 	*done = true;
-	if (w->limit && sa && (wait = gw_limit_blocked(w->limit, sa, now)) > 0)
+	if (w->limit && sa && (wait = gw_limit_blocked(w->limit, sa, now)) > 0) {
+		gw_limit_refused(w->limit, sa, wait, now);
 		return send_429(c, wait);
+	}
 	how = check_login(w, c, user, sizeof(user));
 	if (how == LOGIN_OK) {
 		if (w->limit && sa)
@@ -250,8 +253,6 @@ static enum MHD_Result login(struct gw_webui *w, struct MHD_Connection *c, void 
 	if (how == LOGIN_NONE || !w->limit || !sa)
 		return send_401(c);
 	wait = gw_limit_failed(w->limit, sa, user, now);
-	if (gw_limit_blocked(w->limit, sa, now) > 0)
-		return send_429(c, gw_limit_blocked(w->limit, sa, now));
 	if (wait > 0 && !gw_limit_defer(w->limit, c, wait)) {
 		*req_cls = delayed;	/* resumed: the handler is called again, and says 401 */
 		return MHD_YES;
@@ -633,7 +634,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 /* Our own listening socket, so a bind failure comes back as its errno, not just "failed". */
 static int listen_on(const struct gw_webui_listen *l, int *fd_out, bool *v6)
 {
-	int fd, one = 1, r;
+	int fd, one = 1, sndbuf = SEND_BUFFER, r;
 
 	if (l->addr.ss_family != AF_INET && l->addr.ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
@@ -641,8 +642,11 @@ static int listen_on(const struct gw_webui_listen *l, int *fd_out, bool *v6)
 	fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	/* an IPv6 address means IPv6 only: "[::]:80" and "0.0.0.0:80" can both be listed */
+	/* an IPv6 address means IPv6 only: "[::]:80" and "0.0.0.0:80" can both be listed; the
+	 * send buffer (the connections inherit it) is bounded, so a client that never reads
+	 * holds its reply here, counted in memory_max, not megabytes of kernel memory each */
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)) < 0 ||
 	    (*v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
 	    bind(fd, (const struct sockaddr *)&l->addr, l->len) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
 		r = -errno;
@@ -771,6 +775,7 @@ static void set_limits(struct gw_webui *w, const struct gw_webui_opts *o)
 {
 	w->memory_max = o->memory_max ? o->memory_max : GW_WEBUI_MEMORY_DEFAULT;
 	gw_limit_set(w->limit, o->auth_fail_limit, o->auth_fail_backoff_s);
+	gw_limit_set_log_window(w->limit, o->log_window_s);
 }
 
 int gw_webui_start(const struct gw_webui_listen *listen, size_t n_listen, const char *auth_file,

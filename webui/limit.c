@@ -35,7 +35,8 @@ struct gw_limit {
 	struct deferred *pending;
 	gw_webui_log_fn log;
 	void *log_ctx;
-	double log_window;	/* start of the current minute of log lines */
+	double log_window;	/* start of the current window of log lines */
+	double window;		/* its length: 60 s */
 	unsigned int logged, suppressed;
 };
 
@@ -133,7 +134,7 @@ static void say(struct gw_limit *l, int level, const char *msg)
 /* Called with the lock held: at most GW_LIMIT_LOG_PER_MINUTE lines a minute. */
 static void log_limited(struct gw_limit *l, int level, const char *msg, double now)
 {
-	if (now - l->log_window >= 60) {
+	if (now - l->log_window >= l->window) {
 		l->log_window = now;
 		l->logged = 0;
 	}
@@ -149,10 +150,11 @@ static void flush_suppressed(struct gw_limit *l, double now)
 {
 	char msg[160];
 
-	if (!l->suppressed || now - l->log_window < 60)
+	if (!l->suppressed || now - l->log_window < l->window)
 		return;
-	snprintf(msg, sizeof(msg), "status page: %u more failed login%s in the last minute, "
-		 "not logged one by one", l->suppressed, l->suppressed == 1 ? "" : "s");
+	snprintf(msg, sizeof(msg), "status page: %u more failed or refused login%s in the last "
+		 "%.0f s, not logged one by one", l->suppressed, l->suppressed == 1 ? "" : "s",
+		 l->window);
 	say(l, 4, msg);
 	l->suppressed = 0;
 	l->logged = 0;
@@ -201,21 +203,40 @@ double gw_limit_failed(struct gw_limit *l, const struct sockaddr *sa, const char
 	age(l, e, now);
 	e->fails++;
 	e->last_fail = now;
+	/* the second failure waits 0.25 s, each next one twice as long, up to 2 s */
+	if (e->fails > 1)
+		delay = fmin(0.25 * pow(2, e->fails - 2), GW_LIMIT_DELAY_MAX);
 	if (e->fails >= l->fail_limit) {
 		e->locked_until = now + l->backoff;
 		snprintf(msg, sizeof(msg), "status page: failed login for \"%s\" from %s (%u of "
-			 "%u): refused with 429 for %.0f s", name, addr, e->fails, l->fail_limit,
-			 l->backoff);
+			 "%u): its next ones are refused with 429 for %.0f s", name, addr, e->fails,
+			 l->fail_limit, l->backoff);
 	} else {
-		/* the second failure waits 0.25 s, each next one twice as long, up to 2 s */
-		if (e->fails > 1)
-			delay = fmin(0.25 * pow(2, e->fails - 2), GW_LIMIT_DELAY_MAX);
 		snprintf(msg, sizeof(msg), "status page: failed login for \"%s\" from %s (%u of "
 			 "%u)", name, addr, e->fails, l->fail_limit);
 	}
 	log_limited(l, 4, msg, now);
 	pthread_mutex_unlock(&l->lock);
 	return delay;
+}
+
+void gw_limit_refused(struct gw_limit *l, const struct sockaddr *sa, double wait, double now)
+{
+	char addr[INET6_ADDRSTRLEN], msg[160];
+
+	gw_limit_addr_text(sa, addr, sizeof(addr));
+	snprintf(msg, sizeof(msg), "status page: login from %s refused with 429: too many "
+		 "failures, %.0f s to wait", addr, ceil(wait));
+	pthread_mutex_lock(&l->lock);
+	log_limited(l, 4, msg, now);
+	pthread_mutex_unlock(&l->lock);
+}
+
+void gw_limit_set_log_window(struct gw_limit *l, double window_s)
+{
+	pthread_mutex_lock(&l->lock);
+	l->window = window_s > 0 ? window_s : 60;
+	pthread_mutex_unlock(&l->lock);
 }
 
 void gw_limit_ok(struct gw_limit *l, const struct sockaddr *sa)
@@ -328,6 +349,7 @@ int gw_limit_new(unsigned int fail_limit, double backoff_s, gw_webui_log_fn log,
 		return -r;
 	}
 	gw_limit_set(l, fail_limit, backoff_s);
+	l->window = 60;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	r = pthread_cond_init(&l->wake, &ca);

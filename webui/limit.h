@@ -21,14 +21,19 @@ int gw_limit_new(unsigned int fail_limit, double backoff_s, gw_webui_log_fn log,
 		 struct gw_limit **out);
 void gw_limit_free(struct gw_limit *l);	/* after gw_limit_release and the servers' stop */
 void gw_limit_set(struct gw_limit *l, unsigned int fail_limit, double backoff_s);
+/* GW_LIMIT_LOG_PER_MINUTE lines per window seconds (0: 60); tests shorten it. */
+void gw_limit_set_log_window(struct gw_limit *l, double window_s);
 
 /* Seconds sa must still wait before its credentials are looked at again; 0: go on. */
 double gw_limit_blocked(struct gw_limit *l, const struct sockaddr *sa, double now);
 /* A wrong user or password from sa (user as sent, for the log): the seconds to wait before
- * its 401 goes out (0: at once). The fail_limit-th failure starts the back-off. */
+ * its 401 goes out (0: at once). The fail_limit-th failure starts the back-off: the next
+ * requests from sa get 429. */
 double gw_limit_failed(struct gw_limit *l, const struct sockaddr *sa, const char *user,
 		       double now);
 void gw_limit_ok(struct gw_limit *l, const struct sockaddr *sa);
+/* sa was answered 429 (logged like a failure, at the same bounded rate). */
+void gw_limit_refused(struct gw_limit *l, const struct sockaddr *sa, double wait, double now);
 
 /* Suspend c (from inside its request handler; the server has MHD_ALLOW_SUSPEND_RESUME) and
  * resume it after delay seconds, from the limiter's own thread: no server thread sleeps.

@@ -36,6 +36,7 @@ struct gw_webui_opts {
 	size_t memory_max;		/* bytes replies in flight may hold, then 503; 0: 16 MiB */
 	gw_webui_log_cb log;		/* failed logins, rate-limited; NULL: not logged */
 	void *log_ctx;
+	double log_window_s;		/* the rate limit's window (tests); 0: a minute */
 };
 
 /*
