@@ -1,5 +1,7 @@
 /* tests/unit/test_config.c: config text to struct gw_config, field by field, and every refusal. */
 #include <errno.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -803,6 +805,17 @@ static void test_files(void)
 		      err);
 		if (!ret)
 			CHECK_EQ_STR(cfg->file, examples[i], "example keeps its path");
+		for (size_t k = 0; !ret && k < cfg->n_listen; k++) {
+			const struct sockaddr_storage *a = &cfg->listen_addr[k];
+			bool lo = a->ss_family == AF_INET ?
+				(ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127 :
+				IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)a)->sin6_addr);
+
+			if (!lo)
+				CHECK(cfg->auth_file && cfg->tls_cert && cfg->tls_key,
+				      "example %s listens on %s: with auth_file and TLS", examples[i],
+				      cfg->listen[k]);
+		}
 		gw_config_free(cfg);
 	}
 	ret = gw_config_load("config/examples/no-such.conf", &cfg, err, sizeof(err));
