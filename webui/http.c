@@ -33,7 +33,7 @@
 #define CONN_MEMORY 16384	/* request line and headers must fit: larger gets 4xx */
 #define URL_MAX 1024
 #define BODY_MAX 1024		/* a GET with a body bigger than this is dropped unanswered */
-#define LISTEN_BACKLOG 64
+#define LISTEN_BACKLOG 512	/* a burst of LAN clients waits in the kernel, not in SYN retries */
 #define SEND_BUFFER 65536	/* per connection (the kernel doubles it): 1 ms of 500 Mbit/s */
 #define REALM "gatewayd"
 

@@ -59,7 +59,7 @@ void gw_limit_addr_text(const struct sockaddr *sa, char *buf, size_t len)
 		snprintf(buf, len, "?");
 }
 
-/* An IPv4-mapped IPv6 address counts as the IPv4 one. */
+/* An IPv4-mapped IPv6 address counts as the IPv4 one, an IPv6 one by its /64. */
 static int key_of(const struct sockaddr *sa, unsigned char key[16])
 {
 	memset(key, 0, 16);
@@ -74,7 +74,8 @@ static int key_of(const struct sockaddr *sa, unsigned char key[16])
 			memcpy(key, &a6->s6_addr[12], 4);
 			return AF_INET;
 		}
-		memcpy(key, a6, 16);
+		/* an IPv6 host has a /64 to itself: count the prefix, or it would have 2^64 tries */
+		memcpy(key, a6, 8);
 		return AF_INET6;
 	}
 	return 0;

@@ -7,7 +7,8 @@ guess PORT CAFILE N GOOD_USER:PASS: N wrong passwords from 127.0.0.2 on one kept
   (the good client's first request, with its TLS handshake, is not timed).
 hold PORT ADDRS CONNS SECONDS: ADDRS x CONNS connections (from 127.0.1.1...) that each ask
   /api/history and never read (a 1 KiB receive buffer); holds them SECONDS, prints
-  "held N", then reads each reply's status line and prints "codes 200:N 503:M".
+  "held N", then reads each reply's head and prints "codes 200:N 503:M" and
+  "retry_after_503 K" (how many 503s said Retry-After: 1).
 """
 import base64
 import http.client
@@ -113,17 +114,20 @@ def hold(port, addrs, conns, seconds):
     print("held %d" % len(socks), flush=True)
     time.sleep(seconds)
     # only now read: each reply's status line
-    codes = {}
+    codes, retry = {}, 0
     for s in socks:
         try:
             s.settimeout(1)
-            line = s.recv(12).decode("ascii", "replace")
-            code = line.split(" ")[1] if " " in line else "none"
+            head = s.recv(512).decode("ascii", "replace")
+            code = head.split(" ")[1] if " " in head else "none"
+            if code == "503" and "\r\nRetry-After: 1\r\n" in head:
+                retry += 1
         except OSError:
             code = "none"
         codes[code] = codes.get(code, 0) + 1
         s.close()
     print("codes " + " ".join("%s:%d" % kv for kv in sorted(codes.items())), flush=True)
+    print("retry_after_503 %d" % retry, flush=True)
 
 
 if __name__ == "__main__":

@@ -54,6 +54,10 @@ if [ ! -x "$FAKE" ]; then
 	exit 1
 fi
 C="curl -s --max-time 5"
+# Under ASan+UBSan the figures are the sanitizer's (its quarantine keeps freed memory, every
+# access costs): the bounds on time and memory are checked in the plain build only.
+san=0
+ldd "$FAKE" 2>/dev/null | grep -q libasan && san=1
 code() { $C -o /dev/null -w '%{http_code}' "$@"; }
 
 # --- TLS: a self-signed certificate for 127.0.0.1 and localhost, made here
@@ -110,8 +114,14 @@ if [ -n "$tls_port" ]; then
 	check "the 429s say Retry-After, within the 30 s back-off ($rmin..$rmax)" \
 		awk -v a="$rmin" -v b="$rmax" 'BEGIN { exit !(a >= 1 && b <= 30) }'
 	read -r _ gn gmed gmax gfail < <(grep ^good "$tmp/guess.out")
-	check "meanwhile 127.0.0.3 was answered $gn times, none failed ($gfail), in under 100 ms each (median $gmed ms, max $gmax ms)" \
-		awk -v n="$gn" -v m="$gmax" -v f="$gfail" 'BEGIN { exit !(n >= 20 && m < 100 && f == 0) }'
+	check "meanwhile 127.0.0.3 was answered $gn times, none failed ($gfail)" \
+		awk -v n="$gn" -v f="$gfail" 'BEGIN { exit !(n >= 20 && f == 0) }'
+	if [ $san = 1 ]; then
+		echo "skip - the good client's time under ASan (median $gmed ms, max $gmax ms): the plain build checks it"
+	else
+		check "  each in under 100 ms (median $gmed ms, max $gmax ms)" \
+			awk -v m="$gmax" 'BEGIN { exit !(m < 100) }'
+	fi
 	took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a + 1 }')
 	# every attempt is a line or counted in a "N more" line, once the last window closes
 	wait_for "grep -q 'more failed or refused' '$tmp/tls.err' && [ \$(( \$(date +%s) - ${t1%.*} )) -ge 4 ]" 10 \
@@ -176,25 +186,27 @@ fi
 # --- 64 addresses x 32 connections ask /api/history (200 KB each) and never read
 rss() { awk '/^VmRSS/ { print $2 }' /proc/$1/status; }
 hwm() { awk '/^VmHWM/ { print $2 }' /proc/$1/status; }
-if start_fake memory -m $((16 << 20)); then
+if [ $san = 1 ]; then
+	echo "skip - memory held by 64 x 32 readers that never read: under ASan RSS is the sanitizer's; the plain build checks it"
+elif start_fake memory -m $((4 << 20)); then
 	M=http://127.0.0.1:$port/api/history?link=wan\&direction=egress
 	check "memory: /api/history is 200 before" test "$(code "$M")" = 200
 	before=$(rss $fpid)
 	$CLIENTS hold "$port" 64 32 12 >"$tmp/hold.out" &
 	hold_pid=$!
 	pids+=($hold_pid)
-	# a bound, not a duration: 2-5 s on a quiet machine, a minute with both cores busy
-	wait_for "grep -q held '$tmp/hold.out'" 90 "2048 connections to be open"
-	wait_for "[ \"\$(code '$M')\" = 503 ]" 10 "the replies in flight to reach http_memory_max"
-	check "memory: with 16 MiB of replies held, the next /api/history is 503" test "$(code "$M")" = 503
-	check "memory: and says Retry-After" \
-		bash -c "$C -D - -o /dev/null '$M' | tr -d '\r' | grep -qi '^retry-after: 1'"
-	check "memory: /healthz is still answered" test "$(code http://127.0.0.1:$port/healthz)" = 200
+	# bounds, not durations: seconds on a quiet machine, a minute or two with both cores busy
+	wait_for "grep -q held '$tmp/hold.out'" 120 "2048 connections to be open"
 	wait "$hold_pid"
 	grow=$(( ($(hwm $fpid) - before) / 1024 ))
 	held=$(sed -n 's/^held //p' "$tmp/hold.out")
 	check "memory: $held connections held, the server grew by ${grow} MB at most (under 64 MB; $(sed -n 's/^codes //p' "$tmp/hold.out"))" \
 		test "$held" = 2048 -a "$grow" -lt 64
+	n503=$(sed -n 's/^codes .*503:\([0-9]*\).*/\1/p' "$tmp/hold.out")
+	check "memory: past 4 MiB of replies in flight (http_memory_max) the others got 503 (${n503:-0})" \
+		test "${n503:-0}" -gt 0
+	check "memory: each 503 said Retry-After: 1" \
+		test "$(sed -n 's/^retry_after_503 //p' "$tmp/hold.out")" = "${n503:-x}"
 	wait_for "[ \"\$(code '$M')\" = 200 ]" 10 "the held replies to be let go"
 	check "memory: once they are gone, /api/history is 200 again" test "$(code "$M")" = 200
 fi
