@@ -67,8 +67,9 @@ check "reload with a missing certificate file is refused, and says why" \
 	grep -q "reload: status page: tls_cert $D/gone.pem: No such file or directory; still running the previous config" "$GW_LOG"
 check "  the running page goes on as it was" \
 	test "$(code --cacert "$D/two.pem" -u admin:s3cret https://127.0.0.1:9182/api/status)" = 200
-check "  and /api/status says the reload failed" \
-	bash -c "ip netns exec $NS curl -s --max-time 3 --cacert $D/two.pem -u admin:s3cret https://127.0.0.1:9182/api/status | grep -q 'last reload failed: status page: tls_cert'"
+said() { ip netns exec "$NS" curl -s --max-time 3 --cacert "$D/two.pem" -u admin:s3cret https://127.0.0.1:9182/api/status | grep -q 'last reload failed: status page: tls_cert'; }
+wait_for said 5 "the next snapshot to carry the reload's error"
+check "  and /api/status says the reload failed (from the next sampling pass on)" said
 
 conf 9182 "auth_file = \"$D/users\";"
 gw_reload
