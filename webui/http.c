@@ -312,8 +312,9 @@ static void tracked_free(void *cls)
 /* Whether more bytes of replies fit beside those in flight (past it: 503). */
 static bool memory_room(struct gw_webui *w, size_t more)
 {
-	return !w->memory_max ||
-	       __atomic_load_n(&w->inflight, __ATOMIC_RELAXED) + more <= w->memory_max;
+	size_t max = __atomic_load_n(&w->memory_max, __ATOMIC_RELAXED);	/* a reload sets it */
+
+	return !max || __atomic_load_n(&w->inflight, __ATOMIC_RELAXED) + more <= max;
 }
 
 static enum MHD_Result send_503_busy(struct MHD_Connection *c)
@@ -773,7 +774,8 @@ static const struct gw_webui_opts no_opts;
 
 static void set_limits(struct gw_webui *w, const struct gw_webui_opts *o)
 {
-	w->memory_max = o->memory_max ? o->memory_max : GW_WEBUI_MEMORY_DEFAULT;
+	__atomic_store_n(&w->memory_max, o->memory_max ? o->memory_max : GW_WEBUI_MEMORY_DEFAULT,
+			 __ATOMIC_RELAXED);
 	gw_limit_set(w->limit, o->auth_fail_limit, o->auth_fail_backoff_s);
 	gw_limit_set_log_window(w->limit, o->log_window_s);
 }
