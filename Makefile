@@ -131,13 +131,14 @@ unit-bins: $(UNIT_BIN) $(BUILD)/tests/webui-fake-server
 # the HTTP server and the page in headless Chromium, against the fake server
 test-webui: all unit-bins
 	tests/run "BUILD=$(BUILD) bash tests/webui/test_http.sh" \
+		"BUILD=$(BUILD) bash tests/webui/test_http_lan.sh" \
 		"BUILD=$(BUILD) bash tests/webui/test_page.sh"
 
 # Debian packages: build, tests (netns, UML, traffic) and benches.
 DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \
 	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
 	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 wrk \
-	clang libclang-rt-14-dev irtt groff-base dpkg-dev lintian
+	clang libclang-rt-14-dev irtt groff-base dpkg-dev lintian openssl
 
 # Install every missing Debian package (needs root and the package mirror).
 deps:

@@ -19,7 +19,9 @@
 
 static const char *const root_keys[] = { "listen", "interval", "links", "auth_file",
 					  "keep_on_stop", "probe", "compare_dir",
-					  "containers", "unconfigured", NULL };
+					  "containers", "unconfigured", "tls_cert", "tls_key",
+					  "auth_plain_http", "allowed_hosts", "auth_fail_limit",
+					  "auth_fail_backoff", "http_memory_max", NULL };
 
 const char *gw_direction_name(enum gw_direction d)
 {
@@ -62,6 +64,10 @@ void gw_config_free(struct gw_config *cfg)
 	free(cfg->links);
 	free(cfg->containers);
 	free(cfg->auth_file);
+	free(cfg->tls_cert);
+	free(cfg->tls_key);
+	for (i = 0; i < cfg->n_allowed_hosts; i++)
+		free(cfg->allowed_hosts[i]);
 	free(cfg->compare_dir);
 	free(cfg->file);
 	free(cfg);
@@ -204,6 +210,9 @@ static int parse_root(struct cfg_parser *p, const config_setting_t *root, struct
 	if (ret < 0)
 		return ret;
 	ret = parse_abs_path(p, root, "auth_file", &cfg->auth_file);
+	if (ret)
+		return ret;
+	ret = cfg_parse_http(p, root, cfg);
 	if (ret)
 		return ret;
 	ret = parse_abs_path(p, root, "compare_dir", &cfg->compare_dir);

@@ -12,6 +12,7 @@
 #define GW_MAX_LINKS 64
 #define GW_MAX_CLASSES 50000	/* per direction; bounded by handle space */
 #define GW_MAX_LISTEN 8
+#define GW_MAX_ALLOWED_HOSTS 16
 #define GW_COMPARE_DIR_DEFAULT "/var/lib/gatewayd/compare"
 
 /* A class's `match`: a list of groups, any of which classifies a packet into the class; each
@@ -205,6 +206,16 @@ struct gw_config {
 	struct gw_link_cfg *links;
 	size_t n_links;
 	char *auth_file;	/* NULL, or an absolute path: basic auth for the web UI */
+	/* the web UI's (config/parse_http.c): TLS files (both or neither), basic auth in clear
+	 * only when said, the Host names it answers (none: localhost and the hostname), the
+	 * failures before an address must wait, how long, and the bytes replies may hold */
+	char *tls_cert, *tls_key;
+	bool auth_plain_http;
+	char *allowed_hosts[GW_MAX_ALLOWED_HOSTS];
+	size_t n_allowed_hosts;
+	unsigned int auth_fail_limit;
+	int64_t auth_fail_backoff_us;
+	size_t http_memory_max;
 	/* where `gatewayd --compare` leaves its last results (results.json, the SVGs), shown
 	 * read-only on the status page; an absolute path; NULL: GW_COMPARE_DIR_DEFAULT */
 	char *compare_dir;

@@ -111,6 +111,8 @@ int cfg_parse_autorate(struct cfg_parser *p, const config_setting_t *grp, const 
 /* Autorate's needs across the config, once the probe block is known: probes on that link. */
 int cfg_check_autorate(struct cfg_parser *p, const struct gw_config *cfg);
 /* The `probe` block (config/parse_probe.c); after the links, which it names. */
+/* tls_cert, tls_key, auth_plain_http, allowed_hosts, auth_fail_*, http_memory_max */
+int cfg_parse_http(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg);
 int cfg_parse_probe(struct cfg_parser *p, const config_setting_t *root, struct gw_config *cfg);
 /* A link's own `probe` block into link->probe (left NULL when absent); after its name. */
 int cfg_parse_link_probe(struct cfg_parser *p, const config_setting_t *link_grp,

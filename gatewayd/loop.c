@@ -14,6 +14,7 @@
 #include "gatewayd/heal.h"
 #include "gatewayd/load/loadtest.h"
 #include "gatewayd/tree/reload.h"
+#include "gatewayd/web.h"
 #include "gatewayd/loop.h"
 #include "gatewayd/dropin.h"
 #include "gatewayd/sys/notify.h"
@@ -131,14 +132,6 @@ static int on_signal(int sfd)
 /* Settings the running daemon cannot take over: said, and the running values kept. */
 static void keep_fixed(const struct gw_config *cur, struct gw_config *next)
 {
-	bool listen = cur->n_listen != next->n_listen ||
-		      (cur->auth_file == NULL) != (next->auth_file == NULL) ||
-		      (cur->auth_file && strcmp(cur->auth_file, next->auth_file));
-
-	for (size_t i = 0; !listen && i < cur->n_listen; i++)
-		listen = strcmp(cur->listen[i], next->listen[i]) != 0;
-	if (listen)
-		gw_log(GW_LOG_WARNING, "reload: listen and auth_file changes take effect at restart");
 	/* under systemd, the unit's IPAddressAllow=/SocketBindAllow= came from the config at the
 	 * last daemon-reload (gatewayd-generator): new targets would go unanswered unsaid */
 	if (getenv("INVOCATION_ID") && gw_dropin_changed(cur, next))
@@ -149,6 +142,34 @@ static void keep_fixed(const struct gw_config *cur, struct gw_config *next)
 		gw_log(GW_LOG_WARNING, "reload: an interval change takes effect at restart");
 		next->interval_us = cur->interval_us;
 	}
+}
+
+/* The status page onto cfg's listen, auth, TLS and Host settings (err NULL: going back to
+ * the running config after a refused reload; a failure is then only logged). */
+static int reload_web(struct gw_loop_ctx *c, const struct gw_config *cfg, char *err,
+		      size_t errlen)
+{
+	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
+	struct gw_webui_opts o;
+	char e[512], msg[560];
+	int r;
+
+	if (!c->web)
+		return 0;
+	r = gw_webui_reconfigure(c->web, listen, gw_web_settings(cfg, listen, &o), &o, e,
+				 sizeof(e));
+	if (r == 1)
+		gw_log(GW_LOG_INFO, "reload: status page restarted on %s://%s/%s",
+		       cfg->tls_cert ? "https" : "http", cfg->listen[0],
+		       cfg->auth_file ? " with basic auth" : "");
+	if (r >= 0)
+		return 0;
+	snprintf(msg, sizeof(msg), "status page: %s", e);
+	if (err)
+		snprintf(err, errlen, "%s", msg);
+	else
+		gw_log(GW_LOG_ERR, "reload: %s", msg);
+	return r;
 }
 
 /* SIGHUP: a new config, all or nothing; the old one stays on any failure. */
@@ -166,7 +187,12 @@ static void reload(struct gw_loop_ctx *c)
 	r = gw_config_load(c->cfg->file, &next, err, sizeof(err));
 	if (!r) {
 		keep_fixed(c->cfg, next);
-		r = gw_reload(c->nl, c->mon, c->cfg, next, c->applied, &done, err, sizeof(err));
+		/* the page first: new addresses, auth or TLS files are served, or the reload
+		 * is refused, never the old ones kept in silence */
+		r = reload_web(c, next, err, sizeof(err));
+		if (!r && (r = gw_reload(c->nl, c->mon, c->cfg, next, c->applied, &done, err,
+					 sizeof(err))))
+			reload_web(c, c->cfg, NULL, 0);
 		if (r)
 			gw_config_free(next);
 	}

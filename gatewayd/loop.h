@@ -9,6 +9,7 @@
 #include "gatewayd/autorate.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/status.h"
+#include "webui/webui.h"
 #include "qdisc/monitor.h"
 #include "qdisc/nl.h"
 
@@ -22,6 +23,7 @@ struct gw_loop_ctx {
 	struct gw_probing *lat;		/* the prober; gw_loop_run makes and frees it */
 	struct gw_autorate *ar;		/* autorate; gw_loop_run makes and frees it */
 	struct gw_ctr *ctr;		/* containers followed; NULL: none */
+	struct gw_webui *web;		/* the status page a reload reconfigures; NULL: none */
 };
 
 /* Sample every interval, heal the tree when it is taken away, feed systemd's watchdog; until

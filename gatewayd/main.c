@@ -25,6 +25,7 @@
 #include "gatewayd/sampler.h"
 #include "gatewayd/load/sink.h"
 #include "gatewayd/status.h"
+#include "gatewayd/web.h"
 #include "webui/webui.h"
 #include "gatewayd/sys/signals.h"
 
@@ -98,6 +99,7 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	struct gw_sampler *sampler;
 	struct gw_webui *web = NULL;
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
+	struct gw_webui_opts wo;
 	struct gw_status st;
 	char err[512], more[64] = "";
 	size_t waiting;
@@ -115,13 +117,13 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 						 : GW_COMPARE_DIR_DEFAULT);
 	src = gw_status_source(&st);
 	/* shaping is the job; a page that cannot be served is an error, not a reason to stop */
-	for (size_t i = 0; i < cfg->n_listen && i < GW_WEBUI_MAX_LISTEN; i++)
-		listen[i] = (struct gw_webui_listen){ cfg->listen[i], cfg->listen_addr[i],
-						      cfg->listen_addrlen[i] };
-	if (gw_webui_start(listen, cfg->n_listen, cfg->auth_file, &src, &web, err, sizeof(err)))
+	if (gw_webui_start_opts(listen, gw_web_settings(cfg, listen, &wo), &wo, &src, &web, err,
+				sizeof(err)))
 		gw_log(GW_LOG_ERR, "status page: %s; shaping goes on without it", err);
 	else
-		gw_log(GW_LOG_INFO, "status page on http://%s/", cfg->listen[0]);
+		gw_log(GW_LOG_INFO, "status page on %s://%s/", cfg->tls_cert ? "https" : "http",
+		       cfg->listen[0]);
+	ctx.web = web;
 	/* containers there now are shaped before we say we are ready */
 	if (cfg->n_containers && (r = gw_ctr_new(cfg, nl, &ctx.ctr)))
 		gw_log(GW_LOG_ERR, "containers: %s; they are not shaped", strerror(-r));

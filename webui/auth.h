@@ -24,4 +24,7 @@ void gw_auth_free(struct gw_auth *a);
  * call whether or not the user exists; a hit is remembered so the next one is cheap. */
 bool gw_auth_check(struct gw_auth *a, const char *user, const char *password);
 
+/* Whether any string the table keeps contains text: for tests that no password is kept. */
+bool gw_auth_holds(const struct gw_auth *a, const char *text);
+
 #endif

@@ -1,5 +1,6 @@
 /* webui/http.c: the HTTP server: one libmicrohttpd daemon (own thread) per listen address,
- * read-only routes, bounded connections and requests, optional basic auth. */
+ * read-only routes, bounded connections, requests and reply memory, a Host check, optional
+ * TLS and basic auth with failed logins limited per address. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -7,15 +8,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <math.h>
+#include <strings.h>
 #include <json-c/json.h>
 #include <microhttpd.h>
 
 #include "webui/assets.h"
 #include "webui/auth.h"
+#include "webui/conf.h"
 #include "webui/guard.h"
+#include "webui/limit.h"
 #include "webui/render.h"
 #include "webui/webui.h"
 
@@ -26,7 +33,8 @@
 #define CONN_MEMORY 16384	/* request line and headers must fit: larger gets 4xx */
 #define URL_MAX 1024
 #define BODY_MAX 1024		/* a GET with a body bigger than this is dropped unanswered */
-#define LISTEN_BACKLOG 64
+#define LISTEN_BACKLOG 512	/* a burst of LAN clients waits in the kernel, not in SYN retries */
+#define SEND_BUFFER 65536	/* per connection (the kernel doubles it): 1 ms of 500 Mbit/s */
 #define REALM "gatewayd"
 
 #define TEXT "text/plain; charset=utf-8"
@@ -49,8 +57,12 @@ typedef int (*render_fn)(const struct gw_snapshot *s, double now, char **out, si
 
 struct gw_webui {
 	struct gw_webui_source src;
-	struct gw_auth *auth;
+	struct gw_auth *auth;		/* conf.auth: the request path reads it here */
 	struct gw_guard *guard;
+	struct gw_limit *limit;		/* NULL: failed logins are not limited */
+	struct conf conf;
+	size_t memory_max;		/* 0: unbounded */
+	size_t inflight;		/* bytes of rendered replies alive (atomic) */
 	struct MHD_Daemon *mhd[GW_WEBUI_MAX_LISTEN];
 	size_t n_mhd;
 	struct MHD_Response **assets;	/* one per embedded file, built once */
@@ -137,19 +149,50 @@ static enum MHD_Result send_401(struct MHD_Connection *c)
 	return ret;
 }
 
-static bool authorized(struct gw_webui *w, struct MHD_Connection *c)
+static enum MHD_Result send_429(struct MHD_Connection *c, double wait)
 {
-	bool ok;
+	struct MHD_Response *r = text_response("too many failed logins from this address; try "
+					       "again later\n", TEXT);
+	char after[24];
+
+	snprintf(after, sizeof(after), "%.0f", wait < 1 ? 1 : ceil(wait));
+	if (r && MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, after) != MHD_YES) {
+		MHD_destroy_response(r);
+		r = NULL;
+	}
+	return send_once(c, MHD_HTTP_TOO_MANY_REQUESTS, r);
+}
+
+enum login { LOGIN_OK, LOGIN_NONE, LOGIN_BAD };
+
+/*
+ * The credentials the request carries, checked. The decoded password is wiped before it is
+ * freed, and so is the header it came from (base64 is clear text), so neither lingers in
+ * libmicrohttpd's connection memory. *user gets the name for a log line (bounded).
+ */
+static enum login check_login(struct gw_webui *w, struct MHD_Connection *c, char *user_out,
+			      size_t user_len)
+{
+	const char *hdr = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						      MHD_HTTP_HEADER_AUTHORIZATION);
+	enum login how;
 #if MHD_VERSION >= 0x00097701
 	struct MHD_BasicAuthInfo *bi = MHD_basic_auth_get_username_password3(c);
 
-	ok = bi && bi->password && gw_auth_check(w->auth, bi->username, bi->password);
-	if (bi)
+	how = !bi ? LOGIN_NONE : bi->password && gw_auth_check(w->auth, bi->username,
+			bi->password) ? LOGIN_OK : LOGIN_BAD;
+	snprintf(user_out, user_len, "%s", bi && bi->username ? bi->username : "");
+	if (bi) {
+		if (bi->password)
+			explicit_bzero(bi->password, bi->password_len);
 		MHD_free(bi);
+	}
 #else
 	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
 
-	ok = user && pass && gw_auth_check(w->auth, user, pass);
+	how = !user ? LOGIN_NONE : pass && gw_auth_check(w->auth, user, pass) ? LOGIN_OK
+	    : LOGIN_BAD;
+	snprintf(user_out, user_len, "%s", user ? user : "");
 	if (pass) {
 		explicit_bzero(pass, strlen(pass));
 		MHD_free(pass);
@@ -157,16 +200,155 @@ static bool authorized(struct gw_webui *w, struct MHD_Connection *c)
 	if (user)
 		MHD_free(user);
 #endif
-	return ok;
+	if (hdr)
+		explicit_bzero((char *)hdr, strlen(hdr));
+	if (how == LOGIN_NONE && hdr)
+		how = LOGIN_BAD;	/* an Authorization header that is not Basic user:pass */
+	return how;
 }
 
-/* A reply around a malloc'd body, freed by MHD when sent (or here when it cannot be). */
-static struct MHD_Response *body_response(char *body, size_t len, const char *type)
+static const struct sockaddr *client_addr(struct MHD_Connection *c)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 
-	if (!r) {
+	return ci ? ci->client_addr : NULL;
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Basic auth with failed logins limited per address: an address past the limit gets 429 at
+ * once, without a crypt (so a guesser costs nothing and learns nothing); a failure below it
+ * is answered after a delay that grows, the connection suspended meanwhile (the server's
+ * threads go on with other clients). Returns MHD_YES with *done false when the request may
+ * go on to its route.
+ */
+static enum MHD_Result login(struct gw_webui *w, struct MHD_Connection *c, void **req_cls,
+			     void *delayed, bool *done)
+{
+	const struct sockaddr *sa = client_addr(c);
+	char user[GW_AUTH_NAME_MAX + 1];
+	double now = mono_now(), wait;
+	enum login how;
+
+	*done = true;
+	if (w->limit && sa && (wait = gw_limit_blocked(w->limit, sa, now)) > 0) {
+		gw_limit_refused(w->limit, sa, wait, now);
+		return send_429(c, wait);
+	}
+	how = check_login(w, c, user, sizeof(user));
+	if (how == LOGIN_OK) {
+		if (w->limit && sa)
+			gw_limit_ok(w->limit, sa);
+		*done = false;
+		return MHD_YES;
+	}
+	if (how == LOGIN_NONE || !w->limit || !sa)
+		return send_401(c);
+	wait = gw_limit_failed(w->limit, sa, user, now);
+	if (wait > 0 && !gw_limit_defer(w->limit, c, wait)) {
+		*req_cls = delayed;	/* resumed: the handler is called again, and says 401 */
+		return MHD_YES;
+	}
+	return send_401(c);
+}
+
+/* Whether the Host header names this server: an IP literal (a rebinding attack needs a
+ * name), or one of the allowed names; no Host (HTTP/1.0) is let through. */
+static bool host_ok(struct gw_webui *w, struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	char name[256], addr[16];
+	const char *end;
+	size_t n;
+
+	if (!w->conf.host_check || !h)
+		return true;
+	if (h[0] == '[') {
+		if (!(end = strchr(h, ']')) || (n = (size_t)(end - h - 1)) >= sizeof(name))
+			return false;
+		memcpy(name, h + 1, n);
+		name[n] = '\0';
+		return inet_pton(AF_INET6, name, addr) == 1;
+	}
+	n = strcspn(h, ":");
+	if (n >= sizeof(name))
+		return false;
+	memcpy(name, h, n);
+	name[n] = '\0';
+	if (n && name[n - 1] == '.')
+		name[--n] = '\0';	/* "localhost." is localhost */
+	if (inet_pton(AF_INET, name, addr) == 1 || w->conf.any_host)
+		return true;
+	for (size_t i = 0; i < w->conf.n_hosts; i++)
+		if (!strcasecmp(name, w->conf.hosts[i]))
+			return true;
+	return false;
+}
+
+/* A rendered body, counted in w->inflight from its rendering until MHD lets it go. */
+struct tracked {
+	struct gw_webui *w;
+	char *body;
+	size_t len;
+};
+
+static void tracked_free(void *cls)
+{
+	struct tracked *t = cls;
+
+	__atomic_sub_fetch(&t->w->inflight, t->len, __ATOMIC_RELAXED);
+	free(t->body);
+	free(t);
+}
+
+/* Whether more bytes of replies fit beside those in flight (past it: 503). */
+static bool memory_room(struct gw_webui *w, size_t more)
+{
+	size_t max = __atomic_load_n(&w->memory_max, __ATOMIC_RELAXED);	/* a reload sets it */
+
+	return !max || __atomic_load_n(&w->inflight, __ATOMIC_RELAXED) + more <= max;
+}
+
+static enum MHD_Result send_503_busy(struct MHD_Connection *c)
+{
+	struct MHD_Response *r = text_response("busy: the replies in flight hold all the memory "
+					       "they may (http_memory_max); try again\n", TEXT);
+
+	if (r && MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1") != MHD_YES) {
+		MHD_destroy_response(r);
+		r = NULL;
+	}
+	return send_once(c, MHD_HTTP_SERVICE_UNAVAILABLE, r);
+}
+
+/* A reply around a malloc'd body, freed by MHD when sent (or here when it cannot be); NULL
+ * with *full when it does not fit in w->memory_max. */
+static struct MHD_Response *body_response(struct gw_webui *w, char *body, size_t len,
+					  const char *type, bool *full)
+{
+	struct tracked *t = malloc(sizeof(*t));
+	struct MHD_Response *r;
+
+	*full = false;
+	if (!t || !memory_room(w, len)) {
+		*full = t != NULL;
+		free(t);
 		free(body);
+		return NULL;
+	}
+	*t = (struct tracked){ w, body, len };
+	__atomic_add_fetch(&w->inflight, len, __ATOMIC_RELAXED);
+	r = MHD_create_response_from_buffer_with_free_callback_cls(len, body, tracked_free, t);
+	if (!r) {
+		tracked_free(t);
 		return NULL;
 	}
 	if (common_headers(r, type, true)) {
@@ -176,10 +358,13 @@ static struct MHD_Response *body_response(char *body, size_t len, const char *ty
 	return r;
 }
 
-static enum MHD_Result send_body(struct MHD_Connection *c, unsigned int code, char *body,
-				 size_t len, const char *type)
+static enum MHD_Result send_body(struct gw_webui *w, struct MHD_Connection *c, unsigned int code,
+				 char *body, size_t len, const char *type)
 {
-	return send_once(c, code, body_response(body, len, type));
+	bool full;
+	struct MHD_Response *r = body_response(w, body, len, type, &full);
+
+	return full ? send_503_busy(c) : send_once(c, code, r);
 }
 
 static enum MHD_Result serve_asset(struct gw_webui *w, struct MHD_Connection *c, size_t i)
@@ -196,11 +381,14 @@ static enum MHD_Result render_and_cache(struct gw_webui *w, struct MHD_Connectio
 	enum MHD_Result ret;
 	size_t len = 0;
 	char *body;
+	bool full;
 
+	if (!memory_room(w, 0))
+		return send_503_busy(c);
 	if (render(s, now, &body, &len))
 		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	if (!(r = body_response(body, len, type)))
-		return MHD_NO;
+	if (!(r = body_response(w, body, len, type, &full)))
+		return full ? send_503_busy(c) : MHD_NO;
 	pthread_mutex_lock(&w->lock);
 	ret = MHD_queue_response(c, key.code, r);
 	old = slot->resp;
@@ -286,6 +474,8 @@ static enum MHD_Result serve_history(struct gw_webui *w, struct MHD_Connection *
 	}
 	if (!w->src.history)
 		return send_text(c, MHD_HTTP_NOT_FOUND, "no history\n");
+	if (!memory_room(w, 0))
+		return send_503_busy(c);
 	pts = malloc(GW_HIST_MAX_POINTS * sizeof(*pts));
 	if (!pts)
 		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
@@ -305,12 +495,12 @@ static enum MHD_Result serve_history(struct gw_webui *w, struct MHD_Connection *
 	free(pts);
 	if (r)
 		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	return send_body(c, MHD_HTTP_OK, body, len, JSON);
+	return send_body(w, c, MHD_HTTP_OK, body, len, JSON);
 }
 
 /* {"error": msg} */
-static enum MHD_Result send_json_error(struct MHD_Connection *c, unsigned int code,
-				       const char *msg)
+static enum MHD_Result send_json_error(struct gw_webui *w, struct MHD_Connection *c,
+				       unsigned int code, const char *msg)
 {
 	json_object *o = json_object_new_object();
 	const char *s;
@@ -326,7 +516,7 @@ static enum MHD_Result send_json_error(struct MHD_Connection *c, unsigned int co
 	}
 	if (!body)
 		return send_text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
-	return send_body(c, code, body, len, JSON);
+	return send_body(w, c, code, body, len, JSON);
 }
 
 /* /api/compare (name NULL) and /compare/NAME.svg: the daemon reads, this only answers. */
@@ -343,19 +533,19 @@ static enum MHD_Result serve_compare(struct gw_webui *w, struct MHD_Connection *
 	if (!w->src.compare) {
 		if (name)
 			return send_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
-		return send_json_error(c, MHD_HTTP_NOT_FOUND, "this server keeps no comparisons");
+		return send_json_error(w, c, MHD_HTTP_NOT_FOUND, "this server keeps no comparisons");
 	}
 	err[0] = 0;
 	r = w->src.compare(w->src.ctx, name, &body, &len, err, sizeof(err));
 	if (!r)
-		return send_body(c, MHD_HTTP_OK, body, len, name ? SVG : JSON);
+		return send_body(w, c, MHD_HTTP_OK, body, len, name ? SVG : JSON);
 	code = r == -ENOENT ? MHD_HTTP_NOT_FOUND
 	     : r == -EFBIG || r == -EBADMSG ? MHD_HTTP_INTERNAL_SERVER_ERROR
 	     : MHD_HTTP_SERVICE_UNAVAILABLE;
 	if (!err[0])
 		snprintf(err, sizeof(err), "%s", strerror(-r));
 	if (!name)
-		return send_json_error(c, code, err);
+		return send_json_error(w, c, code, err);
 	snprintf(msg, sizeof(msg), "%s\n", err);
 	return send_text(c, code, msg);
 }
@@ -393,8 +583,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  const char *method, const char *version,
 				  const char *upload_data, size_t *upload_data_size, void **req_cls)
 {
-	static char started, with_body;	/* what *req_cls points at: the request's state */
+	static char started, with_body, delayed;	/* *req_cls: the request's state */
 	struct gw_webui *w = cls;
+	enum MHD_Result ret;
+	bool done;
 
 	(void)version;
 	(void)upload_data;
@@ -413,12 +605,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*req_cls = &with_body;
 		return MHD_YES;
 	}
+	if (*req_cls == &delayed)
+		return send_401(c);	/* a failed login's answer, after its delay */
 	if (*req_cls == &with_body)
 		return send_text(c, MHD_HTTP_BAD_REQUEST, "a GET has no body\n");
 	if (strlen(url) > URL_MAX)
 		return send_text(c, MHD_HTTP_URI_TOO_LONG, "URL too long\n");
-	if (w->auth && strcmp(url, "/healthz") && !authorized(w, c))
-		return send_401(c);
+	if (!host_ok(w, c))
+		return send_text(c, MHD_HTTP_MISDIRECTED_REQUEST, "this server does not answer to "
+				 "that Host name (allowed_hosts in gatewayd.conf(5))\n");
+	if (w->auth && strcmp(url, "/healthz")) {
+		ret = login(w, c, req_cls, &delayed, &done);
+		if (done)
+			return ret;
+	}
 	return route(w, c, url);
 }
 
@@ -435,7 +635,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 /* Our own listening socket, so a bind failure comes back as its errno, not just "failed". */
 static int listen_on(const struct gw_webui_listen *l, int *fd_out, bool *v6)
 {
-	int fd, one = 1, r;
+	int fd, one = 1, sndbuf = SEND_BUFFER, r;
 
 	if (l->addr.ss_family != AF_INET && l->addr.ss_family != AF_INET6)
 		return -EAFNOSUPPORT;
@@ -443,8 +643,11 @@ static int listen_on(const struct gw_webui_listen *l, int *fd_out, bool *v6)
 	fd = socket(l->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	/* an IPv6 address means IPv6 only: "[::]:80" and "0.0.0.0:80" can both be listed */
+	/* an IPv6 address means IPv6 only: "[::]:80" and "0.0.0.0:80" can both be listed; the
+	 * send buffer (the connections inherit it) is bounded, so a client that never reads
+	 * holds its reply here, counted in memory_max, not megabytes of kernel memory each */
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)) < 0 ||
 	    (*v6 && setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)) < 0) ||
 	    bind(fd, (const struct sockaddr *)&l->addr, l->len) < 0 || listen(fd, LISTEN_BACKLOG) < 0) {
 		r = -errno;
@@ -503,16 +706,23 @@ static int start_one(struct gw_webui *w, const struct gw_webui_listen *l, unsign
 	 * the kernel copied a large /metrics reply (10,400 -> 13,100 req/s, p99 5.2 -> 2.3 ms
 	 * at 100 classes) */
 	server_options(w, limit, opts);
+	/* suspend/resume: a failed login's answer waits without holding a thread; TLS with
+	 * libmicrohttpd's own GnuTLS, the PEM text in memory for the server's life */
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-			     (v6 ? MHD_USE_IPv6 : 0), 0, NULL,
+			     MHD_ALLOW_SUSPEND_RESUME | (v6 ? MHD_USE_IPv6 : 0) |
+			     (w->conf.cert_pem ? MHD_USE_TLS : 0), 0, NULL,
 			     NULL, on_request, w,
 			     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)mhd_fd,
 			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)HTTP_THREADS,
 			     MHD_OPTION_ARRAY, opts,
+			     w->conf.cert_pem ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
+			     w->conf.cert_pem,
+			     MHD_OPTION_HTTPS_MEM_KEY, w->conf.key_pem,
 			     MHD_OPTION_END);
 	if (!d) {
-		snprintf(err, errlen, "listen %s: libmicrohttpd could not start a server on it",
-			 l->text);
+		snprintf(err, errlen, "listen %s: libmicrohttpd could not start a server on it%s",
+			 l->text, w->conf.cert_pem ? " (is tls_key the key of tls_cert, both PEM?)"
+			 : "");
 		return -EIO;
 	}
 	w->mhd[w->n_mhd++] = d;
@@ -536,9 +746,53 @@ static int build_assets(struct gw_webui *w)
 	return 0;
 }
 
+/* The servers of w->conf, every address or none. */
+static int start_servers(struct gw_webui *w, char *err, size_t errlen)
+{
+	int r;
+
+	gw_limit_hold(w->limit);
+	w->auth = w->conf.auth;
+	for (size_t i = 0; i < w->conf.n_listen; i++)
+		if ((r = start_one(w, &w->conf.listen[i],
+				   CONN_LIMIT_TOTAL / (unsigned int)w->conf.n_listen, err, errlen)))
+			return r;
+	return 0;
+}
+
+static void stop_servers(struct gw_webui *w)
+{
+	/* libmicrohttpd must not stop with a suspended connection: resume every delayed 401 */
+	if (w->limit)
+		gw_limit_release(w->limit);
+	for (size_t i = 0; i < w->n_mhd; i++)
+		MHD_stop_daemon(w->mhd[i]);	/* closes the listening socket too */
+	w->n_mhd = 0;
+}
+
+static const struct gw_webui_opts no_opts;
+
+static void set_limits(struct gw_webui *w, const struct gw_webui_opts *o)
+{
+	__atomic_store_n(&w->memory_max, o->memory_max ? o->memory_max : GW_WEBUI_MEMORY_DEFAULT,
+			 __ATOMIC_RELAXED);
+	gw_limit_set(w->limit, o->auth_fail_limit, o->auth_fail_backoff_s);
+	gw_limit_set_log_window(w->limit, o->log_window_s);
+}
+
 int gw_webui_start(const struct gw_webui_listen *listen, size_t n_listen, const char *auth_file,
 		   const struct gw_webui_source *src, struct gw_webui **out, char *err,
 		   size_t errlen)
+{
+	struct gw_webui_opts o = no_opts;
+
+	o.auth_file = auth_file;
+	return gw_webui_start_opts(listen, n_listen, &o, src, out, err, errlen);
+}
+
+int gw_webui_start_opts(const struct gw_webui_listen *listen, size_t n_listen,
+			const struct gw_webui_opts *opts, const struct gw_webui_source *src,
+			struct gw_webui **out, char *err, size_t errlen)
 {
 	struct gw_webui *w;
 	char ebuf[256];
@@ -550,6 +804,8 @@ int gw_webui_start(const struct gw_webui_listen *listen, size_t n_listen, const 
 		errlen = sizeof(ebuf);
 	}
 	err[0] = '\0';
+	if (!opts)
+		opts = &no_opts;
 	if (!src || !src->get || !listen || n_listen < 1 || n_listen > GW_WEBUI_MAX_LISTEN) {
 		snprintf(err, errlen, "web UI: 1..%d listen addresses and a source needed",
 			 GW_WEBUI_MAX_LISTEN);
@@ -562,16 +818,17 @@ int gw_webui_start(const struct gw_webui_listen *listen, size_t n_listen, const 
 		return -ENOMEM;
 	}
 	w->src = *src;
-	if (auth_file && (r = gw_auth_load(auth_file, &w->auth, err, errlen)))
+	if ((r = gw_webui_conf_load(&w->conf, listen, n_listen, opts, err, errlen)))
 		goto fail;
-	if ((r = build_assets(w)) || (r = gw_guard_start(&w->guard))) {
+	if ((r = build_assets(w)) || (r = gw_guard_start(&w->guard)) ||
+	    (r = gw_limit_new(opts->auth_fail_limit, opts->auth_fail_backoff_s, opts->log,
+			      opts->log_ctx, &w->limit))) {
 		snprintf(err, errlen, "web UI: %s", strerror(-r));
 		goto fail;
 	}
-	for (size_t i = 0; i < n_listen; i++)
-		if ((r = start_one(w, &listen[i], CONN_LIMIT_TOTAL / (unsigned int)n_listen, err,
-				   errlen)))
-			goto fail;
+	set_limits(w, opts);
+	if ((r = start_servers(w, err, errlen)))
+		goto fail;
 	*out = w;
 	return 0;
 fail:
@@ -579,12 +836,49 @@ fail:
 	return r;
 }
 
+int gw_webui_reconfigure(struct gw_webui *w, const struct gw_webui_listen *listen,
+			 size_t n_listen, const struct gw_webui_opts *o, char *err,
+			 size_t errlen)
+{
+	struct conf next, old;
+	char again[256];
+	size_t n;
+	int r;
+
+	err[0] = '\0';
+	if (!listen || n_listen < 1 || n_listen > GW_WEBUI_MAX_LISTEN) {
+		snprintf(err, errlen, "web UI: 1..%d listen addresses needed", GW_WEBUI_MAX_LISTEN);
+		return -EINVAL;
+	}
+	set_limits(w, o);
+	if (gw_webui_conf_same(&w->conf, listen, n_listen, o))
+		return 0;
+	/* everything read and checked before the running servers stop */
+	if ((r = gw_webui_conf_load(&next, listen, n_listen, o, err, errlen)))
+		return r;
+	stop_servers(w);
+	old = w->conf;
+	w->conf = next;
+	if (!(r = start_servers(w, err, errlen))) {
+		gw_webui_conf_free(&old);
+		return 1;
+	}
+	stop_servers(w);
+	w->conf = old;
+	if (start_servers(w, again, sizeof(again))) {
+		n = strlen(err);
+		snprintf(err + n, errlen - n, "; and the previous servers could not come back: %s",
+			 again);
+	}
+	gw_webui_conf_free(&next);
+	return r;
+}
+
 void gw_webui_stop(struct gw_webui *w)
 {
 	if (!w)
 		return;
-	for (size_t i = 0; i < w->n_mhd; i++)
-		MHD_stop_daemon(w->mhd[i]);	/* closes the listening socket too */
+	stop_servers(w);
 	gw_guard_stop(w->guard);
 	for (size_t i = 0; w->assets && i < gw_webui_n_assets; i++)
 		if (w->assets[i])
@@ -594,7 +888,8 @@ void gw_webui_stop(struct gw_webui *w)
 		MHD_destroy_response(w->status.resp);
 	if (w->metrics.resp)
 		MHD_destroy_response(w->metrics.resp);
-	gw_auth_free(w->auth);
+	gw_limit_free(w->limit);
+	gw_webui_conf_free(&w->conf);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 }

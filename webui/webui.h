@@ -18,6 +18,27 @@ struct gw_webui_listen {
 
 struct gw_webui;
 
+#define GW_WEBUI_MAX_HOSTS 16
+#define GW_WEBUI_MEMORY_DEFAULT (16u << 20)
+
+typedef void (*gw_webui_log_cb)(void *ctx, int level, const char *msg);
+
+/* What a server is, beside its addresses; zero for every default. */
+struct gw_webui_opts {
+	const char *auth_file;		/* NULL: no basic auth */
+	const char *tls_cert, *tls_key;	/* PEM files, both or neither: HTTPS instead of HTTP */
+	/* Host header names answered (IP literals always are); none: "localhost" and the
+	 * machine's hostname; "*": any. Others get 421. */
+	const char *const *allowed_hosts;
+	size_t n_allowed_hosts;
+	unsigned int auth_fail_limit;	/* failed logins from one address before 429; 0: 5 */
+	double auth_fail_backoff_s;	/* how long the 429s last; 0: 60 s */
+	size_t memory_max;		/* bytes replies in flight may hold, then 503; 0: 16 MiB */
+	gw_webui_log_cb log;		/* failed logins, rate-limited; NULL: not logged */
+	void *log_ctx;
+	double log_window_s;		/* the rate limit's window (tests); 0: a minute */
+};
+
 /*
  * Serve src on every listen address (127.0.0.1:9180, [::1]:9180), each from its own
  * libmicrohttpd thread, so requests never run on the caller's thread and never wait for it.
@@ -29,6 +50,23 @@ struct gw_webui;
 int gw_webui_start(const struct gw_webui_listen *listen, size_t n_listen, const char *auth_file,
 		   const struct gw_webui_source *src, struct gw_webui **out, char *err,
 		   size_t errlen);
+
+/* The same with every option. */
+int gw_webui_start_opts(const struct gw_webui_listen *listen, size_t n_listen,
+			const struct gw_webui_opts *opts, const struct gw_webui_source *src,
+			struct gw_webui **out, char *err, size_t errlen);
+
+/*
+ * A reload: take listen and opts over. The auth file and the TLS files are read again when
+ * their path or their contents (size, mtime, inode) changed, and then, or when the addresses
+ * or the Host names changed, the servers are restarted (open connections dropped). Returns 0
+ * when nothing needed a restart, 1 after one, or -errno with err when the new settings cannot
+ * be served: the old servers then run on as before (or, if they cannot come back, err says
+ * so too).
+ */
+int gw_webui_reconfigure(struct gw_webui *w, const struct gw_webui_listen *listen,
+			 size_t n_listen, const struct gw_webui_opts *opts, char *err,
+			 size_t errlen);
 
 /* Close the listening sockets, finish or drop open connections, free everything. */
 void gw_webui_stop(struct gw_webui *w);

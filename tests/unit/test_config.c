@@ -1,5 +1,7 @@
 /* tests/unit/test_config.c: config text to struct gw_config, field by field, and every refusal. */
 #include <errno.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -143,6 +145,7 @@ static void test_auth_file(void)
 {
 	struct gw_config *cfg = load_ok("auth_file",
 		"auth_file = \"/etc/gatewayd/users\";\n"
+		"tls_cert = \"/etc/gatewayd/tls.crt\"; tls_key = \"/etc/gatewayd/tls.key\";\n"
 		"links = ( { name = \"wan\"; interface = \"eth0\";\n"
 		"  egress = { shaper = \"tbf\"; rate = \"20mbit\"; }; } );\n");
 
@@ -150,9 +153,31 @@ static void test_auth_file(void)
 		return;
 	CHECK(cfg->auth_file && !strcmp(cfg->auth_file, "/etc/gatewayd/users"),
 	      "auth_file kept as written");
+	CHECK(cfg->tls_cert && !strcmp(cfg->tls_cert, "/etc/gatewayd/tls.crt") &&
+	      cfg->tls_key && !strcmp(cfg->tls_key, "/etc/gatewayd/tls.key"),
+	      "tls_cert and tls_key kept as written");
+	CHECK(!cfg->auth_plain_http, "auth_plain_http is false by default");
+	CHECK(cfg->auth_fail_limit == 5 && cfg->auth_fail_backoff_us == 60000000LL,
+	      "failed logins: 5, then 60 s, by default");
+	CHECK(cfg->http_memory_max == 16u << 20, "http_memory_max is 16 MiB by default");
+	CHECK(cfg->n_allowed_hosts == 0, "allowed_hosts absent: none (the defaults apply)");
 	CHECK(!cfg->keep_on_stop, "keep_on_stop is false by default");
 	CHECK(cfg->compare_dir == NULL, "compare_dir absent: NULL (the default applies)");
 	gw_config_free(cfg);	/* frees it too: ASan would see a leak */
+	cfg = load_ok("auth_plain_http",
+		"auth_file = \"/etc/gatewayd/users\"; auth_plain_http = true;\n"
+		"allowed_hosts = [ \"router.lan\", \"gw\" ];\n"
+		"auth_fail_limit = 10; auth_fail_backoff = \"300s\"; http_memory_max = \"8m\";\n"
+		"links = ( { name = \"wan\"; interface = \"eth0\";\n"
+		"  egress = { shaper = \"tbf\"; rate = \"20mbit\"; }; } );\n");
+	if (!cfg)
+		return;
+	CHECK(cfg->auth_plain_http && !cfg->tls_cert, "auth over plain HTTP when said");
+	CHECK(cfg->n_allowed_hosts == 2 && !strcmp(cfg->allowed_hosts[1], "gw"),
+	      "allowed_hosts kept");
+	CHECK(cfg->auth_fail_limit == 10 && cfg->auth_fail_backoff_us == 300000000LL &&
+	      cfg->http_memory_max == 8u << 20, "failed-login and memory settings kept");
+	gw_config_free(cfg);
 	cfg = load_ok("compare_dir",
 		"compare_dir = \"/srv/cmp\";\n"
 		"links = ( { name = \"wan\"; interface = \"eth0\";\n"
@@ -483,6 +508,17 @@ static const struct bad bad[] = {
 	{ 2, "'auth_file' \"users\" must be an absolute path",
 	  "interval = \"1s\";\nauth_file = \"users\";\n" LINK EGRESS("tbf", "") "} );" },
 	{ 1, "'auth_file' \"\" must be an absolute path", "auth_file = \"\";\n" },
+	{ 2, "'auth_file' without 'tls_cert' and 'tls_key' sends passwords in clear text: add "
+	  "TLS, or say 'auth_plain_http = true'",
+	  "interval = \"1s\";\nauth_file = \"/etc/u\";\n" LINK EGRESS("tbf", "") "} );" },
+	{ 1, "'tls_cert' and 'tls_key' go together", "tls_cert = \"/etc/c\";\n" LINK
+	  EGRESS("tbf", "") "} );" },
+	{ 1, "'tls_key' \"k\" must be an absolute path", "tls_key = \"k\";\n" },
+	{ 1, "'allowed_hosts' entry 2 is not a host name",
+	  "allowed_hosts = [ \"gw.lan\", \"evil/x\" ];\n" },
+	{ 1, "'allowed_hosts' must be a list of host names", "allowed_hosts = \"gw\";\n" },
+	{ 1, "'auth_fail_limit' 0 is out of range 1..1000", "auth_fail_limit = 0;\n" },
+	{ 1, "'http_memory_max' \"1k\" is out of range", "http_memory_max = \"1k\";\n" },
 	{ 1, "'auth_file' must be a string, not an integer", "auth_file = 1;\n" },
 	{ 1, "'compare_dir' \"cmp\" must be an absolute path", "compare_dir = \"cmp\";\n" },
 	{ 1, "'compare_dir' must be a string, not an integer", "compare_dir = 1;\n" },
@@ -774,6 +810,17 @@ static void test_files(void)
 		      err);
 		if (!ret)
 			CHECK_EQ_STR(cfg->file, examples[i], "example keeps its path");
+		for (size_t k = 0; !ret && k < cfg->n_listen; k++) {
+			const struct sockaddr_storage *a = &cfg->listen_addr[k];
+			bool lo = a->ss_family == AF_INET ?
+				(ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127 :
+				IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)a)->sin6_addr);
+
+			if (!lo)
+				CHECK(cfg->auth_file && cfg->tls_cert && cfg->tls_key,
+				      "example %s listens on %s: with auth_file and TLS", examples[i],
+				      cfg->listen[k]);
+		}
 		gw_config_free(cfg);
 	}
 	ret = gw_config_load("config/examples/no-such.conf", &cfg, err, sizeof(err));

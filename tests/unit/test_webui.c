@@ -572,6 +572,8 @@ static void test_auth(void)
 	if (CHECK(r == 0 && a, "auth file loads (%s)", r ? err : "")) {
 		CHECK(gw_auth_check(a, "admin", "s3cret"), "right password");
 		CHECK(gw_auth_check(a, "admin", "s3cret"), "right password again (remembered)");
+		CHECK(!gw_auth_holds(a, "s3cret"), "the remembered password is not kept in clear");
+		CHECK(gw_auth_holds(a, "$5$rounds=1000$"), "but as a salted quick hash");
 		CHECK(!gw_auth_check(a, "admin", "s3cre"), "wrong password");
 		CHECK(!gw_auth_check(a, "admin", "s3crett"), "a longer wrong password");
 		CHECK(gw_auth_check(a, "bob", "other"), "second user (CRLF line)");
@@ -579,6 +581,8 @@ static void test_auth(void)
 		CHECK(!gw_auth_check(a, "nobody", "s3cret"), "unknown user");
 		CHECK(!gw_auth_check(a, "", ""), "empty user");
 		CHECK(!gw_auth_check(a, "admin", NULL), "no password");
+		CHECK(gw_auth_check(a, "admin", "s3cret"), "right password after wrong ones");
+		CHECK(!gw_auth_holds(a, "other"), "nor bob's");
 	}
 	gw_auth_free(a);
 

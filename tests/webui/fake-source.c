@@ -5,6 +5,11 @@
  *
  * usage: webui-fake-server -l ADDR [-l ADDR]... [-a AUTH_FILE] [-i INTERVAL_MS]
  *                          [-f FREEZE_AFTER_S] [-e] [-c COMPARE_DIR] [-p]
+ *                          [-t CERT -k KEY] [-H HOST]... [-n FAIL_LIMIT] [-b BACKOFF_S]
+ *                          [-m MEMORY_MAX] [-w LOG_WINDOW_S]
+ *   -t, -k, -H, -n, -b, -m: tls_cert, tls_key, allowed_hosts, auth_fail_limit,
+ *       auth_fail_backoff, http_memory_max; -w: the failed-login log's window (60 s)
+ *   log lines go to stderr as "<LEVEL>message"
  *   -f: stop publishing after that many seconds (the snapshot goes stale)
  *   -e: never publish (no snapshot at all)
  *   -p: a prober per link: `probes` lists wan's and one of lan's own (udp, from a source)
@@ -468,10 +473,18 @@ static void publish(struct fake *f)
 		gw_snapshot_publish(&f->lock, &f->cur, s);
 }
 
+/* the web UI's log lines on stderr, where the tests count them */
+static void log_line(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "<%d>%s\n", level, msg);
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: webui-fake-server -l ADDR [-l ADDR]... [-a AUTH_FILE] "
-		"[-i INTERVAL_MS] [-f FREEZE_AFTER_S] [-e] [-c COMPARE_DIR] [-p]\n");
+		"[-i INTERVAL_MS] [-f FREEZE_AFTER_S] [-e] [-c COMPARE_DIR] [-p] [-t CERT -k KEY] "
+		"[-H HOST]... [-n FAIL_LIMIT] [-b BACKOFF_S] [-m MEMORY_MAX] [-w LOG_WINDOW_S]\n");
 	exit(2);
 }
 
@@ -496,7 +509,8 @@ static int run(struct fake *f, double freeze_after, bool empty)
 
 int main(int argc, char **argv)
 {
-	const char *auth = NULL, *compare_dir = NULL;
+	const char *compare_dir = NULL, *hosts[GW_WEBUI_MAX_HOSTS];
+	struct gw_webui_opts o = { .log = log_line };
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
 	struct fake f = { .interval = 0.5 };
 	struct gw_webui_source src = { &f, fake_get, fake_history, fake_compare };
@@ -508,7 +522,7 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int opt, r;
 
-	while ((opt = getopt(argc, argv, "l:a:i:f:ec:p")) != -1) {
+	while ((opt = getopt(argc, argv, "l:a:i:f:ec:pt:k:H:n:b:m:w:")) != -1) {
 		if (opt == 'l' && n_listen < GW_WEBUI_MAX_LISTEN) {
 			listen[n_listen].text = optarg;
 			if (gw_parse_listen(optarg, &listen[n_listen].addr, &listen[n_listen].len))
@@ -516,7 +530,21 @@ int main(int argc, char **argv)
 			n_listen++;
 		}
 		else if (opt == 'a')
-			auth = optarg;
+			o.auth_file = optarg;
+		else if (opt == 't')
+			o.tls_cert = optarg;
+		else if (opt == 'k')
+			o.tls_key = optarg;
+		else if (opt == 'H' && o.n_allowed_hosts < GW_WEBUI_MAX_HOSTS)
+			hosts[o.n_allowed_hosts++] = optarg;
+		else if (opt == 'n')
+			o.auth_fail_limit = (unsigned int)atoi(optarg);
+		else if (opt == 'b')
+			o.auth_fail_backoff_s = atof(optarg);
+		else if (opt == 'm')
+			o.memory_max = (size_t)atoll(optarg);
+		else if (opt == 'w')
+			o.log_window_s = atof(optarg);
 		else if (opt == 'i')
 			f.interval = atof(optarg) / 1000;
 		else if (opt == 'f')
@@ -540,7 +568,8 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&f.lock, NULL);
 	gw_lastcmp_init(&lastcmp, compare_dir);
 	f.start = now_s();
-	r = gw_webui_start(listen, n_listen, auth, &src, &w, err, sizeof(err));
+	o.allowed_hosts = hosts;
+	r = gw_webui_start_opts(listen, n_listen, &o, &src, &w, err, sizeof(err));
 	if (r) {
 		fprintf(stderr, "webui-fake-server: %s\n", err);
 		return 1;

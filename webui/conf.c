@@ -1,0 +1,224 @@
+/* webui/conf.c: the HTTP servers' settings read and checked: the auth file, the TLS
+ * certificate and key (PEM text for libmicrohttpd), the Host names answered. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <microhttpd.h>
+#include "webui/auth.h"
+#include "webui/conf.h"
+
+static int sig_of(const char *path, struct gw_file_sig *sig)
+{
+	struct stat st;
+
+	memset(sig, 0, sizeof(*sig));
+	if (!path)
+		return 0;
+	if (stat(path, &st) < 0)
+		return -errno;
+	*sig = (struct gw_file_sig){ st.st_dev, st.st_ino, st.st_size, st.st_mtim };
+	return 0;
+}
+
+static bool sig_same(const struct gw_file_sig *a, const char *path)
+{
+	struct gw_file_sig b;
+
+	if (sig_of(path, &b))
+		return false;	/* gone: a restart says why */
+	return a->dev == b.dev && a->ino == b.ino && a->size == b.size &&
+	       a->mtime.tv_sec == b.mtime.tv_sec && a->mtime.tv_nsec == b.mtime.tv_nsec;
+}
+
+static bool str_same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* A PEM file whole, as text; what = "tls_cert" or "tls_key" for messages. */
+static int read_pem(const char *path, const char *what, char **out, struct gw_file_sig *sig,
+		    char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), r;
+	struct stat st;
+	size_t len = 0;
+	ssize_t n;
+	char *buf;
+
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "%s %s: %s", what, path, strerror(-r));
+		return r;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 1 ||
+	    st.st_size > GW_WEBUI_PEM_MAX) {
+		close(fd);
+		snprintf(err, errlen, "%s %s: not a regular file of 1 byte to 64 KiB", what, path);
+		return -EINVAL;
+	}
+	*sig = (struct gw_file_sig){ st.st_dev, st.st_ino, st.st_size, st.st_mtim };
+	if (!(buf = malloc((size_t)st.st_size + 1))) {
+		close(fd);
+		snprintf(err, errlen, "%s: out of memory", what);
+		return -ENOMEM;
+	}
+	while (len < (size_t)st.st_size) {
+		n = read(fd, buf + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (!strstr(buf, "-----BEGIN ")) {
+		explicit_bzero(buf, len);
+		free(buf);
+		snprintf(err, errlen, "%s %s: not a PEM file (no \"-----BEGIN\" line)", what, path);
+		return -EINVAL;
+	}
+	*out = buf;
+	return 0;
+}
+
+static int add_host(struct conf *c, const char *name)
+{
+	if (c->n_hosts >= sizeof(c->hosts) / sizeof(c->hosts[0]))
+		return 0;
+	if (!(c->hosts[c->n_hosts] = strdup(name)))
+		return -ENOMEM;
+	c->n_hosts++;
+	return 0;
+}
+
+static int hosts_load(struct conf *c, const struct gw_webui_opts *o)
+{
+	char name[256];
+	int r;
+
+	c->host_check = true;
+	if (o->n_allowed_hosts) {
+		for (size_t i = 0; i < o->n_allowed_hosts && i < GW_WEBUI_MAX_HOSTS; i++) {
+			if (!strcmp(o->allowed_hosts[i], "*"))
+				c->any_host = true;
+			else if ((r = add_host(c, o->allowed_hosts[i])))
+				return r;
+		}
+		return 0;
+	}
+	if ((r = add_host(c, "localhost")))
+		return r;
+	if (gethostname(name, sizeof(name)) == 0 && name[0]) {
+		name[sizeof(name) - 1] = '\0';
+		return add_host(c, name);
+	}
+	return 0;
+}
+
+static int copy_str(const char *s, char **out)
+{
+	*out = NULL;
+	if (!s)
+		return 0;
+	return (*out = strdup(s)) ? 0 : -ENOMEM;
+}
+
+int gw_webui_conf_load(struct conf *c, const struct gw_webui_listen *listen, size_t n_listen,
+		       const struct gw_webui_opts *o, char *err, size_t errlen)
+{
+	int r = -ENOMEM;
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < n_listen; i++) {
+		c->listen[i] = listen[i];
+		if (!(c->listen[i].text = strdup(listen[i].text ? listen[i].text : "?")))
+			goto oom;
+		c->n_listen = i + 1;
+	}
+	if (copy_str(o->auth_file, &c->auth_file) || copy_str(o->tls_cert, &c->tls_cert) ||
+	    copy_str(o->tls_key, &c->tls_key) || hosts_load(c, o))
+		goto oom;
+	if (o->auth_file) {
+		if ((r = sig_of(o->auth_file, &c->auth_sig)) ||
+		    (r = gw_auth_load(o->auth_file, &c->auth, err, errlen))) {
+			if (!err[0])
+				snprintf(err, errlen, "%s: %s", o->auth_file, strerror(-r));
+			goto fail;
+		}
+	}
+	if (!o->tls_cert != !o->tls_key) {
+		snprintf(err, errlen, "TLS needs both a certificate and a key");
+		r = -EINVAL;
+		goto fail;
+	}
+	if (o->tls_cert) {
+		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+			snprintf(err, errlen, "tls_cert: this libmicrohttpd was built without TLS "
+				 "(GnuTLS)");
+			r = -EOPNOTSUPP;
+			goto fail;
+		}
+		if ((r = read_pem(o->tls_cert, "tls_cert", &c->cert_pem, &c->cert_sig, err,
+				  errlen)) ||
+		    (r = read_pem(o->tls_key, "tls_key", &c->key_pem, &c->key_sig, err, errlen)))
+			goto fail;
+	}
+	return 0;
+oom:
+	snprintf(err, errlen, "web UI: out of memory");
+fail:
+	gw_webui_conf_free(c);
+	return r;
+}
+
+void gw_webui_conf_free(struct conf *c)
+{
+	for (size_t i = 0; i < c->n_listen; i++)
+		free((char *)c->listen[i].text);
+	for (size_t i = 0; i < c->n_hosts; i++)
+		free(c->hosts[i]);
+	free(c->auth_file);
+	free(c->tls_cert);
+	free(c->tls_key);
+	gw_auth_free(c->auth);
+	free(c->cert_pem);
+	if (c->key_pem) {
+		explicit_bzero(c->key_pem, strlen(c->key_pem));
+		free(c->key_pem);
+	}
+	memset(c, 0, sizeof(*c));
+}
+
+bool gw_webui_conf_same(const struct conf *c, const struct gw_webui_listen *listen,
+			size_t n_listen, const struct gw_webui_opts *o)
+{
+	struct conf h = { .n_hosts = 0 };
+	bool same;
+
+	if (c->n_listen != n_listen)
+		return false;
+	for (size_t i = 0; i < n_listen; i++)
+		if (c->listen[i].len != listen[i].len ||
+		    memcmp(&c->listen[i].addr, &listen[i].addr, listen[i].len))
+			return false;
+	if (!str_same(c->auth_file, o->auth_file) || !str_same(c->tls_cert, o->tls_cert) ||
+	    !str_same(c->tls_key, o->tls_key))
+		return false;
+	if ((o->auth_file && !sig_same(&c->auth_sig, o->auth_file)) ||
+	    (o->tls_cert && !sig_same(&c->cert_sig, o->tls_cert)) ||
+	    (o->tls_key && !sig_same(&c->key_sig, o->tls_key)))
+		return false;
+	if (hosts_load(&h, o)) {
+		gw_webui_conf_free(&h);
+		return false;
+	}
+	same = h.any_host == c->any_host && h.n_hosts == c->n_hosts;
+	for (size_t i = 0; same && i < h.n_hosts; i++)
+		same = !strcmp(h.hosts[i], c->hosts[i]);
+	gw_webui_conf_free(&h);
+	return same;
+}
