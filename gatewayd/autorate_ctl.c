@@ -233,23 +233,29 @@ static bool in_band(const struct gw_ar_dir *x, double now)
 
 /* A queue standing under the threshold, or caught early: the rate is past what the line
  * carries, which the pass has just measured (less the queue's growth): to GW_AR_NEAR under
- * that, so the queue drains, and that is the line from now on. */
+ * that, so the queue drains. It is the line from then on only when the pass showed the line
+ * to be the bottleneck (the delay grew by GW_AR_GROWING or more over it): a delay a few
+ * milliseconds up may be the path's own jitter, or the router's, while the shaper, not the
+ * line, holds the flows, and what they carried then is the shaper's rate, which each such
+ * step would otherwise ratchet the line down to. */
 static double ease_to(struct gw_ar_dir *x)
 {
 	double est = x->carried > 0 ? x->carried : x->achieved;
 
-	x->want_line = est;
+	x->want_line = x->slope >= GW_AR_GROWING ? est : 0;
 	return fmin(est > 0 ? est : x->rate, x->rate) * (1 - GW_AR_NEAR);
 }
 
 /* Near the line, under load: a queue caught early (GW_AR_EARLY_SAMPLES of the last
- * GW_AR_EARLY_WINDOW samples over GW_AR_EARLY of the threshold) is the rate just past the
- * line's: ease now, not once it is bloat. Once per hold. */
+ * GW_AR_EARLY_WINDOW samples over GW_AR_EARLY of the threshold, and the smoothed delay over
+ * GW_AR_EARLY_SMOOTHED of it: a queue that builds, not two spikes of the path's jitter) is
+ * the rate just past the line's: ease now, not once it is bloat. Once per hold. */
 static bool early(const struct gw_ar_dir *x, double now)
 {
 	double hold = (double)x->cfg.hold_us / 1e6;
 
 	return window_count(&x->early) >= GW_AR_EARLY_SAMPLES && in_band(x, now) &&
+	       x->delta_ms >= GW_AR_EARLY_SMOOTHED * gw_ar_threshold_ms(x) &&
 	       x->loaded_mono > 0 && now - x->loaded_mono <= GW_AR_LOADED_MEMORY_S &&
 	       now - x->last_ease >= hold && now - x->last_cut >= hold;
 }
@@ -360,10 +366,13 @@ unsigned int gw_ar_load(struct gw_ar_ctl *c, int d, double achieved, double now)
 	 * queue past it (the delay's growth over the pass, as a share of the time) */
 	x->carried_prev = x->carried;
 	if (x->achieved_mono > 0 && now > x->achieved_mono) {
-		double slope = (x->delta_ms - x->pass_delta_ms) / 1e3 / (now - x->achieved_mono);
-
-		x->carried = (achieved > 0 ? achieved : 0) / (1 + fmax(0, slope));
+		x->slope = (x->delta_ms - x->pass_delta_ms) / 1e3 / (now - x->achieved_mono);
+		/* at most GW_AR_CARRY_MAX less: over a pass that a sudden queue fills, the
+		 * smoothed delay catches up on more than the pass added */
+		x->carried = (achieved > 0 ? achieved : 0) /
+			     (1 + fmin(GW_AR_CARRY_MAX, fmax(0, x->slope)));
 	} else {
+		x->slope = 0;
 		x->carried = achieved > 0 ? achieved : 0;
 	}
 	x->pass_delta_ms = x->delta_ms;

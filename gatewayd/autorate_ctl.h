@@ -50,6 +50,7 @@ struct gw_ar_dir {
 	double carried, carried_prev;	/* the same less what went into the queue past the
 					 * shaper in the pass: a cut goes towards the larger */
 	double pass_delta_ms;		/* delta_ms at the last pass */
+	double slope;			/* how fast the delay grew over it, s/s */
 	double achieved_mono;		/* when it was seen; 0: never */
 	double achieved_prev_mono;	/* when the pass before was: the last one's start */
 	double last_cut, last_step;	/* monotonic seconds of the last cut, last change */
@@ -137,14 +138,16 @@ struct gw_ar_ctl {
  * - after a cut deeper than `cut` (a deep queue, drained in GW_AR_DRAIN_S), the first raise
  *   goes straight back to cut times the line: the depth was for the queue, not the line;
  * - in the band, under load, GW_AR_EARLY_SAMPLES of the last GW_AR_EARLY_WINDOW samples over
- *   GW_AR_EARLY of the threshold are the rate just past the line's: the shaper, still full,
+ *   GW_AR_EARLY of the threshold, with the smoothed delay over GW_AR_EARLY_SMOOTHED of it
+ *   (two spikes of jitter do not move it that far), are the rate just past the line's: the shaper, still full,
  *   lets through more than the line carries and the difference builds the queue past it
  *   (1% over at 4 Mbit/s: 10 ms a second), so a queue caught at a few milliseconds is
  *   eased then, not cut as bloat at the threshold, later and deeper;
  * - a queue that stands between GW_AR_RAISE_BELOW of the threshold and the threshold for
  *   GW_AR_EASE_AFTER_S elsewhere is not bloat yet either, but it is the rate's.
  * Easing goes to GW_AR_NEAR under what the line carried in the last pass (what passed the
- * shaper less the queue's growth), which is the measured line from then on; once per hold. */
+ * shaper less the queue's growth), once per hold; that is the measured line from then on
+ * when the pass showed the line to be the bottleneck (the delay grew by GW_AR_GROWING). */
 #define GW_AR_LINE_MEMORY_S 30.0
 #define GW_AR_NEAR 0.03
 #define GW_AR_FINE 0.25
@@ -154,6 +157,9 @@ struct gw_ar_ctl {
 #define GW_AR_EARLY 0.5
 #define GW_AR_EARLY_SAMPLES 2
 #define GW_AR_EARLY_WINDOW 3
+#define GW_AR_EARLY_SMOOTHED 0.4
+#define GW_AR_GROWING 0.01	/* s of delay a second: 10 ms in a second */
+#define GW_AR_CARRY_MAX 0.1	/* what the line carried: at most a tenth under what passed */
 
 /* dir[d] may be NULL (autorate off there); rate[d] is what the kernel has now. */
 void gw_ar_init(struct gw_ar_ctl *c, const struct gw_autorate_cfg *cfg[2], const double rate[2]);
