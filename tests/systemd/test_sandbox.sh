@@ -78,10 +78,11 @@ check "WATCHDOG=1 keeps coming" wait_for '[ "$(nl_count WATCHDOG=1)" -ge 3 ]' 5
 # --- MemoryMax=, TasksMax= ---
 MEM_MAX=$(numfmt --from=iec "$(unit_value MemoryMax)")
 TASKS_MAX=$(unit_value TasksMax)
-# what the unit's comment counts: main, the HTTP guard, two per listen address (one here)
-TASKS_WANT=4
+# what the unit's comment counts: main, the HTTP guard, the login limiter, two per listen
+# address (one here)
+TASKS_WANT=5
 tasks_now() { find "/proc/$GW_PID/task" -mindepth 1 -maxdepth 1 | wc -l; }
-check "the daemon runs $TASKS_WANT tasks (main, HTTP guard, 2 HTTP threads), under TasksMax=$TASKS_MAX" \
+check "the daemon runs $TASKS_WANT tasks (main, HTTP guard, login limiter, 2 HTTP threads), under TasksMax=$TASKS_MAX" \
 	eval '[ "$(tasks_now)" -eq $TASKS_WANT ] && [ $TASKS_WANT -le $((TASKS_MAX / 2)) ]'
 rss_kib() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$GW_PID/status"; }
 check "VmRSS $(rss_kib) KiB is under a tenth of MemoryMax=$(unit_value MemoryMax)" \
