@@ -147,11 +147,12 @@ done
 # goodput). make test runs this suite alone, after both lanes, so that its steps are judged.
 # The bounds are what this controller holds run after run in this guest, so that a regression
 # shows; each figure also says whether it met issue 14's (induced p95 15 ms, goodput 80%):
-# on a quiet host the p95 read 8.6-13.8 ms in 5 runs of 6 (20.5 once), the upload's goodput
-# 80-89%, the download's 55-87% (its probes see the bursts the server's flows put into the
+# on a quiet host the p95 read 8.6-13.8 ms in 5 runs of 7 (20.5 and 23.8 in the others: the
+# settled part of a 9 s step is 6 s of probes), the upload's goodput 80-89%, the download's
+# 55-87% (its probes see the bursts the server's flows put into the
 # box before the gateway's ingress shaper, which eases them; docs/compare.md)
 BUSY_MAX=85
-P95_MAX=25 UP_MIN=0.75 DOWN_MIN=0.5
+P95_MAX=30 UP_MIN=0.75 DOWN_MIN=0.5
 autorate_figures() {
 	local R=$1 k p95 d s rec busy issue
 	for ((k = 0; k < nsteps; k++)); do
