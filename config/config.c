@@ -15,7 +15,6 @@
 #define INTERVAL_MAX 60000000LL		/* 60s */
 #define INTERVAL_DEFAULT 1000000LL	/* 1s */
 #define LISTEN_DEFAULT "127.0.0.1:9180"
-#define ABS_PATH_MAX 4095		/* PATH_MAX less the NUL */
 
 static const char *const root_keys[] = { "listen", "interval", "links", "auth_file",
 					  "keep_on_stop", "probe", "compare_dir",
@@ -128,26 +127,6 @@ static int parse_listen(struct cfg_parser *p, const config_setting_t *root, stru
 }
 
 /*
- * auth_file = "/etc/gatewayd/users", compare_dir = "/var/lib/gatewayd/compare": absolute, so
- * they do not depend on the directory the daemon runs in. auth_file's contents are the web
- * UI's to read and check when it starts.
- */
-static int parse_abs_path(struct cfg_parser *p, const config_setting_t *root, const char *key,
-			  char **out)
-{
-	const char *v = NULL;
-	int ret = cfg_get_string(p, root, key, NULL, ABS_PATH_MAX, &v);
-
-	if (ret <= 0)
-		return ret;
-	if (v[0] != '/')
-		return cfg_error(p, config_setting_get_member(root, key), NULL,
-				 "'%s' \"%.64s\" must be an absolute path", key, v);
-	*out = strdup(v);
-	return *out ? 0 : -ENOMEM;
-}
-
-/*
  * `unconfigured = true;` marks a file that shapes nothing yet (the one a package installs):
  * it may then have neither links nor containers, and the daemon runs with an empty tree.
  * Together with either it would be a file that says two things, so it is refused there.
@@ -209,13 +188,15 @@ static int parse_root(struct cfg_parser *p, const config_setting_t *root, struct
 			   &cfg->interval_us);
 	if (ret < 0)
 		return ret;
-	ret = parse_abs_path(p, root, "auth_file", &cfg->auth_file);
+	/* auth_file = "/etc/gatewayd/users": its contents are the web UI's to read and check
+	 * when it starts */
+	ret = cfg_get_abs_path(p, root, "auth_file", &cfg->auth_file);
 	if (ret)
 		return ret;
 	ret = cfg_parse_http(p, root, cfg);
 	if (ret)
 		return ret;
-	ret = parse_abs_path(p, root, "compare_dir", &cfg->compare_dir);
+	ret = cfg_get_abs_path(p, root, "compare_dir", &cfg->compare_dir);
 	if (ret)
 		return ret;
 	ret = cfg_get_bool(p, root, "keep_on_stop", NULL, &cfg->keep_on_stop);

@@ -49,6 +49,12 @@ bool cfg_valid_ifname(const char *s);
  */
 int cfg_get_string(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		   const char *where, size_t maxlen, const char **out);
+/* An absolute path (at most CFG_ABS_PATH_MAX bytes) at key, strdup'ed into *out: 0 (an absent
+ * key leaves *out as it was), or -errno after a FILE:LINE error. Absolute, so it does not
+ * depend on the directory the daemon runs in. */
+#define CFG_ABS_PATH_MAX 4095		/* PATH_MAX less the NUL */
+int cfg_get_abs_path(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		     char **out);
 int cfg_get_int(struct cfg_parser *p, const config_setting_t *grp, const char *key,
 		const char *where, int64_t min, int64_t max, int64_t *out);
 int cfg_get_bool(struct cfg_parser *p, const config_setting_t *grp, const char *key,

@@ -6,26 +6,10 @@
 
 #include "config/parse.h"
 
-#define PATH_MAX_LEN 4095
 #define HOST_MAX_LEN 253		/* a DNS name */
 #define FAIL_LIMIT_DEFAULT 5
 #define BACKOFF_DEFAULT 60000000LL	/* 60 s */
 #define MEMORY_DEFAULT (16LL << 20)
-
-static int abs_path(struct cfg_parser *p, const config_setting_t *root, const char *key,
-		    char **out)
-{
-	const char *v = NULL;
-	int ret = cfg_get_string(p, root, key, NULL, PATH_MAX_LEN, &v);
-
-	if (ret <= 0)
-		return ret;
-	if (v[0] != '/')
-		return cfg_error(p, config_setting_get_member(root, key), NULL,
-				 "'%s' \"%.64s\" must be an absolute path", key, v);
-	*out = strdup(v);
-	return *out ? 0 : -ENOMEM;
-}
 
 /* A host name as a Host header carries it: letters, digits, '-', '.', or "*" alone. */
 static bool valid_host(const char *s)
@@ -73,8 +57,8 @@ static int tls_and_auth(struct cfg_parser *p, const config_setting_t *root,
 	const config_setting_t *key = config_setting_get_member(root, "tls_key");
 	int ret;
 
-	if ((ret = abs_path(p, root, "tls_cert", &cfg->tls_cert)) ||
-	    (ret = abs_path(p, root, "tls_key", &cfg->tls_key)))
+	if ((ret = cfg_get_abs_path(p, root, "tls_cert", &cfg->tls_cert)) ||
+	    (ret = cfg_get_abs_path(p, root, "tls_key", &cfg->tls_key)))
 		return ret;
 	if (!cfg->tls_cert != !cfg->tls_key)
 		return cfg_error(p, cert ? cert : key, NULL, "'tls_cert' and 'tls_key' go together: "

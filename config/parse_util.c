@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/parse.h"
@@ -157,6 +158,21 @@ int cfg_get_string(struct cfg_parser *p, const config_setting_t *grp, const char
 				 maxlen);
 	*out = v;
 	return 1;
+}
+
+int cfg_get_abs_path(struct cfg_parser *p, const config_setting_t *grp, const char *key,
+		     char **out)
+{
+	const char *v = NULL;
+	int ret = cfg_get_string(p, grp, key, NULL, CFG_ABS_PATH_MAX, &v);
+
+	if (ret <= 0)
+		return ret;
+	if (v[0] != '/')
+		return cfg_error(p, config_setting_get_member(grp, key), NULL,
+				 "'%s' \"%.64s\" must be an absolute path", key, v);
+	*out = strdup(v);
+	return *out ? 0 : -ENOMEM;
 }
 
 int cfg_get_int(struct cfg_parser *p, const config_setting_t *grp, const char *key,
