@@ -119,8 +119,10 @@ if [ -n "$tls_port" ]; then
 	if [ $san = 1 ]; then
 		echo "skip - the good client's time under ASan (median $gmed ms, max $gmax ms): the plain build checks it"
 	else
-		check "  each in under 100 ms (median $gmed ms, max $gmax ms)" \
-			awk -v m="$gmax" 'BEGIN { exit !(m < 100) }'
+		# the median: a good client queued behind the guesser's crypt calls would wait for
+		# them every time; one slow answer in 20 is the host (a CI lane beside it read 188 ms)
+		check "  its median answer under 20 ms (median $gmed ms, max $gmax ms)" \
+			awk -v m="$gmed" 'BEGIN { exit !(m < 20) }'
 	fi
 	took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a + 1 }')
 	# every attempt is a line or counted in a "N more" line, once the last window closes

@@ -99,14 +99,25 @@ function r(name, cond) { print (cond ? "ok - " : "not ok - ") name; if (!cond) b
 iperf3 --version >/dev/null; curl --version >/dev/null; jq --version >/dev/null
 "$GW" --version >/dev/null
 KINDS=${GW_LAT_KINDS:-fifo fq_codel cake}
-for k in $KINDS; do
-	case $k in
+run_kind() {
+	case $1 in
 	fifo) run fifo 'kind = "fifo"; limit = 1000;' ;;
 	fq_codel) run fq_codel 'kind = "fq_codel";' ;;
 	cake) run cake 'kind = "cake";' ;;
 	esac
+}
+for k in $KINDS; do
+	run_kind "$k"
+	# a host that starves the guest shows as probes judged idle during the load (the guest
+	# could not keep 20 mbit full) and as stalls the probes count as latency: fewer than 250
+	# of the load's ~350 probes judged loaded (325-375 on a quiet host) runs that kind again,
+	# once, and the second run is judged whatever it found
+	n=$(jq -r '.links[0].directions[0].latency.loaded.samples // 0' "$T/load-$k.json" 2>/dev/null)
+	if [ "${n:-0}" -lt 250 ]; then
+		echo "# $k: only ${n:-0} of ~350 probes during the load found the link loaded (the host starves the guest): run again"
+		run_kind "$k"
+	fi
 	[ -f "$T/load-$k.json" ] && judge "$k"
 	echo "# $k done at $(el) s"
 done
 uml_status
-
