@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "webui/auth.h"
+#include "webui/readfile.h"
 
 #define HASH_MAX 512
 
@@ -42,41 +43,26 @@ static int load_err(char *err, size_t errlen, const char *file, int line, const 
 /* The whole file, NUL-terminated; a regular file no bigger than GW_AUTH_FILE_MAX. */
 static int read_small(const char *file, char **out, char *err, size_t errlen)
 {
-	struct stat st;
-	size_t len = 0;
-	ssize_t n;
-	char *buf;
 	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY), r;
+	struct stat st;
+	size_t len;
 
 	if (fd < 0) {
 		r = -errno;
 		return load_err(err, errlen, file, 0, strerror(-r), r);
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > GW_AUTH_FILE_MAX) {
-		close(fd);
+	r = gw_webui_read_file(fd, GW_AUTH_FILE_MAX, &st, out, &len);
+	close(fd);
+	if (r == -EINVAL || r == -EFBIG)
 		return load_err(err, errlen, file, 0, "not a regular file of at most 64 KiB",
 				-EINVAL);
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		close(fd);
-		return load_err(err, errlen, file, 0, "out of memory", -ENOMEM);
-	}
-	while (len < (size_t)st.st_size) {
-		n = read(fd, buf + len, (size_t)st.st_size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (strlen(buf) != len) {
-		free(buf);
+	if (r)
+		return load_err(err, errlen, file, 0, strerror(-r), r);
+	if (strlen(*out) != len) {
+		free(*out);
+		*out = NULL;
 		return load_err(err, errlen, file, 0, "contains a NUL byte", -EINVAL);
 	}
-	*out = buf;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <microhttpd.h>
 #include "webui/auth.h"
 #include "webui/conf.h"
+#include "webui/readfile.h"
 
 static int sig_of(const char *path, struct gw_file_sig *sig)
 {
@@ -44,44 +45,33 @@ static int read_pem(const char *path, const char *what, char **out, struct gw_fi
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), r;
 	struct stat st;
-	size_t len = 0;
-	ssize_t n;
-	char *buf;
+	size_t len;
 
 	if (fd < 0) {
 		r = -errno;
 		snprintf(err, errlen, "%s %s: %s", what, path, strerror(-r));
 		return r;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 1 ||
-	    st.st_size > GW_WEBUI_PEM_MAX) {
-		close(fd);
+	r = gw_webui_read_file(fd, GW_WEBUI_PEM_MAX, &st, out, &len);
+	close(fd);
+	if (r == -EINVAL || r == -EFBIG || (!r && !len)) {
+		free(*out);
+		*out = NULL;
 		snprintf(err, errlen, "%s %s: not a regular file of 1 byte to 64 KiB", what, path);
 		return -EINVAL;
 	}
+	if (r) {
+		snprintf(err, errlen, "%s %s: %s", what, path, strerror(-r));
+		return r;
+	}
 	*sig = (struct gw_file_sig){ st.st_dev, st.st_ino, st.st_size, st.st_mtim };
-	if (!(buf = malloc((size_t)st.st_size + 1))) {
-		close(fd);
-		snprintf(err, errlen, "%s: out of memory", what);
-		return -ENOMEM;
-	}
-	while (len < (size_t)st.st_size) {
-		n = read(fd, buf + len, (size_t)st.st_size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (!strstr(buf, "-----BEGIN ")) {
-		explicit_bzero(buf, len);
-		free(buf);
+	if (!strstr(*out, "-----BEGIN ")) {
+		explicit_bzero(*out, len);
+		free(*out);
+		*out = NULL;
 		snprintf(err, errlen, "%s %s: not a PEM file (no \"-----BEGIN\" line)", what, path);
 		return -EINVAL;
 	}
-	*out = buf;
 	return 0;
 }
 

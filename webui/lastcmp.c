@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "webui/lastcmp.h"
+#include "webui/readfile.h"
 
 /* A queue --compare names: a qdisc kind's name (lower case, digits, '_'), or one with
  * "-shaper" (a kind that shapes by itself); webui/ knows no kind list of its own. */
@@ -81,8 +82,6 @@ static int read_bounded(const char *dir, const char *name, size_t max, char **ou
 			struct stat *st, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 64];
-	size_t have = 0;
-	char *buf;
 	int fd, e;
 
 	if (!dir[0]) {
@@ -100,50 +99,20 @@ static int read_bounded(const char *dir, const char *name, size_t max, char **ou
 			snprintf(err, errlen, "%s: %s", path, strerror(e));
 		return e == ENOTDIR ? -ENOENT : e == ELOOP ? -EACCES : -e;
 	}
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+	e = -gw_webui_read_file(fd, max, st, out, len);
+	close(fd);
+	if (e == EINVAL)
 		snprintf(err, errlen, "%s: not a regular file", path);
-		close(fd);
-		return -EACCES;
-	}
-	if ((uint64_t)st->st_size > max) {
+	else if (e == EFBIG)
 		snprintf(err, errlen, "%s: %lld bytes, over the %zu this page reads", path,
 			 (long long)st->st_size, max);
-		close(fd);
-		return -EFBIG;
-	}
-	buf = malloc((size_t)st->st_size + 1);
-	if (!buf) {
-		close(fd);
+	else if (e == EAGAIN)	/* grew while read: not a renamed file */
+		snprintf(err, errlen, "%s: changed while read", path);
+	else if (e == ENOMEM)
 		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t r = read(fd, buf + have, (size_t)st->st_size + 1 - have);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			e = errno;
-			snprintf(err, errlen, "%s: %s", path, strerror(e));
-			free(buf);
-			close(fd);
-			return -e;
-		}
-		if (r == 0)
-			break;
-		have += (size_t)r;
-		if (have > (size_t)st->st_size) {	/* grew while read: not a renamed file */
-			snprintf(err, errlen, "%s: changed while read", path);
-			free(buf);
-			close(fd);
-			return -EAGAIN;
-		}
-	}
-	close(fd);
-	buf[have] = 0;
-	*out = buf;
-	*len = have;
-	return 0;
+	else if (e)
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+	return e == EINVAL ? -EACCES : -e;
 }
 
 /* A double written with 10 significant digits: the file's figures carry 3 decimals (an RTT of
