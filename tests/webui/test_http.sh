@@ -2,53 +2,9 @@
 # tests/webui/test_http.sh: the HTTP server against the fake snapshot source: routes, methods,
 # query checks, headers, basic auth, and malformed, oversized, idle and slow clients.
 # No root. Prints "ok - ..." / "not ok - ..." / "skip - ..." lines for tests/run.
-set -u
-cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
-FAKE=$BUILD/tests/webui-fake-server
-tmp=$(mktemp -d)
-pids=()
-# wait_for CONDITION TIMEOUT [WHAT]
-. tests/wait_for.sh
-
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { # check NAME CMD...: ok when CMD succeeds
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else bad "$name"; fi
-}
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# start_fake NAME ARGS...: runs the fake server, waits for "ready", sets $port
-start_fake() {
-	local name=$1 i
-	shift
-	port=$(free_port)
-	"$FAKE" -l "127.0.0.1:$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-	pids+=($!)
-	wait_for "grep -q ready '$tmp/$name.out' 2>/dev/null" 5 "the fake server $name to say ready" && return 0
-	echo "# $name did not start: $(cat "$tmp/$name.err")"
-	return 1
-}
-
-if [ ! -x "$FAKE" ]; then
-	bad "fake server $FAKE is built (make unit-bins)"
-	exit 1
-fi
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/webui/lib.sh
+. tests/webui/lib.sh
 if ! start_fake main; then
 	bad "fake server starts"
 	exit 1

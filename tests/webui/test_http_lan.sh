@@ -5,54 +5,10 @@
 # the Host check, and the memory replies in flight may hold (64 addresses x 32 connections
 # that never read). No root: the clients use 127.0.0.0/8's addresses.
 # Prints "ok - ..." / "not ok - ..." / "skip - ..." lines for tests/run.
-set -u
-cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
-FAKE=$BUILD/tests/webui-fake-server
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/webui/lib.sh
+. tests/webui/lib.sh
 CLIENTS="python3 tests/webui/lan_clients.py"
-tmp=$(mktemp -d)
-pids=()
-. tests/wait_for.sh
-
-cleanup() {
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { # check NAME CMD...: ok when CMD succeeds
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else bad "$name"; fi
-}
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# start_fake NAME ARGS...: runs the fake server, waits for "ready", sets $port and $fpid
-start_fake() {
-	local name=$1
-	shift
-	port=$(free_port)
-	"$FAKE" -l "127.0.0.1:$port" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-	fpid=$!
-	pids+=($fpid)
-	wait_for "grep -q ready '$tmp/$name.out' 2>/dev/null" 5 "the fake server $name to say ready" && return 0
-	echo "# $name did not start: $(cat "$tmp/$name.err")"
-	return 1
-}
-
-if [ ! -x "$FAKE" ]; then
-	bad "fake server $FAKE is built (make unit-bins)"
-	exit 1
-fi
 C="curl -s --max-time 5"
 # Under ASan+UBSan the figures are the sanitizer's (its quarantine keeps freed memory, every
 # access costs): the bounds on time and memory are checked in the plain build only.
