@@ -708,6 +708,26 @@ static void test_idle(void)
 	CHECK(gw_ar_load(&c, 0, MBIT(1), 8) == 0, "idle: the time counts from the last load");
 }
 
+/* A fresh controller (40 Mbit/s both ways) with the directions loaded at t 1 (bytes/s up and
+ * down; NAN: not loaded), a baseline sample of 20 ms round trip and base_owd each way, then
+ * three samples of rtt, up and down ms: the directions those cut, as a mask. */
+static unsigned int bloat_after_base(struct gw_ar_ctl *c, const struct gw_autorate_cfg *up,
+				     const struct gw_autorate_cfg *down, double load_up,
+				     double load_down, double base_owd, double rtt, double owd_up,
+				     double owd_down)
+{
+	unsigned int m = 0;
+
+	ctl_init(c, up, down);
+	gw_ar_load(c, 0, load_up, 1);
+	if (!isnan(load_down))
+		gw_ar_load(c, 1, load_down, 1);
+	gw_ar_sample(c, 0, 20, base_owd, base_owd, 1);
+	for (int i = 0; i < 3; i++)
+		m |= gw_ar_sample(c, 0, rtt, owd_up, owd_down, 1.01 + i * 0.01);
+	return m;
+}
+
 static void test_owd_vs_rtt(void)
 {
 	struct gw_autorate_cfg up = ar_cfg(5, 40, 80), down = ar_cfg(5, 40, 80);
@@ -715,61 +735,26 @@ static void test_owd_vs_rtt(void)
 	unsigned int m = 0;
 
 	/* one-way delays: only the direction that bloats is cut, loaded or not */
-	ctl_init(&c, &up, &down);
-	gw_ar_load(&c, 0, MBIT(39), 1);
-	gw_ar_load(&c, 1, MBIT(39), 1);
-	gw_ar_sample(&c, 0, 20, 10, 10, 1);
-	for (int i = 0; i < 3; i++)
-		m |= gw_ar_sample(&c, 0, 60, 10, 50, 1.01 + i * 0.01);
+	m = bloat_after_base(&c, &up, &down, MBIT(39), MBIT(39), 10, 60, 10, 50);
 	CHECK(m == 2 && c.dir[1].bloated && !c.dir[0].bloated, "OWD: only download cut (m %u)", m);
 	/* a 5 ms standing the download's way and 7 ms the upload's: neither over its own 10 ms,
 	 * the round trip's 12 over the threshold: the larger share, the upload's, is cut */
-	ctl_init(&c, &up, &down);
-	gw_ar_load(&c, 0, MBIT(39), 1);
-	gw_ar_load(&c, 1, MBIT(39), 1);
-	gw_ar_sample(&c, 0, 20, 10, 10, 1);
-	m = 0;
-	for (int i = 0; i < 3; i++)
-		m |= gw_ar_sample(&c, 0, 32, 17, 15, 1.01 + i * 0.01);
+	m = bloat_after_base(&c, &up, &down, MBIT(39), MBIT(39), 10, 32, 17, 15);
 	CHECK(m == 1 && c.dir[0].bloated && !c.dir[1].bloated, "OWD: the round trip over the "
 	      "threshold, the larger share cut (m %u)", m);
 	/* the same 5 ms with the upload at 4: the round trip is within it, nothing is cut */
-	ctl_init(&c, &up, &down);
-	gw_ar_load(&c, 0, MBIT(39), 1);
-	gw_ar_load(&c, 1, MBIT(39), 1);
-	gw_ar_sample(&c, 0, 20, 10, 10, 1);
-	m = 0;
-	for (int i = 0; i < 3; i++)
-		m |= gw_ar_sample(&c, 0, 29, 14, 15, 1.01 + i * 0.01);
+	m = bloat_after_base(&c, &up, &down, MBIT(39), MBIT(39), 10, 29, 14, 15);
 	CHECK(m == 0 && !c.dir[0].bloated && !c.dir[1].bloated, "OWD: 4 + 5 ms is no bloat (m %u)",
 	      m);
 	/* round trips alone: both loaded directions are cut */
-	ctl_init(&c, &up, &down);
-	gw_ar_load(&c, 0, MBIT(39), 1);
-	gw_ar_load(&c, 1, MBIT(39), 1);
-	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
-	m = 0;
-	for (int i = 0; i < 3; i++)
-		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.01 + i * 0.01);
+	m = bloat_after_base(&c, &up, &down, MBIT(39), MBIT(39), NAN, 60, NAN, NAN);
 	CHECK(m == 3, "RTT: both loaded directions cut (m %u)", m);
 	/* round trips alone: only the loaded one */
-	ctl_init(&c, &up, &down);
-	gw_ar_load(&c, 0, MBIT(39), 1);
-	gw_ar_load(&c, 1, MBIT(2), 1);
-	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
-	m = 0;
-	for (int i = 0; i < 3; i++)
-		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.01 + i * 0.01);
+	m = bloat_after_base(&c, &up, &down, MBIT(39), MBIT(2), NAN, 60, NAN, NAN);
 	CHECK(m == 1, "RTT: only the loaded direction cut (m %u)", m);
 	/* a line far below the starting rate: never loaded by load_threshold; the busiest
 	 * direction (12 of 40, ACKs the other way) is the bloated one */
-	ctl_init(&c, &up, &down);
-	gw_ar_load(&c, 0, MBIT(12), 1);
-	gw_ar_load(&c, 1, MBIT(0.5), 1);
-	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
-	m = 0;
-	for (int i = 0; i < 3; i++)
-		m |= gw_ar_sample(&c, 0, 60, NAN, NAN, 1.01 + i * 0.01);
+	m = bloat_after_base(&c, &up, &down, MBIT(12), MBIT(0.5), NAN, 60, NAN, NAN);
 	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(40) * 0.9) < MBIT(0.1), "RTT: nothing loaded: the "
 	      "busiest direction cut, from its rate (m %u, %.2f)", m, c.dir[0].want / 125000);
 	/* a pass that saw the bloat whole: towards what that direction carried */
@@ -781,12 +766,7 @@ static void test_owd_vs_rtt(void)
 	CHECK(m == 1 && fabs(c.dir[0].want - MBIT(12) * 0.9) < MBIT(0.1), "RTT: then towards its "
 	      "achieved rate (m %u, %.2f)", m, c.dir[0].want / 125000);
 	/* a one-way sample with one side missing is judged as a round trip */
-	ctl_init(&c, &up, &down);
-	gw_ar_load(&c, 0, MBIT(39), 1);
-	gw_ar_sample(&c, 0, 20, NAN, NAN, 1);
-	m = 0;
-	for (int i = 0; i < 3; i++)
-		m |= gw_ar_sample(&c, 0, 60, 50, NAN, 1.01 + i * 0.01);
+	m = bloat_after_base(&c, &up, &down, MBIT(39), NAN, NAN, 60, 50, NAN);
 	CHECK(m == 1 && c.rtt.n == 4, "OWD: half a pair is a round trip");
 }
 
