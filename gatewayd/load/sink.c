@@ -19,6 +19,7 @@
 #include "gatewayd/sys/clock.h"
 #include "gatewayd/sys/log.h"
 #include "gatewayd/sys/fd.h"
+#include "gatewayd/sys/privdrop.h"
 #include "gatewayd/load/sink.h"
 #include "gatewayd/sys/ratelog.h"
 #include "gatewayd/sys/signals.h"
@@ -732,6 +733,14 @@ int gw_sink_main(const char *const *addrs, size_t n, const struct gw_sink_opts *
 	epoll_ctl(ep, EPOLL_CTL_ADD, gw_sink_fd(s), &ev);
 	gw_sink_set_access(s, &acc);
 	explicit_bzero(&acc, sizeof(acc));
+	/* bound, and the token read: nothing from here on needs root */
+	if (gw_drop_to_nobody(err, sizeof(err))) {
+		gw_log(GW_LOG_ERR, "sink: giving up privileges: %s", err);
+		gw_sink_free(s);
+		close(ep);
+		close(sfd);
+		return 1;
+	}
 	for (size_t i = 0; i < n; i++)
 		gw_log(GW_LOG_INFO, "sink: listening on %s (port %d)", addrs[i], gw_sink_port(s, i));
 	gw_log(GW_LOG_INFO, "sink: serving %s; at most %d connections from one address",

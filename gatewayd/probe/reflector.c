@@ -22,6 +22,7 @@
 #include "gatewayd/probe/stamp.h"
 #include "gatewayd/sys/clock.h"
 #include "gatewayd/sys/fd.h"
+#include "gatewayd/sys/privdrop.h"
 #include "gatewayd/sys/ratelog.h"
 #include "gatewayd/sys/signals.h"
 
@@ -272,6 +273,7 @@ int gw_reflect_run(const char *addr, double rate, FILE *log, struct gw_reflect_s
 {
 	struct reflector *r;
 	struct sockaddr_storage ss;
+	char why[128];
 	socklen_t len;
 	int ret;
 
@@ -299,6 +301,11 @@ int gw_reflect_run(const char *addr, double rate, FILE *log, struct gw_reflect_s
 	if ((r->sfd = gw_signalfd(SIGTERM, SIGINT, SIGUSR1, 0)) < 0 || (r->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "reflect: %s", strerror(errno));
+		goto out;
+	}
+	/* bound: nothing from here on needs root */
+	if ((ret = gw_drop_to_nobody(why, sizeof(why)))) {
+		snprintf(err, errlen, "reflect: giving up privileges: %s", why);
 		goto out;
 	}
 	fprintf(log, "reflect: answering probes on %s (at most %.0f a second from one address)\n",

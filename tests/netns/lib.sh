@@ -169,3 +169,8 @@ tree() {
 
 # qdisc_json NS DEV: tc -j qdisc show.
 qdisc_json() { ip netns exec "$1" tc -j qdisc show dev "$2"; }
+# privs PID: "UID CAPEFF CAPPRM NONEWPRIVS" of a process, from its /proc status
+privs() { awk '/^Uid:/ { u = $2 } /^CapEff:/ { e = $2 } /^CapPrm:/ { p = $2 } /^NoNewPrivs:/ { n = $2 }
+	END { print u, e, p, n }' "/proc/$1/status" 2>/dev/null; }
+# what privs says of a server that gave up root (gw_drop_to_nobody)
+DROPPED="$(id -u nobody 2>/dev/null || echo 65534) 0000000000000000 0000000000000000 1"

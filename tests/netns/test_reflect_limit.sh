@@ -24,6 +24,8 @@ RPID=$!
 PIDS+=("$RPID")
 wait_for "grep -q answering '$RLOG'" 5 "the reflector to log that it answers"
 check "the reflector says its rate per source" grep -q "at most $RATE a second from one address" "$RLOG"
+check "bound, the reflector runs as nobody with no capabilities and no_new_privs ($(privs "$RPID"))" \
+	test "$(privs "$RPID")" = "$DROPPED"
 
 # the flood: valid requests (docs/probe-protocol.md) from 10.82.0.2 at PPS a second for 2 s,
 # replies drained as they come; prints "SENT REPLIES"

@@ -143,6 +143,8 @@ sink_stop
 
 # 2. --token-file: the token admits, its absence or a wrong one does not
 sink_start token --sink "$SINK:7102" --token-file "$TOKEN_FILE"
+check "bound and the token read, the sink runs as nobody with no capabilities and no_new_privs ($(privs "$SPID"))" \
+	test "$(privs "$SPID")" = "$DROPPED"
 read -r st bytes < <(client one "$IN" "$SINK" 7102 2 "$TOKEN")
 check "token: a client with it is served (status ${st:-none}, $bytes bytes)" \
 	test "${st:-1}" = 0 -a "${bytes:-0}" -gt 100000
