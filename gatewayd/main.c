@@ -20,6 +20,7 @@
 #include "gatewayd/loop.h"
 #include "gatewayd/sys/instance.h"
 #include "gatewayd/sys/notify.h"
+#include "gatewayd/sys/privdrop.h"
 #include "gatewayd/probe/cli.h"
 #include "gatewayd/probe/reflector.h"
 #include "gatewayd/sampler.h"
@@ -133,6 +134,14 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	if (cfg->unconfigured)
 		gw_log(GW_LOG_INFO, "unconfigured = true: nothing is shaped until the file has "
 		       "links or containers (gatewayd.conf(5)) and is reloaded");
+	/* started: the tree applied, the page bound, the kinds probed; from here on rtnetlink,
+	 * nftables and the probes' raw sockets are all it needs */
+	if ((r = gw_keep_net_caps(err, sizeof(err))) < 0) {
+		gw_log(GW_LOG_ERR, "giving up capabilities: %s; stopping", err);
+		goto stop;
+	}
+	if (r)
+		gw_log(GW_LOG_WARNING, "capabilities: %s", err);
 	waiting = gw_applied_waiting(cfg, a);
 	if (waiting)
 		snprintf(more, sizeof(more), "; %zu waiting for %s interface", waiting,
@@ -144,6 +153,7 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		gw_log(GW_LOG_ERR, "link and qdisc notifications: %s; no self-healing",
 		       strerror(-r));
 	r = gw_loop_run(&ctx);
+stop:
 	gw_status_set_ctr(&st, NULL);	/* the HTTP side stops reading their history first */
 	gw_ctr_free(ctx.ctr);	/* every container tree and ifb goes */
 	gw_monitor_close(ctx.mon);

@@ -1,5 +1,7 @@
 /* gatewayd/sys/privdrop.c: a server that has bound its sockets gives up what it no longer needs. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -30,6 +32,14 @@ static int caps_clear(void)
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return -1;
 	return (int)syscall(SYS_capset, &h, d);
+}
+
+/* A capability's bit in a VERSION_3 pair of words. */
+static bool cap_in(const struct __user_cap_data_struct *d, unsigned int cap, bool permitted)
+{
+	uint32_t w = permitted ? d[cap / 32].permitted : d[cap / 32].effective;
+
+	return cap / 32 < _LINUX_CAPABILITY_U32S_3 && (w & (1u << (cap % 32)));
 }
 
 int gw_drop_to_nobody(char *err, size_t errlen)
@@ -63,5 +73,53 @@ int gw_drop_to_nobody(char *err, size_t errlen)
 		return fail(err, errlen, "capset");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return fail(err, errlen, "no_new_privs");
+	return 0;
+}
+
+int gw_keep_net_caps(char *err, size_t errlen)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3], keep[_LINUX_CAPABILITY_U32S_3];
+	const unsigned int wanted[] = { CAP_NET_ADMIN, CAP_NET_RAW };
+	bool bset_cut = true;
+
+	errno = 0;
+	if (getuid() != 0 && geteuid() != 0)
+		return 0;
+	if (syscall(SYS_capget, &h, d) < 0)
+		return fail(err, errlen, "capget");
+	memset(keep, 0, sizeof(keep));
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+		unsigned int c = wanted[i];
+
+		if (cap_in(d, c, true)) {
+			keep[c / 32].permitted |= 1u << (c % 32);
+			keep[c / 32].effective |= 1u << (c % 32);
+		}
+	}
+	/* the bounding set first: cutting it needs CAP_SETPCAP, which goes next */
+	for (unsigned int c = 0; c < 64; c++) {
+		int in = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
+
+		if (in < 0)
+			break;	/* past the kernel's last capability */
+		if (!in || c == CAP_NET_ADMIN || c == CAP_NET_RAW)
+			continue;
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
+			bset_cut = false;
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return fail(err, errlen, "clearing the ambient set");
+	h.version = _LINUX_CAPABILITY_VERSION_3;
+	h.pid = 0;
+	if (syscall(SYS_capset, &h, keep) < 0)
+		return fail(err, errlen, "capset");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return fail(err, errlen, "no_new_privs");
+	if (!bset_cut) {
+		snprintf(err, errlen, "the bounding set could not be cut (no CAP_SETPCAP): a program "
+			 "it runs as root may hold more capabilities than these two");
+		return 1;
+	}
 	return 0;
 }

@@ -13,4 +13,15 @@
  */
 int gw_drop_to_nobody(char *err, size_t errlen);
 
+/*
+ * For the daemon once it has started (its tree applied, its status page bound, its kinds
+ * probed): started as root, keep CAP_NET_ADMIN and CAP_NET_RAW (those it has of them) and
+ * give up every other capability, from the bounding set as well, so a program it runs (an
+ * iperf3 client) gets no more back; and set no_new_privs. Not root (systemd's DynamicUser
+ * with ambient capabilities): nothing to do, 0. Returns 0, 1 when the bounding set could not
+ * be cut (no CAP_SETPCAP: what it runs may hold more; err says so), or -errno with err
+ * saying which step failed.
+ */
+int gw_keep_net_caps(char *err, size_t errlen);
+
 #endif

@@ -174,3 +174,7 @@ privs() { awk '/^Uid:/ { u = $2 } /^CapEff:/ { e = $2 } /^CapPrm:/ { p = $2 } /^
 	END { print u, e, p, n }' "/proc/$1/status" 2>/dev/null; }
 # what privs says of a server that gave up root (gw_drop_to_nobody)
 DROPPED="$(id -u nobody 2>/dev/null || echo 65534) 0000000000000000 0000000000000000 1"
+# what privs and the bounding set (CapBnd) say of the daemon started as root: CAP_NET_ADMIN
+# (12) and CAP_NET_RAW (13) alone (gw_keep_net_caps)
+NET_ONLY="0 0000000000003000 0000000000003000 1 0000000000003000"
+net_privs() { echo "$(privs "$1") $(awk '/^CapBnd:/ { print $2 }' "/proc/$1/status" 2>/dev/null)"; }
