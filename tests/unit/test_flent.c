@@ -195,7 +195,7 @@ static void test_file(void)
 	CHECK_EQ_STR(str(m, "T0"), "2026-12-02T05:00:50.250000Z", "T0: the run's t = 0");
 	CHECK_EQ_STR(str(m, "DATA_FILENAME"), name, "DATA_FILENAME: the file's own name");
 	CHECK(dbl(m, "LENGTH") == 14 && dbl(m, "TOTAL_LENGTH") == 20 && dbl(m, "DELAY") == 3 &&
-	      near(dbl(m, "STEP_SIZE"), 0.1), "LENGTH 14 (the load), TOTAL_LENGTH 20, DELAY 3, STEP_SIZE 0.1");
+	      near(dbl(m, "STEP_SIZE"), 0.2), "LENGTH 14 (the load), TOTAL_LENGTH 20, DELAY 3, STEP_SIZE 0.2");
 	CHECK_EQ_STR(str(m, "HOST"), CMP_IP_SERVER, "HOST: the server");
 	CHECK_EQ_STR(str(m, "HOSTS/0"), CMP_IP_SERVER, "HOSTS");
 	CHECK_EQ_STR(str(m, "LOCAL_HOST"), "bench", "LOCAL_HOST");
@@ -237,8 +237,8 @@ static void test_file(void)
 		"Ping (ms) avg" };
 	size_t nx = json_object_array_length(get(f, "x_values")), good = 0;
 
-	CHECK(nx == 200, "x_values: every 0.1 s to the last point, 19.95 s (%zu)", nx);
-	CHECK(near(dbl(f, "x_values/35"), 3.5), "x_values are step multiples");
+	CHECK(nx == 100, "x_values: every 0.2 s to the last point, 19.95 s (%zu)", nx);
+	CHECK(near(dbl(f, "x_values/35"), 7), "x_values are step multiples");
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char p[64];
 
@@ -264,11 +264,12 @@ static void test_file(void)
 	      "pings: the replies only (the lost one left out, as flent's ping has it)");
 	CHECK(json_object_array_length(get(f, "raw_values/TCP upload sum")) == 0,
 	      "a computed series has no raw values, as flent keeps it");
-	CHECK(get(f, "results/TCP upload BE/34") == NULL && near(dbl(f, "results/TCP upload BE/35"), 4.5),
-	      "interpolated: nothing half a step before the first point, its value from it");
-	CHECK(near(dbl(f, "results/Ping (ms) ICMP/100"), 240.5) && near(dbl(f, "results/Ping (ms) ICMP/10"), 40.25),
+	CHECK(get(f, "results/TCP upload BE/16") == NULL && near(dbl(f, "results/TCP upload BE/17"), 4.5) &&
+	      near(dbl(f, "results/TCP upload BE/18"), 4.5),
+	      "interpolated: nothing before the first point but within half a step of it");
+	CHECK(near(dbl(f, "results/Ping (ms) ICMP/25"), 240.5) && near(dbl(f, "results/Ping (ms) ICMP/10"), 40.25),
 	      "pings interpolated, across the lost one");
-	CHECK(get(f, "results/TCP upload BE/170") == NULL && near(dbl(f, "results/TCP upload BE/169"), 4.5),
+	CHECK(get(f, "results/TCP upload BE/85") == NULL && near(dbl(f, "results/TCP upload BE/84"), 4.5),
 	      "the last point not repeated (flent's rule)");
 	CHECK(near(dbl(f, "results/TCP upload sum/50"), 18) && near(dbl(f, "results/TCP download sum/50"), 15.5) &&
 	      near(dbl(f, "results/TCP totals/50"), 33.5) && near(dbl(f, "results/TCP upload avg/50"), 4.5) &&
@@ -313,9 +314,51 @@ static void test_file(void)
 	cmp_result_free(&r);
 }
 
+/* A busy guest's flows report every 0.6 s, not 0.5: flent's aggregator (no value more than 5
+ * steps from the next point) must still give every step between the first and last a value,
+ * or the sums have holes and the plots' smoothed lines break. */
+static void test_late_intervals(void)
+{
+	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .rtt_us = 40000 };
+	struct cmp_result r;
+	char dir[] = "/tmp/gwflent-unit.XXXXXX", name[256], path[512], err[128];
+	unsigned char magic[2];
+	size_t holes = 0, n = 0;
+
+	snprintf(o.rate_text, sizeof(o.rate_text), "20mbit");
+	make_run(&r);
+	for (size_t i = 0; i < r.n_flows; i++)
+		for (size_t k = 0; k < r.flows[i].n; k++) {
+			r.flows[i].t[k] = 3 + 0.6 * (double)(k + 1);
+			r.flows[i].secs[k] = 0.6;
+		}
+	cmp_derive(&o, &r);
+	CHECK(mkdtemp(dir) && cmp_write_flent(dir, &o, &r, "uml", NULL, name, sizeof(name), err,
+					       sizeof(err)) == 0, "late intervals: written (%s)", err);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	struct json_object *f = load_gz(path, magic), *sum = get(f, "results/TCP upload sum");
+
+	for (size_t k = 0; sum && k < json_object_array_length(sum); k++) {
+		double t = 0.2 * (double)k;
+
+		if (t > 3.6 + 0.1 && t < 3 + 0.6 * 28 - 0.1) {
+			n++;
+			holes += json_object_array_get_idx(sum, k) == NULL;
+		}
+	}
+	CHECK(n > 60 && holes == 0, "late intervals: TCP upload sum has a value at every step (%zu of %zu empty)",
+	      holes, n);
+	CHECK_EQ_STR(str(f, "metadata/LOCAL_HOST"), "", "no sysinfo: empty, not missing");
+	json_object_put(f);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	CHECK(system(path) == 0, "scratch removed");
+	cmp_result_free(&r);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);	/* the file name has the local time, as flent's */
 	test_file();
+	test_late_intervals();
 	return tap_done();
 }
