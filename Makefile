@@ -12,7 +12,7 @@ DESTDIR ?=
 
 BUILD ?= build
 CC ?= cc
-PKGS := libnl-3.0 libnl-route-3.0 libconfig libmnl libnftnl json-c libmicrohttpd
+PKGS := libnl-3.0 libnl-route-3.0 libconfig libmnl libnftnl json-c libmicrohttpd zlib
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wformat=2 -Wmissing-prototypes -Werror
 comma := ,
@@ -138,7 +138,8 @@ test-webui: all unit-bins
 DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \
 	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
 	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 wrk \
-	clang libclang-rt-14-dev irtt groff-base dpkg-dev lintian openssl
+	clang libclang-rt-14-dev irtt groff-base dpkg-dev lintian openssl zlib1g-dev flent \
+	python3-matplotlib
 
 # Install every missing Debian package (needs root and the package mirror).
 deps:

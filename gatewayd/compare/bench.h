@@ -110,6 +110,37 @@ struct cmp_flow {
 	double mean_mbps;		/* over the TCP window (after the first second) */
 };
 
+/* One qdisc or class of the gateway's tree as the kernel reports it (read back once a run,
+ * after gatewayd applied it): what results.json's `qdiscs` and the flent file's EGRESS_INFO
+ * and INGRESS_INFO say. */
+#define CMP_MAX_TC 12
+struct cmp_tc {
+	bool cls;			/* an htb class, else a qdisc */
+	bool down;			/* on the ifb (ingress), else on the WAN side */
+	char kind[16];			/* tc's name: "htb", "fq_codel", "pfifo" */
+	uint32_t handle, parent;
+	char opts[256];			/* tc's words for its parameters */
+	char line[384];			/* the whole `tc qdisc add ...` that re-creates it */
+};
+
+/* The testbed's settings that the figures depend on, read once (sysinfo.c): what flent
+ * records as SYSCTLS and offloads, for results.json's `metadata` and the flent files. */
+#define CMP_MAX_SYSCTL 16
+#define CMP_MAX_IFS 5
+struct cmp_sysinfo {
+	char hostname[65], kernel_name[65], kernel_release[65];
+	struct cmp_sysctl {
+		const char *name;	/* "net.ipv4.tcp_ecn" */
+		char client[64], server[64];	/* "" when the namespace has none */
+	} sysctl[CMP_MAX_SYSCTL];
+	size_t n_sysctl;
+	struct cmp_ifinfo {
+		const char *ns, *name;	/* "gateway", "g1" */
+		int tso, gso, gro, lro;	/* 1 on, 0 off, -1 unknown */
+	} ifs[CMP_MAX_IFS];
+	size_t n_ifs;
+};
+
 struct cmp_pct {
 	double p50, p95, p99, mean;	/* ms; NAN when no sample */
 	size_t n, lost;
@@ -123,6 +154,9 @@ struct cmp_result {
 	double setup_s, total_s;		/* set-up before the first phase; the whole run */
 	double clients_started;			/* when the TCP flows were started; the idle
 						 * figures count only probes sent before */
+	double t0_unix;				/* the run's t = 0, wall clock (for flent) */
+	struct cmp_tc tc[CMP_MAX_TC];		/* the gateway's tree, read back */
+	size_t n_tc;
 
 	struct cmp_sample *samples;
 	size_t n_samples, cap_samples;
@@ -206,9 +240,30 @@ const char *cmp_load_error(const struct cmp_load *l);
 /* The flows' series into r->flows (appended). 0 or -ENOMEM. */
 int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r);
 
-/* compare_out.c: results.json */
+/* compare_out.c: results.json; si may be NULL (no `metadata`) */
 int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n,
-		   const char *kernel_used, char *err, size_t errlen);
+		   const char *kernel_used, const struct cmp_sysinfo *si, char *err,
+		   size_t errlen);
+
+/* sysinfo.c: the testbed's sysctls and offloads (from inside its namespaces); the gateway's
+ * tree as the kernel reports it, from nl (a socket in the gateway's namespace). */
+void cmp_sysinfo_read(const struct cmp_bed *b, struct cmp_sysinfo *si);
+struct gw_nl;
+int cmp_read_tree(struct gw_nl *nl, const int ifidx[2], struct cmp_result *r);
+/* A sysctl's value as JSON: a number where it is one. Offloads by flent's names. */
+struct json_object;
+struct json_object *cmp_json_sysval(const char *v);
+struct json_object *cmp_offloads_json(const struct cmp_ifinfo *f);
+/* "1:10", "root" for a parent; "10:" for a handle */
+void cmp_tc_id(char *buf, size_t len, uint32_t id, bool handle);
+
+/* flent.c: the name flent gives the run's file: rrul_be-TIME.QDISC.flent.gz */
+void cmp_flent_name(const struct cmp_result *r, char *buf, size_t len);
+/* flent.c: one run as flent's own data file (format version 4, test rrul_be), written in
+ * dir under the name flent gives it; its file name into name. 0 or -errno (err says). */
+int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_result *r,
+		    const char *kernel_used, const struct cmp_sysinfo *si, char *name,
+		    size_t namelen, char *err, size_t errlen);
 
 /* svg.c: the plots */
 int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n);

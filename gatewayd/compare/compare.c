@@ -596,13 +596,13 @@ static int mkdir_p(const char *path)
 }
 
 static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t n,
-			 const char *kernel)
+			 const char *kernel, const struct cmp_sysinfo *si)
 {
-	char path[4200], err[256];
-	int bad = 0;
+	char path[4200], err[256], name[256];
+	int bad = 0, nflent = 0;
 
 	snprintf(path, sizeof(path), "%s/results.json", o->out);
-	if (cmp_write_json(path, o, r, n, kernel, err, sizeof(err))) {
+	if (cmp_write_json(path, o, r, n, kernel, si, err, sizeof(err))) {
 		fprintf(stderr, "gatewayd: %s: %s\n", path, err);
 		bad++;
 	}
@@ -615,6 +615,13 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 			continue;
 		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, cmp_qdisc_name(r[i].q));
 		bad += cmp_svg_flows(path, o, &r[i]) != 0;
+		/* and flent's own file of the queue's run, for flent and its users' scripts */
+		if (cmp_write_flent(o->out, o, &r[i], kernel, si, name, sizeof(name), err,
+				    sizeof(err))) {
+			fprintf(stderr, "gatewayd: %s/%s: %s\n", o->out, name, err);
+			bad++;
+		} else
+			nflent++;
 	}
 	/* the daemon reads them as another user (DynamicUser=): readable whatever the umask */
 	chmod(o->out, 0755);
@@ -632,8 +639,8 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 		fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
 			bad == 1 ? "" : "s", o->out);
 	else
-		printf("results: %s/results.json, latency-cdf.svg, latency-time.svg, flows-*.svg\n",
-		       o->out);
+		printf("results: %s/results.json, latency-cdf.svg, latency-time.svg, flows-*.svg, %s-*.flent.gz (%d, for flent)\n",
+		       o->out, "rrul_be", nflent);
 	return bad ? -EIO : 0;
 }
 
@@ -641,6 +648,7 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 {
 	struct cmp_result r[CMP_MAX_QDISCS];
 	struct cmp_bed bed = { .home = -1 };
+	struct cmp_sysinfo si;
 	char err[512];
 	int sfd, rc = 0, done = 0;
 
@@ -657,6 +665,7 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 		close(sfd);
 		return 1;
 	}
+	cmp_sysinfo_read(&bed, &si);
 	printf("testbed: namespaces %s (client), %s (gateway), %s (delay box), %s (server)\n",
 	       bed.ns[0], bed.ns[1], bed.ns[2], bed.ns[3]);
 	printf("status page while it runs: `ip netns exec %s curl http://127.0.0.1:9180/`%s\n",
@@ -693,7 +702,7 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 	close(sfd);
 	if (rc != 130) {
 		print_table(o, r, o->n_qdiscs);
-		if (o->out[0] && done && write_outputs(o, r, o->n_qdiscs, kernel))
+		if (o->out[0] && done && write_outputs(o, r, o->n_qdiscs, kernel, &si))
 			rc = 1;
 	}
 	for (size_t i = 0; i < o->n_qdiscs; i++)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -35,6 +36,108 @@ static struct json_object *pct(const struct cmp_pct *p)
 	json_object_object_add(o, "mean", num(p->mean));
 	json_object_object_add(o, "samples", json_object_new_int64((int64_t)p->n));
 	json_object_object_add(o, "lost", json_object_new_int64((int64_t)p->lost));
+	return o;
+}
+
+/* The gateway's tree as the kernel reported it. */
+static struct json_object *tree_json(const struct cmp_result *r)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < r->n_tc; i++) {
+		const struct cmp_tc *t = &r->tc[i];
+		struct json_object *q = json_object_new_object();
+		char id[16];
+
+		json_object_object_add(q, "direction", json_object_new_string(t->down ? "down" : "up"));
+		json_object_object_add(q, "interface",
+				       json_object_new_string(t->down ? CMP_GW_IFB : CMP_GW_WAN));
+		json_object_object_add(q, "type", json_object_new_string(t->cls ? "class" : "qdisc"));
+		json_object_object_add(q, "kind", json_object_new_string(t->kind));
+		cmp_tc_id(id, sizeof(id), t->handle, !t->cls);
+		json_object_object_add(q, "handle", json_object_new_string(id));
+		cmp_tc_id(id, sizeof(id), t->parent, false);
+		json_object_object_add(q, "parent", json_object_new_string(id));
+		json_object_object_add(q, "params", json_object_new_string(t->opts[0] == ' ' ?
+									  t->opts + 1 : t->opts));
+		json_object_object_add(q, "tc", json_object_new_string(t->line));
+		json_object_array_add(a, q);
+	}
+	return a;
+}
+
+struct json_object *cmp_json_sysval(const char *v)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	/* a number as a number (as flent records them), anything else as the text */
+	if (*v && !*end && !errno)
+		return json_object_new_int64(n);
+	return json_object_new_string(v);
+}
+
+/* Where the bench ran and with which settings (issue 16's "self-describing" run). */
+static struct json_object *meta_json(const struct cmp_sysinfo *si, const char *kernel_used)
+{
+	struct json_object *m = json_object_new_object(), *sc = json_object_new_object(), *a;
+	static const char *const end[2] = { "client", "server" };
+
+	json_object_object_add(m, "gatewayd_version", json_object_new_string(GW_VERSION));
+	json_object_object_add(m, "kernel", json_object_new_string(kernel_used));
+	json_object_object_add(m, "kernel_name", json_object_new_string(si->kernel_name));
+	json_object_object_add(m, "kernel_release", json_object_new_string(si->kernel_release));
+	json_object_object_add(m, "hostname", json_object_new_string(si->hostname));
+	for (int e = 0; e < 2; e++) {
+		struct json_object *o = json_object_new_object();
+
+		for (size_t i = 0; i < si->n_sysctl; i++) {
+			const char *v = e ? si->sysctl[i].server : si->sysctl[i].client;
+
+			if (*v)
+				json_object_object_add(o, si->sysctl[i].name, cmp_json_sysval(v));
+		}
+		json_object_object_add(sc, end[e], o);
+	}
+	json_object_object_add(m, "sysctls", sc);
+	/* the two the figures depend on most, by themselves */
+	a = json_object_new_object();
+	json_object_object_add(a, "client", json_object_new_string(si->sysctl[0].client));
+	json_object_object_add(a, "server", json_object_new_string(si->sysctl[0].server));
+	json_object_object_add(m, "congestion_control", a);
+	a = json_object_new_object();
+	json_object_object_add(a, "client", si->sysctl[1].client[0] ?
+				   cmp_json_sysval(si->sysctl[1].client) : NULL);
+	json_object_object_add(a, "server", si->sysctl[1].server[0] ?
+				   cmp_json_sysval(si->sysctl[1].server) : NULL);
+	json_object_object_add(m, "tcp_ecn", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < si->n_ifs; i++) {
+		struct json_object *f = json_object_new_object();
+
+		json_object_object_add(f, "namespace", json_object_new_string(si->ifs[i].ns));
+		json_object_object_add(f, "interface", json_object_new_string(si->ifs[i].name));
+		json_object_object_add(f, "offloads", cmp_offloads_json(&si->ifs[i]));
+		json_object_array_add(a, f);
+	}
+	json_object_object_add(m, "offloads", a);
+	return m;
+}
+
+struct json_object *cmp_offloads_json(const struct cmp_ifinfo *f)
+{
+	struct json_object *o = json_object_new_object();
+	const struct { const char *name; int v; } off[] = {
+		{ "tcp-segmentation-offload", f->tso }, { "generic-segmentation-offload", f->gso },
+		{ "generic-receive-offload", f->gro }, { "large-receive-offload", f->lro },
+	};
+
+	/* flent's names (ethtool -k's); what the device would not say is left out */
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+		if (off[i].v >= 0)
+			json_object_object_add(o, off[i].name, json_object_new_boolean(off[i].v));
 	return o;
 }
 
@@ -114,6 +217,12 @@ static struct json_object *run_json(const struct cmp_result *r)
 		json_object_array_add(flows, fo);
 	}
 	json_object_object_add(o, "flows", flows);
+	json_object_object_add(o, "t0_unix", json_object_new_double(round(r->t0_unix * 1e6) / 1e6));
+	char fname[256];
+
+	cmp_flent_name(r, fname, sizeof(fname));
+	json_object_object_add(o, "flent_file", json_object_new_string(fname));
+	json_object_object_add(o, "qdiscs", tree_json(r));
 
 	struct json_object *samples = json_object_new_array();
 
@@ -147,7 +256,8 @@ static struct json_object *run_json(const struct cmp_result *r)
 }
 
 int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n,
-		   const char *kernel_used, char *err, size_t errlen)
+		   const char *kernel_used, const struct cmp_sysinfo *si, char *err,
+		   size_t errlen)
 {
 	struct json_object *root = json_object_new_object(), *cfg, *phases, *runs;
 	struct utsname u;
@@ -165,6 +275,8 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 	json_object_object_add(root, "kernel", json_object_new_string(kernel_used));
 	json_object_object_add(root, "kernel_release",
 			       json_object_new_string(uname(&u) == 0 ? u.release : ""));
+	if (si)
+		json_object_object_add(root, "metadata", meta_json(si, kernel_used));
 	cfg = json_object_new_object();
 	json_object_object_add(cfg, "rate_bps", json_object_new_int64((int64_t)o->rate_bps));
 	json_object_object_add(cfg, "rtt_ms", num(o->no_delay ? 0 : o->rtt_us / 1000.0));

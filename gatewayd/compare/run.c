@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/rtnetlink.h>
 #include "gatewayd/compare/bench.h"
@@ -387,6 +388,9 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 		ret = ret ? ret : -ENODEV;
 		goto out;
 	}
+	/* the tree as the kernel has it, for the run's metadata: gatewayd applied and verified
+	 * it, so a failure here costs the metadata only */
+	cmp_read_tree(nl, dc.ifidx, r);
 	/* the daemon's own prober (gatewayd/probe/prober.c), ICMP echo from the client to the server,
 	 * its sockets made in the client's namespace */
 	if ((ret = cmp_enter(b, CMP_NS_CLIENT)) == 0)
@@ -398,6 +402,10 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	}
 	/* half a second of probes first, so the path's ARP entries exist when the run starts */
 	rc.t0 = cmp_now() + 0.5;
+	struct timespec wall;
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	r->t0_unix = (double)wall.tv_sec + wall.tv_nsec / 1e9 + (rc.t0 - cmp_now());
 	if ((ret = cmp_load_new(b, rc.t0, &ld, err, sizeof(err)))) {
 		snprintf(r->note, sizeof(r->note), "the load: %.200s", err);
 		goto out;

@@ -6,6 +6,7 @@ that every SVG is well-formed XML with data in it. Prints one line per problem; 
 usage: compare_check.py DIR
 """
 import json
+import re
 import math
 import os
 import sys
@@ -74,9 +75,21 @@ def check_run(p, r, cfg):
     spec = dict(base, goodput_bps="obj", shaper_accuracy="obj", latency_ms="obj",
                 grade="str", drops="obj", ecn_marks="obj", peak_queue="obj",
                 jain_fairness="num?", cpu_busy="num?", flows="arr", samples="arr",
-                queue="arr", phases="arr", clients_started_s="num")
+                queue="arr", phases="arr", clients_started_s="num", t0_unix="num",
+                flent_file="str", qdiscs="arr")
     if not fields(p, r, spec):
         return
+    if not re.fullmatch(r"rrul_be-\d{4}-\d\d-\d\dT\d{6}\.\d{6}\.[A-Za-z0-9_-]+\.flent\.gz",
+                        r["flent_file"]):
+        bad(p + ".flent_file", f"not flent's name: {r['flent_file']}")
+    for i, q in enumerate(r["qdiscs"]):
+        if fields(f"{p}.qdiscs[{i}]", q, {"direction": "str", "interface": "str", "type": "str",
+                                          "kind": "str", "handle": "str", "parent": "str",
+                                          "params": "str", "tc": "str"}):
+            if q["direction"] not in ("up", "down") or q["type"] not in ("qdisc", "class"):
+                bad(f"{p}.qdiscs[{i}]", f"direction {q['direction']}, type {q['type']}")
+    if not any(q.get("type") == "qdisc" for q in r["qdiscs"] if isinstance(q, dict)):
+        bad(p + ".qdiscs", "no qdisc read back")
     if [ph.get("name") for ph in r["phases"] if isinstance(ph, dict)] != PHASES:
         bad(p + ".phases", f"want the phases {PHASES}")
     for i, ph in enumerate(r["phases"]):
@@ -156,9 +169,24 @@ def check_json(path):
         bad(path, f"not JSON: {e}")
         return None
     top = {"schema": "str", "version": "int", "gatewayd_version": "str", "generated_unix": "int",
-           "kernel": "str", "kernel_release": "str", "config": "obj", "runs": "arr"}
+           "kernel": "str", "kernel_release": "str", "config": "obj", "runs": "arr",
+           "metadata": "obj"}
     if not fields("$", d, top):
         return None
+    m = d["metadata"]
+    if fields("$.metadata", m, {"gatewayd_version": "str", "kernel": "str", "kernel_name": "str",
+                                "kernel_release": "str", "hostname": "str", "sysctls": "obj",
+                                "congestion_control": "obj", "tcp_ecn": "obj", "offloads": "arr"}):
+        for k in ("sysctls", "congestion_control", "tcp_ecn"):
+            fields(f"$.metadata.{k}", m[k], {"client": "obj" if k == "sysctls" else
+                                             "str" if k == "congestion_control" else "num?",
+                                             "server": "obj" if k == "sysctls" else
+                                             "str" if k == "congestion_control" else "num?"})
+        for i, f in enumerate(m["offloads"]):
+            fields(f"$.metadata.offloads[{i}]", f, {"namespace": "str", "interface": "str",
+                                                    "offloads": "obj"})
+        if m["kernel"] != d["kernel"] or m["gatewayd_version"] != d["gatewayd_version"]:
+            bad("$.metadata", "kernel or gatewayd_version differs from the top level's")
     if d["schema"] != "gatewayd-compare" or d["version"] != 1:
         bad("$", f"schema {d['schema']} version {d['version']}: this checker knows gatewayd-compare 1")
     if d["kernel"] not in ("host", "uml"):

@@ -8,7 +8,9 @@
 #    p95 at least 10x fq_codel's and cake's; their p99 under 15 ms; their goodput within
 #    85-100% of the rate (a queue that misses, on a host busy enough to disturb the guest, gets
 #    one fresh run; the fifo's is printed, not judged: see below); results.json valid
-#    against docs/compare-schema.md; SVGs well-formed; and
+#    against docs/compare-schema.md; SVGs well-formed; each queue's .flent.gz opened and
+#    plotted by flent itself, its values and metadata read back equal to results.json's
+#    (tests/uml/flent_check.py); and
 #    nothing left behind, after the run (guest/compare.sh) and after a SIGINT (here).
 # Run from the repo root as root.
 set -u
@@ -106,6 +108,15 @@ if [ ! -s "$R" ]; then
 fi
 probs=$(python3 tests/uml/compare_check.py "$T/out" 2>&1)
 check "results.json valid against docs/compare-schema.md, SVGs well-formed and non-empty" "$probs" test -z "$probs"
+# flent's own file of each queue's run (issue 16): flent itself opens and plots them, and what
+# it reads back equals results.json (Debian's python3: flent's module and matplotlib are its)
+if command -v flent >/dev/null && /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+	s1=$SECONDS
+	/usr/bin/python3 tests/uml/flent_check.py "$T/out" || not_ok "tests/uml/flent_check.py" "status $?"
+	echo "# the flent checks: $((SECONDS - s1)) s"
+else
+	echo "skip - the .flent.gz files with flent: no flent or python3-matplotlib (make deps)"
+fi
 fig() { jq -r ".runs[] | select(.qdisc == \"$1\") | $2 // \"null\"" "$R"; }
 rate=$(jq -r .config.rate_bps "$R")
 f95=$(fig fifo .latency_ms.induced.p95)

@@ -166,7 +166,7 @@ static void test_derive(void)
 
 	CHECK(mkdtemp(dir) != NULL, "scratch dir");
 	snprintf(path, sizeof(path), "%s/results.json", dir);
-	CHECK(cmp_write_json(path, &o, &r, 1, "host", err, sizeof(err)) == 0, "results.json written");
+	CHECK(cmp_write_json(path, &o, &r, 1, "host", NULL, err, sizeof(err)) == 0, "results.json written");
 	struct json_object *root = json_object_from_file(path), *runs, *v;
 
 	CHECK(root && json_object_object_get_ex(root, "runs", &runs), "results.json parses");

@@ -1,0 +1,563 @@
+/* gatewayd/compare/flent.c: one queue's run as flent's own data file (`.flent.gz`, format
+ * version 4, flent 2.1's resultset.py), so `flent -i FILE` plots it and a flent user's
+ * scripts read it: the test is rrul_be (4 TCP flows each way, best effort, ICMP pings), with
+ * its series names and units, raw values as flent's runners record them, the series
+ * interpolated onto x_values as flent's timeseries aggregator does, and the metadata flent
+ * records (kernel, sysctls, the egress qdiscs and offloads) plus gatewayd's own. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+#include <zlib.h>
+#include "gatewayd/compare/bench.h"
+
+#define FLENT_FORMAT 4		/* resultset.py's FILEFORMAT_VERSION */
+#define FLENT_TEST "rrul_be"	/* flent's test with 4+4 best-effort TCP flows and pings */
+/* STEP_SIZE: flent's default. Its aggregator gives a step no value when the next point is
+ * more than 5 steps away: at 0.2 s that is twice the flows' 0.5 s intervals, so a late one
+ * in a busy guest (0.6 s) leaves no hole in the series and their sums, as 0.1 s did. */
+#define FLENT_STEP 0.2
+#define FLENT_MAX_STEPS 200000	/* x_values of an hour at the step, and some */
+
+/* One data series: raw points (t since T0, value, interval length or NAN). */
+struct fseries {
+	char name[32];
+	const char *units;
+	double *t, *v, *dur;
+	size_t n;
+	double mean;			/* SERIES_META's MEAN_VALUE (NAN: none) */
+	bool up, tcp;
+	double *res;			/* interpolated onto x_values */
+};
+
+/* A number as JSON with at most `dec` decimals (null for NAN): short, and exactly the
+ * value a reader parses back. */
+static struct json_object *num(double v, int dec)
+{
+	char b[48];
+	size_t l;
+
+	if (isnan(v) || isinf(v))
+		return NULL;
+	snprintf(b, sizeof(b), "%.*f", dec, v);
+	if (strchr(b, '.')) {
+		for (l = strlen(b); b[l - 1] == '0'; l--)
+			b[l - 1] = 0;
+		if (b[l - 1] == '.')
+			b[l] = '0', b[l + 1] = 0;	/* "2.0": still a float */
+	}
+	if (!strcmp(b, "-0.0"))
+		snprintf(b, sizeof(b), "0.0");
+	return json_object_new_double_s(strtod(b, NULL), b);
+}
+
+/* flent's times: UTC, microseconds, a Z (format_date(..., utc=True)) */
+static void iso_time(double unix_s, char *buf, size_t len)
+{
+	time_t s = (time_t)floor(unix_s);
+	long us = lround((unix_s - (double)s) * 1e6);
+	struct tm tm;
+
+	if (us >= 1000000) {
+		s++;
+		us -= 1000000;
+	}
+	gmtime_r(&s, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
+}
+
+void cmp_flent_name(const struct cmp_result *r, char *buf, size_t len)
+{
+	/* as resultset.py's _gen_filename: NAME-TIME.TITLE.flent.gz, the time local without
+	 * colons, the title with everything but letters, digits and '-' made '_' */
+	time_t s = (time_t)floor(r->t0_unix);
+	long us = lround((r->t0_unix - (double)s) * 1e6);
+	char title[32];
+	struct tm tm;
+
+	if (us >= 1000000) {
+		s++;
+		us -= 1000000;
+	}
+	localtime_r(&s, &tm);
+	snprintf(title, sizeof(title), "%s", cmp_qdisc_name(r->q));
+	for (char *p = title; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-'))
+			*p = '_';
+	snprintf(buf, len, "%s-%04d-%02d-%02dT%02d%02d%02d.%06ld.%s.flent.gz", FLENT_TEST,
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 us, title);
+}
+
+static void series_free(struct fseries *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].t);
+		free(s[i].v);
+		free(s[i].dur);
+		free(s[i].res);
+	}
+}
+
+static int series_alloc(struct fseries *s, size_t n)
+{
+	s->t = calloc(n + 1, sizeof(double));
+	s->v = calloc(n + 1, sizeof(double));
+	s->dur = calloc(n + 1, sizeof(double));
+	return s->t && s->v && s->dur ? 0 : -ENOMEM;
+}
+
+/* The run's measured series under rrul_be's names: "TCP upload BE", "TCP upload BE2".. per
+ * flow, "UDP upload" (the flood, as flent's udp_flood names it), "Ping (ms) ICMP" (replies
+ * only: flent's ping records no lost probe). */
+static int collect(const struct cmp_result *r, struct fseries *s, size_t *ns)
+{
+	int k[2] = { 0, 0 };
+
+	*ns = 0;
+	for (size_t i = 0; i < r->n_flows; i++) {
+		const struct cmp_flow *f = &r->flows[i];
+		struct fseries *x = &s[(*ns)++];
+		int d = f->up ? 0 : 1;
+
+		if (f->udp)
+			snprintf(x->name, sizeof(x->name), "UDP %s", f->up ? "upload" : "download");
+		else if (++k[d] == 1)
+			snprintf(x->name, sizeof(x->name), "TCP %s BE", f->up ? "upload" : "download");
+		else
+			snprintf(x->name, sizeof(x->name), "TCP %s BE%d", f->up ? "upload" : "download",
+				 k[d]);
+		x->units = "Mbits/s";
+		x->up = f->up;
+		x->tcp = !f->udp;
+		x->mean = f->mean_mbps;
+		if (series_alloc(x, f->n))
+			return -ENOMEM;
+		for (size_t j = 0; j < f->n; j++) {
+			x->t[x->n] = f->t[j];
+			x->v[x->n] = f->mbps[j];
+			x->dur[x->n++] = f->secs[j];
+		}
+	}
+	struct fseries *p = &s[(*ns)++];
+	double sum = 0;
+
+	snprintf(p->name, sizeof(p->name), "Ping (ms) ICMP");
+	p->units = "ms";
+	if (series_alloc(p, r->n_samples))
+		return -ENOMEM;
+	for (size_t j = 0; j < r->n_samples; j++) {
+		if (isnan(r->samples[j].rtt_ms))
+			continue;
+		/* in ms to the microsecond, as results.json has them */
+		p->t[p->n] = round((double)r->samples[j].t * 1000) / 1000;
+		p->v[p->n] = round((double)r->samples[j].rtt_ms * 1000) / 1000;
+		p->dur[p->n++] = NAN;
+		sum += p->v[p->n - 1];
+	}
+	p->mean = p->n ? sum / (double)p->n : NAN;
+	/* by the time sent: replies come back in about that order, so this is short */
+	for (size_t j = 1; j < p->n; j++)
+		for (size_t k = j; k > 0 && p->t[k - 1] > p->t[k]; k--) {
+			double tt = p->t[k], vv = p->v[k];
+
+			p->t[k] = p->t[k - 1];
+			p->v[k] = p->v[k - 1];
+			p->t[k - 1] = tt;
+			p->v[k - 1] = vv;
+		}
+	return 0;
+}
+
+/* flent's TimeseriesAggregator: at each step t, the value interpolated between the points
+ * either side, none where the next point is more than 5 steps away (half a step before the
+ * first), and the last point once, not repeated. */
+static int interpolate(struct fseries *s, size_t steps)
+{
+	double last = NAN;
+	size_t i = 0;
+
+	if (!(s->res = malloc((steps + 1) * sizeof(double))))
+		return -ENOMEM;
+	for (size_t k = 0; k < steps; k++) {
+		double t = FLENT_STEP * (double)k, max_dist = 5 * FLENT_STEP, v = NAN;
+		bool have_prev = false, at_end = false;
+		size_t nx;
+
+		s->res[k] = NAN;
+		if (!s->n)
+			continue;
+		while (i < s->n && s->t[i] <= t)
+			i++;
+		if (i < s->n) {
+			nx = i;
+			if (i > 0)
+				have_prev = true;
+			else
+				max_dist = FLENT_STEP * 0.5;
+		} else {
+			nx = s->n - 1;
+			at_end = true;
+		}
+		if (fabs(t - s->t[nx]) <= max_dist) {
+			if (!have_prev)
+				v = at_end && (isnan(last) || last == s->v[nx]) ? NAN : s->v[nx];
+			else
+				v = s->v[nx - 1] + (s->v[nx] - s->v[nx - 1]) /
+					(s->t[nx] - s->t[nx - 1]) * (t - s->t[nx - 1]);
+		}
+		s->res[k] = v;
+		last = v;
+	}
+	return 0;
+}
+
+/* A computed series (flent's AverageRunner, SumRunner) over the members at each step. */
+struct computed {
+	const char *name, *runner, *units;
+	bool sum;
+	int (*member)(const struct fseries *s);	/* 1: in it */
+	double *res;
+	double mean;
+};
+
+static int up_tcp(const struct fseries *s) { return s->tcp && s->up; }
+static int down_tcp(const struct fseries *s) { return s->tcp && !s->up; }
+static int any_tcp(const struct fseries *s) { return s->tcp; }
+static int ping(const struct fseries *s) { return !strncmp(s->name, "Ping (ms)", 9); }
+
+static int compute(struct computed *c, const struct fseries *s, size_t ns, size_t steps)
+{
+	double msum = 0;
+	size_t mn = 0;
+
+	if (!(c->res = malloc((steps + 1) * sizeof(double))))
+		return -ENOMEM;
+	for (size_t k = 0; k < steps; k++) {
+		double sum = 0;
+		size_t n = 0;
+
+		for (size_t i = 0; i < ns; i++)
+			if (c->member(&s[i]) && !isnan(s[i].res[k])) {
+				sum += s[i].res[k];
+				n++;
+			}
+		c->res[k] = !n ? NAN : c->sum ? sum : sum / (double)n;
+	}
+	for (size_t i = 0; i < ns; i++)
+		if (c->member(&s[i]) && !isnan(s[i].mean)) {
+			msum += s[i].mean;
+			mn++;
+		}
+	c->mean = !mn ? NAN : c->sum ? msum : msum / (double)mn;
+	return 0;
+}
+
+/* tc's words as flent's parse_tc makes them: key/value pairs, a word with no value (a flag
+ * such as "ecn") mapped to "" */
+static struct json_object *params_json(const char *opts)
+{
+	struct json_object *o = json_object_new_object();
+	char buf[256], *save = NULL, *w, *next;
+
+	snprintf(buf, sizeof(buf), "%s", opts);
+	w = strtok_r(buf, " ", &save);
+	while (w) {
+		next = strtok_r(NULL, " ", &save);
+		if (next && ((*next >= '0' && *next <= '9') || !strcmp(next, "unlimited"))) {
+			json_object_object_add(o, w, json_object_new_string(next));
+			w = strtok_r(NULL, " ", &save);
+		} else {
+			json_object_object_add(o, w, json_object_new_string(""));
+			w = next;
+		}
+	}
+	return o;
+}
+
+/* flent's EGRESS_INFO (here also INGRESS_INFO, the ifb): the device's qdiscs and classes
+ * as {name, id, parent, params}, its offloads, and the tc commands that make the tree */
+static struct json_object *link_info(const struct cmp_result *r, const struct cmp_sysinfo *si,
+				     bool down)
+{
+	struct json_object *o = json_object_new_object(), *qd = json_object_new_array();
+	struct json_object *cl = json_object_new_array(), *tc = json_object_new_array();
+	const char *dev = down ? CMP_GW_IFB : CMP_GW_WAN;
+
+	json_object_object_add(o, "iface", json_object_new_string(dev));
+	for (size_t i = 0; i < r->n_tc; i++) {
+		const struct cmp_tc *t = &r->tc[i];
+		struct json_object *q;
+		char id[16];
+
+		if (t->down != down)
+			continue;
+		q = json_object_new_object();
+		json_object_object_add(q, "name", json_object_new_string(t->kind));
+		cmp_tc_id(id, sizeof(id), t->handle, !t->cls);
+		json_object_object_add(q, "id", json_object_new_string(id));
+		cmp_tc_id(id, sizeof(id), t->parent, false);
+		json_object_object_add(q, "parent", json_object_new_string(id));
+		json_object_object_add(q, "params", params_json(t->opts));
+		json_object_array_add(t->cls ? cl : qd, q);
+		if (t->line[0])
+			json_object_array_add(tc, json_object_new_string(t->line));
+	}
+	json_object_object_add(o, "qdiscs", qd);
+	json_object_object_add(o, "classes", cl);
+	json_object_object_add(o, "tc", tc);
+	for (size_t i = 0; si && i < si->n_ifs; i++)
+		if (!strcmp(si->ifs[i].ns, "gateway") && !strcmp(si->ifs[i].name, dev))
+			json_object_object_add(o, "offloads", cmp_offloads_json(&si->ifs[i]));
+	return o;
+}
+
+static struct json_object *sysctls_json(const struct cmp_sysinfo *si, bool server)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; si && i < si->n_sysctl; i++) {
+		const char *v = server ? si->sysctl[i].server : si->sysctl[i].client;
+
+		if (*v)
+			json_object_object_add(o, si->sysctl[i].name, cmp_json_sysval(v));
+	}
+	return o;
+}
+
+static struct json_object *series_meta(const char *runner, const char *units, double mean,
+				       bool computed)
+{
+	struct json_object *m = json_object_new_object();
+
+	json_object_object_add(m, "RUNNER", json_object_new_string(runner));
+	json_object_object_add(m, "IDX", NULL);
+	if (computed)
+		json_object_object_add(m, "COMPUTED_LATE", json_object_new_boolean(false));
+	json_object_object_add(m, "UNITS", json_object_new_string(units));
+	json_object_object_add(m, "MEAN_VALUE", num(mean, 6));
+	return m;
+}
+
+static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_result *r,
+				    const char *kernel_used, const struct cmp_sysinfo *si,
+				    const char *fname)
+{
+	struct json_object *m = json_object_new_object(), *a, *tp;
+	double total = r->phase_start[CMP_PH_COUNT];
+	char b[64], note[256];
+	static const char *const nulls[] = { "BATCH_NAME", "BATCH_TIME", "BATCH_TITLE",
+		"BATCH_UUID", "HTTP_GETTER_URLLIST", "HTTP_GETTER_DNS", "HTTP_GETTER_WORKERS",
+		"FLENT_VERSION" };
+
+	json_object_object_add(m, "NAME", json_object_new_string(FLENT_TEST));
+	json_object_object_add(m, "TITLE", json_object_new_string(cmp_qdisc_name(r->q)));
+	snprintf(note, sizeof(note),
+		 "gatewayd --compare: %s, %s each way, base RTT %.1f ms%s; 4+4 TCP, then a UDP flood; results.json beside this file",
+		 cmp_qdisc_name(r->q), o->rate_text, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
+		 o->no_delay ? " (no netem)" : "");
+	json_object_object_add(m, "NOTE", json_object_new_string(note));
+	iso_time(r->t0_unix, b, sizeof(b));
+	json_object_object_add(m, "TIME", json_object_new_string(b));
+	json_object_object_add(m, "T0", json_object_new_string(b));
+	/* flent's lengths: the flows' (LENGTH, whole seconds), the run's with the idle time
+	 * before and after (TOTAL_LENGTH), the idle time before the load (DELAY: its plots
+	 * cut that much off either end for the loaded CDF) */
+	json_object_object_add(m, "LENGTH", json_object_new_int((int)lround(
+		r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_TCP])));
+	json_object_object_add(m, "TOTAL_LENGTH", num(total, 3));
+	json_object_object_add(m, "DELAY", num(r->phase_start[CMP_PH_TCP], 3));
+	json_object_object_add(m, "STEP_SIZE", num(FLENT_STEP, 3));
+	json_object_object_add(m, "HOST", json_object_new_string(CMP_IP_SERVER));
+	a = json_object_new_array();
+	json_object_array_add(a, json_object_new_string(CMP_IP_SERVER));
+	json_object_object_add(m, "HOSTS", a);
+	json_object_object_add(m, "LOCAL_HOST", json_object_new_string(si ? si->hostname : ""));
+	json_object_object_add(m, "IP_VERSION", json_object_new_int(4));
+	json_object_object_add(m, "DATA_FILENAME", json_object_new_string(fname));
+	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
+		json_object_object_add(m, nulls[i], NULL);
+	json_object_object_add(m, "FAILED_RUNNERS", json_object_new_int(0));
+	json_object_object_add(m, "KERNEL_NAME", json_object_new_string(si ? si->kernel_name : ""));
+	json_object_object_add(m, "KERNEL_RELEASE",
+			       json_object_new_string(si ? si->kernel_release : ""));
+	json_object_object_add(m, "MODULE_VERSIONS", json_object_new_object());
+	/* the client's (flent's local host); the server's in REMOTE_METADATA */
+	json_object_object_add(m, "SYSCTLS", sysctls_json(si, false));
+	json_object_object_add(m, "EGRESS_INFO", link_info(r, si, false));
+	json_object_object_add(m, "INGRESS_INFO", link_info(r, si, true));
+	a = json_object_new_object();
+	tp = json_object_new_object();
+	json_object_object_add(tp, "SYSCTLS", sysctls_json(si, true));
+	json_object_object_add(a, CMP_IP_SERVER, tp);
+	json_object_object_add(m, "REMOTE_METADATA", a);
+	tp = json_object_new_object();
+	json_object_object_add(tp, "qdisc", json_object_new_string(cmp_qdisc_name(r->q)));
+	json_object_object_add(tp, "rate", json_object_new_string(o->rate_text));
+	snprintf(b, sizeof(b), "%.1fms", o->no_delay ? 0.0 : o->rtt_us / 1000.0);
+	json_object_object_add(tp, "rtt", json_object_new_string(b));
+	json_object_object_add(m, "TEST_PARAMETERS", tp);
+	/* gatewayd's own */
+	json_object_object_add(m, "GATEWAYD_VERSION", json_object_new_string(GW_VERSION));
+	json_object_object_add(m, "GATEWAYD_KERNEL", json_object_new_string(kernel_used));
+	json_object_object_add(m, "GATEWAYD_QDISC", json_object_new_string(cmp_qdisc_name(r->q)));
+	json_object_object_add(m, "GATEWAYD_RATE_BPS", json_object_new_int64((int64_t)o->rate_bps));
+	json_object_object_add(m, "GATEWAYD_CPU_BUSY", num(r->cpu_busy, 3));
+	a = json_object_new_array();
+	for (int p = 0; p < CMP_PH_COUNT; p++) {
+		struct json_object *ph = json_object_new_object();
+
+		json_object_object_add(ph, "name", json_object_new_string(cmp_phase_name(p)));
+		json_object_object_add(ph, "start_s", num(r->phase_start[p], 3));
+		json_object_object_add(ph, "end_s", num(r->phase_start[p + 1], 3));
+		json_object_array_add(a, ph);
+	}
+	json_object_object_add(m, "GATEWAYD_PHASES", a);
+	return m;
+}
+
+static struct json_object *build(const struct cmp_opts *o, const struct cmp_result *r,
+				 const char *kernel_used, const struct cmp_sysinfo *si,
+				 const char *fname, char *err, size_t errlen)
+{
+	struct fseries s[CMP_MAX_FLOWS + 1];
+	struct computed c[] = {
+		{ "TCP upload avg", "AverageRunner", "Mbits/s", false, up_tcp, NULL, NAN },
+		{ "TCP upload sum", "SumRunner", "Mbits/s", true, up_tcp, NULL, NAN },
+		{ "TCP download avg", "AverageRunner", "Mbits/s", false, down_tcp, NULL, NAN },
+		{ "TCP download sum", "SumRunner", "Mbits/s", true, down_tcp, NULL, NAN },
+		{ "TCP totals", "SumRunner", "Mbits/s", true, any_tcp, NULL, NAN },
+		{ "Ping (ms) avg", "AverageRunner", "ms", false, ping, NULL, NAN },
+	};
+	const size_t nc = sizeof(c) / sizeof(c[0]);
+	struct json_object *root = NULL, *x, *res, *raw, *sm, *m;
+	double tmax = 0;
+	size_t ns = 0, steps;
+
+	memset(s, 0, sizeof(s));
+	if (collect(r, s, &ns))
+		goto nomem;
+	for (size_t i = 0; i < ns; i++)
+		if (s[i].n && s[i].t[s[i].n - 1] > tmax)
+			tmax = s[i].t[s[i].n - 1];
+	steps = (size_t)ceil(tmax / FLENT_STEP);
+	if (steps > FLENT_MAX_STEPS)
+		steps = FLENT_MAX_STEPS;
+	for (size_t i = 0; i < ns; i++)
+		if (interpolate(&s[i], steps))
+			goto nomem;
+	for (size_t i = 0; i < nc; i++)
+		if (compute(&c[i], s, ns, steps))
+			goto nomem;
+
+	root = json_object_new_object();
+	m = metadata(o, r, kernel_used, si, fname);
+	sm = json_object_new_object();
+	x = json_object_new_array_ext((int)steps);
+	res = json_object_new_object();
+	raw = json_object_new_object();
+	for (size_t k = 0; k < steps; k++)
+		json_object_array_add(x, num(FLENT_STEP * (double)k, 3));
+	for (size_t i = 0; i < ns; i++) {
+		struct json_object *a = json_object_new_array_ext((int)steps);
+		struct json_object *rv = json_object_new_array_ext((int)s[i].n);
+		bool is_ping = ping(&s[i]);
+
+		for (size_t k = 0; k < steps; k++)
+			json_object_array_add(a, num(s[i].res[k], 6));
+		json_object_object_add(res, s[i].name, a);
+		for (size_t j = 0; j < s[i].n; j++) {
+			struct json_object *p = json_object_new_object();
+
+			/* flent's runners: t absolute (unix seconds), val; netperf's interval
+			 * length as dur; ping's sequence number as seq */
+			if (!isnan(s[i].dur[j]))
+				json_object_object_add(p, "dur", num(s[i].dur[j], 6));
+			json_object_object_add(p, "t", num(r->t0_unix + s[i].t[j], 6));
+			json_object_object_add(p, "val", num(s[i].v[j], is_ping ? 3 : 6));
+			if (is_ping)
+				json_object_object_add(p, "seq", json_object_new_int((int)j));
+			json_object_array_add(rv, p);
+		}
+		json_object_object_add(raw, s[i].name, rv);
+		json_object_object_add(sm, s[i].name,
+				       series_meta(is_ping ? "gatewayd-prober" : "gatewayd-load",
+						   s[i].units, s[i].mean, false));
+	}
+	for (size_t i = 0; i < nc; i++) {
+		struct json_object *a = json_object_new_array_ext((int)steps);
+
+		for (size_t k = 0; k < steps; k++)
+			json_object_array_add(a, num(c[i].res[k], 6));
+		json_object_object_add(res, c[i].name, a);
+		/* flent keeps a computed series' raw values empty */
+		json_object_object_add(raw, c[i].name, json_object_new_array());
+		json_object_object_add(sm, c[i].name, series_meta(c[i].runner, c[i].units,
+								  c[i].mean, true));
+	}
+	json_object_object_add(m, "SERIES_META", sm);
+	json_object_object_add(root, "metadata", m);
+	json_object_object_add(root, "version", json_object_new_int(FLENT_FORMAT));
+	json_object_object_add(root, "x_values", x);
+	json_object_object_add(root, "results", res);
+	json_object_object_add(root, "raw_values", raw);
+	series_free(s, ns);
+	for (size_t i = 0; i < nc; i++)
+		free(c[i].res);
+	return root;
+nomem:
+	series_free(s, ns);
+	for (size_t i = 0; i < nc; i++)
+		free(c[i].res);
+	snprintf(err, errlen, "out of memory");
+	return NULL;
+}
+
+int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_result *r,
+		    const char *kernel_used, const struct cmp_sysinfo *si, char *name,
+		    size_t namelen, char *err, size_t errlen)
+{
+	char path[4400], tmp[4410];
+	struct json_object *root;
+	const char *text;
+	gzFile gz;
+	int ret = 0;
+
+	cmp_flent_name(r, name, namelen);
+	if (!(root = build(o, r, kernel_used, si, name, err, errlen)))
+		return -ENOMEM;
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	/* written beside and renamed, as results.json: a reader never sees half a file */
+	if (!(gz = gzopen(tmp, "wbe6"))) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno ? errno : ENOMEM));
+		json_object_put(root);
+		return -EIO;
+	}
+	size_t len = strlen(text);
+
+	if ((size_t)gzwrite(gz, text, (unsigned)len) != len) {
+		snprintf(err, errlen, "cannot write %s", tmp);
+		ret = -EIO;
+	}
+	if (gzclose(gz) != Z_OK && !ret) {
+		snprintf(err, errlen, "cannot write %s", tmp);
+		ret = -EIO;
+	}
+	if (!ret && (chmod(tmp, 0644) < 0 || rename(tmp, path) < 0)) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		ret = -EIO;
+	}
+	if (ret)
+		unlink(tmp);
+	json_object_put(root);
+	return ret;
+}

@@ -1,0 +1,179 @@
+#!/usr/bin/python3
+# tests/uml/flent_check.py DIR: the .flent.gz files of a `gatewayd --compare` run directory,
+# checked with flent itself (Debian's flent 2.1, run by Debian's python3, where its module
+# lives): each run's file opens and plots (all_scaled on one file alone, ping_cdf and
+# box_totals over all of them: non-empty PNGs), the values flent reads back (`flent -f stats`
+# and its own resultset module) equal results.json's, and the metadata has its fields.
+# Prints "ok - ..." / "not ok - ..." lines; exits 0 (the caller counts them).
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from datetime import timezone
+
+FLENT_DIR = "/usr/share/flent"
+
+
+def say(ok, what, detail=""):
+    print(("ok - " if ok else "not ok - ") + what + ("" if ok or not detail else ": " + str(detail)))
+
+
+def near(a, b, tol):
+    return a is not None and b is not None and abs(a - b) <= tol
+
+
+def flent(args, timeout=120):
+    p = subprocess.run(["flent"] + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       timeout=timeout)
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def png_ok(path):
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8)
+        return head == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 5000
+    except OSError:
+        return False
+
+
+def stats(text):
+    """flent -f stats: {title: {series: {key: value}}}"""
+    out, title, series = {}, None, None
+    for line in text.splitlines():
+        m = re.match(r"^Results .* - (\S+):$", line)
+        if m:
+            title = m.group(1)
+            out[title] = {}
+            continue
+        m = re.match(r"^ (\S.*):$", line)
+        if m and title:
+            series = m.group(1)
+            out[title][series] = {}
+            continue
+        m = re.match(r"^  ([A-Za-z0-9 %]+?):\s+(-?[0-9.]+)", line)
+        if m and title and series:
+            out[title][series][m.group(1).strip()] = float(m.group(2))
+    return out
+
+
+def main():
+    d = sys.argv[1]
+    res = json.load(open(os.path.join(d, "results.json")))
+    runs = [r for r in res["runs"] if r["ran"]]
+    meta = res.get("metadata") or {}
+    for k in ("gatewayd_version", "kernel", "kernel_release", "congestion_control", "tcp_ecn",
+              "offloads", "sysctls"):
+        say(k in meta and meta[k] not in (None, "", [], {}), "results.json metadata has " + k,
+            meta.get(k))
+    cc = meta.get("congestion_control", {}).get("client")
+    say(cc in (meta.get("sysctls", {}).get("client", {}).get("net.ipv4.tcp_congestion_control"),)
+        and cc, "results.json: the client's congestion control (%s)" % cc)
+    say(meta.get("tcp_ecn", {}).get("client") == 1 and meta.get("tcp_ecn", {}).get("server") == 1,
+        "results.json: the ECN sysctl both ends, as the bench sets it", meta.get("tcp_ecn"))
+    files = []
+    for r in runs:
+        f = os.path.join(d, r.get("flent_file", ""))
+        say(r.get("flent_file") and os.path.isfile(f), "%s: its flent file is there (%s)"
+            % (r["qdisc"], r.get("flent_file")))
+        files.append(f)
+        base = r["qdisc"].replace("-shaper", "")
+        kinds = [q["kind"] for q in r.get("qdiscs", []) if q["type"] == "qdisc"]
+        want = ("pfifo", "bfifo") if base == "fifo" else (base,)
+        leaf = [q for q in r.get("qdiscs", []) if q["kind"] in want and q["direction"] == "up"]
+        say(leaf and leaf[0]["params"], "%s: results.json has its qdisc as the kernel reports it (%s)"
+            % (r["qdisc"], leaf[0]["tc"] if leaf else kinds))
+    files = [f for f in files if os.path.isfile(f)]
+    if not files:
+        return
+    tmp = tempfile.mkdtemp(prefix="gwflent.")
+    # the plots: one file alone, and all of them in one figure
+    png = os.path.join(tmp, "all_scaled.png")
+    rc, out = flent(["-i", files[0], "-p", "all_scaled", "-o", png])
+    say(rc == 0 and png_ok(png), "flent -i %s -p all_scaled -o x.png: a PNG (%d bytes)"
+        % (os.path.basename(files[0]), os.path.getsize(png) if os.path.exists(png) else 0),
+        out[-300:])
+    for plot in ("ping_cdf", "box_totals"):
+        png = os.path.join(tmp, plot + ".png")
+        args = []
+        for f in files:
+            args += ["-i", f]
+        rc, out = flent(args + ["-p", plot, "-o", png])
+        say(rc == 0 and png_ok(png), "flent -i (%d files) -p %s -o x.png: a PNG (%d bytes)"
+            % (len(files), plot, os.path.getsize(png) if os.path.exists(png) else 0), out[-300:])
+    # the values, as flent's stats formatter reads them back
+    args = []
+    for f in files:
+        args += ["-i", f]
+    rc, out = flent(args + ["-f", "stats"])
+    st = stats(out)
+    say(rc == 0 and len(st) == len(files), "flent -f stats reads every file (%d)" % len(st), out[-300:])
+    for r in runs:
+        q = r["qdisc"]
+        s = st.get(q, {})
+        for dname, key in (("upload", "up"), ("download", "down")):
+            got = s.get("TCP %s sum" % dname, {}).get("Mean")
+            want = r["goodput_bps"][key] / 1e6 if r["goodput_bps"][key] is not None else None
+            say(near(got, want, 1e-3), "%s: flent's TCP %s sum mean %s = results.json's goodput %s Mbit/s"
+                % (q, dname, got, want))
+        bad = []
+        for fl in r["flows"]:
+            if fl["protocol"] != "tcp":
+                continue
+            k = int(fl["name"][-1])
+            name = "TCP %s BE%s" % ("upload" if fl["direction"] == "up" else "download",
+                                    "" if k == 1 else k)
+            vals = [v / 1e6 for _, v in fl["series"] if v is not None]
+            med = statistics.median(vals) if vals else None
+            g = s.get(name, {})
+            if not near(g.get("Median"), med, 1e-3) or \
+               not near(g.get("Mean"), fl["mean_bps"] / 1e6 if fl["mean_bps"] is not None else None, 1e-3):
+                bad.append("%s median %s/%s mean %s/%s" % (name, g.get("Median"), med, g.get("Mean"),
+                                                          fl["mean_bps"]))
+        say(not bad, "%s: each TCP flow's median and mean in flent = results.json's" % q, bad)
+        rtts = [x[1] for x in r["samples"] if x[1] is not None]
+        p = s.get("Ping (ms) ICMP", {})
+        say(near(p.get("Median"), statistics.median(rtts), 1e-3) and
+            near(p.get("Mean"), statistics.mean(rtts), 1e-3),
+            "%s: flent's ping median %s and mean %s = results.json's samples' %.3f, %.3f ms"
+            % (q, p.get("Median"), p.get("Mean"), statistics.median(rtts), statistics.mean(rtts)))
+    # the metadata and the raw values, through flent's own module
+    sys.path.insert(0, FLENT_DIR)
+    from flent import resultset
+    for r, f in zip(runs, files):
+        q = r["qdisc"]
+        rs = resultset.load(f)
+        m = rs.meta()
+        missing = [k for k in ("NAME", "TITLE", "TIME", "T0", "LENGTH", "TOTAL_LENGTH", "STEP_SIZE",
+                               "HOST", "HOSTS", "LOCAL_HOST", "KERNEL_NAME", "KERNEL_RELEASE",
+                               "SYSCTLS", "EGRESS_INFO", "SERIES_META", "GATEWAYD_VERSION",
+                               "GATEWAYD_KERNEL", "GATEWAYD_QDISC", "GATEWAYD_CPU_BUSY")
+                   if m.get(k) in (None, "", [], {})]
+        say(not missing, "%s: the flent metadata has its fields" % q, missing)
+        say(m.get("NAME") == "rrul_be" and m.get("TITLE") == q and m.get("GATEWAYD_QDISC") == q,
+            "%s: NAME rrul_be, TITLE and GATEWAYD_QDISC the queue" % q, (m.get("NAME"), m.get("TITLE")))
+        say(m.get("GATEWAYD_VERSION") == res["gatewayd_version"] and m.get("GATEWAYD_KERNEL") == res["kernel"]
+            and m.get("KERNEL_RELEASE") == res["kernel_release"],
+            "%s: gatewayd's version, host or UML, the kernel's release as results.json" % q)
+        sc = m.get("SYSCTLS", {})
+        say(sc.get("net.ipv4.tcp_congestion_control") == cc and sc.get("net.ipv4.tcp_ecn") == 1,
+            "%s: SYSCTLS: congestion control %s, tcp_ecn %s" % (q, sc.get("net.ipv4.tcp_congestion_control"),
+                                                               sc.get("net.ipv4.tcp_ecn")))
+        eg = m.get("EGRESS_INFO", {})
+        names = [x["name"] for x in eg.get("qdiscs", [])]
+        want = [x["kind"] for x in r["qdiscs"] if x["type"] == "qdisc" and x["direction"] == "up"]
+        say(names == want and names, "%s: EGRESS_INFO's qdiscs = results.json's (%s)" % (q, names), want)
+        say(near(rs.t0, r["t0_unix"], 1e-5), "%s: T0 = the run's t0_unix" % q, (rs.t0, r["t0_unix"]))
+        xs = [round(x, 3) for x, _ in rs.raw_series("Ping (ms) ICMP")]
+        want = sorted(round(x[0], 3) for x in r["samples"] if x[1] is not None)
+        say(len(xs) == len(want) and all(abs(a - b) < 2e-3 for a, b in zip(sorted(xs), want)),
+            "%s: the pings' times as flent reads them = results.json's samples (%d)" % (q, len(xs)))
+        say(len(rs.x_values) > 0 and all(len(rs.series(n)) == len(rs.x_values) for n in rs.series_names),
+            "%s: every series as long as x_values (%d)" % (q, len(rs.x_values)))
+
+
+if __name__ == "__main__":
+    main()
