@@ -204,6 +204,8 @@ install: all
 	chmod 0755 $(DESTDIR)$(GENERATORDIR)/gatewayd-generator
 	install -d $(DESTDIR)$(DATADIR)/doc/gatewayd/examples
 	install -m 0644 config/examples/*.conf $(DESTDIR)$(DATADIR)/doc/gatewayd/examples/
+	install -d $(DESTDIR)$(DATADIR)/doc/gatewayd/examples/cni
+	install -m 0644 docs/cni/*.conflist $(DESTDIR)$(DATADIR)/doc/gatewayd/examples/cni/
 	install -D -m 0644 man/gatewayd.8 $(DESTDIR)$(MANDIR)/man8/gatewayd.8
 	install -D -m 0644 man/gatewayd-cni.8 $(DESTDIR)$(MANDIR)/man8/gatewayd-cni.8
 	install -D -m 0644 man/gatewayd.conf.5 $(DESTDIR)$(MANDIR)/man5/gatewayd.conf.5

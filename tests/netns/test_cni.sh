@@ -175,6 +175,14 @@ rc=$?
 checkx "DEL of the second: exit 0, its root gone, the foreign ingress hook and filter on $V2 stay" \
 	'[ $rc -eq 0 ] && ! has_root $V2 && ip netns exec $HOST tc filter show dev $V2 ingress | grep -q mirred'
 
+# -- the configuration lists in docs/: the plugin takes its entry in each ----------------
+for f in "$TOP"/docs/cni/*.conflist; do
+	conf=$(jq -c '(.plugins[] | select(.type == "gatewayd-cni")) + {name, cniVersion}' "$f")
+	call "$CNI" DEL never-added "/run/netns/$C3" eth0 <<<"$conf"
+	rc=$?
+	checkx "docs/cni/${f##*/}: the plugin's entry is a valid config" '[ $rc -eq 0 ]'
+done
+
 # -- refusals: the error object, a non-zero exit, nothing applied ------------------------
 bridge_add R3 id-three "$C3" || { not_ok "bridge ADD (third)" "$(cat "$OUT")"; exit 1; }
 before=$(host_state)
