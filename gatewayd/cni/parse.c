@@ -125,7 +125,7 @@ static int get_u64(struct json_object *o, const char *where, const char *key, ui
 }
 
 /* One direction of one source (the runtime's bandwidth, or the network's defaults): rate in
- * bits/s and burst in bits into bytes. *given: the source sets this direction. */
+ * bits/s and burst in bits into bytes. *given (may be NULL): the source sets this direction. */
 static int get_limit(struct json_object *o, const char *where, const char *dir,
 		     struct gw_cni_limit *out, bool *given, struct gw_cni_error *e)
 {
@@ -137,7 +137,8 @@ static int get_limit(struct json_object *o, const char *where, const char *dir,
 	snprintf(bkey, sizeof(bkey), "%sBurst", dir);
 	if ((r = get_u64(o, where, rkey, &rate, e)) < 0 || (r = get_u64(o, where, bkey, &burst, e)) < 0)
 		return r;
-	*given = false;
+	if (given)
+		*given = false;
 	/* 0 is "no limit" in the reference plugin, and what runtimes send for an absent one */
 	if (!rate && !burst)
 		return 0;
@@ -150,7 +151,8 @@ static int get_limit(struct json_object *o, const char *where, const char *dir,
 				   rkey, rate, GW_MIN_RATE * 8, GW_MAX_RATE * 8);
 	out->rate = rate / 8;
 	out->burst = GW_UNSET;
-	*given = true;
+	if (given)
+		*given = true;
 	if (!burst || (burst >= GW_CNI_BURST_ANY && burst < GW_CNI_BURST_TOO_BIG))
 		return 0;
 	if (burst >= GW_CNI_BURST_TOO_BIG)
@@ -179,11 +181,11 @@ static int parse_limits(struct json_object *root, struct gw_cni_conf *c, struct 
 {
 	struct json_object *rc, *bw = NULL, *sub;
 	struct gw_cni_limit rt_in = { 0, GW_UNSET }, rt_out = { 0, GW_UNSET };
-	bool g_in, g_out, r_in = false, r_out = false;
+	bool r_in = false, r_out = false;
 	int r;
 
-	if ((r = get_limit(root, "config", "ingress", &c->ingress, &g_in, e)) ||
-	    (r = get_limit(root, "config", "egress", &c->egress, &g_out, e)))
+	if ((r = get_limit(root, "config", "ingress", &c->ingress, NULL, e)) ||
+	    (r = get_limit(root, "config", "egress", &c->egress, NULL, e)))
 		return r;
 	if (!json_object_object_get_ex(root, "runtimeConfig", &rc) ||
 	    json_object_get_type(rc) == json_type_null)
@@ -212,8 +214,6 @@ static int parse_limits(struct json_object *root, struct gw_cni_conf *c, struct 
 		c->ingress = rt_in;
 	if (r_out)
 		c->egress = rt_out;
-	(void)g_in;
-	(void)g_out;
 	return 0;
 }
 
