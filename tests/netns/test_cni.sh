@@ -128,9 +128,13 @@ fi
 # -- a second container, and foreign qdiscs the plugin must leave alone -------------------
 bridge_add R2 id-two "$C2" || { not_ok "bridge ADD (second)" "$(cat "$OUT")"; exit 1; }
 V2=$(host_veth "$R2")
-G2=$(gwconf 0.4.0 "$R2" '{"bandwidth":{"ingressRate":10000000,"ingressBurst":4294967295}}')
+# a burst the plugin honours: 655360 bits, 80 KiB, in both buckets of the class and its parent
+G2=$(gwconf 0.4.0 "$R2" '{"bandwidth":{"ingressRate":10000000,"ingressBurst":655360}}')
 call "$CNI" ADD id-two "/run/netns/$C2" eth0 <<<"$G2"
-check "ADD (0.4.0, containerd's burst, ingress only): exit 0" [ $? -eq 0 ]
+rc=$?
+checkx "ADD (0.4.0, ingress only, ingressBurst 655360 bits): exit 0, htb's burst and cburst 80Kb, no ifb" \
+	'[ $rc -eq 0 ] && [ "$(ip netns exec $HOST tc class show dev $V2 | grep -c "rate 10Mbit ceil 10Mbit burst 80Kb cburst 80Kb")" = 2 ] &&
+	[ "$(ifb_of | wc -l)" = 1 ]'
 # someone else's: a tbf on the bridge, an ingress hook with a filter on the second veth
 ip netns exec "$HOST" tc qdisc add dev cnibr0 root handle 77: tbf rate 100mbit burst 32k latency 50ms
 ip netns exec "$HOST" tc qdisc add dev "$V2" ingress
