@@ -346,8 +346,10 @@ int gw_cni_del(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 	if ((r = gw_nl_open(&nl)))
 		return gw_cni_fail(e, GW_CNI_E_KERNEL, "cannot open rtnetlink", "%s",
 				   strerror(-r)), r;
-	/* a namespace that is gone took the container's end, and so the host's, with it */
-	if (env->netns[0] && (r = find_host_end(nl, env, &h, e)) && e->code != GW_CNI_E_UNKNOWN)
+	/* a namespace that is gone took the container's end, and so the host's, with it; so
+	 * did one whose file is left but no longer a namespace (unmounted after a crash) */
+	if (env->netns[0] && (r = find_host_end(nl, env, &h, e)) &&
+	    e->code != GW_CNI_E_UNKNOWN && e->code != GW_CNI_E_ENV)
 		goto out;
 	gw_cni_ifb_name(c->name, env->container_id, env->ifname, ifb, sizeof(ifb));
 	gw_cni_ifb_mark(c->name, env->container_id, env->ifname, mark, sizeof(mark));

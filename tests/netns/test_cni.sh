@@ -100,6 +100,12 @@ checkx "ADD: the container's egress through ifb $IFB1 (gatewayd:cni: mark), htb 
 call "$CNI" CHECK id-one "/run/netns/$C1" eth0 <<<"$G1"
 rc=$?
 checkx "CHECK after ADD: exit 0, nothing on stdout" '[ $rc -eq 0 ] && [ ! -s "$OUT" ]'
+# a runtime that retries ADD (it crashed before it saw the answer): the tree in place is kept
+before_retry=$(host_state)
+call "$CNI" ADD id-one "/run/netns/$C1" eth0 <<<"$G1"
+rc=$?
+checkx "ADD again over its own tree: exit 0, the same objects, one ifb" \
+	'[ $rc -eq 0 ] && [ "$(host_state)" = "$before_retry" ] && [ "$(ifb_of | wc -l)" = 1 ]'
 
 # -- the rates, measured ------------------------------------------------------------------
 # goodput through a 20 Mbit/s htb with 1500-byte packets is about 95% of it
@@ -172,6 +178,13 @@ call "$CNI" DEL id-one "/run/netns/$C1" eth0 <<<"$G1"
 check "DEL again: exit 0" [ $? -eq 0 ]
 call "$CNI" DEL id-one "" eth0 <<<'{"cniVersion":"1.0.0","name":"'$NET'","type":"gatewayd-cni"}'
 check "DEL without CNI_NETNS or prevResult: exit 0" [ $? -eq 0 ]
+: >"$TMPD/not-a-netns"
+call "$CNI" DEL id-one "$TMPD/not-a-netns" eth0 <<<"$G1"
+check "DEL with a CNI_NETNS that is no longer a namespace (unmounted): exit 0" [ $? -eq 0 ]
+call "$CNI" ADD id-one "$TMPD/not-a-netns" eth0 <<<"$G1"
+checkx "ADD with a CNI_NETNS that is not a namespace: code 4" '[ "$(code)" = 4 ]'
+call "$CNI" ADD id-one "/run/netns/$RUN_ID-gone" eth0 <<<"$G1"
+checkx "ADD with a CNI_NETNS that does not exist: code 3" '[ "$(code)" = 3 ]'
 call "$CNI" DEL never-added "/run/netns/$C3" eth0 <<<'{"cniVersion":"1.0.0","name":"'$NET'","type":"gatewayd-cni"}'
 check "DEL of a container never added: exit 0" [ $? -eq 0 ]
 call "$CNI" DEL id-two "/run/netns/$C2" eth0 <<<"$G2"
