@@ -228,7 +228,13 @@ int gw_cni_add(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 		goto out;
 	r = gw_apply(nl, &s.cfg, NULL, &a, err, sizeof(err));
 	if (r) {
-		gw_cni_fail(e, GW_CNI_E_KERNEL, "the kernel refused the tree", "%s", err);
+		/* the daemon's advice (a config key) means nothing to a runtime's user */
+		char *advice = strstr(err, "; set replace = true");
+
+		if (advice)
+			*advice = '\0';
+		gw_cni_fail(e, GW_CNI_E_KERNEL, r == -EEXIST ? "someone else's qdisc is in the way" :
+			    "the kernel refused the tree", "%s", err);
 		goto out;
 	}
 	/* apply leaves someone else's ingress hook alone and that direction unshaped: for a

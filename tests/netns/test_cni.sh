@@ -220,6 +220,13 @@ refused "egressRate over 100 Tbit/s" 7 \
 	"$(gwconf 1.0.0 "$R3" '{"bandwidth":{"egressRate":200000000000000,"egressBurst":100000}}')"
 refused "an unknown cniVersion (9.9.9)" 1 "$(gwconf 9.9.9 "$R3" "$KUBELET")"
 refused "a misspelt key (ingresRate)" 2 "$(gwconf 1.0.0 "$R3" '{}' '{"ingresRate":1000000}')"
+# someone else's root qdisc on the container's veth: refused, theirs kept, no ifb left behind
+V3=$(host_veth "$R3")
+ip netns exec "$HOST" tc qdisc add dev "$V3" root handle 55: tbf rate 50mbit burst 32k latency 40ms
+before=$(host_state)
+refused "a root qdisc on the veth that gatewayd did not make" 100 "$G3"
+ip netns exec "$HOST" tc qdisc del dev "$V3" root
+before=$(host_state)
 # the default queue: fq_codel, which this kernel may lack: then refused and rolled back
 if ip netns exec "$HOST" tc qdisc add dev lo root fq_codel 2>/dev/null; then
 	ip netns exec "$HOST" tc qdisc del dev lo root
