@@ -8,6 +8,8 @@ DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 UNITDIR ?= /lib/systemd/system
 GENERATORDIR ?= /lib/systemd/system-generators
+# where CNI plugins live on Debian (a runtime's cni_plugin_dirs; /opt/cni/bin by convention)
+CNIDIR ?= /usr/lib/cni
 DESTDIR ?=
 
 BUILD ?= build
@@ -25,12 +27,16 @@ LDLIBS_ALL = $(PKG_LIBS) -lcrypt -pthread -lm
 
 # Each folder is its own archive, linked from the top layer down; LAYERS (below) says which
 # folders' headers each one may include, and every build checks it.
-FOLDERS := gatewayd gatewayd/compare gatewayd/load gatewayd/probe gatewayd/tree webui config \
+FOLDERS := gatewayd gatewayd/cni gatewayd/compare gatewayd/load gatewayd/probe gatewayd/tree webui config \
 	qdisc gatewayd/sys
 lib_of = $(BUILD)/lib/$(subst /,_,$(1)).a
-src_of = $(filter-out gatewayd/main.c,$(sort $(wildcard $(1)/*.c)))
+# the programs' mains are not in their folders' archives
+MAINS := gatewayd/main.c gatewayd/cni/main.c
+src_of = $(filter-out $(MAINS),$(sort $(wildcard $(1)/*.c)))
 LIBS := $(foreach f,$(FOLDERS),$(call lib_of,$(f)))
-ROUTER_LIBS := $(filter-out $(call lib_of,gatewayd/compare),$(LIBS))
+ROUTER_LIBS := $(filter-out $(call lib_of,gatewayd/compare) $(call lib_of,gatewayd/cni),$(LIBS))
+# the CNI plugin: the daemon's tree code without the daemon
+CNI_LIBS := $(foreach f,gatewayd/cni gatewayd/tree config qdisc gatewayd/sys,$(call lib_of,$(f)))
 ALL_SRC := $(foreach f,$(FOLDERS),$(call src_of,$(f)))
 ALL_HDR := $(foreach f,$(FOLDERS),$(wildcard $(f)/*.h))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -44,7 +50,8 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # here (a folder, or one header); anything else stops the build. The daemon (gatewayd/) never
 # includes the bench; qdisc/ and gatewayd/sys/ include nothing above them; config/ only
 # qdisc/'s model and kind tables; webui/ renders snapshots and knows neither the config parser
-# nor the kernel layer. gatewayd/main.c is the command line and may name every mode.
+# nor the kernel layer; the CNI plugin (gatewayd/cni/) builds trees as the daemon does, without
+# the daemon. gatewayd/main.c is the command line and may name every mode.
 LAYERS := \
 	qdisc: \
 	gatewayd/sys: \
@@ -53,6 +60,7 @@ LAYERS := \
 	gatewayd/probe:gatewayd/sys,config,qdisc/model.h,webui/snapshot.h \
 	gatewayd/load:gatewayd/sys,gatewayd/probe,config,qdisc/model.h,webui/snapshot.h \
 	gatewayd/tree:gatewayd/sys,config,qdisc \
+	gatewayd/cni:gatewayd/sys,gatewayd/tree,config,qdisc \
 	gatewayd/compare:gatewayd/sys,gatewayd/probe,gatewayd/load,gatewayd/tree,config,qdisc,webui/snapshot.h \
 	gatewayd:gatewayd/sys,gatewayd/probe,gatewayd/load,gatewayd/tree,config,qdisc,webui
 LAYER_EXEMPT := gatewayd/main.c
@@ -60,12 +68,12 @@ LAYER_EXEMPT := gatewayd/main.c
 .PHONY: all router deps check-deps test test-unit test-netns test-uml test-webui asan bench \
 	install clean demo fuzz fuzz-bins layers man-lint deb
 
-all: $(BUILD)/gatewayd
+all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni
 
 # the router's binary: everything but the comparison bench (--compare says it is not built in)
 router: $(BUILD)/gatewayd-router
 
-$(BUILD)/layers.ok: $(ALL_SRC) $(ALL_HDR) gatewayd/main.c Makefile
+$(BUILD)/layers.ok: $(ALL_SRC) $(ALL_HDR) $(MAINS) Makefile
 	@mkdir -p $(dir $@)
 	@bad=0; for f in $(filter-out $(LAYER_EXEMPT) Makefile,$^); do \
 		d=$${f%/*}; allow=; \
@@ -108,6 +116,10 @@ $(foreach f,$(FOLDERS),$(eval $(call folder_lib,$(f))))
 $(BUILD)/gatewayd: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main.o $(LIBS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
 
+# the chained CNI plugin, run by container runtimes (gatewayd-cni(8))
+$(BUILD)/gatewayd-cni: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/cni/main.o $(CNI_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
+
 $(BUILD)/gatewayd-router: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main-router.o $(ROUTER_LIBS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
 
@@ -139,7 +151,7 @@ DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev 
 	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
 	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 wrk \
 	clang libclang-rt-14-dev irtt groff-base dpkg-dev lintian openssl zlib1g-dev flent \
-	python3-matplotlib
+	python3-matplotlib containernetworking-plugins
 
 # Install every missing Debian package (needs root and the package mirror).
 deps:
@@ -178,6 +190,7 @@ demo: deps all
 
 install: all
 	install -D -m 0755 $(BUILD)/gatewayd $(DESTDIR)$(SBINDIR)/gatewayd
+	install -D -m 0755 $(BUILD)/gatewayd-cni $(DESTDIR)$(CNIDIR)/gatewayd-cni
 	# --compare's User-Mode Linux helper: found at ../libexec/gatewayd/ from the binary
 	install -D -m 0755 uml/gatewayd-uml $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml
 	install -D -m 0755 uml/gatewayd-uml-init $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml-init
@@ -191,7 +204,10 @@ install: all
 	chmod 0755 $(DESTDIR)$(GENERATORDIR)/gatewayd-generator
 	install -d $(DESTDIR)$(DATADIR)/doc/gatewayd/examples
 	install -m 0644 config/examples/*.conf $(DESTDIR)$(DATADIR)/doc/gatewayd/examples/
+	install -d $(DESTDIR)$(DATADIR)/doc/gatewayd/examples/cni
+	install -m 0644 docs/cni/*.conflist $(DESTDIR)$(DATADIR)/doc/gatewayd/examples/cni/
 	install -D -m 0644 man/gatewayd.8 $(DESTDIR)$(MANDIR)/man8/gatewayd.8
+	install -D -m 0644 man/gatewayd-cni.8 $(DESTDIR)$(MANDIR)/man8/gatewayd-cni.8
 	install -D -m 0644 man/gatewayd.conf.5 $(DESTDIR)$(MANDIR)/man5/gatewayd.conf.5
 
 # The Debian package, $(BUILD)/gatewayd_$(VERSION)-REVISION_ARCH.deb (the revision from

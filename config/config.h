@@ -251,6 +251,12 @@ const char *gw_direction_name(enum gw_direction d);
 void gw_class_default(struct gw_class_cfg *c, uint64_t rate, uint64_t ceil,
 		      const struct gw_child *child, int line);
 
+/* A child queue given as libconfig text, `child = { kind = "fq_codel"; target = "5ms"; };`,
+ * parsed and checked as a config file's child under shaper (config/parse_child.c); where names
+ * it in messages, which carry no FILE:LINE. 0, or -EINVAL with the message in err. */
+int gw_child_parse_text(const char *text, const char *where, enum gw_kind shaper,
+			struct gw_child *out, char *err, size_t errlen);
+
 /* Units (config/units.c). All return 0 or -EINVAL / -ERANGE. */
 int gw_parse_rate(const char *s, uint64_t *bytes_per_s);	/* "20mbit", "1.5gbit", "12mbyte" */
 int gw_parse_time(const char *s, int64_t *usec);		/* "5ms", "100us", "1s" */

@@ -1,5 +1,6 @@
 /* config/parse_child.c: a `child = { kind = ...; }` group into a struct gw_child. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "config/parse.h"
@@ -236,4 +237,38 @@ int cfg_parse_child(struct cfg_parser *p, const config_setting_t *grp, const cha
 	if (ret)
 		return ret;
 	return check_child_fits(p, grp, where, gw_qdisc_ops(shaper), ops, out);
+}
+
+/* A child group written as libconfig text, `child = { kind = "..."; ... };`, for a caller whose
+ * own input is not a libconfig file (the CNI plugin's JSON): the same kinds, keys, ranges and
+ * checks as a config file's child, the message without the text's FILE:LINE. */
+int gw_child_parse_text(const char *text, const char *where, enum gw_kind shaper,
+			struct gw_child *out, char *err, size_t errlen)
+{
+	struct cfg_parser p = { "-", err, errlen };
+	config_setting_t *grp;
+	config_t c;
+	int ret;
+
+	config_init(&c);
+	if (config_read_string(&c, text) != CONFIG_TRUE) {
+		snprintf(err, errlen, "%s: %s", where, config_error_text(&c));
+		ret = -EINVAL;
+	} else if (!(grp = config_lookup(&c, "child")) ||
+		   config_setting_type(grp) != CONFIG_TYPE_GROUP) {
+		snprintf(err, errlen, "%s: not a group", where);
+		ret = -EINVAL;
+	} else {
+		ret = cfg_parse_child(&p, grp, where, shaper, out);
+		out->line = 0;
+	}
+	config_destroy(&c);
+	/* "-:LINE: " goes: the line is one of the text, not of the caller's input */
+	if (ret && err && errlen && !strncmp(err, "-:", 2)) {
+		char *rest = strstr(err, ": ");
+
+		if (rest)
+			memmove(err, rest + 2, strlen(rest + 2) + 1);
+	}
+	return ret;
 }

@@ -10,10 +10,9 @@
 #include "config/config.h"
 #include "qdisc/nl.h"
 #include "qdisc/peer.h"
+#include "gatewayd/tree/ctrtree.h"
 #include "webui/snapshot.h"
 
-#define GW_CTR_IFB_PREFIX GW_CTR_RESERVED_PREFIX	/* container ifbs: "gwc-" + the interface's index */
-#define GW_CTR_LINK_PREFIX "ctr:"	/* link names in the snapshot */
 #define GW_CTR_MAX 4096			/* interfaces shaped or waiting at once */
 
 struct gw_ctr;
@@ -44,18 +43,9 @@ bool gw_ctr_name_matches(const struct gw_container_cfg *r, const char *name);
 bool gw_ctr_prefix_has(const struct gw_container_cfg *r, int family, const void *addr);
 /* The file pattern of the entry's netns: "/run/netns/NAME" or the path as given. */
 void gw_ctr_netns_pattern(const struct gw_container_cfg *r, char *buf, size_t len);
-/* "gwc-" + ifindex: at most 14 characters, unique while the interface exists. */
-void gw_ctr_ifb_name(int ifindex, char *buf, size_t len);
 /* Interfaces never taken as containers: loopback, ifbs, a configured link's devices. */
 bool gw_ctr_excluded(const struct gw_config *cfg, const struct gw_plink *l);
 
-/* The one-link config a container is shaped by; classes must have room for 2. */
-struct gw_ctr_synth {
-	struct gw_config cfg;
-	struct gw_link_cfg link;
-	struct gw_class_cfg cls[2];
-};
-void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_container_cfg *r,
-		       const char *ifname, int ifindex, struct gw_ctr_synth *out);
+/* gw_ctr_synthesize and gw_ctr_ifb_name: gatewayd/tree/ctrtree.h */
 
 #endif

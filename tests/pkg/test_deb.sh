@@ -22,6 +22,7 @@ done
 HOST_PATHS=(/usr/sbin/gatewayd /lib/systemd/system/gatewayd.service /etc/gatewayd
 	/lib/systemd/system-generators/gatewayd-generator
 	/usr/share/doc/gatewayd /usr/libexec/gatewayd /usr/share/man/man8/gatewayd.8.gz
+	/usr/lib/cni/gatewayd-cni /usr/share/man/man8/gatewayd-cni.8.gz
 	/etc/systemd/system/multi-user.target.wants/gatewayd.service)
 host_state() {
 	local p
@@ -73,7 +74,8 @@ dpkg-deb -x "$deb" "$tmpx"
 depends=$(ctl Depends)
 echo "# Depends: $depends"
 missing=""
-for so in $(objdump -p "$tmpx/usr/sbin/gatewayd" | awk '$1 == "NEEDED" { print $2 }'); do
+for so in $(objdump -p "$tmpx/usr/sbin/gatewayd" "$tmpx/usr/lib/cni/gatewayd-cni" |
+	awk '$1 == "NEEDED" { print $2 }' | sort -u); do
 	pkgs=$(dpkg -S "*/$so" 2>/dev/null | cut -d: -f1 | tr ',' '\n' | sed 's/ //g' | sort -u)
 	found=0
 	for p in $pkgs; do
@@ -84,12 +86,14 @@ done
 check "Depends names the package of every NEEDED library${missing:+ (missing:$missing)}" \
 	[ -z "$missing" ]
 hardened() {
-	local b=$tmpx/usr/sbin/gatewayd
+	local b=$1
 	! readelf -S "$b" | grep -q '\.debug_info' && readelf -d "$b" | grep -q BIND_NOW &&
 		readelf -d "$b" | grep -q PIE && readelf -lW "$b" | grep -q GNU_RELRO &&
 		readelf -sW --dyn-syms "$b" | grep -q '__[a-z]*_chk@'
 }
-check "the binary is stripped and hardened (relro, bind-now, PIE, fortified calls)" hardened
+check "the binary is stripped and hardened (relro, bind-now, PIE, fortified calls)" \
+	hardened "$tmpx/usr/sbin/gatewayd"
+check "the CNI plugin too (/usr/lib/cni/gatewayd-cni)" hardened "$tmpx/usr/lib/cni/gatewayd-cni"
 
 want="/usr/sbin/gatewayd /lib/systemd/system/gatewayd.service /etc/gatewayd/gatewayd.conf
 	/lib/systemd/system-generators/gatewayd-generator
@@ -98,7 +102,10 @@ want="/usr/sbin/gatewayd /lib/systemd/system/gatewayd.service /etc/gatewayd/gate
 	/usr/share/doc/gatewayd/examples/home-router.conf
 	/usr/share/doc/gatewayd/examples/office-router.conf
 	/usr/share/doc/gatewayd/examples/container-host.conf
-	/usr/libexec/gatewayd/gatewayd-uml /usr/libexec/gatewayd/gatewayd-uml-init"
+	/usr/libexec/gatewayd/gatewayd-uml /usr/libexec/gatewayd/gatewayd-uml-init
+	/usr/lib/cni/gatewayd-cni /usr/share/man/man8/gatewayd-cni.8.gz
+	/usr/share/doc/gatewayd/examples/cni/podman.conflist
+	/usr/share/doc/gatewayd/examples/cni/containerd.conflist"
 absent=""
 for f in $want; do printf '%s\n' "$files" | grep -qx "$f" || absent="$absent $f"; done
 check "the package holds the binary, unit, man pages, examples, copyright, changelog${absent:+ (no$absent)}" \

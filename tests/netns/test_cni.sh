@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# tests/netns/test_cni.sh: gatewayd-cni as a runtime calls it (CNI_* in the environment, the
+# network config on stdin), chained after Debian's real bridge and host-local plugins so that
+# prevResult is real: the conformance list (VERSION, ADD, CHECK, DEL, DEL again, CHECK after
+# tampering, malformed JSON, rates out of range, an unknown cniVersion, a refused tree: each
+# error the spec's object, nothing applied), only its own objects removed on DEL, and the
+# rates measured with iperf3 both ways through the container's veth. The "host" is a
+# namespace of its own. CNI_RATE=0 leaves out the measurement (the sanitizer lane).
+set -u
+LIB_RUN_PREFIX=cni
+. "$(dirname "$0")/lib.sh"
+CNI=${GATEWAYD_CNI:-$(dirname "$GATEWAYD")/gatewayd-cni}
+PLUGINS=${CNI_PLUGINS:-/usr/lib/cni}
+RATE=20000000		# bits/s each way, as kubernetes.io/*-bandwidth: 20M gives it
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "CNI plugin" "needs root (namespaces)"
+	exit 0
+fi
+for p in bridge host-local; do
+	if [ ! -x "$PLUGINS/$p" ]; then
+		skip "CNI plugin" "no $PLUGINS/$p (make deps installs containernetworking-plugins)"
+		exit 0
+	fi
+done
+for t in jq iperf3; do
+	command -v $t >/dev/null || { skip "CNI plugin" "no $t (make deps installs it)"; exit 0; }
+done
+if [ ! -x "$CNI" ]; then
+	not_ok "the plugin is built" "no $CNI"
+	exit 1
+fi
+
+ns_new HOST host || exit 1
+NET=$RUN_ID
+SUBNET=10.$((RANDOM % 200 + 20)).$((RANDOM % 250)).0/24
+BRIDGE='{"cniVersion":"1.0.0","name":"'$NET'","type":"bridge","bridge":"cnibr0",
+	"isGateway":true,"ipam":{"type":"host-local","subnet":"'$SUBNET'",
+	"dataDir":"'$TMPD'/ipam"}}'
+# kubelet's runtimeConfig for kubernetes.io/ingress-bandwidth: 20M and egress-bandwidth: 20M
+KUBELET='{"bandwidth":{"ingressRate":'$RATE',"ingressBurst":2147483647,
+	"egressRate":'$RATE',"egressBurst":2147483647}}'
+# the host kernel has no fq_codel (the default queue): fifo, whose limit is a queue of its own
+QUEUE='{"kind":"fifo","limit":100}'
+
+# call PLUGIN CMD ID NETNS IFNAME < CONF: the plugin run as a runtime runs it, in the host
+# namespace; stdout into $OUT, the exit status returned.
+OUT=$TMPD/out
+call() {
+	ip netns exec "$HOST" env -i PATH="$PATH" CNI_COMMAND="$2" CNI_CONTAINERID="$3" \
+		CNI_NETNS="$4" CNI_IFNAME="$5" CNI_PATH="$PLUGINS" "$1" >"$OUT" 2>>"$TMPD/stderr"
+}
+# gwconf VERSION PREV RUNTIMECONFIG [EXTRA]: the plugin's config as libcni builds it for the
+# second plugin of a list: name and cniVersion injected, prevResult, runtimeConfig.
+gwconf() {
+	jq -cn --arg v "$1" --arg n "$NET" --argjson prev "$2" --argjson rc "$3" \
+		--argjson x "${4:-{\}}" --argjson q "$QUEUE" \
+		'{cniVersion:$v, name:$n, type:"gatewayd-cni", capabilities:{bandwidth:true},
+		  queue:$q, runtimeConfig:$rc, prevResult:$prev} + $x'
+}
+# bridge_add VAR ID NS: the first plugin's ADD; its result into VAR.
+bridge_add() {
+	call "$PLUGINS/bridge" ADD "$2" "/run/netns/$3" eth0 <<<"$BRIDGE" || return 1
+	printf -v "$1" '%s' "$(cat "$OUT")"
+}
+# checkx NAME CONDITION: one counted check of a shell condition (&&, functions and all)
+checkx() { if eval "$2"; then ok "$1"; else not_ok "$1" "failed: $2"; fi; }
+host_veth() { jq -r '[.interfaces[] | select(.sandbox == null and (.name | startswith("veth")))][0].name' <<<"$1"; }
+code() { jq -r '.code // empty' "$OUT" 2>/dev/null; }
+host_state() {
+	ip netns exec "$HOST" tc qdisc show | sed -E 's/refcnt [0-9]+ //'
+	ip -n "$HOST" -o link show | awk '{ print $2 }' | sort
+}
+ifb_of() { ip -n "$HOST" -o link show type ifb | awk -F': ' '{ print $2 }' | grep '^gwn-'; }
+has_root() { ip netns exec "$HOST" tc qdisc show dev "$1" root | grep -q "^qdisc htb e000:"; }
+
+# -- VERSION ------------------------------------------------------------------------------
+call "$CNI" VERSION "" "" "" <<<'{"cniVersion":"1.0.0"}'
+checkx "VERSION: exit 0, supportedVersions 0.3.0, 0.3.1, 0.4.0 and 1.0.0" \
+	'[ $? -eq 0 ] && jq -e ".cniVersion == \"1.0.0\" and .supportedVersions == [\"0.3.0\",\"0.3.1\",\"0.4.0\",\"1.0.0\"]" "$OUT" >/dev/null'
+
+# -- ADD, CHECK ---------------------------------------------------------------------------
+ns_new C1 c1 && ns_new C2 c2 && ns_new C3 c3 || exit 1
+bridge_add R1 id-one "$C1" || { not_ok "bridge ADD" "$(cat "$OUT")"; exit 1; }
+V1=$(host_veth "$R1")
+G1=$(gwconf 1.0.0 "$R1" "$KUBELET")
+call "$CNI" ADD id-one "/run/netns/$C1" eth0 <<<"$G1"
+rc=$?
+check "ADD after bridge: exit 0 (kubelet's runtimeConfig, 20M each way)" [ $rc -eq 0 ]
+check "ADD: the result is prevResult passed on" \
+	[ "$(jq -S . "$OUT")" = "$(jq -S . <<<"$R1")" ]
+IFB1=$(ifb_of)
+echo "# host veth $V1, ifb $IFB1"
+checkx "ADD: htb e000: at 20Mbit on the host veth $V1" \
+	'ip netns exec $HOST tc class show dev $V1 | grep -q "e000:10 .* rate 20Mbit ceil 20Mbit"'
+checkx "ADD: the container's egress through ifb $IFB1 (gatewayd:cni: mark), htb at 20Mbit" \
+	'ip -n $HOST -d link show $IFB1 | grep -q "alias gatewayd:cni:" &&
+		ip netns exec $HOST tc class show dev $IFB1 | grep -q "rate 20Mbit ceil 20Mbit" &&
+		ip netns exec $HOST tc filter show dev $V1 ingress | grep -q "Redirect to device $IFB1"'
+call "$CNI" CHECK id-one "/run/netns/$C1" eth0 <<<"$G1"
+rc=$?
+checkx "CHECK after ADD: exit 0, nothing on stdout" '[ $rc -eq 0 ] && [ ! -s "$OUT" ]'
+# a runtime that retries ADD (it crashed before it saw the answer): the tree in place is kept
+before_retry=$(host_state)
+call "$CNI" ADD id-one "/run/netns/$C1" eth0 <<<"$G1"
+rc=$?
+checkx "ADD again over its own tree: exit 0, the same objects, one ifb" \
+	'[ $rc -eq 0 ] && [ "$(host_state)" = "$before_retry" ] && [ "$(ifb_of | wc -l)" = 1 ]'
+
+# -- the rates, measured ------------------------------------------------------------------
+# goodput through a 20 Mbit/s htb with 1500-byte packets is about 95% of it
+ip1=$(jq -r '.ips[0].address | split("/")[0]' <<<"$R1")
+goodput() {	# [-R]: from the container; out: percent of RATE
+	ip netns exec "$C1" timeout 15 iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
+	local srv=$!
+	PIDS+=("$srv")
+	wait_listening "$C1" 5201 || return 1
+	ip netns exec "$HOST" timeout 15 iperf3 -c "$ip1" -p 5201 -t 4 -O 1 -J "$@" >"$TMPD/iperf.json" 2>&1
+	wait "$srv" 2>/dev/null
+	jq -r '.end.sum_received.bits_per_second * 100 / '$RATE' | floor' "$TMPD/iperf.json"
+}
+if [ "${CNI_RATE:-1}" = 1 ]; then
+	in_pct=$(goodput)
+	out_pct=$(goodput -R)
+	echo "# goodput into the container ${in_pct}%, out of it ${out_pct}% of 20 Mbit/s"
+	checkx "into the container (ingressRate): goodput within 85-100% of 20 Mbit/s (${in_pct}%)" \
+		'[ "${in_pct:-0}" -ge 85 ] && [ "${in_pct:-0}" -le 100 ]'
+	checkx "out of the container (egressRate): goodput within 85-100% of 20 Mbit/s (${out_pct}%)" \
+		'[ "${out_pct:-0}" -ge 85 ] && [ "${out_pct:-0}" -le 100 ]'
+else
+	skip "rates through the plugin's tree" "CNI_RATE=0"
+fi
+
+# -- a second container, and foreign qdiscs the plugin must leave alone -------------------
+bridge_add R2 id-two "$C2" || { not_ok "bridge ADD (second)" "$(cat "$OUT")"; exit 1; }
+V2=$(host_veth "$R2")
+# a burst the plugin honours: 655360 bits, 80 KiB, in both buckets of the class and its parent
+G2=$(gwconf 0.4.0 "$R2" '{"bandwidth":{"ingressRate":10000000,"ingressBurst":655360}}')
+call "$CNI" ADD id-two "/run/netns/$C2" eth0 <<<"$G2"
+rc=$?
+checkx "ADD (0.4.0, ingress only, ingressBurst 655360 bits): exit 0, htb's burst and cburst 80Kb, no ifb" \
+	'[ $rc -eq 0 ] && [ "$(ip netns exec $HOST tc class show dev $V2 | grep -c "rate 10Mbit ceil 10Mbit burst 80Kb cburst 80Kb")" = 2 ] &&
+	[ "$(ifb_of | wc -l)" = 1 ]'
+# someone else's: a tbf on the bridge, an ingress hook with a filter on the second veth
+ip netns exec "$HOST" tc qdisc add dev cnibr0 root handle 77: tbf rate 100mbit burst 32k latency 50ms
+ip netns exec "$HOST" tc qdisc add dev "$V2" ingress
+ip netns exec "$HOST" tc filter add dev "$V2" parent ffff: prio 7 u32 match u32 0 0 action mirred egress mirror dev lo
+
+# -- CHECK after tampering ----------------------------------------------------------------
+ip netns exec "$HOST" tc class change dev "$V1" parent e000:1 classid e000:10 htb rate 5mbit ceil 5mbit
+call "$CNI" CHECK id-one "/run/netns/$C1" eth0 <<<"$G1"
+rc=$?
+checkx "CHECK after a class was changed: exit non-zero, code 101 ($(jq -r .details "$OUT"))" \
+	'[ $rc -ne 0 ] && [ "$(code)" = 101 ]'
+# a runtime's retry: DEL, then ADD again, makes the tree afresh
+call "$CNI" DEL id-one "/run/netns/$C1" eth0 <<<"$G1" && call "$CNI" ADD id-one "/run/netns/$C1" eth0 <<<"$G1" &&
+	call "$CNI" CHECK id-one "/run/netns/$C1" eth0 <<<"$G1"
+check "DEL, ADD again: CHECK passes" [ $? -eq 0 ]
+ip netns exec "$HOST" tc qdisc del dev "$IFB1" root
+call "$CNI" CHECK id-one "/run/netns/$C1" eth0 <<<"$G1"
+rc=$?
+checkx "CHECK after the ifb's tree was deleted names the ifb" '[ -n "$IFB1" ] && grep -q "on $IFB1" "$OUT"'
+checkx "CHECK after the ifb's tree was deleted: code 101 ($(jq -r .details "$OUT"))" \
+	'[ $rc -ne 0 ] && [ "$(code)" = 101 ]'
+
+# -- DEL, DEL again -------------------------------------------------------------------------
+call "$CNI" DEL id-one "/run/netns/$C1" eth0 <<<"$G1"
+rc=$?
+checkx "DEL: exit 0, nothing on stdout" '[ $rc -eq 0 ] && [ ! -s "$OUT" ]'
+checkx "DEL: the first container's root, ingress hook and ifb are gone" \
+	'! ip netns exec $HOST tc qdisc show dev $V1 | grep -qE "e000:|ingress" &&
+		! ip -n $HOST link show $IFB1 >/dev/null 2>&1'
+checkx "DEL: the foreign tbf on the bridge is still there" \
+	'ip netns exec $HOST tc qdisc show dev cnibr0 | grep -q "tbf 77:"'
+call "$CNI" CHECK id-two "/run/netns/$C2" eth0 <<<"$G2"
+check "DEL: the second container's tree is untouched (its CHECK passes)" [ $? -eq 0 ]
+call "$CNI" DEL id-one "/run/netns/$C1" eth0 <<<"$G1"
+check "DEL again: exit 0" [ $? -eq 0 ]
+call "$CNI" DEL id-one "" eth0 <<<'{"cniVersion":"1.0.0","name":"'$NET'","type":"gatewayd-cni"}'
+check "DEL without CNI_NETNS or prevResult: exit 0" [ $? -eq 0 ]
+: >"$TMPD/not-a-netns"
+call "$CNI" DEL id-one "$TMPD/not-a-netns" eth0 <<<"$G1"
+check "DEL with a CNI_NETNS that is no longer a namespace (unmounted): exit 0" [ $? -eq 0 ]
+call "$CNI" ADD id-one "$TMPD/not-a-netns" eth0 <<<"$G1"
+checkx "ADD with a CNI_NETNS that is not a namespace: code 4" '[ "$(code)" = 4 ]'
+call "$CNI" ADD id-one "/run/netns/$RUN_ID-gone" eth0 <<<"$G1"
+checkx "ADD with a CNI_NETNS that does not exist: code 3" '[ "$(code)" = 3 ]'
+call "$CNI" DEL never-added "/run/netns/$C3" eth0 <<<'{"cniVersion":"1.0.0","name":"'$NET'","type":"gatewayd-cni"}'
+check "DEL of a container never added: exit 0" [ $? -eq 0 ]
+call "$CNI" DEL id-two "/run/netns/$C2" eth0 <<<"$G2"
+rc=$?
+checkx "DEL of the second: exit 0, its root gone, the foreign ingress hook and filter on $V2 stay" \
+	'[ $rc -eq 0 ] && ! has_root $V2 && ip netns exec $HOST tc filter show dev $V2 ingress | grep -q mirred'
+
+# -- the configuration lists in docs/: the plugin takes its entry in each ----------------
+for f in "$TOP"/docs/cni/*.conflist; do
+	conf=$(jq -c '(.plugins[] | select(.type == "gatewayd-cni")) + {name, cniVersion}' "$f")
+	call "$CNI" DEL never-added "/run/netns/$C3" eth0 <<<"$conf"
+	rc=$?
+	checkx "docs/cni/${f##*/}: the plugin's entry is a valid config" '[ $rc -eq 0 ]'
+done
+
+# -- refusals: the error object, a non-zero exit, nothing applied ------------------------
+bridge_add R3 id-three "$C3" || { not_ok "bridge ADD (third)" "$(cat "$OUT")"; exit 1; }
+before=$(host_state)
+refused() {	# NAME CODE CONF
+	local name=$1 want=$2 rc
+	call "$CNI" ADD id-three "/run/netns/$C3" eth0 <<<"$3"
+	rc=$?
+	checkx "$name: exit non-zero, code $want, nothing applied ($(jq -r '.msg + ": " + (.details // "")' "$OUT" 2>/dev/null))" \
+		'[ $rc -ne 0 ] && [ "$(code)" = "$want" ] &&
+		jq -e "(.cniVersion | type) == \"string\" and (.msg | type) == \"string\"" "$OUT" >/dev/null &&
+		[ "$(host_state)" = "$before" ]'
+}
+G3=$(gwconf 1.0.0 "$R3" "$KUBELET")
+refused "malformed JSON" 6 "${G3%?}"
+refused "a rate out of range (ingressRate 5000 bits/s)" 7 \
+	"$(gwconf 1.0.0 "$R3" '{"bandwidth":{"ingressRate":5000,"ingressBurst":100000}}')"
+refused "egressRate over 100 Tbit/s" 7 \
+	"$(gwconf 1.0.0 "$R3" '{"bandwidth":{"egressRate":200000000000000,"egressBurst":100000}}')"
+refused "an unknown cniVersion (9.9.9)" 1 "$(gwconf 9.9.9 "$R3" "$KUBELET")"
+refused "a misspelt key (ingresRate)" 2 "$(gwconf 1.0.0 "$R3" '{}' '{"ingresRate":1000000}')"
+# someone else's root qdisc on the container's veth: refused, theirs kept, no ifb left behind
+V3=$(host_veth "$R3")
+ip netns exec "$HOST" tc qdisc add dev "$V3" root handle 55: tbf rate 50mbit burst 32k latency 40ms
+before=$(host_state)
+refused "a root qdisc on the veth that gatewayd did not make" 100 "$G3"
+ip netns exec "$HOST" tc qdisc del dev "$V3" root
+before=$(host_state)
+# the default queue: fq_codel, which this kernel may lack: then refused and rolled back
+if ip netns exec "$HOST" tc qdisc add dev lo root fq_codel 2>/dev/null; then
+	ip netns exec "$HOST" tc qdisc del dev lo root
+	QUEUE=null
+	call "$CNI" ADD id-three "/run/netns/$C3" eth0 <<<"$(gwconf 1.0.0 "$R3" "$KUBELET")"
+	rc=$?
+	checkx "ADD with the default queue: fq_codel leaves" \
+		'[ $rc -eq 0 ] && ip netns exec $HOST tc qdisc show | grep -q fq_codel'
+else
+	QUEUE=null
+	refused "the default queue (fq_codel) on a kernel without it: the kernel's refusal" 100 \
+		"$(gwconf 1.0.0 "$R3" "$KUBELET")"
+fi
+echo "# $(wc -l <"$TMPD/stderr") lines on the plugins' stderr"
