@@ -288,8 +288,8 @@ static void remove_links(struct gw_nl *nl, struct gw_applied *a, const bool *red
 }
 
 /* What differs is mended in place where it can be (gw_mend: a class's rate, a leaf, the
- * redirect), not in the links that are stuck. 4 when the tree then reads back whole (found
- * says what was found), 0 when nothing differed, -errno when the links must be made again. */
+ * redirect), not in the links that are stuck. 4 when it was (found says what was found),
+ * -errno when the links must be made again. */
 static int mend(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
 		const bool *stuck, char *found, size_t foundlen)
 {
@@ -303,15 +303,10 @@ static int mend(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied
 	r = gw_readback_got(nl, cfg, a, state, got, why, sizeof(why));
 	if (r != -EPROTO)
 		goto out;
+	/* no read-back to confirm: the plan is what start-up verified the kernel keeps as
+	 * planned, and a change that comes meanwhile has its own notification */
 	r = gw_mend(nl, cfg, a, state, got, stuck, found, foundlen, refused, sizeof(refused));
-	if (r > 0) {
-		/* only what the stuck links hold may still differ */
-		r = gw_readback(nl, cfg, a, state, why, sizeof(why));
-		for (size_t i = 0; r == -EPROTO && i < a->plan.n; i++)
-			if (state[i] != GW_OBJ_SAME && !stuck[a->plan.objs[i].link])
-				r = -EAGAIN;
-		r = r == 0 || r == -EPROTO ? 4 : r;
-	}
+	r = r > 0 ? 4 : r ? r : -EAGAIN;
 	if (refused[0])
 		gw_log(GW_LOG_WARNING, "mending in place: %s; making the link again instead",
 		       refused);
@@ -438,6 +433,34 @@ static int presence(struct gw_nl *nl, const struct gw_config *cfg, struct gw_app
 	return r ? r : came ? 1 : 3;
 }
 
+/* One read-back (why: the first difference), and what it found mended in place at once when
+ * that can be (mend): the usual foreign change (a class, a leaf, the redirect) costs one dump
+ * of the tree, however many classes it has. 4 when mended (found says what), 0 when the tree
+ * is whole, -EPROTO or another -errno when the slower path is to look. */
+static int check(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a, bool mend,
+		 char *why, size_t whylen, char *found, size_t foundlen)
+{
+	enum gw_obj_state *state = calloc(a->plan.n + 1, sizeof(*state));
+	struct gw_tc_obj *got = mend ? calloc(a->plan.n + 1, sizeof(*got)) : NULL;
+	char refused[512] = "";
+	int r = -ENOMEM;
+
+	if (state && (got || !mend))
+		r = gw_readback_got(nl, cfg, a, state, got, why, whylen);
+	if (r == -EPROTO && mend) {
+		int n = gw_mend(nl, cfg, a, state, got, NULL, found, foundlen, refused,
+				sizeof(refused));
+
+		r = n > 0 ? 4 : -EPROTO;
+		if (refused[0])
+			gw_log(GW_LOG_WARNING, "mending in place: %s; making the link again "
+			       "instead", refused);
+	}
+	free(state);
+	free(got);
+	return r;
+}
+
 int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	    struct gw_applied *a, struct gw_sampler *s, char *err, size_t errlen)
 {
@@ -452,8 +475,15 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		gw_heal_absorb(m, nl, cfg, a);	/* our own events, and anyone else's */
 	if (p > 0)
 		a->classify_stale = false;	/* the redo put every classifier in anew */
-	/* nothing of ours to read back is whole too: every link waits */
-	if ((a->n_devs || !a->plan.n) && gw_verify(nl, cfg, a, why, sizeof(why)) == 0) {
+	/* nothing of ours to read back is whole too: every link waits; links that came or went
+	 * are judged by the slower path, which says so */
+	r = a->n_devs || !a->plan.n ? check(nl, cfg, a, p == 0, why, sizeof(why), err, errlen) :
+	    -EPROTO;
+	if (r == 4) {
+		gw_heal_absorb(m, nl, cfg, a);	/* our own events, and anyone else's */
+		return 4;
+	}
+	if (r == 0) {
 		/* shaped, or waiting on as before because its interface cannot be shaped yet (a
 		 * foreign root on it): that is a cause, said and retried as any other */
 		if (p != 0) {
@@ -481,12 +511,14 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		/* the other links are made again now if they need it; the stuck ones wait */
 		int h = a->n_devs ? heal_links(nl, cfg, a, s, stuck, ignored, sizeof(ignored)) : 0;
 
-		if (h == 1 || h == 4) {
+		if (h == 1 || h == 4)
 			gw_heal_absorb(m, nl, cfg, a);
-			gw_log(GW_LOG_WARNING, "%s%s%s the tree of the links that could be; "
-			       "waiting: %s", h == 4 ? ignored : "", h == 4 ? "; put back " : "",
-			       h == 4 ? "in" : "restored", err);
-		}
+		if (h == 1)
+			gw_log(GW_LOG_WARNING, "restored the tree of the links that could be; "
+			       "waiting: %s", err);
+		if (h == 4)
+			gw_log(GW_LOG_WARNING, "changed from outside: %s; put back in place in the "
+			       "links that could be; waiting: %s", ignored, err);
 		free(stuck);
 		return r;
 	}
