@@ -81,10 +81,10 @@ static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 		return 0;
 	}
 	/* the kernel stamps a tc change's events with the port id of the socket that asked for
-	 * it: ours (a reload, autorate's rate, a heal) are not news, anyone else's are, even
-	 * those that came while ours were being made */
-	if (nlh->nlmsg_type >= RTM_NEWQDISC && nlh->nlmsg_type <= RTM_DELTFILTER &&
-	    nlh->nlmsg_pid && nlh->nlmsg_pid == s->own)
+	 * it (and, since Linux 6.3, a link's made or deleted): ours (a reload, autorate's rate,
+	 * a heal, our ifbs) are not news, anyone else's are, even those that came while ours
+	 * were being made */
+	if (nlh->nlmsg_pid && nlh->nlmsg_pid == s->own)
 		return 0;
 	switch (nlh->nlmsg_type) {
 	case RTM_NEWTFILTER:

@@ -508,10 +508,13 @@ int gw_loop_run(struct gw_loop_ctx *c)
 				load_start(c, &f, &lt, "scheduled");
 			if (fd == f.heal)
 				heal(c, &retry);
-			/* someone else's change came while we made our own (a reload, a heal) */
+			/* someone else's change came while we made our own (a reload, a heal); while
+			 * healing fails, the retries' back-off decides (what a failed try undid
+			 * raised events of its own) */
 			if (c->applied->heal_due) {
 				c->applied->heal_due = false;
-				arm_heal(f.heal);
+				if (!retry.broken)
+					arm_heal(f.heal);
 			}
 			if (fd == f.sample) {
 				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due, c->ctr, c->ar);
