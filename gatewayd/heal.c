@@ -14,12 +14,15 @@
 #include "gatewayd/tree/classify.h"
 #include "gatewayd/heal.h"
 #include "gatewayd/sys/log.h"
+#include "gatewayd/tree/mend.h"
 #include "gatewayd/tree/reload.h"
 #include "gatewayd/tree/own.h"
 
 struct scan {
 	const struct gw_config *cfg;
 	const struct gw_applied *a;
+	uint32_t own;		/* gatewayd's rtnetlink port id: its own requests' events */
+	bool absorb;		/* read right after our own changes: nf_tables' events are ours */
 	bool relevant;
 	bool classify;		/* our nft table or an ingress filter of ours changed */
 };
@@ -71,30 +74,44 @@ static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 	struct scan *s = arg;
 
 	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_NFTABLES) {
-		if (s->cfg->owns_nft && s->a->nft_table && our_nft(nlh))
+		/* nf_tables' batches come from a socket of their own each time: read right
+		 * after our own classification, its events are taken as ours */
+		if (!s->absorb && s->cfg->owns_nft && s->a->nft_table && our_nft(nlh))
 			s->relevant = s->classify = true;
 		return 0;
 	}
+	/* the kernel stamps a tc change's events with the port id of the socket that asked for
+	 * it (and, since Linux 6.3, a link's made or deleted): ours (a reload, autorate's rate,
+	 * a heal, our ifbs) are not news, anyone else's are, even those that came while ours
+	 * were being made */
+	if (nlh->nlmsg_pid && nlh->nlmsg_pid == s->own)
+		return 0;
 	switch (nlh->nlmsg_type) {
 	case RTM_NEWTFILTER:
 	case RTM_DELTFILTER: {
-		/* an ingress classifier on one of our ifbs: only ours are there */
 		const struct tcmsg *t = nlmsg_data(nlh);
 
-		if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*t)) &&
-		    gw_applied_ours(s->a, t->tcm_ifindex) &&
-		    t->tcm_parent == TC_H_MAKE(GW_ROOT_HANDLE, 0) && s->cfg->owns_nft &&
+		if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*t)) ||
+		    !gw_applied_ours(s->a, t->tcm_ifindex))
+			break;
+		/* the ingress redirect, on the interface's hook: part of the tree */
+		if (t->tcm_parent == GW_INGRESS_HANDLE)
+			s->relevant = true;
+		/* an ingress classifier on one of our ifbs: only ours are there */
+		if (t->tcm_parent == TC_H_MAKE(GW_ROOT_HANDLE, 0) && s->cfg->owns_nft &&
 		    ingress_rules(s->cfg))
 			s->relevant = s->classify = true;
 		break;
 	}
 	case RTM_NEWQDISC:
-	case RTM_DELQDISC: {
+	case RTM_DELQDISC:
+	case RTM_NEWTCLASS:
+	case RTM_DELTCLASS: {
+		/* roots, hooks, classes and leaves: a read-back says whether it matters */
 		const struct tcmsg *t = nlmsg_data(nlh);
 
 		if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(*t)) &&
-		    gw_applied_ours(s->a, t->tcm_ifindex) &&
-		    (t->tcm_parent == TC_H_ROOT || t->tcm_parent == TC_H_INGRESS))
+		    gw_applied_ours(s->a, t->tcm_ifindex))
 			s->relevant = true;
 		break;
 	}
@@ -118,9 +135,10 @@ static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg, struct gw_applied *a)
+bool gw_heal_pending(struct gw_monitor *m, struct gw_nl *nl, const struct gw_config *cfg,
+		     struct gw_applied *a)
 {
-	struct scan s = { .cfg = cfg, .a = a };
+	struct scan s = { .cfg = cfg, .a = a, .own = gw_nl_portid(nl) };
 
 	if (gw_monitor_read(m, scan_cb, &s)) {
 		/* events were lost: check it all */
@@ -130,6 +148,20 @@ bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg, struct g
 	if (s.classify)
 		a->classify_stale = true;
 	return s.relevant;
+}
+
+bool gw_heal_absorb(struct gw_monitor *m, struct gw_nl *nl, const struct gw_config *cfg,
+		    struct gw_applied *a)
+{
+	struct scan s = { .cfg = cfg, .a = a, .own = gw_nl_portid(nl), .absorb = true };
+
+	/* lost events: the tree is read back (the classifiers are not put in again for it:
+	 * most of what overflowed was our own) */
+	if (gw_monitor_read(m, scan_cb, &s) || s.relevant)
+		a->heal_due = true;
+	if (s.classify)
+		a->classify_stale = true;
+	return a->heal_due;
 }
 
 /* The root qdisc of each device, from one dump. */
@@ -255,9 +287,39 @@ static void remove_links(struct gw_nl *nl, struct gw_applied *a, const bool *red
 	}
 }
 
+/* What differs is mended in place where it can be (gw_mend: a class's rate, a leaf, the
+ * redirect), not in the links that are stuck. 4 when it was (found says what was found),
+ * -errno when the links must be made again. */
+static int mend(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
+		const bool *stuck, char *found, size_t foundlen)
+{
+	enum gw_obj_state *state = calloc(a->plan.n + 1, sizeof(*state));
+	struct gw_tc_obj *got = calloc(a->plan.n + 1, sizeof(*got));
+	char why[256], refused[512] = "";
+	int r = -ENOMEM;
+
+	if (!state || !got)
+		goto out;
+	r = gw_readback_got(nl, cfg, a, state, got, why, sizeof(why));
+	if (r != -EPROTO)
+		goto out;
+	/* no read-back to confirm: the plan is what start-up verified the kernel keeps as
+	 * planned, and a change that comes meanwhile has its own notification */
+	r = gw_mend(nl, cfg, a, state, got, stuck, found, foundlen, refused, sizeof(refused));
+	r = r > 0 ? 4 : r ? r : -EAGAIN;
+	if (refused[0])
+		gw_log(GW_LOG_WARNING, "mending in place: %s; making the link again instead",
+		       refused);
+out:
+	free(state);
+	free(got);
+	return r;
+}
+
 /* Only the links whose objects do not all read back as planned are made again (not those
- * stuck, which wait for their cause to go); the others keep their objects and counters. 1 when
- * that restored them, -errno when the whole tree must be rebuilt instead. */
+ * stuck, which wait for their cause to go); the others keep their objects and counters. What
+ * can be is mended in place first (4, err says what was found). 1 when making the links again
+ * restored them, -errno when the whole tree must be rebuilt instead. */
 static int heal_links(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
 		      struct gw_sampler *s, const bool *stuck, char *err, size_t errlen)
 {
@@ -269,6 +331,8 @@ static int heal_links(struct gw_nl *nl, const struct gw_config *cfg, struct gw_a
 	int r = -ENOMEM;
 
 	if (!state || !redo)
+		goto out;
+	if ((r = mend(nl, cfg, a, stuck, err, errlen)) == 4)
 		goto out;
 	r = gw_readback(nl, cfg, a, state, why, sizeof(why));
 	if (r != -EPROTO)
@@ -369,6 +433,34 @@ static int presence(struct gw_nl *nl, const struct gw_config *cfg, struct gw_app
 	return r ? r : came ? 1 : 3;
 }
 
+/* One read-back (why: the first difference), and what it found mended in place at once when
+ * that can be (mend): the usual foreign change (a class, a leaf, the redirect) costs one dump
+ * of the tree, however many classes it has. 4 when mended (found says what), 0 when the tree
+ * is whole, -EPROTO or another -errno when the slower path is to look. */
+static int check(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a, bool mend,
+		 char *why, size_t whylen, char *found, size_t foundlen)
+{
+	enum gw_obj_state *state = calloc(a->plan.n + 1, sizeof(*state));
+	struct gw_tc_obj *got = mend ? calloc(a->plan.n + 1, sizeof(*got)) : NULL;
+	char refused[512] = "";
+	int r = -ENOMEM;
+
+	if (state && (got || !mend))
+		r = gw_readback_got(nl, cfg, a, state, got, why, whylen);
+	if (r == -EPROTO && mend) {
+		int n = gw_mend(nl, cfg, a, state, got, NULL, found, foundlen, refused,
+				sizeof(refused));
+
+		r = n > 0 ? 4 : -EPROTO;
+		if (refused[0])
+			gw_log(GW_LOG_WARNING, "mending in place: %s; making the link again "
+			       "instead", refused);
+	}
+	free(state);
+	free(got);
+	return r;
+}
+
 int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	    struct gw_applied *a, struct gw_sampler *s, char *err, size_t errlen)
 {
@@ -378,12 +470,20 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	int r, p;
 
 	/* interfaces that came or went first: the read-back below judges the tree they leave */
+	a->heal_due = false;	/* looked at now; what comes while we mend is read apart */
 	if ((p = presence(nl, cfg, a, s, moved, sizeof(moved))) != 0)
-		gw_monitor_read(m, NULL, NULL);	/* our own events */
+		gw_heal_absorb(m, nl, cfg, a);	/* our own events, and anyone else's */
 	if (p > 0)
 		a->classify_stale = false;	/* the redo put every classifier in anew */
-	/* nothing of ours to read back is whole too: every link waits */
-	if ((a->n_devs || !a->plan.n) && gw_verify(nl, cfg, a, why, sizeof(why)) == 0) {
+	/* nothing of ours to read back is whole too: every link waits; links that came or went
+	 * are judged by the slower path, which says so */
+	r = a->n_devs || !a->plan.n ? check(nl, cfg, a, p == 0, why, sizeof(why), err, errlen) :
+	    -EPROTO;
+	if (r == 4) {
+		gw_heal_absorb(m, nl, cfg, a);	/* our own events, and anyone else's */
+		return 4;
+	}
+	if (r == 0) {
 		/* shaped, or waiting on as before because its interface cannot be shaped yet (a
 		 * foreign root on it): that is a cause, said and retried as any other */
 		if (p != 0) {
@@ -396,7 +496,7 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		 * (the table swapped in one batch, the filters a new generation) */
 		a->classify_stale = false;
 		r = gw_classify_apply(nl, cfg, a, err, errlen);
-		gw_monitor_read(m, NULL, NULL);	/* our own events */
+		gw_heal_absorb(m, nl, cfg, a);	/* our own events, and anyone else's */
 		if (r)
 			return r;
 		snprintf(err, errlen, "gatewayd's classifiers (nft table inet %s, ingress filters) "
@@ -409,11 +509,16 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		char ignored[512];
 
 		/* the other links are made again now if they need it; the stuck ones wait */
-		if (a->n_devs && heal_links(nl, cfg, a, s, stuck, ignored, sizeof(ignored)) == 1) {
-			gw_monitor_read(m, NULL, NULL);
+		int h = a->n_devs ? heal_links(nl, cfg, a, s, stuck, ignored, sizeof(ignored)) : 0;
+
+		if (h == 1 || h == 4)
+			gw_heal_absorb(m, nl, cfg, a);
+		if (h == 1)
 			gw_log(GW_LOG_WARNING, "restored the tree of the links that could be; "
 			       "waiting: %s", err);
-		}
+		if (h == 4)
+			gw_log(GW_LOG_WARNING, "changed from outside: %s; put back in place in the "
+			       "links that could be; waiting: %s", ignored, err);
 		free(stuck);
 		return r;
 	}
@@ -421,21 +526,32 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		moved[0] = '\0';	/* the read-back's cause is the one to say */
 	r = a->n_devs ? heal_links(nl, cfg, a, s, stuck, err, errlen) : -EAGAIN;
 	free(stuck);
+	if (r == 4) {
+		gw_heal_absorb(m, nl, cfg, a);	/* our own events, and anyone else's */
+		if (moved[0]) {
+			char found[1024];
+
+			snprintf(found, sizeof(found), "%s", err);
+			snprintf(err, errlen, "%s; %s", moved, found);
+		}
+		return 4;
+	}
 	if (r != 1) {
 		/* what is left of ours goes first; a foreign tree that took our place is not
 		 * ours to remove, and the apply will refuse it unless the config says replace */
 		gw_remove(nl, a, err, errlen);
 		r = gw_apply(nl, cfg, &a->plan, &fresh, err, errlen);
 	}
-	/* our own requests raised notifications of their own: they are not news */
-	gw_monitor_read(m, NULL, NULL);
-	if (r < 0)
-		return r;
 	if (r == 0) {
 		gw_applied_free(a);
 		*a = fresh;
 		gw_sampler_rebind(s, a);
 	}
+	/* our own requests raised notifications of their own: they are not news; anyone
+	 * else's that came meanwhile are, and bring another look */
+	gw_heal_absorb(m, nl, cfg, a);
+	if (r < 0)
+		return r;
 	snprintf(err, errlen, "%s%s%s", moved, moved[0] ? "; " : "",
 		 why[0] ? why : "the tree was incomplete");
 	return 1;

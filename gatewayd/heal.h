@@ -10,19 +10,30 @@
 #include "gatewayd/sampler.h"
 #include "qdisc/monitor.h"
 
-/* Read pending notifications; true when one concerns a device gatewayd shapes, its nft table
- * or its ingress filters (or some were lost, so nothing can be assumed). A change to the
+/* Read pending notifications; true when one not raised by gatewayd's own requests (nl's port
+ * id) concerns a device gatewayd shapes (any qdisc, class or ingress redirect of it), its nft
+ * table or its ingress filters (or some were lost, so nothing can be assumed). A change to the
  * classifiers marks a->classify_stale for gw_heal. */
-bool gw_heal_pending(struct gw_monitor *m, const struct gw_config *cfg, struct gw_applied *a);
+bool gw_heal_pending(struct gw_monitor *m, struct gw_nl *nl, const struct gw_config *cfg,
+		     struct gw_applied *a);
+/* Read the notifications gatewayd's own changes raised (a reload, a heal), right after them:
+ * those of its own requests (their port id is nl's) and nf_tables' are passed over; anyone
+ * else's that came meanwhile, or events lost, set a->heal_due, which the caller turns into a
+ * heal check. Returns a->heal_due. */
+bool gw_heal_absorb(struct gw_monitor *m, struct gw_nl *nl, const struct gw_config *cfg,
+		    struct gw_applied *a);
 /* Check the tree; rebuild it if it differs from the plan; with a->classify_stale and the tree
  * intact, put the classifiers back (the nft table replaced, the ingress filters made anew). When looking alone shows the
  * rebuild cannot succeed (an interface gone, a foreign root where replace is false), nothing
  * is removed or created and that cause is returned. First, a link whose interface came, went
  * or came back under another index is made again from what is there (gone: it waits, with no
  * objects and its ifb deleted; required links excepted, whose interface gone is such a cause).
- * Returns 0 when it was intact, 1 when the tree was restored (links shaped again among it),
- * 2 when only the classifiers were, 3 when links only started waiting, -errno when it could
- * not be (err says why; the old state is kept). */
+ * Objects someone else changed or deleted (a class's rate, a leaf, the redirect) are mended
+ * in place (gatewayd/tree/mend.c) where they can be; a root gone or replaced makes the link
+ * again. Returns 0 when it was intact, 1 when the tree was restored (links shaped again among
+ * it), 2 when only the classifiers were, 3 when links only started waiting, 4 when objects
+ * were mended in place (err says what was found, object by object), -errno when it could not
+ * be (err says why; the old state is kept). */
 int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 	    struct gw_applied *a, struct gw_sampler *s, char *err, size_t errlen);
 

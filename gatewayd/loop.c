@@ -190,9 +190,12 @@ static void reload(struct gw_loop_ctx *c)
 		/* the page first: new addresses, auth or TLS files are served, or the reload
 		 * is refused, never the old ones kept in silence */
 		r = reload_web(c, next, err, sizeof(err));
-		if (!r && (r = gw_reload(c->nl, c->mon, c->cfg, next, c->applied, &done, err,
-					 sizeof(err))))
+		/* no monitor: its events are read below, where anyone else's are kept */
+		if (!r && (r = gw_reload(c->nl, NULL, c->cfg, next, c->applied, &done, err,
+					 sizeof(err)))) {
+			gw_heal_absorb(c->mon, c->nl, c->cfg, c->applied);
 			reload_web(c, c->cfg, NULL, 0);
+		}
 		if (r)
 			gw_config_free(next);
 	}
@@ -236,6 +239,8 @@ static void reload(struct gw_loop_ctx *c)
 		gw_log(GW_LOG_ERR, "reload: autorate: %s; rates stay as configured", strerror(ENOMEM));
 	gw_config_free(c->cfg);
 	c->cfg = next;
+	/* the reload's own events pass; a foreign change made meanwhile is healed after it */
+	gw_heal_absorb(c->mon, c->nl, c->cfg, c->applied);
 	if (c->ctr)
 		gw_ctr_reload(c->ctr, next);
 	st->reload_error[0] = '\0';
@@ -338,11 +343,14 @@ static int watch(struct fds *f, int fd)
 	return gw_epoll_set(f->ep, EPOLL_CTL_ADD, fd, EPOLLIN, (epoll_data_t){ .fd = fd });
 }
 
-/* A heal check shortly after the first of a burst of events (one check for many). */
+/* A heal check shortly after the first of a burst of events (one check for many). A check
+ * already due is not put off: a stream of foreign changes is healed in batches, not never. */
 static void arm_heal(int hfd)
 {
-	struct itimerspec its = { .it_value.tv_nsec = 20 * 1000 * 1000 };
+	struct itimerspec its = { .it_value.tv_nsec = 20 * 1000 * 1000 }, cur;
 
+	if (timerfd_gettime(hfd, &cur) == 0 && (cur.it_value.tv_sec || cur.it_value.tv_nsec))
+		return;
 	timerfd_settime(hfd, 0, &its, NULL);
 }
 
@@ -372,6 +380,9 @@ static void heal(struct gw_loop_ctx *c, struct gw_heal_retry *retry)
 	if (r == 1 || r == 2)
 		gw_log(GW_LOG_WARNING, "%s; restored %s in %.1f ms", err,
 		       r == 1 ? "the tree" : "them", (gw_mono_now() - t0) * 1000);
+	if (r == 4)	/* someone else's changes, mended in place: what was found, in one line */
+		gw_log(GW_LOG_WARNING, "changed from outside: %s; put back in place in %.1f ms",
+		       err, (gw_mono_now() - t0) * 1000);
 	if (r == 3)	/* links whose interface went: they wait */
 		gw_log(GW_LOG_WARNING, "%s", err);
 	/* one line per cause, not one per retry; retries back off while the cause stays */
@@ -483,7 +494,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 				gw_ctr_dispatch(c->ctr);
 				continue;
 			}
-			if (fd == f.monitor && gw_heal_pending(c->mon, c->cfg, c->applied))
+			if (fd == f.monitor && gw_heal_pending(c->mon, c->nl, c->cfg, c->applied))
 				arm_heal(f.heal);
 			if (fd == f.probe) {
 				gw_probing_run(c->lat);
@@ -497,6 +508,14 @@ int gw_loop_run(struct gw_loop_ctx *c)
 				load_start(c, &f, &lt, "scheduled");
 			if (fd == f.heal)
 				heal(c, &retry);
+			/* someone else's change came while we made our own (a reload, a heal); while
+			 * healing fails, the retries' back-off decides (what a failed try undid
+			 * raised events of its own) */
+			if (c->applied->heal_due) {
+				c->applied->heal_due = false;
+				if (!retry.broken)
+					arm_heal(f.heal);
+			}
 			if (fd == f.sample) {
 				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due, c->ctr, c->ar);
 				next_due += interval * (double)exp;

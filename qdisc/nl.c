@@ -105,6 +105,13 @@ void gw_nl_close(struct gw_nl *nl)
 	free(nl);
 }
 
+uint32_t gw_nl_portid(const struct gw_nl *nl)
+{
+	if (nl->ops == &real_ops)
+		return nl->portid;
+	return nl->ops && nl->ops->portid ? nl->ops->portid(nl->priv) : 0;
+}
+
 int gw_nl_parse_error(const struct nlmsghdr *nlh, size_t len, char *msg, size_t msglen)
 {
 	const struct nlmsgerr *e;

@@ -35,6 +35,9 @@ struct gw_nl_ops {
 	/* gw_nl_open_sibling and gw_nl_monitor on this kernel (NULL: real sockets) */
 	int (*open_sibling)(void *priv, struct gw_nl **out);
 	int (*monitor)(void *priv, unsigned int groups, bool all_nsid, struct gw_monitor **out);
+	/* the port id the kernel stamps on the notifications of this handle's requests
+	 * (NULL: 0, which is the kernel's own) */
+	uint32_t (*portid)(void *priv);
 };
 
 /* Requests per sendmsg, and so how many the kernel has taken before the first ack of a
@@ -55,6 +58,9 @@ int gw_nl_open_sibling(struct gw_nl *nl, struct gw_nl **out);
 /* gw_monitor_open_groups on the kernel nl talks to. */
 int gw_nl_monitor(struct gw_nl *nl, unsigned int groups, bool all_nsid, struct gw_monitor **out);
 void gw_nl_close(struct gw_nl *nl);
+/* The socket's netlink port id: the kernel's tc notifications of a request carry its sender's
+ * port id in nlmsg_pid, so self-healing tells its own changes from anyone else's. */
+uint32_t gw_nl_portid(const struct gw_nl *nl);
 /* Strict checking of dump requests (NETLINK_GET_STRICT_CHK): the kernel then honours filters
  * in a dump's header and attributes such as IFA_TARGET_NETNSID. */
 int gw_nl_set_strict(struct gw_nl *nl);

@@ -187,6 +187,12 @@ int gw_obj_format_tc(const struct gw_tc_obj *obj, const char *ifname, const char
 int gw_obj_matches(const struct gw_tc_obj *want, const struct gw_tc_obj *got, char *why,
 		   size_t len);
 
+/* What differs between a planned object and the one read back (got NULL: it is not there), in
+ * tc's words, "rate 5mbit, expected 20mbit, ceil ..."; only what gatewayd set counts, and a
+ * size the kernel rounds only beyond gw_near. Returns how many attributes differ (0: none, as
+ * gw_obj_matches would say); buf is "" then. diff.c */
+int gw_obj_diff(const struct gw_tc_obj *want, const struct gw_tc_obj *got, char *buf, size_t len);
+
 /* The kernel keeps buckets as times, so byte sizes come back rounded: 1% and a byte. The
  * difference is taken wide: either side may be GW_UNSET (INT64_MIN), which is near nothing
  * set (a reload whose derived target went from set to unset compares the two plans so). */

@@ -36,6 +36,8 @@ struct gw_applied {
 	unsigned int u32_gen;	/* which prio pair holds the ingress classifiers (0 or 1) */
 	bool classify_stale;	/* someone else touched our nft table or ifb filters since
 				 * they were put in (gatewayd/heal.c puts them back) */
+	bool heal_due;		/* a change by someone else came while gatewayd made its own:
+				 * the tree is to be looked at again (gatewayd/heal.c) */
 };
 
 /* Apply cfg: the tree of its links whose interfaces are there; a link whose interface is
@@ -66,6 +68,10 @@ enum gw_obj_state { GW_OBJ_SAME, GW_OBJ_DIFFERS, GW_OBJ_MISSING };
  * match the plan, -EPROTO with the first difference in err. */
 int gw_readback(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
 		enum gw_obj_state *state, char *err, size_t errlen);
+/* gw_readback that also copies each object read back that differs (state GW_OBJ_DIFFERS)
+ * into got[i] (got: a->plan.n of them, or NULL), to say what differs and to mend it. */
+int gw_readback_got(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
+		    enum gw_obj_state *state, struct gw_tc_obj *got, char *err, size_t errlen);
 /* Read the tree back and compare with the plan; 0 or -EPROTO with the first difference. */
 int gw_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
 	      char *err, size_t errlen);

@@ -624,17 +624,24 @@ static int plan_without(const struct gw_plan *p, const bool *redo, struct gw_pla
 	return 0;
 }
 
-/* Read the new state back, but for the links healing leaves stuck. */
+/* Read the new state back, but for the links healing leaves stuck, and only what this reload
+ * sent (wop[i] not OP_NONE; wop NULL: all): an object it left as it was and that differs now
+ * was changed by someone else, which is no reason to refuse the new config; self-healing
+ * sees that change's own notification and puts it back after. */
 static int verify_staged(struct gw_nl *nl, const struct gw_config *cfg, struct staged *s,
-			 char *err, size_t errlen)
+			 const enum op *wop, char *err, size_t errlen)
 {
 	struct gw_applied v = s->n;
 	int r;
 
-	if (!s->stuck)
+	if (!s->stuck && !wop)
 		return gw_verify(nl, cfg, &s->n, err, errlen);
-	if ((r = plan_without(&s->n.plan, s->stuck, &v.plan)))
-		return r;
+	v.plan.n = 0;
+	if (!(v.plan.objs = calloc(s->n.plan.n + 1, sizeof(*v.plan.objs))))
+		return -ENOMEM;
+	for (size_t i = 0; i < s->n.plan.n; i++)
+		if (!(s->stuck && s->stuck[s->n.plan.objs[i].link]) && (!wop || wop[i] != OP_NONE))
+			v.plan.objs[v.plan.n++] = s->n.plan.objs[i];
 	r = gw_verify(nl, cfg, &v, err, errlen);
 	free(v.plan.objs);
 	return r;
@@ -667,7 +674,7 @@ static int partial(struct gw_nl *nl, const struct gw_config *cur, const struct g
 		if (d.n && (r = gw_nl_batch(nl, d.msgs, d.n, true, &e)))
 			describe(&d, cur, next, &e, err, errlen);
 		if (!r)
-			r = verify_staged(nl, next, &s, err, errlen);
+			r = verify_staged(nl, next, &s, d.wop, err, errlen);
 		/* next's classifiers for the new tree: ifb filters beside the old ones, then the
 		 * nft table swapped in one batch; on failure the old ones stay */
 		if (!r) {

@@ -77,10 +77,17 @@ static int read_tree(struct gw_nl *nl, const struct gw_applied *a, struct readba
 }
 
 /* Read the tree back and judge each planned object: GW_OBJ_SAME, GW_OBJ_DIFFERS or
- * GW_OBJ_MISSING into state[i] (state may be NULL). Returns 0 when all are the same, -EPROTO
- * with the first difference in err, or another -errno when the tree could not be read. */
+ * GW_OBJ_MISSING into state[i] (state may be NULL), and what differs as read into got_out[i]
+ * (may be NULL). Returns 0 when all are the same, -EPROTO with the first difference in err,
+ * or another -errno when the tree could not be read. */
 int gw_readback(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
 		enum gw_obj_state *state, char *err, size_t errlen)
+{
+	return gw_readback_got(nl, cfg, a, state, NULL, err, errlen);
+}
+
+int gw_readback_got(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
+		    enum gw_obj_state *state, struct gw_tc_obj *got_out, char *err, size_t errlen)
 {
 	struct readback rb = { .a = a };
 	int r = read_tree(nl, a, &rb), first = 0;
@@ -111,6 +118,8 @@ int gw_readback(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_a
 		}
 		if (state)
 			state[i] = s;
+		if (got_out && s == GW_OBJ_DIFFERS)
+			got_out[i] = *got;
 		if (s != GW_OBJ_SAME && !first) {
 			snprintf(err, errlen, "link '%s' %s on %s: read back from the kernel: %s",
 				 cfg->links[p->link].name, p->what, p->dev, why);

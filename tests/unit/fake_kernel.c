@@ -64,12 +64,15 @@ struct fk {
 	size_t log_len;
 	struct fk_mon **mons;
 	size_t n_mons;
+	uint32_t next_portid;	/* each handle's own, as the kernel gives sockets theirs */
+	uint32_t sender;	/* the port id of the request being processed; 0: the kernel */
 };
 
 /* One handle: whose requests these are. */
 struct fk_handle {
 	struct fk *k;
 	bool outside;
+	uint32_t portid;
 };
 
 struct fk *fk_new(void)
@@ -220,6 +223,8 @@ static void notify(struct fk *k, struct nl_msg *m)
 			mon->lost = true;
 			continue;
 		}
+		/* the kernel stamps a change's events with its sender's port id */
+		nlmsg_hdr(copy)->nlmsg_pid = k->sender;
 		mon->events = n;
 		mon->events[mon->n_events++] = copy;
 	}
@@ -767,6 +772,7 @@ static int process(struct fk_handle *hd, const struct nlmsghdr *h, char *msg)
 	}
 	if (!err && tc && !link_by_index(k, r.t->tcm_ifindex))
 		err = -ENODEV;
+	k->sender = hd->portid;
 	if (!err) {
 		switch (h->nlmsg_type) {
 		case RTM_NEWQDISC: err = new_qdisc(&r); break;
@@ -779,6 +785,7 @@ static int process(struct fk_handle *hd, const struct nlmsghdr *h, char *msg)
 		default: err = del_link(&r); break;
 		}
 	}
+	k->sender = 0;
 	if (!hd->outside)
 		log_request(k, h, r.kind, err);
 	return err;
@@ -942,7 +949,13 @@ static int fk_mon_groups(void *priv, unsigned int groups, bool all_nsid, struct 
 	return open_monitor(hd->k, groups, out);
 }
 
+static uint32_t fk_portid(void *priv)
+{
+	return ((const struct fk_handle *)priv)->portid;
+}
+
 static const struct gw_nl_ops fk_ops = {
+	.portid = fk_portid,
 	.batch = fk_batch,
 	.request = fk_request,
 	.close = fk_close,
@@ -959,6 +972,7 @@ static int open_handle(struct fk *k, bool outside, struct gw_nl **out)
 		return -ENOMEM;
 	hd->k = k;
 	hd->outside = outside;
+	hd->portid = ++k->next_portid;
 	if ((r = gw_nl_open_ops(&fk_ops, hd, out)))
 		free(hd);
 	return r;

@@ -5,7 +5,8 @@
  * a qdisc's children going with it, and dumps that answer for every device. Options are kept
  * as the netlink attributes they were sent in and dumped back as they came, so the qdisc
  * kinds' own decoders read them; the fake knows no kind. Notifications of each change queue
- * up for each monitor of their group (links, tc; it keeps no addresses). A handle's sibling
+ * up for each monitor of their group (links, tc; it keeps no addresses), stamped with the port
+ * id of the handle whose request made them (0: the test itself, as the kernel). A handle's sibling
  * (gw_nl_open_sibling) and monitors (gw_nl_monitor) are on the same fake, so container
  * tracking runs on it too. The netns and UML suites prove the real kernel agrees. */
 #ifndef GW_TEST_FAKE_KERNEL_H

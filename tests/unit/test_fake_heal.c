@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <linux/pkt_sched.h>
 #include "gatewayd/heal.h"
+#include "gatewayd/tree/reload.h"
+#include "gatewayd/tree/retune.h"
 #include "qdisc/link.h"
 #include "tests/unit/fake_kernel.h"
 #include "tests/unit/tap.h"
@@ -96,7 +98,10 @@ static void test_leaf_deleted(void)
 	      "leaf: verify sees it missing: %s", err);
 	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	after = fk_state(g.k);
-	CHECK(r == 1, "leaf: heal restores the tree (%d: %s)", r, err);
+	CHECK(r == 4 && strstr(err, "qdisc of class web (1001:) on v0: not there"),
+	      "leaf: heal puts it back in place, saying which (%d: %s)", r, err);
+	CHECK(fk_log_count(g.k, "qdisc replace v0 1001:0 e000:11") == 1 && fk_log_count(g.k, " ") == 1,
+	      "leaf: one request: the leaf made again under its class (%s)", fk_log(g.k));
 	CHECK(!strcmp(before, after), "leaf: the kernel holds the tree as applied, byte for byte");
 	CHECK(fk_log_count(g.k, " v1 ") == 0 && fk_log_count(g.k, " ifb-lan ") == 0,
 	      "leaf: the other link's tree was not touched");
@@ -121,14 +126,20 @@ static void test_foreign_change(void)
 	cls.parent = GW_HANDLE(GW_ROOT_MAJOR, GW_TOP_MINOR);
 	cls.cls.rate = 100000;
 	CHECK(outside(&g, &cls, 0, false) == 0, "change: a foreign tc changes web's rate");
-	CHECK(!gw_heal_pending(g.mon, g.cfg, &g.a), "change: a class change is no event to act on (the sampler's pass finds it)");
+	CHECK(gw_heal_pending(g.mon, g.nl, g.cfg, &g.a), "change: a foreign class change is an event to act on");
+	CHECK(!gw_heal_pending(g.mon, g.nl, g.cfg, &g.a), "change: ... once");
 	for (int i = 0; i < 5000; i++)
 		outside(&g, &cls, 0, false);
-	CHECK(gw_heal_pending(g.mon, g.cfg, &g.a), "change: but 5000 of them overflow the monitor: lost events mean look");
-	CHECK(!gw_heal_pending(g.mon, g.cfg, &g.a), "change: ... once");
+	CHECK(gw_heal_pending(g.mon, g.nl, g.cfg, &g.a), "change: but 5000 of them overflow the monitor: lost events mean look");
+	CHECK(!gw_heal_pending(g.mon, g.nl, g.cfg, &g.a), "change: ... once");
 	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	after = fk_state(g.k);
-	CHECK(r == 1 && !strcmp(before, after), "change: heal puts the planned rate back (%d: %s)", r, err);
+	CHECK(r == 4 && !strcmp(before, after), "change: heal puts the planned rate back (%d: %s)", r, err);
+	CHECK(strstr(err, "egress class web (e000:11) on v0: rate 800kbit, expected 8mbit") != NULL,
+	      "change: ... saying what differed: %s", err);
+	CHECK(fk_log_count(g.k, " ") == 1 && fk_log_count(g.k, "class change v0 e000:11") == 1,
+	      "change: in place, one class change request (%s)", fk_log(g.k));
+	CHECK(!gw_heal_pending(g.mon, g.nl, g.cfg, &g.a), "change: heal's own request is no event to act on");
 	CHECK(fk_log_count(g.k, " v1 ") == 0, "change: the other link's tree was not touched");
 	free(before);
 	free(after);
@@ -149,7 +160,7 @@ static void test_foreign_root(void)
 	root.ifindex = fk_ifindex(g.k, "v0");
 	CHECK(outside(&g, &root, NLM_F_CREATE | NLM_F_REPLACE, false) == 0,
 	      "foreign root: a foreign tc replaces v0's root with pfifo 1:");
-	CHECK(gw_heal_pending(g.mon, g.cfg, &g.a), "foreign root: the monitor's event is one to act on");
+	CHECK(gw_heal_pending(g.mon, g.nl, g.cfg, &g.a), "foreign root: the monitor's event is one to act on");
 	before = fk_state(g.k);
 	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	after = fk_state(g.k);
@@ -159,7 +170,7 @@ static void test_foreign_root(void)
 	      "foreign root: nothing sent, the foreign root and the other link's tree untouched");
 	CHECK(gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err)) == -EEXIST && !fk_log(g.k)[0],
 	      "foreign root: asked again, the same");
-	CHECK(outside(&g, &root, 0, true) == 0 && gw_heal_pending(g.mon, g.cfg, &g.a),
+	CHECK(outside(&g, &root, 0, true) == 0 && gw_heal_pending(g.mon, g.nl, g.cfg, &g.a),
 	      "foreign root: the foreign tc deletes it: an event to act on");
 	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	CHECK(r == 1 && gw_verify(g.nl, g.cfg, &g.a, err, sizeof(err)) == 0,
@@ -180,13 +191,13 @@ static void test_interface_gone(void)
 	if (!CHECK(rig_up(&g) == 0, "interface: the running tree"))
 		return;
 	old = fk_ifindex(g.k, "v1");
-	CHECK(gw_link_del(g.out, "v1", NULL) == 0 && gw_heal_pending(g.mon, g.cfg, &g.a),
+	CHECK(gw_link_del(g.out, "v1", NULL) == 0 && gw_heal_pending(g.mon, g.nl, g.cfg, &g.a),
 	      "interface: v1 deleted from outside: an event to act on");
 	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	CHECK(r == -ENODEV && strstr(err, "interface v1: no such interface") && !fk_log(g.k)[0],
 	      "interface: heal waits for it, sending nothing (%d: %s)", r, err);
 	fk_link_add(g.k, "v1", "veth");
-	CHECK(gw_heal_pending(g.mon, g.cfg, &g.a), "interface: v1 back: an event to act on");
+	CHECK(gw_heal_pending(g.mon, g.nl, g.cfg, &g.a), "interface: v1 back: an event to act on");
 	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	CHECK(r == 1 && gw_verify(g.nl, g.cfg, &g.a, err, sizeof(err)) == 0,
 	      "interface: heal restores the tree (%d: %s)", r, err);
@@ -197,11 +208,115 @@ static void test_interface_gone(void)
 	rig_down(&g);
 }
 
+/* A leaf swapped for another tc kind under its own handle (bfifo for pfifo), then one of the
+ * same kind with another limit, then the ingress redirect deleted: each put back in place,
+ * said, and nothing else touched. */
+static void test_leaf_kind_and_redirect(void)
+{
+	struct gw_tc_obj leaf, f;
+	char err[1024] = "", *before, *after;
+	struct rig g;
+	int r;
+
+	if (!CHECK(rig_up(&g) == 0, "kind: the running tree"))
+		return;
+	before = fk_state(g.k);
+	fk_get(g.k, "v0", GW_OBJ_QDISC, GW_HANDLE(GW_LEAF_MAJOR_BASE + 2, 0), &leaf);
+	CHECK(outside(&g, &leaf, 0, true) == 0, "kind: a foreign tc deletes bulk's pfifo");
+	leaf.q.fifo.bytes = true;
+	leaf.q.fifo.limit = 30000;
+	CHECK(outside(&g, &leaf, NLM_F_CREATE | NLM_F_EXCL, false) == 0,
+	      "kind: ... and puts a bfifo under the same handle");
+	CHECK(gw_heal_pending(g.mon, g.nl, g.cfg, &g.a), "kind: an event to act on");
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	after = fk_state(g.k);
+	CHECK(r == 4 && strstr(err, "it is bfifo limit 30000, expected pfifo limit 300"),
+	      "kind: put back in place, saying what it found (%d: %s)", r, err);
+	CHECK(!strcmp(before, after), "kind: the tree as applied");
+	CHECK(fk_log_count(g.k, "qdisc del v0 1002:0") == 1 && fk_log_count(g.k, " ") == 2,
+	      "kind: deleted and made again, nothing else (%s)", fk_log(g.k));
+	free(after);
+
+	fk_log_clear(g.k);
+	leaf.q.fifo.bytes = false;
+	leaf.q.fifo.limit = 5;
+	CHECK(outside(&g, &leaf, 0, false) == 0 && gw_heal_pending(g.mon, g.nl, g.cfg, &g.a),
+	      "limit: a foreign tc changes bulk's pfifo to limit 5");
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	after = fk_state(g.k);
+	CHECK(r == 4 && strstr(err, "it is pfifo limit 5, expected pfifo limit 300") &&
+	      !strcmp(before, after), "limit: changed back in place (%d: %s)", r, err);
+	CHECK(fk_log_count(g.k, " ") == 1, "limit: one request (%s)", fk_log(g.k));
+	free(after);
+
+	fk_log_clear(g.k);
+	CHECK(fk_get(g.k, "v1", GW_OBJ_FILTER, GW_INGRESS_HANDLE, &f) == 0 &&
+	      outside(&g, &f, 0, true) == 0 && gw_heal_pending(g.mon, g.nl, g.cfg, &g.a),
+	      "redirect: a foreign tc deletes lan's ingress redirect: an event to act on");
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	after = fk_state(g.k);
+	CHECK(r == 4 && strstr(err, "ingress redirect on v1: not there") && !strcmp(before, after),
+	      "redirect: made again in place (%d: %s)", r, err);
+	CHECK(fk_log_count(g.k, " v0 ") == 0 && fk_log_count(g.k, "filter add v1") == 1,
+	      "redirect: only the filter was sent (%s)", fk_log(g.k));
+	free(after);
+	free(before);
+	rig_down(&g);
+}
+
+/* gatewayd's own changes are not news: autorate's rate, a reload's; a foreign change made
+ * while a reload makes its own is kept and healed after it, and the reload's rate stays. */
+static void test_own_changes(void)
+{
+	char err[1024] = "", *text;
+	struct gw_config *next = NULL;
+	struct gw_reload_done done;
+	struct gw_tc_obj cls;
+	struct rig g;
+	int r;
+
+	if (!CHECK(rig_up(&g) == 0, "own: the running tree"))
+		return;
+
+	/* a reload that makes web 6mbit; before it, a foreign tc changes voice */
+	text = strdup(conf);
+	memcpy(strstr(text, "\"8mbit\""), "\"6mbit\"", 7);
+	CHECK(gw_config_load_string("t.conf", text, &next, err, sizeof(err)) == 0, "own: the new config (%s)", err);
+	fk_get(g.k, "v0", GW_OBJ_CLASS, GW_HANDLE(GW_ROOT_MAJOR, 0x10), &cls);
+	cls.parent = GW_HANDLE(GW_ROOT_MAJOR, GW_TOP_MINOR);
+	cls.cls.rate = 50000;
+	CHECK(outside(&g, &cls, 0, false) == 0, "own: a foreign tc changes voice's rate");
+	next->owns_nft = false;
+	r = gw_reload(g.nl, NULL, g.cfg, next, &g.a, &done, err, sizeof(err));
+	CHECK(r == 0, "own: the reload (%d: %s)", r, err);
+	gw_reload_done_free(&done);
+	CHECK(gw_heal_absorb(g.mon, g.nl, next, &g.a),
+	      "own: read after the reload, the foreign change is still there to act on");
+	r = gw_heal(g.nl, g.mon, next, &g.a, g.s, err, sizeof(err));
+	CHECK(r == 4 && strstr(err, "class voice") && !strstr(err, "class web"),
+	      "own: heal puts voice back, and only voice (%d: %s)", r, err);
+	CHECK(fk_get(g.k, "v0", GW_OBJ_CLASS, GW_HANDLE(GW_ROOT_MAJOR, 0x11), &cls) == 0 &&
+	      cls.cls.rate == 750000, "own: web keeps the reload's 6mbit (%llu B/s)",
+	      (unsigned long long)cls.cls.rate);
+	CHECK(!gw_heal_pending(g.mon, g.nl, next, &g.a) && !g.a.heal_due,
+	      "own: nothing left to act on");
+	CHECK(gw_retune(g.nl, next, &g.a, 0, GW_DIR_EGRESS, 1250000, NULL, err, sizeof(err)) == 0,
+	      "own: autorate's retune moves wan egress to 10mbit (%s)", err);
+	CHECK(!gw_heal_pending(g.mon, g.nl, next, &g.a), "own: its class changes are no event to act on");
+	r = gw_heal(g.nl, g.mon, next, &g.a, g.s, err, sizeof(err));
+	CHECK(r == 0, "own: and a heal check finds the tree as the plan, which follows it (%d: %s)", r, err);
+	free(text);
+	rig_down(&g);
+	gw_config_free(next);
+}
+
 int main(void)
 {
 	test_leaf_deleted();
 	test_foreign_change();
 	test_foreign_root();
 	test_interface_gone();
+	test_leaf_kind_and_redirect();
+	test_own_changes();
 	return tap_done();
 }

@@ -146,7 +146,7 @@ static void test_waiting_at_start(void)
 
 	wan0 = wan_state(&g);
 	fk_link_add(g.k, "v1", "veth");
-	CHECK(gw_heal_pending(g.mon, g.cfg, &g.a), "appears: v1's notification is one to act on");
+	CHECK(gw_heal_pending(g.mon, g.nl, g.cfg, &g.a), "appears: v1's notification is one to act on");
 	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	CHECK(r == 1 && strstr(err, "link 'lan': interface v1 is there") && strstr(err, "shaped again"),
 	      "appears: heal shapes lan and says so (%d: %s)", r, err);
@@ -176,20 +176,20 @@ static void test_reconnects(void)
 		return;
 	}
 	fk_link_add(g.k, "v1", "veth");
-	gw_heal_pending(g.mon, g.cfg, &g.a);
+	gw_heal_pending(g.mon, g.nl, g.cfg, &g.a);
 	gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	wan0 = wan_state(&g);
 	for (int i = 0; i < 20; i++) {
 		char *w;
 
 		gw_link_del(g.out, "v1", NULL);
-		gw_heal_pending(g.mon, g.cfg, &g.a);
+		gw_heal_pending(g.mon, g.nl, g.cfg, &g.a);
 		r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 		waited += r == 3 && g.a.facts[1].absent && lan_objects(&g.a) == 0 &&
 			  strstr(err, "interface v1 is gone; waiting for it");
 		ifbs_gone += fk_ifindex(g.k, "ifb-lan") == 0;
 		fk_link_add(g.k, "v1", "veth");
-		gw_heal_pending(g.mon, g.cfg, &g.a);
+		gw_heal_pending(g.mon, g.nl, g.cfg, &g.a);
 		r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 		back += r == 1 && lan_shaped(&g) && fk_ifindex(g.k, "v1") != prev &&
 			gw_verify(g.nl, g.cfg, &g.a, err, sizeof(err)) == 0;
@@ -209,7 +209,7 @@ static void test_reconnects(void)
 	fk_log_clear(g.k);
 	gw_link_del(g.out, "v1", NULL);
 	fk_link_add(g.k, "v1", "veth");
-	gw_heal_pending(g.mon, g.cfg, &g.a);
+	gw_heal_pending(g.mon, g.nl, g.cfg, &g.a);
 	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	CHECK(r == 1 && strstr(err, "came back") && lan_shaped(&g) &&
 	      gw_verify(g.nl, g.cfg, &g.a, err, sizeof(err)) == 0,
@@ -241,7 +241,7 @@ static void test_foreign_root(void)
 	CHECK(gw_obj_build(&root, NLM_F_CREATE | NLM_F_REPLACE, &m) == 0 &&
 	      gw_nl_batch(g.out, &m, 1, true, NULL) == 0, "foreign: v1 comes with a pfifo 1: root");
 	nlmsg_free(m);
-	gw_heal_pending(g.mon, g.cfg, &g.a);
+	gw_heal_pending(g.mon, g.nl, g.cfg, &g.a);
 	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	CHECK(r == -EEXIST && strstr(err, "replace = true"),
 	      "foreign: heal says why lan cannot be shaped (%d: %s)", r, err);
@@ -251,7 +251,7 @@ static void test_foreign_root(void)
 	CHECK(gw_obj_build_del(&root, &m) == 0 && gw_nl_batch(g.out, &m, 1, true, NULL) == 0,
 	      "foreign: the foreign root goes");
 	nlmsg_free(m);
-	gw_heal_pending(g.mon, g.cfg, &g.a);
+	gw_heal_pending(g.mon, g.nl, g.cfg, &g.a);
 	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
 	CHECK(r == 1 && lan_shaped(&g), "foreign: then lan is shaped (%d: %s)", r, err);
 	rig_down(&g);

@@ -404,9 +404,78 @@ static void test_registry(void)
 	}
 }
 
+/* gw_obj_diff: what differs, in tc's words, judged as gw_obj_matches judges; the kernel's
+ * rounding of what it keeps as times is no difference. */
+static void test_diff(void)
+{
+	struct gw_tc_obj o = { .type = GW_OBJ_CLASS, .kind = GW_KIND_HTB, .ifindex = 3,
+			       .handle = GW_HANDLE(0xE000, 0x10), .parent = GW_HANDLE(0xE000, 1) },
+			 got, f = qdisc(GW_KIND_FIFO), g;
+	char buf[512];
+	int n;
+
+	o.cls = (struct gw_htb_class_opts){ .rate = 2500000, .ceil = 2500000, .burst = 3001,
+					    .cburst = 3001, .quantum = GW_UNSET, .prio = 1 };
+	build(&o);
+	got = reparse();	/* the bursts went out as times and came back rounded */
+	CHECK(got.cls.burst != 3001 && gw_near(3001, got.cls.burst) && gw_near(3001, got.cls.cburst),
+	      "diff: 3001-byte bursts come back rounded, near (%lld, %lld)", (long long)got.cls.burst,
+	      (long long)got.cls.cburst);
+	n = gw_obj_diff(&o, &got, buf, sizeof(buf));
+	CHECK(n == 0 && !buf[0] && gw_obj_matches(&o, &got, (char[64]){ 0 }, 64),
+	      "diff: the class as the kernel reports it back: no difference (%d: %s)", n, buf);
+	got.cls.burst = 3000 + 3000 / 100 + 1;
+	CHECK(gw_obj_diff(&o, &got, buf, sizeof(buf)) == 0, "diff: a burst off by 1%% and a byte is rounding");
+	got.cls.rate = 625000;
+	n = gw_obj_diff(&o, &got, buf, sizeof(buf));
+	CHECK(n == 1 && !strcmp(buf, "rate 5mbit, expected 20mbit"),
+	      "diff: a rate: \"%s\"", buf);
+	CHECK(!gw_obj_matches(&o, &got, (char[64]){ 0 }, 64), "diff: ... which gw_obj_matches refuses too");
+	got.cls.ceil = 1250000;
+	got.cls.burst = 4000;
+	got.cls.prio = 7;
+	got.cls.quantum = 1514;	/* not set in the plan: not compared */
+	n = gw_obj_diff(&o, &got, buf, sizeof(buf));
+	CHECK(n == 4 && !strcmp(buf, "rate 5mbit, expected 20mbit, ceil 10mbit, expected 20mbit, "
+				"burst 4000, expected 3001, prio 7, expected 1"),
+	      "diff: each attribute that differs, in order (%d: \"%s\")", n, buf);
+	o.inner = true;
+	CHECK(gw_obj_diff(&o, &got, buf, sizeof(buf)) == 3 && !strstr(buf, "prio"),
+	      "diff: an inner class's prio is htb's to keep (\"%s\")", buf);
+
+	f.q.fifo.limit = 100;
+	g = f;
+	CHECK(gw_obj_diff(&f, &g, buf, sizeof(buf)) == 0, "diff: a fifo as planned");
+	g.q.fifo.limit = 5;
+	CHECK(gw_obj_diff(&f, &g, buf, sizeof(buf)) == 1 &&
+	      !strcmp(buf, "it is pfifo limit 5, expected pfifo limit 100"), "diff: a limit: \"%s\"", buf);
+	g.q.fifo.bytes = true;
+	g.q.fifo.limit = 30000;
+	CHECK(gw_obj_diff(&f, &g, buf, sizeof(buf)) == 1 &&
+	      !strcmp(buf, "it is bfifo limit 30000, expected pfifo limit 100"),
+	      "diff: bfifo for pfifo: \"%s\"", buf);
+	f.q.fifo.limit = GW_UNSET;	/* the kernel's default: any limit will do */
+	g = f;
+	g.q.fifo.limit = 1000;
+	CHECK(gw_obj_diff(&f, &g, buf, sizeof(buf)) == 0, "diff: a limit left to the kernel is not compared");
+	g.parent = GW_HANDLE(0xE000, 0x11);
+	CHECK(gw_obj_diff(&f, &g, buf, sizeof(buf)) == 1 && !strcmp(buf, "parent e000:11, expected e000:10"),
+	      "diff: a parent: \"%s\"", buf);
+	CHECK(gw_obj_diff(&f, NULL, buf, sizeof(buf)) == 1 && !strcmp(buf, "deleted"), "diff: not there");
+
+	f = (struct gw_tc_obj){ .type = GW_OBJ_FILTER, .ifindex = 3, .parent = GW_INGRESS_HANDLE,
+				.redirect_ifindex = 9 };
+	g = f;
+	g.redirect_ifindex = 4;
+	CHECK(gw_obj_diff(&f, &g, buf, sizeof(buf)) == 1 &&
+	      !strcmp(buf, "redirects to ifindex 4, expected ifindex 9"), "diff: a redirect: \"%s\"", buf);
+	CHECK(gw_obj_diff(&f, &g, buf, 8) == 1 && strlen(buf) < 8, "diff: bounded by its buffer");
+}
+
 int main(void)
 {
 	test_registry();
+	test_diff();
 	test_fifo();
 	test_fq_codel();
 	test_cake();
