@@ -399,6 +399,12 @@ static void follow_containers(struct gw_loop_ctx *c, struct fds *f)
 	gw_log(GW_LOG_INFO, "reload: following containers: %zu shaped now", gw_ctr_count(c->ctr));
 }
 
+static void watchdog_kick(void *arg)
+{
+	(void)arg;
+	gw_watchdog_kick();
+}
+
 /* Every fd of the loop, or the first failure's own errno (a sandbox's EPERM stays EPERM). */
 static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 {
@@ -412,9 +418,12 @@ static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 	f->heal = fds[2] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (f->heal < 0)
 		f->heal = fds[2] = -errno;
-	/* systemd's watchdog is fed from this loop, so a stuck loop is a restarted daemon */
-	if (wd_us)
+	/* systemd's watchdog is fed from this loop, so a stuck loop is a restarted daemon; and
+	 * from inside the netlink exchanges of a long reload or heal, which hold the loop */
+	if (wd_us) {
 		f->watchdog = fds[3] = timer_open((int64_t)wd_us);
+		gw_nl_set_progress(c->nl, watchdog_kick, NULL);
+	}
 	if (c->mon)
 		f->monitor = fds[4] = gw_monitor_fd(c->mon);
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]) && !r; i++) {
@@ -458,6 +467,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			r = -errno;
 			goto out;
 		}
+		gw_watchdog_woke();
 		for (int i = 0; i < n; i++) {
 			int fd = got[i].data.fd;
 			uint64_t exp = 0;
@@ -492,7 +502,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			if (fd != c->sfd && fd != f.monitor && read(fd, &exp, sizeof(exp)) != sizeof(exp))
 				continue;
 			if (fd == f.watchdog)
-				gw_notify("WATCHDOG=1");
+				gw_watchdog_pet();
 			if (fd == f.load_every)
 				load_start(c, &f, &lt, "scheduled");
 			if (fd == f.heal)
