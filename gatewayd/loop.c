@@ -1,6 +1,7 @@
 /* gatewayd/loop.c: one thread, one epoll: a signalfd, a periodic timerfd, and the prober's fd.
  * Nothing here sleeps; a sampling pass is two or three netlink dumps. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -468,6 +469,16 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			goto out;
 		}
 		gw_watchdog_woke();
+		/* the keep-alive first: not after a sampling pass or a reload of the same wake */
+		for (int i = 0; i < n; i++) {
+			uint64_t exp;
+
+			if (got[i].data.fd != f.watchdog || f.watchdog < 0)
+				continue;
+			if (read(f.watchdog, &exp, sizeof(exp)) == sizeof(exp))
+				gw_watchdog_pet();
+			got[i].data.fd = INT_MIN;	/* done: no fd below is that */
+		}
 		for (int i = 0; i < n; i++) {
 			int fd = got[i].data.fd;
 			uint64_t exp = 0;
@@ -501,8 +512,6 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			}
 			if (fd != c->sfd && fd != f.monitor && read(fd, &exp, sizeof(exp)) != sizeof(exp))
 				continue;
-			if (fd == f.watchdog)
-				gw_watchdog_pet();
 			if (fd == f.load_every)
 				load_start(c, &f, &lt, "scheduled");
 			if (fd == f.heal)

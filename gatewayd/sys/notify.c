@@ -97,6 +97,11 @@ void gw_watchdog_kick(void)
 	if (period_us <= 0)
 		return;
 	now = mono_us();
-	if (now - woke_us >= (uint64_t)period_us / 4 && now - last_pet_us >= (uint64_t)period_us / 2)
+	/* half a period since the last one, in work that has run a quarter of one; or three
+	 * quarters since, in work that has run for 50 ms (it began late in the period, and the
+	 * loop's own would be late): no gap much beyond one period either way */
+	if ((now - last_pet_us >= (uint64_t)period_us / 2 &&
+	     now - woke_us >= (uint64_t)period_us / 4) ||
+	    (now - last_pet_us >= (uint64_t)period_us * 3 / 4 && now - woke_us >= 50000))
 		gw_watchdog_pet();
 }

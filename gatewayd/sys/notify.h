@@ -16,9 +16,10 @@ void gw_watchdog_pet(void);
 /* The loop woke for new work now (what gw_watchdog_kick measures an operation from). */
 void gw_watchdog_woke(void);
 /* From inside a long operation: WATCHDOG=1 once it has run a quarter of the keep-alive period
- * and half of it has gone by since the last one, else nothing; so a reload or heal that holds
- * the loop for longer than the period never leaves systemd more than about half of
- * WatchdogSec= without one, and a short sampling pass adds none to the loop's own. */
+ * and half of it has gone by since the last one (or three quarters, when it began late), else
+ * nothing; so a reload or heal that holds the loop for longer than the period never leaves
+ * systemd more than about half of WatchdogSec= without one, and a sampling pass of a few
+ * milliseconds adds none to the loop's own. */
 void gw_watchdog_kick(void);
 
 #endif

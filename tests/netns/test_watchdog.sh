@@ -82,7 +82,8 @@ t_heal=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 echo "# reload took ${t_reload} s, heal ${t_heal} s: $(grep -o 'restored the tree in.*' "$GW_LOG" | tail -1)"
 # one more keep-alive period after them, so a gap that ends late is seen
 n=$(nl_count WATCHDOG=1)
-wait_for "[ \$(nl_count WATCHDOG=1) -ge $((n + 3)) ]" 5 "WATCHDOG=1 after the heal"
+wait_for "[ \$(nl_count WATCHDOG=1) -ge $((n + 3)) ]" "$(awk -v h="$HALF" 'BEGIN { print 3 * h + 2 }')" \
+	"WATCHDOG=1 after the heal"
 
 read -r gap at < <(gaps 0.5)
 check "WATCHDOG=1 never more than ${HALF} s (+${SLACK} s) apart through the reload and the heal (longest: ${gap} s, from ${at} s after READY=1)" \
