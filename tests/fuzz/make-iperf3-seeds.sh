@@ -14,7 +14,8 @@ command -v iperf3 >/dev/null || { echo "make-iperf3-seeds.sh: needs iperf3" >&2;
 ns=gwfuzz-ip3-$$
 srv=
 cleanup() {
-	[ -n "$srv" ] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
+	# (set -e: a failing last command here would skip the namespace's removal)
+	if [ -n "$srv" ]; then kill "$srv" 2>/dev/null; wait "$srv" 2>/dev/null || true; fi
 	ip netns del "$ns" 2>/dev/null || true
 }
 trap cleanup EXIT
