@@ -270,6 +270,10 @@ fuzz-bins: $(FUZZ_BIN)
 $(FUZZ_BUILD)/netlink_seeds: tests/fuzz/netlink_seeds.c $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
+# and for fuzz_nft and fuzz_peer (tests/fuzz/make-nft-seeds.sh, root)
+$(FUZZ_BUILD)/nft_seeds: tests/fuzz/nft_seeds.c $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
 
 fuzz: fuzz-bins
 	@fail=0; for t in $(FUZZ_NAMES); do \

@@ -1,6 +1,7 @@
 /* gatewayd/loop.c: one thread, one epoll: a signalfd, a periodic timerfd, and the prober's fd.
  * Nothing here sleeps; a sampling pass is two or three netlink dumps. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,6 +411,12 @@ static void follow_containers(struct gw_loop_ctx *c, struct fds *f)
 	gw_log(GW_LOG_INFO, "reload: following containers: %zu shaped now", gw_ctr_count(c->ctr));
 }
 
+static void watchdog_kick(void *arg)
+{
+	(void)arg;
+	gw_watchdog_kick();
+}
+
 /* Every fd of the loop, or the first failure's own errno (a sandbox's EPERM stays EPERM). */
 static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 {
@@ -423,9 +430,12 @@ static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 	f->heal = fds[2] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (f->heal < 0)
 		f->heal = fds[2] = -errno;
-	/* systemd's watchdog is fed from this loop, so a stuck loop is a restarted daemon */
-	if (wd_us)
+	/* systemd's watchdog is fed from this loop, so a stuck loop is a restarted daemon; and
+	 * from inside the netlink exchanges of a long reload or heal, which hold the loop */
+	if (wd_us) {
 		f->watchdog = fds[3] = timer_open((int64_t)wd_us);
+		gw_nl_set_progress(c->nl, watchdog_kick, NULL);
+	}
 	if (c->mon)
 		f->monitor = fds[4] = gw_monitor_fd(c->mon);
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]) && !r; i++) {
@@ -469,6 +479,17 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			r = -errno;
 			goto out;
 		}
+		gw_watchdog_woke();
+		/* the keep-alive first: not after a sampling pass or a reload of the same wake */
+		for (int i = 0; i < n; i++) {
+			uint64_t exp;
+
+			if (got[i].data.fd != f.watchdog || f.watchdog < 0)
+				continue;
+			if (read(f.watchdog, &exp, sizeof(exp)) == sizeof(exp))
+				gw_watchdog_pet();
+			got[i].data.fd = INT_MIN;	/* done: no fd below is that */
+		}
 		for (int i = 0; i < n; i++) {
 			int fd = got[i].data.fd;
 			uint64_t exp = 0;
@@ -502,8 +523,6 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			}
 			if (fd != c->sfd && fd != f.monitor && read(fd, &exp, sizeof(exp)) != sizeof(exp))
 				continue;
-			if (fd == f.watchdog)
-				gw_notify("WATCHDOG=1");
 			if (fd == f.load_every)
 				load_start(c, &f, &lt, "scheduled");
 			if (fd == f.heal)

@@ -1,6 +1,7 @@
 /* qdisc/nft.c: gatewayd's nftables table, built as one nfnetlink batch (libnftnl messages,
  * libmnl socket) and printed as the `nft -f` text that makes the same table. */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -560,6 +561,30 @@ static void build(struct batch *b, const struct gw_nft_ruleset *rs)
 	}
 }
 
+void gw_nft_acks(const void *buf, size_t len, uint32_t seq0, uint32_t seq, size_t *got,
+		 int *first, char *msg, size_t msglen)
+{
+	int left = len > INT_MAX ? INT_MAX : (int)len;
+
+	/* NLMSG_OK, not libmnl's mnl_nlmsg_ok: that one compares (int)nlmsg_len with the length
+	 * left, so a length past 2 GiB passes as negative and the walk leaves the buffer */
+	for (const struct nlmsghdr *h = buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+		char text[GW_EXTACK_MAX];
+		int r;
+
+		if (h->nlmsg_type != NLMSG_ERROR || h->nlmsg_seq < seq0 || h->nlmsg_seq >= seq)
+			continue;
+		(*got)++;
+		r = gw_nl_parse_error(h, h->nlmsg_len, text, sizeof(text));
+		if (r && !*first) {
+			/* an ack's error is a negative errno; anything else is not an answer */
+			*first = r > 0 || r < -4095 ? -EBADMSG : r;
+			if (msg && msglen)
+				snprintf(msg, msglen, "%s", text);
+		}
+	}
+}
+
 /* Collect one reply per message that asked for an ack; the first error wins. A failed batch
  * still answers every message, but a batch the kernel refuses whole (no nf_tables) answers
  * only its first: after an error, wait briefly for the rest. */
@@ -574,7 +599,6 @@ static int collect(struct mnl_socket *nl, struct batch *b, struct gw_nft_error *
 	while (got < b->acks) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t n = recv(fd, rbuf, MNL_SOCKET_BUFFER_SIZE * 4, 0);
-		int len;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -591,23 +615,8 @@ static int collect(struct mnl_socket *nl, struct batch *b, struct gw_nft_error *
 			first = first ? first : -errno;
 			break;
 		}
-		len = (int)n;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)rbuf; mnl_nlmsg_ok(h, len);
-		     h = mnl_nlmsg_next(h, &len)) {
-			char msg[sizeof(e->msg)];
-			int r;
-
-			if (h->nlmsg_type != NLMSG_ERROR || h->nlmsg_seq < b->seq0 ||
-			    h->nlmsg_seq >= b->seq)
-				continue;
-			got++;
-			r = gw_nl_parse_error(h, h->nlmsg_len, msg, sizeof(msg));
-			if (r && !first) {
-				first = r;
-				if (e)
-					snprintf(e->msg, sizeof(e->msg), "%s", msg);
-			}
-		}
+		gw_nft_acks(rbuf, (size_t)n, b->seq0, b->seq, &got, &first, e ? e->msg : NULL,
+			    e ? sizeof(e->msg) : 0);
 	}
 	free(rbuf);
 	return first;

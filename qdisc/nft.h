@@ -70,6 +70,12 @@ int gw_nft_apply(const struct gw_nft_ruleset *rs, struct gw_nft_error *e);
 int gw_nft_remove(struct gw_nft_error *e);
 /* The same ruleset as `nft -f` takes it (a "table inet gatewayd { ... }" block). */
 int gw_nft_format(FILE *out, const struct gw_nft_ruleset *rs);
+/* The replies to a batch in one receive buffer (buf, len bytes), as the batch reads them:
+ * each ack (NLMSG_ERROR) whose sequence number is in [seq0, seq) counts in *got; the first
+ * failing one, while *first is 0, sets *first (-errno; an error that is not one is -EBADMSG)
+ * and msg (the kernel's extended ack, or ""; msg may be NULL). */
+void gw_nft_acks(const void *buf, size_t len, uint32_t seq0, uint32_t seq, size_t *got,
+		 int *first, char *msg, size_t msglen);
 /* The number of messages, sets elements and bytes the batch would take (for tests). */
 size_t gw_nft_batch_size(const struct gw_nft_ruleset *rs);
 

@@ -30,6 +30,8 @@ struct gw_nl {
 	uint32_t portid;
 	char *rbuf;
 	char *sbuf;
+	gw_nl_progress_fn progress;
+	void *progress_arg;
 };
 
 static const struct gw_nl_ops real_ops;
@@ -155,6 +157,8 @@ static ssize_t nl_recv_some(struct gw_nl *nl)
 {
 	struct pollfd p = { .fd = nl->fd, .events = POLLIN };
 
+	if (nl->progress)
+		nl->progress(nl->progress_arg);
 	for (;;) {
 		ssize_t r = recv(nl->fd, nl->rbuf, NL_RECV_BUF, 0);
 
@@ -350,6 +354,12 @@ static const struct gw_nl_ops real_ops = {
 	.request = real_request,
 	.set_strict = real_set_strict,
 };
+
+void gw_nl_set_progress(struct gw_nl *nl, gw_nl_progress_fn fn, void *arg)
+{
+	nl->progress = fn;
+	nl->progress_arg = arg;
+}
 
 int gw_nl_set_strict(struct gw_nl *nl)
 {

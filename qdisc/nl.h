@@ -61,6 +61,12 @@ void gw_nl_close(struct gw_nl *nl);
 /* The socket's netlink port id: the kernel's tc notifications of a request carry its sender's
  * port id in nlmsg_pid, so self-healing tells its own changes from anyone else's. */
 uint32_t gw_nl_portid(const struct gw_nl *nl);
+/* A heartbeat of long operations on the real socket: fn(arg) is called before each receive
+ * (every ack chunk of a batch, every buffer of a dump), so a caller that must show it is alive
+ * while a tree of thousands of objects goes in (the daemon: systemd's watchdog) can. fn NULL:
+ * none. Not inherited by gw_nl_open_sibling's handles; the ops seam's kernels never call it. */
+typedef void (*gw_nl_progress_fn)(void *arg);
+void gw_nl_set_progress(struct gw_nl *nl, gw_nl_progress_fn fn, void *arg);
 /* Strict checking of dump requests (NETLINK_GET_STRICT_CHK): the kernel then honours filters
  * in a dump's header and attributes such as IFA_TARGET_NETNSID. */
 int gw_nl_set_strict(struct gw_nl *nl);

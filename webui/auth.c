@@ -90,6 +90,88 @@ static bool crypt_matches(const char *password, const char *hash)
 	return diff == 0;
 }
 
+/*
+ * What a hash may cost. crypt(3) runs with it when the file is read (at start and at each
+ * reload, in the loop) and at every login that is not remembered (in an HTTP thread); a cost
+ * typed wrong would hold them for hours ($2b$31$: 2^31 bcrypt rounds; $6$rounds=999999999$:
+ * about 20 minutes) or take gigabytes (yescrypt's N). The limits are near a second of one core
+ * at most (measured on the CI machine: sha512-crypt 500,000 rounds 0.65 s, bcrypt 13 0.5 s,
+ * yescrypt cost 7 0.36 s and 64 MiB); methods with no cost in the setting are cheap.
+ */
+#define SHA_ROUNDS_MAX 500000UL		/* $5$, $6$: rounds=N (default 5000) */
+#define SHA1_ROUNDS_MAX 600000UL	/* $sha1$N$ (default about 260,000) */
+#define SUNMD5_ROUNDS_MAX 200000UL	/* $md5,rounds=N$ */
+#define BCRYPT_COST_MAX 13UL		/* $2b$NN$ (default 5 for htpasswd -B, 10-12 elsewhere) */
+#define YESCRYPT_COST_MAX 7UL		/* mkpasswd -R, crypt_gensalt's count (default 5) */
+#define SCRYPT_COST_MAX 7UL		/* $7$, crypt_gensalt's count (default 7) */
+#define TOO_COSTLY "the hash's cost is above what gatewayd allows (see auth_file in " \
+	"gatewayd.conf(5)): make it with the tool's default cost"
+
+/* Is the decimal number at p, which ends at end_ch, at most max? NULL when it is, else why
+ * not (digits past max are not read: the number is too big whatever they say). */
+static const char *decimal(const char *p, char end_ch, unsigned long max)
+{
+	unsigned long v = 0;
+
+	if (*p < '0' || *p > '9')
+		return "the hash's cost is not a number";
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (unsigned long)(*p - '0');
+		if (v > max)
+			return TOO_COSTLY;
+	}
+	return *p == end_ch ? NULL : "the hash's cost is not a number";
+}
+
+/* Do the parameters of a yescrypt ($y$, $gy$) or scrypt ($7$) setting equal those
+ * crypt_gensalt(3) makes for one of the costs lo..hi? (Their encoding is that library's own.) */
+static bool gensalt_params(const char *hash, const char *prefix, unsigned long lo,
+			   unsigned long hi, size_t fixed_len)
+{
+	static const char rnd[16] = "gatewayd-params";
+	size_t pre = strlen(prefix), n;
+	const char *end = hash + pre;
+	char out[CRYPT_GENSALT_OUTPUT_SIZE];
+
+	n = fixed_len ? fixed_len : strcspn(end, "$");
+	if (strlen(end) < n || (!fixed_len && end[n] != '$'))
+		return false;
+	for (unsigned long c = lo; c <= hi; c++) {
+		if (!crypt_gensalt_rn(prefix, c, rnd, sizeof(rnd), out, sizeof(out)))
+			continue;
+		if (!strncmp(out + pre, end, n) && (fixed_len || out[pre + n] == '$'))
+			return true;
+	}
+	return false;
+}
+
+/* NULL when hash's method is one gatewayd knows and its cost within the limits above. */
+static const char *hash_cost(const char *hash)
+{
+	if (!strncmp(hash, "$6$", 3) || !strncmp(hash, "$5$", 3)) {
+		if (strncmp(hash + 3, "rounds=", 7))
+			return NULL;	/* the default, 5000 */
+		/* (crypt refuses a "rounds=" that is no number and '$' as well) */
+		return decimal(hash + 10, '$', SHA_ROUNDS_MAX);
+	}
+	if (!strncmp(hash, "$sha1$", 6))
+		return decimal(hash + 6, '$', SHA1_ROUNDS_MAX);
+	if (!strncmp(hash, "$md5,rounds=", 12))
+		return decimal(hash + 12, '$', SUNMD5_ROUNDS_MAX);
+	if (!strncmp(hash, "$md5$", 5) || !strncmp(hash, "$1$", 3) || !strncmp(hash, "$3$", 3))
+		return NULL;	/* no cost in the setting */
+	if (hash[1] == '2' && hash[2] && strchr("abxy", hash[2]) && hash[3] == '$')
+		return decimal(hash + 4, '$', BCRYPT_COST_MAX);
+	if (!strncmp(hash, "$y$", 3))
+		return gensalt_params(hash, "$y$", 1, YESCRYPT_COST_MAX, 0) ? NULL : TOO_COSTLY;
+	if (!strncmp(hash, "$gy$", 4))
+		return gensalt_params(hash, "$gy$", 1, YESCRYPT_COST_MAX, 0) ? NULL : TOO_COSTLY;
+	if (!strncmp(hash, "$7$", 3))
+		return gensalt_params(hash, "$7$", 6, SCRYPT_COST_MAX, 11) ? NULL : TOO_COSTLY;
+	return "not a crypt(3) hash gatewayd takes ($6$, $5$, $y$, $gy$, $7$, $2b$, $sha1$, "
+	       "$md5, $1$): make one with `openssl passwd -6` or mkpasswd";
+}
+
 static bool usable_hash(const char *hash)
 {
 	struct crypt_data *cd;
@@ -114,6 +196,7 @@ static int add_user(struct gw_auth *a, char *line, const char *file, int lineno,
 		    size_t errlen)
 {
 	char *colon = strchr(line, ':'), *hash;
+	const char *why;
 	size_t nlen;
 
 	if (!colon)
@@ -131,6 +214,8 @@ static int add_user(struct gw_auth *a, char *line, const char *file, int lineno,
 	for (size_t i = 0; i < a->n; i++)
 		if (!strcmp(a->users[i].name, line))
 			return load_err(err, errlen, file, lineno, "user listed twice", -EINVAL);
+	if (hash[0] == '$' && strlen(hash) <= HASH_MAX && (why = hash_cost(hash)))
+		return load_err(err, errlen, file, lineno, why, -EINVAL);
 	if (!usable_hash(hash))
 		return load_err(err, errlen, file, lineno, "not a crypt(3) hash this system "
 				"supports: make one with `openssl passwd -6` or mkpasswd", -EINVAL);

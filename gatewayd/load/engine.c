@@ -440,6 +440,29 @@ static bool jbool(json_object *o, const char *key)
 	return v && json_object_get_boolean(v);
 }
 
+/* o[key] when it is an array (json-c's array calls abort on anything else), else NULL */
+static json_object *jarr(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+
+	return v && json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+/* element i of array a, or NULL (a NULL) */
+static json_object *jidx(json_object *a, size_t i)
+{
+	return a && i < json_object_array_length(a) ? json_object_array_get_idx(a, i) : NULL;
+}
+
+/* A byte count from the report, which carries the server's figures too: a number of bytes a
+ * run can have moved (below 2^62), else 0; converting more to uint64_t is undefined. */
+static double jbytes(json_object *o, const char *key)
+{
+	double b = jnum(o, key);
+
+	return isfinite(b) && b > 0 && b < 0x1p62 ? b : 0;
+}
+
 /* Streams in the report's order become flows: up where we were the sender. */
 static int iperf3_streams(struct gw_loadgen *g, json_object *streams)
 {
@@ -450,22 +473,21 @@ static int iperf3_streams(struct gw_loadgen *g, json_object *streams)
 		return -EPROTO;
 	g->n_flows = n;
 	for (size_t i = 0; i < n; i++) {
-		json_object *s = json_object_array_get_idx(streams, i);
+		json_object *s = jidx(streams, i);
 		json_object *rcv = jget(s, "receiver"), *snd = jget(s, "sender");
-		double b = jnum(rcv, "bytes");
 
 		g->flows[i].fd = -1;
 		g->flows[i].state = F_DONE;
 		g->flows[i].pub.dir = jbool(snd, "sender") ? GW_FLOW_UP : GW_FLOW_DOWN;
 		g->flows[i].pub.accepted = true;
-		g->flows[i].pub.bytes = isfinite(b) && b > 0 ? (uint64_t)b : 0;
+		g->flows[i].pub.bytes = (uint64_t)jbytes(rcv, "bytes");
 	}
 	return 0;
 }
 
 static void iperf3_sums(struct gw_loadgen *g, json_object *end)
 {
-	json_object *streams = jget(end, "streams");
+	json_object *streams = jarr(end, "streams");
 	double per[2][2 * GW_LOADGEN_MAX_FLOWS];
 	size_t nper[2] = { 0, 0 };
 	/* -R: the one sum is the download; otherwise it is the upload, and --bidir's reverse
@@ -478,12 +500,11 @@ static void iperf3_sums(struct gw_loadgen *g, json_object *end)
 		g->iperf3_goodput[GW_FLOW_DOWN] =
 			jnum(jget(end, "sum_received_bidir_reverse"), "bits_per_second");
 	for (size_t i = 0; i < g->n_flows; i++) {
-		json_object *rcv = jget(json_object_array_get_idx(streams, i), "receiver");
-		double b = jnum(rcv, "bytes");
+		json_object *rcv = jget(jidx(streams, i), "receiver");
 		int d = g->flows[i].pub.dir;
 
-		if (isfinite(b))
-			per[d][nper[d]++] = b;
+		if (rcv)
+			per[d][nper[d]++] = jbytes(rcv, "bytes");
 	}
 	for (int d = 0; d < 2; d++)
 		g->iperf3_fair[d] = gw_jain_index(per[d], nper[d]);
@@ -503,29 +524,37 @@ static int iperf3_parse(struct gw_loadgen *g)
 	if (!root)
 		return -EPROTO;
 	if ((e = jget(root, "error"))) {
+		/* one line in the log, whatever the text (the server has a say in it) */
 		snprintf(g->error, sizeof(g->error), "iperf3: %s", json_object_get_string(e));
+		for (char *c = g->error; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = ' ';
 		json_object_put(root);
 		return -EIO;
 	}
 	end = jget(root, "end");
-	if (iperf3_streams(g, jget(end, "streams")))
+	if (iperf3_streams(g, jarr(end, "streams")))
 		goto out;
-	ivs = jget(root, "intervals");
+	ivs = jarr(root, "intervals");
 	for (size_t k = 0; ivs && k < json_object_array_length(ivs) && k < g->max_ticks; k++) {
-		json_object *iv = json_object_array_get_idx(ivs, k), *ss = jget(iv, "streams");
+		json_object *iv = jidx(ivs, k), *ss = jarr(iv, "streams");
 		size_t ns = ss ? json_object_array_length(ss) : 0;
-		double t = 0;
+		double t = k ? g->times[k - 1] : 0;
 
-		for (size_t i = 0; i < ns && i < g->n_flows; i++) {
-			json_object *s = json_object_array_get_idx(ss, i);
-			double b = jnum(s, "bytes"), prev = k ? (double)g->bytes[i * g->max_ticks + k - 1] : 0;
+		/* every flow's count goes on, also where an interval leaves its stream out */
+		for (size_t i = 0; i < g->n_flows; i++) {
+			json_object *s = i < ns ? jidx(ss, i) : NULL;
+			double prev = k ? (double)g->bytes[i * g->max_ticks + k - 1] : 0;
+			double end_s = jnum(s, "end") + (jbool(s, "omitted") ? 0 : omit_end);
 
-			t = jnum(s, "end");
-			if (!jbool(s, "omitted"))
-				t += omit_end;
-			g->bytes[i * g->max_ticks + k] = (uint64_t)(prev + (isfinite(b) ? b : 0));
+			/* a time the run can have (the clock of a tick no earlier than the last) */
+			if (s && isfinite(end_s) && end_s >= t &&
+			    end_s <= 2 * GW_LOADGEN_MAX_DURATION_S)
+				t = end_s;
+			g->bytes[i * g->max_ticks + k] = (uint64_t)fmin(prev + jbytes(s, "bytes"),
+									0x1p62);
 		}
-		if (ns && jbool(json_object_array_get_idx(ss, 0), "omitted"))
+		if (ns && jbool(jidx(ss, 0), "omitted"))
 			omit_end = t;
 		g->times[k] = t;
 		g->n_ticks = k + 1;
@@ -668,13 +697,12 @@ static int check_opts(const struct gw_loadgen_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-int gw_loadgen_new(const struct gw_loadgen_opts *o, struct gw_loadgen **out, char *err,
-		   size_t errlen)
+/* A run of o with its flows, series and settings made, and nothing started yet. */
+static int loadgen_alloc(const struct gw_loadgen_opts *o, struct gw_loadgen **out, char *err,
+			 size_t errlen)
 {
-	struct itimerspec its = { 0 };
 	struct gw_loadgen *g;
 	size_t per_dir, nf;
-	int64_t tick_ns;
 	int r;
 
 	if ((r = check_opts(o, err, errlen)))
@@ -700,13 +728,33 @@ int gw_loadgen_new(const struct gw_loadgen_opts *o, struct gw_loadgen **out, cha
 	g->flows = calloc(2 * per_dir, sizeof(*g->flows));
 	g->times = calloc(g->max_ticks, sizeof(*g->times));
 	g->bytes = calloc(2 * per_dir * g->max_ticks, sizeof(*g->bytes));
+	g->ep = -1;
+	for (size_t i = 0; g->flows && i < 2 * per_dir; i++)
+		g->flows[i].fd = -1;
+	if (!g->flows || !g->times || !g->bytes) {
+		snprintf(err, errlen, "out of memory");
+		gw_loadgen_free(g);
+		return -ENOMEM;
+	}
+	*out = g;
+	return 0;
+}
+
+int gw_loadgen_new(const struct gw_loadgen_opts *o, struct gw_loadgen **out, char *err,
+		   size_t errlen)
+{
+	struct itimerspec its = { 0 };
+	struct gw_loadgen *g;
+	size_t per_dir, nf;
+	int64_t tick_ns;
+	int r;
+
+	if ((r = loadgen_alloc(o, &g, err, errlen)))
+		return r;
+	per_dir = (size_t)o->flows;
+	nf = g->n_flows;
 	g->ep = epoll_create1(EPOLL_CLOEXEC);
 	g->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (!g->flows || !g->times || !g->bytes) {
-		r = -ENOMEM;
-		snprintf(err, errlen, "out of memory");
-		goto fail;
-	}
 	tick_ns = (int64_t)(g->o.tick_s * 1e9);
 	its.it_interval.tv_sec = its.it_value.tv_sec = tick_ns / 1000000000;
 	its.it_interval.tv_nsec = its.it_value.tv_nsec = tick_ns % 1000000000;
@@ -718,8 +766,6 @@ int gw_loadgen_new(const struct gw_loadgen_opts *o, struct gw_loadgen **out, cha
 	}
 	g->start = gw_mono_now();
 	g->end = g->start + g->o.duration_s;
-	for (size_t i = 0; i < 2 * per_dir; i++)
-		g->flows[i].fd = -1;
 	if (o->iperf3) {
 		if ((r = iperf3_start(g, err, errlen)))
 			goto fail;
@@ -759,6 +805,35 @@ void gw_loadgen_free(struct gw_loadgen *g)
 	free(g->times);
 	free(g->bytes);
 	free(g);
+}
+
+int gw_loadgen_iperf3_report(const struct gw_loadgen_opts *o, const char *text, size_t len,
+			     struct gw_loadgen **out, char *err, size_t errlen)
+{
+	struct gw_loadgen_opts io = *o;
+	struct gw_loadgen *g;
+	int r;
+
+	io.iperf3 = true;
+	if ((r = loadgen_alloc(&io, &g, err, errlen)))
+		return r;
+	g->done = true;
+	if (len >= IPERF3_OUT_MAX) {
+		/* as iperf3_read stops reading: killed, its report lost */
+		snprintf(g->error, sizeof(g->error), "iperf3 report past 8 MiB: killed");
+	} else if (!(g->out = malloc(len + 1))) {
+		gw_loadgen_free(g);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	} else {
+		memcpy(g->out, text, len);
+		g->out[len] = '\0';
+		g->out_len = g->out_cap = len;
+		if (iperf3_parse(g) < 0 && !g->error[0])
+			snprintf(g->error, sizeof(g->error), "iperf3 gave no usable report");
+	}
+	*out = g;
+	return 0;
 }
 
 void gw_loadgen_stop(struct gw_loadgen *g)

@@ -52,6 +52,12 @@ struct gw_loadgen;
 /* Start the flows (or the iperf3 client) now. Returns 0 or -errno with a message in err. */
 int gw_loadgen_new(const struct gw_loadgen_opts *o, struct gw_loadgen **out, char *err,
 		   size_t errlen);
+/* An iperf3 run of o (o->iperf3 taken as set) that has ended with text (len bytes, no NUL
+ * needed) as the client's JSON report, read as a run reads it: what the accessors below and
+ * gw_loadgen_error then say is what that report gives. For tests and the fuzzer; nothing is
+ * started. Returns 0 or -errno (o refused, no memory) with a message in err. */
+int gw_loadgen_iperf3_report(const struct gw_loadgen_opts *o, const char *text, size_t len,
+			     struct gw_loadgen **out, char *err, size_t errlen);
 /* Closes every flow at once (an RST: nothing queued outlives it) and kills an iperf3 client. */
 void gw_loadgen_free(struct gw_loadgen *g);
 int gw_loadgen_fd(const struct gw_loadgen *g);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "gatewayd/sys/notify.h"
 
@@ -62,4 +63,45 @@ uint64_t gw_watchdog_period_us(void)
 	if (*end || v == 0)
 		return 0;
 	return v / 2;	/* twice per period, as systemd recommends */
+}
+
+/* the loop's thread alone pets and kicks: no lock */
+static uint64_t last_pet_us, woke_us;
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+void gw_watchdog_pet(void)
+{
+	last_pet_us = mono_us();
+	gw_notify("WATCHDOG=1");
+}
+
+void gw_watchdog_woke(void)
+{
+	woke_us = mono_us();
+}
+
+void gw_watchdog_kick(void)
+{
+	static int64_t period_us = -1;	/* the environment's, read once */
+	uint64_t now;
+
+	if (period_us < 0)
+		period_us = (int64_t)gw_watchdog_period_us();
+	if (period_us <= 0)
+		return;
+	now = mono_us();
+	/* half a period since the last one, in work that has run a quarter of one; or three
+	 * quarters since, in work that has run for 50 ms (it began late in the period, and the
+	 * loop's own would be late): no gap much beyond one period either way */
+	if ((now - last_pet_us >= (uint64_t)period_us / 2 &&
+	     now - woke_us >= (uint64_t)period_us / 4) ||
+	    (now - last_pet_us >= (uint64_t)period_us * 3 / 4 && now - woke_us >= 50000))
+		gw_watchdog_pet();
 }

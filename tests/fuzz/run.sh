@@ -25,6 +25,7 @@ max_len() {
 	netlink) echo 8192 ;;	# a cake qdisc with its tins is about 1 KiB, a link 1.5 KiB
 	http) echo 4096 ;;	# past the 1024-byte URL bound, well inside the 16 KiB header memory
 	lastcmp) echo 16384 ;;	# a 5 s fifo run's results.json is 12 KiB
+	iperf3) echo 16384 ;;	# a 2 s report of two flows both ways is 11 KiB
 	*) echo 4096 ;;
 	esac
 }

@@ -1,6 +1,7 @@
 /* tests/unit/test_loadgen.c: the load-test protocol's header and reply, Jain's index, and the
  * load engine against the sink over loopback (real sockets, no root): both directions, IPv4
- * and IPv6, byte counts that agree with the sink's, refusals and the connection bound. */
+ * and IPv6, byte counts that agree with the sink's, refusals and the connection bound; and an
+ * iperf3 client's JSON report read as the load test reads it (gw_loadgen_iperf3_report). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -473,6 +474,85 @@ static void test_config(void)
 	}
 }
 
+/* An iperf3 report as `iperf3 -c -J -P 2 -O 1 -i 0.5 -t 1` prints it, cut to what is read. */
+#define IPERF3_IV(om, e1, b1, e2, b2) \
+	"{ \"streams\": [ { \"end\": " e1 ", \"bytes\": " b1 ", \"omitted\": " om " }, " \
+	"{ \"end\": " e2 ", \"bytes\": " b2 ", \"omitted\": " om " } ] }"
+#define IPERF3_END(b1, b2, bps) \
+	"\"end\": { \"streams\": [ { \"sender\": { \"sender\": true }, \"receiver\": { \"bytes\": " \
+	b1 " } }, { \"sender\": { \"sender\": true }, \"receiver\": { \"bytes\": " b2 " } } ], " \
+	"\"sum_received\": { \"bits_per_second\": " bps " } }"
+
+static struct gw_loadgen *iperf3_report(const char *text)
+{
+	struct gw_loadgen_opts o = { .duration_s = 2, .tick_s = 0.5, .ramp_s = 1, .flows = 2,
+				     .phase = GW_PHASE_UPLOAD, .fwmark = -1 };
+	struct gw_loadgen *g = NULL;
+	char err[160];
+
+	o.sink.ss_family = AF_INET;
+	if (gw_loadgen_iperf3_report(&o, text, strlen(text), &g, err, sizeof(err)))
+		CHECK(0, "iperf3 report: %s", err);
+	return g;
+}
+
+static void test_iperf3_report(void)
+{
+	struct gw_loadgen *g;
+	double bps, fair;
+
+	g = iperf3_report("{ \"intervals\": [ " IPERF3_IV("true", "0.5", "100", "0.5", "100") ", "
+			  IPERF3_IV("true", "1.0", "100", "1.0", "100") ", "
+			  IPERF3_IV("false", "0.5", "200", "0.5", "200") ", "
+			  IPERF3_IV("false", "1.0", "300", "1.0", "100") " ], "
+			  IPERF3_END("500", "300", "6400") " }");
+	if (g) {
+		int r;
+
+		CHECK(!gw_loadgen_error(g)[0], "iperf3 report: read (%s)", gw_loadgen_error(g));
+		CHECK_EQ_INT(gw_loadgen_n_flows(g), 2, "iperf3 report: its two streams are the flows");
+		CHECK_EQ_INT(gw_loadgen_flow(g, 1)->bytes, 300, "iperf3 report: a flow's bytes");
+		CHECK_EQ_INT(gw_loadgen_n_ticks(g), 4, "iperf3 report: one tick per interval");
+		CHECK(gw_loadgen_tick_time(g, 3) == 2.0 && gw_loadgen_tick_time(g, 1) == 1.0,
+		      "iperf3 report: after the omitted ramp the clock goes on (%.1f, %.1f)",
+		      gw_loadgen_tick_time(g, 1), gw_loadgen_tick_time(g, 3));
+		CHECK_EQ_INT(gw_loadgen_tick_bytes(g, 0, 3), 700, "iperf3 report: counts add up");
+		r = gw_loadgen_goodput(g, GW_FLOW_UP, &bps, &fair);
+		CHECK(r == 0 && bps == 6400 && fair > 0.9 && fair < 1,
+		      "iperf3 report: goodput from the receiver's sum "
+		      "(%.0f), fairness from the streams (%.3f)", bps, fair);
+	}
+	gw_loadgen_free(g);
+	/* regressions (fuzz_iperf3): json-c aborts on an array call on anything else */
+	g = iperf3_report("{ \"intervals\": 5, \"end\": { \"streams\": { \"a\": 1 } } }");
+	CHECK(g && !strcmp(gw_loadgen_error(g), "iperf3 gave no usable report"),
+	      "iperf3 report: streams that are no array: no report (%s)",
+	      g ? gw_loadgen_error(g) : "-");
+	gw_loadgen_free(g);
+	g = iperf3_report("{ \"intervals\": [ 1, { \"streams\": 7 } ], " IPERF3_END("1", "1", "8") " }");
+	CHECK(g && !gw_loadgen_error(g)[0] && gw_loadgen_n_ticks(g) == 2,
+	      "iperf3 report: intervals of the wrong type are empty ticks");
+	gw_loadgen_free(g);
+	/* a figure no count can hold (undefined when converted) and a negative one: nothing */
+	g = iperf3_report("{ \"intervals\": [ " IPERF3_IV("false", "0.5", "1e300", "0.5", "-5") " ], "
+			  IPERF3_END("1e300", "-7", "1e7") " }");
+	CHECK(g && gw_loadgen_flow(g, 0)->bytes == 0 && gw_loadgen_flow(g, 1)->bytes == 0 &&
+	      gw_loadgen_tick_bytes(g, 0, 0) == 0, "iperf3 report: impossible byte counts are 0");
+	gw_loadgen_free(g);
+	/* an interval that leaves a stream out: its count stays where it was, not back at 0 */
+	g = iperf3_report("{ \"intervals\": [ " IPERF3_IV("false", "0.5", "10", "0.5", "10") ", "
+			  "{ \"streams\": [ { \"end\": 1.0, \"bytes\": 5 } ] } ], "
+			  IPERF3_END("15", "10", "100") " }");
+	CHECK(g && gw_loadgen_tick_bytes(g, 1, 1) == 10 && gw_loadgen_tick_bytes(g, 0, 1) == 15,
+	      "iperf3 report: a stream left out keeps its count");
+	gw_loadgen_free(g);
+	/* the server has a say in the error text: it is logged as one line */
+	g = iperf3_report("{ \"error\": \"unable to connect\\nsecond line\" }");
+	CHECK(g && !strcmp(gw_loadgen_error(g), "iperf3: unable to connect second line"),
+	      "iperf3 report: its error, on one line (%s)", g ? gw_loadgen_error(g) : "-");
+	gw_loadgen_free(g);
+}
+
 int main(void)
 {
 	struct sockaddr_storage ss[2];
@@ -485,6 +565,7 @@ int main(void)
 	test_header();
 	test_jain();
 	test_config();
+	test_iperf3_report();
 	addr_of(&ss[0], &lens[0], AF_INET, 0);
 	addr_of(&ss[1], &lens[1], AF_INET6, 0);
 	if (!CHECK(gw_sink_new(ss, lens, 2, &s, err, sizeof(err)) == 0, "sink on 127.0.0.1 and ::1 (%s)",

@@ -1,10 +1,12 @@
 /* tests/unit/test_match.c: `match` and `hosts` from config text, every refusal with its line,
- * and what they become: rules with the plan's class ids, u32 filters, the nft text. */
+ * and what they become: rules with the plan's class ids, u32 filters, the nft text; and how
+ * the nft batch reads the kernel's acks (gw_nft_acks). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <linux/netlink.h>
 
 #include "config/config.h"
 #include "gatewayd/tree/classify.h"
@@ -316,6 +318,69 @@ static void test_u32(void)
 	CHECK_EQ_INT(gw_u32_build(3, &r, 0, &m), -EOPNOTSUPP, "u32: no interface match");
 }
 
+
+/* An ack of seq carrying error and, when text, an extended-ack message, at p; its length. */
+static size_t put_ack(char *p, uint32_t seq, int error, const char *text)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)p;
+	struct nlmsgerr *e = NLMSG_DATA(h);
+	size_t len = NLMSG_LENGTH(sizeof(*e));
+
+	memset(p, 0, NLMSG_SPACE(sizeof(*e)) + 64);
+	h->nlmsg_type = NLMSG_ERROR;
+	h->nlmsg_seq = seq;
+	h->nlmsg_flags = NLM_F_CAPPED;
+	e->error = error;
+	e->msg.nlmsg_len = NLMSG_HDRLEN;
+	if (text) {
+		struct nlattr *a = (struct nlattr *)(p + len);
+
+		h->nlmsg_flags |= NLM_F_ACK_TLVS;
+		a->nla_type = NLMSGERR_ATTR_MSG;
+		a->nla_len = (uint16_t)(NLA_HDRLEN + strlen(text) + 1);
+		memcpy(a + 1, text, strlen(text) + 1);
+		len += NLA_ALIGN(a->nla_len);
+	}
+	h->nlmsg_len = (uint32_t)len;
+	return NLMSG_ALIGN(len);
+}
+
+static void test_acks(void)
+{
+	char buf[1024], msg[GW_EXTACK_MAX], *exact;
+	size_t len = 0, got = 0;
+	int first = 0;
+
+	len += put_ack(buf + len, 99, -EPERM, "not this batch's");
+	len += put_ack(buf + len, 100, 0, NULL);
+	len += put_ack(buf + len, 101, -EOPNOTSUPP, "Hook not supported");
+	len += put_ack(buf + len, 102, -ENOENT, "a later one");
+	gw_nft_acks(buf, len, 100, 103, &got, &first, msg, sizeof(msg));
+	CHECK_EQ_INT(got, 3, "acks: the batch's three counted, the other one skipped");
+	CHECK_EQ_INT(first, -EOPNOTSUPP, "acks: the first error kept");
+	CHECK_EQ_STR(msg, "Hook not supported", "acks: with the kernel's message");
+	/* an error that is no -errno is not taken as one */
+	got = 0;
+	first = 0;
+	len = put_ack(buf, 7, 5, NULL);
+	gw_nft_acks(buf, len, 7, 8, &got, &first, NULL, 0);
+	CHECK(got == 1 && first == -EBADMSG, "acks: a positive error is -EBADMSG (got %zu, %d)",
+	      got, first);
+	/* regression (fuzz_nft): a length past 2 GiB passed libmnl's mnl_nlmsg_ok as negative,
+	 * and the walk left the buffer; here an exactly sized copy, so ASan sees a read past */
+	len = put_ack(buf, 7, -EPERM, NULL);
+	memset(buf + len, 0xab, 16);
+	((struct nlmsghdr *)(buf + len))->nlmsg_len = 0xabababffu;
+	exact = malloc(len + 16);
+	memcpy(exact, buf, len + 16);
+	got = 0;
+	first = 0;
+	gw_nft_acks(exact, len + 16, 7, 8, &got, &first, msg, sizeof(msg));
+	CHECK(got == 1 && first == -EPERM, "acks: a message longer than the buffer ends the walk "
+	      "(got %zu, %d)", got, first);
+	free(exact);
+}
+
 int main(void)
 {
 	test_values();
@@ -324,5 +389,6 @@ int main(void)
 	test_hosts();
 	test_rules();
 	test_u32();
+	test_acks();
 	return tap_done();
 }

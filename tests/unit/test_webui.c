@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "config/config.h"
+#include "gatewayd/sys/clock.h"
 #include "qdisc/qdisc.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/xstats.h"
@@ -592,12 +593,56 @@ static void test_auth(void)
 		{ "\nadmin\n", ":2: expected \"user:HASH\"" },
 		{ ":$6$x$y\n", ":1: user name must have 1..64 characters" },
 		{ "admin:$6$abc$ def\n", ":1: not a crypt(3) hash" },
+		/* regression (seen writing fuzz_auth): costs that held the start (and logins) for hours
+		 * or took gigabytes were handed to crypt(3); refused now before it runs */
+		{ "admin:$2b$31$abcdefghijklmnopqrstuuabcdefghijklmnopqrstuvwxyzABC\n",
+		  ":1: the hash's cost is above" },
+		{ "admin:$6$rounds=999999999$abc$def\n", ":1: the hash's cost is above" },
+		{ "admin:$5$rounds=500001$abc$def\n", ":1: the hash's cost is above" },
+		{ "admin:$sha1$99999999999999999999999$abc$def\n", ":1: the hash's cost is above" },
+		{ "admin:$md5,rounds=4000000$abc$def\n", ":1: the hash's cost is above" },
+		{ "admin:$y$jFT$abcdefghijklmnop$def\n", ":1: the hash's cost is above" },
+		{ "admin:$gy$jCT$abcdefghijklmnop$def\n", ":1: the hash's cost is above" },
+		{ "admin:$7$EU..../....abcdefgh$def\n", ":1: the hash's cost is above" },
+		{ "admin:$6$rounds=12x$abc$def\n", ":1: the hash's cost is not a number" },
+		{ "admin:$9$abc$def\n", ":1: not a crypt(3) hash gatewayd takes" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		double t0 = gw_mono_now();
+
 		write_file(path, bad[i].text);
 		r = gw_auth_load(path, &a, err, sizeof(err));
 		CHECK(r == -EINVAL && !a && strstr(err, bad[i].msg) && !strncmp(err, path, strlen(path)),
 		      "bad auth file refused: %s", err);
+		CHECK(gw_mono_now() - t0 < 0.5, "and at once (%.3f s)", gw_mono_now() - t0);
+	}
+	/* the cheap settings of each method with a cost still load */
+	static const char *const cheap[] = { "$2b$04$", "$y$j75$", "$gy$j85$", "$5$rounds=1000$",
+					     "$sha1$40000$", "$md5,rounds=1000$", "$1$" };
+	for (size_t i = 0; i < sizeof(cheap) / sizeof(cheap[0]); i++) {
+		char setting[CRYPT_GENSALT_OUTPUT_SIZE];
+		struct crypt_data cd;
+		const char *h;
+
+		memset(&cd, 0, sizeof(cd));
+		if (!strncmp(cheap[i], "$2b$", 4) || cheap[i][1] == 'y' || cheap[i][1] == 'g') {
+			/* bcrypt's and yescrypt's salts are base-64 of a set length */
+			if (!crypt_gensalt_rn(cheap[i][1] == '2' ? "$2b$" : cheap[i][1] == 'y' ?
+					      "$y$" : "$gy$",
+					      cheap[i][1] == '2' ? 4 : cheap[i][1] == 'y' ? 1 : 2,
+					      "0123456789abcdef", 16, setting, sizeof(setting)))
+				setting[0] = '\0';
+		} else {
+			snprintf(setting, sizeof(setting), "%sgatewayd$", cheap[i]);
+		}
+		h = crypt_r("pw", setting, &cd);
+		snprintf(text, sizeof(text), "admin:%s\n", h ? h : "*");
+		write_file(path, text);
+		r = gw_auth_load(path, &a, err, sizeof(err));
+		CHECK(r == 0 && a && gw_auth_check(a, "admin", "pw"), "a %s hash loads and checks "
+		      "(%s: %s)", cheap[i], h ? h : "no hash", r ? err : "");
+		gw_auth_free(a);
+		a = NULL;
 	}
 	snprintf(text, sizeof(text), "admin:%s\nadmin:%s\n", h1, h2);
 	write_file(path, text);
