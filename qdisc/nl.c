@@ -109,6 +109,8 @@ void gw_nl_close(struct gw_nl *nl)
 
 uint32_t gw_nl_portid(const struct gw_nl *nl)
 {
+	if (!nl)	/* no handle, no requests of its own: every event is someone else's */
+		return 0;
 	if (nl->ops == &real_ops)
 		return nl->portid;
 	return nl->ops && nl->ops->portid ? nl->ops->portid(nl->priv) : 0;

@@ -60,7 +60,7 @@ int gw_nl_monitor(struct gw_nl *nl, unsigned int groups, bool all_nsid, struct g
 void gw_nl_close(struct gw_nl *nl);
 /* The socket's netlink port id: the kernel's tc notifications of a request carry its sender's
  * port id in nlmsg_pid, so self-healing tells its own changes from anyone else's. */
-uint32_t gw_nl_portid(const struct gw_nl *nl);
+uint32_t gw_nl_portid(const struct gw_nl *nl);	/* 0 for NULL */
 /* A heartbeat of long operations on the real socket: fn(arg) is called before each receive
  * (every ack chunk of a batch, every buffer of a dump), so a caller that must show it is alive
  * while a tree of thousands of objects goes in (the daemon: systemd's watchdog) can. fn NULL:

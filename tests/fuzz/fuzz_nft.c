@@ -95,10 +95,10 @@ static void notifications(struct feed *f, const struct gw_config *cfg, bool tabl
 		devs[i].ifindex = i + 1;
 	if (gw_monitor_open_ops(&feed_ops, f, &m))
 		abort();
-	first = gw_heal_pending(m, cfg, &a);
+	first = gw_heal_pending(m, NULL, cfg, &a);
 	stale = a.classify_stale;
 	a.classify_stale = false;
-	again = gw_heal_pending(m, cfg, &a);
+	again = gw_heal_pending(m, NULL, cfg, &a);
 	if (first != again || stale != a.classify_stale)
 		abort();
 	/* a change to the classifiers is a relevant change */
