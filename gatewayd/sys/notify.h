@@ -9,7 +9,7 @@
  * there is no $NOTIFY_SOCKET). */
 int gw_notify(const char *msg);
 int gw_notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* The keep-alive period systemd asked for ($WATCHDOG_USEC / 2, for this pid), 0 for none. */
+/* The keep-alive period systemd asked for ($WATCHDOG_USEC / 4, for this pid), 0 for none. */
 uint64_t gw_watchdog_period_us(void);
 /* WATCHDOG=1 now (the loop's timer), the time noted; nothing without a watchdog. */
 void gw_watchdog_pet(void);

@@ -4,7 +4,7 @@
 # it and of the drop-ins derived from the examples, MemoryMax=/TasksMax=, the generator itself,
 # and the Type=notify handshake gatewayd speaks to a stand-in for the
 # service manager: READY=1 only once the tree is in, STATUS= lines that say what is shaped,
-# WATCHDOG=1 twice per WATCHDOG_USEC (and none when WATCHDOG_PID names another process),
+# WATCHDOG=1 four times per WATCHDOG_USEC (and none when WATCHDOG_PID names another process),
 # STOPPING=1 on SIGTERM, exit 0 and nothing left behind. Needs root (namespaces, rtnetlink).
 . "$(dirname "$0")/lib.sh"
 
@@ -144,10 +144,11 @@ daemon_start self env INVOCATION_ID=0123456789abcdef0123456789abcdef \
 check "READY=1 arrives" wait_for "nl_has READY=1" 10
 check "the tree was in when READY=1 arrived (htb e000: on v0, the ifb exists)" ready_saw_tree
 check "READY=1 comes with STATUS=shaping 1 link, N objects" ready_status
-# a 1 s sampling interval and WATCHDOG_USEC=1s: a STATUS line a second, WATCHDOG=1 twice a second
+# a 1 s sampling interval and WATCHDOG_USEC=1s: a STATUS line a second, WATCHDOG=1 four times
+# a second
 sleep 4	# a duration: the watchdog's rate is counted over 3 s of these
 N_WD=$(nl_count_after WATCHDOG=1 READY=1 0.25 3.25)
-check "WATCHDOG=1 about twice per second (WATCHDOG_USEC=1s): $N_WD in 3 s" test "$N_WD" -ge 5 -a "$N_WD" -le 7
+check "WATCHDOG=1 about four times per second (WATCHDOG_USEC=1s): $N_WD in 3 s" test "$N_WD" -ge 10 -a "$N_WD" -le 14
 check "STATUS lines name the link, its directions, shapers and rates" status_names_link
 # ExecReload=: SIGHUP, the same config
 gw_reload || not_ok "the reload is logged" "$(tail -3 "$GW_LOG")"
