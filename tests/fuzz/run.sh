@@ -4,7 +4,7 @@
 # "not ok - fuzz NAME: what it found" (with the saved input and the report's tail as "#" lines).
 # New inputs go to a scratch directory that is removed afterwards, so the committed corpus only
 # changes when someone merges into it (tests/fuzz/README.md); a crashing input is kept in
-# build-fuzz/artifacts/. `make fuzz` and tests/run-all (FUZZ_SECONDS=10) both run this.
+# build-fuzz/artifacts/. `make fuzz` and tests/run-all (FUZZ_SECONDS=6) both run this.
 # Environment: FUZZ_SECONDS, FUZZ_BUILD (default build-fuzz), FUZZ_ARGS (more libFuzzer flags).
 set -u
 cd "$(dirname "$0")/../.."
