@@ -34,12 +34,12 @@ static int caps_clear(void)
 	return (int)syscall(SYS_capset, &h, d);
 }
 
-/* A capability's bit in a VERSION_3 pair of words. */
-static bool cap_in(const struct __user_cap_data_struct *d, unsigned int cap, bool permitted)
+/* Whether cap is in the permitted set of a VERSION_3 pair of words. */
+static bool cap_permitted(const struct __user_cap_data_struct *d, unsigned int cap)
 {
-	uint32_t w = permitted ? d[cap / 32].permitted : d[cap / 32].effective;
-
-	return cap / 32 < _LINUX_CAPABILITY_U32S_3 && (w & (1u << (cap % 32)));
+	if (cap / 32 >= _LINUX_CAPABILITY_U32S_3)
+		return false;
+	return d[cap / 32].permitted & (1u << (cap % 32));
 }
 
 int gw_drop_to_nobody(char *err, size_t errlen)
@@ -92,7 +92,7 @@ int gw_keep_net_caps(char *err, size_t errlen)
 	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
 		unsigned int c = wanted[i];
 
-		if (cap_in(d, c, true)) {
+		if (cap_permitted(d, c)) {
 			keep[c / 32].permitted |= 1u << (c % 32);
 			keep[c / 32].effective |= 1u << (c % 32);
 		}
