@@ -24,11 +24,8 @@ ip netns exec "$ns" ip link set lo up
 ip netns exec "$ns" iperf3 -s -p 5201 >/dev/null 2>&1 &
 srv=$!
 mkdir -p "$out"
-# wait for the server's socket
-for _ in $(seq 50); do
-	ip netns exec "$ns" ss -ltn | grep -q ':5201 ' && break
-	sleep 0.1
-done
+. tests/wait_for.sh
+wait_for "ip netns exec $ns ss -Hltn 'sport = :5201' | grep -q ." 5 "iperf3 -s to listen in $ns"
 # seed PHASE FLOWS NAME ARGS...: phase 0 download (-R), 1 upload, 2 both (--bidir)
 seed() {
 	local phase=$1 flows=$2 name=$3
