@@ -300,7 +300,7 @@ static int read_flows(struct rd *c, struct json_object *run, const char *w, stru
 			return bad(c, w, "out of memory");
 	}
 	for (size_t i = 0; i < nf; i++) {
-		char dir[8], proto[8];
+		char dir[16], proto[16];
 		size_t n, k = 0;
 		int d;
 
@@ -466,6 +466,31 @@ static int read_top(struct rd *c, struct json_object *root, struct rep_run *r)
 	return 0;
 }
 
+/* json-c takes NaN and Infinity even in strict mode; JSON has neither (the bench writes null),
+ * so a file with one anywhere is no file of ours. Depth is the tokener's bound. */
+static bool all_finite(struct json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_double:
+		return isfinite(json_object_get_double(v));
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (!all_finite(json_object_array_get_idx(v, i)))
+				return false;
+		return true;
+	case json_type_object: {
+		json_object_object_foreach(v, k, x) {
+			(void)k;
+			if (!all_finite(x))
+				return false;
+		}
+		return true;
+	}
+	default:
+		return true;
+	}
+}
+
 int rep_parse_run(struct rep_run *r, const char *path, const char *text, size_t len, char *err,
 		  size_t errlen)
 {
@@ -501,6 +526,10 @@ int rep_parse_run(struct rep_run *r, const char *path, const char *text, size_t 
 			snprintf(err, errlen, "%s:%zu: not JSON: more after the value", path, line);
 			return -EINVAL;
 		}
+	if (!all_finite(root)) {
+		json_object_put(root);
+		return bad(&c, NULL, "not JSON: NaN or Infinity, which JSON has not (null is)");
+	}
 	e = read_top(&c, root, r);
 	json_object_put(root);
 	if (e)
