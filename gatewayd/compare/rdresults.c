@@ -11,13 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "gatewayd/compare/bench.h"
 #include "gatewayd/compare/report.h"
 
 #define JSON_DEPTH 32
-/* the TCP window goodput is taken over, as stats.c takes it: the tcp phase less its first
- * 40%, at least a second (slow start); a flow's interval is 0.5 s, the last one shorter */
-#define RAMP_S 1.0
-#define RAMP_SHARE 0.4
+/* a flow's interval is 0.5 s, the last one shorter; the TCP window is bench.h's */
 #define FLOW_INTERVAL_S 0.5
 
 enum want { W_NUM = 1, W_NULL = 2, W_INT = 4, W_STR = 8, W_BOOL = 16, W_OBJ = 32, W_ARR = 64 };
@@ -266,7 +264,7 @@ static int tcp_window(struct rd *c, struct json_object *run, const char *w, doub
 	snprintf(at, sizeof(at), "%s.phases", w);
 	if (isnan(tcp) || isnan(flood) || flood < tcp)
 		return bad(c, at, "no tcp phase followed by a flood phase");
-	*lo = tcp + fmax(RAMP_S, RAMP_SHARE * (flood - tcp));
+	*lo = tcp + fmax(CMP_RAMP_S, CMP_RAMP_SHARE * (flood - tcp));
 	*hi = flood;
 	return 0;
 }
