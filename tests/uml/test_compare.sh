@@ -160,12 +160,13 @@ own_figures() {
 	done
 }
 busy_pct() { awk -v b="$(fig "$1" .cpu_busy)" 'BEGIN { if (b == "null") print -1; else printf "%.0f", b * 100 }'; }
-# host_lost Q SAMPLES: "WAITED STOLEN" percent over Q's TCP window (where goodput is measured),
+# host_lost Q SAMPLES: "WAITED STOLEN" percent over Q's TCP window (where goodput is measured:
+# the tcp phase less its first 40%, at least 1 s, as docs/compare-schema.md says),
 # from the host's side (tests/uml/hostcpu.sh)
 host_lost() {
 	local w
 	w=$(jq -r ".runs[] | select(.qdisc == \"$1\") | (.phases[] | select(.name == \"tcp\")) as \$p |
-		\"\\(.t0_unix + \$p.start_s + 0.4 * (\$p.end_s - \$p.start_s)) \\(.t0_unix + \$p.end_s)\"" "$R")
+		\"\\(.t0_unix + \$p.start_s + ([1, 0.4 * (\$p.end_s - \$p.start_s)] | max)) \\(.t0_unix + \$p.end_s)\"" "$R")
 	# shellcheck disable=SC2086  # two words
 	hostcpu_lost "$2" $w
 }
