@@ -8,7 +8,7 @@
 # The host kernel has no fq_codel: gatewayd-cni's queue is fifo here (the tree is the same
 # size). Prints a markdown table of p50, p99 and max; exits 1 when an ADD or DEL failed or
 # something was left.
-# env: CNI_N (100)
+# env: CNI_N (100), BANDWIDTH (the reference plugin, /usr/lib/cni/bandwidth), GATEWAYD_CNI
 . "$(dirname "$0")/lib.bash"
 bench_preflight jq
 
@@ -61,7 +61,7 @@ pct() { sort -g | awk -v q="$1" '{ v[NR] = $1 } END { i = int(q * NR + 0.999); i
 fails=0
 rows=()
 for t in bandwidth gatewayd-cni; do
-	bin=$PLUGINS/bandwidth
+	bin=${BANDWIDTH:-$PLUGINS/bandwidth}
 	[ $t = gatewayd-cni ] && bin=$CNI
 	ns_new H "h-$t" || die "namespace"
 	for i in $(seq 1 "$N"); do ns_new C "$t-$i" || die "namespace $t-$i"; done
