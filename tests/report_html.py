@@ -227,8 +227,11 @@ def shot(path, n):
         if not b or b[2] - b[0] < 400 or b[3] - b[1] < 200:
             fail("plot %d: no frame of rgb(0,250,%d) the size of a plot (%s)" % (i, i, b))
         ink = colour = 0
-        for y in range(b[1] + 4, b[3] - 3):
-            seg = rows[y][3 * (b[0] + 4):3 * (b[2] - 3)]
+        # inside the axes (svg.c's 860x460 plot: x 72..690, y 44..404): not the legend's lines
+        x0, x1 = b[0] + 4 + (b[2] - b[0] - 7) * 72 // 860, b[0] + 4 + (b[2] - b[0] - 7) * 690 // 860
+        y0, y1 = b[1] + 4 + (b[3] - b[1] - 7) * 44 // 460, b[1] + 4 + (b[3] - b[1] - 7) * 404 // 460
+        for y in range(y0, y1):
+            seg = rows[y][3 * x0:3 * x1]
             if not seg.strip(b"\xff"):
                 continue
             for r, g, bl in zip(seg[0::3], seg[1::3], seg[2::3]):
