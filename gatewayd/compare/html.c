@@ -15,40 +15,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "gatewayd/compare/html.h"
-
-/* the terminal table's rows (compare.c's print_table, report.c's), in its units */
-static const struct {
-	const char *label, *path;
-	double scale;
-	int dec;
-} num_rows[] = {
-	{ "goodput up (Mbit/s)", "goodput_bps.up", 1e-6, 2 },
-	{ "goodput down (Mbit/s)", "goodput_bps.down", 1e-6, 2 },
-	{ "shaper accuracy up (%)", "shaper_accuracy.up", 100, 1 },
-	{ "shaper accuracy down (%)", "shaper_accuracy.down", 100, 1 },
-	{ "idle RTT p50 (ms)", "latency_ms.idle.p50", 1, 1 },
-	{ "idle RTT p95 (ms)", "latency_ms.idle.p95", 1, 1 },
-	{ "idle RTT p99 (ms)", "latency_ms.idle.p99", 1, 1 },
-	{ "loaded RTT p50 (ms)", "latency_ms.loaded.p50", 1, 1 },
-	{ "loaded RTT p95 (ms)", "latency_ms.loaded.p95", 1, 1 },
-	{ "loaded RTT p99 (ms)", "latency_ms.loaded.p99", 1, 1 },
-	{ "induced p50 (ms)", "latency_ms.induced.p50", 1, 1 },
-	{ "induced p95 (ms)", "latency_ms.induced.p95", 1, 1 },
-	{ "induced p99 (ms)", "latency_ms.induced.p99", 1, 1 },
-	{ "induced mean (ms)", "latency_ms.induced.mean", 1, 1 },
-	{ "Jain's fairness (8 TCP)", "jain_fairness", 1, 3 },
-	{ "bench CPU busy (%)", "cpu_busy", 100, 0 },
-	{ "peak queue up (ms)", "peak_queue.up.ms", 1, 1 },
-	{ "peak queue down (ms)", "peak_queue.down.ms", 1, 1 },
-};
-static const struct {
-	const char *label, *a, *b;
-} pair_rows[] = {
-	{ "peak queue up/down (pkts)", "peak_queue.up.packets", "peak_queue.down.packets" },
-	{ "drops up/down", "drops.up", "drops.down" },
-	{ "ECN marks up/down", "ecn_marks.up", "ecn_marks.down" },
-	{ "probes lost (loaded)", "latency_ms.loaded.lost", "latency_ms.loaded.samples" },
-};
+#include "gatewayd/compare/report.h"
 
 static const char style[] =
 	"body{font-family:sans-serif;margin:16px;color:#111;background:#fff}"
@@ -139,35 +106,35 @@ static void table(FILE *f, const struct rep_run *runs, size_t n)
 			fputs("</th>", f);
 		}
 	fputs("</tr>\n", f);
-	for (size_t r = 0; r < sizeof(num_rows) / sizeof(num_rows[0]); r++) {
+	for (size_t r = 0; r < rep_n_num_rows; r++) {
 		fputs("<tr><th>", f);
-		esc(f, num_rows[r].label);
+		esc(f, rep_num_rows[r].label);
 		fputs("</th>", f);
 		for (size_t i = 0; i < n; i++)
 			for (size_t k = 0; k < runs[i].n_cols; k++) {
 				const struct rep_col *c = &runs[i].col[k];
-				struct json_object *v = c->ran ? at(c->fig, num_rows[r].path) : NULL;
+				struct json_object *v = c->ran ? at(c->fig, rep_num_rows[r].path) : NULL;
 
 				if (!c->ran)
 					fputs("<td class=\"n\">skipped</td>", f);
 				else if (!v)
 					fputs("<td class=\"n\">-</td>", f);
 				else
-					fprintf(f, "<td class=\"n\">%.*f</td>", num_rows[r].dec,
-						json_object_get_double(v) * num_rows[r].scale);
+					fprintf(f, "<td class=\"n\">%.*f</td>", rep_num_rows[r].dec,
+						json_object_get_double(v) * rep_num_rows[r].scale);
 			}
 		fputs("</tr>\n", f);
 	}
-	for (size_t r = 0; r < sizeof(pair_rows) / sizeof(pair_rows[0]); r++) {
-		fprintf(f, "<tr><th>%s</th>", pair_rows[r].label);
+	for (size_t r = 0; r < rep_n_pair_rows; r++) {
+		fprintf(f, "<tr><th>%s</th>", rep_pair_rows[r].label);
 		for (size_t i = 0; i < n; i++)
 			for (size_t k = 0; k < runs[i].n_cols; k++) {
 				const struct rep_col *c = &runs[i].col[k];
 
 				if (c->ran)
 					fprintf(f, "<td class=\"n\">%lld/%lld</td>",
-						(long long)json_object_get_int64(at(c->fig, pair_rows[r].a)),
-						(long long)json_object_get_int64(at(c->fig, pair_rows[r].b)));
+						(long long)json_object_get_int64(at(c->fig, rep_pair_rows[r].a)),
+						(long long)json_object_get_int64(at(c->fig, rep_pair_rows[r].b)));
 				else
 					fputs("<td class=\"n\">skipped</td>", f);
 			}

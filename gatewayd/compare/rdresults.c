@@ -14,6 +14,36 @@
 #include "gatewayd/compare/bench.h"
 #include "gatewayd/compare/report.h"
 
+/* the table's rows (report.h) */
+const struct rep_num_row rep_num_rows[] = {
+	{ "goodput up (Mbit/s)", "goodput_bps.up", 1e-6, 2 },
+	{ "goodput down (Mbit/s)", "goodput_bps.down", 1e-6, 2 },
+	{ "shaper accuracy up (%)", "shaper_accuracy.up", 100, 1 },
+	{ "shaper accuracy down (%)", "shaper_accuracy.down", 100, 1 },
+	{ "idle RTT p50 (ms)", "latency_ms.idle.p50", 1, 1 },
+	{ "idle RTT p95 (ms)", "latency_ms.idle.p95", 1, 1 },
+	{ "idle RTT p99 (ms)", "latency_ms.idle.p99", 1, 1 },
+	{ "loaded RTT p50 (ms)", "latency_ms.loaded.p50", 1, 1 },
+	{ "loaded RTT p95 (ms)", "latency_ms.loaded.p95", 1, 1 },
+	{ "loaded RTT p99 (ms)", "latency_ms.loaded.p99", 1, 1 },
+	{ "induced p50 (ms)", "latency_ms.induced.p50", 1, 1 },
+	{ "induced p95 (ms)", "latency_ms.induced.p95", 1, 1 },
+	{ "induced p99 (ms)", "latency_ms.induced.p99", 1, 1 },
+	{ "induced mean (ms)", "latency_ms.induced.mean", 1, 1 },
+	{ "Jain's fairness (8 TCP)", "jain_fairness", 1, 3 },
+	{ "bench CPU busy (%)", "cpu_busy", 100, 0 },
+	{ "peak queue up (ms)", "peak_queue.up.ms", 1, 1 },
+	{ "peak queue down (ms)", "peak_queue.down.ms", 1, 1 },
+};
+const size_t rep_n_num_rows = sizeof(rep_num_rows) / sizeof(rep_num_rows[0]);
+const struct rep_pair_row rep_pair_rows[] = {
+	{ "peak queue up/down (pkts)", "peak_queue.up.packets", "peak_queue.down.packets" },
+	{ "drops up/down", "drops.up", "drops.down" },
+	{ "ECN marks up/down", "ecn_marks.up", "ecn_marks.down" },
+	{ "probes lost (loaded)", "latency_ms.loaded.lost", "latency_ms.loaded.samples" },
+};
+const size_t rep_n_pair_rows = sizeof(rep_pair_rows) / sizeof(rep_pair_rows[0]);
+
 #define JSON_DEPTH 32
 /* a flow's interval is 0.5 s, the last one shorter; the TCP window is bench.h's */
 #define FLOW_INTERVAL_S 0.5

@@ -248,26 +248,6 @@ static void settings_differ(struct rep_run *runs, size_t n, struct json_object *
 static void print_table(struct rep_run *runs, size_t n, struct json_object *warn)
 {
 	struct table t = { .runs = runs, .n_runs = n, .w = 13 };
-	static const struct { const char *label, *path; double scale; int dec; } rows[] = {
-		{ "goodput up (Mbit/s)", "goodput_bps.up", 1e-6, 2 },
-		{ "goodput down (Mbit/s)", "goodput_bps.down", 1e-6, 2 },
-		{ "shaper accuracy up (%)", "shaper_accuracy.up", 100, 1 },
-		{ "shaper accuracy down (%)", "shaper_accuracy.down", 100, 1 },
-		{ "idle RTT p50 (ms)", "latency_ms.idle.p50", 1, 1 },
-		{ "idle RTT p95 (ms)", "latency_ms.idle.p95", 1, 1 },
-		{ "idle RTT p99 (ms)", "latency_ms.idle.p99", 1, 1 },
-		{ "loaded RTT p50 (ms)", "latency_ms.loaded.p50", 1, 1 },
-		{ "loaded RTT p95 (ms)", "latency_ms.loaded.p95", 1, 1 },
-		{ "loaded RTT p99 (ms)", "latency_ms.loaded.p99", 1, 1 },
-		{ "induced p50 (ms)", "latency_ms.induced.p50", 1, 1 },
-		{ "induced p95 (ms)", "latency_ms.induced.p95", 1, 1 },
-		{ "induced p99 (ms)", "latency_ms.induced.p99", 1, 1 },
-		{ "induced mean (ms)", "latency_ms.induced.mean", 1, 1 },
-		{ "Jain's fairness (8 TCP)", "jain_fairness", 1, 3 },
-		{ "bench CPU busy (%)", "cpu_busy", 100, 0 },
-		{ "peak queue up (ms)", "peak_queue.up.ms", 1, 1 },
-		{ "peak queue down (ms)", "peak_queue.down.ms", 1, 1 },
-	};
 
 	for (size_t i = 0; i < n; i++) {
 		char rate[32], when[32];
@@ -295,12 +275,11 @@ static void print_table(struct rep_run *runs, size_t n, struct json_object *warn
 	printf("\n");
 	row_text(&t, "", 0);
 	row_text(&t, "", 1);
-	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)
-		row_num(&t, rows[r].label, rows[r].path, rows[r].scale, rows[r].dec);
-	row_pair(&t, "peak queue up/down (pkts)", "peak_queue.up.packets", "peak_queue.down.packets");
-	row_pair(&t, "drops up/down", "drops.up", "drops.down");
-	row_pair(&t, "ECN marks up/down", "ecn_marks.up", "ecn_marks.down");
-	row_pair(&t, "probes lost (loaded)", "latency_ms.loaded.lost", "latency_ms.loaded.samples");
+	for (size_t r = 0; r < rep_n_num_rows; r++)
+		row_num(&t, rep_num_rows[r].label, rep_num_rows[r].path, rep_num_rows[r].scale,
+			rep_num_rows[r].dec);
+	for (size_t r = 0; r < rep_n_pair_rows; r++)
+		row_pair(&t, rep_pair_rows[r].label, rep_pair_rows[r].a, rep_pair_rows[r].b);
 	row_text(&t, "grade (induced mean)", 2);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < runs[i].n_cols; k++)

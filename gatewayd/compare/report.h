@@ -31,6 +31,22 @@ struct cmp_box {
 void cmp_box_of(double *v, size_t n, struct cmp_box *b);
 
 /* One queue of one saved run: a column of the report. */
+/* The rows of the bench's table after its two headings, as paths into a results.json run's
+ * figures, in the unit the terminal prints them (--compare-report's table and report.html
+ * both print these; rdresults.c holds them): numbers, then pairs "a/b". */
+struct rep_num_row {
+	const char *label, *path;
+	double scale;
+	int dec;
+};
+struct rep_pair_row {
+	const char *label, *a, *b;
+};
+extern const struct rep_num_row rep_num_rows[];
+extern const size_t rep_n_num_rows;
+extern const struct rep_pair_row rep_pair_rows[];
+extern const size_t rep_n_pair_rows;
+
 struct json_object;
 struct rep_col {
 	char qdisc[24];
