@@ -14,7 +14,7 @@
 #define GW_MAX_LISTEN 8
 #define GW_MAX_ALLOWED_HOSTS 16
 #define GW_COMPARE_DIR_DEFAULT "/var/lib/gatewayd/compare"
-/* where gatewayd-cni registers containers (docs/control.md); "cni/" beside it: state files */
+/* where gatewayd-cni registers containers (docs/cni.md); "cni/" beside it: state files */
 #define GW_CONTROL_SOCKET_DEFAULT "/run/gatewayd/control.sock"
 #define GW_CONTROL_SOCKET_MAX 107	/* a sockaddr_un's path, without its NUL */
 

@@ -117,24 +117,42 @@ static int marked_ifb(struct gw_cnictr *c, const struct entry *e, struct gw_link
 	return !strcmp(info->kind, "ifb") && !strcmp(info->alias, e->mark);
 }
 
-/* The host end as the registration names it: a veth of that name and index here. */
-static bool host_end_there(struct gw_cnictr *c, const struct entry *e)
+/* The host end as the registration names it, a veth of that name and index here: 1 there,
+ * 0 gone (no such index, or another device has it now), -errno when the kernel could not say
+ * (then nothing is taken for gone). */
+static int host_end_there(struct gw_cnictr *c, const struct entry *e)
 {
 	struct gw_plink l;
+	int r = gw_plink_get(c->nl, e->m.host_ifindex, &l, NULL);
 
-	return gw_plink_get(c->nl, e->m.host_ifindex, &l, NULL) == 0 && !strcmp(l.kind, "veth") &&
-	       !strcmp(l.name, e->m.host_if);
+	if (r == -ENODEV)
+		return 0;
+	if (r)
+		return r;
+	return !strcmp(l.kind, "veth") && !strcmp(l.name, e->m.host_if);
+}
+
+/* The sampler in, the old one out, under the lock gw_cnictr_history reads it with. */
+static void set_sampler(struct gw_cnictr *c, struct entry *e, struct gw_sampler *s)
+{
+	struct gw_sampler *old;
+
+	pthread_mutex_lock(&c->lock);
+	old = e->sampler;
+	e->sampler = s;
+	pthread_mutex_unlock(&c->lock);
+	gw_sampler_free(old);
 }
 
 /* The tree the plugin made read back into e (its plan from the kernel's facts now), and its
  * sampler: 0, -ENOENT (host end or ifb missing), -EPROTO (differs), -errno; why says. */
 static int read_back(struct gw_cnictr *c, struct entry *e, char *why, size_t whylen)
 {
+	struct gw_sampler *sampler;
 	int r;
 
+	set_sampler(c, e, NULL);
 	gw_applied_free(&e->applied);
-	gw_sampler_free(e->sampler);
-	e->sampler = NULL;
 	if ((r = gw_ctr_reg_planned(c->nl, &e->s, e->mark, &e->applied, why, whylen)))
 		return r;
 	if (e->applied.facts[0].dev.ifindex != e->m.host_ifindex) {
@@ -146,7 +164,10 @@ static int read_back(struct gw_cnictr *c, struct entry *e, char *why, size_t why
 	if (gw_verify(c->nl, &e->s.cfg, &e->applied, why, whylen) &&
 	    (r = gw_verify(c->nl, &e->s.cfg, &e->applied, why, whylen)))
 		return r;
-	return gw_sampler_new(&e->s.cfg, &e->applied, &e->sampler);
+	if ((r = gw_sampler_new(&e->s.cfg, &e->applied, &sampler)))
+		return snprintf(why, whylen, "%s", strerror(-r)), r;
+	set_sampler(c, e, sampler);
+	return 0;
 }
 
 /* Make e's tree again as the plugin's ADD makes it: what is left of it removed (our root and
@@ -157,6 +178,7 @@ static int redo(struct gw_cnictr *c, struct entry *e, char *err, size_t errlen)
 	struct gw_applied rm = { .devs = devs };
 	struct gw_link_info info;
 	struct gw_nl_error ne = { 0 };
+	struct gw_sampler *sampler;
 	char ignored[256] = "";
 	bool made = false;
 	int r;
@@ -172,9 +194,8 @@ static int redo(struct gw_cnictr *c, struct entry *e, char *err, size_t errlen)
 		rm.n_devs = 2;
 	}
 	gw_remove(c->nl, &rm, ignored, sizeof(ignored));
+	set_sampler(c, e, NULL);
 	gw_applied_free(&e->applied);
-	gw_sampler_free(e->sampler);
-	e->sampler = NULL;
 	if (e->m.ifb[0]) {
 		if (gw_link_get(c->nl, e->m.ifb, &info, NULL) == 0) {
 			snprintf(err, errlen, "%s is there and is not this container's", e->m.ifb);
@@ -187,8 +208,8 @@ static int redo(struct gw_cnictr *c, struct entry *e, char *err, size_t errlen)
 		made = true;
 	}
 	r = gw_apply(c->nl, &e->s.cfg, NULL, &e->applied, err, errlen);
-	if (!r)
-		r = gw_sampler_new(&e->s.cfg, &e->applied, &e->sampler);
+	if (!r && (r = gw_sampler_new(&e->s.cfg, &e->applied, &sampler)) == 0)
+		set_sampler(c, e, sampler);
 	if (r && made && marked_ifb(c, e, &info))
 		gw_link_del(c->nl, e->m.ifb, NULL);
 	return r;
@@ -236,9 +257,12 @@ static int check(struct gw_cnictr *c, size_t at)
 	struct entry *e = c->v[at];
 	char why[1024] = "", err[1024] = "";
 	double t0 = gw_mono_now();
+	int there = host_end_there(c, e);
 
 	e->dirty = false;
-	if (!host_end_there(c, e)) {
+	if (there < 0)
+		return 0;	/* looked at again at its next change */
+	if (!there) {
 		take_out(c, at);
 		clean_up(c, e);
 		entry_free(e);
@@ -377,8 +401,12 @@ static int adopt_file(struct gw_cnictr *c, int dfd, const char *name)
 	if (find_key(c, &m, &at) || c->n >= GW_CNICTR_MAX ||
 	    !(e = entry_new(c, &m, err, sizeof(err))))
 		return 0;
-	if (!host_end_there(c, e)) {
-		clean_up(c, e);
+	if ((r = host_end_there(c, e)) <= 0) {
+		if (r == 0)
+			clean_up(c, e);
+		else
+			gw_log(GW_LOG_WARNING, "cni container %s: cannot look its host end %s up: %s; "
+			       "not adopted", m.id, m.host_if, strerror(-r));
 		entry_free(e);
 		return 0;
 	}

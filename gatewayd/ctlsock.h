@@ -1,6 +1,6 @@
 /* gatewayd/ctlsock.h: the daemon's local control socket: a unix stream socket, root's peers
  * only, one bounded message and one reply line per connection, never blocking the loop
- * (docs/control.md). What a message means is the handler's. */
+ * (docs/cni.md). What a message means is the handler's. */
 #ifndef GW_CTLSOCK_H
 #define GW_CTLSOCK_H
 

@@ -85,7 +85,7 @@ struct gw_snap_autorate {
 	double threshold_ms;		/* what a sample's delay over baseline is held against */
 };
 
-/* A container gatewayd-cni registered (docs/control.md): who it is. A netns path longer
+/* A container gatewayd-cni registered (docs/cni.md): who it is. A netns path longer
  * than GW_SNAP_CNI_NETNS - 1 is shown cut. */
 #define GW_SNAP_CNI_ID 256
 #define GW_SNAP_CNI_NETNS 256

@@ -36,7 +36,7 @@ struct json_object;
 #define GW_CNI_QUEUE_KEYS 32		/* knobs in "queue" */
 #define GW_CNI_QUEUE_TEXT 2048		/* "queue" as libconfig text */
 /* where a running gatewayd listens for registrations (controlSocket), and beside it the
- * directory of the state files a daemon started later adopts from (docs/control.md) */
+ * directory of the state files a daemon started later adopts from (docs/cni.md) */
 #define GW_CNI_CONTROL_SOCKET "/run/gatewayd/control.sock"
 
 /* Bursts, in bits as runtimes give them. Kubelet, containerd and CRI-O send 2^31-1, 2^32-1 and
@@ -139,7 +139,7 @@ int gw_cni_del(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 	       struct gw_cni_error *e);
 
 /*
- * register.c: the registration a running gatewayd is sent (docs/control.md). fill: from the
+ * register.c: the registration a running gatewayd is sent (docs/cni.md). fill: from the
  * request and, for register, what ADD shaped (sh; NULL for unregister). tell: 0 when the
  * daemon said ok, 1 when there is no daemon (no socket, nobody listening, controlSocket ""),
  * -errno with the daemon's answer or the failure in err. The state file, beside the socket in

@@ -1,6 +1,6 @@
 /* gatewayd/cni/register.c: telling a running gatewayd about a container the plugin shaped (and
  * that it is going), over the daemon's control socket, and keeping the same registration in a
- * state file beside the socket for a daemon started later (docs/control.md). */
+ * state file beside the socket for a daemon started later (docs/cni.md). */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -1,5 +1,5 @@
 /* gatewayd/tree/ctrreg.c: a CNI container's registration as text and back, every field checked,
- * and the tree it stands for: shared by gatewayd-cni and the daemon (docs/control.md). */
+ * and the tree it stands for: shared by gatewayd-cni and the daemon (docs/cni.md). */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* gatewayd/tree/ctrreg.h: a CNI container's registration, as the plugin (gatewayd/cni/) sends it
  * to the daemon over the control socket and keeps it in its state file: the message's text
  * form (encode, decode with every field checked), and the tree it stands for, so the plugin
- * and the daemon build that tree, its ifb's name and its mark the same way. docs/control.md is
+ * and the daemon build that tree, its ifb's name and its mark the same way. docs/cni.md is
  * the protocol. */
 #ifndef GW_TREE_CTRREG_H
 #define GW_TREE_CTRREG_H
