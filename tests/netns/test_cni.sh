@@ -400,4 +400,32 @@ checkx "DEL of the fifth: unregistered, its tree, ifb and state file gone" \
 	'[ $rc -eq 0 ] && ! has_root $V5 && [ "$(ifb_of | wc -l)" = 0 ] && [ "$(state_of)" = 0 ] &&
 	grep -q "cni container id-five .*unregistered" "$GW_LOG"'
 gw_stop
+
+# -- a daemon that answers an error: the container stays shaped, ADD succeeds -----------------
+# (a stand-in on the socket that refuses the registration, then says the unregistration is
+# of a container it does not know, as a daemon does after a refusal)
+ip netns exec "$HOST" /usr/bin/python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(2)
+for answer in ("error no thanks", "error not registered: container id-five"):
+    c, _ = s.accept()
+    c.recv(9000)
+    c.sendall((answer + "\n").encode())
+    c.close()
+os.unlink(sys.argv[1])' "$CTL" &
+PIDS+=("$!")
+wait_for "[ -S '$CTL' ]" 5 "the stand-in's socket"
+lines=$(wc -l <"$TMPD/stderr")
+call "$CNI" ADD id-five "/run/netns/$C5" eth0 <<<"$G5"
+rc=$?
+checkx "a daemon's refusal: ADD exits 0 with its result, shaped, one line on stderr with the daemon's words" \
+	'[ $rc -eq 0 ] && [ "$(jq -S . "$OUT")" = "$(jq -S . <<<"$R5")" ] && has_root $V5 &&
+	[ "$(wc -l <"$TMPD/stderr")" = $((lines + 1)) ] && tail -1 "$TMPD/stderr" | grep -q "no thanks"'
+call "$CNI" DEL id-five "/run/netns/$C5" eth0 <<<"$G5"
+rc=$?
+checkx "... and its DEL: exit 0, nothing left, no more lines on stderr" \
+	'[ $rc -eq 0 ] && ! has_root $V5 && [ "$(ifb_of | wc -l)" = 0 ] && [ "$(state_of)" = 0 ] &&
+	[ "$(wc -l <"$TMPD/stderr")" = $((lines + 1)) ]'
 echo "# $(wc -l <"$TMPD/stderr") lines on the plugins' stderr"
