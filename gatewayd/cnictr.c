@@ -297,6 +297,10 @@ static int do_register(struct gw_cnictr *c, const struct gw_ctr_reg *m, char *re
 	size_t at = 0;
 	int r;
 
+	/* another container's host end at this index: gone, and its notification missed? */
+	for (size_t i = c->n; i-- > 0;)
+		if (c->v[i]->m.host_ifindex == m->host_ifindex && !gw_ctr_reg_same(&c->v[i]->m, m))
+			check(c, i);
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i]->m.host_ifindex == m->host_ifindex && !gw_ctr_reg_same(&c->v[i]->m, m))
 			return snprintf(reply, replylen, "error host_if %s is registered to "
