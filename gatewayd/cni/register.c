@@ -160,8 +160,10 @@ static int exchange(const char *sock, const char *text, size_t n, char *err, siz
 			return 1;
 		return snprintf(err, errlen, "%s: %s", sock, strerror(-r)), r;
 	}
-	/* a message is far smaller than a unix socket's buffer: one send, or it is broken */
-	if (send(fd, text, n, MSG_NOSIGNAL) != (ssize_t)n) {
+	/* a message is far smaller than a unix socket's buffer: one send, or it is broken; but
+	 * a daemon that refused us before reading (busy) has closed with its answer sent */
+	if (send(fd, text, n, MSG_NOSIGNAL) != (ssize_t)n && errno != EPIPE &&
+	    errno != ECONNRESET) {
 		r = errno ? -errno : -EIO;
 		close(fd);
 		return snprintf(err, errlen, "sending to %s: %s", sock, strerror(-r)), r;
