@@ -383,6 +383,11 @@ static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_ph
 	col->ran = json_object_get_boolean(v);
 	if ((e = get_str(c, run, w, "note", col->note, sizeof(col->note))))
 		return e;
+	/* a label of the run's own (a queue with knobs) where the file has one; for report.html */
+	if (json_object_object_get_ex(run, "label", &v) && is(v, W_STR))
+		snprintf(col->label, sizeof(col->label), "%s", json_object_get_string(v));
+	if (json_object_object_get_ex(run, "qdiscs", &v) && is(v, W_ARR))
+		col->qdiscs = json_object_get(v);
 	if (!col->ran)
 		return 0;
 	if ((e = check_figures(c, run, w)))
@@ -461,6 +466,9 @@ static int read_top(struct rd *c, struct json_object *root, struct rep_run *r)
 		if ((e = read_run(c, json_object_array_get_idx(runs, i), i, n_phases, &r->col[i])))
 			return e;
 	r->config = json_object_get(cfg);
+	/* where it ran (older files have none): report.html shows it */
+	if (json_object_object_get_ex(root, "metadata", &v) && is(v, W_OBJ))
+		r->meta = json_object_get(v);
 	return 0;
 }
 
@@ -586,6 +594,7 @@ void rep_run_free(struct rep_run *r)
 		struct rep_col *c = &r->col[i];
 
 		json_object_put(c->fig);
+		json_object_put(c->qdiscs);
 		free(c->rtt);
 		free(c->induced);
 		free(c->good[0]);
@@ -594,5 +603,7 @@ void rep_run_free(struct rep_run *r)
 	}
 	json_object_put(r->config);
 	r->config = NULL;
+	json_object_put(r->meta);
+	r->meta = NULL;
 	r->n_cols = 0;
 }

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 #include "gatewayd/compare/compare.h"
 #include "gatewayd/compare/report.h"
+#include "gatewayd/compare/html.h"
 
 #define REP_OUT_VERSION 1
 #define LABEL_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+@:-"
@@ -31,7 +32,9 @@ static void usage(FILE *f)
 		"headed by the run's label (LABEL, else RUNDIR's name: at most %d of A-Z a-z 0-9\n"
 		". _ + @ : -) and its settings, with a warning where the runs' settings differ.\n"
 		"--out DIR also writes report.json and the plots across the runs there:\n"
-		"report-latency-cdf.svg, report-box-induced.svg, report-box-goodput.svg.\n"
+		"report-latency-cdf.svg, report-box-induced.svg, report-box-goodput.svg,\n"
+		"and report.html, one self-contained page with the table, plots and settings.\n"
+		"--html-only RUNDIR writes (again) RUNDIR/report.html of one saved run.\n"
 		"Exit status 2 when a run directory or its results.json is missing or bad.\n",
 		REP_MIN_RUNS, REP_MAX_RUNS, REP_LABEL_MAX);
 }
@@ -448,10 +451,11 @@ static int mkdir_p(const char *path)
 	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -errno : 0;
 }
 
-static int parse_opts(int argc, char **argv, char *out, size_t outlen)
+static int parse_opts(int argc, char **argv, char *out, size_t outlen, bool *html_only)
 {
 	static const struct option opts[] = {
 		{ "compare-report", no_argument, NULL, 'R' },
+		{ "html-only", no_argument, NULL, 'H' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -462,6 +466,9 @@ static int parse_opts(int argc, char **argv, char *out, size_t outlen)
 	while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'R':
+			break;
+		case 'H':
+			*html_only = true;
 			break;
 		case 'o':
 			if (!*optarg || strlen(optarg) >= outlen) {
@@ -481,16 +488,37 @@ static int parse_opts(int argc, char **argv, char *out, size_t outlen)
 	return 0;
 }
 
+/* --html-only RUNDIR: one saved run's report.html, written in its own directory */
+static int html_only_main(struct rep_run *runs, size_t n, const char *out)
+{
+	char err[1024];
+
+	if (n != 1 || out[0]) {
+		fprintf(stderr, "gatewayd: --compare-report --html-only: want one run directory%s, not %zu\n",
+			out[0] ? " and no --out (the page goes into it)" : "", n);
+		return 2;
+	}
+	int e = cmp_html_run_dir(runs[0].dir, err, sizeof(err));
+
+	if (e) {	/* 2 for a bad run directory, as the report's; 1 when it cannot write */
+		fprintf(stderr, "gatewayd: --compare-report --html-only: %s\n", err);
+		return e == -EIO ? 1 : 2;
+	}
+	printf("report: %s/%s\n", runs[0].dir, CMP_HTML_NAME);
+	return 0;
+}
+
 int gw_compare_report_main(int argc, char **argv)
 {
 	static struct rep_run runs[REP_MAX_RUNS];	/* big: not on the stack */
 	struct json_object *diff, *warn;
 	char out[4096] = "", err[1024];
 	size_t n = 0, cols = 0;
+	bool html_only = false;
 	int r, rc = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if ((r = parse_opts(argc, argv, out, sizeof(out))))
+	if ((r = parse_opts(argc, argv, out, sizeof(out), &html_only)))
 		return r > 0 ? 0 : 2;
 	/* --compare-report itself may come anywhere before the runs */
 	for (int i = optind; i < argc; i++)
@@ -514,6 +542,8 @@ int gw_compare_report_main(int argc, char **argv)
 			}
 		n++;
 	}
+	if (html_only)
+		return html_only_main(runs, n, out);
 	if (n < REP_MIN_RUNS) {
 		fprintf(stderr, "gatewayd: --compare-report: want %d to %d run directories, not %zu\n",
 			REP_MIN_RUNS, REP_MAX_RUNS, n);
@@ -545,9 +575,12 @@ int gw_compare_report_main(int argc, char **argv)
 			rc = 1;
 		} else if (write_json(real, runs, n, diff, warn) | write_plots(real, runs, n)) {
 			rc = 1;
+		} else if (cmp_html_write(real, runs, n, plot_names, 3, err, sizeof(err))) {
+			fprintf(stderr, "gatewayd: %s\n", err);
+			rc = 1;
 		} else {
-			printf("report: %s/report.json, %s, %s, %s\n", real, plot_names[0],
-			       plot_names[1], plot_names[2]);
+			printf("report: %s/report.json, %s, %s, %s, %s\n", real, plot_names[0],
+			       plot_names[1], plot_names[2], CMP_HTML_NAME);
 		}
 	}
 	json_object_put(diff);

@@ -45,6 +45,8 @@ struct rep_col {
 					 * per 0.5 s interval of the TCP window, sorted */
 	size_t n_good[2];
 	struct cmp_box box_induced, box_good[2];
+	char label[64];			/* runs[].label where the file has one, else "" */
+	struct json_object *qdiscs;	/* runs[].qdiscs, the tree read back (by reference) */
 };
 
 /* One saved run: its directory, label, settings and queues. */
@@ -56,6 +58,7 @@ struct rep_run {
 	double rtt_ms, duration_s;
 	bool netem;
 	char kernel[16], kernel_release[80], version[40];
+	struct json_object *meta;	/* results.json's `metadata` (by reference), or NULL */
 	struct rep_col col[REP_MAX_QUEUES];
 	size_t n_cols;
 };
