@@ -59,13 +59,15 @@ driver = "vfs"
 graphroot = "$TMPD/root"
 runroot = "$TMPD/run"
 EOF
-# fifo: the host kernel has no fq_codel (gatewayd-cni's default queue)
+# fifo: the host kernel has no fq_codel (gatewayd-cni's default queue); the state file the
+# plugin keeps for a daemon goes under the scratch directory, not the host's /run/gatewayd
 cat >"$TMPD/cni/$NET.conflist" <<EOF
 { "cniVersion": "1.0.0", "name": "$NET", "plugins": [
   { "type": "bridge", "bridge": "$BR", "isGateway": true,
     "ipam": { "type": "host-local", "subnet": "$SUBNET", "dataDir": "$TMPD/ipam" } },
   { "type": "gatewayd-cni", "queue": { "kind": "fifo" },
-    "ingressRate": 8000000, "egressRate": 4000000 } ] }
+    "ingressRate": 8000000, "egressRate": 4000000,
+    "controlSocket": "$TMPD/gw/control.sock" } ] }
 EOF
 export CONTAINERS_CONF=$TMPD/containers.conf CONTAINERS_STORAGE_CONF=$TMPD/storage.conf
 # podman in the test's namespace: nsenter, not `ip netns exec`, which mounts a sysfs of its own
