@@ -39,7 +39,8 @@ call() {
 		CNI_NETNS="/run/netns/$4" CNI_IFNAME=eth0 CNI_PATH="$PLUGINS" "$1" >"$T/out" 2>>"$T/err"
 }
 # add ID NETNS TYPE BINARY: bridge, then TYPE chained after it with the same runtimeConfig;
-# sets IP
+# sets IP. gatewayd-cni tells no daemon and writes no state file (the guest's /run is the
+# host's, through hostfs)
 add() {
 	local prev conf
 	call "$PLUGINS/bridge" ADD "$1" "$2" <<<"$BRIDGE" || { echo "# bridge: $(cat "$T/out")"; return 1; }
@@ -47,7 +48,8 @@ add() {
 	IP=$(jq -r '.ips[0].address | split("/")[0]' <<<"$prev")
 	conf=$(jq -cn --arg n "$NET" --arg t "$3" --argjson prev "$prev" --argjson rc "$RC" \
 		'{cniVersion:"1.0.0", name:$n, type:$t, capabilities:{bandwidth:true},
-		  runtimeConfig:$rc, prevResult:$prev}')
+		  runtimeConfig:$rc, prevResult:$prev}
+		 + (if $t == "gatewayd-cni" then {controlSocket:""} else {} end)')
 	call "$4" ADD "$1" "$2" <<<"$conf" ||
 		{ echo "# $3: $(cat "$T/out") $(tail -3 "$T/err")"; return 1; }
 	echo "$conf" >"$T/conf-$1"
