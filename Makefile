@@ -14,7 +14,7 @@ DESTDIR ?=
 
 BUILD ?= build
 CC ?= cc
-PKGS := libnl-3.0 libnl-route-3.0 libconfig libmnl libnftnl json-c libmicrohttpd zlib
+PKGS := libnl-3.0 libnl-route-3.0 libconfig libmnl libnftnl json-c libmicrohttpd zlib libseccomp
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wformat=2 -Wmissing-prototypes -Werror
 comma := ,
@@ -149,7 +149,7 @@ test-webui: all unit-bins
 # Debian packages: build, tests (netns, UML, traffic) and benches.
 DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \
 	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
-	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 wrk \
+	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 libseccomp-dev wrk \
 	clang libclang-rt-14-dev irtt groff-base dpkg-dev lintian openssl zlib1g-dev flent \
 	python3-matplotlib containernetworking-plugins
 

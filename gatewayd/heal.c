@@ -17,12 +17,12 @@
 #include "gatewayd/tree/mend.h"
 #include "gatewayd/tree/reload.h"
 #include "gatewayd/tree/own.h"
+#include "qdisc/nft.h"
 
 struct scan {
 	const struct gw_config *cfg;
 	const struct gw_applied *a;
 	uint32_t own;		/* gatewayd's rtnetlink port id: its own requests' events */
-	bool absorb;		/* read right after our own changes: nf_tables' events are ours */
 	bool relevant;
 	bool classify;		/* our nft table or an ingress filter of ours changed */
 };
@@ -74,9 +74,12 @@ static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 	struct scan *s = arg;
 
 	if (NFNL_SUBSYS_ID(nlh->nlmsg_type) == NFNL_SUBSYS_NFTABLES) {
-		/* nf_tables' batches come from a socket of their own each time: read right
-		 * after our own classification, its events are taken as ours */
-		if (!s->absorb && s->cfg->owns_nft && s->a->nft_table && our_nft(nlh))
+		/* a transaction's events carry the port id of the socket that sent it: our own
+		 * batches' (a reload's, a heal's) are not news, anyone else's are, even one
+		 * made in the moment after ours and read with it */
+		if (nlh->nlmsg_pid && gw_nft_portid_ours(nlh->nlmsg_pid))
+			return 0;
+		if (s->cfg->owns_nft && s->a->nft_table && our_nft(nlh))
 			s->relevant = s->classify = true;
 		return 0;
 	}
@@ -153,7 +156,7 @@ bool gw_heal_pending(struct gw_monitor *m, struct gw_nl *nl, const struct gw_con
 bool gw_heal_absorb(struct gw_monitor *m, struct gw_nl *nl, const struct gw_config *cfg,
 		    struct gw_applied *a)
 {
-	struct scan s = { .cfg = cfg, .a = a, .own = gw_nl_portid(nl), .absorb = true };
+	struct scan s = { .cfg = cfg, .a = a, .own = gw_nl_portid(nl) };
 
 	/* lost events: the tree is read back (the classifiers are not put in again for it:
 	 * most of what overflowed was our own) */

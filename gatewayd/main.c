@@ -56,6 +56,7 @@ static void usage(FILE *f)
 		"      --systemd-dropin  print the unit's address and bind allow lists for the config\n"
 		"  -v, --verbose      log debug lines\n"
 		"      --compare ...  the fifo vs fq_codel vs cake bench (gatewayd --compare --help)\n"
+		"      --compare-report [--out DIR] RUNDIR...  saved runs of the bench side by side\n"
 		"      --version      print the version\n"
 		"  -h, --help         this text\n"
 		"Runs in the foreground; SIGTERM or SIGINT removes what it created and exits 0.\n");
@@ -441,8 +442,10 @@ int main(int argc, char **argv)
 	int c, r;
 
 	for (int i = 1; i < argc; i++)	/* the comparison bench has options of its own */
-		if (!strcmp(argv[i], "--compare")) {
+		if (!strcmp(argv[i], "--compare") || !strcmp(argv[i], "--compare-report")) {
 #ifndef GW_NO_COMPARE
+			if (!strcmp(argv[i], "--compare-report"))
+				return gw_compare_report_main(argc, argv);
 			return gw_compare_main(argc, argv);
 #else
 			fprintf(stderr, "gatewayd: this build has no comparison bench (a router's, "

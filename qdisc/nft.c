@@ -622,6 +622,33 @@ static int collect(struct mnl_socket *nl, struct batch *b, struct gw_nft_error *
 	return first;
 }
 
+/* The port ids of the sockets the last batches went from. The kernel stamps a transaction's
+ * notifications with the port id of the socket that sent it, so self-healing can tell this
+ * process's own nf_tables changes from anyone else's even when both are read together. Each
+ * batch opens a socket of its own; autobinding gives it the process's pid while that is free
+ * (another process's autobind never takes it), so this holds one id in practice. */
+#define OWN_IDS 8
+static uint32_t own_ids[OWN_IDS];
+static unsigned int own_next;
+
+static void note_own(struct mnl_socket *nl)
+{
+	uint32_t id = mnl_socket_get_portid(nl);
+
+	for (unsigned int i = 0; i < OWN_IDS; i++)
+		if (own_ids[i] == id)
+			return;
+	own_ids[own_next++ % OWN_IDS] = id;
+}
+
+bool gw_nft_portid_ours(uint32_t portid)
+{
+	for (unsigned int i = 0; portid && i < OWN_IDS; i++)
+		if (own_ids[i] == portid)
+			return true;
+	return false;
+}
+
 static int send_batch(struct batch *b, struct gw_nft_error *e)
 {
 	struct mnl_socket *nl;
@@ -635,6 +662,7 @@ static int send_batch(struct batch *b, struct gw_nft_error *e)
 		mnl_socket_close(nl);
 		return r;
 	}
+	note_own(nl);
 	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
 	/* the batch goes in one sendmsg: room for it, and for its acks */

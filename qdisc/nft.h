@@ -68,6 +68,9 @@ struct gw_nft_error {
 int gw_nft_apply(const struct gw_nft_ruleset *rs, struct gw_nft_error *e);
 /* Delete the table; 0 also when it was not there. */
 int gw_nft_remove(struct gw_nft_error *e);
+/* Was portid (a notification's nlmsg_pid) the socket of one of this process's last batches
+ * (gw_nft_apply, gw_nft_remove)? Those notifications are its own changes. 0 is never. */
+bool gw_nft_portid_ours(uint32_t portid);
 /* The same ruleset as `nft -f` takes it (a "table inet gatewayd { ... }" block). */
 int gw_nft_format(FILE *out, const struct gw_nft_ruleset *rs);
 /* The replies to a batch in one receive buffer (buf, len bytes), as the batch reads them:

@@ -14,6 +14,11 @@
 #define CMP_PROBE_HZ 20
 #define CMP_TICK_S 0.1		/* queue and counter sampling */
 #define CMP_FLOOD_FACTOR 1.25	/* the UDP flood's rate, against the shaped rate */
+/* slow start (and, at a few mbit, the first queue filling): left out of goodput, accuracy
+ * and fairness: the first 40% of the TCP phase, at least a second (stats.c; the saved runs'
+ * reader, rdresults.c, takes the same window) */
+#define CMP_RAMP_S 1.0
+#define CMP_RAMP_SHARE 0.4
 #define CMP_CPU_SATURATED 0.95	/* busier than this under load: the figures are the CPU's */
 
 enum cmp_kernel { CMP_KERNEL_AUTO, CMP_KERNEL_HOST, CMP_KERNEL_UML };

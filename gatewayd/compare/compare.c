@@ -75,6 +75,8 @@ static void usage(FILE *f)
 		"                [--step-time 20s] [--ways autorate,fixed,none] [--qdiscs fq_codel]\n"
 		"                [--autorate 'KEY = VALUE; ...'] [--probe-method udp|icmp|...]\n"
 		"                [--rtt 40ms] [--out DIR | -c CONFIG] [--kernel auto|host|uml]\n"
+		"       gatewayd --compare-report [--out DIR] RUNDIR[=LABEL] RUNDIR[=LABEL]...\n"
+		"                (saved runs side by side: gatewayd --compare-report --help)\n"
 		"Builds a client - gateway - delay box - server testbed in fresh network namespaces,\n"
 		"shapes the gateway with gatewayd (each queue in turn), loads it with 4+4 TCP flows\n"
 		"and a UDP flood, probes latency throughout, and prints a table (and writes\n"

@@ -8,11 +8,6 @@
 #include <string.h>
 #include "gatewayd/compare/bench.h"
 
-/* slow start (and, at a few mbit, the first queue filling): left out of goodput, accuracy
- * and fairness: the first 40% of the TCP phase, at least a second */
-#define RAMP_S 1.0
-#define RAMP_SHARE 0.4
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -94,7 +89,7 @@ static double flow_mean(const struct cmp_flow *f, double lo, double hi)
 void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 {
 	double tcp = r->phase_start[CMP_PH_FLOOD] - r->phase_start[CMP_PH_TCP];
-	double lo = r->phase_start[CMP_PH_TCP] + fmax(RAMP_S, RAMP_SHARE * tcp);
+	double lo = r->phase_start[CMP_PH_TCP] + fmax(CMP_RAMP_S, CMP_RAMP_SHARE * tcp);
 	double hi = r->phase_start[CMP_PH_FLOOD];
 	double sx = 0, sxx = 0;
 	int nf = 0;
@@ -115,7 +110,7 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 		struct cmp_flow *f = &r->flows[i];
 
 		/* the flood over its phase, less its first second */
-		f->mean_mbps = f->udp ? flow_mean(f, r->phase_start[CMP_PH_FLOOD] + RAMP_S,
+		f->mean_mbps = f->udp ? flow_mean(f, r->phase_start[CMP_PH_FLOOD] + CMP_RAMP_S,
 						  r->phase_start[CMP_PH_IDLE2]) :
 					flow_mean(f, lo, hi);
 		if (f->udp || isnan(f->mean_mbps))

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gatewayd/compare/bench.h"
+#include "gatewayd/compare/report.h"
 #include "gatewayd/compare/scenario.h"
 
 #define W 860
@@ -22,6 +23,7 @@ struct svg_series {
 	double *x, *y;		/* NAN y: a gap */
 	size_t n;
 	bool dashed;
+	const char *dash;	/* a stroke-dasharray of its own, else dashed's or none */
 };
 
 struct svg_chart {
@@ -154,12 +156,19 @@ static int svg_write(const char *path, const struct svg_chart *c)
 	/* the data, clipped to the plot area */
 	fprintf(f, "<clipPath id=\"plot\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath>\n",
 		ML, MT, W - ML - MR, H - MT - MB);
+	/* the legend's lines closer together where there are many (a report's up to 32) */
+	double step = fmin(20.0, (H - MT - 20.0) / (double)(c->ns ? c->ns : 1));
+
 	for (size_t k = 0; k < c->ns; k++) {
 		const struct svg_series *s = &c->s[k];
+		const char *dash = s->dash ? s->dash : s->dashed ? "5,3" : NULL;
+		char dattr[48] = "";
 		bool open = false;
 
+		if (dash)
+			snprintf(dattr, sizeof(dattr), " stroke-dasharray=\"%s\"", dash);
 		fprintf(f, "<g clip-path=\"url(#plot)\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s>\n",
-			s->color, s->dashed ? " stroke-dasharray=\"5,3\"" : "");
+			s->color, dattr);
 		for (size_t i = 0; i < s->n; i++) {
 			double x = s->x[i], y = s->y[i];
 
@@ -178,12 +187,11 @@ static int svg_write(const char *path, const struct svg_chart *c)
 		if (open)
 			fputs("\"/>\n", f);
 		fputs("</g>\n", f);
-		double ly = MT + 10 + 20.0 * (double)k;
+		double ly = MT + 10 + step * (double)k;
 
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>\n",
-			W - MR + 12, ly, W - MR + 36, ly, s->color,
-			s->dashed ? " stroke-dasharray=\"5,3\"" : "");
-		text(f, W - MR + 42, ly + 4, "start", "", s->name);
+			W - MR + 12, ly, W - MR + 36, ly, s->color, dattr);
+		text(f, W - MR + 42, ly + 4, "start", step < 16 ? "font-size=\"10\"" : "", s->name);
 	}
 	fputs("</svg>\n", f);
 	return fclose(f) ? -errno : 0;
@@ -505,4 +513,142 @@ int cmp_svg_sc_rtt(const char *path, const struct cmp_opts *o, const struct cmp_
 	}
 	log_range(lo, hi, 1.1, &c.y0, &c.y1);
 	return write_chart(path, &c);
+}
+
+/* --- --compare-report: saved runs laid over each other --- */
+
+static const char *const dashes[] = { NULL, "7,3", "2,2", "9,3,2,3" };
+
+int cmp_svg_cdf_lines(const char *path, const char *title, const char *xlabel,
+		      const struct cmp_svg_cdfline *l, size_t n)
+{
+	struct svg_series s[REP_MAX_COLS] = { 0 };
+	struct svg_chart c = { .title = title, .xlabel = xlabel, .ylabel = "fraction of probes",
+			       .y0 = 0, .y1 = 1, .logx = true, .s = s };
+	double lo = INFINITY, hi = 0;
+
+	for (size_t i = 0; i < n && i < REP_MAX_COLS; i++) {
+		struct svg_series *x = next_series(&c, l[i].n);
+		size_t m = 0;
+
+		if (!x)
+			return -ENOMEM;
+		for (size_t k = 0; k < l[i].n; k++)	/* sorted: the fraction at most x */
+			if (l[i].x[k] > 0) {
+				x->x[m] = l[i].x[k];
+				x->y[m++] = (double)(k + 1) / (double)l[i].n;
+			}
+		x->n = m;
+		if (m) {
+			lo = fmin(lo, x->x[0]);
+			hi = fmax(hi, x->x[m - 1]);
+		}
+		snprintf(x->name, sizeof(x->name), "%s", l[i].name);
+		x->color = palette[(size_t)l[i].color % 10];
+		x->dash = dashes[(size_t)l[i].dash % 4];
+		c.ns++;
+	}
+	log_range(lo, hi, 1.05, &c.x0, &c.x1);
+	return write_chart(path, &c);
+}
+
+/* Box plots: a column per run and queue, k boxes in each (up and down, or one), on a linear
+ * axis from zero (or the lowest value) over every value: box q1..q3 with the median across
+ * it, whiskers to p5 and p95, the minimum and maximum as dots. */
+int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, double scale,
+		  const char *const *kinds, size_t k, const struct cmp_svg_boxcol *col, size_t n)
+{
+	static const char *const fill[2] = { "#9ecae1", "#fdae6b" };
+	static const char *const edge[2] = { "#1f77b4", "#d62728" };
+	double lo = 0, hi = 0, tv[64];
+	char lab[32];
+	size_t nt;
+	FILE *f;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < k; j++)
+			if (col[i].box[j]->n) {
+				lo = fmin(lo, col[i].box[j]->min * scale);
+				hi = fmax(hi, col[i].box[j]->max * scale);
+			}
+	struct svg_chart c = { .x0 = 0, .x1 = 1, .y0 = lo < 0 ? -nice_up(-lo * 1.1) : 0,
+			       .y1 = hi > 0 ? nice_up(hi * 1.1) : 1 };
+
+	if (!(f = fopen(path, "we")))
+		return -errno;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H, W, H);
+	text(f, W / 2.0, 24, "middle", "font-size=\"15\" font-weight=\"bold\"", title);
+	fprintf(f, "<g stroke=\"#ddd\" stroke-width=\"1\">\n");
+	nt = ticks(c.y0, c.y1, false, tv, 64);
+	for (size_t i = 0; i < nt; i++)
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", ML, ty(&c, tv[i]),
+			W - MR, ty(&c, tv[i]));
+	fprintf(f, "</g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n",
+		ML, MT, W - ML - MR, H - MT - MB);
+	for (size_t i = 0; i < nt; i++) {
+		tick_label(lab, sizeof(lab), tv[i]);
+		text(f, ML - 6, ty(&c, tv[i]) + 4, "end", "", lab);
+	}
+	fprintf(f, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">%s</text>\n",
+		MT + (H - MT - MB) / 2.0, MT + (H - MT - MB) / 2.0, ylabel);
+	double slot = (double)(W - ML - MR) / (double)(n ? n : 1);
+	double bw = fmin(60.0, slot * 0.7 / (double)k);
+	const char *small = slot < 70 ? "font-size=\"9\"" : "font-size=\"11\"";
+
+	for (size_t i = 0; i < n; i++) {
+		double cx = ML + slot * ((double)i + 0.5);
+
+		text(f, cx, H - MB + 16, "middle", small, col[i].line1);
+		text(f, cx, H - MB + 30, "middle", small, col[i].line2);
+		for (size_t j = 0; j < k; j++) {
+			const struct cmp_box *b = col[i].box[j];
+			double x = cx + bw * ((double)j - (double)k / 2.0), m = x + bw / 2;
+
+			/* one group per box: what a reader (or a test) counts as a series */
+			fprintf(f, "<g class=\"box\" data-column=\"%zu\" data-kind=\"%zu\" stroke=\"%s\" stroke-width=\"1.4\">\n",
+				i, j, edge[j % 2]);
+			if (!b->n) {
+				text(f, m, ty(&c, c.y0) - 6, "middle", "font-size=\"10\" stroke=\"none\" fill=\"#777\"",
+				     "none");
+				fputs("</g>\n", f);
+				continue;
+			}
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", m,
+				ty(&c, b->p95 * scale), m, ty(&c, b->q3 * scale));
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", m,
+				ty(&c, b->q1 * scale), m, ty(&c, b->p5 * scale));
+			for (int w = 0; w < 2; w++) {
+				double y = ty(&c, (w ? b->p5 : b->p95) * scale);
+
+				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+					m - bw / 4, y, m + bw / 4, y);
+			}
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+				x + 1, ty(&c, b->q3 * scale), bw - 2,
+				fmax(ty(&c, b->q1 * scale) - ty(&c, b->q3 * scale), 0.5), fill[j % 2]);
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"2.5\"/>\n",
+				x + 1, ty(&c, b->median * scale), x + bw - 1, ty(&c, b->median * scale));
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n",
+				m, ty(&c, b->min * scale), edge[j % 2], m, ty(&c, b->max * scale),
+				edge[j % 2]);
+			fputs("</g>\n", f);
+		}
+	}
+	for (size_t j = 0; j < k && kinds; j++) {
+		double ly = MT + 10 + 20.0 * (double)j;
+
+		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"24\" height=\"12\" fill=\"%s\" stroke=\"%s\"/>\n",
+			W - MR + 12, ly - 6, fill[j % 2], edge[j % 2]);
+		text(f, W - MR + 42, ly + 4, "start", "", kinds[j]);
+	}
+	text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 10, "start", "font-size=\"10\" fill=\"#555\"",
+	     "box: quartiles, bar: median");
+	text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 24, "start", "font-size=\"10\" fill=\"#555\"",
+	     "whiskers: p5, p95");
+	text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 38, "start", "font-size=\"10\" fill=\"#555\"",
+	     "dots: min, max");
+	fputs("</svg>\n", f);
+	return fclose(f) ? -errno : 0;
 }

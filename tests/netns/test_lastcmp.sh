@@ -2,7 +2,8 @@
 # The status page shows the last comparison: a real `gatewayd --compare` (host kernel, fifo,
 # 5 s: its own namespaces) writes results.json and the plots; a real daemon whose compare_dir
 # points there serves their summary at /api/compare and the plots at /compare/NAME.svg; a
-# reload that moves compare_dir to an empty directory makes it a 404.
+# reload that moves compare_dir to an empty directory makes it a 404. A second short run and
+# `--compare-report` over both: the table, report.json and the plots, and bad inputs refused.
 . "$(dirname "$0")/lib.sh"
 
 CMP=$TMPD/new/cmp	# made by --compare, parents included
@@ -19,6 +20,92 @@ fi
 ok "gatewayd --compare wrote results.json ($(stat -c %s "$CMP/results.json") bytes) and $(ls "$CMP" | grep -c 'svg$') plots"
 check "its files are readable by any user (the daemon runs as a dynamic user)" \
 	bash -c "[ \"\$(stat -c %a '$TMPD/new' '$CMP' '$CMP/results.json' '$CMP/flows-fifo.svg' | tr '\n' ' ')\" = '755 755 644 644 ' ]"
+
+# --compare-report over two saved runs: a second, shorter run at another rate beside the first
+RUN2=$TMPD/run2
+start=$SECONDS
+timeout 40 "$GATEWAYD" --compare --kernel host --qdiscs fifo --duration 4s --rate 10mbit \
+	--out "$RUN2" >"$TMPD/compare2.out" 2>&1
+echo "# the second run (fifo, 4 s, 10mbit) took $((SECONDS - start)) s, status $?"
+REP=$TMPD/report
+"$GATEWAYD" --compare-report --out "$REP" "$CMP=first" "$RUN2" >"$TMPD/report.out" 2>&1
+rc=$?
+check "--compare-report over both runs exits 0 ($rc: $(tail -1 "$TMPD/report.out"))" test $rc -eq 0
+check "the table: both runs' columns, every figure as in each results.json, settings and a warning" python3 -c '
+import json, sys
+text = open(sys.argv[1]).read().split("\n")
+runs = [json.load(open(sys.argv[2] + "/results.json")), json.load(open(sys.argv[3] + "/results.json"))]
+labels = ["first", "run2"]
+hdr = [l for l in text if l.startswith("first: ") or l.startswith("run2: ")]
+assert len(hdr) == 2 and "20mbit each way" in hdr[0] and "10mbit each way" in hdr[1], hdr
+assert "5 s per queue" in hdr[0] and "4 s per queue" in hdr[1], hdr
+assert any("config.rate_bps: first 20000000, run2 10000000" in l for l in text), "no rate warning"
+i = next(k for k, l in enumerate(text) if l.split() == labels)
+assert text[i + 1].split() == ["fifo", "fifo"], text[i + 1]
+rows = {l[:26].strip(): l[26:].split() for l in text[i + 2:] if l[:26].strip()}
+def at(o, p):
+    for k in p.split("."):
+        o = o[k]
+    return o
+spec = [("goodput up (Mbit/s)", "goodput_bps.up", 1e-6, 2), ("goodput down (Mbit/s)", "goodput_bps.down", 1e-6, 2),
+        ("shaper accuracy up (%)", "shaper_accuracy.up", 100, 1), ("idle RTT p50 (ms)", "latency_ms.idle.p50", 1, 1),
+        ("loaded RTT p95 (ms)", "latency_ms.loaded.p95", 1, 1), ("induced p50 (ms)", "latency_ms.induced.p50", 1, 1),
+        ("induced p99 (ms)", "latency_ms.induced.p99", 1, 1), ("induced mean (ms)", "latency_ms.induced.mean", 1, 1),
+        ("Jain\x27s fairness (8 TCP)", "jain_fairness", 1, 3), ("peak queue up (ms)", "peak_queue.up.ms", 1, 1)]
+n = 0
+for name, path, scale, dec in spec:
+    for c, r in enumerate(runs):
+        v = at(r["runs"][0], path)
+        want = "-" if v is None else "%.*f" % (dec, v * scale)
+        assert rows[name][c] == want, (name, c, rows[name][c], want)
+        n += 1
+for c, r in enumerate(runs):
+    x = r["runs"][0]
+    assert rows["drops up/down"][c] == "%d/%d" % (x["drops"]["up"], x["drops"]["down"])
+    assert rows["grade (induced mean)"][c] == x["grade"]
+    n += 2
+print("# %d figures checked, e.g. induced p50 %s and %s ms" % (n, rows["induced p50 (ms)"][0], rows["induced p50 (ms)"][1]))
+' "$TMPD/report.out" "$CMP" "$RUN2"
+check "report.json: both runs, the settings that differ, boxes whose median is the table's induced p50" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1] + "/report.json"))
+assert r["schema"] == "gatewayd-compare-report" and [x["label"] for x in r["runs"]] == ["first", "run2"]
+assert "rate_bps" in r["settings_differ"] and "duration_s" in r["settings_differ"], r["settings_differ"]
+for c, d in zip(r["columns"], sys.argv[2:]):
+    f = json.load(open(d + "/results.json"))["runs"][0]
+    assert c["figures"]["latency_ms"] == f["latency_ms"] and c["figures"]["goodput_bps"] == f["goodput_bps"]
+    b = c["box"]["induced_ms"]
+    assert b["samples"] > 0 and abs(b["median"] - f["latency_ms"]["induced"]["p50"]) <= 0.002, (b, f["latency_ms"]["induced"])
+    assert abs(b["p95"] - f["latency_ms"]["induced"]["p95"]) <= 0.002
+    assert b["min"] <= b["p5"] <= b["q1"] <= b["median"] <= b["q3"] <= b["p95"] <= b["max"]
+' "$REP" "$CMP" "$RUN2"
+svgs_ok() {
+	for f in report-latency-cdf report-box-induced report-box-goodput; do
+		xmllint --noout "$REP/$f.svg" || return 1
+	done
+	# one series per run and queue: two CDF lines, two induced boxes, two each way
+	[ "$(grep -c 'clip-path="url(#plot)"' "$REP/report-latency-cdf.svg")" = 2 ] &&
+		grep -q '>first fifo<' "$REP/report-latency-cdf.svg" &&
+		grep -q '>run2 fifo<' "$REP/report-latency-cdf.svg" &&
+		[ "$(grep -c 'class="box"' "$REP/report-box-induced.svg")" = 2 ] &&
+		[ "$(grep -c 'class="box"' "$REP/report-box-goodput.svg")" = 4 ]
+}
+check "the three plots are well-formed XML with a series per run and queue" svgs_ok
+mkdir -p "$TMPD/empty-run" "$TMPD/bad-run"
+printf '{"schema": "gatewayd-compare", "version": 1,\n "runs": [,]}\n' >"$TMPD/bad-run/results.json"
+refuses() { # refuses WANT ARGS...: exit 2 and WANT in the message
+	local want=$1 out
+	shift
+	out=$("$GATEWAYD" --compare-report "$@" 2>&1)
+	[ $? -eq 2 ] && grep -qF -- "$want" <<<"$out" || { echo "# got: $out"; return 1; }
+}
+check "one run only: exit 2" refuses "want 2 to 16 run directories, not 1" "$CMP"
+check "a directory that is not there: exit 2" refuses "$TMPD/nope: no such directory" "$CMP" "$TMPD/nope"
+check "a directory without results.json: exit 2" \
+	refuses "$TMPD/empty-run/results.json: missing" "$CMP" "$TMPD/empty-run"
+check "a broken results.json: exit 2 with its file and line" \
+	refuses "$TMPD/bad-run/results.json:2: not JSON" "$CMP" "$TMPD/bad-run"
+check "two runs with one label: exit 2" refuses "two runs are labelled 'x'" "$CMP=x" "$RUN2=x"
 
 ns_new NS_R r || { not_ok "namespace"; exit 1; }
 ip -n "$NS_R" link add wan0 type veth peer name wan1 && ip -n "$NS_R" link set wan0 up &&

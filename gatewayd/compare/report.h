@@ -1,0 +1,92 @@
+/* gatewayd/compare/report.h: what `gatewayd --compare-report` shares between its files: a saved
+ * run read back (rdresults.c), box-plot statistics (boxplot.c), the report's plots (svg.c).
+ * Not a public API. */
+#ifndef GW_COMPARE_REPORT_H
+#define GW_COMPARE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define REP_MAX_RUNS 16		/* run directories on one command line */
+#define REP_MIN_RUNS 2
+#define REP_MAX_QUEUES 16	/* queues (runs[]) in one results.json */
+#define REP_MAX_COLS 32		/* run x queue columns in one report: the plots' legends */
+#define REP_LABEL_MAX 32
+#define REP_FILE_MAX (32u << 20)	/* one results.json; a 1 h run of 8 queues is ~30 MB */
+#define REP_MAX_SAMPLES 1000000	/* probes in one queue's run (1 h at 20/s is 72,000) */
+#define REP_MAX_FLOWS 32
+#define REP_MAX_POINTS 100000	/* one flow's series */
+#define REP_SCHEMA "gatewayd-compare"
+#define REP_SCHEMA_VERSION 1	/* the results.json version this build reads */
+
+/* A box plot's figures of n values: nearest-rank percentiles, as the bench's table takes
+ * them (so the median is the table's p50 and the upper whisker its p95); NAN when n is 0. */
+struct cmp_box {
+	size_t n;
+	double min, p5, q1, median, q3, p95, max;
+};
+
+/* Sorts v (n values, no NAN) and fills b. */
+void cmp_box_of(double *v, size_t n, struct cmp_box *b);
+
+/* One queue of one saved run: a column of the report. */
+struct json_object;
+struct rep_col {
+	char qdisc[24];
+	bool ran;
+	char note[256];
+	struct json_object *fig;	/* the run's figures (results.json's, by reference) */
+	double *rtt;			/* loaded RTTs (tcp and flood phases, replies), sorted */
+	size_t n_rtt;
+	double *induced;		/* the same less the run's baseline, sorted */
+	size_t n_induced;
+	double *good[2];		/* [0] up, [1] down: the direction's goodput, bits/s,
+					 * per 0.5 s interval of the TCP window, sorted */
+	size_t n_good[2];
+	struct cmp_box box_induced, box_good[2];
+};
+
+/* One saved run: its directory, label, settings and queues. */
+struct rep_run {
+	char dir[4096];
+	char label[REP_LABEL_MAX + 1];
+	struct json_object *config;	/* results.json's `config`, by reference */
+	int64_t rate_bps, generated_unix;
+	double rtt_ms, duration_s;
+	bool netem;
+	char kernel[16], kernel_release[80], version[40];
+	struct rep_col col[REP_MAX_QUEUES];
+	size_t n_cols;
+};
+
+/* Reads dir/results.json into r (dir and label are the caller's). 0, or -errno with
+ * "PATH: what is wrong" in err: missing, too big, not JSON (with its line), another file's
+ * schema, a version this build does not read, a field missing or of the wrong type. */
+int rep_read_run(struct rep_run *r, char *err, size_t errlen);
+/* The same from text already read (len bytes, NUL-terminated); path names it in errors. */
+int rep_parse_run(struct rep_run *r, const char *path, const char *text, size_t len, char *err,
+		  size_t errlen);
+void rep_run_free(struct rep_run *r);
+
+/* svg.c: the report's plots. A line of a CDF: the sorted values x, drawn as the fraction at
+ * most x; colour and dash pattern by index (dash 0: solid). */
+struct cmp_svg_cdfline {
+	const char *name;
+	const double *x;
+	size_t n;
+	int color, dash;
+};
+int cmp_svg_cdf_lines(const char *path, const char *title, const char *xlabel,
+		      const struct cmp_svg_cdfline *l, size_t n);
+
+/* A column of a box plot: its label (two lines: the run, the queue) and k boxes (k of the
+ * chart: e.g. up and down), values scaled by the chart's scale. */
+struct cmp_svg_boxcol {
+	const char *line1, *line2;
+	const struct cmp_box *box[2];
+};
+int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, double scale,
+		  const char *const *kinds, size_t k, const struct cmp_svg_boxcol *c, size_t n);
+
+#endif
