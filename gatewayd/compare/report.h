@@ -13,6 +13,7 @@
 #define REP_MAX_QUEUES 16	/* queues (runs[]) in one results.json */
 #define REP_MAX_COLS 32		/* run x queue columns in one report: the plots' legends */
 #define REP_LABEL_MAX 32
+#define REP_QLABEL_MAX 96	/* a queue's label with its knobs (the bench's CMP_LABEL_MAX) */
 #define REP_FILE_MAX (32u << 20)	/* one results.json; a 1 h run of 8 queues is ~30 MB */
 #define REP_MAX_SAMPLES 1000000	/* probes in one queue's run (1 h at 20/s is 72,000) */
 #define REP_MAX_FLOWS 32
@@ -34,6 +35,7 @@ void cmp_box_of(double *v, size_t n, struct cmp_box *b);
 struct json_object;
 struct rep_col {
 	char qdisc[24];
+	char label[REP_QLABEL_MAX];	/* runs[].label (the queue with its knobs), else qdisc */
 	bool ran;
 	char note[256];
 	struct json_object *fig;	/* the run's figures (results.json's, by reference) */
@@ -53,6 +55,7 @@ struct rep_run {
 	char label[REP_LABEL_MAX + 1];
 	struct json_object *config;	/* results.json's `config`, by reference */
 	int64_t rate_bps, generated_unix;
+	int64_t rate_bps_down, rate_bps_up;	/* each direction's; older files: rate_bps both */
 	double rtt_ms, duration_s;
 	bool netem;
 	char kernel[16], kernel_release[80], version[40];
