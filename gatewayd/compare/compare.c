@@ -68,8 +68,9 @@ const char *cmp_phase_name(enum cmp_phase p)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gatewayd --compare [--rate 20mbit] [--rtt 40ms] [--duration 30s]\n"
-		"                [--qdiscs fifo,fq_codel,cake,cake-shaper] [--out DIR | -c CONFIG]\n"
+		"usage: gatewayd --compare [--rate 20mbit|DOWN/UP] [--rtt 40ms] [--duration 30s]\n"
+		"                [--qdiscs fifo,fq_codel:target=2ms,cake,cake-shaper]\n"
+		"                [--out DIR | -c CONFIG]\n"
 		"                [--kernel auto|host|uml]\n"
 		"       gatewayd --compare --scenario variable [--steps 40/10,12/4,30/8]\n"
 		"                [--step-time 20s] [--ways autorate,fixed,none] [--qdiscs fq_codel]\n"
@@ -83,12 +84,20 @@ static void usage(FILE *f)
 		"results.json and SVG plots into DIR, by default CONFIG's compare_dir or\n"
 		GW_COMPARE_DIR_DEFAULT ", where the daemon's status page shows the last one).\n"
 		"--duration is each queue's whole run.\n"
+		"--rate DOWN/UP shapes each direction at its own rate (--rate 8mbit/4mbit: 8 down,\n"
+		"4 up); one rate is both.\n"
+		"--qdiscs KIND[:KNOB[:KNOB...]],...: a queue with knobs in gatewayd.conf's own\n"
+		"names, KEY=VALUE, a bool's name or an enum's word: fq_codel:target=2ms:ecn,\n"
+		"cake:diffserv4, fifo:limit=50 (a KEY=VALUE after a comma is one more knob of the\n"
+		"queue before it); each is a column of its own, headed by its label. A bad knob\n"
+		"is refused (exit 2) before anything starts, in the config's words.\n"
 		"--scenario variable: the delay box's capacity changes in steps (down/up Mbit/s,\n"
 		"each --step-time long) under 4+4 TCP flows, and the gateway runs gatewayd with\n"
 		"autorate, at the first step's rate, and not at all (results in DIR/variable\n"
 		"without --out).\n"
 		"--kernel auto (default) runs in a User-Mode Linux guest when this kernel lacks\n"
-		"netem, fq_codel or cake. Needs root and iproute2.\n");
+		"netem, fq_codel or cake; --kernel host refuses (exit 2) a queue whose kind this\n"
+		"kernel lacks. Needs root and iproute2.\n");
 }
 
 static int parse_qdiscs(const char *s, struct cmp_opts *o)
