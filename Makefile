@@ -151,7 +151,7 @@ DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev 
 	libconfig-dev libmicrohttpd-dev libjson-c-dev iproute2 nftables iperf3 user-mode-linux \
 	kmod jq procps psmisc iputils-ping prometheus chromium curl python3 systemd libseccomp2 libseccomp-dev wrk \
 	clang libclang-rt-14-dev irtt groff-base dpkg-dev lintian openssl zlib1g-dev flent \
-	python3-matplotlib containernetworking-plugins
+	python3-matplotlib containernetworking-plugins podman runc
 
 # Install every missing Debian package (needs root and the package mirror).
 deps:

@@ -20,7 +20,8 @@ static const char *const root_keys[] = { "listen", "interval", "links", "auth_fi
 					  "keep_on_stop", "probe", "compare_dir",
 					  "containers", "unconfigured", "tls_cert", "tls_key",
 					  "auth_plain_http", "allowed_hosts", "auth_fail_limit",
-					  "auth_fail_backoff", "http_memory_max", NULL };
+					  "auth_fail_backoff", "http_memory_max", "control_socket",
+					  NULL };
 
 const char *gw_direction_name(enum gw_direction d)
 {
@@ -68,8 +69,30 @@ void gw_config_free(struct gw_config *cfg)
 	for (i = 0; i < cfg->n_allowed_hosts; i++)
 		free(cfg->allowed_hosts[i]);
 	free(cfg->compare_dir);
+	free(cfg->control_socket);
 	free(cfg->file);
 	free(cfg);
+}
+
+/* "" (none) or an absolute path a sockaddr_un holds, with a directory part and printable. */
+static int parse_control_socket(struct cfg_parser *p, const config_setting_t *root,
+				struct gw_config *cfg)
+{
+	const char *v = NULL;
+	int ret = cfg_get_string(p, root, "control_socket", NULL, GW_CONTROL_SOCKET_MAX, &v);
+
+	if (ret <= 0)
+		return ret;
+	if (v[0] && (v[0] != '/' || !strrchr(v, '/')[1] || strrchr(v, '/') == v))
+		return cfg_error(p, config_setting_get_member(root, "control_socket"), NULL,
+				 "'control_socket' \"%.64s\" must be \"\" or an absolute path "
+				 "in a directory other than /", v);
+	for (const char *c = v; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+			return cfg_error(p, config_setting_get_member(root, "control_socket"),
+					 NULL, "'control_socket': only printable characters");
+	cfg->control_socket = strdup(v);
+	return cfg->control_socket ? 0 : -ENOMEM;
 }
 
 static int add_listen(struct cfg_parser *p, const config_setting_t *s, struct gw_config *cfg)
@@ -197,6 +220,9 @@ static int parse_root(struct cfg_parser *p, const config_setting_t *root, struct
 	if (ret)
 		return ret;
 	ret = cfg_get_abs_path(p, root, "compare_dir", &cfg->compare_dir);
+	if (ret)
+		return ret;
+	ret = parse_control_socket(p, root, cfg);
 	if (ret)
 		return ret;
 	ret = cfg_get_bool(p, root, "keep_on_stop", NULL, &cfg->keep_on_stop);

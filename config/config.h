@@ -14,6 +14,9 @@
 #define GW_MAX_LISTEN 8
 #define GW_MAX_ALLOWED_HOSTS 16
 #define GW_COMPARE_DIR_DEFAULT "/var/lib/gatewayd/compare"
+/* where gatewayd-cni registers containers (docs/cni.md); "cni/" beside it: state files */
+#define GW_CONTROL_SOCKET_DEFAULT "/run/gatewayd/control.sock"
+#define GW_CONTROL_SOCKET_MAX 107	/* a sockaddr_un's path, without its NUL */
 
 /* A class's `match`: a list of groups, any of which classifies a packet into the class; each
  * group's keys must all match; a key given as a list matches any of its values. */
@@ -219,6 +222,8 @@ struct gw_config {
 	/* where `gatewayd --compare` leaves its last results (results.json, the SVGs), shown
 	 * read-only on the status page; an absolute path; NULL: GW_COMPARE_DIR_DEFAULT */
 	char *compare_dir;
+	/* the control socket, an absolute path; "" for none; NULL: GW_CONTROL_SOCKET_DEFAULT */
+	char *control_socket;
 	bool keep_on_stop;	/* leave the tree in the kernel when gatewayd stops */
 	bool unconfigured;	/* `unconfigured = true`: no links, no containers, nothing shaped */
 	struct gw_probe_cfg probe;

@@ -67,7 +67,7 @@ static void notify_status(const struct gw_snapshot *snap)
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
 static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_status *st,
 		   struct gw_probing *lat, uint64_t expirations, double due, struct gw_ctr *ctr,
-		   struct gw_autorate *ar)
+		   struct gw_cnictr *cni, struct gw_autorate *ar)
 {
 	char err[256] = "";
 	struct gw_snapshot *snap;
@@ -86,6 +86,8 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 	/* the containers' directions go after the configured links' */
 	if (ctr && (r = gw_ctr_sample(ctr, t0, snap->unix_time, snap)))
 		gw_log(GW_LOG_ERR, "sampling containers: %s", strerror(-r));
+	if (cni && (r = gw_cnictr_sample(cni, t0, snap->unix_time, snap)))
+		gw_log(GW_LOG_ERR, "sampling cni containers: %s", strerror(-r));
 	/* a standing problem is logged when it starts, not every interval */
 	if (err[0] && strcmp(err, st->last_sample_error))
 		gw_log(GW_LOG_WARNING, "%s", err);
@@ -449,6 +451,8 @@ static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 		r = watch(f, f->probe = gw_probing_fd(c->lat));
 	if (!r && c->ctr)
 		r = watch(f, gw_ctr_fd(c->ctr));
+	if (!r && c->cni)
+		r = watch(f, gw_cnictr_fd(c->cni));
 	return r;
 }
 
@@ -515,6 +519,10 @@ int gw_loop_run(struct gw_loop_ctx *c)
 				gw_ctr_dispatch(c->ctr);
 				continue;
 			}
+			if (c->cni && fd == gw_cnictr_fd(c->cni)) {
+				gw_cnictr_dispatch(c->cni);
+				continue;
+			}
 			if (fd == f.monitor && gw_heal_pending(c->mon, c->nl, c->cfg, c->applied))
 				arm_heal(f.heal);
 			if (fd == f.probe) {
@@ -536,7 +544,8 @@ int gw_loop_run(struct gw_loop_ctx *c)
 					arm_heal(f.heal);
 			}
 			if (fd == f.sample) {
-				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due, c->ctr, c->ar);
+				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due, c->ctr, c->cni,
+				       c->ar);
 				next_due += interval * (double)exp;
 				/* keep trying while broken (backing off), and catch what no event
 				 * announced: a pass that found a root missing, a waiting link's

@@ -7,6 +7,7 @@
 #include "gatewayd/sys/clock.h"
 #include "gatewayd/probing.h"
 #include "gatewayd/autorate.h"
+#include "gatewayd/cnictr.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/status.h"
 #include "webui/webui.h"
@@ -23,6 +24,7 @@ struct gw_loop_ctx {
 	struct gw_probing *lat;		/* the prober; gw_loop_run makes and frees it */
 	struct gw_autorate *ar;		/* autorate; gw_loop_run makes and frees it */
 	struct gw_ctr *ctr;		/* containers followed; NULL: none */
+	struct gw_cnictr *cni;		/* containers gatewayd-cni registered; NULL: no socket */
 	struct gw_webui *web;		/* the status page a reload reconfigures; NULL: none */
 };
 

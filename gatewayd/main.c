@@ -132,6 +132,11 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	else if (ctx.ctr)
 		gw_log(GW_LOG_INFO, "following containers: %zu shaped now", gw_ctr_count(ctx.ctr));
 	gw_status_set_ctr(&st, ctx.ctr);
+	/* containers gatewayd-cni shaped: registered from now on, and those there adopted */
+	if (gw_cnictr_new(cfg, nl, &ctx.cni, err, sizeof(err)))
+		gw_log(GW_LOG_WARNING, "control socket: %s; containers gatewayd-cni shapes are not "
+		       "watched by this gatewayd", err);
+	gw_status_set_cni(&st, ctx.cni);
 	if (cfg->unconfigured)
 		gw_log(GW_LOG_INFO, "unconfigured = true: nothing is shaped until the file has "
 		       "links or containers (gatewayd.conf(5)) and is reloaded");
@@ -157,6 +162,8 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 stop:
 	gw_status_set_ctr(&st, NULL);	/* the HTTP side stops reading their history first */
 	gw_ctr_free(ctx.ctr);	/* every container tree and ifb goes */
+	gw_status_set_cni(&st, NULL);
+	gw_cnictr_free(ctx.cni);	/* the plugin's trees stay: its DEL removes them */
 	gw_monitor_close(ctx.mon);
 	gw_webui_stop(web);	/* before the snapshots and history it reads go away */
 	gw_sampler_free(st.sampler);	/* a reload may have replaced the first one */

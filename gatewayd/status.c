@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include "gatewayd/status.h"
+#include "gatewayd/tree/ctrreg.h"
 
 int gw_status_init(struct gw_status *st, struct gw_sampler *sampler, double start_mono)
 {
@@ -50,6 +51,12 @@ static int status_history(void *ctx, const char *link, const char *direction,
 		pthread_mutex_unlock(&st->lock);
 		return series;
 	}
+	if (!strncmp(link, GW_CTR_REG_LINK_PREFIX, strlen(GW_CTR_REG_LINK_PREFIX))) {
+		series = st->cni ? gw_cnictr_history(st->cni, link, direction, class_name, from,
+						     to, minute, out, max) : -ENOENT;
+		pthread_mutex_unlock(&st->lock);
+		return series;
+	}
 	series = gw_sampler_history_query(st->sampler, link, direction, class_name, from, to,
 					  minute, out, max);
 	pthread_mutex_unlock(&st->lock);
@@ -71,6 +78,13 @@ void gw_status_set_ctr(struct gw_status *st, struct gw_ctr *ctr)
 {
 	pthread_mutex_lock(&st->lock);
 	st->ctr = ctr;
+	pthread_mutex_unlock(&st->lock);
+}
+
+void gw_status_set_cni(struct gw_status *st, struct gw_cnictr *cni)
+{
+	pthread_mutex_lock(&st->lock);
+	st->cni = cni;
 	pthread_mutex_unlock(&st->lock);
 }
 

@@ -4,6 +4,7 @@
 #define GW_STATUS_H
 
 #include <pthread.h>
+#include "gatewayd/cnictr.h"
 #include "gatewayd/containers.h"
 #include "webui/lastcmp.h"
 #include "gatewayd/sampler.h"
@@ -14,6 +15,7 @@ struct gw_status {
 	struct gw_snapshot *cur;
 	struct gw_sampler *sampler;
 	struct gw_ctr *ctr;		/* containers' history comes from here; NULL: none */
+	struct gw_cnictr *cni;		/* and registered ("cni:") containers' */
 	double start_mono;
 	uint64_t samples, late;
 	char reload_error[256];	/* "last reload failed: ..." until a reload succeeds */
@@ -31,6 +33,7 @@ void gw_status_publish(struct gw_status *st, struct gw_snapshot *snap);
 struct gw_sampler *gw_status_swap_sampler(struct gw_status *st, struct gw_sampler *s);
 /* The containers followed (their links' history), or NULL before they go. */
 void gw_status_set_ctr(struct gw_status *st, struct gw_ctr *ctr);
+void gw_status_set_cni(struct gw_status *st, struct gw_cnictr *cni);
 /* The source the web UI reads from. */
 struct gw_webui_source gw_status_source(struct gw_status *st);
 

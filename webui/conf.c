@@ -123,6 +123,8 @@ int gw_webui_conf_load(struct conf *c, const struct gw_webui_listen *listen, siz
 	int r = -ENOMEM;
 
 	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < GW_WEBUI_MAX_LISTEN; i++)
+		c->fds[i] = o->listen_fds && i < n_listen ? o->listen_fds[i] : -1;
 	for (size_t i = 0; i < n_listen; i++) {
 		c->listen[i] = listen[i];
 		if (!(c->listen[i].text = strdup(listen[i].text ? listen[i].text : "?")))
@@ -193,7 +195,8 @@ bool gw_webui_conf_same(const struct conf *c, const struct gw_webui_listen *list
 		return false;
 	for (size_t i = 0; i < n_listen; i++)
 		if (c->listen[i].len != listen[i].len ||
-		    memcmp(&c->listen[i].addr, &listen[i].addr, listen[i].len))
+		    memcmp(&c->listen[i].addr, &listen[i].addr, listen[i].len) ||
+		    c->fds[i] != (o->listen_fds ? o->listen_fds[i] : -1))
 			return false;
 	if (!str_same(c->auth_file, o->auth_file) || !str_same(c->tls_cert, o->tls_cert) ||
 	    !str_same(c->tls_key, o->tls_key))

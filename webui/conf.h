@@ -20,6 +20,7 @@ struct gw_file_sig {
 struct conf {
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];	/* text: owned copies */
 	size_t n_listen;
+	int fds[GW_WEBUI_MAX_LISTEN];	/* the caller's bound sockets (not ours); -1: bind */
 	char *auth_file, *tls_cert, *tls_key;	/* paths, as configured */
 	struct gw_file_sig auth_sig, cert_sig, key_sig;
 	struct gw_auth *auth;

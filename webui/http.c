@@ -658,6 +658,16 @@ static int listen_on(const struct gw_webui_listen *l, int *fd_out, bool *v6)
 	return 0;
 }
 
+int gw_webui_bind(const struct gw_webui_listen *l, int *fd, char *err, size_t errlen)
+{
+	bool v6;
+	int r = listen_on(l, fd, &v6);
+
+	if (r)
+		snprintf(err, errlen, "listen %s: %s", l->text ? l->text : "?", strerror(-r));
+	return r;
+}
+
 #define N_SERVER_OPTIONS 8
 
 /* The bounds and hooks of every server (tests/fuzz/fuzz_http.c runs its own with these too). */
@@ -679,24 +689,33 @@ static void server_options(struct gw_webui *w, unsigned int limit,
 	memcpy(o, v, sizeof(v));
 }
 
-static int start_one(struct gw_webui *w, const struct gw_webui_listen *l, unsigned int limit,
-		     char *err, size_t errlen)
+static int start_one(struct gw_webui *w, const struct gw_webui_listen *l, int given,
+		     unsigned int limit, char *err, size_t errlen)
 {
 	struct MHD_OptionItem opts[N_SERVER_OPTIONS];
 	struct MHD_Daemon *d;
-	bool v6 = false;
-	int fd = -1, mhd_fd, r;
+	bool v6 = l->addr.ss_family == AF_INET6;
+	int fd = given, mhd_fd, r;
 
-	if ((r = listen_on(l, &fd, &v6))) {
+	if (given < 0 && (r = listen_on(l, &fd, &v6))) {
+		snprintf(err, errlen, "listen %s: %s", l->text, strerror(-r));
+		return r;
+	}
+	/* libmicrohttpd shuts a listening socket down when it stops, and a copy shares that
+	 * state: the caller's socket is listened on again (a no-op on one still listening) */
+	if (given >= 0 && listen(given, LISTEN_BACKLOG) < 0) {
+		r = -errno;
 		snprintf(err, errlen, "listen %s: %s", l->text, strerror(-r));
 		return r;
 	}
 	/*
 	 * MHD closes the socket it is given when it stops, and whether it does when it fails to
-	 * start is not documented: it gets a copy, so closing ours is right either way.
+	 * start is not documented: it gets a copy, so closing ours is right either way (a
+	 * socket the caller gave stays the caller's).
 	 */
 	mhd_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	close(fd);
+	if (given < 0)
+		close(fd);
 	if (mhd_fd < 0) {
 		r = -errno;
 		snprintf(err, errlen, "listen %s: %s", l->text, strerror(-r));
@@ -754,7 +773,7 @@ static int start_servers(struct gw_webui *w, char *err, size_t errlen)
 	gw_limit_hold(w->limit);
 	w->auth = w->conf.auth;
 	for (size_t i = 0; i < w->conf.n_listen; i++)
-		if ((r = start_one(w, &w->conf.listen[i],
+		if ((r = start_one(w, &w->conf.listen[i], w->conf.fds[i],
 				   CONN_LIMIT_TOTAL / (unsigned int)w->conf.n_listen, err, errlen)))
 			return r;
 	return 0;

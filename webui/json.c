@@ -270,6 +270,20 @@ static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap
 	add_autorate(w, o, &d->autorate);
 }
 
+/* A container gatewayd-cni registered: who it is (only on its links, "cni:HOSTVETH"). */
+static void add_cni(struct jw *w, struct json_object *link, const struct gw_snap_cni *c)
+{
+	struct json_object *o;
+
+	if (!c->present || !link)
+		return;
+	o = jw_obj(w, link, "cni", json_object_new_object());
+	jw_str(w, o, "container_id", c->id);
+	jw_str(w, o, "netns", c->netns);
+	jw_str(w, o, "network", c->network);
+	jw_str(w, o, "ifname", c->ifname);
+}
+
 /* Links in the order they first appear, each with its directions. */
 static void add_links(struct jw *w, struct json_object *root, const struct gw_snapshot *s)
 {
@@ -288,6 +302,7 @@ static void add_links(struct jw *w, struct json_object *root, const struct gw_sn
 		jw_str(w, l, "name", d->link);
 		jw_str(w, l, "interface", d->interface);
 		jw_bool(w, l, "present", !d->waiting);
+		add_cni(w, l, &d->cni);
 		dirs = l ? jw_obj(w, l, "directions", json_object_new_array()) : NULL;
 		for (size_t j = i; dirs && j < s->n_dirs; j++)
 			if (!strcmp(s->dirs[j].link, d->link))

@@ -255,6 +255,40 @@ static void link_present(struct gw_buf *b, const struct gw_snapshot *s)
 	}
 }
 
+/* Who a registered container is: one series per link "cni:HOSTVETH", to join on link. */
+static void cni_info(struct gw_buf *b, const struct gw_snapshot *s)
+{
+	bool head = false;
+
+	for (size_t k = 0; k < s->n_dirs; k++) {
+		const struct gw_snap_dir *d = &s->dirs[k];
+		bool seen = false;
+
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = !strcmp(s->dirs[j].link, d->link);
+		if (seen || !d->cni.present)
+			continue;
+		if (!head)
+			gw_buf_printf(b, "# HELP gatewayd_cni_container_info A container gatewayd-cni "
+				      "registered: its id, network namespace, CNI network and "
+				      "interfaces.\n# TYPE gatewayd_cni_container_info gauge\n");
+		head = true;
+		gw_buf_printf(b, "gatewayd_cni_container_info{link=\"");
+		gw_prom_escape(b, d->link);
+		gw_buf_printf(b, "\",container_id=\"");
+		gw_prom_escape(b, d->cni.id);
+		gw_buf_printf(b, "\",netns=\"");
+		gw_prom_escape(b, d->cni.netns);
+		gw_buf_printf(b, "\",network=\"");
+		gw_prom_escape(b, d->cni.network);
+		gw_buf_printf(b, "\",interface=\"");
+		gw_prom_escape(b, d->interface);
+		gw_buf_printf(b, "\",ifname=\"");
+		gw_prom_escape(b, d->cni.ifname);
+		gw_buf_printf(b, "\"} 1\n");
+	}
+}
+
 static void direction_info(struct gw_buf *b, const struct gw_snapshot *s)
 {
 	gw_buf_printf(b, "# HELP gatewayd_direction_info Where each link direction is shaped."
@@ -672,6 +706,7 @@ int gw_webui_metrics(const struct gw_snapshot *s, double now, char **out, size_t
 	if (s && s->n_dirs) {
 		link_present(&b, s);
 		direction_info(&b, s);
+		cni_info(&b, s);
 		class_families(&b, s, true);
 		class_families(&b, s, false);
 		for (size_t i = 0; i < s->n_xdescs && i < GW_SNAP_XKINDS; i++)

@@ -85,6 +85,18 @@ struct gw_snap_autorate {
 	double threshold_ms;		/* what a sample's delay over baseline is held against */
 };
 
+/* A container gatewayd-cni registered (docs/cni.md): who it is. A netns path longer
+ * than GW_SNAP_CNI_NETNS - 1 is shown cut. */
+#define GW_SNAP_CNI_ID 256
+#define GW_SNAP_CNI_NETNS 256
+struct gw_snap_cni {
+	bool present;			/* false: not a registered container */
+	char id[GW_SNAP_CNI_ID];	/* CNI_CONTAINERID */
+	char netns[GW_SNAP_CNI_NETNS];	/* CNI_NETNS */
+	char network[130];		/* the CNI network's name */
+	char ifname[IFNAMSIZ];		/* CNI_IFNAME, inside the container */
+};
+
 struct gw_snap_dir {
 	char link[GW_SNAP_NAME];	/* the config's link name */
 	char interface[IFNAMSIZ];	/* the link's interface */
@@ -102,6 +114,7 @@ struct gw_snap_dir {
 	size_t n_classes;
 	struct gw_snap_latency latency;
 	struct gw_snap_autorate autorate;
+	struct gw_snap_cni cni;		/* links "cni:HOSTVETH" only */
 };
 
 struct gw_snap_target {

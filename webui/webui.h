@@ -37,7 +37,15 @@ struct gw_webui_opts {
 	gw_webui_log_cb log;		/* failed logins, rate-limited; NULL: not logged */
 	void *log_ctx;
 	double log_window_s;		/* the rate limit's window (tests); 0: a minute */
+	/* Sockets the caller bound and listens on (gw_webui_bind), one per listen address in
+	 * order, kept by the caller (the server serves a copy); NULL: the server binds its own.
+	 * A process without the right to bind (an unprivileged web process) serves these. */
+	const int *listen_fds;
 };
+
+/* Bind and listen on l as the server would (non-blocking, close-on-exec): 0 and *fd, or
+ * -errno with err ("listen 127.0.0.1:80: Permission denied"). */
+int gw_webui_bind(const struct gw_webui_listen *l, int *fd, char *err, size_t errlen);
 
 /*
  * Serve src on every listen address (127.0.0.1:9180, [::1]:9180), each from its own

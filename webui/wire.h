@@ -32,7 +32,7 @@ struct gw_wire_hdr {
 };
 
 /* Bounds the decoder holds every count to (the daemon's own are these or lower). */
-#define GW_WIRE_MAX_DIRS 8448		/* 2 x (64 links + 4096 containers), with room */
+#define GW_WIRE_MAX_DIRS 10496	/* 2 x (64 links + 4096 + 1024 cni containers), with room */
 #define GW_WIRE_MAX_CLASSES 50000	/* per direction, as the config's bound */
 #define GW_WIRE_HIST_MAX 10800		/* points in one history frame (GW_HIST_MAX_POINTS) */
 #define GW_WIRE_PATH 4096		/* a path, with its NUL */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "qdisc/model.h"
+#include "gatewayd/tree/ctrreg.h"
 
 struct json_object;
 
@@ -34,6 +35,9 @@ struct json_object;
 #define GW_CNI_HOST_IFACES 64		/* prevResult interfaces looked at */
 #define GW_CNI_QUEUE_KEYS 32		/* knobs in "queue" */
 #define GW_CNI_QUEUE_TEXT 2048		/* "queue" as libconfig text */
+/* where a running gatewayd listens for registrations (controlSocket), and beside it the
+ * directory of the state files a daemon started later adopts from (docs/cni.md) */
+#define GW_CNI_CONTROL_SOCKET "/run/gatewayd/control.sock"
 
 /* Bursts, in bits as runtimes give them. Kubelet, containerd and CRI-O send 2^31-1, 2^32-1 and
  * 2^35-9 bits (math.MaxInt32, MaxUint32, MaxUint32*8-1) when a pod's annotation gives only a
@@ -73,6 +77,8 @@ struct gw_cni_conf {
 	 * an ifb) */
 	struct gw_cni_limit ingress, egress;
 	struct gw_child queue;		/* fq_codel when the config names none */
+	char queue_text[GW_CNI_QUEUE_TEXT];	/* the same as libconfig text; "" for the default */
+	char control_socket[108];	/* the daemon's (sun_path's size); "" for none */
 	struct json_object *root;	/* the whole config (owns prev) */
 	struct json_object *prev;	/* prevResult, or NULL */
 	char host_ifaces[GW_CNI_HOST_IFACES][IFNAMSIZ];	/* prevResult's, without a sandbox */
@@ -117,9 +123,8 @@ int gw_cni_fail(struct gw_cni_error *e, int code, const char *msg, const char *f
  * shape.c: each command in the kernel of the namespace the plugin runs in (the host's), the
  * container's end found through CNI_NETNS. 0, or -errno with e filled.
  *
- * What the next increment adds here: registering the container with a running gatewayd over
- * its control socket, after a successful ADD and before DEL's removal. What it sends is what
- * struct gw_cni_shaped holds.
+ * What ADD shaped (struct gw_cni_shaped) goes to a running gatewayd over its control socket
+ * (register.c), with the request's names and limits.
  */
 struct gw_cni_shaped {
 	char host_if[IFNAMSIZ];		/* the host end, shaped */
@@ -132,5 +137,22 @@ int gw_cni_check(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 		 struct gw_cni_error *e);
 int gw_cni_del(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 	       struct gw_cni_error *e);
+
+/*
+ * register.c: the registration a running gatewayd is sent (docs/cni.md). fill: from the
+ * request and, for register, what ADD shaped (sh; NULL for unregister). tell: 0 when the
+ * daemon said ok, 1 when there is no daemon (no socket, nobody listening, controlSocket ""),
+ * -errno with the daemon's answer or the failure in err. The state file, beside the socket in
+ * "cni/", holds the same registration for a daemon started later: write 0 or -errno with err.
+ */
+void gw_cni_reg_fill(const struct gw_cni_env *env, const struct gw_cni_conf *c,
+		     const struct gw_cni_shaped *sh, enum gw_ctr_reg_op op, struct gw_ctr_reg *m);
+int gw_cni_tell(const struct gw_cni_conf *c, const struct gw_ctr_reg *m, char *err,
+		size_t errlen);
+void gw_cni_state_path(const struct gw_cni_conf *c, const char *id, const char *ifname,
+		       char *buf, size_t len);
+int gw_cni_state_write(const struct gw_cni_conf *c, const struct gw_ctr_reg *m, char *err,
+		       size_t errlen);
+void gw_cni_state_remove(const struct gw_cni_conf *c, const char *id, const char *ifname);
 
 #endif

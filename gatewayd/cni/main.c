@@ -84,6 +84,42 @@ static char *read_stdin(size_t *len, struct gw_cni_error *e)
 	return buf;
 }
 
+/* After ADD: the state file for a daemon started later, and the daemon running now told. The
+ * container is shaped whatever the daemon says: its refusal, or no state file, is a warning on
+ * stderr (the runtime's log), never a failed ADD. */
+static void announce(const struct gw_cni_env *env, const struct gw_cni_conf *c,
+		     const struct gw_cni_shaped *sh)
+{
+	struct gw_ctr_reg m;
+	char err[GW_CTR_REG_REPLY_MAX + 256] = "";
+	int r;
+
+	if (!c->control_socket[0])
+		return;
+	gw_cni_reg_fill(env, c, sh, GW_CTR_REG_REGISTER, &m);
+	if (gw_cni_state_write(c, &m, err, sizeof(err)))
+		fprintf(stderr, "gatewayd-cni: warning: no state file (%s): a gatewayd started "
+			"later will not adopt container %s\n", err, env->container_id);
+	if ((r = gw_cni_tell(c, &m, err, sizeof(err))) < 0)
+		fprintf(stderr, "gatewayd-cni: warning: gatewayd did not take container %s: %s; "
+			"it is shaped, but the daemon does not watch it\n", env->container_id, err);
+}
+
+/* Before DEL's removal: the daemon stops watching (and so does not put back what DEL takes
+ * away). A daemon that does not know the container is not a failure. */
+static void withdraw(const struct gw_cni_env *env, const struct gw_cni_conf *c)
+{
+	struct gw_ctr_reg m;
+	char err[GW_CTR_REG_REPLY_MAX + 256] = "";
+
+	if (!c->control_socket[0])
+		return;
+	gw_cni_reg_fill(env, c, NULL, GW_CTR_REG_UNREGISTER, &m);
+	if (gw_cni_tell(c, &m, err, sizeof(err)) < 0 && !strstr(err, "not registered"))
+		fprintf(stderr, "gatewayd-cni: warning: unregistering container %s from gatewayd: "
+			"%s\n", env->container_id, err);
+}
+
 /* ADD's result: prevResult as it came, in the config's version. */
 static void print_result(const struct gw_cni_conf *c)
 {
@@ -116,7 +152,8 @@ int main(void)
 		/* nothing to limit: the result goes on, nothing is made */
 		if (gw_cni_shapes(&c) && gw_cni_add(&env, &c, &shaped, &e))
 			break;
-		/* the next increment registers the container (shaped) with gatewayd here */
+		if (gw_cni_shapes(&c))
+			announce(&env, &c, &shaped);
 		print_result(&c);
 		gw_cni_conf_free(&c);
 		return 0;
@@ -126,8 +163,11 @@ int main(void)
 		gw_cni_conf_free(&c);
 		return 0;
 	case GW_CNI_DEL:
+		withdraw(&env, &c);
 		if (gw_cni_del(&env, &c, &e))
 			break;
+		if (c.control_socket[0])
+			gw_cni_state_remove(&c, env.container_id, env.ifname);
 		gw_cni_conf_free(&c);
 		return 0;
 	case GW_CNI_VERSION:

@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 #include "gatewayd/cni/cni.h"
 #include "config/config.h"
+#include "gatewayd/tree/ctrreg.h"
 #include "qdisc/qdisc.h"
 
 const char *const gw_cni_versions[] = { "0.3.0", "0.3.1", "0.4.0", "1.0.0", NULL };
@@ -32,38 +33,18 @@ int gw_cni_version_cmp(const char *a, const char *b)
 	return version_index(a) - version_index(b);
 }
 
-/* FNV-1a over the three strings, each with its NUL, so ("ab", "c") and ("a", "bc") differ. */
-static uint64_t key_hash(const char *network, const char *id, const char *ifname, uint64_t seed)
-{
-	const char *parts[] = { network, id, ifname };
-	uint64_t h = seed;
-
-	for (size_t p = 0; p < 3; p++) {
-		const unsigned char *s = (const unsigned char *)parts[p];
-
-		do {
-			h ^= *s;
-			h *= 0x100000001b3ULL;
-		} while (*s++);
-	}
-	return h;
-}
-
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-
+/* the names and the mark are the registration's (gatewayd/tree/ctrreg.c): the daemon finds
+ * them again the same way */
 void gw_cni_ifb_name(const char *network, const char *id, const char *ifname, char *buf,
 		     size_t len)
 {
-	snprintf(buf, len, GW_CNI_IFB_PREFIX "%011" PRIx64,
-		 (uint64_t)(key_hash(network, id, ifname, FNV_OFFSET) & 0xfffffffffffULL));
+	gw_ctr_reg_ifb_name(network, id, ifname, buf, len);
 }
 
-/* The mark's hash starts elsewhere: two keys that share a name (44 bits) still differ here. */
 void gw_cni_ifb_mark(const char *network, const char *id, const char *ifname, char *buf,
 		     size_t len)
 {
-	snprintf(buf, len, GW_CNI_IFB_MARK "%016" PRIx64,
-		 key_hash(network, id, ifname, FNV_OFFSET ^ 0x9e3779b97f4a7c15ULL));
+	gw_ctr_reg_ifb_mark(network, id, ifname, buf, len);
 }
 
 bool gw_cni_shapes(const struct gw_cni_conf *c)
@@ -298,6 +279,40 @@ static int parse_queue(struct json_object *root, struct gw_cni_conf *c, struct g
 		return r;
 	if (gw_child_parse_text(text, "queue", GW_KIND_HTB, &c->queue, err, sizeof(err)))
 		return gw_cni_fail(e, GW_CNI_E_CONFIG, "invalid network config", "%s", err);
+	/* the daemon is told the queue in the same words (gatewayd/tree/ctrreg.c) */
+	snprintf(c->queue_text, sizeof(c->queue_text), "%s", text);
+	return 0;
+}
+
+/* "controlSocket": where the daemon listens (its directory holds the state files); "" for no
+ * daemon to tell. An absolute path of printable characters that a sockaddr_un holds. */
+static int parse_socket(struct json_object *root, struct gw_cni_conf *c, struct gw_cni_error *e)
+{
+	struct json_object *v;
+	const char *s;
+
+	snprintf(c->control_socket, sizeof(c->control_socket), "%s", GW_CNI_CONTROL_SOCKET);
+	if (!json_object_object_get_ex(root, "controlSocket", &v) ||
+	    json_object_get_type(v) == json_type_null)
+		return 0;
+	if (json_object_get_type(v) != json_type_string)
+		return gw_cni_fail(e, GW_CNI_E_DECODE, "failed to decode the network config",
+				   "\"controlSocket\" must be a string, not %.64s", show(v));
+	s = json_object_get_string(v);
+	if (!s[0]) {
+		c->control_socket[0] = '\0';
+		return 0;
+	}
+	if (s[0] != '/' || strlen(s) >= sizeof(c->control_socket) || strstr(s, "/../") ||
+	    strchr(s, '\n'))
+		return gw_cni_fail(e, GW_CNI_E_CONFIG, "invalid network config",
+				   "controlSocket must be \"\" or an absolute path of at most %zu "
+				   "characters", sizeof(c->control_socket) - 1);
+	for (const char *ch = s; *ch; ch++)
+		if ((unsigned char)*ch < 0x20 || (unsigned char)*ch >= 0x7f)
+			return gw_cni_fail(e, GW_CNI_E_CONFIG, "invalid network config",
+					   "controlSocket: only printable characters");
+	snprintf(c->control_socket, sizeof(c->control_socket), "%s", s);
 	return 0;
 }
 
@@ -353,7 +368,7 @@ static int parse_prev(struct json_object *root, enum gw_cni_cmd cmd, struct gw_c
 
 static const char *const top_keys[] = {
 	"cniVersion", "name", "type", "capabilities", "args", "runtimeConfig", "prevResult",
-	"ingressRate", "ingressBurst", "egressRate", "egressBurst", "queue", NULL
+	"ingressRate", "ingressBurst", "egressRate", "egressBurst", "queue", "controlSocket", NULL
 };
 
 static int get_string(struct json_object *root, const char *key, struct json_object **v,
@@ -402,7 +417,8 @@ static int parse_root(struct json_object *root, enum gw_cni_cmd cmd, struct gw_c
 				   "name \"%.64s\" must be 1..%d characters, an alphanumeric one "
 				   "then alphanumerics, '_', '.' or '-'", s, GW_CNI_NAME_MAX);
 	snprintf(c->name, sizeof(c->name), "%s", s);
-	if ((r = parse_limits(root, c, e)) || (r = parse_queue(root, c, e)))
+	if ((r = parse_limits(root, c, e)) || (r = parse_queue(root, c, e)) ||
+	    (r = parse_socket(root, c, e)))
 		return r;
 	return parse_prev(root, cmd, c, e);
 }

@@ -142,36 +142,21 @@ static int need_host_end(struct gw_nl *nl, const struct gw_cni_env *env,
 			   "interface", env->ifname, h->l.name);
 }
 
-/* The container's tree on host interface name (index ifindex), as a one-link config. */
-static void synthesize(const struct gw_cni_env *env, const struct gw_cni_conf *c,
-		       const char *name, int ifindex, struct gw_ctr_synth *s)
+/* The container's tree on host interface name (index ifindex): the registration's
+ * (gatewayd/tree/ctrreg.c), so the daemon told of it builds the same one. */
+static int synthesize(const struct gw_cni_env *env, const struct gw_cni_conf *c,
+		      const char *name, int ifindex, struct gw_ctr_synth *s,
+		      struct gw_cni_error *e)
 {
-	static char file[] = "gatewayd-cni";
-	struct gw_config main_cfg = { .file = file };
-	struct gw_container_cfg r;
-	/* the reference plugin's ingress (into the container) is the host veth's egress */
-	const struct gw_cni_limit *lim[2] = { [GW_DIR_EGRESS] = &c->ingress,
-					      [GW_DIR_INGRESS] = &c->egress };
+	struct gw_cni_shaped sh = { .host_ifindex = ifindex };
+	struct gw_ctr_reg m;
+	char err[512] = "";
 
-	memset(&r, 0, sizeof(r));
-	for (int d = 0; d < 2; d++) {
-		r.dir[d].present = lim[d]->rate > 0;
-		r.dir[d].rate = r.dir[d].ceil = lim[d]->rate;
-		r.dir[d].child = c->queue;
-	}
-	gw_ctr_synthesize(&main_cfg, &r, name, ifindex, s);
-	s->cfg.file = file;
-	snprintf(s->link.name, sizeof(s->link.name), "cni:%.27s", env->container_id);
-	for (int d = 0; d < 2; d++) {
-		if (!r.dir[d].present || lim[d]->burst == GW_UNSET)
-			continue;
-		/* burst honoured: the top class's and the class's buckets at the same size */
-		s->link.dir[d].burst = lim[d]->burst;
-		s->cls[d].burst = s->cls[d].cburst = lim[d]->burst;
-	}
-	if (r.dir[GW_DIR_INGRESS].present)
-		gw_cni_ifb_name(c->name, env->container_id, env->ifname, s->link.dir[GW_DIR_INGRESS].ifb,
-				sizeof(s->link.dir[GW_DIR_INGRESS].ifb));
+	snprintf(sh.host_if, sizeof(sh.host_if), "%s", name);
+	gw_cni_reg_fill(env, c, &sh, GW_CTR_REG_REGISTER, &m);
+	if (gw_ctr_reg_synth(&m, s, err, sizeof(err)))
+		return gw_cni_fail(e, GW_CNI_E_CONFIG, "invalid network config", "%s", err);
+	return 0;
 }
 
 /* Our ifb: there (1), not there (0), there and someone else's (-EEXIST with e filled). */
@@ -213,7 +198,8 @@ int gw_cni_add(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 				   strerror(-r)), r;
 	if ((r = need_host_end(nl, env, c, &h, e)))
 		goto out;
-	synthesize(env, c, h.l.name, h.l.ifindex, &s);
+	if ((r = synthesize(env, c, h.l.name, h.l.ifindex, &s, e)))
+		goto out;
 	ifb = s.link.dir[GW_DIR_INGRESS].ifb;
 	gw_cni_ifb_mark(c->name, env->container_id, env->ifname, mark, sizeof(mark));
 	/* the ifb is made here, with this container's mark from the start: apply takes a
@@ -262,40 +248,19 @@ out:
 	return r;
 }
 
-/* What an apply of s would have made on the host end and the ifb, without making anything:
- * the devices as gw_apply records them and the plan built from the same facts. */
-static int planned(struct gw_nl *nl, const struct gw_ctr_synth *s, const struct host_end *h,
-		   const char *mark, struct gw_applied *a, struct gw_cni_error *e)
+/* What an apply of s would have made on the host end and the ifb, without making anything. */
+static int planned(struct gw_nl *nl, const struct gw_ctr_synth *s, const char *mark,
+		   struct gw_applied *a, struct gw_cni_error *e)
 {
-	const char *ifb = s->link.dir[GW_DIR_INGRESS].ifb;
-	bool in = s->link.dir[GW_DIR_INGRESS].present;
-	int r;
+	char err[512] = "";
+	int r = gw_ctr_reg_planned(nl, s, mark, a, err, sizeof(err));
 
-	memset(a, 0, sizeof(*a));
-	a->facts = calloc(1, sizeof(*a->facts));
-	a->devs = calloc(2, sizeof(*a->devs));
-	if (!a->facts || !a->devs)
-		return gw_cni_fail(e, GW_CNI_E_KERNEL, "out of memory", NULL), -ENOMEM;
-	if ((r = gw_link_get(nl, h->l.name, &a->facts[0].dev, NULL)))
-		return gw_cni_fail(e, GW_CNI_E_KERNEL, "cannot read the host end", "%s: %s",
-				   h->l.name, strerror(-r)), r;
-	a->devs[0] = (struct gw_dev){ .ifindex = h->l.ifindex, .root = true, .ingress = in };
-	snprintf(a->devs[0].name, sizeof(a->devs[0].name), "%s", h->l.name);
-	a->n_devs = 1;
-	if (in) {
-		if ((r = our_ifb(nl, ifb, mark, &a->facts[0].ifb, e)) < 0)
-			return r;
-		if (!r)
-			return gw_cni_fail(e, GW_CNI_E_CHECK, "the tree is not in the kernel",
-					   "ifb %s is missing", ifb), -ENOENT;
-		a->devs[1] = (struct gw_dev){ .ifindex = a->facts[0].ifb.ifindex, .is_ifb = true,
-					      .ifb_created = true, .ifb_existed = true };
-		snprintf(a->devs[1].name, sizeof(a->devs[1].name), "%s", ifb);
-		a->n_devs = 2;
-	}
-	if ((r = gw_plan_build(&s->cfg, a->facts, NULL, &a->plan)))
-		return gw_cni_fail(e, GW_CNI_E_KERNEL, "cannot plan the tree", "%s",
-				   strerror(-r)), r;
+	if (r == -ENOENT)
+		return gw_cni_fail(e, GW_CNI_E_CHECK, "the tree is not in the kernel", "%s", err), r;
+	if (r == -EEXIST)
+		return gw_cni_fail(e, GW_CNI_E_KERNEL, "the ifb's name is taken", "%s", err), r;
+	if (r)
+		return gw_cni_fail(e, GW_CNI_E_KERNEL, "cannot read the tree", "%s", err), r;
 	return 0;
 }
 
@@ -316,9 +281,10 @@ int gw_cni_check(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 				   strerror(-r)), r;
 	if ((r = need_host_end(nl, env, c, &h, e)))
 		goto out;
-	synthesize(env, c, h.l.name, h.l.ifindex, &s);
+	if ((r = synthesize(env, c, h.l.name, h.l.ifindex, &s, e)))
+		goto out;
 	gw_cni_ifb_mark(c->name, env->container_id, env->ifname, mark, sizeof(mark));
-	if ((r = planned(nl, &s, &h, mark, &a, e)))
+	if ((r = planned(nl, &s, mark, &a, e)))
 		goto out;
 	/* as the daemon's heal does: a dump that raced with a change can miss an object */
 	if ((r = gw_verify(nl, &s.cfg, &a, why, sizeof(why))) &&

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "config/config.h"
 #include "gatewayd/compare/compare.h"
+#include "gatewayd/compare/html.h"
 #include "gatewayd/compare/bench.h"
 #include "gatewayd/compare/scenario.h"
 #include "gatewayd/sys/signals.h"
@@ -649,11 +650,16 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, name);
 		chmod(path, 0644);
 	}
+	/* and the page a person reads, from results.json as it was written */
+	if (!bad && cmp_html_run_dir(o->out, err, sizeof(err))) {
+		fprintf(stderr, "gatewayd: %s\n", err);
+		bad++;
+	}
 	if (bad)
 		fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
 			bad == 1 ? "" : "s", o->out);
 	else
-		printf("results: %s/results.json, latency-cdf.svg, latency-time.svg, flows-*.svg, %s-*.flent.gz (%d, for flent)\n",
+		printf("results: %s/results.json, report.html, latency-cdf.svg, latency-time.svg, flows-*.svg, %s-*.flent.gz (%d, for flent)\n",
 		       o->out, "rrul_be", nflent);
 	return bad ? -EIO : 0;
 }

@@ -1,7 +1,6 @@
 /* gatewayd/compare/rdresults.c: a saved run's results.json read back for --compare-report:
  * bounded in size and depth, parsed strictly (json-c), every field the report uses checked
  * for its type, and the samples its box plots and CDFs need taken out. */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -14,6 +13,36 @@
 #include <json-c/json.h>
 #include "gatewayd/compare/bench.h"
 #include "gatewayd/compare/report.h"
+
+/* the table's rows (report.h) */
+const struct rep_num_row rep_num_rows[] = {
+	{ "goodput up (Mbit/s)", "goodput_bps.up", 1e-6, 2 },
+	{ "goodput down (Mbit/s)", "goodput_bps.down", 1e-6, 2 },
+	{ "shaper accuracy up (%)", "shaper_accuracy.up", 100, 1 },
+	{ "shaper accuracy down (%)", "shaper_accuracy.down", 100, 1 },
+	{ "idle RTT p50 (ms)", "latency_ms.idle.p50", 1, 1 },
+	{ "idle RTT p95 (ms)", "latency_ms.idle.p95", 1, 1 },
+	{ "idle RTT p99 (ms)", "latency_ms.idle.p99", 1, 1 },
+	{ "loaded RTT p50 (ms)", "latency_ms.loaded.p50", 1, 1 },
+	{ "loaded RTT p95 (ms)", "latency_ms.loaded.p95", 1, 1 },
+	{ "loaded RTT p99 (ms)", "latency_ms.loaded.p99", 1, 1 },
+	{ "induced p50 (ms)", "latency_ms.induced.p50", 1, 1 },
+	{ "induced p95 (ms)", "latency_ms.induced.p95", 1, 1 },
+	{ "induced p99 (ms)", "latency_ms.induced.p99", 1, 1 },
+	{ "induced mean (ms)", "latency_ms.induced.mean", 1, 1 },
+	{ "Jain's fairness (8 TCP)", "jain_fairness", 1, 3 },
+	{ "bench CPU busy (%)", "cpu_busy", 100, 0 },
+	{ "peak queue up (ms)", "peak_queue.up.ms", 1, 1 },
+	{ "peak queue down (ms)", "peak_queue.down.ms", 1, 1 },
+};
+const size_t rep_n_num_rows = sizeof(rep_num_rows) / sizeof(rep_num_rows[0]);
+const struct rep_pair_row rep_pair_rows[] = {
+	{ "peak queue up/down (pkts)", "peak_queue.up.packets", "peak_queue.down.packets" },
+	{ "drops up/down", "drops.up", "drops.down" },
+	{ "ECN marks up/down", "ecn_marks.up", "ecn_marks.down" },
+	{ "probes lost (loaded)", "latency_ms.loaded.lost", "latency_ms.loaded.samples" },
+};
+const size_t rep_n_pair_rows = sizeof(rep_pair_rows) / sizeof(rep_pair_rows[0]);
 
 #define JSON_DEPTH 32
 /* a flow's interval is 0.5 s, the last one shorter; the TCP window is bench.h's */
@@ -364,20 +393,6 @@ static bool queue_name_ok(const char *q)
 	return true;
 }
 
-/* A column's label: its qdisc, then nothing or knobs (":KEY=VALUE", ":word") in the
- * bench's characters, so it prints and names things safely. */
-static bool label_ok(const char *label, const char *qdisc)
-{
-	size_t n = strlen(qdisc);
-
-	if (strncmp(label, qdisc, n) || (label[n] && label[n] != ':'))
-		return false;
-	for (const char *p = label + n; *p; p++)
-		if (!isalnum((unsigned char)*p) && !strchr("._+-:=", *p))
-			return false;
-	return true;
-}
-
 /* An optional rate of config (absent: *out as it is), a positive integer when present. */
 static int get_rate(struct rd *c, struct json_object *cfg, const char *key, int64_t *out)
 {
@@ -420,12 +435,12 @@ static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_ph
 	if (json_object_object_get_ex(run, "label", NULL) &&
 	    ((e = get_str(c, run, w, "label", col->label, sizeof(col->label)))))
 		return e;
-	if (!label_ok(col->label, col->qdisc))
-		return bad(c, w, "label: \"%s\" is not qdisc \"%s\" and its knobs", col->label,
-			   col->qdisc);
+	/* any text (report.html escapes it; file names take it through a safe set) */
 	col->ran = json_object_get_boolean(v);
 	if ((e = get_str(c, run, w, "note", col->note, sizeof(col->note))))
 		return e;
+	if (json_object_object_get_ex(run, "qdiscs", &v) && is(v, W_ARR))
+		col->qdiscs = json_object_get(v);
 	if (!col->ran)
 		return 0;
 	if ((e = check_figures(c, run, w)))
@@ -509,6 +524,9 @@ static int read_top(struct rd *c, struct json_object *root, struct rep_run *r)
 		if ((e = read_run(c, json_object_array_get_idx(runs, i), i, n_phases, &r->col[i])))
 			return e;
 	r->config = json_object_get(cfg);
+	/* where it ran (older files have none): report.html shows it */
+	if (json_object_object_get_ex(root, "metadata", &v) && is(v, W_OBJ))
+		r->meta = json_object_get(v);
 	return 0;
 }
 
@@ -634,6 +652,7 @@ void rep_run_free(struct rep_run *r)
 		struct rep_col *c = &r->col[i];
 
 		json_object_put(c->fig);
+		json_object_put(c->qdiscs);
 		free(c->rtt);
 		free(c->induced);
 		free(c->good[0]);
@@ -642,5 +661,7 @@ void rep_run_free(struct rep_run *r)
 	}
 	json_object_put(r->config);
 	r->config = NULL;
+	json_object_put(r->meta);
+	r->meta = NULL;
 	r->n_cols = 0;
 }

@@ -15,6 +15,7 @@
 #include <json-c/json.h>
 #include "gatewayd/compare/compare.h"
 #include "gatewayd/compare/report.h"
+#include "gatewayd/compare/html.h"
 
 #define REP_OUT_VERSION 1
 #define LABEL_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+@:-"
@@ -31,7 +32,9 @@ static void usage(FILE *f)
 		"headed by the run's label (LABEL, else RUNDIR's name: at most %d of A-Z a-z 0-9\n"
 		". _ + @ : -) and its settings, with a warning where the runs' settings differ.\n"
 		"--out DIR also writes report.json and the plots across the runs there:\n"
-		"report-latency-cdf.svg, report-box-induced.svg, report-box-goodput.svg.\n"
+		"report-latency-cdf.svg, report-box-induced.svg, report-box-goodput.svg,\n"
+		"and report.html, one self-contained page with the table, plots and settings.\n"
+		"--html-only RUNDIR writes (again) RUNDIR/report.html of one saved run.\n"
 		"Exit status 2 when a run directory or its results.json is missing or bad.\n",
 		REP_MIN_RUNS, REP_MAX_RUNS, REP_LABEL_MAX);
 }
@@ -245,26 +248,6 @@ static void settings_differ(struct rep_run *runs, size_t n, struct json_object *
 static void print_table(struct rep_run *runs, size_t n, struct json_object *warn)
 {
 	struct table t = { .runs = runs, .n_runs = n, .w = 13 };
-	static const struct { const char *label, *path; double scale; int dec; } rows[] = {
-		{ "goodput up (Mbit/s)", "goodput_bps.up", 1e-6, 2 },
-		{ "goodput down (Mbit/s)", "goodput_bps.down", 1e-6, 2 },
-		{ "shaper accuracy up (%)", "shaper_accuracy.up", 100, 1 },
-		{ "shaper accuracy down (%)", "shaper_accuracy.down", 100, 1 },
-		{ "idle RTT p50 (ms)", "latency_ms.idle.p50", 1, 1 },
-		{ "idle RTT p95 (ms)", "latency_ms.idle.p95", 1, 1 },
-		{ "idle RTT p99 (ms)", "latency_ms.idle.p99", 1, 1 },
-		{ "loaded RTT p50 (ms)", "latency_ms.loaded.p50", 1, 1 },
-		{ "loaded RTT p95 (ms)", "latency_ms.loaded.p95", 1, 1 },
-		{ "loaded RTT p99 (ms)", "latency_ms.loaded.p99", 1, 1 },
-		{ "induced p50 (ms)", "latency_ms.induced.p50", 1, 1 },
-		{ "induced p95 (ms)", "latency_ms.induced.p95", 1, 1 },
-		{ "induced p99 (ms)", "latency_ms.induced.p99", 1, 1 },
-		{ "induced mean (ms)", "latency_ms.induced.mean", 1, 1 },
-		{ "Jain's fairness (8 TCP)", "jain_fairness", 1, 3 },
-		{ "bench CPU busy (%)", "cpu_busy", 100, 0 },
-		{ "peak queue up (ms)", "peak_queue.up.ms", 1, 1 },
-		{ "peak queue down (ms)", "peak_queue.down.ms", 1, 1 },
-	};
 
 	for (size_t i = 0; i < n; i++) {
 		char rate[80], when[32];
@@ -303,12 +286,11 @@ static void print_table(struct rep_run *runs, size_t n, struct json_object *warn
 	printf("\n");
 	row_text(&t, "", 0);
 	row_text(&t, "", 1);
-	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)
-		row_num(&t, rows[r].label, rows[r].path, rows[r].scale, rows[r].dec);
-	row_pair(&t, "peak queue up/down (pkts)", "peak_queue.up.packets", "peak_queue.down.packets");
-	row_pair(&t, "drops up/down", "drops.up", "drops.down");
-	row_pair(&t, "ECN marks up/down", "ecn_marks.up", "ecn_marks.down");
-	row_pair(&t, "probes lost (loaded)", "latency_ms.loaded.lost", "latency_ms.loaded.samples");
+	for (size_t r = 0; r < rep_n_num_rows; r++)
+		row_num(&t, rep_num_rows[r].label, rep_num_rows[r].path, rep_num_rows[r].scale,
+			rep_num_rows[r].dec);
+	for (size_t r = 0; r < rep_n_pair_rows; r++)
+		row_pair(&t, rep_pair_rows[r].label, rep_pair_rows[r].a, rep_pair_rows[r].b);
 	row_text(&t, "grade (induced mean)", 2);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < runs[i].n_cols; k++)
@@ -460,10 +442,11 @@ static int mkdir_p(const char *path)
 	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -errno : 0;
 }
 
-static int parse_opts(int argc, char **argv, char *out, size_t outlen)
+static int parse_opts(int argc, char **argv, char *out, size_t outlen, bool *html_only)
 {
 	static const struct option opts[] = {
 		{ "compare-report", no_argument, NULL, 'R' },
+		{ "html-only", no_argument, NULL, 'H' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -474,6 +457,9 @@ static int parse_opts(int argc, char **argv, char *out, size_t outlen)
 	while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'R':
+			break;
+		case 'H':
+			*html_only = true;
 			break;
 		case 'o':
 			if (!*optarg || strlen(optarg) >= outlen) {
@@ -493,16 +479,37 @@ static int parse_opts(int argc, char **argv, char *out, size_t outlen)
 	return 0;
 }
 
+/* --html-only RUNDIR: one saved run's report.html, written in its own directory */
+static int html_only_main(struct rep_run *runs, size_t n, const char *out)
+{
+	char err[1024];
+
+	if (n != 1 || out[0]) {
+		fprintf(stderr, "gatewayd: --compare-report --html-only: want one run directory%s, not %zu\n",
+			out[0] ? " and no --out (the page goes into it)" : "", n);
+		return 2;
+	}
+	int e = cmp_html_run_dir(runs[0].dir, err, sizeof(err));
+
+	if (e) {	/* 2 for a bad run directory, as the report's; 1 when it cannot write */
+		fprintf(stderr, "gatewayd: --compare-report --html-only: %s\n", err);
+		return e == -EIO ? 1 : 2;
+	}
+	printf("report: %s/%s\n", runs[0].dir, CMP_HTML_NAME);
+	return 0;
+}
+
 int gw_compare_report_main(int argc, char **argv)
 {
 	static struct rep_run runs[REP_MAX_RUNS];	/* big: not on the stack */
 	struct json_object *diff, *warn;
 	char out[4096] = "", err[1024];
 	size_t n = 0, cols = 0;
+	bool html_only = false;
 	int r, rc = 0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if ((r = parse_opts(argc, argv, out, sizeof(out))))
+	if ((r = parse_opts(argc, argv, out, sizeof(out), &html_only)))
 		return r > 0 ? 0 : 2;
 	/* --compare-report itself may come anywhere before the runs */
 	for (int i = optind; i < argc; i++)
@@ -526,6 +533,8 @@ int gw_compare_report_main(int argc, char **argv)
 			}
 		n++;
 	}
+	if (html_only)
+		return html_only_main(runs, n, out);
 	if (n < REP_MIN_RUNS) {
 		fprintf(stderr, "gatewayd: --compare-report: want %d to %d run directories, not %zu\n",
 			REP_MIN_RUNS, REP_MAX_RUNS, n);
@@ -557,9 +566,12 @@ int gw_compare_report_main(int argc, char **argv)
 			rc = 1;
 		} else if (write_json(real, runs, n, diff, warn) | write_plots(real, runs, n)) {
 			rc = 1;
+		} else if (cmp_html_write(real, runs, n, plot_names, 3, err, sizeof(err))) {
+			fprintf(stderr, "gatewayd: %s\n", err);
+			rc = 1;
 		} else {
-			printf("report: %s/report.json, %s, %s, %s\n", real, plot_names[0],
-			       plot_names[1], plot_names[2]);
+			printf("report: %s/report.json, %s, %s, %s, %s\n", real, plot_names[0],
+			       plot_names[1], plot_names[2], CMP_HTML_NAME);
 		}
 	}
 	json_object_put(diff);

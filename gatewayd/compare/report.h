@@ -32,6 +32,22 @@ struct cmp_box {
 void cmp_box_of(double *v, size_t n, struct cmp_box *b);
 
 /* One queue of one saved run: a column of the report. */
+/* The rows of the bench's table after its two headings, as paths into a results.json run's
+ * figures, in the unit the terminal prints them (--compare-report's table and report.html
+ * both print these; rdresults.c holds them): numbers, then pairs "a/b". */
+struct rep_num_row {
+	const char *label, *path;
+	double scale;
+	int dec;
+};
+struct rep_pair_row {
+	const char *label, *a, *b;
+};
+extern const struct rep_num_row rep_num_rows[];
+extern const size_t rep_n_num_rows;
+extern const struct rep_pair_row rep_pair_rows[];
+extern const size_t rep_n_pair_rows;
+
 struct json_object;
 struct rep_col {
 	char qdisc[24];
@@ -47,6 +63,7 @@ struct rep_col {
 					 * per 0.5 s interval of the TCP window, sorted */
 	size_t n_good[2];
 	struct cmp_box box_induced, box_good[2];
+	struct json_object *qdiscs;	/* runs[].qdiscs, the tree read back (by reference) */
 };
 
 /* One saved run: its directory, label, settings and queues. */
@@ -59,6 +76,7 @@ struct rep_run {
 	double rtt_ms, duration_s;
 	bool netem;
 	char kernel[16], kernel_release[80], version[40];
+	struct json_object *meta;	/* results.json's `metadata` (by reference), or NULL */
 	struct rep_col col[REP_MAX_QUEUES];
 	size_t n_cols;
 };

@@ -18,6 +18,8 @@ static const int allowed[] = {
 	SCMP_SYS(madvise), SCMP_SYS(brk), SCMP_SYS(futex), SCMP_SYS(set_robust_list),
 	SCMP_SYS(rseq), SCMP_SYS(sched_yield), SCMP_SYS(sched_getaffinity),
 	SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),
+	/* a poll or a sleep a SIGSTOP interrupted goes on through it after SIGCONT */
+	SCMP_SYS(restart_syscall),
 	SCMP_SYS(sigaltstack), SCMP_SYS(clock_gettime), SCMP_SYS(clock_nanosleep),
 	SCMP_SYS(nanosleep), SCMP_SYS(gettimeofday), SCMP_SYS(getpid), SCMP_SYS(gettid),
 	SCMP_SYS(getuid), SCMP_SYS(geteuid), SCMP_SYS(getgid), SCMP_SYS(getegid),

@@ -6,8 +6,8 @@
 # the same run, on fresh namespaces each; checked: every container's tree is in the kernel when
 # its ADD has returned, and N DELs (also all at once) leave no qdisc, filter or ifb behind.
 # The host kernel has no fq_codel: gatewayd-cni's queue is fifo here (the tree is the same
-# size). Prints a markdown table of p50, p99 and max; exits 1 when an ADD or DEL failed or
-# something was left.
+# size), and it tells no daemon (controlSocket ""). Prints a markdown table of p50, p99 and
+# max; exits 1 when an ADD or DEL failed or something was left.
 # env: CNI_N (100), BANDWIDTH (the reference plugin, /usr/lib/cni/bandwidth), GATEWAYD_CNI
 . "$(dirname "$0")/lib.bash"
 bench_preflight jq
@@ -34,7 +34,7 @@ chain() {
 	prev=$(call "$h" "$PLUGINS/bridge" ADD "id$i" "$c" <<<"$bridge") || { echo "bridge $i: $prev" >&2; return 1; }
 	conf=$(jq -cn --arg t "$t" --argjson prev "$prev" --argjson rc "$RC" \
 		'{cniVersion:"1.0.0", name:"churn", type:$t, capabilities:{bandwidth:true},
-		  runtimeConfig:$rc, prevResult:$prev} + (if $t == "gatewayd-cni" then {queue:{kind:"fifo"}} else {} end)')
+		  runtimeConfig:$rc, prevResult:$prev} + (if $t == "gatewayd-cni" then {queue:{kind:"fifo"}, controlSocket:""} else {} end)')
 	echo "$conf" >"$TMPD/$t.$i.conf"
 	s=$EPOCHREALTIME
 	call "$h" "$bin" ADD "id$i" "$c" <<<"$conf" >"$TMPD/$t.$i.out" || { echo "$t ADD $i: $(cat "$TMPD/$t.$i.out")" >&2; return 1; }

@@ -26,7 +26,8 @@ max_len() {
 	http) echo 4096 ;;	# past the 1024-byte URL bound, well inside the 16 KiB header memory
 	lastcmp) echo 16384 ;;	# a 5 s fifo run's results.json is 12 KiB
 	iperf3) echo 16384 ;;	# a 2 s report of two flows both ways is 11 KiB
-	wire) echo 12288 ;;	# the full seed snapshot (every field, 9 classes) is 8.8 KiB
+	wire) echo 12288 ;;	# the full seed snapshot (every field, 9 classes) is 10.5 KiB
+	ctrreg) echo 9216 ;;	# past the control socket's 8 KiB message bound
 	*) echo 4096 ;;
 	esac
 }

@@ -4,8 +4,12 @@
 # prevResult is real: the conformance list (VERSION, ADD, CHECK, DEL, DEL again, CHECK after
 # tampering, malformed JSON, rates out of range, an unknown cniVersion, a refused tree: each
 # error the spec's object, nothing applied), only its own objects removed on DEL, and the
-# rates measured with iperf3 both ways through the container's veth. The "host" is a
-# namespace of its own. CNI_RATE=0 leaves out the measurement (the sanitizer lane).
+# rates measured with iperf3 both ways through the container's veth. Then with a gatewayd
+# daemon: ADD registers the container (in /api/status and /metrics by its id, its traffic
+# counted, healed), DEL unregisters it, a daemon started after ADD adopts it from the state
+# file, a host veth gone without DEL is cleaned up (its ifb and state file, nothing else), and
+# the control socket refuses a non-root peer and bad messages. The "host" is a namespace of
+# its own. CNI_RATE=0 leaves out the measurement (the sanitizer lane).
 set -u
 LIB_RUN_PREFIX=cni
 . "$(dirname "$0")/lib.sh"
@@ -43,6 +47,9 @@ KUBELET='{"bandwidth":{"ingressRate":'$RATE',"ingressBurst":2147483647,
 # the host kernel has no fq_codel (the default queue): fifo, whose limit is a queue of its own
 QUEUE='{"kind":"fifo","limit":100}'
 
+# the control socket of the daemon the plugin tells (started below), its state files beside it
+CTL=$TMPD/run/control.sock
+
 # call PLUGIN CMD ID NETNS IFNAME < CONF: the plugin run as a runtime runs it, in the host
 # namespace; stdout into $OUT, the exit status returned.
 OUT=$TMPD/out
@@ -55,8 +62,9 @@ call() {
 gwconf() {
 	jq -cn --arg v "$1" --arg n "$NET" --argjson prev "$2" --argjson rc "$3" \
 		--argjson x "${4:-{\}}" --argjson q "$QUEUE" \
+		--arg cs "$CTL" \
 		'{cniVersion:$v, name:$n, type:"gatewayd-cni", capabilities:{bandwidth:true},
-		  queue:$q, runtimeConfig:$rc, prevResult:$prev} + $x'
+		  queue:$q, runtimeConfig:$rc, prevResult:$prev, controlSocket:$cs} + $x'
 }
 # bridge_add VAR ID NS: the first plugin's ADD; its result into VAR.
 bridge_add() {
@@ -240,4 +248,189 @@ else
 	refused "the default queue (fq_codel) on a kernel without it: the kernel's refusal" 100 \
 		"$(gwconf 1.0.0 "$R3" "$KUBELET")"
 fi
+
+# -- with a daemon: registration over the control socket --------------------------------------
+STATE=$TMPD/run/cni
+cat >"$TMPD/gw.conf" <<EOF
+unconfigured = true;
+listen = "127.0.0.1:9180";
+interval = "200ms";
+control_socket = "$CTL";
+EOF
+# daemon_start: gatewayd in the host namespace, until its control socket is open
+daemon_start() {
+	GW_LOG=$TMPD/gatewayd.$RANDOM.log
+	ip netns exec "$HOST" "$GATEWAYD" -c "$TMPD/gw.conf" >"$GW_LOG" 2>&1 &
+	GW_PID=$!
+	PIDS+=("$GW_PID")
+	wait_for "grep -q 'control socket .*taking registrations' '$GW_LOG' || ! kill -0 $GW_PID 2>/dev/null" 8 \
+		"gatewayd to open its control socket"
+}
+status() { ip netns exec "$HOST" curl -s --max-time 3 http://127.0.0.1:9180/api/status; }
+metrics() { ip netns exec "$HOST" curl -s --max-time 3 http://127.0.0.1:9180/metrics; }
+# cni_link VETH: the link object of a registered container in /api/status
+cni_link() { status | jq -c --arg n "cni:$1" '.links[] | select(.name == $n)'; }
+shown() { [ "$(cni_link "$1" | jq -r '.cni.container_id')" = "$2" ]; }
+# sent VETH DIRECTION: bytes the direction's total counted
+sent() { cni_link "$1" | jq -r --arg d "$2" '.directions[] | select(.direction == $d) | .total.sent_bytes'; }
+state_of() { find "$STATE" -maxdepth 1 -type f ! -name '*.*' 2>/dev/null | wc -l; }
+ifbs() { ip -n "$HOST" -o link show type ifb | awk -F': ' '{ print $2 }' | sort; }
+# ctl MSG [nobody]: one message to the control socket, the reply line printed
+ctl() {
+	ip netns exec "$HOST" ${2:+setpriv --reuid=65534 --regid=65534 --clear-groups} \
+		/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(3)
+try:
+    s.connect(sys.argv[1])
+except OSError as e:
+    print("connect: " + e.strerror)
+    sys.exit(0)
+try:
+    s.sendall(sys.argv[2].encode())
+except OSError:
+    pass	# refused before it read: the reply is there all the same
+print(s.recv(600).decode().strip())' "$CTL" "$1"
+}
+daemon_start
+check "gatewayd opens its control socket, mode 0600" [ "$(stat -c %a "$CTL" 2>/dev/null)" = 600 ]
+ns_new C4 c4 && ns_new C5 c5 || exit 1
+bridge_add R4 id-four "$C4" || { not_ok "bridge ADD (fourth)" "$(cat "$OUT")"; exit 1; }
+bridge_add R5 id-five "$C5" || { not_ok "bridge ADD (fifth)" "$(cat "$OUT")"; exit 1; }
+V4=$(host_veth "$R4")
+V5=$(host_veth "$R5")
+QUEUE='{"kind":"fifo","limit":100}'
+G4=$(gwconf 1.0.0 "$R4" "$KUBELET")
+G5=$(gwconf 1.0.0 "$R5" "$KUBELET")
+lines=$(wc -l <"$TMPD/stderr")
+call "$CNI" ADD id-four "/run/netns/$C4" eth0 <<<"$G4"
+rc=$?
+checkx "ADD with a daemon: exit 0, prevResult passed on, no warning" \
+	'[ $rc -eq 0 ] && [ "$(jq -S . "$OUT")" = "$(jq -S . <<<"$R4")" ] && [ "$(wc -l <"$TMPD/stderr")" = "$lines" ]'
+checkx "ADD registers: gatewayd logged it, its state file is there" \
+	'grep -q "cni container id-four .*registered, $V4 shaped" "$GW_LOG" && [ "$(state_of)" = 1 ]'
+wait_for "shown $V4 id-four" 5 "cni:$V4 in /api/status"
+checkx "/api/status: link cni:$V4 with container id-four, its netns, network and eth0" \
+	'cni_link $V4 | jq -e --arg ns "/run/netns/$C4" --arg net "$NET" --arg v "$V4" ".cni == {container_id: \"id-four\", netns: \$ns, network: \$net, ifname: \"eth0\"} and .interface == \$v and (.directions | length) == 2" >/dev/null'
+checkx "/metrics: gatewayd_cni_container_info for cni:$V4 with container_id id-four" \
+	'metrics | grep -qF "gatewayd_cni_container_info{link=\"cni:$V4\",container_id=\"id-four\",netns=\"/run/netns/$C4\",network=\"$NET\",interface=\"$V4\",ifname=\"eth0\"} 1"'
+ip4=$(jq -r '.ips[0].address | split("/")[0]' <<<"$R4")
+in0=$(sent "$V4" egress)
+out0=$(sent "$V4" ingress)
+ip netns exec "$HOST" ping -q -c 40 -i 0.01 -s 1200 "$ip4" >/dev/null 2>&1
+# 40 echoes of 1242 bytes on the wire into it through the host veth, 40 replies out of it
+# through the ifb
+counted() { [ $(($(sent "$V4" egress) - in0)) -ge 48000 ] && [ $(($(sent "$V4" ingress) - out0)) -ge 48000 ]; }
+wait_for counted 5 "the pings counted both ways"
+checkx "traffic through it is counted both ways (egress +$(($(sent "$V4" egress) - in0)), ingress +$(($(sent "$V4" ingress) - out0)) bytes)" counted
+checkx "/metrics: the class series carry link cni:$V4" \
+	'metrics | grep -q "^gatewayd_direction_sent_bytes_total{link=\"cni:$V4\",direction=\"egress\""'
+# healed: someone changes its class; gatewayd makes the tree again
+ip netns exec "$HOST" tc class change dev "$V4" parent e000:1 classid e000:10 htb rate 5mbit ceil 5mbit
+healed() { ip netns exec "$HOST" tc class show dev "$V4" | grep -q "e000:10 .* rate 20Mbit ceil 20Mbit"; }
+wait_for healed 5 "the class on $V4 back at 20Mbit"
+checkx "a changed class is made again by gatewayd (logged), and CHECK passes" \
+	'healed && grep -q "cni container id-four on $V4: .*made again" "$GW_LOG" &&
+	call "$CNI" CHECK id-four "/run/netns/$C4" eth0 <<<"$G4"'
+call "$CNI" DEL id-four "/run/netns/$C4" eth0 <<<"$G4"
+rc=$?
+wait_for "! shown $V4 id-four" 5 "cni:$V4 gone from /api/status"
+checkx "DEL unregisters: exit 0, logged, gone from /api/status and /metrics, no state file" \
+	'[ $rc -eq 0 ] && grep -q "cni container id-four .*unregistered" "$GW_LOG" && ! shown $V4 id-four &&
+	! metrics | grep -q "cni:$V4" && [ "$(state_of)" = 0 ]'
+
+# -- adoption: a daemon started after ADD ------------------------------------------------------
+gw_stop
+check "gatewayd stops; its socket file goes with it" [ ! -e "$CTL" ]
+lines=$(wc -l <"$TMPD/stderr")
+call "$CNI" ADD id-four "/run/netns/$C4" eth0 <<<"$G4" && call "$CNI" ADD id-five "/run/netns/$C5" eth0 <<<"$G5"
+rc=$?
+checkx "ADD with no daemon: exit 0, shaped, no warning, two state files" \
+	'[ $rc -eq 0 ] && has_root $V4 && has_root $V5 && [ "$(wc -l <"$TMPD/stderr")" = "$lines" ] && [ "$(state_of)" = 2 ]'
+# a bad state file is logged and left alone
+echo garbage >"$STATE/0123456789abcdef"
+daemon_start
+wait_for "shown $V4 id-four && shown $V5 id-five" 5 "both adopted containers in /api/status"
+checkx "a daemon started after ADD adopts both (logged, shown with their ids)" \
+	'grep -q "cni: adopted 2 containers" "$GW_LOG" && shown $V4 id-four && shown $V5 id-five'
+checkx "a bad state file is logged and left alone" \
+	'grep -q "cni state file .*/0123456789abcdef: .*ignored" "$GW_LOG" && [ -e "$STATE/0123456789abcdef" ]'
+rm -f "$STATE/0123456789abcdef"
+
+# -- a host veth gone without DEL (the runtime crashed) ---------------------------------------
+before5=$(tree "$HOST" "$V5")
+ifbs_before=$(ifbs)
+ip -n "$HOST" link del "$V4"
+gone() { [ "$(ifbs | wc -l)" = $(($(wc -l <<<"$ifbs_before") - 1)) ] && [ "$(state_of)" = 1 ]; }
+wait_for gone 5 "the fourth's ifb and state file removed"
+gone_ifb=$(comm -23 <(echo "$ifbs_before") <(ifbs))
+checkx "its ifb ($gone_ifb) and state file are removed by gatewayd (logged)" \
+	'gone && grep -q "cni container id-four: host end $V4 gone without a DEL; removed its ifb $gone_ifb" "$GW_LOG" &&
+	! shown $V4 id-four'
+checkx "nothing else touched: the fifth's tree, registration and ifb, the foreign tbf" \
+	'[ "$(tree "$HOST" "$V5")" = "$before5" ] && shown $V5 id-five &&
+	[ "$(comm -13 <(echo "$ifbs_before") <(ifbs))" = "" ] &&
+	ip netns exec $HOST tc qdisc show dev cnibr0 | grep -q "tbf 77:"'
+
+# -- the control socket's refusals ----------------------------------------------------------
+unreg=$'gatewayd-control 1\nop unregister\nid nobody-s\nnetwork '$NET$'\nifname eth0\n\n'
+checkx "a non-root peer cannot open the 0600 socket" \
+	'[ "$(ctl "$unreg" nobody)" = "connect: Permission denied" ]'
+chmod 0711 "$TMPD" "$TMPD/run"
+chmod 0666 "$CTL"
+got=$(ctl "$unreg" nobody)
+checkx "a non-root peer on a socket open to all is refused by its credentials (SO_PEERCRED): $got" \
+	'grep -q "^error permission denied: only root" <<<"$got"'
+chmod 0600 "$CTL"
+chmod 0700 "$TMPD" "$TMPD/run"
+checkx "a message that is not one: refused" \
+	'ctl $'"'"'hello\n\n'"'"' | grep -q "^error not a gatewayd control message"'
+checkx "another protocol version: refused" \
+	'ctl "${unreg/control 1/control 2}" | grep -q "^error protocol version 2 is not spoken here"'
+checkx "unregister of a container never registered: refused" \
+	'ctl "$unreg" | grep -q "^error not registered: container nobody-s"'
+checkx "an unknown key: refused" \
+	'ctl "${unreg/ifname eth0/ifname eth0$'"'"'\n'"'"'colour blue}" | grep -q "^error line 6: unknown key \"colour\""'
+checkx "a message longer than 8 KiB: refused" \
+	'ctl "$(printf "gatewayd-control 1\n%09000d" 0)" | grep -q "^error message too long"'
+reg=$(sed 's/^ifb gwn-.*/ifb gwn-00000000000/' "$STATE"/*)
+checkx "a registration naming an ifb not its own: refused" \
+	'ctl "$reg"$'"'"'\n\n'"'"' | grep -q "^error ifb: egress is limited, so it must be gwn-"'
+checkx "gatewayd still running after the refusals, the fifth still shown" \
+	'kill -0 $GW_PID && shown $V5 id-five'
+call "$CNI" DEL id-five "/run/netns/$C5" eth0 <<<"$G5"
+rc=$?
+checkx "DEL of the fifth: unregistered, its tree, ifb and state file gone" \
+	'[ $rc -eq 0 ] && ! has_root $V5 && [ "$(ifb_of | wc -l)" = 0 ] && [ "$(state_of)" = 0 ] &&
+	grep -q "cni container id-five .*unregistered" "$GW_LOG"'
+gw_stop
+
+# -- a daemon that answers an error: the container stays shaped, ADD succeeds -----------------
+# (a stand-in on the socket that refuses the registration, then says the unregistration is
+# of a container it does not know, as a daemon does after a refusal)
+ip netns exec "$HOST" /usr/bin/python3 -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(2)
+for answer in ("error no thanks", "error not registered: container id-five"):
+    c, _ = s.accept()
+    c.recv(9000)
+    c.sendall((answer + "\n").encode())
+    c.close()
+os.unlink(sys.argv[1])' "$CTL" &
+PIDS+=("$!")
+wait_for "[ -S '$CTL' ]" 5 "the stand-in's socket"
+lines=$(wc -l <"$TMPD/stderr")
+call "$CNI" ADD id-five "/run/netns/$C5" eth0 <<<"$G5"
+rc=$?
+checkx "a daemon's refusal: ADD exits 0 with its result, shaped, one line on stderr with the daemon's words" \
+	'[ $rc -eq 0 ] && [ "$(jq -S . "$OUT")" = "$(jq -S . <<<"$R5")" ] && has_root $V5 &&
+	[ "$(wc -l <"$TMPD/stderr")" = $((lines + 1)) ] && tail -1 "$TMPD/stderr" | grep -q "no thanks"'
+call "$CNI" DEL id-five "/run/netns/$C5" eth0 <<<"$G5"
+rc=$?
+checkx "... and its DEL: exit 0, nothing left, no more lines on stderr" \
+	'[ $rc -eq 0 ] && ! has_root $V5 && [ "$(ifb_of | wc -l)" = 0 ] && [ "$(state_of)" = 0 ] &&
+	[ "$(wc -l <"$TMPD/stderr")" = $((lines + 1)) ]'
 echo "# $(wc -l <"$TMPD/stderr") lines on the plugins' stderr"

@@ -133,6 +133,51 @@ svgs_ok() {
 		[ "$(grep -c 'class="box"' "$REP/report-box-goodput.svg")" = 4 ]
 }
 check "the three plots are well-formed XML with a series per run and queue" svgs_ok
+
+# report.html: the real run's and the report's, from their results.json, and one written again
+# for an old run (--html-only) that is the same file; then the run's in headless Chromium
+check "report.html of the run: well-formed, self-contained, every figure of results.json" \
+	python3 "$TOP/tests/report_html.py" static "$CMP/report.html" "$CMP"
+check "report.html of --compare-report: both runs' columns, every figure, its three plots" bash -c "
+	python3 '$TOP/tests/report_html.py' static '$REP/report.html' '$CMP' '$RUN2' &&
+	[ \$(grep -c 'class=\"plot\"' '$REP/report.html') = 3 ]"
+cp "$RUN2/report.html" "$TMPD/run2-report.html" && rm "$RUN2/report.html"
+"$GATEWAYD" --compare-report --html-only "$RUN2" >"$TMPD/html-only.out" 2>&1
+check "--compare-report --html-only RUNDIR writes the same report.html again ($?: $(cat "$TMPD/html-only.out"))" \
+	cmp -s "$RUN2/report.html" "$TMPD/run2-report.html"
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+# shot PAGE PNG NETLOG: PAGE rendered in a network namespace of its own (nothing to reach), the
+# browser's requests in NETLOG; every host name resolves to nothing, a page's requests show
+shot() {
+	timeout 60 unshare -n "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--force-device-scale-factor=1 --user-data-dir="$TMPD/chromium-${2##*/}" --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--disable-default-apps --disable-extensions --no-pings \
+		--host-resolver-rules="MAP * ~NOTFOUND" --log-net-log="$3" --net-log-capture-mode=Everything \
+		--window-size=1200,3000 --screenshot="$2" "file://$1" >"$2.log" 2>&1
+}
+if [ "${REPORT_CHROMIUM:-1}" = 0 ]; then
+	skip "report.html in Chromium" "REPORT_CHROMIUM=0 (the sanitizer build's run: the page is the same)"
+elif [ ! -x "$CHROMIUM" ]; then
+	skip "report.html in Chromium" "$CHROMIUM not installed (Debian package chromium)"
+else
+	start=$SECONDS
+	# the control: a page that asks for two things (names that resolve nowhere) shows in the log
+	printf '<!DOCTYPE html><p>x<img src="http://report-check.invalid/x.png"></p>' >"$TMPD/control.html"
+	shot "$TMPD/control.html" "$TMPD/control.png" "$TMPD/control.netlog" & cpid=$!
+	shot "$CMP/report.html" "$TMPD/report.png" "$TMPD/report.netlog"
+	rc=$?
+	wait $cpid
+	echo "# Chromium rendered report.html (and the control page beside it) in $((SECONDS - start)) s"
+	np=$(grep -c 'class="plot"' "$CMP/report.html")
+	check "Chromium renders report.html ($rc): the table and its $np plots drawn, each in its frame" \
+		python3 "$TOP/tests/report_html.py" shot "$TMPD/report.png" "$np"
+	check "and makes no network request: none by the page in the net log" \
+		python3 "$TOP/tests/report_html.py" netlog "$TMPD/report.netlog"
+	check "the net log check sees a page's requests (the control page's)" \
+		python3 "$TOP/tests/report_html.py" netlog "$TMPD/control.netlog" --expect
+	echo "# report.html checks took $((SECONDS - start)) s"
+fi
 mkdir -p "$TMPD/empty-run" "$TMPD/bad-run"
 printf '{"schema": "gatewayd-compare", "version": 1,\n "runs": [,]}\n' >"$TMPD/bad-run/results.json"
 refuses() { # refuses WANT ARGS...: exit 2 and WANT in the message
@@ -148,6 +193,7 @@ check "a directory without results.json: exit 2" \
 check "a broken results.json: exit 2 with its file and line" \
 	refuses "$TMPD/bad-run/results.json:2: not JSON" "$CMP" "$TMPD/bad-run"
 check "two runs with one label: exit 2" refuses "two runs are labelled 'x'" "$CMP=x" "$RUN2=x"
+check "--html-only wants one run directory" refuses "want one run directory" --html-only "$CMP" "$RUN2"
 
 ns_new NS_R r || { not_ok "namespace"; exit 1; }
 ip -n "$NS_R" link add wan0 type veth peer name wan1 && ip -n "$NS_R" link set wan0 up &&

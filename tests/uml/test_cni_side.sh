@@ -5,4 +5,4 @@
 # (tests/uml/guest/cni-side.sh does the work; tests/bench/cni-side.sh is its longer run).
 # Run from the repo root as root.
 . "$(dirname "$0")/host.sh"
-uml_suite "CNI plugins side by side in UML" 150 "cni-side.sh 5"
+uml_suite "CNI plugins side by side in UML" 300 "cni-side.sh 5"

@@ -5,6 +5,7 @@
 #include <crypt.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -817,6 +818,50 @@ out:
 	free(buf);
 }
 
+/* A socket the caller bound (as the daemon does for its unprivileged web process): served,
+ * kept open by the caller across a stop, and served again by the next server. */
+static void test_given_socket(void)
+{
+	struct gw_webui_source src = { NULL, src_get, src_history, NULL };
+	char addr[32], err[256], *buf = malloc(1 << 16);
+	struct gw_webui_listen l;
+	struct gw_webui_opts o = { .auth_file = NULL };
+	struct gw_webui *w = NULL;
+	int port = free_port(), fd = -1, fds = open_fds(), r;
+
+	the_snapshot = make_snapshot();
+	the_snapshot->unix_time = 1e300;
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	listen_at(&l, addr);
+	r = gw_webui_bind(&l, &fd, err, sizeof(err));
+	if (!CHECK(r == 0 && fd >= 0, "the caller binds %s (%s)", addr, err))
+		goto out;
+	o.listen_fds = &fd;
+	for (int round = 0; round < 2; round++) {
+		r = gw_webui_start_opts(&l, 1, &o, &src, &w, err, sizeof(err));
+		CHECK(r == 0 && w, "server %d on the caller's socket (%s)", round, err);
+		r = http_get(port, "GET /api/status HTTP/1.0\r\n\r\n", buf, 1 << 16);
+		CHECK(r > 0 && strstr(buf, "\"seq\":42"), "server %d answers on it", round);
+		if (!round) {
+			int other = -1;
+
+			r = gw_webui_bind(&l, &other, err, sizeof(err));
+			CHECK(r == -EADDRINUSE && strstr(err, "Address already in use"),
+			      "a second bind while it is served: %s", err);
+			if (other >= 0)
+				close(other);
+		}
+		gw_webui_stop(w);
+		w = NULL;
+		CHECK(fcntl(fd, F_GETFD) >= 0, "the caller's socket stays open after a stop");
+	}
+	close(fd);
+	CHECK_EQ_INT(open_fds(), fds, "nothing else left open");
+out:
+	gw_snapshot_put(the_snapshot);
+	free(buf);
+}
+
 /* The probe's targets: one-way delays in /api/status (null when none) and in /metrics, whose
  * families appear only when a target has one. */
 static void test_probe_owd(struct gw_snapshot *s)
@@ -974,5 +1019,6 @@ int main(void)
 	gw_snapshot_put(s);
 	test_snapshot_put();
 	test_server();
+	test_given_socket();
 	return tap_done();
 }

@@ -119,6 +119,11 @@ static void fill_dir(struct gw_snap_dir *d, size_t n)
 		d->autorate.changes[i] = nu();
 	d->autorate.refused = nu();
 	d->autorate.threshold_ms = nd();
+	d->cni.present = true;
+	ns(d->cni.id, sizeof(d->cni.id));
+	ns(d->cni.netns, sizeof(d->cni.netns));
+	ns(d->cni.network, sizeof(d->cni.network));
+	ns(d->cni.ifname, sizeof(d->cni.ifname));
 }
 
 static void fill_probe(struct gw_snap_probe *p, size_t n)
@@ -255,7 +260,7 @@ static void test_sizes(void)
 {
 	/* pinned: change these with webui/wire.c, docs/privsep.md and fill_* above */
 	CHECK_EQ_INT(sizeof(struct gw_snap_class), 1344, "struct gw_snap_class's size (wire.c)");
-	CHECK_EQ_INT(sizeof(struct gw_snap_dir), 1928, "struct gw_snap_dir's size (wire.c)");
+	CHECK_EQ_INT(sizeof(struct gw_snap_dir), 2592, "struct gw_snap_dir's size (wire.c)");
 	CHECK_EQ_INT(sizeof(struct gw_snap_probe), 2440, "struct gw_snap_probe's size (wire.c)");
 	CHECK_EQ_INT(sizeof(struct gw_snap_loadtest), 3728, "struct gw_snap_loadtest's size");
 	CHECK_EQ_INT(sizeof(struct gw_snapshot), 6664, "struct gw_snapshot's size (wire.c)");

@@ -588,6 +588,10 @@
 			const sec = main.appendChild(el("section", "link"));
 			const h2 = sec.appendChild(el("h2", null, link.name + " "));
 			h2.appendChild(el("span", "muted", link.interface));
+			// a container gatewayd-cni registered: who it is
+			if (link.cni)
+				h2.appendChild(el("span", "muted", " container " + link.cni.container_id +
+					" (" + link.cni.ifname + " in " + link.cni.netns + ")"));
 			if (link.present === false) {
 				/* nothing is shaped, so nothing to chart: said instead */
 				sec.appendChild(el("p", "waiting", "waiting for " + link.interface));
@@ -841,7 +845,7 @@
 		const res = await fetch("/api/history?" + q.toString(), { cache: "no-store" });
 		// a container that went between the status and this request has no history: its
 		// section goes with the next poll
-		if (res.status === 404 && v.link.startsWith("ctr:")) return;
+		if (res.status === 404 && (v.link.startsWith("ctr:") || v.link.startsWith("cni:"))) return;
 		if (!res.ok) throw new Error("history " + res.status);
 		const h = await res.json();
 		line.s.prepend(h.points, h.columns);

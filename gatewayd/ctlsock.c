@@ -1,0 +1,352 @@
+/* gatewayd/ctlsock.c: the control socket: accept root's peers (SO_PEERCRED), read one message
+ * of at most GW_CTR_REG_MAX bytes within a deadline, hand it over, write one reply line, close.
+ * Every fd non-blocking; every refusal answered and logged, at most a line per 10 s. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include "gatewayd/ctlsock.h"
+#include "gatewayd/sys/clock.h"
+#include "gatewayd/sys/fd.h"
+#include "gatewayd/sys/log.h"
+#include "gatewayd/sys/ratelog.h"
+#include "gatewayd/tree/ctrreg.h"
+
+#define TICK_S 0.25		/* the deadlines are looked at this often while a client is there */
+#define ACCEPT_PER_WAKE 32
+
+struct client {
+	int fd;			/* -1: a free slot */
+	double deadline;
+	size_t len;
+	char buf[GW_CTR_REG_MAX + 1];
+};
+
+struct gw_ctlsock {
+	int ep, listen_fd, timer_fd;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	bool made_dir;
+	dev_t dev;
+	ino_t ino;		/* the socket file, to remove only our own at close */
+	gw_ctlsock_handler h;
+	void *arg;
+	struct client c[GW_CTLSOCK_CLIENTS];
+	size_t n;
+	bool ticking;
+	struct gw_ratelog rl;
+};
+
+static void note(struct gw_ctlsock *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct gw_ctlsock *s, const char *fmt, ...)
+{
+	char line[600];
+	uint64_t held = 0;
+	va_list ap;
+
+	if (!gw_ratelog_ok(&s->rl, gw_mono_now(), GW_RATELOG_EVERY_S, &held))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (held)
+		gw_log(GW_LOG_WARNING, "control socket: %s (and %llu more refusals not logged)",
+		       line, (unsigned long long)held);
+	else
+		gw_log(GW_LOG_WARNING, "control socket: %s", line);
+}
+
+/* One reply line, best effort: it is far smaller than the socket's buffer. */
+static void reply_to(int fd, const char *text)
+{
+	char line[GW_CTR_REG_REPLY_MAX];
+	int n = snprintf(line, sizeof(line), "%s\n", text);
+
+	if (n >= (int)sizeof(line)) {
+		n = (int)sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
+	if (send(fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		return;	/* the peer is gone: nothing more to tell it */
+}
+
+static void set_tick(struct gw_ctlsock *s, bool on)
+{
+	struct itimerspec its = { 0 };
+
+	if (on == s->ticking)
+		return;
+	if (on) {
+		its.it_interval.tv_nsec = (long)(TICK_S * 1e9);
+		its.it_value = its.it_interval;
+	}
+	timerfd_settime(s->timer_fd, 0, &its, NULL);
+	s->ticking = on;
+}
+
+static void drop(struct gw_ctlsock *s, struct client *c)
+{
+	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	gw_fd_close(&c->fd);
+	c->len = 0;
+	s->n--;
+	set_tick(s, s->n > 0);
+}
+
+static void refuse(int fd, const char *why)
+{
+	reply_to(fd, why);
+	close(fd);
+}
+
+static void on_accept(struct gw_ctlsock *s)
+{
+	for (int i = 0; i < ACCEPT_PER_WAKE; i++) {
+		struct ucred cr;
+		socklen_t crl = sizeof(cr);
+		struct client *c = NULL;
+		int fd = accept4(s->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+				note(s, "accept: %s", strerror(errno));
+			return;
+		}
+		/* the kernel's word on who connected, not anything the peer says */
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crl) || crl != sizeof(cr)) {
+			note(s, "a peer whose credentials cannot be read: refused");
+			refuse(fd, "error cannot read your credentials");
+			continue;
+		}
+		if (cr.uid != 0) {
+			note(s, "refused pid %d, uid %u: only root may register containers",
+			     (int)cr.pid, (unsigned)cr.uid);
+			refuse(fd, "error permission denied: only root may use this socket");
+			continue;
+		}
+		for (size_t k = 0; k < GW_CTLSOCK_CLIENTS && !c; k++)
+			if (s->c[k].fd < 0)
+				c = &s->c[k];
+		if (!c) {
+			note(s, "refused pid %d: %d connections open already", (int)cr.pid,
+			     GW_CTLSOCK_CLIENTS);
+			refuse(fd, "error busy: too many connections; try again");
+			continue;
+		}
+		if (gw_epoll_set(s->ep, EPOLL_CTL_ADD, fd, EPOLLIN, (epoll_data_t){ .ptr = c })) {
+			refuse(fd, "error out of resources");
+			continue;
+		}
+		c->fd = fd;
+		c->len = 0;
+		c->deadline = gw_mono_now() + GW_CTLSOCK_DEADLINE_S;
+		s->n++;
+		set_tick(s, true);
+	}
+}
+
+static void on_client(struct gw_ctlsock *s, struct client *c)
+{
+	char reply[GW_CTR_REG_REPLY_MAX] = "";
+	size_t whole;
+	ssize_t r;
+
+	for (;;) {
+		r = read(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return;	/* more to come, before the deadline */
+		if (r <= 0) {
+			note(s, "a client closed before its message was whole (%zu bytes)", c->len);
+			reply_to(c->fd, "error incomplete message: no blank line at its end");
+			drop(s, c);
+			return;
+		}
+		c->len += (size_t)r;
+		if ((whole = gw_ctr_reg_complete(c->buf, c->len)))
+			break;
+		if (c->len >= sizeof(c->buf) - 1) {
+			note(s, "a message longer than %d bytes: refused", GW_CTR_REG_MAX);
+			reply_to(c->fd, "error message too long");
+			drop(s, c);
+			return;
+		}
+	}
+	c->buf[c->len] = '\0';
+	/* one message per connection: anything after its blank line is the decoder's to refuse */
+	s->h(s->arg, c->buf, c->len, reply, sizeof(reply));
+	if (!reply[0])
+		snprintf(reply, sizeof(reply), "error no answer");
+	if (strncmp(reply, "ok", 2))
+		note(s, "%s", reply);
+	reply_to(c->fd, reply);
+	drop(s, c);
+}
+
+static void on_tick(struct gw_ctlsock *s)
+{
+	double now = gw_mono_now();
+	uint64_t exp;
+
+	if (read(s->timer_fd, &exp, sizeof(exp)) != sizeof(exp))
+		return;
+	for (size_t k = 0; k < GW_CTLSOCK_CLIENTS; k++) {
+		struct client *c = &s->c[k];
+
+		if (c->fd < 0 || c->deadline > now)
+			continue;
+		note(s, "a client sent %zu bytes and no whole message in %.0f s: dropped", c->len,
+		     GW_CTLSOCK_DEADLINE_S);
+		reply_to(c->fd, "error timed out: a message must come whole within 2 s");
+		drop(s, c);
+	}
+}
+
+void gw_ctlsock_dispatch(struct gw_ctlsock *s)
+{
+	struct epoll_event ev[GW_CTLSOCK_CLIENTS + 2];
+	int n = epoll_wait(s->ep, ev, GW_CTLSOCK_CLIENTS + 2, 0);
+
+	for (int i = 0; i < n; i++) {
+		void *p = ev[i].data.ptr;
+
+		if (p == &s->listen_fd)
+			on_accept(s);
+		else if (p == &s->timer_fd)
+			on_tick(s);
+		else if (((struct client *)p)->fd >= 0)
+			on_client(s, p);
+	}
+}
+
+int gw_ctlsock_fd(const struct gw_ctlsock *s)
+{
+	return s->ep;
+}
+
+/* A socket file at path: a live daemon's (-EADDRINUSE), stale (removed: 0), not a socket
+ * (-EEXIST), or nothing (0). */
+static int clear_path(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, r;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	memcpy(sa.sun_path, path, strlen(path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	/* EAGAIN: a live listener whose backlog is full */
+	r = r == 0 || errno == EAGAIN ? -EADDRINUSE : 0;
+	close(fd);
+	if (!r && unlink(path) && errno != ENOENT)
+		r = -errno;
+	return r;
+}
+
+static int fail(char *err, size_t errlen, int r, const char *what, const char *path)
+{
+	snprintf(err, errlen, "%s %s: %s", what, path,
+		 r == -EADDRINUSE ? "another gatewayd listens there" :
+		 r == -EEXIST ? "there and not a socket (left alone)" : strerror(-r));
+	return r;
+}
+
+int gw_ctlsock_open(const char *path, gw_ctlsock_handler h, void *arg, struct gw_ctlsock **out,
+		    char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct gw_ctlsock *s;
+	struct stat st;
+	char *slash;
+	int r;
+
+	*out = NULL;
+	if (strlen(path) >= sizeof(sa.sun_path) || path[0] != '/')
+		return fail(err, errlen, -ENAMETOOLONG, "control socket", path);
+	if (!(s = calloc(1, sizeof(*s))))
+		return -ENOMEM;
+	s->ep = s->listen_fd = s->timer_fd = -1;
+	for (size_t k = 0; k < GW_CTLSOCK_CLIENTS; k++)
+		s->c[k].fd = -1;
+	s->h = h;
+	s->arg = arg;
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	snprintf(s->dir, sizeof(s->dir), "%s", path);
+	slash = strrchr(s->dir, '/');
+	*slash = '\0';
+	if (s->dir[0] && mkdir(s->dir, 0755) == 0)
+		s->made_dir = true;
+	else if (s->dir[0] && errno != EEXIST) {
+		r = fail(err, errlen, -errno, "control socket's directory", s->dir);
+		goto bad;
+	}
+	if ((r = clear_path(path))) {
+		fail(err, errlen, r, "control socket", path);
+		goto bad;
+	}
+	s->ep = epoll_create1(EPOLL_CLOEXEC);
+	s->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	s->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (s->ep < 0 || s->timer_fd < 0 || s->listen_fd < 0) {
+		r = fail(err, errlen, -errno, "control socket", path);
+		goto bad;
+	}
+	/* the mode the file is made with (Linux takes it from the socket's inode, less the
+	 * umask): never a moment when anyone else could connect */
+	fchmod(s->listen_fd, 0600);
+	memcpy(sa.sun_path, path, strlen(path));
+	if (bind(s->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) ||
+	    stat(path, &st) || listen(s->listen_fd, GW_CTLSOCK_CLIENTS)) {
+		r = fail(err, errlen, -errno, "control socket", path);
+		goto bad;
+	}
+	s->dev = st.st_dev;
+	s->ino = st.st_ino;
+	if ((r = gw_epoll_set(s->ep, EPOLL_CTL_ADD, s->listen_fd, EPOLLIN,
+			      (epoll_data_t){ .ptr = &s->listen_fd })) ||
+	    (r = gw_epoll_set(s->ep, EPOLL_CTL_ADD, s->timer_fd, EPOLLIN,
+			      (epoll_data_t){ .ptr = &s->timer_fd }))) {
+		fail(err, errlen, r, "control socket", path);
+		goto bad;
+	}
+	*out = s;
+	return 0;
+bad:
+	gw_ctlsock_close(s);
+	return r;
+}
+
+void gw_ctlsock_close(struct gw_ctlsock *s)
+{
+	struct stat st;
+
+	if (!s)
+		return;
+	for (size_t k = 0; k < GW_CTLSOCK_CLIENTS; k++)
+		gw_fd_close(&s->c[k].fd);
+	if (s->listen_fd >= 0 && lstat(s->path, &st) == 0 && st.st_dev == s->dev &&
+	    st.st_ino == s->ino)
+		unlink(s->path);
+	gw_fd_close(&s->listen_fd);
+	gw_fd_close(&s->timer_fd);
+	gw_fd_close(&s->ep);
+	/* the directory goes with us if we made it and nothing else is in it */
+	if (s->made_dir)
+		rmdir(s->dir);
+	free(s);
+}
