@@ -18,6 +18,7 @@
 /* A queue --compare names: a qdisc kind's name (lower case, digits, '_'), or one with
  * "-shaper" (a kind that shapes by itself); webui/ knows no kind list of its own. */
 #define QDISC_NAME_MAX 23
+#define LABEL_MAX 95		/* a run's label: its queue and knobs (the bench's CMP_LABEL_MAX - 1) */
 #define MAX_RUNS 8
 #define JSON_DEPTH 32
 
@@ -65,16 +66,37 @@ static bool known_qdisc(const char *q)
 	return known_qdisc_n(q, strlen(q));
 }
 
-/* The plots --compare writes, and nothing else. */
+/* A label's file name, as --compare writes it: '=' as '-', any other character outside
+ * A-Z a-z 0-9 . _ + - as '_' (fq_codel:target=2ms is fq_codel_target-2ms). */
+static void label_file(const char *label, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", label);
+	for (char *c = buf; *c; c++)
+		if (*c == '=')
+			*c = '-';
+		else if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			   (*c >= '0' && *c <= '9') || strchr("._+-", *c)))
+			*c = '_';
+}
+
+/* The plots --compare writes, and nothing else: flows-LABEL.svg, LABEL a queue's name and
+ * then nothing or its knobs in a file name's characters (no '/', nothing hidden). */
 static bool known_plot(const char *name)
 {
 	size_t n = strlen(name);
 
 	if (!strcmp(name, "latency-cdf.svg") || !strcmp(name, "latency-time.svg"))
 		return true;
-	if (n < 11 || n > 40 || strncmp(name, "flows-", 6) || strcmp(name + n - 4, ".svg"))
+	if (n < 11 || n > 10 + LABEL_MAX || strncmp(name, "flows-", 6) ||
+	    strcmp(name + n - 4, ".svg"))
 		return false;
-	return known_qdisc_n(name + 6, n - 10);
+	if (name[6] < 'a' || name[6] > 'z')
+		return false;
+	for (size_t q = 7; q < n - 4; q++)
+		if (!((name[q] >= 'a' && name[q] <= 'z') || (name[q] >= 'A' && name[q] <= 'Z') ||
+		      (name[q] >= '0' && name[q] <= '9') || strchr("._+-", name[q])))
+			return false;
+	return true;
 }
 
 /* Read dir/name whole, at most max bytes; st gets what was read (for the cache). */
@@ -193,6 +215,22 @@ static int bad(char *err, size_t errlen, const char *what)
 	return -EBADMSG;
 }
 
+/* A run's label (its queue and knobs: "fq_codel:target=2ms"), the queue's name q when the
+ * file has none (older ones) or one that is not q followed by knobs. */
+static const char *run_label(json_object *in, const char *q)
+{
+	const char *l = get_str(in, "label", LABEL_MAX);
+	size_t n = strlen(q);
+
+	if (!l || strncmp(l, q, n) || (l[n] && l[n] != ':'))
+		return q;
+	for (const char *c = l + n; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || strchr("._+-:=", *c)))
+			return q;
+	return l;
+}
+
 static int summarize_run(json_object *in, json_object *out, char *err, size_t errlen)
 {
 	const char *q = get_str(in, "qdisc", 16), *note = get_str(in, "note", 512), *grade;
@@ -206,6 +244,7 @@ static int summarize_run(json_object *in, json_object *out, char *err, size_t er
 	    !json_object_is_type(ran, json_type_boolean))
 		return bad(err, errlen, "a run's 'ran' is missing or not a boolean");
 	json_object_object_add(out, "qdisc", json_object_new_string(q));
+	json_object_object_add(out, "label", json_object_new_string(run_label(in, q)));
 	json_object_object_add(out, "ran", json_object_new_boolean(json_object_get_boolean(ran)));
 	json_object_object_add(out, "note", json_object_new_string(note ? note : ""));
 	if (!json_object_get_boolean(ran))
@@ -231,7 +270,7 @@ static int summarize_run(json_object *in, json_object *out, char *err, size_t er
 static void add_plots(json_object *root, json_object *runs, const char *dir)
 {
 	json_object *plots = json_object_new_array();
-	char name[64];
+	char name[LABEL_MAX + 16], file[LABEL_MAX + 1];
 	struct stat st;
 	int dfd = dir[0] ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 
@@ -247,7 +286,14 @@ static void add_plots(json_object *root, json_object *runs, const char *dir)
 			if (!json_object_object_get_ex(r, "ran", &ran) ||
 			    !json_object_get_boolean(ran))
 				continue;
-			snprintf(name, sizeof(name), "flows-%s.svg", get_str(r, "qdisc", 16));
+			/* a run summarized (so its qdisc is known): its label names the plot
+			 * (flows-fifo_limit-50.svg; flows-fifo.svg without knobs) */
+			const char *q = get_str(r, "qdisc", 16);
+
+			if (!q)
+				continue;
+			label_file(run_label(r, q), file, sizeof(file));
+			snprintf(name, sizeof(name), "flows-%s.svg", file);
 		}
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 			json_object_array_add(plots, json_object_new_string(name));
@@ -324,7 +370,9 @@ int gw_lastcmp_summarize(const char *text, size_t len, const char *dir, double m
 	json_object_object_add(root, "kernel_release", json_object_new_string(s ? s : ""));
 	ocfg = json_object_new_object();
 	json_object_object_add(root, "config", ocfg);
-	if (!copy_num(cfg, "rate_bps", ocfg, NULL) || !copy_num(cfg, "rtt_ms", ocfg, NULL) ||
+	/* rate_bps_down/_up: each direction's (--rate DOWN/UP); null in files older than them */
+	if (!copy_num(cfg, "rate_bps", ocfg, NULL) || !copy_num(cfg, "rate_bps_down", ocfg, NULL) ||
+	    !copy_num(cfg, "rate_bps_up", ocfg, NULL) || !copy_num(cfg, "rtt_ms", ocfg, NULL) ||
 	    !copy_num(cfg, "duration_s", ocfg, NULL) || !copy_num(cfg, "probe_hz", ocfg, NULL) ||
 	    !copy_num(cfg, "tcp_flows_per_direction", ocfg, NULL) ||
 	    !copy_num(cfg, "udp_flood_bps", ocfg, NULL)) {

@@ -55,15 +55,29 @@ struct cmp_queue {
 /* The q-th queue, NULL past the last. */
 const struct cmp_queue *cmp_queue(enum cmp_qdisc q);
 
+/* One queue of --qdiscs as given: its kind, its knobs (qspec.c). */
+#define CMP_LABEL_MAX 96
+#define CMP_KNOBS_MAX 320
+#define CMP_QDISCS_TEXT_MAX 1024	/* --qdiscs' whole text */
+struct cmp_pick {
+	enum cmp_qdisc q;
+	char label[CMP_LABEL_MAX];	/* "fq_codel:target=2ms:quantum=300": its column */
+	char knobs[CMP_KNOBS_MAX];	/* the child block's keys, libconfig text: `target =
+					 * "2ms"; quantum = 300L;` ("" for none) */
+};
+
 enum cmp_phase { CMP_PH_IDLE1, CMP_PH_TCP, CMP_PH_FLOOD, CMP_PH_IDLE2, CMP_PH_COUNT };
 
 struct cmp_opts {
-	uint64_t rate_bps;		/* bits/s, each direction */
-	char rate_text[32];
+	uint64_t rate_bps;		/* bits/s: the down rate (both, when symmetric) */
+	char rate_text[32];		/* --rate as given: "20mbit", "40mbit/10mbit" */
+	uint64_t dir_bps[2];		/* bits/s per direction: [0] up, [1] down */
+	char dir_text[2][32];		/* each direction's rate as the config takes it */
 	int64_t rtt_us;			/* base RTT the delay box adds (half each way) */
 	double duration_s;		/* one qdisc's whole run, all four phases */
 	enum cmp_qdisc qdiscs[CMP_MAX_QDISCS];
 	size_t n_qdiscs;
+	struct cmp_pick pick[CMP_MAX_QDISCS];	/* qdiscs[i] with its knobs: pick[i] */
 	char out[4096];			/* "" = no files */
 	char config[4096];		/* -c: a config whose compare_dir is the default out */
 	enum cmp_kernel kernel;
@@ -73,6 +87,17 @@ struct cmp_opts {
 	char self[4096];		/* this binary, for the gatewayd child */
 	struct cmp_scenario sc;
 };
+
+/* Direction d's rate (0 up, 1 down), bits/s: rate_bps where no direction's own was set. */
+static inline double cmp_dir_bps(const struct cmp_opts *o, int d)
+{
+	return (double)(o->dir_bps[d] ? o->dir_bps[d] : o->rate_bps);
+}
+
+static inline bool cmp_asymmetric(const struct cmp_opts *o)
+{
+	return cmp_dir_bps(o, 0) != cmp_dir_bps(o, 1);
+}
 
 /* The four namespaces and their addresses. */
 struct cmp_bed {
@@ -153,6 +178,8 @@ struct cmp_pct {
 
 struct cmp_result {
 	enum cmp_qdisc q;
+	char label[CMP_LABEL_MAX];	/* the queue with its knobs ("" : the queue's name) */
+	char knobs[CMP_KNOBS_MAX];	/* its cmp_pick's */
 	bool ran;
 	char note[256];			/* why skipped, or what went wrong */
 	double phase_start[CMP_PH_COUNT + 1];	/* seconds since the run's start */
@@ -187,6 +214,23 @@ struct cmp_result {
 /* compare.c */
 const char *cmp_qdisc_name(enum cmp_qdisc q);
 const char *cmp_phase_name(enum cmp_phase p);
+
+/* qspec.c: --qdiscs: queues (at most max) with their knobs, `fq_codel:target=2ms:quantum=300`
+ * (a KEY=VALUE after a comma is one more knob of the queue before it), each checked both ways
+ * by the config's child parser. 0, or -EINVAL with the message in err. */
+int cmp_parse_qdiscs(const char *list, struct cmp_pick *out, size_t max, size_t *n, char *err,
+		     size_t errlen);
+/* --rate: "20mbit" (both ways) or "40mbit/10mbit" (down/up), 100kbit..1gbit each: bits/s into
+ * bps ([0] up, [1] down), each one's text into text. 0 or -EINVAL. */
+int cmp_parse_rates(const char *s, uint64_t bps[2], char text[2][32]);
+/* The child block's settings of queue x with the user's knobs, and the kind's bench settings
+ * the knobs do not override (on the ifb, its ingress ones too): `kind = "fifo"; limit = 1000;` */
+void cmp_child_text(const struct cmp_queue *x, const char *knobs, bool ingress, char *buf,
+		    size_t len);
+/* A run's column: its label, or its queue's name. */
+const char *cmp_result_label(const struct cmp_result *r);
+/* The label as a file name part: fq_codel:target=2ms is "fq_codel_target-2ms". */
+void cmp_label_file(const struct cmp_result *r, char *buf, size_t len);
 
 /* compare_bed.c: namespaces, spawning inside them, cleanup */
 int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen);

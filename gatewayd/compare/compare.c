@@ -69,8 +69,9 @@ const char *cmp_phase_name(enum cmp_phase p)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gatewayd --compare [--rate 20mbit] [--rtt 40ms] [--duration 30s]\n"
-		"                [--qdiscs fifo,fq_codel,cake,cake-shaper] [--out DIR | -c CONFIG]\n"
+		"usage: gatewayd --compare [--rate 20mbit|DOWN/UP] [--rtt 40ms] [--duration 30s]\n"
+		"                [--qdiscs fifo,fq_codel:target=2ms,cake,cake-shaper]\n"
+		"                [--out DIR | -c CONFIG]\n"
 		"                [--kernel auto|host|uml]\n"
 		"       gatewayd --compare --scenario variable [--steps 40/10,12/4,30/8]\n"
 		"                [--step-time 20s] [--ways autorate,fixed,none] [--qdiscs fq_codel]\n"
@@ -84,36 +85,33 @@ static void usage(FILE *f)
 		"results.json and SVG plots into DIR, by default CONFIG's compare_dir or\n"
 		GW_COMPARE_DIR_DEFAULT ", where the daemon's status page shows the last one).\n"
 		"--duration is each queue's whole run.\n"
+		"--rate DOWN/UP shapes each direction at its own rate (--rate 8mbit/4mbit: 8 down,\n"
+		"4 up); one rate is both.\n"
+		"--qdiscs KIND[:KNOB[:KNOB...]],...: a queue with knobs in gatewayd.conf's own\n"
+		"names, KEY=VALUE, a bool's name or an enum's word: fq_codel:target=2ms:ecn,\n"
+		"cake:diffserv4, fifo:limit=50 (a KEY=VALUE after a comma is one more knob of the\n"
+		"queue before it); each is a column of its own, headed by its label. A bad knob\n"
+		"is refused (exit 2) before anything starts, in the config's words.\n"
 		"--scenario variable: the delay box's capacity changes in steps (down/up Mbit/s,\n"
 		"each --step-time long) under 4+4 TCP flows, and the gateway runs gatewayd with\n"
 		"autorate, at the first step's rate, and not at all (results in DIR/variable\n"
 		"without --out).\n"
 		"--kernel auto (default) runs in a User-Mode Linux guest when this kernel lacks\n"
-		"netem, fq_codel or cake. Needs root and iproute2.\n");
+		"netem, fq_codel or cake; --kernel host refuses (exit 2) a queue whose kind this\n"
+		"kernel lacks. Needs root and iproute2.\n");
 }
 
-static int parse_qdiscs(char *s, struct cmp_opts *o)
+static int parse_qdiscs(const char *s, struct cmp_opts *o)
 {
-	o->n_qdiscs = 0;
-	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
-		const struct cmp_queue *x;
-		char all[256] = "";
-		size_t n = 0;
-		int q;
+	char err[512];
 
-		for (q = 0; (x = cmp_queue((enum cmp_qdisc)q)); q++)
-			if (!strcmp(tok, x->name))
-				break;
-		if (!x || o->n_qdiscs == CMP_MAX_QDISCS) {
-			for (int k = 0; (x = cmp_queue((enum cmp_qdisc)k)) && n < sizeof(all); k++)
-				n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s", k ? ", " : "",
-						      x->name);
-			fprintf(stderr, "gatewayd: --qdiscs: unknown qdisc '%s' (%s)\n", tok, all);
-			return -EINVAL;
-		}
-		o->qdiscs[o->n_qdiscs++] = (enum cmp_qdisc)q;
+	if (cmp_parse_qdiscs(s, o->pick, CMP_MAX_QDISCS, &o->n_qdiscs, err, sizeof(err))) {
+		fprintf(stderr, "gatewayd: %s\n", err);
+		return -EINVAL;
 	}
-	return o->n_qdiscs ? 0 : -EINVAL;
+	for (size_t i = 0; i < o->n_qdiscs; i++)
+		o->qdiscs[i] = o->pick[i].q;
+	return 0;
 }
 
 static int parse_opts(int argc, char **argv, struct cmp_opts *o)
@@ -137,10 +135,9 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char qbuf[256] = "fifo,fq_codel,cake,cake-shaper", wbuf[64] = "autorate,fixed,none";
+	char qbuf[CMP_QDISCS_TEXT_MAX] = "fifo,fq_codel,cake,cake-shaper", wbuf[64] = "autorate,fixed,none";
 	char steps[256] = "40/10,12/4,30/8";
 	bool qset = false;
-	uint64_t rate = 2500000;
 	int64_t us;
 	int c;
 
@@ -151,15 +148,16 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 	 * its own (with round trips alone the upload's queue is laid on the download too) */
 	snprintf(o->sc.probe_method, sizeof(o->sc.probe_method), "udp");
 	snprintf(o->rate_text, sizeof(o->rate_text), "20mbit");
+	cmp_parse_rates(o->rate_text, o->dir_bps, o->dir_text);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hc:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			break;
 		case 'r':
-			if (gw_parse_rate(optarg, &rate) || rate * 8 < 100000 ||
-			    rate * 8 > 1000000000ULL) {
-				fprintf(stderr, "gatewayd: --rate: want a rate from 100kbit to 1gbit, like 20mbit, not '%s'\n",
+			if (strlen(optarg) >= sizeof(o->rate_text) ||
+			    cmp_parse_rates(optarg, o->dir_bps, o->dir_text)) {
+				fprintf(stderr, "gatewayd: --rate: want a rate from 100kbit to 1gbit, like 20mbit, or down/up rates like 40mbit/10mbit, not '%s'\n",
 					optarg);
 				return -EINVAL;
 			}
@@ -182,6 +180,11 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 			o->duration_s = (double)us / 1e6;
 			break;
 		case 'q':
+			if (strlen(optarg) >= sizeof(qbuf)) {
+				fprintf(stderr, "gatewayd: --qdiscs: longer than %zu characters\n",
+					sizeof(qbuf) - 1);
+				return -EINVAL;
+			}
 			snprintf(qbuf, sizeof(qbuf), "%s", optarg);
 			qset = true;
 			break;
@@ -262,15 +265,14 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		usage(stderr);
 		return -EINVAL;
 	}
-	o->rate_bps = rate * 8;
+	o->rate_bps = o->dir_bps[1];
 	if (!o->sc.on)
 		return parse_qdiscs(qbuf, o);
 	/* the scenario: one queue in the gateway, under htb (autorate moves htb's rates) */
 	if (!qset)
 		snprintf(qbuf, sizeof(qbuf), "fq_codel");
-	char given[256];
+	const char *given = qbuf;
 
-	snprintf(given, sizeof(given), "%s", qbuf);	/* parse_qdiscs cuts qbuf up */
 	if (parse_qdiscs(qbuf, o))
 		return -EINVAL;
 	if (o->n_qdiscs != 1 || cmp_queue(o->qdiscs[0])->shaper) {
@@ -387,7 +389,8 @@ static bool find_uml_helper(const char *self, char *out, size_t len)
 
 static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 {
-	char dur[32], tmo[32], rtt[32], q[256] = "", steps[256] = "", stept[32], ways[64] = "";
+	char dur[32], tmo[32], rtt[32], q[CMP_QDISCS_TEXT_MAX] = "", steps[256] = "", stept[32];
+	char ways[64] = "";
 	char *argv[48];
 	int i = 0;
 
@@ -415,7 +418,8 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 	for (size_t k = 0; k < o->n_qdiscs; k++) {
 		size_t l = strlen(q);
 
-		snprintf(q + l, sizeof(q) - l, "%s%s", k ? "," : "", cmp_qdisc_name(o->qdiscs[k]));
+		/* with their knobs, as the guest's --qdiscs reads them again */
+		snprintf(q + l, sizeof(q) - l, "%s%s", k ? "," : "", o->pick[k].label);
 	}
 	argv[i++] = (char *)helper;
 	argv[i++] = "--timeout";
@@ -495,12 +499,18 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 {
 	char b[64];
 
-	printf("\n%s each way, base RTT %.1f ms%s; %.0f s per queue: idle, 4+4 TCP, TCP + UDP flood, idle\n",
-	       o->rate_text, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
+	char rates[80];
+
+	if (cmp_asymmetric(o))
+		snprintf(rates, sizeof(rates), "%s down, %s up", o->dir_text[1], o->dir_text[0]);
+	else
+		snprintf(rates, sizeof(rates), "%s each way", o->rate_text);
+	printf("\n%s, base RTT %.1f ms%s; %.0f s per queue: idle, 4+4 TCP, TCP + UDP flood, idle\n",
+	       rates, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
 	       o->no_delay ? " (no netem: no added delay)" : "", o->duration_s);
 	printf("%-26s", "");
 	for (size_t i = 0; i < n; i++)
-		printf(" %13s", cmp_qdisc_name(r[i].q));
+		printf(" %13s", cmp_result_label(&r[i]));
 	printf("\n");
 	for (size_t i = 0; i < n; i++) {	/* Mbit/s for the table */
 		r[i].goodput_bps[0] /= 1e6;
@@ -564,7 +574,7 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 	printf("\n");
 	for (size_t i = 0; i < n; i++)
 		if (r[i].note[0])
-			printf("note: %s: %s\n", cmp_qdisc_name(r[i].q), r[i].note);
+			printf("note: %s: %s\n", cmp_result_label(&r[i]), r[i].note);
 	for (size_t i = 0; i < n; i++)
 		if (r[i].ran && r[i].cpu_busy >= CMP_CPU_SATURATED) {
 			printf("note: the bench's CPU was %.0f%% busy under load%s: goodput and latency then measure the CPU as much as the queue; a lower --rate, or a quieter machine, gives the queue's own figures\n",
@@ -616,7 +626,8 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 	for (size_t i = 0; i < n; i++) {
 		if (!r[i].ran)
 			continue;
-		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, cmp_qdisc_name(r[i].q));
+		cmp_label_file(&r[i], name, sizeof(name));
+		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, name);
 		bad += cmp_svg_flows(path, o, &r[i]) != 0;
 		/* and flent's own file of the queue's run, for flent and its users' scripts */
 		if (cmp_write_flent(o->out, o, &r[i], kernel, si, name, sizeof(name), err,
@@ -635,7 +646,8 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 	snprintf(path, sizeof(path), "%s/latency-time.svg", o->out);
 	chmod(path, 0644);
 	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, cmp_qdisc_name(r[i].q));
+		cmp_label_file(&r[i], name, sizeof(name));
+		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, name);
 		chmod(path, 0644);
 	}
 	/* and the page a person reads, from results.json as it was written */
@@ -682,10 +694,12 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 		struct cmp_result *x = &r[i];
 
 		x->q = o->qdiscs[i];
+		snprintf(x->label, sizeof(x->label), "%s", o->pick[i].label);
+		snprintf(x->knobs, sizeof(x->knobs), "%s", o->pick[i].knobs);
 		if (!o->have[x->q]) {
 			snprintf(x->note, sizeof(x->note), "skipped: this kernel has no %s",
 				 cmp_queue(x->q)->ops->name);
-			printf("%s: %s\n", cmp_qdisc_name(x->q), x->note);
+			printf("%s: %s\n", cmp_result_label(x), x->note);
 			continue;
 		}
 		int e = cmp_run_one(&bed, o, x, sfd);
@@ -697,13 +711,13 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 		}
 		if (e || !x->ran) {
 			x->ran = false;
-			printf("%s: failed: %s\n", cmp_qdisc_name(x->q), x->note);
+			printf("%s: failed: %s\n", cmp_result_label(x), x->note);
 			rc = 1;
 			continue;
 		}
 		cmp_derive(o, x);
 		printf("%s: done in %.1f s (set-up %.1f s, measuring %.1f s, the rest tear-down)\n",
-		       cmp_qdisc_name(x->q), x->total_s, x->setup_s, x->phase_start[CMP_PH_COUNT]);
+		       cmp_result_label(x), x->total_s, x->setup_s, x->phase_start[CMP_PH_COUNT]);
 		done++;
 	}
 	cmp_bed_down(&bed);
@@ -738,6 +752,50 @@ int gw_compare_main(int argc, char **argv)
 		fprintf(stderr, "gatewayd: --compare needs root (network namespaces, qdiscs)\n");
 		return 1;
 	}
+	if (probe_kernel(ok) < 0) {
+		fprintf(stderr, "gatewayd: cannot make a network namespace to test the kernel in\n");
+		return 1;
+	}
+	/* full: netem, ifb and the kind of every queue asked for */
+	bool full = ok[0] && ok[1];
+	char missing[128] = "";
+	size_t n = (size_t)snprintf(missing, sizeof(missing), "%s", ok[0] ? "" : " netem");
+
+	for (size_t i = 0; i < o.n_qdiscs; i++) {
+		const char *kind = cmp_queue(o.qdiscs[i])->ops->name;
+
+		if (ok[2 + o.qdiscs[i]] || strstr(missing, kind))
+			continue;
+		full = false;
+		if (n < sizeof(missing))
+			n += (size_t)snprintf(missing + n, sizeof(missing) - n, " %s", kind);
+	}
+	if (!ok[1] && n < sizeof(missing))
+		snprintf(missing + n, sizeof(missing) - n, " ifb");
+	/* --kernel host is a promise: a queue it cannot build is refused before anything starts
+	 * (auto moves to User-Mode Linux, or runs what it can where that is missing) */
+	if (o.kernel == CMP_KERNEL_HOST) {
+		char lacks[128] = "", asked[CMP_QDISCS_TEXT_MAX] = "";
+		size_t nl = 0, na = 0;
+
+		for (size_t i = 0; i < o.n_qdiscs; i++) {
+			const char *kind = cmp_queue(o.qdiscs[i])->ops->name;
+
+			if (ok[2 + o.qdiscs[i]])
+				continue;
+			if (!strstr(lacks, kind) && nl < sizeof(lacks))
+				nl += (size_t)snprintf(lacks + nl, sizeof(lacks) - nl, "%s%s",
+						       nl ? ", " : "", kind);
+			if (na < sizeof(asked))
+				na += (size_t)snprintf(asked + na, sizeof(asked) - na, "%s%s",
+						       na ? "," : "", o.pick[i].label);
+		}
+		if (nl) {
+			fprintf(stderr, "gatewayd: --kernel host: this kernel has no %s (--qdiscs %s): leave those out, or let --kernel auto or uml run the bench in User-Mode Linux\n",
+				lacks, asked);
+			return 2;
+		}
+	}
 	/* no --out: where a running daemon's status page looks: compare_dir of the config
 	 * given with -c, else compare_dir's default */
 	if (!o.out[0] && o.config[0]) {
@@ -769,26 +827,6 @@ int gw_compare_main(int argc, char **argv)
 		}
 		snprintf(o.out, sizeof(o.out), "%s", abs);
 	}
-	if (probe_kernel(ok) < 0) {
-		fprintf(stderr, "gatewayd: cannot make a network namespace to test the kernel in\n");
-		return 1;
-	}
-	/* full: netem, ifb and the kind of every queue asked for */
-	bool full = ok[0] && ok[1];
-	char missing[128] = "";
-	size_t n = (size_t)snprintf(missing, sizeof(missing), "%s", ok[0] ? "" : " netem");
-
-	for (size_t i = 0; i < o.n_qdiscs; i++) {
-		const char *kind = cmp_queue(o.qdiscs[i])->ops->name;
-
-		if (ok[2 + o.qdiscs[i]] || strstr(missing, kind))
-			continue;
-		full = false;
-		if (n < sizeof(missing))
-			n += (size_t)snprintf(missing + n, sizeof(missing) - n, " %s", kind);
-	}
-	if (!ok[1] && n < sizeof(missing))
-		snprintf(missing + n, sizeof(missing) - n, " ifb");
 	if (o.kernel == CMP_KERNEL_UML || (o.kernel == CMP_KERNEL_AUTO && !full)) {
 		const char *linux_uml = getenv("UML_LINUX");	/* as the helper reads it */
 

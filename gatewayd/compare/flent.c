@@ -78,7 +78,7 @@ void cmp_flent_name(const struct cmp_result *r, char *buf, size_t len)
 	 * colons, the title with everything but letters, digits and '-' made '_' */
 	time_t s = (time_t)floor(r->t0_unix);
 	long us = lround((r->t0_unix - (double)s) * 1e6);
-	char title[32];
+	char title[CMP_LABEL_MAX];
 	struct tm tm;
 
 	if (us >= 1000000) {
@@ -86,7 +86,7 @@ void cmp_flent_name(const struct cmp_result *r, char *buf, size_t len)
 		us -= 1000000;
 	}
 	localtime_r(&s, &tm);
-	snprintf(title, sizeof(title), "%s", cmp_qdisc_name(r->q));
+	snprintf(title, sizeof(title), "%s", cmp_result_label(r));
 	for (char *p = title; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '-'))
@@ -352,16 +352,20 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 {
 	struct json_object *m = json_object_new_object(), *a, *tp;
 	double total = r->phase_start[CMP_PH_COUNT];
-	char b[64], note[256];
+	char b[80], note[384];
 	static const char *const nulls[] = { "BATCH_NAME", "BATCH_TIME", "BATCH_TITLE",
 		"BATCH_UUID", "HTTP_GETTER_URLLIST", "HTTP_GETTER_DNS", "HTTP_GETTER_WORKERS",
 		"FLENT_VERSION" };
 
 	json_object_object_add(m, "NAME", json_object_new_string(FLENT_TEST));
-	json_object_object_add(m, "TITLE", json_object_new_string(cmp_qdisc_name(r->q)));
+	json_object_object_add(m, "TITLE", json_object_new_string(cmp_result_label(r)));
+	if (cmp_asymmetric(o))
+		snprintf(b, sizeof(b), "%s down, %s up", o->dir_text[1], o->dir_text[0]);
+	else
+		snprintf(b, sizeof(b), "%s each way", o->rate_text);
 	snprintf(note, sizeof(note),
-		 "gatewayd --compare: %s, %s each way, base RTT %.1f ms%s; 4+4 TCP, then a UDP flood; results.json beside this file",
-		 cmp_qdisc_name(r->q), o->rate_text, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
+		 "gatewayd --compare: %s, %s, base RTT %.1f ms%s; 4+4 TCP, then a UDP flood; results.json beside this file",
+		 cmp_result_label(r), b, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
 		 o->no_delay ? " (no netem)" : "");
 	json_object_object_add(m, "NOTE", json_object_new_string(note));
 	iso_time(r->t0_unix, b, sizeof(b));
@@ -399,8 +403,10 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	json_object_object_add(a, CMP_IP_SERVER, tp);
 	json_object_object_add(m, "REMOTE_METADATA", a);
 	tp = json_object_new_object();
-	json_object_object_add(tp, "qdisc", json_object_new_string(cmp_qdisc_name(r->q)));
+	json_object_object_add(tp, "qdisc", json_object_new_string(cmp_result_label(r)));
 	json_object_object_add(tp, "rate", json_object_new_string(o->rate_text));
+	json_object_object_add(tp, "rate_down", json_object_new_string(o->dir_text[1][0] ? o->dir_text[1] : o->rate_text));
+	json_object_object_add(tp, "rate_up", json_object_new_string(o->dir_text[0][0] ? o->dir_text[0] : o->rate_text));
 	snprintf(b, sizeof(b), "%.1fms", o->no_delay ? 0.0 : o->rtt_us / 1000.0);
 	json_object_object_add(tp, "rtt", json_object_new_string(b));
 	json_object_object_add(m, "TEST_PARAMETERS", tp);
@@ -408,7 +414,10 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	json_object_object_add(m, "GATEWAYD_VERSION", json_object_new_string(GW_VERSION));
 	json_object_object_add(m, "GATEWAYD_KERNEL", json_object_new_string(kernel_used));
 	json_object_object_add(m, "GATEWAYD_QDISC", json_object_new_string(cmp_qdisc_name(r->q)));
+	json_object_object_add(m, "GATEWAYD_LABEL", json_object_new_string(cmp_result_label(r)));
 	json_object_object_add(m, "GATEWAYD_RATE_BPS", json_object_new_int64((int64_t)o->rate_bps));
+	json_object_object_add(m, "GATEWAYD_RATE_BPS_DOWN", json_object_new_int64((int64_t)cmp_dir_bps(o, 1)));
+	json_object_object_add(m, "GATEWAYD_RATE_BPS_UP", json_object_new_int64((int64_t)cmp_dir_bps(o, 0)));
 	json_object_object_add(m, "GATEWAYD_CPU_BUSY", num(r->cpu_busy, 3));
 	a = json_object_new_array();
 	for (int p = 0; p < CMP_PH_COUNT; p++) {

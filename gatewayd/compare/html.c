@@ -497,7 +497,7 @@ int cmp_html_write(const char *dir, const struct rep_run *runs, size_t n,
 int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
 {
 	static struct rep_run run;	/* big: not on the stack */
-	char names[REP_MAX_QUEUES + 2][64];
+	char names[REP_MAX_QUEUES + 2][REP_QLABEL_MAX + 16];
 	const char *plot_names[REP_MAX_QUEUES + 2];
 	size_t n = 0;
 	int e;
@@ -509,8 +509,25 @@ int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
 	snprintf(names[n++], sizeof(names[0]), "latency-cdf.svg");
 	snprintf(names[n++], sizeof(names[0]), "latency-time.svg");
 	for (size_t k = 0; k < run.n_cols; k++)
-		if (run.col[k].ran)
-			snprintf(names[n++], sizeof(names[0]), "flows-%s.svg", run.col[k].qdisc);
+		if (run.col[k].ran) {
+			/* the plot --compare wrote: its label in a file name's characters
+			 * (flows-fq_codel_target-2ms.svg; flows-fifo.svg without knobs) */
+			snprintf(names[n], sizeof(names[0]), "flows-%s.svg", run.col[k].label);
+			for (char *c = names[n] + 6; c[4]; c++)
+				if (*c == '=')
+					*c = '-';
+				else if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+					   (*c >= '0' && *c <= '9') || strchr("._+-", *c)))
+					*c = '_';
+			/* a file older than labels, or written apart from --compare: the queue's */
+			char path[4096 + sizeof(names[0])];
+			struct stat st;
+
+			snprintf(path, sizeof(path), "%s/%s", dir, names[n]);
+			if (stat(path, &st))
+				snprintf(names[n], sizeof(names[0]), "flows-%s.svg", run.col[k].qdisc);
+			n++;
+		}
 	for (size_t i = 0; i < n; i++)
 		plot_names[i] = names[i];
 	e = cmp_html_write(dir, &run, 1, plot_names, n, err, errlen);

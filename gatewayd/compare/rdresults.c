@@ -56,6 +56,8 @@ struct rd {
 	size_t errlen;
 };
 
+_Static_assert(REP_QLABEL_MAX == CMP_LABEL_MAX, "a column holds any label the bench writes");
+
 __attribute__((format(printf, 3, 4)))
 static int bad(struct rd *c, const char *where, const char *fmt, ...)
 {
@@ -391,6 +393,24 @@ static bool queue_name_ok(const char *q)
 	return true;
 }
 
+/* An optional rate of config (absent: *out as it is), a positive integer when present. */
+static int get_rate(struct rd *c, struct json_object *cfg, const char *key, int64_t *out)
+{
+	struct json_object *v;
+	char at[48];
+	int e;
+
+	if (!json_object_object_get_ex(cfg, key, NULL))
+		return 0;
+	if ((e = get(c, cfg, "config", key, W_INT, &v)))
+		return e;
+	if ((*out = json_object_get_int64(v)) <= 0) {
+		snprintf(at, sizeof(at), "config.%s", key);
+		return bad(c, at, "%lld is no rate", (long long)*out);
+	}
+	return 0;
+}
+
 static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_phases,
 		    struct rep_col *col)
 {
@@ -410,12 +430,15 @@ static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_ph
 		return e;
 	if (!queue_name_ok(col->qdisc))
 		return bad(c, w, "qdisc: \"%s\" is no queue's name", col->qdisc);
+	/* label: the queue with its knobs (newer files); older ones head the column by qdisc */
+	snprintf(col->label, sizeof(col->label), "%s", col->qdisc);
+	if (json_object_object_get_ex(run, "label", NULL) &&
+	    ((e = get_str(c, run, w, "label", col->label, sizeof(col->label)))))
+		return e;
+	/* any text (report.html escapes it; file names take it through a safe set) */
 	col->ran = json_object_get_boolean(v);
 	if ((e = get_str(c, run, w, "note", col->note, sizeof(col->note))))
 		return e;
-	/* a label of the run's own (a queue with knobs) where the file has one; for report.html */
-	if (json_object_object_get_ex(run, "label", &v) && is(v, W_STR))
-		snprintf(col->label, sizeof(col->label), "%s", json_object_get_string(v));
 	if (json_object_object_get_ex(run, "qdiscs", &v) && is(v, W_ARR))
 		col->qdiscs = json_object_get(v);
 	if (!col->ran)
@@ -476,6 +499,11 @@ static int read_top(struct rd *c, struct json_object *root, struct rep_run *r)
 		return e;
 	if ((r->rate_bps = json_object_get_int64(v)) <= 0)
 		return bad(c, "config.rate_bps", "%lld is no rate", (long long)r->rate_bps);
+	/* each direction's rate (--rate DOWN/UP); older files have rate_bps alone, both ways */
+	r->rate_bps_down = r->rate_bps_up = r->rate_bps;
+	if ((e = get_rate(c, cfg, "rate_bps_down", &r->rate_bps_down)) ||
+	    (e = get_rate(c, cfg, "rate_bps_up", &r->rate_bps_up)))
+		return e;
 	if ((e = get_num(c, cfg, "config", "rtt_ms", false, &r->rtt_ms)) ||
 	    (e = get_num(c, cfg, "config", "duration_s", false, &x)) ||
 	    (e = get(c, cfg, "config", "netem", W_BOOL, &v)))

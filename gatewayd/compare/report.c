@@ -166,7 +166,7 @@ static void row_text(const struct table *t, const char *label, int what)
 		for (size_t k = 0; k < t->runs[i].n_cols; k++) {
 			const struct rep_col *c = &t->runs[i].col[k];
 
-			printf(" %*s", t->w, what == 0 ? t->runs[i].label : what == 1 ? c->qdisc :
+			printf(" %*s", t->w, what == 0 ? t->runs[i].label : what == 1 ? c->label :
 			       c->ran ? json_object_get_string(at(c->fig, "grade")) : "skipped");
 		}
 	printf("\n");
@@ -250,19 +250,30 @@ static void print_table(struct rep_run *runs, size_t n, struct json_object *warn
 	struct table t = { .runs = runs, .n_runs = n, .w = 13 };
 
 	for (size_t i = 0; i < n; i++) {
-		char rate[32], when[32];
+		char rate[80], when[32];
 		time_t g = (time_t)runs[i].generated_unix;
 		struct tm tm;
 
 		for (size_t k = 0; k < runs[i].n_cols; k++)
-			if ((int)strlen(runs[i].col[k].qdisc) > t.w)
-				t.w = (int)strlen(runs[i].col[k].qdisc);
+			if ((int)strlen(runs[i].col[k].label) > t.w)
+				t.w = (int)strlen(runs[i].col[k].label);
 		if ((int)strlen(runs[i].label) > t.w)
 			t.w = (int)strlen(runs[i].label);
-		rate_text(rate, sizeof(rate), runs[i].rate_bps);
+		rate_text(rate, sizeof(rate), runs[i].rate_bps_down);
+		if (runs[i].rate_bps_up != runs[i].rate_bps_down) {
+			size_t l = strlen(rate);
+
+			snprintf(rate + l, sizeof(rate) - l, " down, ");
+			l = strlen(rate);
+			rate_text(rate + l, sizeof(rate) - l, runs[i].rate_bps_up);
+			l = strlen(rate);
+			snprintf(rate + l, sizeof(rate) - l, " up,");
+		} else {
+			snprintf(rate + strlen(rate), sizeof(rate) - strlen(rate), " each way,");
+		}
 		if (!gmtime_r(&g, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", &tm))
 			snprintf(when, sizeof(when), "?");
-		printf("%s: %s each way, base RTT %.1f ms%s; %.0f s per queue; kernel %s %s; gatewayd %s; %s; %s\n",
+		printf("%s: %s base RTT %.1f ms%s; %.0f s per queue; kernel %s %s; gatewayd %s; %s; %s\n",
 		       runs[i].label, rate, runs[i].rtt_ms, runs[i].netem ? "" : " (no netem)",
 		       runs[i].duration_s, runs[i].kernel, runs[i].kernel_release, runs[i].version,
 		       when, runs[i].dir);
@@ -284,7 +295,7 @@ static void print_table(struct rep_run *runs, size_t n, struct json_object *warn
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < runs[i].n_cols; k++)
 			if (runs[i].col[k].note[0])
-				printf("note: %s %s: %s\n", runs[i].label, runs[i].col[k].qdisc,
+				printf("note: %s %s: %s\n", runs[i].label, runs[i].col[k].label,
 				       runs[i].col[k].note);
 }
 
@@ -338,6 +349,7 @@ static int write_json(const char *out, struct rep_run *runs, size_t n, struct js
 
 			json_object_object_add(o, "run", json_object_new_string(runs[i].label));
 			json_object_object_add(o, "qdisc", json_object_new_string(c->qdisc));
+			json_object_object_add(o, "label", json_object_new_string(c->label));
 			json_object_object_add(o, "ran", json_object_new_boolean(c->ran));
 			json_object_object_add(o, "note", json_object_new_string(c->note));
 			if (c->ran) {
@@ -378,7 +390,7 @@ static int write_plots(const char *out, struct rep_run *runs, size_t n)
 {
 	struct cmp_svg_cdfline lines[REP_MAX_COLS];
 	struct cmp_svg_boxcol ind[REP_MAX_COLS], good[REP_MAX_COLS];
-	char names[REP_MAX_COLS][REP_LABEL_MAX + 32], path[4200];
+	char names[REP_MAX_COLS][REP_LABEL_MAX + REP_QLABEL_MAX + 2], path[4200];
 	static const char *const induced_kind[] = { "induced" }, *const dirs[] = { "up", "down" };
 	size_t nl = 0, nc = 0;
 	int bad = 0;
@@ -387,10 +399,10 @@ static int write_plots(const char *out, struct rep_run *runs, size_t n)
 		for (size_t k = 0; k < runs[i].n_cols && nc < REP_MAX_COLS; k++, nc++) {
 			const struct rep_col *c = &runs[i].col[k];
 
-			snprintf(names[nc], sizeof(names[nc]), "%s %s", runs[i].label, c->qdisc);
-			ind[nc] = (struct cmp_svg_boxcol){ runs[i].label, c->qdisc,
+			snprintf(names[nc], sizeof(names[nc]), "%s %s", runs[i].label, c->label);
+			ind[nc] = (struct cmp_svg_boxcol){ runs[i].label, c->label,
 							   { &c->box_induced, NULL } };
-			good[nc] = (struct cmp_svg_boxcol){ runs[i].label, c->qdisc,
+			good[nc] = (struct cmp_svg_boxcol){ runs[i].label, c->label,
 							    { &c->box_good[0], &c->box_good[1] } };
 			if (c->ran)
 				lines[nl++] = (struct cmp_svg_cdfline){ names[nc], c->rtt, c->n_rtt,

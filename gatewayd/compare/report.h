@@ -13,6 +13,7 @@
 #define REP_MAX_QUEUES 16	/* queues (runs[]) in one results.json */
 #define REP_MAX_COLS 32		/* run x queue columns in one report: the plots' legends */
 #define REP_LABEL_MAX 32
+#define REP_QLABEL_MAX 96	/* a queue's label with its knobs (the bench's CMP_LABEL_MAX) */
 #define REP_FILE_MAX (32u << 20)	/* one results.json; a 1 h run of 8 queues is ~30 MB */
 #define REP_MAX_SAMPLES 1000000	/* probes in one queue's run (1 h at 20/s is 72,000) */
 #define REP_MAX_FLOWS 32
@@ -50,6 +51,7 @@ extern const size_t rep_n_pair_rows;
 struct json_object;
 struct rep_col {
 	char qdisc[24];
+	char label[REP_QLABEL_MAX];	/* runs[].label (the queue with its knobs), else qdisc */
 	bool ran;
 	char note[256];
 	struct json_object *fig;	/* the run's figures (results.json's, by reference) */
@@ -61,7 +63,6 @@ struct rep_col {
 					 * per 0.5 s interval of the TCP window, sorted */
 	size_t n_good[2];
 	struct cmp_box box_induced, box_good[2];
-	char label[64];			/* runs[].label where the file has one, else "" */
 	struct json_object *qdiscs;	/* runs[].qdiscs, the tree read back (by reference) */
 };
 
@@ -71,6 +72,7 @@ struct rep_run {
 	char label[REP_LABEL_MAX + 1];
 	struct json_object *config;	/* results.json's `config`, by reference */
 	int64_t rate_bps, generated_unix;
+	int64_t rate_bps_down, rate_bps_up;	/* each direction's; older files: rate_bps both */
 	double rtt_ms, duration_s;
 	bool netem;
 	char kernel[16], kernel_release[80], version[40];

@@ -146,6 +146,8 @@ static struct json_object *run_json(const struct cmp_result *r)
 	struct json_object *o = json_object_new_object(), *lat, *ind, *a, *pq;
 
 	json_object_object_add(o, "qdisc", json_object_new_string(cmp_qdisc_name(r->q)));
+	/* the column: the queue with the knobs it was given (fq_codel:target=2ms) */
+	json_object_object_add(o, "label", json_object_new_string(cmp_result_label(r)));
 	json_object_object_add(o, "ran", json_object_new_boolean(r->ran));
 	json_object_object_add(o, "note", json_object_new_string(r->note));
 	if (!r->ran)
@@ -279,12 +281,16 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 		json_object_object_add(root, "metadata", meta_json(si, kernel_used));
 	cfg = json_object_new_object();
 	json_object_object_add(cfg, "rate_bps", json_object_new_int64((int64_t)o->rate_bps));
+	/* each direction's own (--rate DOWN/UP); rate_bps is the down rate */
+	json_object_object_add(cfg, "rate_bps_down", json_object_new_int64((int64_t)cmp_dir_bps(o, 1)));
+	json_object_object_add(cfg, "rate_bps_up", json_object_new_int64((int64_t)cmp_dir_bps(o, 0)));
 	json_object_object_add(cfg, "rtt_ms", num(o->no_delay ? 0 : o->rtt_us / 1000.0));
 	json_object_object_add(cfg, "netem", json_object_new_boolean(!o->no_delay));
 	json_object_object_add(cfg, "duration_s", num(o->duration_s));
 	json_object_object_add(cfg, "probe_hz", json_object_new_int(CMP_PROBE_HZ));
 	json_object_object_add(cfg, "tcp_flows_per_direction", json_object_new_int(CMP_TCP_FLOWS));
-	json_object_object_add(cfg, "udp_flood_bps", json_object_new_int64((int64_t)(o->rate_bps * CMP_FLOOD_FACTOR)));
+	/* the flood goes up, client to server: against the up rate */
+	json_object_object_add(cfg, "udp_flood_bps", json_object_new_int64((int64_t)(cmp_dir_bps(o, 0) * CMP_FLOOD_FACTOR)));
 	phases = json_object_new_array();
 	for (int p = 0; p < CMP_PH_COUNT && n; p++) {
 		struct json_object *ph = json_object_new_object();

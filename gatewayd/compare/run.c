@@ -26,20 +26,20 @@
 /* the share of --duration each phase gets */
 static const double phase_share[CMP_PH_COUNT] = { 0.15, 0.40, 0.30, 0.15 };
 
-static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum cmp_qdisc q,
-			char *path, size_t len)
+static int write_config(const struct cmp_bed *b, const struct cmp_opts *o,
+			const struct cmp_result *r, char *path, size_t len)
 {
-	const struct cmp_queue *x = cmp_queue(q);
+	const struct cmp_queue *x = cmp_queue(r->q);
 	const char *shaper = x->shaper ? x->ops->name : "htb";
-	const char *in = x->ops->bench_ingress, *eg = x->ops->bench;
-	char child[128], ichild[256];
+	char child[CMP_KNOBS_MAX + 128], ichild[CMP_KNOBS_MAX + 128], name[CMP_LABEL_MAX];
 	FILE *f;
 
-	/* the kind's own bench settings; on the ingress ifb, its ingress ones too */
-	snprintf(child, sizeof(child), "kind = \"%s\";%s%s", x->ops->name, eg && *eg ? " " : "",
-		 eg ? eg : "");
-	snprintf(ichild, sizeof(ichild), "%s%s%s", child, in && *in ? " " : "", in ? in : "");
-	snprintf(path, len, "%s/%s.conf", b->tmp, cmp_qdisc_name(q));
+	/* the kind's own bench settings and the knobs asked for (--qdiscs fq_codel:target=2ms);
+	 * on the ingress ifb, its ingress ones too. Egress is the upload, the ifb the download */
+	cmp_child_text(x, r->knobs, false, child, sizeof(child));
+	cmp_child_text(x, r->knobs, true, ichild, sizeof(ichild));
+	cmp_label_file(r, name, sizeof(name));
+	snprintf(path, len, "%s/%s.conf", b->tmp, name);
 	if (!(f = fopen(path, "we")))
 		return -errno;
 	fprintf(f,
@@ -48,8 +48,8 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum 
 		"links = ( { name = \"wan\"; interface = \"%s\";\n"
 		"  egress = { shaper = \"%s\"; rate = \"%s\"; child = { %s }; };\n"
 		"  ingress = { shaper = \"%s\"; rate = \"%s\"; ifb = \"%s\"; child = { %s }; }; } );\n",
-		cmp_qdisc_name(q), CMP_GW_WAN, shaper, o->rate_text, child, shaper, o->rate_text,
-		CMP_GW_IFB, ichild);
+		cmp_result_label(r), CMP_GW_WAN, shaper, o->dir_text[0], child, shaper,
+		o->dir_text[1], CMP_GW_IFB, ichild);
 	return fclose(f) ? -errno : 0;
 }
 
@@ -203,9 +203,16 @@ static void progress(const struct cmp_opts *o, const struct cmp_result *r, int p
 	}
 	if (!tty && !force)
 		return;
-	printf("%s  %-11s %-6s %5.1f/%.0fs  rtt %6.1f ms  up %5.1f  down %5.1f Mbit/s (of %.1f)%s",
-	       tty ? "\r" : "  ", cmp_qdisc_name(r->q), cmp_phase_name((enum cmp_phase)ph), t,
-	       o->duration_s, last_rtt, up, down, o->rate_bps / 1e6, tty ? "  " : "\n");
+	char of[48];
+
+	if (!cmp_asymmetric(o))
+		snprintf(of, sizeof(of), "%.1f", o->rate_bps / 1e6);
+	else
+		snprintf(of, sizeof(of), "%.1f up, %.1f down", cmp_dir_bps(o, 0) / 1e6,
+			 cmp_dir_bps(o, 1) / 1e6);
+	printf("%s  %-11s %-6s %5.1f/%.0fs  rtt %6.1f ms  up %5.1f  down %5.1f Mbit/s (of %s)%s",
+	       tty ? "\r" : "  ", cmp_result_label(r), cmp_phase_name((enum cmp_phase)ph), t,
+	       o->duration_s, last_rtt, up, down, of, tty ? "  " : "\n");
 	fflush(stdout);
 }
 
@@ -229,7 +236,7 @@ static bool load_seen(const struct cmp_opts *o, const struct cmp_result *r, doub
 	 * data, so both directions need not get going together */
 	for (int d = 0; d < 2; d++)
 		if ((double)(b->shaper_bytes[d] - a->shaper_bytes[d]) * 8 / (b->t - a->t) >=
-		    0.25 * (double)o->rate_bps)
+		    0.25 * cmp_dir_bps(o, d))
 			return true;
 	return false;
 }
@@ -301,7 +308,7 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 			 * than twice the rate, which in a one-CPU UML guest were CPU taken from
 			 * the flows and the probes */
 			if (ph == CMP_PH_FLOOD)
-				cmp_load_start_flood(ld, (double)o->rate_bps * CMP_FLOOD_FACTOR,
+				cmp_load_start_flood(ld, cmp_dir_bps(o, 0) * CMP_FLOOD_FACTOR,
 						     r->phase_start[CMP_PH_IDLE2] -
 						     r->phase_start[CMP_PH_FLOOD]);
 			if (ph == CMP_PH_IDLE2)
@@ -368,8 +375,11 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 		acc += phase_share[i] * o->duration_s;
 		r->phase_start[i + 1] = acc;
 	}
-	snprintf(log, sizeof(log), "%s/gatewayd-%s.log", b->tmp, cmp_qdisc_name(r->q));
-	if ((ret = write_config(b, o, r->q, conf, sizeof(conf)))) {
+	char fname[CMP_LABEL_MAX];
+
+	cmp_label_file(r, fname, sizeof(fname));
+	snprintf(log, sizeof(log), "%s/gatewayd-%s.log", b->tmp, fname);
+	if ((ret = write_config(b, o, r, conf, sizeof(conf)))) {
 		snprintf(r->note, sizeof(r->note), "writing the config: %s", strerror(-ret));
 		return ret;
 	}

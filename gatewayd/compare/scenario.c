@@ -376,13 +376,13 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum 
 			enum cmp_qdisc q, char *path, size_t len)
 {
 	const struct cmp_queue *x = cmp_queue(q);
-	const char *in = x->ops->bench_ingress, *eg = x->ops->bench;
-	char child[128], ichild[256], rate[2][32], ar[2][400] = { "", "" };
+	char child[CMP_KNOBS_MAX + 128], ichild[CMP_KNOBS_MAX + 128], rate[2][32];
+	char ar[2][400] = { "", "" };
 	FILE *f;
 
-	snprintf(child, sizeof(child), "kind = \"%s\";%s%s", x->ops->name, eg && *eg ? " " : "",
-		 eg ? eg : "");
-	snprintf(ichild, sizeof(ichild), "%s%s%s", child, in && *in ? " " : "", in ? in : "");
+	/* the kind's bench settings, and the knobs --qdiscs gave it */
+	cmp_child_text(x, o->pick[0].knobs, false, child, sizeof(child));
+	cmp_child_text(x, o->pick[0].knobs, true, ichild, sizeof(ichild));
 	for (int d = 0; d < 2; d++) {
 		char mn[32], mx[32];
 

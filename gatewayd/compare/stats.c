@@ -139,7 +139,7 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 		r->cpu_busy = (double)(b->cpu_busy - a->cpu_busy) / (double)(b->cpu_total - a->cpu_total);
 	for (int d = 0; d < 2 && a && b && b->t - a->t > 0.5; d++)
 		r->accuracy[d] = (double)(b->shaper_bytes[d] - a->shaper_bytes[d]) * 8 /
-				 (b->t - a->t) / (double)o->rate_bps;
+				 (b->t - a->t) / cmp_dir_bps(o, d);
 	for (int d = 0; d < 2; d++) {
 		uint32_t pk = 0, by = 0;
 
@@ -150,6 +150,6 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 				by = r->qpoints[i].backlog_bytes[d];
 		}
 		r->peak_pkts[d] = pk;
-		r->peak_ms[d] = (double)by * 8 * 1000 / (double)o->rate_bps;
+		r->peak_ms[d] = (double)by * 8 * 1000 / cmp_dir_bps(o, d);
 	}
 }

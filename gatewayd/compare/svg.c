@@ -18,7 +18,7 @@
 #define MB 56
 
 struct svg_series {
-	char name[64];
+	char name[CMP_LABEL_MAX];
 	const char *color;
 	double *x, *y;		/* NAN y: a gap */
 	size_t n;
@@ -227,11 +227,16 @@ static struct svg_series *next_series(struct svg_chart *c, size_t m)
 	return x;
 }
 
-/* A queue's series is named and coloured after the queue, the same in every chart. */
-static void queue_series(struct svg_series *x, const struct cmp_result *r)
+/* A queue's series is named and coloured after the queue, the same in every chart; a second
+ * column of the same kind (other knobs) takes another colour. */
+static void queue_series(struct svg_series *x, const struct cmp_result *r, size_t i)
 {
-	snprintf(x->name, sizeof(x->name), "%s", cmp_qdisc_name(r->q));
-	x->color = palette[r->q % 10];
+	size_t same = 0;
+
+	for (size_t k = 0; k < i; k++)
+		same += r[k].q == r[i].q;
+	snprintf(x->name, sizeof(x->name), "%s", cmp_result_label(&r[i]));
+	x->color = palette[(r[i].q + 5 * same + same / 2) % 10];
 }
 
 /* Write the chart, then free its series. */
@@ -301,7 +306,7 @@ int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r
 			lo = fmin(lo, x->x[0]);
 			hi = fmax(hi, x->x[m - 1]);
 		}
-		queue_series(x, &r[i]);
+		queue_series(x, r, i);
 		c.ns++;
 	}
 	log_range(lo, hi, 1.05, &c.x0, &c.x1);
@@ -347,7 +352,7 @@ int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_resu
 				x->y[b - 1] = ty_;
 			}
 		x->n = m;
-		queue_series(x, &r[i]);
+		queue_series(x, r, i);
 		c.ns++;
 	}
 	log_range(lo, hi, 1.1, &c.y0, &c.y1);
@@ -357,7 +362,7 @@ int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_resu
 int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_result *r)
 {
 	struct svg_series s[CMP_MAX_FLOWS] = { 0 };
-	char title[128];
+	char title[256];
 	struct svg_chart c = { .title = title, .xlabel = "seconds since the run started",
 			       .ylabel = "receiver throughput (Mbit/s)", .s = s, .x0 = 0,
 			       .x1 = fmax(o->duration_s, r->phase_start[CMP_PH_COUNT]), .y0 = 0,
@@ -365,8 +370,12 @@ int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_r
 			       .n_bands = CMP_PH_COUNT };
 	double hi = 0;
 
-	snprintf(title, sizeof(title), "%s: throughput per flow (%s each way)",
-		 cmp_qdisc_name(r->q), o->rate_text);
+	if (cmp_asymmetric(o))
+		snprintf(title, sizeof(title), "%s: throughput per flow (%s down, %s up)",
+			 cmp_result_label(r), o->dir_text[1], o->dir_text[0]);
+	else
+		snprintf(title, sizeof(title), "%s: throughput per flow (%s each way)",
+			 cmp_result_label(r), o->rate_text);
 	for (size_t i = 0; i < r->n_flows; i++) {
 		const struct cmp_flow *f = &r->flows[i];
 		struct svg_series *x = next_series(&c, f->n);

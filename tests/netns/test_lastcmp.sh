@@ -1,25 +1,66 @@
 #!/usr/bin/env bash
-# The status page shows the last comparison: a real `gatewayd --compare` (host kernel, fifo,
-# 5 s: its own namespaces) writes results.json and the plots; a real daemon whose compare_dir
+# The status page shows the last comparison: a real `gatewayd --compare` (host kernel, fifo
+# with a knob, 8mbit down and 4mbit up, 5 s: its own namespaces) writes results.json and the plots; a real daemon whose compare_dir
 # points there serves their summary at /api/compare and the plots at /compare/NAME.svg; a
 # reload that moves compare_dir to an empty directory makes it a 404. A second short run and
 # `--compare-report` over both: the table, report.json and the plots, and bad inputs refused.
+# The first run is asymmetric (--rate 8mbit/4mbit): each direction's shaper at its own rate.
+# --qdiscs a kind this kernel lacks, or a bad knob: exit 2 before anything starts.
 . "$(dirname "$0")/lib.sh"
+
+# refusals first: nothing made (no --out, no namespace), a clear message
+nsbefore=$(ip netns list | sort | tr '\n' ' ')
+refuses_cmp() { # refuses_cmp WANT ARGS...: --compare ARGS exits 2, WANT in its message
+	local want=$1 out
+	shift
+	out=$(timeout 20 "$GATEWAYD" --compare --kernel host --duration 4s --out "$TMPD/never" "$@" 2>&1)
+	[ $? -eq 2 ] && grep -qF -- "$want" <<<"$out" && [ ! -e "$TMPD/never" ] ||
+		{ echo "# got: $out"; return 1; }
+}
+check "--kernel host --qdiscs fq_codel (this kernel has none): exit 2, nothing made" \
+	refuses_cmp "--kernel host: this kernel has no fq_codel (--qdiscs fq_codel)" --qdiscs fifo,fq_codel
+check "--qdiscs fifo:limit=banana: exit 2 naming the knob" \
+	refuses_cmp "--qdiscs fifo:limit=banana: 'limit'" --qdiscs fifo:limit=banana
+check "--qdiscs fifo:nosuchknob=1: exit 2 naming the knob" \
+	refuses_cmp "nosuchknob" --qdiscs fifo:nosuchknob=1
+check "the refused runs made no namespace" \
+	bash -c "[ \"\$(ip netns list | sort | tr '\n' ' ')\" = '$nsbefore' ]"
 
 CMP=$TMPD/new/cmp	# made by --compare, parents included
 start=$SECONDS
 # under umask 077, as a careful root may run it: the files must still be readable
-(umask 077; timeout 40 "$GATEWAYD" --compare --kernel host --qdiscs fifo --duration 5s --out "$CMP" \
+(umask 077; timeout 40 "$GATEWAYD" --compare --kernel host --qdiscs fifo:limit=1000 --rate 8mbit/4mbit \
+	--duration 5s --out "$CMP" \
 	>"$TMPD/compare.out" 2>&1)
 rc=$?
-echo "# gatewayd --compare (fifo, 5 s) took $((SECONDS - start)) s, status $rc"
+echo "# gatewayd --compare (fifo:limit=1000, 8mbit down, 4mbit up, 5 s) took $((SECONDS - start)) s, status $rc"
 if [ $rc -ne 0 ] || [ ! -s "$CMP/results.json" ]; then
 	not_ok "gatewayd --compare writes results.json" "$(tail -5 "$TMPD/compare.out")"
 	exit 1
 fi
 ok "gatewayd --compare wrote results.json ($(stat -c %s "$CMP/results.json") bytes) and $(ls "$CMP" | grep -c 'svg$') plots"
 check "its files are readable by any user (the daemon runs as a dynamic user)" \
-	bash -c "[ \"\$(stat -c %a '$TMPD/new' '$CMP' '$CMP/results.json' '$CMP/flows-fifo.svg' | tr '\n' ' ')\" = '755 755 644 644 ' ]"
+	bash -c "[ \"\$(stat -c %a '$TMPD/new' '$CMP' '$CMP/results.json' '$CMP/flows-fifo_limit-1000.svg' | tr '\n' ' ')\" = '755 755 644 644 ' ]"
+
+check "the run at 8mbit down, 4mbit up: each direction's shaper at its own rate (the kernel's classes), its goodput under it" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1] + "/results.json"))
+c = r["config"]
+assert (c["rate_bps"], c["rate_bps_down"], c["rate_bps_up"]) == (8000000, 8000000, 4000000), c
+x = r["runs"][0]
+assert x["label"] == "fifo:limit=1000" and x["qdisc"] == "fifo", (x["label"], x["qdisc"])
+want = {"up": ("g1", "rate 4mbit ceil 4mbit"), "down": ("ifb-cmp", "rate 8mbit ceil 8mbit")}
+for d, (dev, rate) in want.items():
+    cls = [q for q in x["qdiscs"] if q["direction"] == d and q["type"] == "class" and q["kind"] == "htb"]
+    assert len(cls) == 2 and all(q["interface"] == dev and q["params"].startswith(rate + " ") for q in cls), (d, cls)
+    # no more goodput than the direction s own shaper lets through (10% for the window s
+    # edges: 0.5 s intervals in a 1 s window); the other direction s rate would let 2x by.
+    # (The shaper s own counter is not judged: over 1 s it read up to 115% of the rate.)
+    g, a, bps = x["goodput_bps"][d], x["shaper_accuracy"][d], c["rate_bps_" + d]
+    assert g <= 1.10 * bps, (d, g, a, bps)
+    print("# %s: shaper %s on %s, goodput %.2f Mbit/s (%.0f%% of its %.0f Mbit/s), shaper sent %.0f%%" % (
+        d, rate.split()[1], dev, g / 1e6, g / bps * 100, bps / 1e6, (a or 0) * 100))
+' "$CMP"
 
 # --compare-report over two saved runs: a second, shorter run at another rate beside the first
 RUN2=$TMPD/run2
@@ -37,11 +78,12 @@ text = open(sys.argv[1]).read().split("\n")
 runs = [json.load(open(sys.argv[2] + "/results.json")), json.load(open(sys.argv[3] + "/results.json"))]
 labels = ["first", "run2"]
 hdr = [l for l in text if l.startswith("first: ") or l.startswith("run2: ")]
-assert len(hdr) == 2 and "20mbit each way" in hdr[0] and "10mbit each way" in hdr[1], hdr
+assert len(hdr) == 2 and "8mbit down, 4mbit up," in hdr[0] and "10mbit each way," in hdr[1], hdr
 assert "5 s per queue" in hdr[0] and "4 s per queue" in hdr[1], hdr
-assert any("config.rate_bps: first 20000000, run2 10000000" in l for l in text), "no rate warning"
+assert any("config.rate_bps: first 8000000, run2 10000000" in l for l in text), "no rate warning"
+assert any("config.rate_bps_up: first 4000000, run2 10000000" in l for l in text), "no up rate warning"
 i = next(k for k, l in enumerate(text) if l.split() == labels)
-assert text[i + 1].split() == ["fifo", "fifo"], text[i + 1]
+assert text[i + 1].split() == ["fifo:limit=1000", "fifo"], text[i + 1]
 rows = {l[:26].strip(): l[26:].split() for l in text[i + 2:] if l[:26].strip()}
 def at(o, p):
     for k in p.split("."):
@@ -85,7 +127,7 @@ svgs_ok() {
 	done
 	# one series per run and queue: two CDF lines, two induced boxes, two each way
 	[ "$(grep -c 'clip-path="url(#plot)"' "$REP/report-latency-cdf.svg")" = 2 ] &&
-		grep -q '>first fifo<' "$REP/report-latency-cdf.svg" &&
+		grep -q '>first fifo:limit=1000<' "$REP/report-latency-cdf.svg" &&
 		grep -q '>run2 fifo<' "$REP/report-latency-cdf.svg" &&
 		[ "$(grep -c 'class="box"' "$REP/report-box-induced.svg")" = 2 ] &&
 		[ "$(grep -c 'class="box"' "$REP/report-box-goodput.svg")" = 4 ]
@@ -174,13 +216,15 @@ check "/api/compare: the file's time, settings and the fifo run's figures, no sa
 import json, sys
 s = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2]))
 assert s["generated_unix"] == f["generated_unix"] and s["config"]["rate_bps"] == f["config"]["rate_bps"]
+assert (s["config"]["rate_bps_down"], s["config"]["rate_bps_up"]) == (8000000, 4000000), s["config"]
 a, b = s["runs"][0], f["runs"][0]
 assert a["qdisc"] == b["qdisc"] == "fifo" and a["ran"] and a["grade"] == b["grade"]
+assert a["label"] == b["label"] == "fifo:limit=1000", (a["label"], b["label"])
 assert a["drops"] == b["drops"]
 for d in ("up", "down"):
     assert abs(a["goodput_bps"][d] - b["goodput_bps"][d]) <= 1e-5 * b["goodput_bps"][d]
 assert abs(a["latency_ms"]["induced"]["p99"] - b["latency_ms"]["induced"]["p99"]) < 1e-3
-assert "samples" not in a and "flows" not in a and "flows-fifo.svg" in s["plots"]
+assert "samples" not in a and "flows" not in a and "flows-fifo_limit-1000.svg" in s["plots"], s["plots"]
 print("# summary: fifo %s, goodput up %.1f down %.1f Mbit/s, induced p99 %.1f ms, %d bytes of %d" % (
     a["grade"], a["goodput_bps"]["up"] / 1e6, a["goodput_bps"]["down"] / 1e6,
     a["latency_ms"]["induced"]["p99"], len(open(sys.argv[1]).read()), len(open(sys.argv[2]).read())))
@@ -188,6 +232,11 @@ print("# summary: fifo %s, goodput up %.1f down %.1f Mbit/s, induced p99 %.1f ms
 t=$(api -o "$TMPD/p.svg" -w '%{http_code} %{content_type}' $B/compare/latency-cdf.svg)
 check "/compare/latency-cdf.svg: $t, the file itself" \
 	bash -c "[ '$t' = '200 image/svg+xml' ] && cmp -s '$TMPD/p.svg' '$CMP/latency-cdf.svg'"
+t=$(api -o "$TMPD/f.svg" -w '%{http_code} %{content_type}' $B/compare/flows-fifo_limit-1000.svg)
+check "/compare/flows-fifo_limit-1000.svg (the labelled run's plot): $t, the file itself" \
+	bash -c "[ '$t' = '200 image/svg+xml' ] && cmp -s '$TMPD/f.svg' '$CMP/flows-fifo_limit-1000.svg'"
+t=$(api -o /dev/null -w '%{http_code}' $B/compare/flows-fifo_limit-1000%2F..%2Fresults.json)
+check "/compare/ of a name with a '/' is not served ($t)" test "$t" = 404
 t=$(api -o /dev/null -w '%{http_code}' --path-as-is $B/compare/../api/status)
 check "/compare/../api/status is not served ($t)" test "$t" = 404
 

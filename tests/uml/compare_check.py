@@ -67,10 +67,47 @@ def grade_of(m):
         else "D" if m < 400 else "F"
 
 
+def file_label(label):
+    """A label in a file name's characters, as the plots' names take it."""
+    return "".join("-" if c == "=" else c if re.fullmatch(r"[A-Za-z0-9._+-]", c) else "_"
+                   for c in label)
+
+
+def tc_bps(text):
+    """tc's rate words (4mbit, 20Mbit, 500Kbit, 1gbit, 96bit) in bits/s, or None."""
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kmg]?)bit", text, re.I)
+    if not m:
+        return None
+    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2).lower()]
+
+
+def check_label(p, r):
+    """label: the queue's name, then nothing or knobs (':KEY=VALUE', ':word')."""
+    if isinstance(r.get("label"), str) and isinstance(r.get("qdisc"), str) and \
+            not re.fullmatch(re.escape(r["qdisc"]) + r"(:[a-z0-9_]+(=[A-Za-z0-9._+-]+)?)*",
+                             r["label"]):
+        bad(p + ".label", f"{r['label']!r} is not qdisc {r['qdisc']!r} and its knobs")
+
+
+def check_rates(p, r, cfg):
+    """Each direction's htb classes at the direction's own rate, as the kernel reports them."""
+    for q in r["qdiscs"]:
+        if not isinstance(q, dict) or q.get("type") != "class" or q.get("kind") != "htb":
+            continue
+        m = re.match(r"rate (\S+)", q.get("params", ""))
+        want = cfg.get("rate_bps_" + q.get("direction", ""))
+        got = tc_bps(m.group(1)) if m else None
+        if got is None or not isinstance(want, int) or abs(got - want) > 0.01 * want:
+            bad(f"{p}.qdiscs", f"{q.get('direction')} htb class {q.get('handle')}: "
+                f"{q.get('params', '')[:40]!r}, want rate_bps_{q.get('direction')} {want}")
+
+
 def check_run(p, r, cfg):
-    base = {"qdisc": "str", "ran": "bool", "note": "str"}
+    base = {"qdisc": "str", "label": "str", "ran": "bool", "note": "str"}
     if not isinstance(r, dict) or not r.get("ran"):
         fields(p, r, base)
+        if isinstance(r, dict):
+            check_label(p, r)
         return
     spec = dict(base, goodput_bps="obj", shaper_accuracy="obj", latency_ms="obj",
                 grade="str", drops="obj", ecn_marks="obj", peak_queue="obj",
@@ -79,6 +116,8 @@ def check_run(p, r, cfg):
                 flent_file="str", qdiscs="arr")
     if not fields(p, r, spec):
         return
+    check_label(p, r)
+    check_rates(p, r, cfg)
     if not re.fullmatch(r"rrul_be-\d{4}-\d\d-\d\dT\d{6}\.\d{6}\.[A-Za-z0-9_-]+\.flent\.gz",
                         r["flent_file"]):
         bad(p + ".flent_file", f"not flent's name: {r['flent_file']}")
@@ -192,9 +231,12 @@ def check_json(path):
     if d["kernel"] not in ("host", "uml"):
         bad("$.kernel", "must be host or uml")
     cfg = d["config"]
-    fields("$.config", cfg, {"rate_bps": "int", "rtt_ms": "num", "netem": "bool", "duration_s": "num",
+    fields("$.config", cfg, {"rate_bps": "int", "rate_bps_down": "int", "rate_bps_up": "int",
+                              "rtt_ms": "num", "netem": "bool", "duration_s": "num",
                               "probe_hz": "int", "tcp_flows_per_direction": "int",
                               "udp_flood_bps": "int", "phases": "arr"})
+    if cfg.get("rate_bps") != cfg.get("rate_bps_down"):
+        bad("$.config", f"rate_bps {cfg.get('rate_bps')} is not rate_bps_down {cfg.get('rate_bps_down')}")
     names = [ph.get("name") for ph in cfg.get("phases", []) if isinstance(ph, dict)]
     if names != PHASES:
         bad("$.config.phases", f"names {names}, want {PHASES}")
@@ -231,7 +273,8 @@ def main():
     d = check_json(os.path.join(out, "results.json"))
     svgs = ["latency-cdf.svg", "latency-time.svg"]
     if d:
-        svgs += [f"flows-{r['qdisc']}.svg" for r in d["runs"] if isinstance(r, dict) and r.get("ran")]
+        svgs += [f"flows-{file_label(r.get('label', ''))}.svg" for r in d["runs"]
+                 if isinstance(r, dict) and r.get("ran")]
     for s in svgs:
         check_svg(os.path.join(out, s))
     for p in problems:

@@ -112,7 +112,7 @@ def main():
     st = stats(out)
     say(rc == 0 and len(st) == len(files), "flent -f stats reads every file (%d)" % len(st), out[-300:])
     for r in runs:
-        q = r["qdisc"]
+        q = r.get("label", r["qdisc"])	# the queue with its knobs: the file's TITLE
         s = st.get(q, {})
         for dname, key in (("upload", "up"), ("download", "down")):
             got = s.get("TCP %s sum" % dname, {}).get("Mean")
@@ -144,17 +144,28 @@ def main():
     sys.path.insert(0, FLENT_DIR)
     from flent import resultset
     for r, f in zip(runs, files):
-        q = r["qdisc"]
+        q = r.get("label", r["qdisc"])
         rs = resultset.load(f)
         m = rs.meta()
         missing = [k for k in ("NAME", "TITLE", "TIME", "T0", "LENGTH", "TOTAL_LENGTH", "STEP_SIZE",
                                "HOST", "HOSTS", "LOCAL_HOST", "KERNEL_NAME", "KERNEL_RELEASE",
                                "SYSCTLS", "EGRESS_INFO", "SERIES_META", "GATEWAYD_VERSION",
-                               "GATEWAYD_KERNEL", "GATEWAYD_QDISC", "GATEWAYD_CPU_BUSY")
+                               "GATEWAYD_KERNEL", "GATEWAYD_QDISC", "GATEWAYD_LABEL",
+                               "GATEWAYD_CPU_BUSY")
                    if m.get(k) in (None, "", [], {})]
         say(not missing, "%s: the flent metadata has its fields" % q, missing)
-        say(m.get("NAME") == "rrul_be" and m.get("TITLE") == q and m.get("GATEWAYD_QDISC") == q,
-            "%s: NAME rrul_be, TITLE and GATEWAYD_QDISC the queue" % q, (m.get("NAME"), m.get("TITLE")))
+        say(m.get("NAME") == "rrul_be" and m.get("TITLE") == q and m.get("GATEWAYD_LABEL") == q
+            and m.get("GATEWAYD_QDISC") == r["qdisc"],
+            "%s: NAME rrul_be, TITLE and GATEWAYD_LABEL the queue with its knobs, GATEWAYD_QDISC its kind" % q,
+            (m.get("NAME"), m.get("TITLE"), m.get("GATEWAYD_LABEL"), m.get("GATEWAYD_QDISC")))
+        cfg = res["config"]
+        tp = m.get("TEST_PARAMETERS", {})
+        say(m.get("GATEWAYD_RATE_BPS_DOWN") == cfg.get("rate_bps_down") and
+            m.get("GATEWAYD_RATE_BPS_UP") == cfg.get("rate_bps_up") and tp.get("qdisc") == q and
+            tp.get("rate_down") and tp.get("rate_up"),
+            "%s: each direction's rate (GATEWAYD_RATE_BPS_DOWN %s, _UP %s) as results.json's" % (
+                q, m.get("GATEWAYD_RATE_BPS_DOWN"), m.get("GATEWAYD_RATE_BPS_UP")),
+            (tp, cfg.get("rate_bps_down"), cfg.get("rate_bps_up")))
         say(m.get("GATEWAYD_VERSION") == res["gatewayd_version"] and m.get("GATEWAYD_KERNEL") == res["kernel"]
             and m.get("KERNEL_RELEASE") == res["kernel_release"],
             "%s: gatewayd's version, host or UML, the kernel's release as results.json" % q)

@@ -11,7 +11,9 @@
 #    or more; the fifo's is printed, not judged: see below); results.json valid
 #    against docs/compare-schema.md; SVGs well-formed; each queue's .flent.gz opened and
 #    plotted by flent itself, its values and metadata read back equal to results.json's
-#    (tests/uml/flent_check.py); and
+#    (tests/uml/flent_check.py); fq_codel with a knob (--qdiscs fq_codel:target=4ms, a
+#    millisecond under its default: the figures above stay what they were), its column so
+#    labelled and the kernel's fq_codel at target 4ms both ways; and
 #    nothing left behind, after the run (guest/compare.sh) and after a SIGINT (here).
 # Run from the repo root as root.
 set -u
@@ -94,12 +96,13 @@ wait_for '[ "$(leftovers)" = "namespaces 0, processes 0, scratch dirs 0" ]' 0.5 
 left=$(leftovers)
 check "SIGINT leaves nothing behind: $left" "$left" test "$left" = "namespaces 0, processes 0, scratch dirs 0"
 
-# 3. the real thing, in a guest
+# 3. the real thing, in a guest; fq_codel with a knob the kernel must report back
+FQ=fq_codel:target=4ms
 s0=$SECONDS
 # through the product's own helper (uml/gatewayd-uml), so its boot, streaming and status
 # passing are what is tested; the guest script gets the harness's lib.sh by name (--env)
 uml/gatewayd-uml --timeout 220 --visible "$T" --env "UML_LIB=$PWD/tests/uml/lib.sh" -- \
-	"$PWD/tests/uml/guest/compare.sh" "$GATEWAYD" "$T/out" "$DUR" &
+	"$PWD/tests/uml/guest/compare.sh" "$GATEWAYD" "$T/out" "$DUR" "fifo,$FQ,cake,cake-shaper" &
 guest=$!
 hostcpu_start $guest "$T/hostcpu"
 wait $guest
@@ -124,6 +127,26 @@ else
 	echo "skip - the .flent.gz files with flent: no flent or python3-matplotlib (make deps)"
 fi
 fig() { jq -r ".runs[] | select(.qdisc == \"$1\") | $2 // \"null\"" "$R"; }
+# the knob: the column's label, and what the kernel made of it (its fq_codel, up on g1 and
+# down on the ifb, as read back over netlink). The kernel keeps codel's times in units of
+# 1.024 us, so 4ms reads back as 3999us: within 0.5% is the knob.
+fq_label=$(fig fq_codel .label)
+fq_targets=$(jq -r '.runs[] | select(.qdisc == "fq_codel") | .qdiscs[] |
+	select(.type == "qdisc" and .kind == "fq_codel") |
+	"\(.direction):\(.params | capture("target (?<t>[0-9.]+(us|ms|s))").t)"' "$R" | tr '\n' ' ')
+targets_ok() { # "up:3999us down:3999us ": both directions, each within 0.5% of 4 ms
+	awk -v s="$fq_targets" 'BEGIN {
+		n = split(s, w, " "); if (n != 2) exit 1
+		for (i = 1; i <= 2; i++) {
+			split(w[i], kv, ":"); v = kv[2] + 0
+			us = kv[2] ~ /us$/ ? v : kv[2] ~ /ms$/ ? v * 1000 : v * 1e6
+			seen[kv[1]] = 1
+			if (us < 3980 || us > 4020) exit 1
+		}
+		exit !(seen["up"] && seen["down"]) }'
+}
+check "--qdiscs $FQ: its column is labelled $fq_label, the kernel's fq_codel reads $fq_targets" \
+	"$fq_label; $fq_targets" eval '[ "$fq_label" = "$FQ" ] && targets_ok'
 rate=$(jq -r .config.rate_bps "$R")
 f95=$(fig fifo .latency_ms.induced.p95)
 for q in fq_codel cake cake-shaper; do
@@ -197,7 +220,7 @@ done
 if [ ${#again[@]} -gt 0 ]; then
 	qs=$(IFS=,; echo "${again[*]}")
 	echo "# a second run of $qs: the first missed ($(for k in "${!first[@]}"; do printf '%s: %s; ' "$k" "${first[$k]}"; done))"
-	timeout 200 "$GATEWAYD" --compare --kernel uml --qdiscs "$qs" --duration "$DUR" \
+	timeout 200 "$GATEWAYD" --compare --kernel uml --qdiscs "${qs/fq_codel/$FQ}" --duration "$DUR" \
 		--out "$T/again" >"$T/again.log" 2>&1 &
 	guest=$!
 	hostcpu_start $guest "$T/hostcpu2"

@@ -112,16 +112,13 @@ static void refuses_file(const char *name, const char *want)
 	free(text);
 }
 
-/* The good file with one value changed (key path as "runs.0.latency_ms.baseline"; NULL val:
- * the key removed) is refused with want in the message. */
-static void refuses_changed(const char *path, struct json_object *val, const char *want)
+/* root with one value changed (key path as "runs.0.latency_ms.baseline"; NULL val: the key
+ * removed). */
+static void change(struct json_object *root, const char *path, struct json_object *val)
 {
-	size_t len;
-	char *text = slurp(FIX "/good/results.json", &len), key[64], err[1024] = "";
-	struct json_object *root = json_tokener_parse(text), *o = root;
+	struct json_object *o = root;
 	const char *p = path;
-	struct rep_run r;
-	int e;
+	char key[64];
 
 	for (;;) {
 		size_t n = strcspn(p, ".");
@@ -139,6 +136,18 @@ static void refuses_changed(const char *path, struct json_object *val, const cha
 		json_object_object_add(o, key, val);
 	else
 		json_object_object_del(o, key);
+}
+
+/* The good file with one value changed is refused with want in the message. */
+static void refuses_changed(const char *path, struct json_object *val, const char *want)
+{
+	size_t len;
+	char *text = slurp(FIX "/good/results.json", &len), err[1024] = "";
+	struct json_object *root = json_tokener_parse(text);
+	struct rep_run r;
+	int e;
+
+	change(root, path, val);
 	const char *s = json_object_to_json_string(root);
 
 	memset(&r, 0, sizeof(r));
@@ -147,6 +156,50 @@ static void refuses_changed(const char *path, struct json_object *val, const cha
 	      path, err, want);
 	json_object_put(root);
 	free(text);
+}
+
+/* A newer file: columns labelled with their knobs, each direction's rate (--rate 8mbit/4mbit);
+ * the good file (older: neither) heads its columns by qdisc and has rate_bps both ways. */
+static void test_labels_rates(void)
+{
+	size_t len;
+	char *text = slurp(FIX "/good/results.json", &len), err[1024] = "";
+	struct json_object *root = json_tokener_parse(text);
+	struct rep_run r;
+
+	memset(&r, 0, sizeof(r));
+	CHECK(rep_parse_run(&r, "x/results.json", text, len, err, sizeof(err)) == 0,
+	      "the older file is read (%s)", err);
+	CHECK_EQ_STR(r.col[0].label, "fifo", "no runs[].label: the column is its qdisc");
+	CHECK(r.rate_bps_down == 10000000 && r.rate_bps_up == 10000000,
+	      "no rate_bps_down/_up: rate_bps both ways (%lld/%lld)", (long long)r.rate_bps_down,
+	      (long long)r.rate_bps_up);
+	rep_run_free(&r);
+
+	change(root, "runs.0.label", json_object_new_string("fifo:limit=50"));
+	change(root, "config.rate_bps", json_object_new_int64(8000000));
+	change(root, "config.rate_bps_down", json_object_new_int64(8000000));
+	change(root, "config.rate_bps_up", json_object_new_int64(4000000));
+	const char *s = json_object_to_json_string(root);
+
+	memset(&r, 0, sizeof(r));
+	CHECK(rep_parse_run(&r, "x/results.json", s, strlen(s), err, sizeof(err)) == 0,
+	      "the newer file is read (%s)", err);
+	CHECK_EQ_STR(r.col[0].label, "fifo:limit=50", "runs[].label heads the column");
+	CHECK_EQ_STR(r.col[0].qdisc, "fifo", "runs[].qdisc stays the queue's name");
+	CHECK_EQ_STR(r.col[1].label, "cake", "a run without a label: its qdisc");
+	CHECK(r.rate_bps_down == 8000000 && r.rate_bps_up == 4000000,
+	      "each direction's rate: 8 mbit down, 4 mbit up (%lld/%lld)",
+	      (long long)r.rate_bps_down, (long long)r.rate_bps_up);
+	rep_run_free(&r);
+	json_object_put(root);
+	free(text);
+	refuses_changed("runs.0.label", json_object_new_int(3),
+			"runs[0].label: want a string, not an integer");
+	refuses_changed("config.rate_bps_up", json_object_new_int(0),
+			"config.rate_bps_up: 0 is no rate");
+	refuses_changed("config.rate_bps_down", json_object_new_string("8mbit"),
+			"config.rate_bps_down: want an integer, not a string");
 }
 
 static void test_refusals(void)
@@ -213,5 +266,6 @@ int main(void)
 	test_box();
 	test_good();
 	test_refusals();
+	test_labels_rates();
 	return tap_done();
 }

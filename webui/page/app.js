@@ -940,7 +940,7 @@
 		for (const r of c.runs) {
 			const tr = body.appendChild(el("tr"));
 			tr.dataset.qdisc = r.qdisc;
-			tr.appendChild(el("td", null, r.qdisc));
+			tr.appendChild(el("td", null, r.label || r.qdisc));
 			if (!r.ran) {
 				const n = tr.appendChild(el("td", "muted", r.note || "did not run"));
 				n.colSpan = 4;

@@ -3,12 +3,14 @@
 # on this (UML) kernel, all four queues, results into OUT (on the host's disk); then nothing
 # may be left behind (namespaces, ifb devices, gatewayd processes, scratch
 # directories). (SIGINT is tested on the host kernel, by test_compare.sh: the same code.)
-# Arguments: the gatewayd binary, OUT, the per-queue duration.
+# Arguments: the gatewayd binary, OUT, the per-queue duration, the --qdiscs list (default:
+# the bench's own).
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$UML_LIB" || exit 1
 GW=${1:?gatewayd binary}
 OUT=${2:?output directory}
 DUR=${3:-10s}
+QDISCS=${4:-fifo,fq_codel,cake,cake-shaper}
 T=$(mktemp -d)
 
 leftovers() {
@@ -22,7 +24,7 @@ leftovers() {
 }
 
 s0=$SECONDS
-"$GW" --compare --kernel host --in-uml --duration "$DUR" --out "$OUT" >"$T/full" 2>&1
+"$GW" --compare --kernel host --in-uml --duration "$DUR" --qdiscs "$QDISCS" --out "$OUT" >"$T/full" 2>&1
 rc=$?
 sed 's/^/# /' "$T/full" | grep -v '^#     '	# the table, without the progress lines
 echo "# the run took $((SECONDS - s0)) s"
