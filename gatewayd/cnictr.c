@@ -619,43 +619,14 @@ int gw_cnictr_history(struct gw_cnictr *c, const char *link, const char *directi
 
 /* ---- sampling -------------------------------------------------------------------------------- */
 
-struct route {
-	int ifindex;
-	struct gw_sampler *s;
-};
-
-struct routes {
-	struct route *v;
-	size_t n;
-};
-
-static int route_cmp(const void *x, const void *y)
-{
-	const struct route *a = x, *b = y;
-
-	return a->ifindex < b->ifindex ? -1 : a->ifindex > b->ifindex;
-}
-
-static int route_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	const struct routes *rt = arg;
-	const struct tcmsg *t = NLMSG_DATA(nlh);
-	struct route key, *hit;
-
-	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*t)))
-		return 0;
-	key.ifindex = t->tcm_ifindex;
-	hit = bsearch(&key, rt->v, rt->n, sizeof(*rt->v), route_cmp);
-	return hit ? gw_sampler_qdisc_msg(nlh, hit->s) : 0;
-}
-
 /* One qdisc dump for every container (a dump walks all qdiscs of the namespace). */
 static int shared_dump(struct gw_cnictr *c)
 {
-	struct routes rt = { NULL, 0 };
+	struct gw_sampler_route *v;
+	size_t n = 0;
 	int r;
 
-	if (!(rt.v = calloc(2 * c->n + 1, sizeof(*rt.v))))
+	if (!(v = calloc(2 * c->n + 1, sizeof(*v))))
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n; i++) {
 		struct entry *e = c->v[i];
@@ -664,11 +635,10 @@ static int shared_dump(struct gw_cnictr *c)
 			continue;
 		gw_sampler_begin(e->sampler);
 		for (size_t k = 0; k < e->applied.n_devs && k < 2; k++)
-			rt.v[rt.n++] = (struct route){ e->applied.devs[k].ifindex, e->sampler };
+			v[n++] = (struct gw_sampler_route){ e->applied.devs[k].ifindex, e->sampler };
 	}
-	qsort(rt.v, rt.n, sizeof(*rt.v), route_cmp);
-	r = gw_nl_dump_tc(c->nl, RTM_GETQDISC, 0, 0, route_cb, &rt, NULL);
-	free(rt.v);
+	r = gw_sampler_dump_routed(c->nl, v, n);
+	free(v);
 	return r;
 }
 

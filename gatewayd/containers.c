@@ -777,58 +777,26 @@ static int append_dirs(struct gw_snapshot *snap, struct gw_snapshot *cs)
 	return 0;
 }
 
-/* Which container's sampler a device's qdiscs go to, for the shared dump. */
-struct route {
-	int ifindex;
-	struct gw_sampler *s;
-};
-
-struct routes {
-	struct route *v;
-	size_t n;
-};
-
-static int route_cmp(const void *x, const void *y)
-{
-	const struct route *a = x, *b = y;
-
-	return a->ifindex < b->ifindex ? -1 : a->ifindex > b->ifindex;
-}
-
-static int route_cb(const struct nlmsghdr *nlh, void *arg)
-{
-	const struct routes *rt = arg;
-	const struct tcmsg *t = nlmsg_data(nlh);
-	struct route key, *hit;
-
-	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*t)))
-		return 0;
-	key.ifindex = t->tcm_ifindex;
-	hit = bsearch(&key, rt->v, rt->n, sizeof(*rt->v), route_cmp);
-	return hit ? gw_sampler_qdisc_msg(nlh, hit->s) : 0;
-}
-
 /* One qdisc dump of the namespace for every container: a dump walks all qdiscs there, so one
  * per container would cost n^2 each interval. */
 static int shared_qdisc_dump(struct gw_ctr *c)
 {
-	struct routes rt = { NULL, 0 };
-	size_t devs = 0;
+	struct gw_sampler_route *v;
+	size_t devs = 0, n = 0;
 	int r;
 
 	for (size_t i = 0; i < c->n; i++)
 		devs += c->v[i]->applied.n_devs;
-	if (!(rt.v = calloc(devs + 1, sizeof(*rt.v))))
+	if (!(v = calloc(devs + 1, sizeof(*v))))
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n; i++) {
 		gw_sampler_begin(c->v[i]->sampler);
 		for (size_t k = 0; k < c->v[i]->applied.n_devs; k++)
-			rt.v[rt.n++] = (struct route){ c->v[i]->applied.devs[k].ifindex,
-						       c->v[i]->sampler };
+			v[n++] = (struct gw_sampler_route){ c->v[i]->applied.devs[k].ifindex,
+							    c->v[i]->sampler };
 	}
-	qsort(rt.v, rt.n, sizeof(*rt.v), route_cmp);
-	r = gw_nl_dump_tc(c->nl, RTM_GETQDISC, 0, 0, route_cb, &rt, NULL);
-	free(rt.v);
+	r = gw_sampler_dump_routed(c->nl, v, n);
+	free(v);
 	return r;
 }
 

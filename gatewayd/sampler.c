@@ -717,6 +717,40 @@ int gw_sampler_qdisc_msg(const struct nlmsghdr *nlh, void *s)
 	return qdisc_cb(nlh, s);
 }
 
+struct routes {
+	const struct gw_sampler_route *v;
+	size_t n;
+};
+
+static int route_cmp(const void *x, const void *y)
+{
+	const struct gw_sampler_route *a = x, *b = y;
+
+	return a->ifindex < b->ifindex ? -1 : a->ifindex > b->ifindex;
+}
+
+static int route_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const struct routes *rt = arg;
+	const struct tcmsg *t = nlmsg_data(nlh);
+	struct gw_sampler_route key = { 0 };
+	const struct gw_sampler_route *hit;
+
+	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*t)))
+		return 0;
+	key.ifindex = t->tcm_ifindex;
+	hit = bsearch(&key, rt->v, rt->n, sizeof(*rt->v), route_cmp);
+	return hit ? qdisc_cb(nlh, hit->s) : 0;
+}
+
+int gw_sampler_dump_routed(struct gw_nl *nl, struct gw_sampler_route *v, size_t n)
+{
+	struct routes rt = { v, n };
+
+	qsort(v, n, sizeof(*v), route_cmp);
+	return gw_nl_dump_tc(nl, RTM_GETQDISC, 0, 0, route_cb, &rt, NULL);
+}
+
 int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
 		    struct gw_snapshot **out, char *err, size_t errlen)
 {

@@ -26,6 +26,15 @@ void gw_sampler_begin(struct gw_sampler *s);
 int gw_sampler_qdisc_msg(const struct nlmsghdr *nlh, void *s);
 int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
 		      struct gw_snapshot **out, char *err, size_t errlen);
+/* The shared dump itself: v (n entries, sorted here by ifindex) says which sampler each
+ * device's qdiscs go to; one RTM_GETQDISC dump of the namespace is passed to them (each
+ * begun already). Containers, the daemon's and gatewayd-cni's registered ones, share it: one
+ * dump per container would cost n^2 every pass. */
+struct gw_sampler_route {
+	int ifindex;
+	struct gw_sampler *s;
+};
+int gw_sampler_dump_routed(struct gw_nl *nl, struct gw_sampler_route *v, size_t n);
 struct gw_history *gw_sampler_history(struct gw_sampler *s);
 /* The config was reloaded with the same tree shape: new names from cfg, new rates and ceils
  * from a's plan (the one the reload applied). */
