@@ -91,11 +91,10 @@ bool gw_cni_version_supported(const char *v);
 /* <0, 0, >0 as a is older, the same, newer than b ("0.4.0" < "1.0.0"); both supported. */
 int gw_cni_version_cmp(const char *a, const char *b);
 
-/* env.c: name and value checks, and the environment into struct gw_cni_env. The getter is
- * getenv in the program, a table in the tests. 0, or -EINVAL with e filled (code 4, the
- * variable's name in msg). */
-bool gw_cni_valid_ifname(const char *s);
-bool gw_cni_valid_id(const char *s, size_t max);
+/* env.c: the environment into struct gw_cni_env, its names and ids checked as the
+ * registration message checks them (gw_ctr_reg_valid_ifname, gw_ctr_reg_valid_id: the spec's
+ * rules). The getter is getenv in the program, a table in the tests. 0, or -EINVAL with e
+ * filled (code 4, the variable's name in msg). */
 int gw_cni_env_read(const char *(*get)(const char *name, void *arg), void *arg,
 		    struct gw_cni_env *out, struct gw_cni_error *e);
 

@@ -1,6 +1,5 @@
 /* gatewayd/cni/env.c: the CNI_* environment a runtime calls the plugin with, each variable
  * checked as the spec says before anything is looked up with it. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,34 +19,6 @@ int gw_cni_fail(struct gw_cni_error *e, int code, const char *msg, const char *f
 		va_end(ap);
 	}
 	return -EINVAL;
-}
-
-/* The spec: not empty, not "." or "..", under 16 characters, no '/', ':' or white space. */
-bool gw_cni_valid_ifname(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n < 1 || n >= IFNAMSIZ || !strcmp(s, ".") || !strcmp(s, ".."))
-		return false;
-	for (; *s; s++)
-		if (*s == '/' || *s == ':' || isspace((unsigned char)*s) ||
-		    (unsigned char)*s < 0x21 || (unsigned char)*s >= 0x7f)
-			return false;
-	return true;
-}
-
-/* A container id, and a network's name: an alphanumeric character, then alphanumerics, '_',
- * '.' or '-' (the spec's rule for CNI_CONTAINERID). */
-bool gw_cni_valid_id(const char *s, size_t max)
-{
-	size_t n = strlen(s);
-
-	if (n < 1 || n > max || !isalnum((unsigned char)s[0]))
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' && *s != '-')
-			return false;
-	return true;
 }
 
 /* An absolute path of printable characters, short enough to open. */
@@ -103,14 +74,14 @@ int gw_cni_env_read(const char *(*get)(const char *name, void *arg), void *arg,
 	if (missing[0])
 		return gw_cni_fail(e, GW_CNI_E_ENV, "required environment variables missing",
 				   "not set:%s", missing);
-	if (!gw_cni_valid_id(id, GW_CNI_ID_MAX))
+	if (!gw_ctr_reg_valid_id(id, GW_CNI_ID_MAX))
 		return gw_cni_fail(e, GW_CNI_E_ENV, "invalid CNI_CONTAINERID",
 				   "CNI_CONTAINERID must be 1..%d characters, an alphanumeric one "
 				   "then alphanumerics, '_', '.' or '-'", GW_CNI_ID_MAX);
 	if (netns && netns[0] && !valid_path(netns))
 		return gw_cni_fail(e, GW_CNI_E_ENV, "invalid CNI_NETNS",
 				   "CNI_NETNS must be the absolute path of a network namespace");
-	if (!gw_cni_valid_ifname(ifname))
+	if (!gw_ctr_reg_valid_ifname(ifname))
 		return gw_cni_fail(e, GW_CNI_E_ENV, "invalid CNI_IFNAME",
 				   "CNI_IFNAME must be an interface name: 1..15 characters, not "
 				   "\".\" or \"..\", no '/', ':' or white space");

@@ -359,7 +359,7 @@ static int parse_prev(struct json_object *root, enum gw_cni_cmd cmd, struct gw_c
 		    json_object_get_type(sb) == json_type_string && json_object_get_string_len(sb))
 			continue;
 		s = json_object_get_string(name);
-		if (!gw_cni_valid_ifname(s))
+		if (!gw_ctr_reg_valid_ifname(s))
 			continue;	/* not an interface of ours to shape, whatever it is */
 		snprintf(c->host_ifaces[c->n_host_ifaces++], IFNAMSIZ, "%s", s);
 	}
@@ -412,7 +412,7 @@ static int parse_root(struct json_object *root, enum gw_cni_cmd cmd, struct gw_c
 	if ((r = get_string(root, "name", &v, e)))
 		return r;
 	s = json_object_get_string(v);
-	if (!gw_cni_valid_id(s, GW_CNI_NAME_MAX))
+	if (!gw_ctr_reg_valid_id(s, GW_CNI_NAME_MAX))
 		return gw_cni_fail(e, GW_CNI_E_CONFIG, "invalid network config",
 				   "name \"%.64s\" must be 1..%d characters, an alphanumeric one "
 				   "then alphanumerics, '_', '.' or '-'", s, GW_CNI_NAME_MAX);

@@ -46,21 +46,6 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
-static struct json_object *at(struct json_object *obj, const char *path)
-{
-	char key[64];
-
-	while (obj && *path) {
-		size_t n = strcspn(path, ".");
-
-		snprintf(key, sizeof(key), "%.*s", (int)(n < sizeof(key) ? n : sizeof(key) - 1), path);
-		if (!json_object_object_get_ex(obj, key, &obj))
-			return NULL;
-		path += n + (path[n] == '.');
-	}
-	return obj;
-}
-
 /* a JSON value as text: a string as itself, anything else as its JSON */
 static const char *text_of(struct json_object *v)
 {
@@ -113,7 +98,7 @@ static void table(FILE *f, const struct rep_run *runs, size_t n)
 		for (size_t i = 0; i < n; i++)
 			for (size_t k = 0; k < runs[i].n_cols; k++) {
 				const struct rep_col *c = &runs[i].col[k];
-				struct json_object *v = c->ran ? at(c->fig, rep_num_rows[r].path) : NULL;
+				struct json_object *v = c->ran ? rep_at(c->fig, rep_num_rows[r].path) : NULL;
 
 				if (!c->ran)
 					fputs("<td class=\"n\">skipped</td>", f);
@@ -133,8 +118,8 @@ static void table(FILE *f, const struct rep_run *runs, size_t n)
 
 				if (c->ran)
 					fprintf(f, "<td class=\"n\">%lld/%lld</td>",
-						(long long)json_object_get_int64(at(c->fig, rep_pair_rows[r].a)),
-						(long long)json_object_get_int64(at(c->fig, rep_pair_rows[r].b)));
+						(long long)json_object_get_int64(rep_at(c->fig, rep_pair_rows[r].a)),
+						(long long)json_object_get_int64(rep_at(c->fig, rep_pair_rows[r].b)));
 				else
 					fputs("<td class=\"n\">skipped</td>", f);
 			}
@@ -146,7 +131,7 @@ static void table(FILE *f, const struct rep_run *runs, size_t n)
 			const struct rep_col *c = &runs[i].col[k];
 
 			fputs("<td class=\"n\">", f);
-			esc(f, c->ran ? json_object_get_string(at(c->fig, "grade")) : "skipped");
+			esc(f, c->ran ? json_object_get_string(rep_at(c->fig, "grade")) : "skipped");
 			fputs("</td>", f);
 		}
 	fputs("</tr>\n</table></div>\n", f);
@@ -293,14 +278,14 @@ static void ends(FILE *f, const char *k, struct json_object *o)
 
 	if (!o)
 		return;
-	snprintf(v, sizeof(v), "client %s, server ", text_of(at(o, "client")));
-	snprintf(v + strlen(v), sizeof(v) - strlen(v), "%s", text_of(at(o, "server")));
+	snprintf(v, sizeof(v), "client %s, server ", text_of(rep_at(o, "client")));
+	snprintf(v + strlen(v), sizeof(v) - strlen(v), "%s", text_of(rep_at(o, "server")));
 	kv(f, k, v);
 }
 
 static void sysctls(FILE *f, struct json_object *sc)
 {
-	struct json_object *cl = at(sc, "client"), *sv = at(sc, "server"), *v;
+	struct json_object *cl = rep_at(sc, "client"), *sv = rep_at(sc, "server"), *v;
 
 	if (!json_object_is_type(cl, json_type_object))
 		return;
@@ -326,13 +311,13 @@ static void offloads(FILE *f, struct json_object *a)
 		return;
 	fputs("<table><tr><th>namespace</th><th>interface</th><th>offloads</th></tr>\n", f);
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		struct json_object *x = json_object_array_get_idx(a, i), *o = at(x, "offloads");
+		struct json_object *x = json_object_array_get_idx(a, i), *o = rep_at(x, "offloads");
 		bool first = true;
 
 		fputs("<tr><td>", f);
-		esc(f, text_of(at(x, "namespace")));
+		esc(f, text_of(rep_at(x, "namespace")));
 		fputs("</td><td>", f);
-		esc(f, text_of(at(x, "interface")));
+		esc(f, text_of(rep_at(x, "interface")));
 		fputs("</td><td>", f);
 		if (json_object_is_type(o, json_type_object)) {
 			json_object_object_foreach(o, k, v) {
@@ -370,7 +355,7 @@ static void trees(FILE *f, const struct rep_run *r)
 			fputs("<tr>", f);
 			for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
 				fputs("<td>", f);
-				esc(f, text_of(at(q, keys[j])));
+				esc(f, text_of(rep_at(q, keys[j])));
 				fputs("</td>", f);
 			}
 			fputs("</tr>\n", f);
@@ -401,14 +386,14 @@ static void settings(FILE *f, const struct rep_run *r, size_t n)
 	kv(f, "kernel that ran it", b);
 	kv(f, "kernel release", r->kernel_release);
 	if (m) {
-		kv(f, "kernel name", text_of(at(m, "kernel_name")));
-		kv(f, "host name", text_of(at(m, "hostname")));
-		ends(f, "TCP congestion control", at(m, "congestion_control"));
-		ends(f, "ECN (net.ipv4.tcp_ecn)", at(m, "tcp_ecn"));
+		kv(f, "kernel name", text_of(rep_at(m, "kernel_name")));
+		kv(f, "host name", text_of(rep_at(m, "hostname")));
+		ends(f, "TCP congestion control", rep_at(m, "congestion_control"));
+		ends(f, "ECN (net.ipv4.tcp_ecn)", rep_at(m, "tcp_ecn"));
 	}
 	for (size_t k = 0; k < r->n_cols; k++) {
 		const struct rep_col *c = &r->col[k];
-		struct json_object *v = c->ran ? at(c->fig, "cpu_busy") : NULL;
+		struct json_object *v = c->ran ? rep_at(c->fig, "cpu_busy") : NULL;
 
 		snprintf(b, sizeof(b), "bench CPU busy under load: %s", col_name(c));
 		if (v)
@@ -434,8 +419,8 @@ static void settings(FILE *f, const struct rep_run *r, size_t n)
 	}
 	fputs("</table>\n", f);
 	if (m) {
-		offloads(f, at(m, "offloads"));
-		sysctls(f, at(m, "sysctls"));
+		offloads(f, rep_at(m, "offloads"));
+		sysctls(f, rep_at(m, "sysctls"));
 	}
 	trees(f, r);
 }

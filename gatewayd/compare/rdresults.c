@@ -44,6 +44,21 @@ const struct rep_pair_row rep_pair_rows[] = {
 };
 const size_t rep_n_pair_rows = sizeof(rep_pair_rows) / sizeof(rep_pair_rows[0]);
 
+struct json_object *rep_at(struct json_object *obj, const char *path)
+{
+	char key[64];
+
+	while (obj && *path) {
+		size_t n = strcspn(path, ".");
+
+		snprintf(key, sizeof(key), "%.*s", (int)(n < sizeof(key) ? n : sizeof(key) - 1), path);
+		if (!json_object_object_get_ex(obj, key, &obj))
+			return NULL;
+		path += n + (path[n] == '.');
+	}
+	return obj;
+}
+
 #define JSON_DEPTH 32
 /* a flow's interval is 0.5 s, the last one shorter; the TCP window is bench.h's */
 #define FLOW_INTERVAL_S 0.5

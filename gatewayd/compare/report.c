@@ -90,22 +90,6 @@ static void rate_text(char *buf, size_t len, int64_t bps)
 		snprintf(buf, len, "%lldbit", (long long)bps);
 }
 
-/* obj's value at a dotted path ("latency_ms.idle.p50"), NULL when absent or null. */
-static struct json_object *at(struct json_object *obj, const char *path)
-{
-	char key[64];
-
-	while (obj && *path) {
-		size_t n = strcspn(path, ".");
-
-		snprintf(key, sizeof(key), "%.*s", (int)(n < sizeof(key) ? n : sizeof(key) - 1), path);
-		if (!json_object_object_get_ex(obj, key, &obj))
-			return NULL;
-		path += n + (path[n] == '.');
-	}
-	return obj;
-}
-
 struct table {
 	struct rep_run *runs;
 	size_t n_runs;
@@ -125,7 +109,7 @@ static void row_num(const struct table *t, const char *label, const char *path, 
 	for (size_t i = 0; i < t->n_runs; i++)
 		for (size_t k = 0; k < t->runs[i].n_cols; k++) {
 			const struct rep_col *c = &t->runs[i].col[k];
-			struct json_object *v = c->ran ? at(c->fig, path) : NULL;
+			struct json_object *v = c->ran ? rep_at(c->fig, path) : NULL;
 			char b[48];
 
 			if (!c->ran)
@@ -150,8 +134,8 @@ static void row_pair(const struct table *t, const char *label, const char *a, co
 
 			if (c->ran)
 				snprintf(s, sizeof(s), "%lld/%lld",
-					 (long long)json_object_get_int64(at(c->fig, a)),
-					 (long long)json_object_get_int64(at(c->fig, b)));
+					 (long long)json_object_get_int64(rep_at(c->fig, a)),
+					 (long long)json_object_get_int64(rep_at(c->fig, b)));
 			else
 				snprintf(s, sizeof(s), "skipped");
 			printf(" %*s", t->w, s);
@@ -167,7 +151,7 @@ static void row_text(const struct table *t, const char *label, int what)
 			const struct rep_col *c = &t->runs[i].col[k];
 
 			printf(" %*s", t->w, what == 0 ? t->runs[i].label : what == 1 ? c->label :
-			       c->ran ? json_object_get_string(at(c->fig, "grade")) : "skipped");
+			       c->ran ? json_object_get_string(rep_at(c->fig, "grade")) : "skipped");
 		}
 	printf("\n");
 }

@@ -47,8 +47,10 @@ extern const struct rep_num_row rep_num_rows[];
 extern const size_t rep_n_num_rows;
 extern const struct rep_pair_row rep_pair_rows[];
 extern const size_t rep_n_pair_rows;
-
+/* obj's value at a dotted path ("latency_ms.idle.p50"), NULL when absent or null. */
 struct json_object;
+struct json_object *rep_at(struct json_object *obj, const char *path);
+
 struct rep_col {
 	char qdisc[24];
 	char label[REP_QLABEL_MAX];	/* runs[].label (the queue with its knobs), else qdisc */

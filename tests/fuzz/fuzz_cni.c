@@ -55,8 +55,8 @@ static void fuzz_env(const uint8_t *data, size_t size)
 		if (e.code != GW_CNI_E_ENV || !e.msg[0])
 			abort();
 	} else if (env.cmd != GW_CNI_VERSION &&
-		   (!gw_cni_valid_id(env.container_id, GW_CNI_ID_MAX) ||
-		    !gw_cni_valid_ifname(env.ifname) ||
+		   (!gw_ctr_reg_valid_id(env.container_id, GW_CNI_ID_MAX) ||
+		    !gw_ctr_reg_valid_ifname(env.ifname) ||
 		    (env.netns[0] && env.netns[0] != '/') ||
 		    (!env.netns[0] && env.cmd != GW_CNI_DEL))) {
 		abort();
@@ -73,7 +73,7 @@ static void check_conf(const struct gw_cni_conf *c, enum gw_cni_cmd cmd)
 		abort();
 	if (cmd == GW_CNI_VERSION)
 		return;
-	if (!gw_cni_valid_id(c->name, GW_CNI_NAME_MAX) || !q || !q->leaf)
+	if (!gw_ctr_reg_valid_id(c->name, GW_CNI_NAME_MAX) || !q || !q->leaf)
 		abort();
 	for (int d = 0; d < 2; d++) {
 		if (l[d]->rate && (l[d]->rate < GW_MIN_RATE || l[d]->rate > GW_MAX_RATE))
@@ -84,7 +84,7 @@ static void check_conf(const struct gw_cni_conf *c, enum gw_cni_cmd cmd)
 	if (c->n_host_ifaces > GW_CNI_HOST_IFACES)
 		abort();
 	for (size_t i = 0; i < c->n_host_ifaces; i++)
-		if (!gw_cni_valid_ifname(c->host_ifaces[i]))
+		if (!gw_ctr_reg_valid_ifname(c->host_ifaces[i]))
 			abort();
 	if ((cmd == GW_CNI_ADD || cmd == GW_CNI_CHECK) && !c->prev)
 		abort();

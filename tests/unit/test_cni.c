@@ -75,7 +75,7 @@ static void test_env(void)
 	      "env: a 16-character CNI_IFNAME");
 	CHECK(env("ADD", "abc", "/run/netns/x", "..", &v, &e) != 0, "env: CNI_IFNAME \"..\"");
 	CHECK(env("ADD", "abc", "/run/netns/x", "e th0", &v, &e) != 0, "env: a space in CNI_IFNAME");
-	CHECK(gw_cni_valid_ifname("0123456789abcde"), "env: a 15-character name is fine");
+	CHECK(gw_ctr_reg_valid_ifname("0123456789abcde"), "env: a 15-character name is fine");
 }
 
 /* ---- the network config ---- */
