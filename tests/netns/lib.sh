@@ -160,9 +160,9 @@ gw_stop() {
 tree() {
 	local ns=$1 dev=$2
 	{
-		ip netns exec "$ns" tc qdisc show dev "$dev"
-		ip netns exec "$ns" tc class show dev "$dev"
-		ip netns exec "$ns" tc filter show dev "$dev" ingress 2>/dev/null |
+		tc -n "$ns" qdisc show dev "$dev"
+		tc -n "$ns" class show dev "$dev"
+		tc -n "$ns" filter show dev "$dev" ingress 2>/dev/null |
 			sed -E 's/ (index|ref|bind) [0-9]+//g'
 	} | sed -E 's/refcnt [0-9]+ //; s/direct_packets_stat [0-9]+ //' | sort
 }

@@ -25,12 +25,15 @@ conf false
 gw_start "$NS" "$TMPD/h.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
 want=$(tree "$NS" v0 | grep -v '^filter\|^ *\(match\|action\|index\)' )
 
-# whole: every object of the tree is back (qdiscs and classes of v0, the ifb's tbf)
+# whole: every object of the tree is back (qdiscs and classes of v0, the ifb's tbf), read by
+# one tc process (a look is polled every 20 ms: four `ip netns exec` were ~60 ms of it, and
+# 500 trials of them two minutes of CI); a device not there yet ends the batch, and the check
 whole() {
-	ip netns exec "$NS" tc qdisc show dev v0 | grep -q 'htb e000:' &&
-		[ "$(ip netns exec "$NS" tc class show dev v0 | wc -l)" -eq 3 ] &&
-		ip netns exec "$NS" tc qdisc show dev v0 | grep -q 'ingress ffff:' &&
-		ip netns exec "$NS" tc qdisc show dev "ifb-$RUN_ID" 2>/dev/null | grep -q 'tbf e000:'
+	local o
+	o=$(printf 'qdisc show dev v0\nclass show dev v0\nqdisc show dev %s\n' "ifb-$RUN_ID" |
+		tc -n "$NS" -force -batch - 2>/dev/null)
+	[[ $o == *"qdisc htb e000:"* && $o == *"qdisc ingress ffff:"* && $o == *"qdisc tbf e000:"* ]] &&
+		[ "$(grep -c '^class htb ' <<<"$o")" -eq 3 ]
 }
 # back_within_1s: wait for the whole tree, polled every 20 ms; prints the milliseconds it took
 back_within_1s() {
