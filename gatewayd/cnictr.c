@@ -651,12 +651,14 @@ static void fill_cni(struct gw_snap_cni *s, const struct gw_ctr_reg *m)
 	snprintf(s->ifname, sizeof(s->ifname), "%s", m->ifname);
 }
 
-int gw_cnictr_sample(struct gw_cnictr *c, double mono, double now, struct gw_snapshot *snap)
+int gw_cnictr_sample(struct gw_cnictr *c, double now, struct gw_snapshot *snap)
 {
+	double mono;
 	int ret;
 
 	if (!c || !c->n)
 		return 0;
+	mono = gw_mono_now();	/* the counters' time: the dump's (gw_sampler_pass) */
 	if ((ret = shared_dump(c)))
 		return ret;
 	for (size_t i = 0; i < c->n; i++) {

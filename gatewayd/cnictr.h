@@ -28,7 +28,7 @@ void gw_cnictr_free(struct gw_cnictr *c);
 int gw_cnictr_fd(const struct gw_cnictr *c);
 void gw_cnictr_dispatch(struct gw_cnictr *c);
 /* Sample every registered container and append its directions to snap. */
-int gw_cnictr_sample(struct gw_cnictr *c, double mono, double now, struct gw_snapshot *snap);
+int gw_cnictr_sample(struct gw_cnictr *c, double now, struct gw_snapshot *snap);
 size_t gw_cnictr_count(const struct gw_cnictr *c);
 /* /api/history for a registered container's link ("cni:HOSTVETH"); -ENOENT for none. Safe
  * from another thread. */

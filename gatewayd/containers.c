@@ -800,13 +800,15 @@ static int shared_qdisc_dump(struct gw_ctr *c)
 	return r;
 }
 
-int gw_ctr_sample(struct gw_ctr *c, double mono, double now, struct gw_snapshot *snap)
+int gw_ctr_sample(struct gw_ctr *c, double now, struct gw_snapshot *snap)
 {
 	bool missing = false;
+	double mono;
 	int ret = 0;
 
 	if (!c->n)
 		return 0;
+	mono = gw_mono_now();	/* the counters' time: the dump's (gw_sampler_pass) */
 	if ((ret = shared_qdisc_dump(c)))
 		return ret;
 	for (size_t i = 0; i < c->n; i++) {

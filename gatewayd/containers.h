@@ -28,7 +28,7 @@ void gw_ctr_dispatch(struct gw_ctr *c);
 /* A new config took over (cfg stays valid until the next reload): trees follow its entries. */
 void gw_ctr_reload(struct gw_ctr *c, const struct gw_config *cfg);
 /* Sample every container tree and append its directions to snap (one sampling pass). */
-int gw_ctr_sample(struct gw_ctr *c, double mono, double now, struct gw_snapshot *snap);
+int gw_ctr_sample(struct gw_ctr *c, double now, struct gw_snapshot *snap);
 size_t gw_ctr_count(const struct gw_ctr *c);
 /* /api/history for a container's link ("ctr:IFNAME"): as gw_history_query on that container's
  * sampler; -ENOENT for no such container, direction or class. Safe from another thread. */

@@ -78,15 +78,15 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 	/* more than one expiry means a whole interval went by without a pass */
 	if (expirations > 1 || t0 - due > cfg->interval_us / 1e6 / 2)
 		st->late++;
-	r = gw_sampler_pass(st->sampler, nl, t0, gw_wall_now(), &snap, err, sizeof(err));
+	r = gw_sampler_pass(st->sampler, nl, gw_wall_now(), &snap, err, sizeof(err));
 	if (r) {
 		gw_log(GW_LOG_ERR, "sampling: %s", err);
 		return;
 	}
 	/* the containers' directions go after the configured links' */
-	if (ctr && (r = gw_ctr_sample(ctr, t0, snap->unix_time, snap)))
+	if (ctr && (r = gw_ctr_sample(ctr, snap->unix_time, snap)))
 		gw_log(GW_LOG_ERR, "sampling containers: %s", strerror(-r));
-	if (cni && (r = gw_cnictr_sample(cni, t0, snap->unix_time, snap)))
+	if (cni && (r = gw_cnictr_sample(cni, snap->unix_time, snap)))
 		gw_log(GW_LOG_ERR, "sampling cni containers: %s", strerror(-r));
 	/* a standing problem is logged when it starts, not every interval */
 	if (err[0] && strcmp(err, st->last_sample_error))

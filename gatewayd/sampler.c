@@ -10,6 +10,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include "gatewayd/sampler.h"
+#include "gatewayd/sys/clock.h"
 #include "qdisc/stats.h"
 
 struct slot {
@@ -751,20 +752,22 @@ int gw_sampler_dump_routed(struct gw_nl *nl, struct gw_sampler_route *v, size_t 
 	return gw_nl_dump_tc(nl, RTM_GETQDISC, 0, 0, route_cb, &rt, NULL);
 }
 
-int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
+int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double now,
 		    struct gw_snapshot **out, char *err, size_t errlen)
 {
 	struct gw_nl_error e;
+	double asked;
 	int r;
 
 	gw_sampler_begin(s);
 	/* one qdisc dump for all devices */
+	asked = gw_mono_now();
 	r = gw_nl_dump_tc(nl, RTM_GETQDISC, 0, 0, qdisc_cb, s, &e);
 	if (r) {
 		snprintf(err, errlen, "reading counters: %s", e.msg[0] ? e.msg : strerror(-r));
 		return r;
 	}
-	return gw_sampler_finish(s, nl, mono, now, out, err, errlen);
+	return gw_sampler_finish(s, nl, asked, now, out, err, errlen);
 }
 
 int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,

@@ -14,9 +14,11 @@ struct gw_sampler;
 int gw_sampler_new(const struct gw_config *cfg, const struct gw_applied *a,
 		   struct gw_sampler **out);
 void gw_sampler_free(struct gw_sampler *s);
-/* One pass at monotonic time mono (seconds) and wall time now. On success *out is a new
- * snapshot holding one reference. */
-int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
+/* One pass at wall time now. The rates are over the monotonic times at which the counters
+ * were asked for, taken right before the qdisc dump, not when the pass began: a pass held
+ * up before its dump (a busy CPU, other samplers' dumps) would count the bytes of a longer
+ * interval than it divides by. On success *out is a new snapshot holding one reference. */
+int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double now,
 		    struct gw_snapshot **out, char *err, size_t errlen);
 /* gw_sampler_pass in steps, for samplers sharing one qdisc dump of the namespace (a dump
  * walks every qdisc there, whatever device it is for): begin each, pass every message of the
@@ -24,6 +26,7 @@ int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double mono, double 
  * ignored at once), then finish each (its class dumps, the rates, the snapshot). */
 void gw_sampler_begin(struct gw_sampler *s);
 int gw_sampler_qdisc_msg(const struct nlmsghdr *nlh, void *s);
+/* mono: gw_mono_now() taken right before the shared dump was asked for */
 int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
 		      struct gw_snapshot **out, char *err, size_t errlen);
 /* The shared dump itself: v (n entries, sorted here by ifindex) says which sampler each

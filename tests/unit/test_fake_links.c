@@ -109,7 +109,7 @@ static int snap_waiting(struct rig *g, int *wan_waiting)
 	int n = 0;
 
 	*wan_waiting = -1;
-	if (gw_sampler_pass(g->s, g->nl, 1.0, 1e9, &snap, err, sizeof(err)))
+	if (gw_sampler_pass(g->s, g->nl, 1e9, &snap, err, sizeof(err)))
 		return -1;
 	*wan_waiting = 0;
 	for (size_t i = 0; i < snap->n_dirs; i++) {
