@@ -29,38 +29,11 @@ for p in bridge host-local; do
 done
 [ -x "$CNIDIR/gatewayd-cni" ] || { not_ok "the plugin is built" "no $CNIDIR/gatewayd-cni"; exit 1; }
 
-ns_new H host || exit 1
+. "$(dirname "$0")/podman.sh"
 NET=$RUN_ID
 BR=br$RUN_ID
 SUBNET=10.$((RANDOM % 200 + 20)).$((RANDOM % 250)).0/24
-mkdir -p "$TMPD"/{cni,root,run,tmp,rootfs/usr} &&
-	(cd "$TMPD/rootfs" && mkdir proc sys dev tmp etc run var &&
-		ln -s usr/bin bin && ln -s usr/lib lib && ln -s usr/lib64 lib64 && ln -s usr/sbin sbin) ||
-	{ not_ok "podman: the container's root" "mkdir"; exit 1; }
-# The machine's cgroups are hybrid (v1 controllers), which crun refuses: runc. podman's
-# default NOFILE and NPROC limits are above what root may set where it lacks CAP_SYS_RESOURCE
-# (some sandboxes): lower ones.
-cat >"$TMPD/containers.conf" <<EOF
-[containers]
-default_ulimits = ["nofile=1024:$(ulimit -Hn)", "nproc=4096:4096"]
-[engine]
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-events_logfile_path = "$TMPD/events.log"
-runtime = "runc"
-tmp_dir = "$TMPD/tmp"
-[network]
-network_backend = "cni"
-network_config_dir = "$TMPD/cni"
-cni_plugin_dirs = ["$CNIDIR", "$PLUGINS"]
-default_network = "$NET"
-EOF
-cat >"$TMPD/storage.conf" <<EOF
-[storage]
-driver = "vfs"
-graphroot = "$TMPD/root"
-runroot = "$TMPD/run"
-EOF
+podman_setup H "$NET" "$CNIDIR" "$PLUGINS" || { not_ok "podman: its namespace and config" "setup failed"; exit 1; }
 # fifo: the host kernel has no fq_codel (gatewayd-cni's default queue); the state file the
 # plugin keeps for a daemon goes under the scratch directory, not the host's /run/gatewayd
 cat >"$TMPD/cni/$NET.conflist" <<EOF
@@ -71,25 +44,7 @@ cat >"$TMPD/cni/$NET.conflist" <<EOF
     "ingressRate": 8000000, "egressRate": 4000000,
     "controlSocket": "$TMPD/gw/control.sock" } ] }
 EOF
-export CONTAINERS_CONF=$TMPD/containers.conf CONTAINERS_STORAGE_CONF=$TMPD/storage.conf
-# podman in the test's namespace: nsenter, not `ip netns exec`, which mounts a sysfs of its own
-# where runc finds no cgroups
-pm() { nsenter --net="/run/netns/$H" podman "$@"; }
 CTR=$RUN_ID-c
-cleanup_podman() {
-	local m
-	pm rm -f -t 0 "$CTR" >/dev/null 2>&1
-	# the scratch directory goes with rm -rf: never while anything (/usr) is mounted under it
-	for m in $(awk -v d="$TMPD" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r); do
-		umount -l "$m"
-	done
-	if awk -v d="$TMPD" 'index($2, d) == 1 { f = 1 } END { exit !f }' /proc/mounts; then
-		echo "# mounts left under $TMPD: not removed"
-		TMPD=/nonexistent
-	fi
-	cleanup
-}
-trap cleanup_podman EXIT
 
 # the daemon on podman's host namespace, taking registrations on the socket the list names
 mkdir -p "$TMPD/gw"
@@ -108,8 +63,7 @@ status() { ip netns exec "$H" curl -s --max-time 3 http://127.0.0.1:9180/api/sta
 # cni_of ID: the link object of the registered container with that id
 cni_of() { status | jq -c --arg id "$1" '.links[] | select(.cni.container_id == $id)'; }
 
-id=$(pm run -d --name "$CTR" --network "$NET" -v /usr:/usr:ro --rootfs "$TMPD/rootfs" \
-	iperf3 -s 2>"$TMPD/run.err")
+id=$(pm_run "$CTR" "$NET" iperf3 -s 2>"$TMPD/run.err")
 rc=$?
 check "podman run: exit 0 (a container on bridge + host-local + gatewayd-cni)" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || { echo "# $(tail -5 "$TMPD/run.err")"; exit 1; }
