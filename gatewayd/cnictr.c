@@ -161,8 +161,8 @@ static int read_back(struct gw_cnictr *c, struct entry *e, char *why, size_t why
 		return -ENOENT;
 	}
 	/* a dump that raced with other changes can miss an object: a second look decides */
-	if (gw_verify(c->nl, &e->s.cfg, &e->applied, why, whylen) &&
-	    (r = gw_verify(c->nl, &e->s.cfg, &e->applied, why, whylen)))
+	if (gw_ctr_reg_verify(c->nl, &e->s, &e->applied, why, whylen) &&
+	    (r = gw_ctr_reg_verify(c->nl, &e->s, &e->applied, why, whylen)))
 		return r;
 	if ((r = gw_sampler_new(&e->s.cfg, &e->applied, &sampler)))
 		return snprintf(why, whylen, "%s", strerror(-r)), r;

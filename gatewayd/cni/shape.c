@@ -287,8 +287,8 @@ int gw_cni_check(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 	if ((r = planned(nl, &s, mark, &a, e)))
 		goto out;
 	/* as the daemon's heal does: a dump that raced with a change can miss an object */
-	if ((r = gw_verify(nl, &s.cfg, &a, why, sizeof(why))) &&
-	    (r = gw_verify(nl, &s.cfg, &a, why, sizeof(why))))
+	if ((r = gw_ctr_reg_verify(nl, &s, &a, why, sizeof(why))) &&
+	    (r = gw_ctr_reg_verify(nl, &s, &a, why, sizeof(why))))
 		gw_cni_fail(e, r == -EPROTO ? GW_CNI_E_CHECK : GW_CNI_E_KERNEL,
 			    r == -EPROTO ? "the tree in the kernel is not the configured one" :
 			    "cannot read the tree back", "%s", why);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config/config.h"
+#include "gatewayd/tree/classify.h"
 #include "gatewayd/tree/ctrreg.h"
 #include "gatewayd/tree/own.h"
 #include "qdisc/link.h"
@@ -435,7 +436,7 @@ int gw_ctr_reg_synth(const struct gw_ctr_reg *m, struct gw_ctr_synth *s, char *e
 			continue;
 		/* burst honoured: the top class's and the class's buckets at the same size */
 		s->link.dir[d].burst = lim[d]->burst;
-		s->cls[d].burst = s->cls[d].cburst = lim[d]->burst;
+		s->cls[d][0].burst = s->cls[d][0].cburst = lim[d]->burst;
 	}
 	if (r.dir[GW_DIR_INGRESS].present)
 		gw_ctr_reg_ifb_name(m->network, m->id, m->ifname, s->link.dir[GW_DIR_INGRESS].ifb,
@@ -491,4 +492,12 @@ int gw_ctr_reg_planned(struct gw_nl *nl, const struct gw_ctr_synth *s, const cha
 	if ((r = gw_plan_build(&s->cfg, a->facts, NULL, &a->plan)))
 		return fail(err, errlen, r, "cannot plan the tree: %s", strerror(-r));
 	return 0;
+}
+
+int gw_ctr_reg_verify(struct gw_nl *nl, const struct gw_ctr_synth *s, const struct gw_applied *a,
+		      char *err, size_t errlen)
+{
+	int r = gw_verify(nl, &s->cfg, a, err, errlen);
+
+	return r ? r : gw_classify_verify(nl, &s->cfg, a, err, errlen);
 }

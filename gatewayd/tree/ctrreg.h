@@ -86,5 +86,9 @@ int gw_ctr_reg_synth(const struct gw_ctr_reg *m, struct gw_ctr_synth *s, char *e
  * missing; -EEXIST when the ifb's name is someone else's; -errno. */
 int gw_ctr_reg_planned(struct gw_nl *nl, const struct gw_ctr_synth *s, const char *mark,
 		       struct gw_applied *a, char *err, size_t errlen);
+/* The tree of s read back and held against a's plan (gw_verify), then its subnets' u32
+ * filters (gw_classify_verify): 0, -EPROTO with the first difference in err, -errno. */
+int gw_ctr_reg_verify(struct gw_nl *nl, const struct gw_ctr_synth *s, const struct gw_applied *a,
+		      char *err, size_t errlen);
 
 #endif
