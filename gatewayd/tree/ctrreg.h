@@ -14,7 +14,7 @@
 #include "gatewayd/tree/ctrtree.h"
 
 #define GW_CTR_REG_MAGIC "gatewayd-control"
-#define GW_CTR_REG_VERSION 1
+#define GW_CTR_REG_VERSION 2		/* the newest spoken; 1 is still read and written */
 #define GW_CTR_REG_MAX 8192		/* one message (and one state file), bytes */
 #define GW_CTR_REG_REPLY_MAX 512	/* one reply line, bytes with its newline */
 #define GW_CTR_REG_ID_MAX 255		/* as CNI_CONTAINERID */
@@ -50,6 +50,11 @@ struct gw_ctr_reg {
 	 * the ifb), as the reference bandwidth plugin means them */
 	struct gw_ctr_reg_limit ingress, egress;
 	char queue[GW_CTR_REG_QUEUE_MAX];	/* "child = { ... };" or "" for fq_codel */
+	/* unshapedSubnets (subnets_shaped false) or shapedSubnets (true); a message with
+	 * subnets is version 2, one without version 1 (what a daemon before them reads) */
+	struct gw_prefix subnets[GW_CTR_SUBNETS_MAX];
+	size_t n_subnets;
+	bool subnets_shaped;
 };
 
 /* The ifb of (network, container, interface), "gwn-" and 11 hex digits of a hash of the
