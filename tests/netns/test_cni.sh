@@ -512,6 +512,9 @@ rc=$?
 checkx "ADD with shapedSubnets, a daemon running: e000:11 the default, registered (the daemon read the filters back)" \
 	'[ $rc -eq 0 ] && ip netns exec $HOST tc qdisc show dev $V6 | grep -q "htb e000: .*default 0x11" &&
 	filters $V6 | grep -q "flowid e000:10" && grep -q "cni container id-six .*registered, $V6 shaped" "$GW_LOG"'
+wait_for "shown $V6 id-six" 5 "cni:$V6 in /api/status"
+checkx "/api/status: cni:$V6 has the classes shaped and unshaped each way" \
+	'[ "$(cni_link $V6 | jq -c "[.directions[] | [.classes[].name] | sort]")" = "[[\"shaped\",\"unshaped\"],[\"shaped\",\"unshaped\"]]" ]'
 if [ "${CNI_RATE:-1}" = 1 ]; then
 	in_far=$(kbits "$FAR" "$ip6c" -t 1 -w 32K) out_far=$(kbits "$FAR" "$ip6c" -t 1 -w 32K -R)
 	in_near=$(kbits "$NEAR" "$ip6c" -n 2M)
