@@ -61,6 +61,7 @@ static void entry_free(struct entry *e)
 		return;
 	gw_applied_free(&e->applied);
 	gw_sampler_free(e->sampler);
+	gw_ctr_synth_free(&e->s);
 	free(e);
 }
 
@@ -244,6 +245,7 @@ static struct entry *entry_new(struct gw_cnictr *c, const struct gw_ctr_reg *m, 
 	e->m = *m;
 	gw_ctr_reg_ifb_mark(m->network, m->id, m->ifname, e->mark, sizeof(e->mark));
 	if (gw_ctr_reg_synth(&e->m, &e->s, err, errlen)) {
+		gw_ctr_synth_free(&e->s);
 		free(e);
 		return NULL;
 	}

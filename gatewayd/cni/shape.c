@@ -180,7 +180,7 @@ static int our_ifb(struct gw_nl *nl, const char *name, const char *mark,
 int gw_cni_add(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 	       struct gw_cni_shaped *out, struct gw_cni_error *e)
 {
-	struct gw_ctr_synth s;
+	struct gw_ctr_synth s = { .match = NULL };
 	struct gw_applied a;
 	struct gw_link_info info;
 	struct host_end h;
@@ -245,6 +245,7 @@ out:
 	if (made_ifb && our_ifb(nl, ifb, mark, &info, &ignored) == 1)
 		gw_link_del(nl, ifb, NULL);
 	gw_nl_close(nl);
+	gw_ctr_synth_free(&s);
 	return r;
 }
 
@@ -267,7 +268,7 @@ static int planned(struct gw_nl *nl, const struct gw_ctr_synth *s, const char *m
 int gw_cni_check(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 		 struct gw_cni_error *e)
 {
-	struct gw_ctr_synth s;
+	struct gw_ctr_synth s = { .match = NULL };
 	struct gw_applied a = { 0 };
 	struct host_end h;
 	struct gw_nl *nl;
@@ -295,6 +296,7 @@ int gw_cni_check(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 out:
 	gw_applied_free(&a);
 	gw_nl_close(nl);
+	gw_ctr_synth_free(&s);
 	return r;
 }
 

@@ -385,6 +385,7 @@ static int check_whole(struct gw_ctr_reg *m, const bool *seen, char *err, size_t
 			    "the other");
 	if (gw_ctr_reg_synth(m, &s, e2, sizeof(e2)))
 		return fail(err, errlen, -EINVAL, "queue: %s", e2);
+	gw_ctr_synth_free(&s);
 	return 0;
 }
 
@@ -458,6 +459,7 @@ int gw_ctr_reg_synth(const struct gw_ctr_reg *m, struct gw_ctr_synth *s, char *e
 	const struct gw_ctr_reg_limit *lim[2] = { [GW_DIR_EGRESS] = &m->ingress,
 						  [GW_DIR_INGRESS] = &m->egress };
 
+	s->match = NULL;
 	memset(&queue, 0, sizeof(queue));
 	if (!m->queue[0]) {
 		queue.kind = GW_KIND_FQ_CODEL;
@@ -484,8 +486,8 @@ int gw_ctr_reg_synth(const struct gw_ctr_reg *m, struct gw_ctr_synth *s, char *e
 	if (r.dir[GW_DIR_INGRESS].present)
 		gw_ctr_reg_ifb_name(m->network, m->id, m->ifname, s->link.dir[GW_DIR_INGRESS].ifb,
 				    sizeof(s->link.dir[GW_DIR_INGRESS].ifb));
-	if (m->n_subnets)
-		gw_ctr_subnets(s, m->subnets, m->n_subnets, m->subnets_shaped);
+	if (m->n_subnets && gw_ctr_subnets(s, m->subnets, m->n_subnets, m->subnets_shaped))
+		return fail(err, errlen, -ENOMEM, "out of memory");
 	return 0;
 }
 

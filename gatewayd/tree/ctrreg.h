@@ -81,7 +81,7 @@ size_t gw_ctr_reg_complete(const char *text, size_t len);
 bool gw_ctr_reg_same(const struct gw_ctr_reg *a, const struct gw_ctr_reg *b);
 
 /* The tree a registration stands for, on m->host_if (m->host_ifindex): 0, or -EINVAL with
- * err (the queue text is parsed here). */
+ * err (the queue text is parsed here), -ENOMEM. Then, either way, gw_ctr_synth_free(s). */
 int gw_ctr_reg_synth(const struct gw_ctr_reg *m, struct gw_ctr_synth *s, char *err,
 		     size_t errlen);
 

@@ -1,7 +1,9 @@
 /* gatewayd/tree/ctrtree.c: the one-link config a container's interface is shaped by (htb, one
  * class per direction, the AQM leaf under it, ingress through an ifb; with subnets, a second
  * class that does not limit and the u32 filters that sort into the two). */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gatewayd/tree/ctrtree.h"
 
@@ -47,16 +49,24 @@ void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_contain
 	}
 }
 
-void gw_ctr_subnets(struct gw_ctr_synth *s, const struct gw_prefix *v, size_t n,
-		    bool listed_shaped)
+int gw_ctr_subnets(struct gw_ctr_synth *s, const struct gw_prefix *v, size_t n,
+		   bool listed_shaped)
 {
+	struct gw_match *match;
+
 	if (n > GW_CTR_SUBNETS_MAX)
 		n = GW_CTR_SUBNETS_MAX;
-	for (int d = 0; d < 2 && n; d++) {
+	if (!n)
+		return 0;
+	if (!(match = calloc(2 * GW_CTR_MATCH_GROUPS, sizeof(*match))))
+		return -ENOMEM;
+	free(s->match);
+	s->match = match;
+	for (int d = 0; d < 2; d++) {
 		struct gw_dir_cfg *dir = &s->link.dir[d];
 		struct gw_class_cfg *lim = &s->cls[d][0], *free_cls = &s->cls[d][1];
 		struct gw_class_cfg *listed = listed_shaped ? lim : free_cls;
-		size_t groups = (n + GW_MATCH_LIST_MAX - 1) / GW_MATCH_LIST_MAX;
+		struct gw_match *groups = &match[d * GW_CTR_MATCH_GROUPS];
 
 		if (!dir->present)
 			continue;
@@ -71,9 +81,8 @@ void gw_ctr_subnets(struct gw_ctr_synth *s, const struct gw_prefix *v, size_t n,
 		dir->rate = GW_CTR_UNSHAPED_RATE;
 		dir->burst = GW_UNSET;
 		dir->n_classes = 2;
-		memset(s->match[d], 0, sizeof(s->match[d]));
 		for (size_t i = 0; i < n; i++) {
-			struct gw_match *m = &s->match[d][i / GW_MATCH_LIST_MAX];
+			struct gw_match *m = &groups[i / GW_MATCH_LIST_MAX];
 
 			m->proto = -1;
 			m->line = lim->line;
@@ -84,8 +93,15 @@ void gw_ctr_subnets(struct gw_ctr_synth *s, const struct gw_prefix *v, size_t n,
 			else
 				m->dst[m->n_dst++] = v[i];
 		}
-		listed->match = s->match[d];
-		listed->n_match = groups;
+		listed->match = groups;
+		listed->n_match = (n + GW_MATCH_LIST_MAX - 1) / GW_MATCH_LIST_MAX;
 	}
 	s->cfg.classify_u32 = true;
+	return 0;
+}
+
+void gw_ctr_synth_free(struct gw_ctr_synth *s)
+{
+	free(s->match);
+	s->match = NULL;
 }

@@ -24,11 +24,13 @@ struct gw_ctr_synth {
 	struct gw_config cfg;
 	struct gw_link_cfg link;
 	struct gw_class_cfg cls[2][2];	/* per direction: the limited class, the unlimited */
-	struct gw_match match[2][GW_CTR_MATCH_GROUPS];
+	/* NULL, or gw_ctr_subnets' match groups, 2 x GW_CTR_MATCH_GROUPS (18 KB: on the heap,
+	 * so that the many containers without subnets do not carry them) */
+	struct gw_match *match;
 };
 /* htb with one class per present direction of r (rate assured, capped at ceil, r's child under
  * it), on interface ifname; ingress through "gwc-IFINDEX". main_cfg gives the file name and
- * interval. */
+ * interval. out is written whole: free what gw_ctr_subnets gave an earlier one first. */
 void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_container_cfg *r,
 		       const char *ifname, int ifindex, struct gw_ctr_synth *out);
 /* Subnets into an out of gw_ctr_synthesize: each present direction gets a second class, not
@@ -36,8 +38,11 @@ void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_contain
  * false (unshapedSubnets): the limited class is the default and the subnets go to the other;
  * true (shapedSubnets): the other way round. The remote end's address is matched: the source
  * on the host end's egress (into the container), the destination on the ifb (out of it), by
- * u32 filters on both roots (cfg.classify_u32). n: 1..GW_CTR_SUBNETS_MAX. */
-void gw_ctr_subnets(struct gw_ctr_synth *s, const struct gw_prefix *v, size_t n,
-		    bool listed_shaped);
+ * u32 filters on both roots (cfg.classify_u32). n: 1..GW_CTR_SUBNETS_MAX. 0, or -ENOMEM (s
+ * unchanged). */
+int gw_ctr_subnets(struct gw_ctr_synth *s, const struct gw_prefix *v, size_t n,
+		   bool listed_shaped);
+/* What gw_ctr_subnets allocated (nothing when s->match is NULL); s is not used after. */
+void gw_ctr_synth_free(struct gw_ctr_synth *s);
 
 #endif

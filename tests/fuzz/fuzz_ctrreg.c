@@ -71,6 +71,7 @@ static void check_accepted(const struct gw_ctr_reg *m)
 			abort();
 		if (gw_ctr_reg_synth(m, &s, err, sizeof(err)))
 			abort();
+		gw_ctr_synth_free(&s);
 	} else if (m->op != GW_CTR_REG_UNREGISTER || m->host_if[0] || m->ifb[0]) {
 		abort();
 	}

@@ -294,6 +294,7 @@ static void test_subnets(void)
 	      "unshaped: the limited class is the default; into the container the source is matched");
 	CHECK(s.cls[1][1].match[0].n_dst == 1 && !s.cls[1][1].match[0].n_src,
 	      "out of the container (the ifb) the destination is matched");
+	gw_ctr_synth_free(&s);
 	m.subnets_shaped = true;
 	m.n_subnets = GW_CTR_SUBNETS_MAX;
 	for (int i = 0; i < GW_CTR_SUBNETS_MAX; i++)
@@ -301,6 +302,10 @@ static void test_subnets(void)
 	CHECK(gw_ctr_reg_synth(&m, &s, err, sizeof(err)) == 0 && !s.cls[0][0].is_default &&
 	      s.cls[0][1].is_default && s.cls[0][0].n_match == 4 && !s.cls[0][1].n_match &&
 	      s.cls[0][0].match[3].n_src == 16, "shaped: the other way round, 64 in 4 groups");
+	gw_ctr_synth_free(&s);
+	sample_reg(&m);
+	CHECK(gw_ctr_reg_synth(&m, &s, err, sizeof(err)) == 0 && !s.match && !s.cfg.classify_u32 &&
+	      s.link.dir[0].n_classes == 1, "no subnets: one class a direction, nothing allocated");
 }
 
 int main(void)

@@ -386,7 +386,7 @@ static void test_u32_readback(void)
 	gw_parse_prefix("10.1.2.0/24", &subs[0]);
 	gw_parse_prefix("fd00::/8", &subs[1]);
 	gw_parse_prefix("192.168.0.0/16", &subs[2]);
-	gw_ctr_subnets(&s, subs, 3, false);
+	CHECK(gw_ctr_subnets(&s, subs, 3, false) == 0 && s.match, "subnets: the groups allocated");
 	p = plan_of(&s.cfg);
 	CHECK(gw_classify_build(&s.cfg, &p, true, &c, err, sizeof(err)) == 0 && c.nft.n == 0 &&
 	      c.n_in == 2, "a container with subnets: two u32 sets, no nft (%s)", err);
@@ -400,6 +400,7 @@ static void test_u32_readback(void)
 	}
 	gw_classify_free(&c);
 	gw_plan_free(&p);
+	gw_ctr_synth_free(&s);
 }
 
 /* An ack of seq carrying error and, when text, an extended-ack message, at p; its length. */
