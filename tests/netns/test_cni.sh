@@ -469,7 +469,7 @@ kbits() {
 		>"$TMPD/iperf6.json" 2>&1
 	jq -r '.end.sum_received.bits_per_second / 1000 | floor' "$TMPD/iperf6.json" 2>/dev/null
 }
-fast() { [ "${1:-0}" -ge $((SLOW / 100)) ]; }		# ten times the limit, at least
+fast() { [ "${1:-0}" -ge $((SLOW / 200)) ]; }		# five times the limit, at least
 slow() { [ "${1:-0}" -gt 0 ] && [ "${1:-0}" -le $((SLOW * 3 / 2000)) ]; }	# at most 1.5 times
 filters() { ip netns exec "$HOST" tc filter show dev "$1" parent e000: 2>/dev/null; }
 GU=$(subconf unshapedSubnets "$SUBS")
