@@ -1,5 +1,6 @@
 /* gatewayd/tree/classify.c: match blocks and hosts -> rules with class ids -> the nft table
- * (egress) and u32 filters on the ifb (ingress), applied after the tree and removed with it. */
+ * (egress) and u32 filters on the ifb (ingress), applied after the tree and removed with it; a
+ * container's subnets (classify_u32): u32 filters on both roots, and read back. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
