@@ -232,6 +232,9 @@ struct gw_config {
 	/* gatewayd's nft table goes with this config's tree: true for a parsed config, false
 	 * for the one-link configs containers are shaped with (they must not touch it) */
 	bool owns_nft;
+	/* a container's tree with subnets (gatewayd/tree/ctrtree.c): its classes are sorted by
+	 * u32 filters on the htb roots of both its devices, the interface and the ifb */
+	bool classify_u32;
 };
 
 /*

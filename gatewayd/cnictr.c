@@ -61,6 +61,7 @@ static void entry_free(struct entry *e)
 		return;
 	gw_applied_free(&e->applied);
 	gw_sampler_free(e->sampler);
+	gw_ctr_synth_free(&e->s);
 	free(e);
 }
 
@@ -161,8 +162,8 @@ static int read_back(struct gw_cnictr *c, struct entry *e, char *why, size_t why
 		return -ENOENT;
 	}
 	/* a dump that raced with other changes can miss an object: a second look decides */
-	if (gw_verify(c->nl, &e->s.cfg, &e->applied, why, whylen) &&
-	    (r = gw_verify(c->nl, &e->s.cfg, &e->applied, why, whylen)))
+	if (gw_ctr_reg_verify(c->nl, &e->s, &e->applied, why, whylen) &&
+	    (r = gw_ctr_reg_verify(c->nl, &e->s, &e->applied, why, whylen)))
 		return r;
 	if ((r = gw_sampler_new(&e->s.cfg, &e->applied, &sampler)))
 		return snprintf(why, whylen, "%s", strerror(-r)), r;
@@ -244,6 +245,7 @@ static struct entry *entry_new(struct gw_cnictr *c, const struct gw_ctr_reg *m, 
 	e->m = *m;
 	gw_ctr_reg_ifb_mark(m->network, m->id, m->ifname, e->mark, sizeof(e->mark));
 	if (gw_ctr_reg_synth(&e->m, &e->s, err, errlen)) {
+		gw_ctr_synth_free(&e->s);
 		free(e);
 		return NULL;
 	}

@@ -322,9 +322,9 @@ static void describe(const struct shaped *s, char *buf, size_t len)
 	char e[32] = "", i[32] = "";
 
 	if (s->s.link.dir[GW_DIR_EGRESS].present)
-		gw_format_rate(s->s.cls[GW_DIR_EGRESS].ceil, e, sizeof(e));
+		gw_format_rate(s->s.cls[GW_DIR_EGRESS][0].ceil, e, sizeof(e));
 	if (s->s.link.dir[GW_DIR_INGRESS].present)
-		gw_format_rate(s->s.cls[GW_DIR_INGRESS].ceil, i, sizeof(i));
+		gw_format_rate(s->s.cls[GW_DIR_INGRESS][0].ceil, i, sizeof(i));
 	snprintf(buf, len, "%s%s%s%s%s%s%s", e[0] ? "egress " : "", e, e[0] && i[0] ? ", " : "",
 		 i[0] ? "ingress " : "", i, i[0] ? " through " : "",
 		 i[0] ? s->s.link.dir[GW_DIR_INGRESS].ifb : "");

@@ -93,4 +93,26 @@ int gw_u32_build_del(int ifindex, unsigned int gen, int family, struct nl_msg **
 int gw_u32_format(const char *dev, const struct gw_rule *r, unsigned int gen, char *buf,
 		  size_t len);
 
+/* A classifier read back from a filter dump (RTM_NEWTFILTER): a u32 rule with a selector and
+ * a class id, as gw_u32_build makes them. */
+#define GW_U32_KEYS_MAX 16
+struct gw_u32_got {
+	int ifindex;
+	uint32_t parent;
+	unsigned int prio;
+	int family;			/* AF_INET, AF_INET6, 0 for another protocol */
+	uint32_t classid;
+	bool terminal;
+	int nkeys;
+	uint32_t off[GW_U32_KEYS_MAX], mask[GW_U32_KEYS_MAX], val[GW_U32_KEYS_MAX];
+	bool actions;			/* it carries actions (gatewayd's never do) */
+};
+/* One dumped filter into out: 0; -ENOENT when it is not a u32 rule with a selector (the
+ * hash-table nodes u32 dumps beside its rules, other kinds); -EBADMSG. */
+int gw_u32_parse(const struct nlmsghdr *h, struct gw_u32_got *out);
+/* Is got what gw_u32_build(ifindex, r, gen) makes, for either generation? */
+bool gw_u32_matches(const struct gw_rule *r, const struct gw_u32_got *got);
+/* Is prio one of gatewayd's classifier priorities (both generations, both families)? */
+bool gw_u32_prio_ours(unsigned int prio);
+
 #endif

@@ -12,7 +12,7 @@
 #include "qdisc/nft.h"
 #include "qdisc/qdisc.h"
 
-#define U32_KEYS_MAX 16
+#define U32_KEYS_MAX GW_U32_KEYS_MAX
 
 struct u32_sel {
 	struct tc_u32_sel sel;
@@ -163,4 +163,69 @@ int gw_u32_format(const char *dev, const struct gw_rule *r, unsigned int gen, ch
 		err = gw_fmt(buf, len, &pos, " flowid %x:%x", r->classid >> 16,
 			     r->classid & 0xffff);
 	return err ? err : (int)pos;
+}
+
+bool gw_u32_prio_ours(unsigned int prio)
+{
+	return prio >= GW_U32_PRIO_BASE && prio < GW_U32_PRIO_BASE + 4;
+}
+
+int gw_u32_parse(const struct nlmsghdr *h, struct gw_u32_got *out)
+{
+	struct nlattr *tb[TCA_MAX + 1], *o[TCA_U32_MAX + 1];
+	const struct tcmsg *t;
+	const struct tc_u32_sel *sel;
+	int n;
+
+	if (h->nlmsg_type != RTM_NEWTFILTER || h->nlmsg_len < NLMSG_LENGTH(sizeof(*t)))
+		return -ENOENT;
+	t = NLMSG_DATA(h);
+	if (nlmsg_parse((struct nlmsghdr *)h, sizeof(*t), tb, TCA_MAX, NULL) < 0)
+		return -EBADMSG;
+	if (!tb[TCA_KIND] || nla_strcmp(tb[TCA_KIND], "u32") || !tb[TCA_OPTIONS])
+		return -ENOENT;
+	if (nla_parse_nested(o, TCA_U32_MAX, tb[TCA_OPTIONS], NULL) < 0)
+		return -EBADMSG;
+	if (!o[TCA_U32_SEL])
+		return -ENOENT;
+	n = nla_len(o[TCA_U32_SEL]);
+	if (n < (int)sizeof(*sel))
+		return -EBADMSG;
+	sel = nla_data(o[TCA_U32_SEL]);
+	if (sel->nkeys > GW_U32_KEYS_MAX ||
+	    n < (int)(sizeof(*sel) + sel->nkeys * sizeof(struct tc_u32_key)))
+		return -EBADMSG;
+	memset(out, 0, sizeof(*out));
+	out->ifindex = t->tcm_ifindex;
+	out->parent = t->tcm_parent;
+	out->prio = TC_H_MAJ(t->tcm_info) >> 16;
+	out->family = ntohs((uint16_t)TC_H_MIN(t->tcm_info)) == ETH_P_IP ? AF_INET :
+		      ntohs((uint16_t)TC_H_MIN(t->tcm_info)) == ETH_P_IPV6 ? AF_INET6 : 0;
+	out->classid = o[TCA_U32_CLASSID] ? nla_get_u32(o[TCA_U32_CLASSID]) : 0;
+	out->terminal = sel->flags & TC_U32_TERMINAL;
+	out->nkeys = sel->nkeys;
+	for (int i = 0; i < sel->nkeys; i++) {
+		out->off[i] = (uint32_t)sel->keys[i].off;
+		out->mask[i] = ntohl(sel->keys[i].mask);
+		out->val[i] = ntohl(sel->keys[i].val);
+	}
+	out->actions = o[TCA_U32_ACT] != NULL;
+	return 0;
+}
+
+bool gw_u32_matches(const struct gw_rule *r, const struct gw_u32_got *got)
+{
+	struct u32_sel s;
+
+	if (fill(&s, r) || got->family != r->family || got->classid != r->classid ||
+	    !got->terminal || got->actions || got->parent != GW_ROOT_HANDLE ||
+	    got->nkeys != s.sel.nkeys ||
+	    (got->prio != GW_U32_PRIO_BASE + (r->family == AF_INET6) &&
+	     got->prio != GW_U32_PRIO_BASE + 2 + (r->family == AF_INET6)))
+		return false;
+	for (int i = 0; i < s.sel.nkeys; i++)
+		if (got->off[i] != (uint32_t)s.keys[i].off || got->mask[i] != ntohl(s.keys[i].mask) ||
+		    got->val[i] != ntohl(s.keys[i].val))
+			return false;
+	return true;
 }

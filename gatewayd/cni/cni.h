@@ -83,6 +83,12 @@ struct gw_cni_conf {
 	struct json_object *prev;	/* prevResult, or NULL */
 	char host_ifaces[GW_CNI_HOST_IFACES][IFNAMSIZ];	/* prevResult's, without a sandbox */
 	size_t n_host_ifaces;
+	/* unshapedSubnets (subnets_shaped false: these are not limited, the rest is) or
+	 * shapedSubnets (true: only these are), from runtimeConfig.bandwidth when it gives
+	 * either, else from the network config; at most GW_CTR_SUBNETS_MAX */
+	struct gw_prefix subnets[GW_CTR_SUBNETS_MAX];
+	size_t n_subnets;
+	bool subnets_shaped;
 };
 
 /* The versions of the spec gatewayd-cni speaks, oldest first (VERSION prints them). */

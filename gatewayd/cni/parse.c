@@ -154,19 +154,83 @@ static int get_limit(struct json_object *o, const char *where, const char *dir,
 	return 0;
 }
 
+/* One of unshapedSubnets and shapedSubnets in o (1 given, 0 absent, null or empty), into
+ * c's list; the reference plugin's net.ParseCIDR takes an address with its length and masks
+ * off the host bits, so does this. */
+static int get_subnets(struct json_object *o, const char *where, const char *key,
+		       struct gw_cni_conf *c, struct gw_cni_error *e)
+{
+	struct json_object *v;
+	size_t n;
+
+	if (!json_object_object_get_ex(o, key, &v) || json_object_get_type(v) == json_type_null)
+		return 0;
+	if (json_object_get_type(v) != json_type_array)
+		return gw_cni_fail(e, GW_CNI_E_CONFIG, "invalid network config",
+				   "%s%s%s must be a list of subnets, not %.64s", where,
+				   where[0] ? "." : "", key, show(v));
+	n = json_object_array_length(v);
+	if (!n)
+		return 0;
+	if (n > GW_CTR_SUBNETS_MAX)
+		return gw_cni_fail(e, GW_CNI_E_CONFIG, "invalid network config",
+				   "%s%s%s has %zu subnets, more than %d", where, where[0] ? "." : "",
+				   key, n, GW_CTR_SUBNETS_MAX);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *x = json_object_array_get_idx(v, i);
+		struct gw_prefix *p = &c->subnets[i];
+		const char *s = json_object_get_type(x) == json_type_string ?
+				json_object_get_string(x) : NULL;
+		int r = s && strchr(s, '/') && json_object_get_string_len(x) < 64 ?
+			gw_parse_prefix(s, p) : -EINVAL;
+		int bits = p->family == AF_INET ? 32 : 128;
+
+		if (r && r != -ERANGE)
+			return gw_cni_fail(e, GW_CNI_E_CONFIG, "invalid network config",
+					   "%s%s%s: bad subnet %.64s: not an IPv4 or IPv6 address "
+					   "with a prefix length (\"10.1.0.0/16\", \"fd00::/64\")",
+					   where, where[0] ? "." : "", key, show(x));
+		for (int b = p->len; b < bits; b++)
+			p->addr[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+	}
+	c->n_subnets = n;
+	c->subnets_shaped = !strcmp(key, "shapedSubnets");
+	return 1;
+}
+
+/* Both lists of one source (the network config, or runtimeConfig.bandwidth): at most one of
+ * them may hold subnets. 1 when one does (it replaces what c had), 0 when neither. */
+static int parse_subnets(struct json_object *o, const char *where, struct gw_cni_conf *c,
+			 struct gw_cni_error *e)
+{
+	int u, sh;
+
+	if ((u = get_subnets(o, where, "unshapedSubnets", c, e)) < 0)
+		return u;
+	if ((sh = get_subnets(o, where, "shapedSubnets", c, e)) < 0)
+		return sh;
+	if (u && sh)
+		return gw_cni_fail(e, GW_CNI_E_CONFIG, "invalid network config",
+				   "%s%sunshapedSubnets and shapedSubnets cannot both be given: the "
+				   "first leaves the listed subnets unshaped, the second shapes "
+				   "only them", where, where[0] ? "." : "");
+	return u || sh;
+}
+
 static const char *const bw_keys[] = { "ingressRate", "ingressBurst", "egressRate",
 				       "egressBurst", "unshapedSubnets", "shapedSubnets", NULL };
 
 /* runtimeConfig.bandwidth over the network's defaults, direction by direction. */
 static int parse_limits(struct json_object *root, struct gw_cni_conf *c, struct gw_cni_error *e)
 {
-	struct json_object *rc, *bw = NULL, *sub;
+	struct json_object *rc, *bw = NULL;
 	struct gw_cni_limit rt_in = { 0, GW_UNSET }, rt_out = { 0, GW_UNSET };
 	bool r_in = false, r_out = false;
 	int r;
 
 	if ((r = get_limit(root, "config", "ingress", &c->ingress, NULL, e)) ||
-	    (r = get_limit(root, "config", "egress", &c->egress, NULL, e)))
+	    (r = get_limit(root, "config", "egress", &c->egress, NULL, e)) ||
+	    (r = parse_subnets(root, "", c, e)) < 0)
 		return r;
 	if (!json_object_object_get_ex(root, "runtimeConfig", &rc) ||
 	    json_object_get_type(rc) == json_type_null)
@@ -182,12 +246,9 @@ static int parse_limits(struct json_object *root, struct gw_cni_conf *c, struct 
 				   NULL);
 	if ((r = check_keys(bw, "runtimeConfig.bandwidth", bw_keys, e)))
 		return r;
-	/* not yet: refused rather than shaping what was asked to be left alone */
-	for (const char *const *k = &bw_keys[4]; *k; k++)
-		if (json_object_object_get_ex(bw, *k, &sub) &&
-		    !(json_object_get_type(sub) == json_type_array &&
-		      !json_object_array_length(sub)) && json_object_get_type(sub) != json_type_null)
-			return unsupported(e, "runtimeConfig.bandwidth", *k, sub);
+	/* the runtime's subnets, when it gives any, replace the network's */
+	if ((r = parse_subnets(bw, "runtimeConfig.bandwidth", c, e)) < 0)
+		return r;
 	if ((r = get_limit(bw, "runtimeConfig.bandwidth", "ingress", &rt_in, &r_in, e)) ||
 	    (r = get_limit(bw, "runtimeConfig.bandwidth", "egress", &rt_out, &r_out, e)))
 		return r;
@@ -368,7 +429,8 @@ static int parse_prev(struct json_object *root, enum gw_cni_cmd cmd, struct gw_c
 
 static const char *const top_keys[] = {
 	"cniVersion", "name", "type", "capabilities", "args", "runtimeConfig", "prevResult",
-	"ingressRate", "ingressBurst", "egressRate", "egressBurst", "queue", "controlSocket", NULL
+	"ingressRate", "ingressBurst", "egressRate", "egressBurst", "unshapedSubnets",
+	"shapedSubnets", "queue", "controlSocket", NULL
 };
 
 static int get_string(struct json_object *root, const char *key, struct json_object **v,

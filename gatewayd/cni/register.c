@@ -37,6 +37,9 @@ void gw_cni_reg_fill(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 	snprintf(m->queue, sizeof(m->queue), "%s", c->queue_text);
 	if (!sh)
 		return;
+	m->n_subnets = c->n_subnets;
+	memcpy(m->subnets, c->subnets, c->n_subnets * sizeof(c->subnets[0]));
+	m->subnets_shaped = c->subnets_shaped;
 	snprintf(m->host_if, sizeof(m->host_if), "%s", sh->host_if);
 	m->host_ifindex = sh->host_ifindex;
 	snprintf(m->ifb, sizeof(m->ifb), "%s", sh->ifb);

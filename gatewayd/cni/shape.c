@@ -180,7 +180,7 @@ static int our_ifb(struct gw_nl *nl, const char *name, const char *mark,
 int gw_cni_add(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 	       struct gw_cni_shaped *out, struct gw_cni_error *e)
 {
-	struct gw_ctr_synth s;
+	struct gw_ctr_synth s = { .match = NULL };
 	struct gw_applied a;
 	struct gw_link_info info;
 	struct host_end h;
@@ -245,6 +245,7 @@ out:
 	if (made_ifb && our_ifb(nl, ifb, mark, &info, &ignored) == 1)
 		gw_link_del(nl, ifb, NULL);
 	gw_nl_close(nl);
+	gw_ctr_synth_free(&s);
 	return r;
 }
 
@@ -267,7 +268,7 @@ static int planned(struct gw_nl *nl, const struct gw_ctr_synth *s, const char *m
 int gw_cni_check(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 		 struct gw_cni_error *e)
 {
-	struct gw_ctr_synth s;
+	struct gw_ctr_synth s = { .match = NULL };
 	struct gw_applied a = { 0 };
 	struct host_end h;
 	struct gw_nl *nl;
@@ -287,14 +288,15 @@ int gw_cni_check(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 	if ((r = planned(nl, &s, mark, &a, e)))
 		goto out;
 	/* as the daemon's heal does: a dump that raced with a change can miss an object */
-	if ((r = gw_verify(nl, &s.cfg, &a, why, sizeof(why))) &&
-	    (r = gw_verify(nl, &s.cfg, &a, why, sizeof(why))))
+	if ((r = gw_ctr_reg_verify(nl, &s, &a, why, sizeof(why))) &&
+	    (r = gw_ctr_reg_verify(nl, &s, &a, why, sizeof(why))))
 		gw_cni_fail(e, r == -EPROTO ? GW_CNI_E_CHECK : GW_CNI_E_KERNEL,
 			    r == -EPROTO ? "the tree in the kernel is not the configured one" :
 			    "cannot read the tree back", "%s", why);
 out:
 	gw_applied_free(&a);
 	gw_nl_close(nl);
+	gw_ctr_synth_free(&s);
 	return r;
 }
 

@@ -1,5 +1,6 @@
 /* gatewayd/tree/classify.c: match blocks and hosts -> rules with class ids -> the nft table
- * (egress) and u32 filters on the ifb (ingress), applied after the tree and removed with it. */
+ * (egress) and u32 filters on the ifb (ingress), applied after the tree and removed with it; a
+ * container's subnets (classify_u32): u32 filters on both roots, and read back. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <linux/rtnetlink.h>
 #include "gatewayd/tree/apply.h"
 #include "gatewayd/tree/classify.h"
 #include "gatewayd/sys/log.h"
@@ -80,6 +82,7 @@ static int resolve_cgroup(const char *path, uint64_t *id, char *err, size_t errl
 
 struct ctx {
 	bool ingress, resolve;
+	bool u32;		/* u32 filters, not nft rules: ingress, or a classify_u32 config */
 	struct rules *out;
 	const struct gw_class_cfg *cls;
 	char *err;
@@ -140,7 +143,7 @@ static int emit(struct ctx *c, const struct gw_rule *base)
 {
 	int fams[2] = { base->family, 0 }, nf = 1, r;
 
-	if (!base->family && (base->dscp >= 0 || c->ingress)) {
+	if (!base->family && (base->dscp >= 0 || c->u32)) {
 		fams[0] = AF_INET;
 		fams[1] = AF_INET6;
 		nf = 2;
@@ -151,7 +154,7 @@ static int emit(struct ctx *c, const struct gw_rule *base)
 		g.family = (uint8_t)fams[i];
 		if ((g.proto == 1 && g.family == AF_INET6) || (g.proto == 58 && g.family == AF_INET))
 			continue;
-		r = c->ingress ? emit_ingress(c, &g) : push_rule(c->out, &g);
+		r = c->u32 ? emit_ingress(c, &g) : push_rule(c->out, &g);
 		if (r)
 			return r;
 	}
@@ -283,8 +286,17 @@ static int build_link(const struct gw_config *cfg, const struct gw_plan *plan, s
 			return -ENOMEM;
 		gw_plan_slots(plan, li, (enum gw_direction)dir, slot, d->n_classes);
 		c->ingress = dir == GW_DIR_INGRESS;
+		c->u32 = c->ingress || cfg->classify_u32;
 		c->out = &rules;
-		if (dir == GW_DIR_EGRESS) {
+		if (dir == GW_DIR_EGRESS && cfg->classify_u32) {
+			/* a container's host end: u32 on its own root, as on the ifb */
+			r = build_dir(c, d, slot, NULL, NULL);
+			if (!r && rules.n)
+				out->in[out->n_in++] = (struct gw_ingress_rules){ li, rules.v, rules.n,
+										  true };
+			else
+				free(rules.v);
+		} else if (dir == GW_DIR_EGRESS) {
 			struct gw_nft_chain ch = { 0 };
 
 			snprintf(ch.name, sizeof(ch.name), "egress-%s", l->name);
@@ -301,7 +313,8 @@ static int build_link(const struct gw_config *cfg, const struct gw_plan *plan, s
 		} else {
 			r = build_dir(c, d, slot, NULL, NULL);
 			if (!r && rules.n)
-				out->in[out->n_in++] = (struct gw_ingress_rules){ li, rules.v, rules.n };
+				out->in[out->n_in++] = (struct gw_ingress_rules){ li, rules.v, rules.n,
+										  false };
 			else
 				free(rules.v);
 		}
@@ -319,7 +332,7 @@ int gw_classify_build(const struct gw_config *cfg, const struct gw_plan *plan, b
 
 	memset(out, 0, sizeof(*out));
 	out->nft.chains = calloc(n, sizeof(*out->nft.chains));
-	out->in = calloc(n, sizeof(*out->in));
+	out->in = calloc(2 * n, sizeof(*out->in));
 	if (!out->nft.chains || !out->in)
 		r = -ENOMEM;
 	/* a link waiting for its interface has no classes to sort into yet */
@@ -362,8 +375,10 @@ static void u32_drop(struct gw_nl *nl, int ifindex, unsigned int gen)
 static int u32_add(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
 		   const struct gw_ingress_rules *in, unsigned int gen, char *err, size_t errlen)
 {
-	const struct gw_dir_cfg *d = &cfg->links[in->link].dir[GW_DIR_INGRESS];
-	int ifindex = a->facts[in->link].ifb.ifindex, r = 0;
+	const struct gw_link_cfg *l = &cfg->links[in->link];
+	const char *dev = in->on_iface ? l->interface : l->dir[GW_DIR_INGRESS].ifb;
+	int ifindex = in->on_iface ? a->facts[in->link].dev.ifindex :
+		      a->facts[in->link].ifb.ifindex, r = 0;
 	struct nl_msg **m = calloc(in->n + 1, sizeof(*m));
 	struct gw_nl_error e = { 0 };
 	size_t n = 0;
@@ -376,14 +391,14 @@ static int u32_add(struct gw_nl *nl, const struct gw_config *cfg, struct gw_appl
 	if (!r && (r = gw_nl_batch(nl, m, in->n, true, &e))) {
 		char cmd[1024] = "";
 
-		gw_u32_format(d->ifb, &in->rules[e.index < in->n ? e.index : 0], gen, cmd,
+		gw_u32_format(dev, &in->rules[e.index < in->n ? e.index : 0], gen, cmd,
 			      sizeof(cmd));
-		snprintf(err, errlen, "link '%s' ingress classifier on %s: the kernel refused `%s`: "
-			 "%s (%s)", cfg->links[in->link].name, d->ifb, cmd,
+		snprintf(err, errlen, "link '%s' %s classifier on %s: the kernel refused `%s`: "
+			 "%s (%s)", l->name, in->on_iface ? "egress" : "ingress", dev, cmd,
 			 e.msg[0] ? e.msg : "no message", strerror(-r));
 	} else if (r) {
-		snprintf(err, errlen, "link '%s' ingress classifier: %s", cfg->links[in->link].name,
-			 strerror(-r));
+		snprintf(err, errlen, "link '%s' %s classifier: %s", l->name,
+			 in->on_iface ? "egress" : "ingress", strerror(-r));
 	}
 	for (size_t i = 0; i < n; i++)
 		if (m[i])
@@ -403,7 +418,7 @@ int gw_classify_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_a
 	size_t added = 0;
 	int r;
 
-	if (!cfg->owns_nft)
+	if (!cfg->owns_nft && !cfg->classify_u32)
 		return 0;	/* a container's tree: the table is the main config's */
 	r = gw_classify_build(cfg, &a->plan, true, &c, err, errlen);
 	if (r)
@@ -411,7 +426,9 @@ int gw_classify_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_a
 	/* ingress: the new generation next to the old (a packet meets one or the other) */
 	for (; added < c.n_in && !r; added++)
 		r = u32_add(nl, cfg, a, &c.in[added], gen, err, errlen);
-	if (!r && (c.nft.n || a->nft_table)) {
+	if (!cfg->owns_nft) {
+		/* a container's: u32 only, and the nft table is never its to touch */
+	} else if (!r && (c.nft.n || a->nft_table)) {
 		struct timespec t0, t1;
 		size_t rules = 0, hosts = 0;
 
@@ -440,9 +457,108 @@ int gw_classify_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_a
 		/* on success the old generation goes, on failure the new one */
 		u32_drop(nl, ifb, r ? gen : gen ^ 1u);
 	}
+	for (size_t i = 0; cfg->classify_u32 && a->facts && i < cfg->n_links; i++)
+		if (cfg->links[i].dir[GW_DIR_EGRESS].present && a->facts[i].dev.ifindex)
+			u32_drop(nl, a->facts[i].dev.ifindex, r ? gen : gen ^ 1u);
 	if (!r) {
 		a->u32_gen = gen;
 		a->nft_table = c.nft.n > 0;
+	}
+	gw_classify_free(&c);
+	return r;
+}
+
+/* The filters of gatewayd's priorities on one device's htb root. */
+struct got_filters {
+	struct gw_u32_got *v;
+	bool *used;
+	size_t n, cap;
+	int err;
+};
+
+static int got_cb(const struct nlmsghdr *h, void *arg)
+{
+	struct got_filters *g = arg;
+	struct gw_u32_got f;
+	int r = gw_u32_parse(h, &f);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r)
+		return r;
+	if (f.parent != GW_ROOT_HANDLE || !gw_u32_prio_ours(f.prio))
+		return 0;
+	if (g->n >= GW_U32_FILTERS_MAX * 2)
+		return -E2BIG;
+	if (gw_grow(&g->v, &g->cap, g->n, sizeof(*g->v), 16))
+		return -ENOMEM;
+	g->v[g->n++] = f;
+	return 0;
+}
+
+/* One device's expected rules against what its dump holds. */
+static int verify_dev(struct gw_nl *nl, const struct gw_config *cfg, int ifindex,
+		      const struct gw_ingress_rules *in, char *err, size_t errlen)
+{
+	const struct gw_link_cfg *l = &cfg->links[in->link];
+	const char *dev = in->on_iface ? l->interface : l->dir[GW_DIR_INGRESS].ifb;
+	struct got_filters g = { 0 };
+	char cmd[1024] = "";
+	int r = gw_nl_dump_tc(nl, RTM_GETTFILTER, ifindex, GW_ROOT_HANDLE, got_cb, &g, NULL);
+
+	if (r) {
+		snprintf(err, errlen, "link '%s': reading the filters of %s back: %s", l->name, dev,
+			 strerror(-r));
+		free(g.v);
+		return r;
+	}
+	if (g.n && !(g.used = calloc(g.n, sizeof(*g.used)))) {
+		free(g.v);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < in->n && !r; k++) {
+		size_t i;
+
+		for (i = 0; i < g.n && (g.used[i] || !gw_u32_matches(&in->rules[k], &g.v[i])); i++)
+			;
+		if (i < g.n) {
+			g.used[i] = true;
+			continue;
+		}
+		gw_u32_format(dev, &in->rules[k], 0, cmd, sizeof(cmd));
+		snprintf(err, errlen, "link '%s' %s classifier on %s: read back from the kernel: "
+			 "`%s` (or its prio + 2) is not there", l->name,
+			 in->on_iface ? "egress" : "ingress", dev, cmd);
+		r = -EPROTO;
+	}
+	for (size_t i = 0; i < g.n && !r; i++)
+		if (!g.used[i]) {
+			snprintf(err, errlen, "link '%s' classifiers on %s: read back from the kernel: "
+				 "a u32 filter at prio %u to class %x:%x that gatewayd did not make",
+				 l->name, dev, g.v[i].prio, g.v[i].classid >> 16,
+				 g.v[i].classid & 0xffff);
+			r = -EPROTO;
+		}
+	free(g.used);
+	free(g.v);
+	return r;
+}
+
+int gw_classify_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
+		       char *err, size_t errlen)
+{
+	struct gw_classify c;
+	int r;
+
+	if (!cfg->classify_u32)
+		return 0;
+	if ((r = gw_classify_build(cfg, &a->plan, false, &c, err, errlen)))
+		return r;
+	for (size_t i = 0; i < c.n_in && !r; i++) {
+		const struct gw_link_facts *f = &a->facts[c.in[i].link];
+
+		r = verify_dev(nl, cfg, c.in[i].on_iface ? f->dev.ifindex : f->ifb.ifindex, &c.in[i],
+			       err, errlen);
 	}
 	gw_classify_free(&c);
 	return r;

@@ -18,6 +18,8 @@ struct gw_ingress_rules {
 	size_t link;
 	struct gw_rule *rules;		/* in class order */
 	size_t n;
+	bool on_iface;			/* on the link's interface (egress, classify_u32), not
+					 * its ifb */
 };
 
 struct gw_classify {
@@ -38,6 +40,11 @@ void gw_classify_free(struct gw_classify *c);
  * new classifiers is left and err has the kernel's message. */
 int gw_classify_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
 		      char *err, size_t errlen);
+/* For a classify_u32 config: are the u32 filters on each device of a the ones cfg's classes
+ * make (either generation), and no other filter of gatewayd's priorities there? 0; -EPROTO
+ * with the first difference in err as a tc command; -errno when they could not be read. */
+int gw_classify_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
+		       char *err, size_t errlen);
 /* Remove gatewayd's nft table (the ifb filters go with the ifb). Returns 0 or -errno. */
 int gw_classify_remove(struct gw_applied *a, char *err, size_t errlen);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config/config.h"
+#include "gatewayd/tree/classify.h"
 #include "gatewayd/tree/ctrreg.h"
 #include "gatewayd/tree/own.h"
 #include "qdisc/link.h"
@@ -118,7 +119,7 @@ int gw_ctr_reg_encode(const struct gw_ctr_reg *m, char *buf, size_t len)
 {
 	struct out o = { buf, len, 0, len == 0 };
 
-	put(&o, GW_CTR_REG_MAGIC " %d\n", GW_CTR_REG_VERSION);
+	put(&o, GW_CTR_REG_MAGIC " %d\n", m->op == GW_CTR_REG_REGISTER && m->n_subnets ? 2 : 1);
 	put(&o, "op %s\n", m->op == GW_CTR_REG_REGISTER ? "register" : "unregister");
 	put(&o, "id %s\nnetwork %s\nifname %s\n", m->id, m->network, m->ifname);
 	if (m->netns[0])
@@ -134,6 +135,16 @@ int gw_ctr_reg_encode(const struct gw_ctr_reg *m, char *buf, size_t len)
 		put_burst(&o, "egress_burst", m->egress.burst);
 		if (m->queue[0])
 			put(&o, "queue %s\n", m->queue);
+		if (m->n_subnets) {
+			put(&o, "%s", m->subnets_shaped ? "shaped_subnets" : "unshaped_subnets");
+			for (size_t i = 0; i < m->n_subnets && i < GW_CTR_SUBNETS_MAX; i++) {
+				char p[64];
+
+				gw_format_prefix(&m->subnets[i], p, sizeof(p));
+				put(&o, " %s", p);
+			}
+			put(&o, "\n");
+		}
 	}
 	put(&o, "\n");
 	if (o.full || o.pos > GW_CTR_REG_MAX)
@@ -201,13 +212,37 @@ static bool parse_burst(const char *s, int64_t *out)
 
 enum key {
 	K_OP, K_ID, K_NETNS, K_NETWORK, K_IFNAME, K_HOST_IF, K_HOST_IFINDEX, K_HOST_NETNS, K_IFB,
-	K_IN_RATE, K_IN_BURST, K_E_RATE, K_E_BURST, K_QUEUE, K_N
+	K_IN_RATE, K_IN_BURST, K_E_RATE, K_E_BURST, K_QUEUE, K_UNSHAPED, K_SHAPED, K_N
 };
 
 static const char *const key_names[K_N] = {
 	"op", "id", "netns", "network", "ifname", "host_if", "host_ifindex", "host_netns", "ifb",
 	"ingress_rate", "ingress_burst", "egress_rate", "egress_burst", "queue",
+	"unshaped_subnets", "shaped_subnets",
 };
+
+/* "CIDR CIDR ...": 1..GW_CTR_SUBNETS_MAX prefixes, host bits zero. */
+static int parse_subnets(struct gw_ctr_reg *m, enum key k, const char *v, char *err,
+			 size_t errlen)
+{
+	char buf[GW_CTR_REG_MAX + 1], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	m->n_subnets = 0;
+	m->subnets_shaped = k == K_SHAPED;
+	for (char *t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		if (m->n_subnets >= GW_CTR_SUBNETS_MAX)
+			return fail(err, errlen, -EINVAL, "%s: more than %d subnets",
+				    key_names[k], GW_CTR_SUBNETS_MAX);
+		if (gw_parse_prefix(t, &m->subnets[m->n_subnets]))
+			return fail(err, errlen, -EINVAL, "%s: \"%.64s\" is not a subnet (an "
+				    "address/length with the host bits zero)", key_names[k], t);
+		m->n_subnets++;
+	}
+	if (!m->n_subnets)
+		return fail(err, errlen, -EINVAL, "%s: no subnet", key_names[k]);
+	return 0;
+}
 
 /* One "key value" line's value into m. */
 static int set_value(struct gw_ctr_reg *m, enum key k, const char *v, char *err, size_t errlen)
@@ -278,27 +313,32 @@ static int set_value(struct gw_ctr_reg *m, enum key k, const char *v, char *err,
 				    sizeof(m->queue) - 1);
 		snprintf(m->queue, sizeof(m->queue), "%s", v);
 		return 0;
+	case K_UNSHAPED:
+	case K_SHAPED:
+		return parse_subnets(m, k, v, err, errlen);
 	case K_N:
 		break;
 	}
 	return -EINVAL;
 }
 
-/* The first line: the magic and a version this side speaks. */
-static int check_head(const char *line, char *err, size_t errlen)
+/* The first line: the magic and a version this side speaks (into *version). */
+static int check_head(const char *line, unsigned int *version, char *err, size_t errlen)
 {
 	const char *v;
 	uint64_t n;
 
 	if (strncmp(line, GW_CTR_REG_MAGIC " ", strlen(GW_CTR_REG_MAGIC) + 1))
 		return fail(err, errlen, -EINVAL, "not a gatewayd control message (the first "
-			    "line must be \"" GW_CTR_REG_MAGIC " %d\")", GW_CTR_REG_VERSION);
+			    "line must be \"" GW_CTR_REG_MAGIC " N\", N from 1 to %d)",
+			    GW_CTR_REG_VERSION);
 	v = line + strlen(GW_CTR_REG_MAGIC) + 1;
 	if (!parse_u64(v, UINT32_MAX, &n))
 		return fail(err, errlen, -EINVAL, "version: not a number");
-	if (n != GW_CTR_REG_VERSION)
+	if (n < 1 || n > GW_CTR_REG_VERSION)
 		return fail(err, errlen, -EPROTONOSUPPORT, "protocol version %" PRIu64 " is not "
-			    "spoken here (version %d is)", n, GW_CTR_REG_VERSION);
+			    "spoken here (versions 1 to %d are)", n, GW_CTR_REG_VERSION);
+	*version = (unsigned int)n;
 	return 0;
 }
 
@@ -340,8 +380,12 @@ static int check_whole(struct gw_ctr_reg *m, const bool *seen, char *err, size_t
 		return fail(err, errlen, -EINVAL, "ifb: egress is limited, so it must be %s", want);
 	if (!m->egress.rate && seen[K_IFB])
 		return fail(err, errlen, -EINVAL, "ifb: egress is not limited, so there is none");
+	if (seen[K_UNSHAPED] && seen[K_SHAPED])
+		return fail(err, errlen, -EINVAL, "unshaped_subnets and shaped_subnets: one or "
+			    "the other");
 	if (gw_ctr_reg_synth(m, &s, e2, sizeof(e2)))
 		return fail(err, errlen, -EINVAL, "queue: %s", e2);
+	gw_ctr_synth_free(&s);
 	return 0;
 }
 
@@ -351,6 +395,7 @@ int gw_ctr_reg_decode(const char *text, size_t len, struct gw_ctr_reg *out, char
 	bool seen[K_N] = { false };
 	char line[GW_CTR_REG_MAX + 1];
 	size_t pos = 0, lineno = 0;
+	unsigned int version = 0;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -376,7 +421,7 @@ int gw_ctr_reg_decode(const char *text, size_t len, struct gw_ctr_reg *out, char
 		line[n] = '\0';
 		lineno++;
 		if (lineno == 1) {
-			if ((r = check_head(line, err, errlen)))
+			if ((r = check_head(line, &version, err, errlen)))
 				return r;
 			continue;
 		}
@@ -387,9 +432,9 @@ int gw_ctr_reg_decode(const char *text, size_t len, struct gw_ctr_reg *out, char
 		*v++ = '\0';
 		for (k = 0; k < K_N && strcmp(key_names[k], line); k++)
 			;
-		if (k == K_N)
-			return fail(err, errlen, -EINVAL, "line %zu: unknown key \"%.32s\"", lineno,
-				    line);
+		if (k == K_N || ((k == K_UNSHAPED || k == K_SHAPED) && version < 2))
+			return fail(err, errlen, -EINVAL, "line %zu: unknown key \"%.32s\"%s",
+				    lineno, line, k == K_N ? "" : " in version 1");
 		if (seen[k])
 			return fail(err, errlen, -EINVAL, "line %zu: %s given twice", lineno, line);
 		seen[k] = true;
@@ -414,6 +459,7 @@ int gw_ctr_reg_synth(const struct gw_ctr_reg *m, struct gw_ctr_synth *s, char *e
 	const struct gw_ctr_reg_limit *lim[2] = { [GW_DIR_EGRESS] = &m->ingress,
 						  [GW_DIR_INGRESS] = &m->egress };
 
+	s->match = NULL;
 	memset(&queue, 0, sizeof(queue));
 	if (!m->queue[0]) {
 		queue.kind = GW_KIND_FQ_CODEL;
@@ -435,11 +481,13 @@ int gw_ctr_reg_synth(const struct gw_ctr_reg *m, struct gw_ctr_synth *s, char *e
 			continue;
 		/* burst honoured: the top class's and the class's buckets at the same size */
 		s->link.dir[d].burst = lim[d]->burst;
-		s->cls[d].burst = s->cls[d].cburst = lim[d]->burst;
+		s->cls[d][0].burst = s->cls[d][0].cburst = lim[d]->burst;
 	}
 	if (r.dir[GW_DIR_INGRESS].present)
 		gw_ctr_reg_ifb_name(m->network, m->id, m->ifname, s->link.dir[GW_DIR_INGRESS].ifb,
 				    sizeof(s->link.dir[GW_DIR_INGRESS].ifb));
+	if (m->n_subnets && gw_ctr_subnets(s, m->subnets, m->n_subnets, m->subnets_shaped))
+		return fail(err, errlen, -ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -491,4 +539,12 @@ int gw_ctr_reg_planned(struct gw_nl *nl, const struct gw_ctr_synth *s, const cha
 	if ((r = gw_plan_build(&s->cfg, a->facts, NULL, &a->plan)))
 		return fail(err, errlen, r, "cannot plan the tree: %s", strerror(-r));
 	return 0;
+}
+
+int gw_ctr_reg_verify(struct gw_nl *nl, const struct gw_ctr_synth *s, const struct gw_applied *a,
+		      char *err, size_t errlen)
+{
+	int r = gw_verify(nl, &s->cfg, a, err, errlen);
+
+	return r ? r : gw_classify_verify(nl, &s->cfg, a, err, errlen);
 }

@@ -14,7 +14,7 @@
 #include "gatewayd/tree/ctrtree.h"
 
 #define GW_CTR_REG_MAGIC "gatewayd-control"
-#define GW_CTR_REG_VERSION 1
+#define GW_CTR_REG_VERSION 2		/* the newest spoken; 1 is still read and written */
 #define GW_CTR_REG_MAX 8192		/* one message (and one state file), bytes */
 #define GW_CTR_REG_REPLY_MAX 512	/* one reply line, bytes with its newline */
 #define GW_CTR_REG_ID_MAX 255		/* as CNI_CONTAINERID */
@@ -50,6 +50,11 @@ struct gw_ctr_reg {
 	 * the ifb), as the reference bandwidth plugin means them */
 	struct gw_ctr_reg_limit ingress, egress;
 	char queue[GW_CTR_REG_QUEUE_MAX];	/* "child = { ... };" or "" for fq_codel */
+	/* unshapedSubnets (subnets_shaped false) or shapedSubnets (true); a message with
+	 * subnets is version 2, one without version 1 (what a daemon before them reads) */
+	struct gw_prefix subnets[GW_CTR_SUBNETS_MAX];
+	size_t n_subnets;
+	bool subnets_shaped;
 };
 
 /* The ifb of (network, container, interface), "gwn-" and 11 hex digits of a hash of the
@@ -76,7 +81,7 @@ size_t gw_ctr_reg_complete(const char *text, size_t len);
 bool gw_ctr_reg_same(const struct gw_ctr_reg *a, const struct gw_ctr_reg *b);
 
 /* The tree a registration stands for, on m->host_if (m->host_ifindex): 0, or -EINVAL with
- * err (the queue text is parsed here). */
+ * err (the queue text is parsed here), -ENOMEM. Then, either way, gw_ctr_synth_free(s). */
 int gw_ctr_reg_synth(const struct gw_ctr_reg *m, struct gw_ctr_synth *s, char *err,
 		     size_t errlen);
 
@@ -86,5 +91,9 @@ int gw_ctr_reg_synth(const struct gw_ctr_reg *m, struct gw_ctr_synth *s, char *e
  * missing; -EEXIST when the ifb's name is someone else's; -errno. */
 int gw_ctr_reg_planned(struct gw_nl *nl, const struct gw_ctr_synth *s, const char *mark,
 		       struct gw_applied *a, char *err, size_t errlen);
+/* The tree of s read back and held against a's plan (gw_verify), then its subnets' u32
+ * filters (gw_classify_verify): 0, -EPROTO with the first difference in err, -errno. */
+int gw_ctr_reg_verify(struct gw_nl *nl, const struct gw_ctr_synth *s, const struct gw_applied *a,
+		      char *err, size_t errlen);
 
 #endif

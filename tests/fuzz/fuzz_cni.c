@@ -10,11 +10,13 @@
  * (1, 2, 5, 6, 7; 4 for the environment) and a message, and holds nothing; an accepted config
  * has a supported version, a valid network name, rates in range or 0, bursts unset or of at
  * least one packet, a leaf kind as its queue, at most GW_CNI_HOST_IFACES valid host interface
- * names, and a prevResult where ADD and CHECK need one; an accepted environment's names are
+ * names, at most GW_CTR_SUBNETS_MAX subnets, each a prefix of its family with the host bits
+ * zero, and a prevResult where ADD and CHECK need one; an accepted environment's names are
  * what the spec allows. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include "gatewayd/cni/cni.h"
 #include "qdisc/qdisc.h"
 
@@ -88,6 +90,18 @@ static void check_conf(const struct gw_cni_conf *c, enum gw_cni_cmd cmd)
 			abort();
 	if ((cmd == GW_CNI_ADD || cmd == GW_CNI_CHECK) && !c->prev)
 		abort();
+	if (c->n_subnets > GW_CTR_SUBNETS_MAX)
+		abort();
+	for (size_t i = 0; i < c->n_subnets; i++) {
+		const struct gw_prefix *p = &c->subnets[i];
+		int bits = p->family == AF_INET ? 32 : p->family == AF_INET6 ? 128 : -1;
+
+		if (bits < 0 || p->len > bits)
+			abort();
+		for (int b = p->len; b < 128; b++)
+			if (p->addr[b / 8] & (0x80 >> (b % 8)))
+				abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -7,12 +7,14 @@
  * Checked, so a broken promise crashes: where a message ends is within it and after a blank
  * line; a refusal is -EINVAL or -EPROTONOSUPPORT with a one-line message; an accepted message
  * ends at its blank line, its names are valid ids and interface names, a register's rates are
- * not both 0, its ifb is the one its name gives (or none), its tree can be built, and it
- * encodes to text that decodes to the same fields. */
+ * not both 0, its ifb is the one its name gives (or none), its subnets (at most 64, each a
+ * prefix of its family with the host bits zero) only in a register, its tree can be built,
+ * and it encodes to text that decodes to the same fields. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include "gatewayd/tree/ctrreg.h"
 #include "qdisc/qdisc.h"
 
@@ -26,7 +28,22 @@ static bool same(const struct gw_ctr_reg *a, const struct gw_ctr_reg *b)
 	       a->host_netns == b->host_netns && !strcmp(a->ifb, b->ifb) &&
 	       a->ingress.rate == b->ingress.rate && a->ingress.burst == b->ingress.burst &&
 	       a->egress.rate == b->egress.rate && a->egress.burst == b->egress.burst &&
-	       !strcmp(a->queue, b->queue);
+	       !strcmp(a->queue, b->queue) && a->n_subnets == b->n_subnets &&
+	       (!a->n_subnets || a->subnets_shaped == b->subnets_shaped) &&
+	       !memcmp(a->subnets, b->subnets, a->n_subnets * sizeof(a->subnets[0]));
+}
+
+/* A prefix as the tree takes it: a family, a length within it, no host bits. */
+static bool prefix_ok(const struct gw_prefix *p)
+{
+	int bits = p->family == AF_INET ? 32 : p->family == AF_INET6 ? 128 : -1;
+
+	if (bits < 0 || p->len > bits)
+		return false;
+	for (int b = p->len; b < 128; b++)
+		if (p->addr[b / 8] & (0x80 >> (b % 8)))
+			return false;
+	return true;
 }
 
 static void check_accepted(const struct gw_ctr_reg *m)
@@ -38,8 +55,13 @@ static void check_accepted(const struct gw_ctr_reg *m)
 
 	if (!gw_ctr_reg_valid_id(m->id, GW_CTR_REG_ID_MAX) ||
 	    !gw_ctr_reg_valid_id(m->network, GW_CTR_REG_NAME_MAX) ||
-	    !gw_ctr_reg_valid_ifname(m->ifname) || (m->netns[0] && m->netns[0] != '/'))
+	    !gw_ctr_reg_valid_ifname(m->ifname) || (m->netns[0] && m->netns[0] != '/') ||
+	    m->n_subnets > GW_CTR_SUBNETS_MAX ||
+	    (m->n_subnets && m->op != GW_CTR_REG_REGISTER))
 		abort();
+	for (size_t i = 0; i < m->n_subnets; i++)
+		if (!prefix_ok(&m->subnets[i]))
+			abort();
 	if (m->op == GW_CTR_REG_REGISTER) {
 		if (!gw_ctr_reg_valid_ifname(m->host_if) || m->host_ifindex <= 0 ||
 		    (!m->ingress.rate && !m->egress.rate) || !m->netns[0])
@@ -49,6 +71,7 @@ static void check_accepted(const struct gw_ctr_reg *m)
 			abort();
 		if (gw_ctr_reg_synth(m, &s, err, sizeof(err)))
 			abort();
+		gw_ctr_synth_free(&s);
 	} else if (m->op != GW_CTR_REG_UNREGISTER || m->host_if[0] || m->ifb[0]) {
 		abort();
 	}

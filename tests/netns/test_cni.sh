@@ -8,8 +8,11 @@
 # daemon: ADD registers the container (in /api/status and /metrics by its id, its traffic
 # counted, healed), DEL unregisters it, a daemon started after ADD adopts it from the state
 # file, a host veth gone without DEL is cleaned up (its ifb and state file, nothing else), and
-# the control socket refuses a non-root peer and bad messages. The "host" is a namespace of
-# its own. CNI_RATE=0 leaves out the measurement (the sanitizer lane).
+# the control socket refuses a non-root peer and bad messages. Last, unshapedSubnets and
+# shapedSubnets: the listed subnets' traffic (IPv4 and IPv6, both ways) runs past a 2 Mbit/s
+# limit or is the only traffic held to it, CHECK sees their filters, the daemon heals them,
+# bad subnets are refused. The "host" is a namespace of its own. CNI_RATE=0 leaves out the
+# measurements (the sanitizer lane).
 set -u
 LIB_RUN_PREFIX=cni
 . "$(dirname "$0")/lib.sh"
@@ -387,7 +390,7 @@ chmod 0700 "$TMPD" "$TMPD/run"
 checkx "a message that is not one: refused" \
 	'ctl $'"'"'hello\n\n'"'"' | grep -q "^error not a gatewayd control message"'
 checkx "another protocol version: refused" \
-	'ctl "${unreg/control 1/control 2}" | grep -q "^error protocol version 2 is not spoken here"'
+	'ctl "${unreg/control 1/control 3}" | grep -q "^error protocol version 3 is not spoken here"'
 checkx "unregister of a container never registered: refused" \
 	'ctl "$unreg" | grep -q "^error not registered: container nobody-s"'
 checkx "an unknown key: refused" \
@@ -433,4 +436,107 @@ rc=$?
 checkx "... and its DEL: exit 0, nothing left, no more lines on stderr" \
 	'[ $rc -eq 0 ] && ! has_root $V5 && [ "$(ifb_of | wc -l)" = 0 ] && [ "$(state_of)" = 0 ] &&
 	[ "$(wc -l <"$TMPD/stderr")" = $((lines + 1)) ]'
+
+# -- unshapedSubnets, shapedSubnets: a class at the limit, one not limited, u32 on the remote
+# end's address (the source into the container, the destination out of it) ------------------
+# the host has a second address on the bridge, .250, beside the bridge's own .1; in IPv6 the
+# bridge is fd00:15::1 and the container fd00:15::2
+ns_new C6 c6 || exit 1
+bridge_add R6 id-six "$C6" || { not_ok "bridge ADD (sixth)" "$(cat "$OUT")"; exit 1; }
+V6=$(host_veth "$R6")
+ip6c=$(jq -r '.ips[0].address | split("/")[0]' <<<"$R6")
+NEAR=${SUBNET%.0/24}.1
+FAR=${SUBNET%.0/24}.250
+ip -n "$HOST" addr add "$FAR/32" dev cnibr0
+ip -n "$HOST" addr add fd00:15::1/64 dev cnibr0 nodad
+ip -n "$C6" addr add fd00:15::2/64 dev eth0 nodad
+SLOW=2000000	# bits/s each way
+QUEUE='{"kind":"fifo","limit":20}'	# 120 ms at 2 Mbit/s: iperf3's own messages wait less
+# subconf KEY LIST: 2 Mbit/s each way, with unshapedSubnets or shapedSubnets
+subconf() {
+	gwconf 1.0.0 "$R6" '{"bandwidth":{"ingressRate":'$SLOW',"ingressBurst":2147483647,
+		"egressRate":'$SLOW',"egressBurst":2147483647,"'$1'":'$2'}}'
+}
+SUBS='["'$FAR'/32","fd00:15::/64"]'
+ip netns exec "$C6" timeout 60 iperf3 -s -p 5202 >/dev/null 2>&1 &
+PIDS+=("$!")
+wait_listening "$C6" 5202
+# kbits FROM TO ARGS...: kbit/s received over TCP from the host's address FROM to the
+# container's TO (-R: the other way); "-t 1" where the limit is expected, "-n 2M" where it is
+# not (a few ms unlimited, 8 s if it were limited after all)
+kbits() {
+	ip netns exec "$HOST" timeout 12 iperf3 -c "$2" -B "$1" -p 5202 -J "${@:3}" \
+		>"$TMPD/iperf6.json" 2>&1
+	jq -r '.end.sum_received.bits_per_second / 1000 | floor' "$TMPD/iperf6.json" 2>/dev/null
+}
+fast() { [ "${1:-0}" -ge $((SLOW / 200)) ]; }		# five times the limit, at least
+slow() { [ "${1:-0}" -gt 0 ] && [ "${1:-0}" -le $((SLOW * 3 / 2000)) ]; }	# at most 1.5 times
+filters() { ip netns exec "$HOST" tc filter show dev "$1" parent e000: 2>/dev/null; }
+GU=$(subconf unshapedSubnets "$SUBS")
+call "$CNI" ADD id-six "/run/netns/$C6" eth0 <<<"$GU"
+rc=$?
+IFB6=$(ifb_of)
+checkx "ADD with unshapedSubnets ($FAR/32, fd00:15::/64): e000:10 at 2Mbit (default), e000:11 unlimited" \
+	'[ $rc -eq 0 ] && ip netns exec $HOST tc qdisc show dev $V6 | grep -q "htb e000: .*default 0x10" &&
+	ip netns exec $HOST tc class show dev $V6 | grep -q "e000:10 .* rate 2Mbit ceil 2Mbit" &&
+	ip netns exec $HOST tc class show dev $V6 | grep -q "e000:11 .* rate 100Gbit ceil 100Gbit"'
+checkx "ADD: u32 filters to e000:11, IPv4 and IPv6, on $V6 and on ifb $IFB6" \
+	'for d in $V6 $IFB6; do filters $d | grep -q "protocol ip .*flowid e000:11" &&
+		filters $d | grep -q "protocol ipv6 .*flowid e000:11" || exit 1; done'
+call "$CNI" CHECK id-six "/run/netns/$C6" eth0 <<<"$GU"
+check "CHECK with unshapedSubnets: exit 0" [ $? -eq 0 ]
+if [ "${CNI_RATE:-1}" = 1 ]; then
+	# (what is limited is measured for 1 s with a 32 KB window, so that iperf3's end does
+	# not wait for a send buffer to drain at 2 Mbit/s; what is not, for 2 MB)
+	in_far=$(kbits "$FAR" "$ip6c" -n 2M) out_far=$(kbits "$FAR" "$ip6c" -n 2M -R)
+	in6=$(kbits fd00:15::1 fd00:15::2 -n 2M) in_near=$(kbits "$NEAR" "$ip6c" -t 1 -w 32K)
+	echo "# unshapedSubnets, kbit/s: into the container from $FAR $in_far, from $NEAR $in_near; out of it to $FAR $out_far; IPv6 in $in6"
+	checkx "unshaped: from and to $FAR well above 2 Mbit/s ($in_far, $out_far kbit/s), IPv6 too ($in6)" \
+		'fast $in_far && fast $out_far && fast $in6'
+	checkx "unshaped: from $NEAR, not listed, at 2 Mbit/s ($in_near kbit/s)" 'slow $in_near'
+fi
+ip netns exec "$HOST" tc filter del dev "$IFB6" parent e000:
+call "$CNI" CHECK id-six "/run/netns/$C6" eth0 <<<"$GU"
+rc=$?
+checkx "CHECK after the ifb's filters were deleted: code 101, the filter named ($(jq -r .details "$OUT"))" \
+	'[ $rc -ne 0 ] && [ "$(code)" = 101 ] && grep -q "classifier on $IFB6" "$OUT"'
+call "$CNI" DEL id-six "/run/netns/$C6" eth0 <<<"$GU"
+rc=$?
+checkx "DEL: the root with its filters and the ifb are gone" \
+	'[ $rc -eq 0 ] && ! has_root $V6 && [ -z "$(filters $V6)" ] && [ "$(ifb_of | wc -l)" = 0 ]'
+
+daemon_start
+GS=$(subconf shapedSubnets "$SUBS")
+call "$CNI" ADD id-six "/run/netns/$C6" eth0 <<<"$GS"
+rc=$?
+checkx "ADD with shapedSubnets, a daemon running: e000:11 the default, registered (the daemon read the filters back)" \
+	'[ $rc -eq 0 ] && ip netns exec $HOST tc qdisc show dev $V6 | grep -q "htb e000: .*default 0x11" &&
+	filters $V6 | grep -q "flowid e000:10" && grep -q "cni container id-six .*registered, $V6 shaped" "$GW_LOG"'
+wait_for "shown $V6 id-six" 5 "cni:$V6 in /api/status"
+checkx "/api/status: cni:$V6 has the classes shaped and unshaped each way" \
+	'[ "$(cni_link $V6 | jq -c "[.directions[] | [.classes[].name] | sort]")" = "[[\"shaped\",\"unshaped\"],[\"shaped\",\"unshaped\"]]" ]'
+if [ "${CNI_RATE:-1}" = 1 ]; then
+	in_far=$(kbits "$FAR" "$ip6c" -t 1 -w 32K) out_far=$(kbits "$FAR" "$ip6c" -t 1 -w 32K -R)
+	in_near=$(kbits "$NEAR" "$ip6c" -n 2M)
+	echo "# shapedSubnets, kbit/s: into the container from $FAR $in_far, from $NEAR $in_near; out of it to $FAR $out_far"
+	checkx "shaped: from and to $FAR at 2 Mbit/s ($in_far, $out_far kbit/s)" \
+		'slow $in_far && slow $out_far'
+	checkx "shaped: from $NEAR, not listed, well above it ($in_near kbit/s)" 'fast $in_near'
+fi
+ip netns exec "$HOST" tc filter del dev "$V6" parent e000:
+wait_for "filters $V6 | grep -q 'flowid e000:10'" 5 "the filters on $V6 made again"
+checkx "filters deleted on $V6: made again by gatewayd (logged), CHECK passes" \
+	'grep -q "cni container id-six on $V6: .*classifier.*made again" "$GW_LOG" &&
+	call "$CNI" CHECK id-six "/run/netns/$C6" eth0 <<<"$GS"'
+call "$CNI" DEL id-six "/run/netns/$C6" eth0 <<<"$GS"
+rc=$?
+checkx "DEL: unregistered, nothing left (root, filters, ifb, state file)" \
+	'[ $rc -eq 0 ] && ! has_root $V6 && [ -z "$(filters $V6)" ] && [ "$(ifb_of | wc -l)" = 0 ] &&
+	[ "$(state_of)" = 0 ] && grep -q "cni container id-six .*unregistered" "$GW_LOG"'
+gw_stop
+before=$(host_state)
+refused "a bad subnet in unshapedSubnets" 7 \
+	"$(gwconf 1.0.0 "$R3" '{"bandwidth":{"ingressRate":2000000,"unshapedSubnets":["10.0.0.0/8","10.1.2.300/24"]}}')"
+refused "unshapedSubnets and shapedSubnets both" 7 \
+	"$(gwconf 1.0.0 "$R3" '{"bandwidth":{"ingressRate":2000000,"unshapedSubnets":["10.0.0.0/8"],"shapedSubnets":["fd00::/8"]}}')"
 echo "# $(wc -l <"$TMPD/stderr") lines on the plugins' stderr"

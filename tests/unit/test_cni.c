@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include "gatewayd/cni/cni.h"
 #include "qdisc/qdisc.h"
 #include "tap.h"
@@ -96,7 +97,7 @@ static int parse(const char *text, enum gw_cni_cmd cmd, struct gw_cni_conf *c,
 /* The config with runtimeConfig.bandwidth bw (a JSON object's inside). */
 static int parse_bw(const char *bw, struct gw_cni_conf *c, struct gw_cni_error *e)
 {
-	char text[2048];
+	char text[8192];
 
 	snprintf(text, sizeof(text), "{\"cniVersion\":\"1.0.0\",\"name\":\"net1\","
 		 "\"type\":\"gatewayd-cni\",\"capabilities\":{\"bandwidth\":true},"
@@ -174,15 +175,77 @@ static void test_ranges(void)
 	CHECK(parse_bw("\"egressRate\":20000000,\"egressBurst\":20000000", &c, &e) == 0 &&
 	      c.egress.burst == 2500000, "a second of burst at 20 Mbit/s is honoured");
 	gw_cni_conf_free(&c);
-	CHECK(parse_bw("\"ingressRate\":20000000,\"unshapedSubnets\":[\"10.0.0.0/8\"]", &c, &e) != 0 &&
-	      e.code == GW_CNI_E_FIELD && strstr(e.details, "unshapedSubnets"),
-	      "unshapedSubnets (not yet) is refused: code 2");
 	CHECK(parse_bw("\"ingressRate\":20000000,\"ingressBurst\":1000000,\"unshapedSubnets\":[]",
-		       &c, &e) == 0, "an empty unshapedSubnets is nothing to refuse");
+		       &c, &e) == 0 && !c.n_subnets, "an empty unshapedSubnets is nothing to refuse");
 	gw_cni_conf_free(&c);
 	CHECK(parse_bw("\"ingressRate\":20000000,\"ingresBurst\":1000000", &c, &e) != 0 &&
 	      e.code == GW_CNI_E_FIELD && strstr(e.details, "ingresBurst") &&
 	      strstr(e.details, "1000000"), "a misspelt bandwidth key: code 2, key and value");
+}
+
+/* unshapedSubnets, shapedSubnets: CIDRs of both families, one list or the other, bounded. */
+static void test_subnets(void)
+{
+	struct gw_cni_conf c;
+	struct gw_cni_error e;
+	char big[2048], text[4096];
+	size_t pos;
+
+	CHECK(parse_bw("\"ingressRate\":20000000,\"unshapedSubnets\":[\"10.0.0.0/8\","
+		       "\"fd00:db8:abcd:1234:e000::/68\"]", &c, &e) == 0 && c.n_subnets == 2 &&
+	      !c.subnets_shaped && c.subnets[0].family == AF_INET && c.subnets[0].len == 8 &&
+	      c.subnets[1].family == AF_INET6 && c.subnets[1].len == 68,
+	      "unshapedSubnets: an IPv4 and an IPv6 subnet (%s)", e.details);
+	gw_cni_conf_free(&c);
+	CHECK(parse_bw("\"egressRate\":20000000,\"shapedSubnets\":[\"192.168.7.9/24\"]", &c,
+		       &e) == 0 && c.n_subnets == 1 && c.subnets_shaped && c.subnets[0].addr[3] == 0 &&
+	      c.subnets[0].addr[2] == 7, "shapedSubnets: host bits masked off, as net.ParseCIDR does");
+	gw_cni_conf_free(&c);
+	CHECK(parse_bw("\"ingressRate\":20000000,\"unshapedSubnets\":[\"10.0.0.0/8\"],"
+		       "\"shapedSubnets\":[\"10.1.0.0/16\"]", &c, &e) != 0 &&
+	      e.code == GW_CNI_E_CONFIG && strstr(e.details, "cannot both"),
+	      "both given: code 7 (%s)", e.details);
+	CHECK(parse_bw("\"ingressRate\":20000000,\"unshapedSubnets\":[\"10.0.0.0/8\"],"
+		       "\"shapedSubnets\":[]", &c, &e) == 0 && c.n_subnets == 1,
+	      "both keys, one of them empty: fine");
+	gw_cni_conf_free(&c);
+	const char *bad[] = { "\"hello\"", "\"10.0.0.0\"", "\"10.0.0.0/33\"", "\"fd00::/129\"",
+			      "\"10.0.0.0/8x\"", "\"10.0.0.0/\"", "8", "null", "[\"10.0.0.0/8\"]" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "\"ingressRate\":20000000,\"unshapedSubnets\":"
+			 "[\"10.0.0.0/8\",%s]", bad[i]);
+		CHECK(parse_bw(text, &c, &e) != 0 && e.code == GW_CNI_E_CONFIG &&
+		      strstr(e.details, "bad subnet"), "a bad subnet, %s: code 7 (%s)", bad[i],
+		      e.details);
+	}
+	CHECK(parse_bw("\"ingressRate\":20000000,\"unshapedSubnets\":\"10.0.0.0/8\"", &c, &e) != 0 &&
+	      e.code == GW_CNI_E_CONFIG && strstr(e.details, "list"), "not a list: code 7");
+	pos = 0;
+	for (int i = 0; i <= GW_CTR_SUBNETS_MAX; i++)
+		pos += (size_t)snprintf(big + pos, sizeof(big) - pos, "%s\"10.%d.0.0/16\"",
+					i ? "," : "", i);
+	snprintf(text, sizeof(text), "\"ingressRate\":20000000,\"shapedSubnets\":[%s]", big);
+	CHECK(parse_bw(text, &c, &e) != 0 && e.code == GW_CNI_E_CONFIG &&
+	      strstr(e.details, "more than 64"), "65 subnets: code 7 (%s)", e.details);
+	/* the network's own, and runtimeConfig's over them */
+	snprintf(text, sizeof(text), "{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"type\":"
+		 "\"gatewayd-cni\",\"ingressRate\":20000000,\"unshapedSubnets\":"
+		 "[\"10.0.0.0/8\",\"10.1.0.0/16\"]" PREV "}");
+	CHECK(parse(text, GW_CNI_ADD, &c, &e) == 0 && c.n_subnets == 2 && !c.subnets_shaped,
+	      "unshapedSubnets in the network config (%s)", e.details);
+	gw_cni_conf_free(&c);
+	snprintf(text, sizeof(text), "{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"type\":"
+		 "\"gatewayd-cni\",\"ingressRate\":20000000,\"unshapedSubnets\":"
+		 "[\"10.0.0.0/8\",\"10.1.0.0/16\"],\"runtimeConfig\":{\"bandwidth\":"
+		 "{\"shapedSubnets\":[\"fd00::/8\"]}}" PREV "}");
+	CHECK(parse(text, GW_CNI_ADD, &c, &e) == 0 && c.n_subnets == 1 && c.subnets_shaped &&
+	      c.subnets[0].family == AF_INET6, "runtimeConfig's shapedSubnets replace the network's");
+	gw_cni_conf_free(&c);
+	snprintf(text, sizeof(text), "{\"cniVersion\":\"1.0.0\",\"name\":\"net1\",\"type\":"
+		 "\"gatewayd-cni\",\"ingressRate\":20000000,\"unshapedSubnets\":"
+		 "[\"10.0.0.0/8\"],\"shapedSubnets\":[\"10.0.0.0/8\"]" PREV "}");
+	CHECK(parse(text, GW_CNI_ADD, &c, &e) != 0 && e.code == GW_CNI_E_CONFIG,
+	      "both in the network config: code 7");
 }
 
 static void test_defaults(void)
@@ -320,6 +383,7 @@ int main(void)
 	test_env();
 	test_kubelet();
 	test_ranges();
+	test_subnets();
 	test_defaults();
 	test_queue();
 	test_codes();

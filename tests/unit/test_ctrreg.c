@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "config/config.h"
 #include "gatewayd/tree/ctrreg.h"
 #include "qdisc/qdisc.h"
 #include "tap.h"
@@ -176,10 +177,13 @@ static void test_refusals(void)
 		&m, err, sizeof(err));
 	CHECK(r == -EINVAL && strstr(err, "host_if: not a key of unregister"),
 	      "unregister with a register key: refused (%s)", err);
-	r = dec("gatewayd-control 2\nop unregister\nid a\nnetwork n\nifname eth0\n\n", &m, err,
+	r = dec("gatewayd-control 3\nop unregister\nid a\nnetwork n\nifname eth0\n\n", &m, err,
 		sizeof(err));
-	CHECK(r == -EPROTONOSUPPORT && strstr(err, "version 2 is not spoken here"),
-	      "version 2: -EPROTONOSUPPORT (%s)", err);
+	CHECK(r == -EPROTONOSUPPORT && strstr(err, "version 3 is not spoken here"),
+	      "version 3: -EPROTONOSUPPORT (%s)", err);
+	r = dec("gatewayd-control 0\nop unregister\nid a\nnetwork n\nifname eth0\n\n", &m, err,
+		sizeof(err));
+	CHECK(r == -EPROTONOSUPPORT, "version 0: -EPROTONOSUPPORT (%s)", err);
 	r = dec("hello\n\n", &m, err, sizeof(err));
 	CHECK(r == -EINVAL && strstr(err, "not a gatewayd control message"), "not one: refused");
 	r = dec("\n", &m, err, sizeof(err));
@@ -217,9 +221,97 @@ static void test_prefixes(void)
 	CHECK_EQ_INT(bad, 0, "no prefix of a registration decodes");
 }
 
+/* unshapedSubnets and shapedSubnets: version 2 only when there are some; the tree they make. */
+static void test_subnets(void)
+{
+	struct gw_ctr_reg m, back;
+	struct gw_ctr_synth s;
+	char text[GW_CTR_REG_MAX + 1], err[300], *line;
+	int n, r;
+
+	sample_reg(&m);
+	gw_parse_prefix("10.1.2.0/24", &m.subnets[0]);
+	gw_parse_prefix("fd00:db8:abcd:1234:e000::/68", &m.subnets[1]);
+	m.n_subnets = 2;
+	n = gw_ctr_reg_encode(&m, text, sizeof(text));
+	CHECK(n > 0 && !strncmp(text, "gatewayd-control 2\n", 19) &&
+	      strstr(text, "\nunshaped_subnets 10.1.2.0/24 fd00:db8:abcd:1234:e000::/68\n"),
+	      "with subnets: version 2, one line of them");
+	r = dec(text, &back, err, sizeof(err));
+	CHECK(r == 0 && back.n_subnets == 2 && !back.subnets_shaped &&
+	      !memcmp(back.subnets, m.subnets, 2 * sizeof(m.subnets[0])),
+	      "unshaped_subnets: back as they were (%s)", err);
+	m.subnets_shaped = true;
+	gw_ctr_reg_encode(&m, text, sizeof(text));
+	r = dec(text, &back, err, sizeof(err));
+	CHECK(r == 0 && back.subnets_shaped && back.n_subnets == 2, "shaped_subnets: round trip");
+	/* version 1 does not know the key: what an older plugin's state file holds stays valid,
+	 * and a version 1 message cannot carry subnets */
+	memcpy(text, "gatewayd-control 1", 18);
+	r = dec(text, &back, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "unknown key \"shaped_subnets\" in version 1"),
+	      "subnets in version 1: refused (%s)", err);
+	sample_reg(&m);
+	gw_ctr_reg_encode(&m, text, sizeof(text));
+	CHECK(!strncmp(text, "gatewayd-control 1\n", 19), "without subnets: still version 1");
+	memcpy(text, "gatewayd-control 2", 18);
+	CHECK(dec(text, &back, err, sizeof(err)) == 0 && !back.n_subnets,
+	      "version 2 without subnets decodes");
+	/* a bad one, both, none */
+	line = strstr(text, "queue ");
+	snprintf(line, sizeof(text) - (size_t)(line - text), "unshaped_subnets 10.1.2.3/24\n\n");
+	CHECK(dec(text, &back, err, sizeof(err)) == -EINVAL && strstr(err, "10.1.2.3/24"),
+	      "host bits set: refused (%s)", err);
+	snprintf(line, sizeof(text) - (size_t)(line - text), "unshaped_subnets 10.0.0.0/8\n"
+		 "shaped_subnets 10.1.0.0/16\n\n");
+	CHECK(dec(text, &back, err, sizeof(err)) == -EINVAL && strstr(err, "one or the other"),
+	      "both: refused (%s)", err);
+	snprintf(line, sizeof(text) - (size_t)(line - text), "shaped_subnets \n\n");
+	CHECK(dec(text, &back, err, sizeof(err)) == -EINVAL && strstr(err, "no subnet"),
+	      "an empty list: refused (%s)", err);
+	{
+		size_t pos = (size_t)(line - text);
+
+		pos += (size_t)snprintf(text + pos, sizeof(text) - pos, "shaped_subnets");
+		for (int i = 0; i <= GW_CTR_SUBNETS_MAX; i++)
+			pos += (size_t)snprintf(text + pos, sizeof(text) - pos, " 10.%d.0.0/16", i);
+		snprintf(text + pos, sizeof(text) - pos, "\n\n");
+		CHECK(dec(text, &back, err, sizeof(err)) == -EINVAL && strstr(err, "more than 64"),
+		      "65 subnets: refused (%s)", err);
+	}
+
+	/* the tree: two classes a direction, the listed one matched on the remote address */
+	sample_reg(&m);
+	gw_parse_prefix("10.1.2.0/24", &m.subnets[0]);
+	m.n_subnets = 1;
+	CHECK(gw_ctr_reg_synth(&m, &s, err, sizeof(err)) == 0, "synth with subnets");
+	CHECK(s.cfg.classify_u32 && s.link.dir[0].n_classes == 2 && s.link.dir[1].n_classes == 2 &&
+	      s.link.dir[0].rate == GW_CTR_UNSHAPED_RATE, "two classes a direction, top at 100 Gbit/s");
+	CHECK(s.cls[0][0].is_default && !s.cls[0][1].is_default && s.cls[0][0].rate == 2500000 &&
+	      s.cls[0][0].burst == 81920 && s.cls[0][1].rate == GW_CTR_UNSHAPED_RATE &&
+	      s.cls[0][1].n_match == 1 && s.cls[0][1].match[0].n_src == 1 &&
+	      !s.cls[0][1].match[0].n_dst && s.cls[0][1].match[0].proto == -1,
+	      "unshaped: the limited class is the default; into the container the source is matched");
+	CHECK(s.cls[1][1].match[0].n_dst == 1 && !s.cls[1][1].match[0].n_src,
+	      "out of the container (the ifb) the destination is matched");
+	gw_ctr_synth_free(&s);
+	m.subnets_shaped = true;
+	m.n_subnets = GW_CTR_SUBNETS_MAX;
+	for (int i = 0; i < GW_CTR_SUBNETS_MAX; i++)
+		gw_parse_prefix(i % 2 ? "fd00::/8" : "10.0.0.0/8", &m.subnets[i]);
+	CHECK(gw_ctr_reg_synth(&m, &s, err, sizeof(err)) == 0 && !s.cls[0][0].is_default &&
+	      s.cls[0][1].is_default && s.cls[0][0].n_match == 4 && !s.cls[0][1].n_match &&
+	      s.cls[0][0].match[3].n_src == 16, "shaped: the other way round, 64 in 4 groups");
+	gw_ctr_synth_free(&s);
+	sample_reg(&m);
+	CHECK(gw_ctr_reg_synth(&m, &s, err, sizeof(err)) == 0 && !s.match && !s.cfg.classify_u32 &&
+	      s.link.dir[0].n_classes == 1, "no subnets: one class a direction, nothing allocated");
+}
+
 int main(void)
 {
 	test_round_trip();
+	test_subnets();
 	test_names();
 	test_refusals();
 	test_prefixes();

@@ -6,12 +6,17 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
+#include <linux/if_ether.h>
 #include <linux/netlink.h>
+#include <linux/pkt_cls.h>
+#include <linux/rtnetlink.h>
 
 #include "config/config.h"
 #include "gatewayd/tree/classify.h"
+#include "gatewayd/tree/ctrtree.h"
 #include "gatewayd/tree/plan.h"
 #include "qdisc/nft.h"
+#include "qdisc/qdisc.h"
 #include "tests/unit/tap.h"
 
 static char err[1024];
@@ -318,6 +323,85 @@ static void test_u32(void)
 	CHECK_EQ_INT(gw_u32_build(3, &r, 0, &m), -EOPNOTSUPP, "u32: no interface match");
 }
 
+/* A filter as gw_u32_build makes it, read back as a dump gives it (gw_u32_parse), held
+ * against its rule (gw_u32_matches); and a container's tree with subnets classified by u32 on
+ * both devices (classify_u32). */
+static void test_u32_readback(void)
+{
+	struct gw_rule r = { .classid = 0xE0000011u, .family = AF_INET, .proto = -1, .dscp = -1 };
+	struct gw_rule other;
+	struct gw_u32_got got;
+	struct nl_msg *m = NULL;
+	struct gw_ctr_synth s;
+	struct gw_container_cfg cc;
+	struct gw_config main_cfg = { .file = (char *)"t" };
+	struct gw_classify c;
+	struct gw_plan p;
+	struct gw_prefix subs[3];
+
+	gw_parse_prefix("10.1.2.0/24", &r.src);
+	r.has_src = true;
+	CHECK(gw_u32_build(7, &r, 1, &m) == 0 && gw_u32_parse(nlmsg_hdr(m), &got) == 0,
+	      "u32 read back: a built filter parses");
+	CHECK(got.ifindex == 7 && got.prio == GW_U32_PRIO_BASE + 2 && got.family == AF_INET &&
+	      got.classid == r.classid && got.nkeys == 1 && got.off[0] == 12 &&
+	      got.mask[0] == 0xffffff00u && got.val[0] == 0x0a010200u && !got.actions,
+	      "u32 read back: prio, family, class, the key (src at 12)");
+	CHECK(gw_u32_matches(&r, &got), "u32 read back: matches its rule (either generation)");
+	other = r;
+	other.classid = 0xE0000010u;
+	CHECK(!gw_u32_matches(&other, &got), "u32 read back: another class does not match");
+	other = r;
+	gw_parse_prefix("10.1.3.0/24", &other.src);
+	CHECK(!gw_u32_matches(&other, &got), "u32 read back: another subnet does not match");
+	other = r;
+	other.has_src = false;
+	other.has_dst = true;
+	other.dst = r.src;
+	CHECK(!gw_u32_matches(&other, &got), "u32 read back: the destination is another key");
+	nlmsg_free(m);
+	m = nlmsg_alloc_size(1024);
+	{
+		struct tcmsg t = { .tcm_family = AF_UNSPEC, .tcm_ifindex = 7,
+				   .tcm_parent = GW_INGRESS_HANDLE,
+				   .tcm_info = TC_H_MAKE(GW_FILTER_PRIO << 16, htons(ETH_P_ALL)) };
+
+		nlmsg_put(m, 0, 0, RTM_NEWTFILTER, 0, 0);
+		nlmsg_append(m, &t, sizeof(t), NLMSG_ALIGNTO);
+		nla_put_string(m, TCA_KIND, "u32");
+		gw_redirect_encode(m, 9);
+	}
+	CHECK(gw_u32_parse(nlmsg_hdr(m), &got) == 0 && got.actions && !gw_u32_prio_ours(got.prio),
+	      "u32 read back: the redirect carries an action, at a prio not the classifiers'");
+	nlmsg_free(m);
+
+	memset(&cc, 0, sizeof(cc));
+	for (int d = 0; d < 2; d++) {
+		cc.dir[d].present = true;
+		cc.dir[d].rate = cc.dir[d].ceil = 250000;
+		cc.dir[d].child.kind = GW_KIND_FIFO;
+		gw_qopts_init(GW_KIND_FIFO, &cc.dir[d].child.opts);
+	}
+	gw_ctr_synthesize(&main_cfg, &cc, "veth9", 2, &s);
+	gw_parse_prefix("10.1.2.0/24", &subs[0]);
+	gw_parse_prefix("fd00::/8", &subs[1]);
+	gw_parse_prefix("192.168.0.0/16", &subs[2]);
+	CHECK(gw_ctr_subnets(&s, subs, 3, false) == 0 && s.match, "subnets: the groups allocated");
+	p = plan_of(&s.cfg);
+	CHECK(gw_classify_build(&s.cfg, &p, true, &c, err, sizeof(err)) == 0 && c.nft.n == 0 &&
+	      c.n_in == 2, "a container with subnets: two u32 sets, no nft (%s)", err);
+	if (c.n_in == 2) {
+		CHECK(c.in[0].on_iface && !c.in[1].on_iface && c.in[0].n == 3 && c.in[1].n == 3,
+		      "one set on the interface, one on the ifb, a filter per subnet");
+		CHECK(c.in[0].rules[0].has_src && !c.in[0].rules[0].has_dst &&
+		      c.in[1].rules[0].has_dst && !c.in[1].rules[0].has_src &&
+		      c.in[0].rules[1].family == AF_INET6 && c.in[0].rules[0].classid == 0xE0000011u,
+		      "into the container the source, out of it the destination, to the unlimited class");
+	}
+	gw_classify_free(&c);
+	gw_plan_free(&p);
+	gw_ctr_synth_free(&s);
+}
 
 /* An ack of seq carrying error and, when text, an extended-ack message, at p; its length. */
 static size_t put_ack(char *p, uint32_t seq, int error, const char *text)
@@ -389,6 +473,7 @@ int main(void)
 	test_hosts();
 	test_rules();
 	test_u32();
+	test_u32_readback();
 	test_acks();
 	return tap_done();
 }
