@@ -41,6 +41,7 @@ struct gw_webchild {
 	double backoff_s, next_start, up_since, down_since, down_total;
 	uint64_t restarts, dropped;
 	bool planned;			/* the next start is a new listen address's, not a death's */
+	struct gw_snapshot *last;	/* the newest sent (a reference): a new process's first */
 };
 
 /* ---- the web process ---- */
@@ -482,6 +483,9 @@ static int spawn(struct gw_webchild *c, double now, char *err, size_t errlen)
 	c->out.len = c->out_off = 0;
 	if (gw_wire_put_settings(&c->out, &c->ws))
 		gw_log(GW_LOG_ERR, "web process %d: its settings could not be framed", (int)pid);
+	/* the newest pass at once: a new process answers with it, not 503 until the next */
+	if (c->last && gw_wire_put_snapshot(&c->out, c->last))
+		c->dropped++;
 	gw_log(GW_LOG_INFO, "web process %d started", (int)pid);
 	return 0;
 }
@@ -560,6 +564,11 @@ void gw_webchild_send(struct gw_webchild *c, const struct gw_snapshot *s)
 {
 	if (!c)
 		return;
+	/* a reference of our own: snapshots are never changed once published */
+	atomic_fetch_add(&((struct gw_snapshot *)s)->refs, 1);
+	if (c->last)
+		gw_snapshot_put(c->last);
+	c->last = (struct gw_snapshot *)s;
 	flush(c);
 	if (c->sock < 0 || c->out.len) {
 		c->dropped++;	/* never wait for the web process: the next pass has a newer one */
@@ -674,5 +683,7 @@ void gw_webchild_stop(struct gw_webchild *c)
 	if (c->zpid > 0)
 		waitpid(c->zpid, NULL, 0);
 	gw_wire_buf_free(&c->out);
+	if (c->last)
+		gw_snapshot_put(c->last);
 	free(c);
 }
