@@ -161,6 +161,7 @@ static int rebuild(struct gw_histfeed *f, const struct gw_snapshot *s)
 		for (size_t k = 0; k < d->n; k++)
 			map[d->first + 1 + k] = find_class(od, d->names[k], k);
 	}
+	gw_log(GW_LOG_DEBUG, "history: %zu bytes", gw_history_bytes(h));
 	if (f->h && f->interval_us == s->interval_us) {
 		gw_history_carry(h, f->h, map);
 	} else if (f->fill && !f->filled) {

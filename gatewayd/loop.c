@@ -93,7 +93,7 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 		gw_log(GW_LOG_WARNING, "%s", err);
 	snprintf(st->last_sample_error, sizeof(st->last_sample_error), "%s", err);
 	if (lat)
-		gw_probing_pass(lat, snap, st->sampler, t0);
+		gw_probing_pass(lat, snap, t0);
 	/* the pass's achieved rates step autorate; its section shows the rates after */
 	gw_autorate_pass(ar, snap, t0);
 	snap->seq = st->samples;
@@ -207,8 +207,6 @@ static void reload(struct gw_loop_ctx *c)
 		gw_notify("READY=1");
 		return;
 	}
-	gw_lastcmp_set_dir(&st->lastcmp, next->compare_dir ? next->compare_dir
-						 : GW_COMPARE_DIR_DEFAULT);
 	if (done.how == GW_RELOAD_REBUILT || done.how == GW_RELOAD_CLASSES) {
 		struct gw_sampler *s;
 
@@ -230,7 +228,6 @@ static void reload(struct gw_loop_ctx *c)
 		 * it out of the loop's epoll) */
 		size_t n = gw_ctr_count(c->ctr);
 
-		gw_status_set_ctr(st, NULL);
 		gw_ctr_free(c->ctr);
 		c->ctr = NULL;
 		gw_log(GW_LOG_INFO, "reload: no containers entry any more; %zu container tree%s "
@@ -410,7 +407,6 @@ static void follow_containers(struct gw_loop_ctx *c, struct fds *f)
 		c->ctr = NULL;
 		return;
 	}
-	gw_status_set_ctr(c->st, c->ctr);
 	gw_log(GW_LOG_INFO, "reload: following containers: %zu shaped now", gw_ctr_count(c->ctr));
 }
 

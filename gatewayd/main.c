@@ -102,8 +102,6 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		gw_sampler_free(sampler);
 		return r;
 	}
-	gw_lastcmp_set_dir(&st.lastcmp, cfg->compare_dir ? cfg->compare_dir
-						 : GW_COMPARE_DIR_DEFAULT);
 	/* shaping is the job; a page that cannot be served is an error, not a reason to stop.
 	 * The page is served by a process of its own, unprivileged (gatewayd/webchild.c),
 	 * started before the capabilities go (what restarts it keeps what that takes). */
@@ -119,12 +117,10 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		gw_log(GW_LOG_ERR, "containers: %s; they are not shaped", strerror(-r));
 	else if (ctx.ctr)
 		gw_log(GW_LOG_INFO, "following containers: %zu shaped now", gw_ctr_count(ctx.ctr));
-	gw_status_set_ctr(&st, ctx.ctr);
 	/* containers gatewayd-cni shaped: registered from now on, and those there adopted */
 	if (gw_cnictr_new(cfg, nl, &ctx.cni, err, sizeof(err)))
 		gw_log(GW_LOG_WARNING, "control socket: %s; containers gatewayd-cni shapes are not "
 		       "watched by this gatewayd", err);
-	gw_status_set_cni(&st, ctx.cni);
 	if (cfg->unconfigured)
 		gw_log(GW_LOG_INFO, "unconfigured = true: nothing is shaped until the file has "
 		       "links or containers (gatewayd.conf(5)) and is reloaded");
@@ -148,9 +144,7 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		       strerror(-r));
 	r = gw_loop_run(&ctx);
 stop:
-	gw_status_set_ctr(&st, NULL);	/* the HTTP side stops reading their history first */
 	gw_ctr_free(ctx.ctr);	/* every container tree and ifb goes */
-	gw_status_set_cni(&st, NULL);
 	gw_cnictr_free(ctx.cni);	/* the plugin's trees stay: its DEL removes them */
 	gw_monitor_close(ctx.mon);
 	if (ctx.web)
