@@ -1,6 +1,7 @@
 /* gatewayd/webchild.c: the web process: forked over a socketpair, unprivileged and sandboxed,
  * fed wire frames without ever blocking the loop, and restarted with a back-off when it dies. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -311,6 +312,71 @@ static void launch_reap(int zs, int *pidfds, pid_t *kids, size_t *n_kids, bool a
 	}
 }
 
+/*
+ * Not root (systemd's DynamicUser with ambient CAP_NET_ADMIN and CAP_NET_RAW): the unit's
+ * filter refuses capset, so the web process sheds its capabilities the one other way there
+ * is: the ambient set cleared, it executes this binary again (no file capabilities,
+ * no_new_privs), which leaves it none (gw_webchild_exec_main takes over there).
+ */
+static void __attribute__((noreturn)) exec_web(const int *fds, size_t n, pid_t launcher)
+{
+	char args[LAUNCH_MAX_FDS + 4][24];
+	char *argv[LAUNCH_MAX_FDS + 6];
+	size_t k = 0;
+
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		goto fail;
+	argv[k++] = (char *)"gatewayd";
+	argv[k++] = (char *)"--web-process";
+	snprintf(args[0], sizeof(args[0]), "%d", (int)launcher);
+	snprintf(args[1], sizeof(args[1]), "%d", gw_log_verbose());
+	argv[k++] = args[0];
+	argv[k++] = args[1];
+	for (size_t i = 0; i < n; i++) {
+		if (fcntl(fds[i], F_SETFD, 0) < 0)	/* this one crosses the exec */
+			goto fail;
+		snprintf(args[2 + i], sizeof(args[2 + i]), "%d", fds[i]);
+		argv[k++] = args[2 + i];
+	}
+	argv[k] = NULL;
+	execv("/proc/self/exe", argv);
+fail:
+	gw_log(GW_LOG_ERR, "web process: re-executing to shed its capabilities: %s",
+	       strerror(errno));
+	_exit(2);
+}
+
+/* A number argument of --web-process: 0 and *v, or -1. */
+static int num_arg(const char *s, int *v)
+{
+	char *end;
+	long x;
+
+	errno = 0;
+	x = strtol(s, &end, 10);
+	if (errno || end == s || *end || x < 0 || x > 1 << 30)
+		return -1;
+	*v = (int)x;
+	return 0;
+}
+
+int gw_webchild_exec_main(int argc, char **argv)
+{
+	int launcher, verbose, fds[LAUNCH_MAX_FDS];
+	size_t n = 0;
+
+	if (argc < 6 || argc - 4 > LAUNCH_MAX_FDS || num_arg(argv[2], &launcher) ||
+	    num_arg(argv[3], &verbose)) {
+		fprintf(stderr, "gatewayd: --web-process is gatewayd's own (its web process)\n");
+		return 2;
+	}
+	for (int i = 4; i < argc; i++)
+		if (num_arg(argv[i], &fds[n++]))
+			return 2;
+	gw_log_set_verbose(verbose);
+	child_main(fds[0], fds + 1, n - 1, (pid_t)launcher);
+}
+
 static void __attribute__((noreturn)) launcher_main(int zs, pid_t parent)
 {
 	struct pollfd pfd[1 + LAUNCH_MAX_KIDS];
@@ -348,6 +414,8 @@ static void __attribute__((noreturn)) launcher_main(int zs, pid_t parent)
 		pid = n_kids < LAUNCH_MAX_KIDS ? fork() : (errno = EAGAIN, -1);
 		if (pid == 0) {
 			close(zs);
+			if (getuid() != 0 && geteuid() != 0)
+				exec_web(fds, n, me);
 			child_main(fds[0], fds + 1, n - 1, me);
 		}
 		for (size_t i = 0; i < n; i++)

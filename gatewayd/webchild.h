@@ -52,6 +52,10 @@ int gw_webchild_launcher_fd(const struct gw_webchild *c);
 /* When (monotonic seconds) a process is to be started again, or -1: none is waited for. */
 double gw_webchild_next_start(const struct gw_webchild *c);
 void gw_webchild_stats(const struct gw_webchild *c, double now, struct gw_webchild_stats *st);
+/* gatewayd --web-process LAUNCHER VERBOSE SOCK FD...: the web process after its launcher
+ * executed the binary again to shed the capabilities it could not drop otherwise (not root,
+ * under systemd's filter). Returns only on bad arguments (2). */
+int gw_webchild_exec_main(int argc, char **argv);
 /* Stop the process (SIGTERM, then SIGKILL after a second) and free everything. */
 void gw_webchild_stop(struct gw_webchild *c);
 

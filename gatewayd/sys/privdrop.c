@@ -27,10 +27,22 @@ static int caps_clear(void)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	bool none = true;
 
-	memset(d, 0, sizeof(d));
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return -1;
+	/* none to use already (a process executed without any; what is inheritable is
+	 * nothing without permitted ones and no ambient set): no capset, which a service's
+	 * filter may refuse */
+	if (syscall(SYS_capget, &h, d) == 0) {
+		for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+			none &= !d[i].effective && !d[i].permitted;
+		if (none)
+			return 0;
+	}
+	h.version = _LINUX_CAPABILITY_VERSION_3;
+	h.pid = 0;
+	memset(d, 0, sizeof(d));
 	return (int)syscall(SYS_capset, &h, d);
 }
 
