@@ -301,7 +301,6 @@ void gw_autorate_pass(struct gw_autorate *ar, struct gw_snapshot *snap, double m
 			       GW_AUTORATE_LOG_EVERY_S, strchr(more, '('));
 		}
 		fill(l, d, &sd->autorate, mono);
-		gw_sampler_push_shaper(ar->st->sampler, i, (double)sd->autorate.rate_bytes_per_s * 8);
 	}
 }
 

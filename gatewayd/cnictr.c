@@ -48,7 +48,8 @@ struct gw_cnictr {
 	int ep, timer_fd;
 	uint64_t netns;			/* our network namespace's inode */
 	char state_dir[128];
-	/* v and n: the loop changes them, gw_cnictr_history reads them from an HTTP thread */
+	/* v and n: the loop changes them (the lock is the one they were read under from other
+	 * threads) */
 	pthread_mutex_t lock;
 	struct entry **v;
 	size_t n;
@@ -597,26 +598,6 @@ int gw_cnictr_fd(const struct gw_cnictr *c)
 size_t gw_cnictr_count(const struct gw_cnictr *c)
 {
 	return c ? c->n : 0;
-}
-
-int gw_cnictr_history(struct gw_cnictr *c, const char *link, const char *direction,
-		      const char *class_name, double from, double to, bool minute,
-		      struct gw_hist_point *out, size_t max)
-{
-	int r = -ENOENT;
-
-	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->n; i++) {
-		struct entry *e = c->v[i];
-
-		if (!e->sampler || strcmp(e->s.link.name, link))
-			continue;
-		r = gw_sampler_history_query(e->sampler, link, direction, class_name, from, to,
-					     minute, out, max);
-		break;
-	}
-	pthread_mutex_unlock(&c->lock);
-	return r;
 }
 
 /* ---- sampling -------------------------------------------------------------------------------- */

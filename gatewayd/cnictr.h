@@ -30,10 +30,5 @@ void gw_cnictr_dispatch(struct gw_cnictr *c);
 /* Sample every registered container and append its directions to snap. */
 int gw_cnictr_sample(struct gw_cnictr *c, double now, struct gw_snapshot *snap);
 size_t gw_cnictr_count(const struct gw_cnictr *c);
-/* /api/history for a registered container's link ("cni:HOSTVETH"); -ENOENT for none. Safe
- * from another thread. */
-int gw_cnictr_history(struct gw_cnictr *c, const char *link, const char *direction,
-		      const char *class_name, double from, double to, bool minute,
-		      struct gw_hist_point *out, size_t max);
 
 #endif

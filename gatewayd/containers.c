@@ -55,8 +55,8 @@ struct gw_ctr {
 	struct gw_nl *q;		/* look-ups, strict (address dumps in other namespaces) */
 	int ep, timer_fd;
 	struct gw_monitor *links, *addrs;	/* link and address notifications */
-	/* v and n, and each one's sampler and name: the loop changes them, gw_ctr_history
-	 * reads them from an HTTP thread under this lock */
+	/* v and n, and each one's sampler and name: the loop changes them, gw_ctr_follows
+	 * reads them under this lock */
 	pthread_mutex_t lock;
 	struct shaped **v;
 	size_t n;
@@ -714,22 +714,13 @@ void gw_ctr_free(struct gw_ctr *c)
 	free(c);
 }
 
-int gw_ctr_history(struct gw_ctr *c, const char *link, const char *direction,
-		   const char *class_name, double from, double to, bool minute,
-		   struct gw_hist_point *out, size_t max)
+bool gw_ctr_follows(struct gw_ctr *c, const char *link)
 {
-	int r = -ENOENT;
+	bool r = false;
 
 	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->n; i++) {
-		struct shaped *s = c->v[i];
-
-		if (strcmp(s->s.link.name, link))
-			continue;
-		r = gw_sampler_history_query(s->sampler, link, direction, class_name, from, to,
-					     minute, out, max);
-		break;
-	}
+	for (size_t i = 0; i < c->n && !r; i++)
+		r = !strcmp(c->v[i]->s.link.name, link);
 	pthread_mutex_unlock(&c->lock);
 	return r;
 }

@@ -30,11 +30,8 @@ void gw_ctr_reload(struct gw_ctr *c, const struct gw_config *cfg);
 /* Sample every container tree and append its directions to snap (one sampling pass). */
 int gw_ctr_sample(struct gw_ctr *c, double now, struct gw_snapshot *snap);
 size_t gw_ctr_count(const struct gw_ctr *c);
-/* /api/history for a container's link ("ctr:IFNAME"): as gw_history_query on that container's
- * sampler; -ENOENT for no such container, direction or class. Safe from another thread. */
-int gw_ctr_history(struct gw_ctr *c, const char *link, const char *direction,
-		   const char *class_name, double from, double to, bool minute,
-		   struct gw_hist_point *out, size_t max);
+/* Whether a container's link ("ctr:IFNAME") is followed (shaped and sampled). */
+bool gw_ctr_follows(struct gw_ctr *c, const char *link);
 
 /* The parts with no kernel in them, for unit tests. */
 /* Does name match one of the entry's patterns? */

@@ -696,6 +696,27 @@ int gw_history_query(struct gw_history *h, size_t i, double from, double to, boo
 	return (int)n;
 }
 
+/* Series j's latency (and shaper) points of from into series i of h, where both keep them:
+ * the rows are the passes' and minutes' own, so they copy as they are. */
+static void lat_carry(struct gw_history *h, size_t i, struct gw_history *from, size_t j)
+{
+	struct lat_series *d = lat_of(h, i), *s = lat_of(from, j);
+
+	if (!d || !s)
+		return;
+	memcpy(d->raw, s->raw, h->raw_len * N_L * sizeof(*d->raw));
+	memcpy(d->min, s->min, (size_t)GW_HIST_MINUTES * N_L * sizeof(*d->min));
+	memcpy(d->sum, s->sum, sizeof(d->sum));
+	memcpy(d->n, s->n, sizeof(d->n));
+	d->max_p99 = s->max_p99;
+	if (d->shaper_raw && s->shaper_raw) {
+		memcpy(d->shaper_raw, s->shaper_raw, h->raw_len * sizeof(*d->shaper_raw));
+		memcpy(d->shaper_min, s->shaper_min, GW_HIST_MINUTES * sizeof(*d->shaper_min));
+		d->shaper_sum = s->shaper_sum;
+		d->shaper_n = s->shaper_n;
+	}
+}
+
 void gw_history_carry(struct gw_history *h, struct gw_history *from, const long *map)
 {
 	if (h->raw_len != from->raw_len)
@@ -715,6 +736,7 @@ void gw_history_carry(struct gw_history *h, struct gw_history *from, const long 
 		pring_carry(&h->raw, i, &from->raw, j);
 		pring_carry(&h->min, i, &from->min, j);
 		h->acc[i] = from->acc[j];
+		lat_carry(h, i, from, j);
 	}
 	pthread_mutex_unlock(&h->lock);
 	pthread_mutex_unlock(&from->lock);

@@ -55,7 +55,8 @@ int gw_history_query(struct gw_history *h, size_t series, double from, double to
 		     struct gw_hist_point *out, size_t max);
 
 /* A new history takes over the points of an older one (same interval): series i of h gets
- * series map[i] of from (-1: none, it starts empty). */
+ * series map[i] of from (-1: none, it starts empty), latency and shaper points too where h
+ * tracks them for series i (track before carrying). */
 void gw_history_carry(struct gw_history *h, struct gw_history *from, const long *map);
 
 /* A bench knob (gatewayd/histfill.c): 24 h 15 min of points ending before now, "idle"

@@ -67,7 +67,7 @@ static void notify_status(const struct gw_snapshot *snap)
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
 static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_status *st,
 		   struct gw_probing *lat, uint64_t expirations, double due, struct gw_ctr *ctr,
-		   struct gw_cnictr *cni, struct gw_autorate *ar)
+		   struct gw_cnictr *cni, struct gw_autorate *ar, struct gw_webproc *web)
 {
 	char err[256] = "";
 	struct gw_snapshot *snap;
@@ -93,7 +93,7 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 		gw_log(GW_LOG_WARNING, "%s", err);
 	snprintf(st->last_sample_error, sizeof(st->last_sample_error), "%s", err);
 	if (lat)
-		gw_probing_pass(lat, snap, st->sampler, t0);
+		gw_probing_pass(lat, snap, t0);
 	/* the pass's achieved rates step autorate; its section shows the rates after */
 	gw_autorate_pass(ar, snap, t0);
 	snap->seq = st->samples;
@@ -106,6 +106,8 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 		 st->reload_error[0] || !lat ? st->reload_error : gw_probing_error(lat));
 	snap->loadtest = st->loadtest;
 	notify_status(snap);
+	if (web)
+		gw_webproc_send(web, snap, gw_mono_now());
 	gw_status_publish(st, snap);
 }
 
@@ -152,19 +154,16 @@ static void keep_fixed(const struct gw_config *cur, struct gw_config *next)
 static int reload_web(struct gw_loop_ctx *c, const struct gw_config *cfg, char *err,
 		      size_t errlen)
 {
-	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
-	struct gw_webui_opts o;
 	char e[512], msg[560];
 	int r;
 
 	if (!c->web)
 		return 0;
-	r = gw_webui_reconfigure(c->web, listen, gw_web_settings(cfg, listen, &o), &o, e,
-				 sizeof(e));
+	r = gw_webproc_reload(c->web, cfg, gw_mono_now(), e, sizeof(e));
 	if (r == 1)
-		gw_log(GW_LOG_INFO, "reload: status page restarted on %s://%s/%s",
-		       cfg->tls_cert ? "https" : "http", cfg->listen[0],
-		       cfg->auth_file ? " with basic auth" : "");
+		gw_log(GW_LOG_INFO, "reload: status page restarted on %s://%s/%s (a new web "
+		       "process: its history starts again)", cfg->tls_cert ? "https" : "http",
+		       cfg->listen[0], cfg->auth_file ? " with basic auth" : "");
 	if (r >= 0)
 		return 0;
 	snprintf(msg, sizeof(msg), "status page: %s", e);
@@ -208,8 +207,6 @@ static void reload(struct gw_loop_ctx *c)
 		gw_notify("READY=1");
 		return;
 	}
-	gw_lastcmp_set_dir(&st->lastcmp, next->compare_dir ? next->compare_dir
-						 : GW_COMPARE_DIR_DEFAULT);
 	if (done.how == GW_RELOAD_REBUILT || done.how == GW_RELOAD_CLASSES) {
 		struct gw_sampler *s;
 
@@ -231,7 +228,6 @@ static void reload(struct gw_loop_ctx *c)
 		 * it out of the loop's epoll) */
 		size_t n = gw_ctr_count(c->ctr);
 
-		gw_status_set_ctr(st, NULL);
 		gw_ctr_free(c->ctr);
 		c->ctr = NULL;
 		gw_log(GW_LOG_INFO, "reload: no containers entry any more; %zu container tree%s "
@@ -255,6 +251,8 @@ static void reload(struct gw_loop_ctx *c)
 struct fds {
 	int ep, sample, watchdog, monitor, heal, probe;
 	int load_every, load_test;	/* the load-test schedule's timer, a running test's fd */
+	int web, web_pid;		/* the web process's socket in the epoll (while a frame
+					 * waits), and the process it was for */
 };
 
 static int watch(struct fds *f, int fd);
@@ -409,7 +407,6 @@ static void follow_containers(struct gw_loop_ctx *c, struct fds *f)
 		c->ctr = NULL;
 		return;
 	}
-	gw_status_set_ctr(c->st, c->ctr);
 	gw_log(GW_LOG_INFO, "reload: following containers: %zu shaped now", gw_ctr_count(c->ctr));
 }
 
@@ -453,13 +450,50 @@ static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 		r = watch(f, gw_ctr_fd(c->ctr));
 	if (!r && c->cni)
 		r = watch(f, gw_cnictr_fd(c->cni));
+	/* the web process's launcher: its deaths are heard there */
+	if (!r && c->web && gw_webchild_launcher_fd(c->web->c) >= 0)
+		r = watch(f, gw_webchild_launcher_fd(c->web->c));
 	return r;
+}
+
+/* The web process's socket in the epoll while a frame waits to be written, and only then (a
+ * dead one's socket would answer EPOLLHUP until the launcher's word of it is read); a new
+ * process has a new socket, which may have the old one's number. */
+static void web_sync(struct fds *f, const struct gw_loop_ctx *c)
+{
+	struct gw_webchild_stats st = { .pid = 0 };
+	int fd = c->web ? gw_webchild_fd(c->web->c) : -1;
+
+	if (fd >= 0 && !gw_webchild_pending(c->web->c))
+		fd = -1;
+	if (c->web)
+		gw_webchild_stats(c->web->c, 0, &st);
+	if (fd == f->web && st.pid == f->web_pid)
+		return;
+	if (f->web >= 0)	/* gone already if its socket was closed */
+		epoll_ctl(f->ep, EPOLL_CTL_DEL, f->web, NULL);
+	f->web = -1;
+	if (fd >= 0 && gw_epoll_set(f->ep, EPOLL_CTL_ADD, fd, EPOLLOUT,
+				    (epoll_data_t){ .fd = fd }) == 0) {
+		f->web = fd;
+		f->web_pid = st.pid;
+	}
+}
+
+/* How long the loop may sleep: until the web process is to be started again, else ever. */
+static int web_timeout_ms(const struct gw_loop_ctx *c)
+{
+	double at = c->web ? gw_webchild_next_start(c->web->c) : -1, now = gw_mono_now();
+
+	if (at < 0)
+		return -1;
+	return at <= now ? 0 : (int)((at - now) * 1000) + 1;
 }
 
 int gw_loop_run(struct gw_loop_ctx *c)
 {
 	struct fds f = { .ep = -1, .sample = -1, .watchdog = -1, .monitor = -1, .heal = -1,
-			 .probe = -1, .load_every = -1, .load_test = -1 };
+			 .probe = -1, .load_every = -1, .load_test = -1, .web = -1 };
 	double interval = c->cfg->interval_us / 1e6, next_due = gw_mono_now();
 	struct gw_heal_retry retry = { .broken = false };
 	struct gw_loadtest *lt = NULL;
@@ -475,8 +509,10 @@ int gw_loop_run(struct gw_loop_ctx *c)
 	load_schedule(&f, c->cfg->probe.load_every_us, &load_every);
 	for (;;) {
 		struct epoll_event got[8];
-		int n = epoll_wait(f.ep, got, 8, -1);
+		int n;
 
+		web_sync(&f, c);
+		n = epoll_wait(f.ep, got, 8, web_timeout_ms(c));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -484,6 +520,10 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			goto out;
 		}
 		gw_watchdog_woke();
+		/* the web process: a frame goes on being written, a death is heard, a restart
+		 * is due; nothing of it waits */
+		if (c->web)
+			gw_webchild_poll(c->web->c, gw_mono_now());
 		/* the keep-alive first: not after a sampling pass or a reload of the same wake */
 		for (int i = 0; i < n; i++) {
 			uint64_t exp;
@@ -498,6 +538,9 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			int fd = got[i].data.fd;
 			uint64_t exp = 0;
 
+			if (c->web && (fd == f.web ||
+				       fd == gw_webchild_launcher_fd(c->web->c)))
+				continue;	/* polled above */
 			if (fd == c->sfd) {
 				int what = on_signal(c->sfd);
 
@@ -545,7 +588,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			}
 			if (fd == f.sample) {
 				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due, c->ctr, c->cni,
-				       c->ar);
+				       c->ar, c->web);
 				next_due += interval * (double)exp;
 				/* keep trying while broken (backing off), and catch what no event
 				 * announced: a pass that found a root missing, a waiting link's

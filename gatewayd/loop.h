@@ -10,6 +10,7 @@
 #include "gatewayd/cnictr.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/status.h"
+#include "gatewayd/webproc.h"
 #include "webui/webui.h"
 #include "qdisc/monitor.h"
 #include "qdisc/nl.h"
@@ -25,7 +26,8 @@ struct gw_loop_ctx {
 	struct gw_autorate *ar;		/* autorate; gw_loop_run makes and frees it */
 	struct gw_ctr *ctr;		/* containers followed; NULL: none */
 	struct gw_cnictr *cni;		/* containers gatewayd-cni registered; NULL: no socket */
-	struct gw_webui *web;		/* the status page a reload reconfigures; NULL: none */
+	struct gw_webproc *web;		/* the web process: each pass's snapshot goes to it, a
+					 * reload's settings too; NULL: no page */
 };
 
 /* Sample every interval, heal the tree when it is taken away, feed systemd's watchdog; until

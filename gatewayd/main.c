@@ -28,6 +28,7 @@
 #include "gatewayd/load/sink.h"
 #include "gatewayd/status.h"
 #include "gatewayd/web.h"
+#include "gatewayd/webproc.h"
 #include "webui/webui.h"
 #include "gatewayd/sys/signals.h"
 
@@ -75,34 +76,13 @@ static void raise_fd_limit(void)
 	}
 }
 
-/* The memory benchmark's knob: full rings at start (man gatewayd(8), ENVIRONMENT). */
-static void bench_fill_history(struct gw_history *h, const struct gw_config *cfg)
-{
-	const char *mode = getenv("GATEWAYD_BENCH_FILL_HISTORY");
-	double s = gw_mono_now();
-	int n;
-
-	if (!mode)
-		return;
-	n = gw_history_bench_fill(h, mode, gw_wall_now(), (double)cfg->interval_us / 1e6);
-	if (n < 0)
-		gw_log(GW_LOG_ERR, "GATEWAYD_BENCH_FILL_HISTORY=%s: not idle or busy; ignored", mode);
-	else
-		gw_log(GW_LOG_INFO, "history: filled with %d passes of %s points in %.1f s "
-		       "(GATEWAYD_BENCH_FILL_HISTORY): %zu bytes at start, %zu packed", n, mode,
-		       gw_mono_now() - s, gw_history_bytes(h), gw_history_packed_bytes(h));
-}
-
 /* Sample and serve until told to stop. A reload may replace *cfgp. */
 static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a, int sfd)
 {
 	struct gw_config *cfg = *cfgp;
 	struct gw_loop_ctx ctx = { .sfd = sfd, .cfg = cfg, .nl = nl, .applied = a };
-	struct gw_webui_source src;
 	struct gw_sampler *sampler;
-	struct gw_webui *web = NULL;
-	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
-	struct gw_webui_opts wo;
+	struct gw_webproc web;
 	struct gw_status st;
 	char err[512], more[64] = "";
 	size_t waiting;
@@ -118,34 +98,29 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 
 	if ((r = gw_sampler_new(cfg, a, &sampler)))
 		return r;
-	gw_log(GW_LOG_DEBUG, "history: %zu bytes", gw_history_bytes(gw_sampler_history(sampler)));
-	bench_fill_history(gw_sampler_history(sampler), cfg);
 	if ((r = gw_status_init(&st, sampler, gw_mono_now()))) {
 		gw_sampler_free(sampler);
 		return r;
 	}
-	gw_lastcmp_set_dir(&st.lastcmp, cfg->compare_dir ? cfg->compare_dir
-						 : GW_COMPARE_DIR_DEFAULT);
-	src = gw_status_source(&st);
-	/* shaping is the job; a page that cannot be served is an error, not a reason to stop */
-	if (gw_webui_start_opts(listen, gw_web_settings(cfg, listen, &wo), &wo, &src, &web, err,
-				sizeof(err)))
+	/* shaping is the job; a page that cannot be served is an error, not a reason to stop.
+	 * The page is served by a process of its own, unprivileged (gatewayd/webchild.c),
+	 * started before the capabilities go (what restarts it keeps what that takes). */
+	if (gw_webproc_start(&web, cfg, gw_mono_now(), err, sizeof(err))) {
 		gw_log(GW_LOG_ERR, "status page: %s; shaping goes on without it", err);
-	else
+	} else {
 		gw_log(GW_LOG_INFO, "status page on %s://%s/", cfg->tls_cert ? "https" : "http",
 		       cfg->listen[0]);
-	ctx.web = web;
+		ctx.web = &web;
+	}
 	/* containers there now are shaped before we say we are ready */
 	if (cfg->n_containers && (r = gw_ctr_new(cfg, nl, &ctx.ctr)))
 		gw_log(GW_LOG_ERR, "containers: %s; they are not shaped", strerror(-r));
 	else if (ctx.ctr)
 		gw_log(GW_LOG_INFO, "following containers: %zu shaped now", gw_ctr_count(ctx.ctr));
-	gw_status_set_ctr(&st, ctx.ctr);
 	/* containers gatewayd-cni shaped: registered from now on, and those there adopted */
 	if (gw_cnictr_new(cfg, nl, &ctx.cni, err, sizeof(err)))
 		gw_log(GW_LOG_WARNING, "control socket: %s; containers gatewayd-cni shapes are not "
 		       "watched by this gatewayd", err);
-	gw_status_set_cni(&st, ctx.cni);
 	if (cfg->unconfigured)
 		gw_log(GW_LOG_INFO, "unconfigured = true: nothing is shaped until the file has "
 		       "links or containers (gatewayd.conf(5)) and is reloaded");
@@ -169,12 +144,11 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		       strerror(-r));
 	r = gw_loop_run(&ctx);
 stop:
-	gw_status_set_ctr(&st, NULL);	/* the HTTP side stops reading their history first */
 	gw_ctr_free(ctx.ctr);	/* every container tree and ifb goes */
-	gw_status_set_cni(&st, NULL);
 	gw_cnictr_free(ctx.cni);	/* the plugin's trees stay: its DEL removes them */
 	gw_monitor_close(ctx.mon);
-	gw_webui_stop(web);	/* before the snapshots and history it reads go away */
+	if (ctx.web)
+		gw_webproc_stop(ctx.web);
 	gw_sampler_free(st.sampler);	/* a reload may have replaced the first one */
 	gw_status_destroy(&st);
 	*cfgp = ctx.cfg;
@@ -457,6 +431,9 @@ int main(int argc, char **argv)
 	bool probed;
 	int c, r;
 
+	/* the web process, re-executed by its launcher to shed capabilities (gatewayd/webchild.c) */
+	if (argc >= 2 && !strcmp(argv[1], "--web-process"))
+		return gw_webchild_exec_main(argc, argv);
 	for (int i = 1; i < argc; i++)	/* the comparison bench has options of its own */
 		if (!strcmp(argv[i], "--compare") || !strcmp(argv[i], "--compare-report")) {
 #ifndef GW_NO_COMPARE

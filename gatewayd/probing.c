@@ -523,9 +523,9 @@ static void fill_probes(struct gw_probing *m, struct gw_snapshot *snap)
 		fill_probe(m->lp[i], &snap->probes[i]);
 }
 
-/* The link's directions' latency sections, and their history points. */
-static void fill_latency(struct lprobe *lp, struct gw_snapshot *snap, struct gw_sampler *s,
-			 double mono)
+/* The link's directions' latency sections, with this pass's own loaded figures (the web
+ * process's history keeps those). */
+static void fill_latency(struct lprobe *lp, struct gw_snapshot *snap, double mono)
 {
 	for (size_t i = 0; i < snap->n_dirs; i++) {
 		struct gw_snap_dir *d = &snap->dirs[i];
@@ -540,21 +540,17 @@ static void fill_latency(struct lprobe *lp, struct gw_snapshot *snap, struct gw_
 		gw_latency_clear(lp->recent[k]);
 		d->latency.pass_loaded_p50_ms = recent.loaded.p50_ms;	/* NAN without replies */
 		d->latency.pass_loaded_p99_ms = recent.loaded.p99_ms;
-		if (s)
-			gw_sampler_push_latency(s, i, d->latency.baseline_ms, recent.loaded.p50_ms,
-						recent.loaded.p99_ms);
 	}
 }
 
-void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, struct gw_sampler *s,
-		    double mono)
+void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, double mono)
 {
 	if (!m->n)
 		return;
 	for (size_t i = 0; i < m->n; i++) {
 		take_loads(m->lp[i], snap, mono);
 		flush(m->lp[i]);
-		fill_latency(m->lp[i], snap, s, mono);
+		fill_latency(m->lp[i], snap, mono);
 	}
 	fill_probes(m, snap);
 }

@@ -45,11 +45,9 @@ void gw_probing_free(struct gw_probing *m);
 int gw_probing_fd(const struct gw_probing *m);
 void gw_probing_run(struct gw_probing *m);
 /* After a sampling pass at monotonic time mono: take each probed direction's load from the
- * snapshot, judge the samples waiting for it, fill snap's latency and probe sections, and
- * push the history's latency figures through s (same direction order as the snapshot; NULL:
- * none). */
-void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, struct gw_sampler *s,
-		    double mono);
+ * snapshot, judge the samples waiting for it, fill snap's latency (with the pass's own loaded
+ * p50 and p99, which the web process's history keeps) and probe sections. */
+void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, double mono);
 /* A reload: per link, a changed probe block (or interface) recreates its prober and the
  * accumulators stay when the interface is the same; a link newly probed gets one, a link no
  * longer probed loses its own. */

@@ -1,4 +1,4 @@
-/* gatewayd/sampler.c: counters -> rates, accuracy, queue depth -> history and snapshots.
+/* gatewayd/sampler.c: counters -> rates, accuracy, queue depth -> snapshots.
  * Objects are found by handle arithmetic (leaf i is qdisc 1000+i:, class e000:10+i), so a pass
  * over 16,000 classes is two dumps and no searching. */
 #include <errno.h>
@@ -48,8 +48,7 @@ struct sdir {
 struct gw_sampler {
 	const struct gw_config *cfg;
 	struct sdir *dirs;
-	size_t n_dirs, n_series;
-	struct gw_history *hist;
+	size_t n_dirs;
 	double prev_mono;
 	bool have_prev;
 };
@@ -193,17 +192,7 @@ int gw_sampler_new(const struct gw_config *cfg, const struct gw_applied *a,
 			if (cfg->links[i].dir[d].present)
 				err = dir_init(&s->dirs[s->n_dirs++], cfg, a, i,
 					       (enum gw_direction)d, &n);
-	s->n_series = n;
-	if (!err && !(s->hist = gw_history_new(n, cfg->interval_us)))
-		err = -ENOMEM;
-	/* latency history for the probed links' direction totals only */
-	for (size_t i = 0; !err && i < s->n_dirs; i++)
-		if (gw_config_probe_of(cfg, s->dirs[i].link))
-			err = gw_history_track_latency(s->hist, s->dirs[i].total.series);
-	/* autorate's directions: their totals keep the shaper's rate too */
-	for (size_t i = 0; !err && i < s->n_dirs; i++)
-		if (cfg->links[s->dirs[i].link].dir[s->dirs[i].dir].autorate.present)
-			err = gw_history_track_shaper(s->hist, s->dirs[i].total.series);
+	(void)n;
 	if (err) {
 		gw_sampler_free(s);
 		return err;
@@ -221,7 +210,6 @@ void gw_sampler_free(struct gw_sampler *s)
 		free(s->dirs[i].by_slot);
 	}
 	free(s->dirs);
-	gw_history_free(s->hist);
 	free(s);
 }
 
@@ -250,12 +238,6 @@ void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg,
 			snprintf(d->classes[k].name, sizeof(d->classes[k].name), "%s",
 				 dc->classes[k].name);
 		take_rates(d, a);
-		/* a probe block added or moved by the reload: its totals keep latency from now
-		 * (up to GW_HIST_LAT_MAX series; earlier points read as none) */
-		if (gw_config_probe_of(cfg, d->link))
-			gw_history_track_latency(s->hist, d->total.series);
-		if (cfg->links[d->link].dir[d->dir].autorate.present)
-			gw_history_track_shaper(s->hist, d->total.series);
 	}
 }
 
@@ -298,7 +280,7 @@ static void mark_fresh(struct gw_sampler *s, const struct gw_applied *a, const b
 	}
 }
 
-static void carry_slot(struct slot *to, const struct slot *from, uint8_t mark, long *map)
+static void carry_slot(struct slot *to, const struct slot *from, uint8_t mark)
 {
 	to->total = from->total;
 	to->last = from->last;
@@ -307,8 +289,6 @@ static void carry_slot(struct slot *to, const struct slot *from, uint8_t mark, l
 	to->prev_backlog = from->prev_backlog;
 	if (mark & NEW_LEAF)
 		to->last.drops = to->last.marks = 0;
-	if (map)
-		map[to->series] = (long)from->series;
 }
 
 /* The direction's marks are the sum of its classes': what the sum starts from. */
@@ -322,16 +302,16 @@ static void fix_marks(struct sdir *d)
 		d->total.last.marks = marks;
 }
 
-static void carry_dir(struct sdir *d, const struct sdir *od, const uint8_t *m, long *map)
+static void carry_dir(struct sdir *d, const struct sdir *od, const uint8_t *m)
 {
-	carry_slot(&d->total, &od->total, m[0], map);
+	carry_slot(&d->total, &od->total, m[0]);
 	for (uint32_t sl = 0; sl < d->n_slots; sl++) {
 		struct slot *c = class_at(d, sl);
 		const struct slot *oc = class_at((struct sdir *)od, sl);
 
 		/* a slot keeps its class by name across reloads, and is not reused in one */
 		if (c && oc && !strcmp(c->name, oc->name))
-			carry_slot(c, oc, m[1 + (c - d->classes)], map);
+			carry_slot(c, oc, m[1 + (c - d->classes)]);
 	}
 	fix_marks(d);
 }
@@ -340,15 +320,12 @@ void gw_sampler_carry(struct gw_sampler *s, const struct gw_sampler *from,
 		      const struct gw_applied *a, const bool *fresh)
 {
 	uint8_t **marks = calloc(s->n_dirs + 1, sizeof(*marks));
-	long *map = malloc((s->n_series + 1) * sizeof(*map));
 
 	for (size_t i = 0; marks && i < s->n_dirs; i++)
 		if (!(marks[i] = calloc(s->dirs[i].n + 1, 1)))
 			goto out;
-	if (!marks || !map)
+	if (!marks)
 		goto out;
-	for (size_t i = 0; i < s->n_series; i++)
-		map[i] = -1;
 	mark_fresh(s, a, fresh, marks);
 	for (size_t i = 0; i < s->n_dirs; i++) {
 		struct sdir *d = &s->dirs[i];
@@ -358,17 +335,15 @@ void gw_sampler_carry(struct gw_sampler *s, const struct gw_sampler *from,
 			const struct sdir *od = &from->dirs[k];
 
 			if (od->dir == d->dir && !strcmp(from->cfg->links[od->link].name, link))
-				carry_dir(d, od, marks[i], map);
+				carry_dir(d, od, marks[i]);
 		}
 	}
 	s->prev_mono = from->prev_mono;
 	s->have_prev = from->have_prev;
-	gw_history_carry(s->hist, from->hist, map);
 out:
 	for (size_t i = 0; marks && i < s->n_dirs; i++)
 		free(marks[i]);
 	free(marks);
-	free(map);
 }
 
 void gw_sampler_refresh(struct gw_sampler *s, const struct gw_applied *a, const bool *fresh)
@@ -391,64 +366,16 @@ void gw_sampler_refresh(struct gw_sampler *s, const struct gw_applied *a, const 
 
 		/* carrying a slot onto itself applies the marks and keeps the rest */
 		self = d->total;
-		carry_slot(&d->total, &self, m ? m[0] : all, NULL);
+		carry_slot(&d->total, &self, m ? m[0] : all);
 		for (size_t k = 0; k < d->n; k++) {
 			self = d->classes[k];
-			carry_slot(&d->classes[k], &self, m ? m[1 + k] : all, NULL);
+			carry_slot(&d->classes[k], &self, m ? m[1 + k] : all);
 		}
 		fix_marks(d);
 	}
 	for (size_t i = 0; marks && i < s->n_dirs; i++)
 		free(marks[i]);
 	free(marks);
-}
-
-void gw_sampler_push_latency(struct gw_sampler *s, size_t dir, double baseline_ms,
-			     double loaded_p50_ms, double loaded_p99_ms)
-{
-	if (dir < s->n_dirs)
-		gw_history_push_latency(s->hist, s->dirs[dir].total.series, baseline_ms,
-					loaded_p50_ms, loaded_p99_ms);
-}
-
-void gw_sampler_push_shaper(struct gw_sampler *s, size_t dir, double rate_bps)
-{
-	if (dir < s->n_dirs)
-		gw_history_push_shaper(s->hist, s->dirs[dir].total.series, rate_bps);
-}
-
-struct gw_history *gw_sampler_history(struct gw_sampler *s)
-{
-	return s->hist;
-}
-
-int gw_sampler_series(const struct gw_sampler *s, const char *link, const char *direction,
-		      const char *class_name)
-{
-	for (size_t i = 0; i < s->n_dirs; i++) {
-		const struct sdir *d = &s->dirs[i];
-
-		if (strcmp(s->cfg->links[d->link].name, link) ||
-		    strcmp(gw_direction_name(d->dir), direction))
-			continue;
-		if (!strcmp(class_name, "total"))
-			return (int)d->total.series;
-		for (size_t k = 0; k < d->n; k++)
-			if (!strcmp(d->classes[k].name, class_name))
-				return (int)d->classes[k].series;
-	}
-	return -ENOENT;
-}
-
-int gw_sampler_history_query(struct gw_sampler *s, const char *link, const char *direction,
-			     const char *class_name, double from, double to, bool minute,
-			     struct gw_hist_point *out, size_t max)
-{
-	int series = gw_sampler_series(s, link, direction, class_name);
-
-	if (series < 0)
-		return series;
-	return gw_history_query(s->hist, (size_t)series, from, to, minute, out, max);
 }
 
 void gw_counters_advance(struct gw_counters *total, struct gw_counters *last,
@@ -697,13 +624,6 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 	return snap;
 }
 
-static void record(struct gw_sampler *s, const struct slot *c)
-{
-	/* the history keeps bits/s: its 16-bit points are rounded in the unit /api/history shows */
-	gw_history_push(s->hist, c->series, c->achieved * 8, c->delay_ms, c->drops_s,
-			c->now.backlog_bytes);
-}
-
 void gw_sampler_begin(struct gw_sampler *s)
 {
 	for (size_t i = 0; i < s->n_dirs; i++) {
@@ -786,7 +706,6 @@ int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, doubl
 		snprintf(err, errlen, "reading counters: %s", e.msg[0] ? e.msg : strerror(-r));
 		return r;
 	}
-	gw_history_pass(s->hist, now);
 	for (size_t i = 0; i < s->n_dirs; i++) {
 		struct sdir *d = &s->dirs[i];
 
@@ -797,9 +716,6 @@ int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, doubl
 				 s->cfg->links[d->link].name, gw_direction_name(d->dir), d->device);
 		if (!d->waiting)
 			derive_dir(d, dt);
-		record(s, &d->total);
-		for (size_t k = 0; k < d->n; k++)
-			record(s, &d->classes[k]);
 	}
 	s->prev_mono = mono;
 	s->have_prev = true;

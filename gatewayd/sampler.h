@@ -1,12 +1,11 @@
 /* gatewayd/sampler.h: one pass every interval reads the counters of every gatewayd-owned
  * qdisc and class (one qdisc dump, one class dump per shaped device), derives rates, accuracy
- * and queue depth, feeds the history and builds the snapshot the HTTP side shows. */
+ * and queue depth and builds the snapshot the web process shows (and keeps the history of). */
 #ifndef GW_SAMPLER_H
 #define GW_SAMPLER_H
 
 #include "config/config.h"
 #include "gatewayd/tree/apply.h"
-#include "gatewayd/history.h"
 #include "webui/snapshot.h"
 
 struct gw_sampler;
@@ -38,38 +37,21 @@ struct gw_sampler_route {
 	struct gw_sampler *s;
 };
 int gw_sampler_dump_routed(struct gw_nl *nl, struct gw_sampler_route *v, size_t n);
-struct gw_history *gw_sampler_history(struct gw_sampler *s);
 /* The config was reloaded with the same tree shape: new names from cfg, new rates and ceils
  * from a's plan (the one the reload applied). */
 void gw_sampler_retarget(struct gw_sampler *s, const struct gw_config *cfg,
 			 const struct gw_applied *a);
-/* The tree was rebuilt (new objects, maybe new ifindexes): follow it, keeping totals and
- * history. */
+/* The tree was rebuilt (new objects, maybe new ifindexes): follow it, keeping totals. */
 void gw_sampler_rebind(struct gw_sampler *s, const struct gw_applied *a);
 /* The same, when only the objects fresh names (per object of a's plan) were made again: the
  * others' counters go on. */
 void gw_sampler_refresh(struct gw_sampler *s, const struct gw_applied *a, const bool *fresh);
 /* After a reload that created or deleted objects: s is new for the new tree (a's plan), from
- * the sampler that ran until now. Every series whose link, direction and class carry on keeps
- * its history and running totals; fresh (per object of a's plan, NULL: all) says which objects
+ * the sampler that ran until now. Every class whose link, direction and name carry on keeps
+ * its running totals; fresh (per object of a's plan, NULL: all) says which objects
  * the reload made, whose kernel counters start again from zero. */
 void gw_sampler_carry(struct gw_sampler *s, const struct gw_sampler *from,
 		      const struct gw_applied *a, const bool *fresh);
-/* This pass's latency figures of the direction at index dir (the snapshot's order) into the
- * history; only the probed link's totals keep them (see gw_history_track_latency). */
-void gw_sampler_push_latency(struct gw_sampler *s, size_t dir, double baseline_ms,
-			     double loaded_p50_ms, double loaded_p99_ms);
-/* The rate the shaper of the direction at index dir had in this pass (bits/s), into its
- * total's history (autorate's directions only; see gw_history_track_shaper). */
-void gw_sampler_push_shaper(struct gw_sampler *s, size_t dir, double rate_bps);
-/* The history series of link/direction/class ("total" for the direction), or -ENOENT. */
-int gw_sampler_series(const struct gw_sampler *s, const char *link, const char *direction,
-		      const char *class_name);
-/* /api/history for one of s's series: gw_sampler_series, then gw_history_query on it. */
-int gw_sampler_history_query(struct gw_sampler *s, const char *link, const char *direction,
-			     const char *class_name, double from, double to, bool minute,
-			     struct gw_hist_point *out, size_t max);
-
 /* Derivation over one interval, separated for unit tests. */
 struct gw_counters {
 	uint64_t bytes, packets, drops, overlimits, requeues, marks;

@@ -34,6 +34,11 @@ int gw_webchild_start(const struct gw_wire_settings *ws, const int *fds, size_t 
 void gw_webchild_send(struct gw_webchild *c, const struct gw_snapshot *s);
 /* New settings (a reload) over the same sockets: sent, and kept for a restart. */
 void gw_webchild_settings(struct gw_webchild *c, const struct gw_wire_settings *ws);
+/* A reload with other listen addresses: the sockets the caller bound for ws (it closes the
+ * old ones after this), served by a new process at the next poll (the history the old one
+ * kept is lost with it). 0 or -EINVAL. */
+int gw_webchild_listen(struct gw_webchild *c, const struct gw_wire_settings *ws,
+		       const int *fds, size_t n_fds, double now);
 /* Reap a dead process (logged with its exit status or signal), restart after the back-off
  * (0.1 s doubling to 30 s; back to 0.1 s after 60 s up), go on writing a frame in part
  * written. Call every pass and when fd answers. */
@@ -41,7 +46,16 @@ void gw_webchild_poll(struct gw_webchild *c, double now);
 /* The socket to the process: poll it for writing while gw_webchild_pending. -1: none. */
 int gw_webchild_fd(const struct gw_webchild *c);
 bool gw_webchild_pending(const struct gw_webchild *c);
+/* The socket to the launcher (the processes' deaths are heard there): poll it for reading
+ * and call gw_webchild_poll when it answers. -1: none. */
+int gw_webchild_launcher_fd(const struct gw_webchild *c);
+/* When (monotonic seconds) a process is to be started again, or -1: none is waited for. */
+double gw_webchild_next_start(const struct gw_webchild *c);
 void gw_webchild_stats(const struct gw_webchild *c, double now, struct gw_webchild_stats *st);
+/* gatewayd --web-process LAUNCHER VERBOSE SOCK FD...: the web process after its launcher
+ * executed the binary again to shed the capabilities it could not drop otherwise (not root,
+ * under systemd's filter). Returns only on bad arguments (2). */
+int gw_webchild_exec_main(int argc, char **argv);
 /* Stop the process (SIGTERM, then SIGKILL after a second) and free everything. */
 void gw_webchild_stop(struct gw_webchild *c);
 

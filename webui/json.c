@@ -330,6 +330,20 @@ static void add_sample(struct jw *w, struct json_object *root, const struct gw_s
 	jw_str(w, o, "last_error", s->last_error);
 }
 
+/* The web process that serves this (docs/status-api.md): absent when none does. */
+static void add_web(struct jw *w, struct json_object *root, const struct gw_snapshot *s)
+{
+	struct json_object *o;
+
+	if (!s || !s->web.present)
+		return;
+	o = jw_obj(w, root, "web", json_object_new_object());
+	jw_u64(w, o, "pid", s->web.pid > 0 ? (uint64_t)s->web.pid : 0);
+	jw_u64(w, o, "restarts", s->web.restarts);
+	jw_num(w, o, "down_s", s->web.down_s, 6);
+	jw_u64(w, o, "dropped", s->web.dropped);
+}
+
 static void add_target(struct jw *w, struct json_object *arr, const struct gw_snap_target *t)
 {
 	struct json_object *o = jw_obj(w, arr, NULL, json_object_new_object());
@@ -471,6 +485,7 @@ int gw_webui_status_json(const struct gw_snapshot *s, double now, char **out, si
 	add_links(&w, root, s);
 	add_probe(&w, root, s);
 	add_loadtest(&w, root, s);
+	add_web(&w, root, s);
 	return jw_finish(&w, root, out, len);
 }
 

@@ -349,6 +349,15 @@ static void sampler_health(struct gw_buf *b, const struct gw_snapshot *s, double
 		s->late_samples_total);
 	gauge(b, "gatewayd_sample_error", "1 when the last pass reported an error (see "
 	      "last_error in /api/status), else 0.", s->last_error[0] ? 1 : 0, 10);
+	if (!s->web.present)
+		return;
+	counter(b, "gatewayd_web_restarts_total", "Web processes started after the first.",
+		s->web.restarts);
+	gw_buf_printf(b, "# HELP gatewayd_web_down_seconds_total Seconds without a web process.\n"
+		      "# TYPE gatewayd_web_down_seconds_total counter\n"
+		      "gatewayd_web_down_seconds_total %.3f\n", s->web.down_s);
+	counter(b, "gatewayd_web_dropped_snapshots_total", "Snapshots not sent to the web "
+		"process because it had not read the one before.", s->web.dropped);
 }
 
 /* NAME{link="..",direction=".."[,EXTRA] VALUE: EXTRA is the rest of the label set, already

@@ -172,6 +172,16 @@ struct gw_snap_probe {
 	struct gw_snap_target targets[16];
 };
 
+/* The web process, as the daemon sees it (gatewayd/webchild.c): it fills this in each
+ * snapshot it sends. */
+struct gw_snap_web {
+	bool present;			/* the page is served by a web process */
+	int pid;			/* 0: none runs now */
+	uint64_t restarts;		/* processes started after the first */
+	double down_s;			/* seconds without one, all told */
+	uint64_t dropped;		/* snapshots not sent: the process had not read the last */
+};
+
 struct gw_snapshot {
 	atomic_int refs;
 	uint64_t seq;			/* sampling pass number, from 1 */
@@ -195,6 +205,7 @@ struct gw_snapshot {
 	struct gw_snap_probe *probes;
 	size_t n_probes;
 	struct gw_snap_loadtest loadtest;
+	struct gw_snap_web web;
 };
 
 /* History: per class and direction total, bounded rings fixed at start-up. */

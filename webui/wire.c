@@ -526,6 +526,11 @@ static void io_snapshot(struct wio *w, struct gw_snapshot *s)
 	for (size_t i = 0; i < s->n_probes && !w->err; i++)
 		io_probe(w, &s->probes[i]);
 	io_loadtest(w, &s->loadtest);
+	io_bool(w, &s->web.present);
+	io_int(w, &s->web.pid);
+	io_u64(w, &s->web.restarts);
+	io_dbl(w, &s->web.down_s);
+	io_u64(w, &s->web.dropped);
 }
 
 /* ---- frames ---- */

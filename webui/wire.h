@@ -13,7 +13,7 @@
 
 /* frame = magic "GWWC", version u16, type u16, payload length u32, payload (little-endian) */
 #define GW_WIRE_MAGIC "GWWC"
-#define GW_WIRE_VERSION 1
+#define GW_WIRE_VERSION 2	/* 2: the snapshot's web section */
 #define GW_WIRE_HDR 12
 /* a snapshot of 10,000 classes is about 2 MB (docs/privsep.md); this leaves room for 20 times
  * that and bounds what a corrupt length can make the reader hold */

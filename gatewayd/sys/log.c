@@ -11,6 +11,11 @@ void gw_log_set_verbose(int v)
 	verbose = v;
 }
 
+int gw_log_verbose(void)
+{
+	return verbose;
+}
+
 void gw_log(enum gw_log_level level, const char *fmt, ...)
 {
 	static const char *const names[] = { [GW_LOG_ERR] = "error", [GW_LOG_WARNING] = "warning",

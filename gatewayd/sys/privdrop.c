@@ -27,10 +27,22 @@ static int caps_clear(void)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	bool none = true;
 
-	memset(d, 0, sizeof(d));
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return -1;
+	/* none to use already (a process executed without any; what is inheritable is
+	 * nothing without permitted ones and no ambient set): no capset, which a service's
+	 * filter may refuse */
+	if (syscall(SYS_capget, &h, d) == 0) {
+		for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+			none &= !d[i].effective && !d[i].permitted;
+		if (none)
+			return 0;
+	}
+	h.version = _LINUX_CAPABILITY_VERSION_3;
+	h.pid = 0;
+	memset(d, 0, sizeof(d));
 	return (int)syscall(SYS_capset, &h, d);
 }
 
@@ -76,11 +88,32 @@ int gw_drop_to_nobody(char *err, size_t errlen)
 	return 0;
 }
 
+static bool in(const unsigned int *v, size_t n, unsigned int c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == c)
+			return true;
+	return false;
+}
+
 int gw_keep_net_caps(char *err, size_t errlen)
+{
+	const unsigned int wanted[] = { CAP_NET_ADMIN, CAP_NET_RAW };
+
+	return gw_keep_caps(wanted, sizeof(wanted) / sizeof(wanted[0]), err, errlen);
+}
+
+int gw_keep_web_launcher_caps(char *err, size_t errlen)
+{
+	const unsigned int wanted[] = { CAP_SETUID, CAP_SETGID, CAP_KILL };
+
+	return gw_keep_caps(wanted, sizeof(wanted) / sizeof(wanted[0]), err, errlen);
+}
+
+int gw_keep_caps(const unsigned int *wanted, size_t n_wanted, char *err, size_t errlen)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3], keep[_LINUX_CAPABILITY_U32S_3];
-	const unsigned int wanted[] = { CAP_NET_ADMIN, CAP_NET_RAW };
 	bool bset_cut = true;
 
 	errno = 0;
@@ -89,7 +122,7 @@ int gw_keep_net_caps(char *err, size_t errlen)
 	if (syscall(SYS_capget, &h, d) < 0)
 		return fail(err, errlen, "capget");
 	memset(keep, 0, sizeof(keep));
-	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+	for (size_t i = 0; i < n_wanted; i++) {
 		unsigned int c = wanted[i];
 
 		if (cap_permitted(d, c)) {
@@ -99,11 +132,11 @@ int gw_keep_net_caps(char *err, size_t errlen)
 	}
 	/* the bounding set first: cutting it needs CAP_SETPCAP, which goes next */
 	for (unsigned int c = 0; c < 64; c++) {
-		int in = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
+		int bset = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
 
-		if (in < 0)
+		if (bset < 0)
 			break;	/* past the kernel's last capability */
-		if (!in || c == CAP_NET_ADMIN || c == CAP_NET_RAW)
+		if (!bset || in(wanted, n_wanted, c))
 			continue;
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
 			bset_cut = false;
@@ -118,7 +151,7 @@ int gw_keep_net_caps(char *err, size_t errlen)
 		return fail(err, errlen, "no_new_privs");
 	if (!bset_cut) {
 		snprintf(err, errlen, "the bounding set could not be cut (no CAP_SETPCAP): a program "
-			 "it runs as root may hold more capabilities than these two");
+			 "it runs as root may hold more capabilities than these %zu", n_wanted);
 		return 1;
 	}
 	return 0;

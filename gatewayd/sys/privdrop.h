@@ -23,5 +23,10 @@ int gw_drop_to_nobody(char *err, size_t errlen);
  * saying which step failed.
  */
 int gw_keep_net_caps(char *err, size_t errlen);
+/* The same for the web process's launcher (gatewayd/webchild.c), which only forks web
+ * processes that become nobody: CAP_SETUID, CAP_SETGID and CAP_KILL. */
+int gw_keep_web_launcher_caps(char *err, size_t errlen);
+/* The same with the capabilities named (CAP_* numbers). */
+int gw_keep_caps(const unsigned int *wanted, size_t n_wanted, char *err, size_t errlen);
 
 #endif

@@ -6,7 +6,9 @@
 # as time goes by (a raw point per pass, a minute point per wall-clock minute), so RSS is also
 # read after the first minute point (if the window had none), with the part of the rings
 # resident then, and what the rings reserve (-v logs "history: N bytes"). Prints a markdown
-# table; exits 1 only if something broke (targets: < 1% CPU, < 16 MB).
+# table; exits 1 only if something broke (targets: < 1% CPU, < 16 MB). The history and the
+# HTTP side live in the web process (gatewayd(8) PRIVILEGES), which its launcher forks: the
+# rings are looked for in the web process, and the last rows add up all three processes.
 # FILL=idle or busy starts the daemon with GATEWAYD_BENCH_FILL_HISTORY (gatewayd(8)): every
 # ring full at start (24 h 15 min of points: zeros, or random traffic in every series), so
 # the RSS is that of full rings, measured, not computed (target: issue 13's 24 MB at 1000
@@ -48,6 +50,9 @@ daemon_start GW_PID "$NS" "$TMPD/c.conf" "$TMPD/daemon.log" -v
 wait_log "$GW_PID" "$TMPD/daemon.log" "applied and verified" 120 ||
 	die "the daemon did not apply the tree: $(tail -n 5 "$TMPD/daemon.log" | tr '\n' ' ')"
 wait_healthz "$GW_PID" "$NS" 60 || die "the daemon never answered /healthz 200"
+WEB_PID=$(ip netns exec "$NS" curl -s -m 5 http://127.0.0.1:9180/api/status | jq -r '.web.pid // 0')
+[ "$WEB_PID" -gt 0 ] || die "no web process in /api/status"
+LAUNCH_PID=$(awk '$1 == "PPid:" { print $2 }' "/proc/$WEB_PID/status")
 hist=$(sed -n 's/.*history: \([0-9]*\) bytes.*/\1/p' "$TMPD/daemon.log" | head -n 1)
 [ -n "$hist" ] || { log "no \"history: N bytes\" line in the -v log"; hist=0; }
 filled=
@@ -67,7 +72,7 @@ sleep "$WINDOW"
 c1=$(cpu_ticks "$GW_PID")
 e=$(now)
 read -r hwm1 rss1 _ <<<"$(mem_kb "$GW_PID")"
-read -r ring_size ring_rss1 <<<"$(ring_kb "$GW_PID" "$hist")"
+read -r ring_size ring_rss1 <<<"$(ring_kb "$WEB_PID" "$hist")"
 secs=$(elapsed "$s" "$e")
 cpu=$(awk -v t="$((c1 - c0))" -v hz="$hz" -v s="$secs" 'BEGIN { printf "%.2f", t / hz / s * 100 }')
 # wall-clock minutes that ended since the daemon started: minute points written so far
@@ -92,10 +97,16 @@ if [ "$MINUTE" = 1 ] && [ "$m1" -lt 1 ]; then
 	sleep "$wait_s"
 	m3=$(minutes)
 	read -r hwm3 rss3 _ <<<"$(mem_kb "$GW_PID")"
-	read -r _ ring_rss3 <<<"$(ring_kb "$GW_PID" "$hist")"
+	read -r _ ring_rss3 <<<"$(ring_kb "$WEB_PID" "$hist")"
 	log "after the first minute point: RSS $rss3 kB, HWM $hwm3 kB, rings $ring_rss3 kB resident"
 fi
 threads=$(ls "/proc/$GW_PID/task" | wc -l)
+# the three processes: RSS counts the binary's and libraries' pages in each; Pss shares them out
+pss_kb() { awk '$1 == "Pss:" { print $2 }' "/proc/$1/smaps_rollup"; }
+read -r whwm wrss _ <<<"$(mem_kb "$WEB_PID")"
+read -r lhwm lrss _ <<<"$(mem_kb "$LAUNCH_PID")"
+sum_rss=$((rss3 + wrss + lrss))
+sum_pss=$(( $(pss_kb "$GW_PID") + $(pss_kb "$WEB_PID") + $(pss_kb "$LAUNCH_PID") ))
 read -r ranon rfile <<<"$(awk '$1 == "RssAnon:" { a = $2 } $1 == "RssFile:" { f = $2 } END { print a, f }' "/proc/$GW_PID/status")"
 
 daemon_stop rc "$GW_PID" 60
@@ -122,6 +133,9 @@ if [ "$FILL" = none ]; then
 else
 	echo "| VmRSS / VmHWM with every ring full (FILL=$FILL: measured, as the row above) | $(mb "$rss3") / $(mb "$hwm3") | $(full_target "$hwm3") |"
 fi
+echo "| the web process (history, HTTP): VmRSS / VmHWM | $(mb "$wrss") / $(mb "$whwm") | | |"
+echo "| its launcher: VmRSS / VmHWM | $(mb "$lrss") / $(mb "$lhwm") | | |"
+echo "| the daemon, the web process and the launcher: VmRSS summed / Pss summed | $(mb "$sum_rss") / $(mb "$sum_pss") | $(full_target "$sum_pss") |"
 echo
 [ -n "$filled" ] && echo "The daemon's log: \`$filled\`."
 echo "The last pass took $dur ms (lag $lag ms); $late of $ptot passes late." \

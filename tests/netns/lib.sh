@@ -9,6 +9,9 @@ RUN_ID="${LIB_RUN_PREFIX:-gw}$$"
 NAMESPACES=()
 PIDS=()
 TMPD=$(mktemp -d "/tmp/${LIB_TMP_PREFIX:-gwtest}.XXXXXX")
+# the daemon's web process runs as nobody: the compare_dir a test puts in here must be
+# reachable by it, as /var/lib/gatewayd/compare is (files stay the umask's)
+chmod 755 "$TMPD"
 # wait_for CONDITION TIMEOUT [WHAT]
 . "$TOP/tests/wait_for.sh"
 

@@ -2,7 +2,10 @@
 # The sampler's figures against the kernel's and iperf3's own: /api/status counters, backlog
 # and drops equal tc's for the same objects; under a saturating load the achieved rate agrees
 # with iperf3's receiver goodput converted to wire bytes (1514/1448) within 2%; an idle link
-# reads "not saturated"; /metrics and /healthz answer.
+# reads "not saturated"; /metrics and /healthz answer. The page comes from the web process:
+# nobody, no capabilities, no_new_privs, seccomp, the listening socket its own; kill -9 of it:
+# the daemon and the tree go on, the page is back within 2 s and says so; its history goes on
+# across a reload that keeps the series.
 . "$(dirname "$0")/lib.sh"
 
 topo_chain || { not_ok "topology"; exit 1; }
@@ -79,5 +82,45 @@ if command -v promtool >/dev/null; then
 else
 	skip "promtool check metrics" "promtool is not installed (make deps installs prometheus)"
 fi
+
+# The page is served by the web process (issue 13): a process of its own as nobody, no
+# capabilities, no_new_privs, the seccomp filter; the daemon serves nothing itself.
+WEB=$(api /api/status | jq -r '.web.pid // 0')
+check "/api/status names the web process (pid $WEB), not the daemon ($GW_PID)" \
+	bash -c "[ '$WEB' -gt 0 ] && [ '$WEB' != '$GW_PID' ]"
+check "the web process: uid nobody, CapEff 0, no_new_privs ($(privs "$WEB"))" \
+	test "$(privs "$WEB")" = "$DROPPED"
+check "the web process: seccomp filter (Seccomp 2)" \
+	test "$(awk '/^Seccomp:/ { print $2 }' "/proc/$WEB/status")" = 2
+users=$(ip netns exec "$NS_R" ss -Hltnp 'sport = :9180')
+check "the listening socket is the web process's ($users)" grep -q "pid=$WEB," <<<"$users"
+check "the daemon runs one thread: no HTTP threads ($(ls "/proc/$GW_PID/task" | wc -l))" \
+	test "$(ls "/proc/$GW_PID/task" | wc -l)" = 1
+check "/metrics: the web process's restarts" grep -qx 'gatewayd_web_restarts_total 0' "$TMPD/metrics"
+pts() { api "/api/history?link=wan&direction=egress&class=bulk" | jq '.points | length'; }
+check "/api/history: the web process's points from the snapshots ($(pts))" test "$(pts)" -ge 4
+t0=$(date +%s.%N)
+kill -9 "$WEB"
+back() { [ "$(api /api/status | jq -r '.web.restarts // 0')" = 1 ]; }
+wait_for back 3 "the page to answer again from a new web process"
+t1=$(date +%s.%N)
+W=$(api /api/status)
+echo "# kill -9 of the web process: the page back in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s; $(echo "$W" | jq -c .web)"
+check "kill -9: the page is back within 2 s, restarts 1, down_s > 0" \
+	bash -c "awk -v a=$t0 -v b=$t1 'BEGIN { exit !(b - a < 2) }' && echo '$W' | jq -e '.web.restarts == 1 and .web.down_s > 0 and .web.pid != $WEB' >/dev/null"
+check "  the daemon went on: the same process, the tree in place" \
+	bash -c "kill -0 $GW_PID && ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'htb e000:'"
+api /metrics >"$TMPD/metrics"
+check "  /metrics counts it (restarts 1, down seconds > 0)" bash -c "grep -qx 'gatewayd_web_restarts_total 1' '$TMPD/metrics' && awk '\$1 == \"gatewayd_web_down_seconds_total\" { f = \$2 > 0 } END { exit !f }' '$TMPD/metrics'"
+gw_samples "$NS_R" 3
+n0=$(pts)
+WEB=$(api /api/status | jq -r '.web.pid')
+gw_reload
+gw_samples "$NS_R" 1
+n1=$(pts)
+W2=$(api /api/status | jq -r '.web.pid')
+check "a reload that changes nothing of the series: the history goes on ($n0, then $n1 points; web process $WEB, then $W2)" \
+	bash -c "[ '$n1' -gt '$n0' ] && [ '$W2' = '$WEB' ]"
 gw_stop
 check "clean stop" test $? -eq 0
+check "  and no web process is left" bash -c "! kill -0 $WEB 2>/dev/null"

@@ -20,6 +20,8 @@ mkcert two
 cp "$D/one.pem" "$D/tls.pem"
 cp "$D/one.key" "$D/tls.key"
 printf 'admin:%s\n' "$(openssl passwd -6 s3cret)" >"$D/users"
+# root's alone, as on a router: the web process is nobody, and its files are read for it
+chmod 600 "$D/users" "$D"/*.key
 conf() {	# conf PORT [TOP-LEVEL SETTINGS]
 	cat >"$D/run.conf" <<CONF
 listen = "127.0.0.1:$1";

@@ -78,12 +78,21 @@ check "WATCHDOG=1 keeps coming" wait_for '[ "$(nl_count WATCHDOG=1)" -ge 3 ]' 5
 # --- MemoryMax=, TasksMax= ---
 MEM_MAX=$(numfmt --from=iec "$(unit_value MemoryMax)")
 TASKS_MAX=$(unit_value TasksMax)
-# what the unit's comment counts: main, the HTTP guard, the login limiter, two per listen
-# address (one here)
-TASKS_WANT=5
-tasks_now() { find "/proc/$GW_PID/task" -mindepth 1 -maxdepth 1 | wc -l; }
-check "the daemon runs $TASKS_WANT tasks (main, HTTP guard, login limiter, 2 HTTP threads), under TasksMax=$TASKS_MAX" \
-	eval '[ "$(tasks_now)" -eq $TASKS_WANT ] && [ $TASKS_WANT -le $((TASKS_MAX / 2)) ]'
+# what the unit's comment counts: the daemon's thread, the launcher, and the web process's
+# main thread, HTTP guard, login limiter and two per listen address (one here)
+TASKS_WANT=7
+tasks_now() { find "/proc/$1/task" -mindepth 1 -maxdepth 1 | wc -l; }
+WEB=$(ip netns exec "$NS" curl -s -m 5 http://127.0.0.1:9180/api/status | jq -r '.web.pid // 0')
+LAUNCHER=$(awk '$1 == "PPid:" { print $2 }' "/proc/$WEB/status" 2>/dev/null)
+check "the daemon runs 1 task, the launcher 1, the web process 5 (main, HTTP guard, login limiter, 2 HTTP threads): $TASKS_WANT, under TasksMax=$TASKS_MAX" \
+	eval '[ "$(tasks_now $GW_PID)" -eq 1 ] && [ "$(tasks_now $LAUNCHER)" -eq 1 ] &&
+		[ "$(tasks_now $WEB)" -eq 5 ] && [ $TASKS_WANT -le $((TASKS_MAX / 2)) ]'
+# the web process under the unit: not root already, it sheds the ambient capabilities by
+# executing itself again (the unit's filter refuses capset)
+field_of() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+check "the web process: the service's uid, CapEff/CapPrm/CapAmb 0, NoNewPrivs 1, Seccomp 2" \
+	test "$(field_of $WEB Uid) $(field_of $WEB CapEff) $(field_of $WEB CapPrm) $(field_of $WEB CapAmb) $(field_of $WEB NoNewPrivs) $(field_of $WEB Seccomp)" = \
+	"$SB_UID 0000000000000000 0000000000000000 0000000000000000 1 2"
 rss_kib() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$GW_PID/status"; }
 check "VmRSS $(rss_kib) KiB is under a tenth of MemoryMax=$(unit_value MemoryMax)" \
 	test "$(( $(rss_kib) * 1024 * 10 ))" -lt "$MEM_MAX"

@@ -391,6 +391,26 @@ static int ref_history_query(struct ref_history *h, size_t i, double from, doubl
 	return (int)n;
 }
 
+/* latency and shaper points go with their series where both keep them (rows are passes') */
+static void ref_lat_carry(struct ref_history *h, size_t i, struct ref_history *from, size_t j)
+{
+	struct lat_series *d = lat_of(h, i), *s = lat_of(from, j);
+
+	if (!d || !s)
+		return;
+	memcpy(d->raw, s->raw, h->raw_len * N_L * sizeof(*d->raw));
+	memcpy(d->min, s->min, (size_t)GW_HIST_MINUTES * N_L * sizeof(*d->min));
+	memcpy(d->sum, s->sum, sizeof(d->sum));
+	memcpy(d->n, s->n, sizeof(d->n));
+	d->max_p99 = s->max_p99;
+	if (d->shaper_raw && s->shaper_raw) {
+		memcpy(d->shaper_raw, s->shaper_raw, h->raw_len * sizeof(*d->shaper_raw));
+		memcpy(d->shaper_min, s->shaper_min, GW_HIST_MINUTES * sizeof(*d->shaper_min));
+		d->shaper_sum = s->shaper_sum;
+		d->shaper_n = s->shaper_n;
+	}
+}
+
 static void ref_history_carry(struct ref_history *h, struct ref_history *from, const long *map)
 {
 	if (h->raw_len != from->raw_len)
@@ -414,6 +434,7 @@ static void ref_history_carry(struct ref_history *h, struct ref_history *from, c
 		for (size_t r = 0; r < GW_HIST_MINUTES; r++)
 			h->min[r * h->n_series + i] = from->min[r * from->n_series + j];
 		h->acc[i] = from->acc[j];
+		ref_lat_carry(h, i, from, j);
 	}
 	pthread_mutex_unlock(&h->lock);
 	pthread_mutex_unlock(&from->lock);

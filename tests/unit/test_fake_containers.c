@@ -17,11 +17,10 @@ static const char *conf =
 
 static bool shaped(struct gw_ctr *c, const char *ifname)
 {
-	struct gw_hist_point p[1];
 	char link[64];
 
 	snprintf(link, sizeof(link), GW_CTR_LINK_PREFIX "%s", ifname);
-	return gw_ctr_history(c, link, "egress", "total", 0, 1e11, false, p, 1) != -ENOENT;
+	return gw_ctr_follows(c, link);
 }
 
 static bool tree_on(const struct fk *k, const char *dev, uint64_t ceil)

@@ -449,11 +449,11 @@ static void test_probing(void)
 		return;
 	feed(m, 0.5, 30);	/* before any pass: the first pass covers it, with no verdict */
 	snap_dirs(&snap, d, 0.05, 0, 0.05);
-	gw_probing_pass(m, &snap, NULL, 1.0);
+	gw_probing_pass(m, &snap, 1.0);
 	feed(m, 1.2, 10);
 	feed(m, 1.5, 10);
 	snap_dirs(&snap, d, 0.02, 0, 0.9);	/* egress idle, ingress loaded */
-	gw_probing_pass(m, &snap, NULL, 2.0);
+	gw_probing_pass(m, &snap, 2.0);
 	CHECK(d[0].latency.present && d[0].latency.idle.samples == 2 && d[0].latency.loaded.samples == 0 &&
 	      d[1].latency.loaded.samples == 2 && d[1].latency.idle.samples == 0,
 	      "each direction judges the same samples by its own load (egress idle %llu, ingress loaded %llu)",
@@ -462,11 +462,11 @@ static void test_probing(void)
 	      "the snapshot names the targets (%s)", gw_probing_error(m));
 	feed(m, 2.3, 100);
 	snap_dirs(&snap, d, 0.3, 3000, 0.05);	/* egress: no standing backlog yet (first of two) */
-	gw_probing_pass(m, &snap, NULL, 3.0);
+	gw_probing_pass(m, &snap, 3.0);
 	feed(m, 2.5, NAN);	/* a loss, judged a timeout later: its pass is the one at 3.0 */
 	feed(m, 3.5, 100);
 	snap_dirs(&snap, d, 0.3, 3000, 0.05);	/* egress: backlogged at both ends now: loaded */
-	gw_probing_pass(m, &snap, NULL, 4.0);
+	gw_probing_pass(m, &snap, 4.0);
 	CHECK(d[0].latency.idle.samples == 2 && d[0].latency.loaded.samples == 1 &&
 	      d[0].latency.loaded.p50_ms == 100 && d[0].latency.loaded.lost == 0,
 	      "egress: 30%% with a passing backlog is neither; a standing backlog is loaded (%llu loaded)",
@@ -487,7 +487,7 @@ static void test_probing(void)
 	feed(m, 4.6, 20);
 	CHECK(tapped == 2, "the tap saw the 2 samples while it was set (%d)", tapped);
 	snap_dirs(&snap, d, 0.02, 0, 0.02);
-	gw_probing_pass(m, &snap, NULL, 5.0);
+	gw_probing_pass(m, &snap, 5.0);
 	CHECK(d[0].latency.idle.samples == 5, "tapped samples are judged as well (%llu idle)",
 	      (unsigned long long)d[0].latency.idle.samples);
 	gw_probing_free(m);
@@ -584,13 +584,13 @@ static void test_probing_links(void)
 	CHECK(gw_probing_sample_link(m, "dsl", &s) == -ENOENT, "no such probed link: -ENOENT");
 	gw_probing_set_hook(m, hook_count, &h);
 	snap_two(&snap, d, 0.02);
-	gw_probing_pass(m, &snap, NULL, 1.0);	/* the first pass: no verdict */
+	gw_probing_pass(m, &snap, 1.0);	/* the first pass: no verdict */
 	for (int i = 0; i < 4; i++) {
 		feed_link(m, "wan", 1.1 + i * 0.2, 80);	/* wan's queue full */
 		feed_link(m, "lte", 1.1 + i * 0.2, 30);
 	}
 	snap_two(&snap, d, 0.95);			/* wan's egress loaded */
-	gw_probing_pass(m, &snap, NULL, 2.0);
+	gw_probing_pass(m, &snap, 2.0);
 	CHECK(d[0].latency.present && d[0].latency.loaded.samples == 4 &&
 	      d[0].latency.loaded.p50_ms == 80 && d[1].latency.idle.samples == 4,
 	      "wan: its samples, egress loaded, ingress idle (%llu loaded, %llu idle)",
@@ -624,7 +624,7 @@ static void test_probing_links(void)
 		cfg = next;
 	}
 	snap_two(&snap, d, 0.02);
-	gw_probing_pass(m, &snap, NULL, 3.0);
+	gw_probing_pass(m, &snap, 3.0);
 	CHECK(d[0].latency.loaded.samples == 4 && d[2].latency.idle.samples == 4 &&
 	      snap.n_probes == 2 && snap.probes[1].n_targets == 1,
 	      "reload: both links' figures kept, lte's new targets shown (%llu, %llu)",
@@ -639,7 +639,7 @@ static void test_probing_links(void)
 		cfg = next;
 	}
 	snap_two(&snap, d, 0.02);
-	gw_probing_pass(m, &snap, NULL, 4.0);
+	gw_probing_pass(m, &snap, 4.0);
 	CHECK(gw_probing_links(m) == 1 && !d[0].latency.present && d[2].latency.present &&
 	      d[2].latency.idle.samples == 4 && !strcmp(snap.probe.link, "lte"),
 	      "reload: wan no longer probed, lte's figures kept (%zu probed)", gw_probing_links(m));
@@ -656,7 +656,7 @@ static void test_probing_links(void)
 	}
 	feed_link(m, "wan", 4.2, 15);
 	snap_two(&snap, d, 0.02);
-	gw_probing_pass(m, &snap, NULL, 5.0);
+	gw_probing_pass(m, &snap, 5.0);
 	CHECK(gw_probing_links(m) == 2 && !strcmp(snap.probe.link, "wan") &&
 	      !strcmp(snap.probe.targets[0].host, "192.0.2.7") && snap.n_probes == 2 &&
 	      !strcmp(snap.probes[0].link, "wan") && d[0].latency.present &&

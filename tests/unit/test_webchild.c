@@ -2,7 +2,9 @@
  * the parent sends on the socket the parent bound, as another uid (when run as root) with no
  * capabilities, no_new_privs and the seccomp filter; a stopped process never holds up the
  * sender (frames are dropped and counted); kill -9 is reaped, restarted after the back-off,
- * and the time without a page is counted. */
+ * and the time without a page is counted, also after the parent has given up every capability
+ * but CAP_NET_ADMIN and CAP_NET_RAW (the launcher makes the new one nobody); /api/history
+ * serves the points the web process kept from the snapshots. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -17,6 +19,7 @@
 
 #include "config/config.h"
 #include "gatewayd/sys/clock.h"
+#include "gatewayd/sys/privdrop.h"
 #include "gatewayd/webchild.h"
 #include "tests/unit/tap.h"
 #include "webui/webui.h"
@@ -136,7 +139,8 @@ int main(void)
 	char addr[32], err[512], v[128];
 	int port = free_port(), fd = -1;
 	double worst = 0;
-	pid_t first;
+	pid_t first, killer_pid = -1;
+	int killer[2] = { -1, -1 };
 
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
 	l.text = addr;
@@ -184,8 +188,39 @@ int main(void)
 	CHECK(st.pid == first && st.restarts == 0, "the same process (a poll SIGSTOP cut short "
 	      "goes on after SIGCONT through restart_syscall, which the filter allows)");
 
+	/* what the daemon does once started: as root it keeps CAP_NET_ADMIN and CAP_NET_RAW
+	 * alone, so the restart below must come from the launcher, which can still make a web
+	 * process nobody */
+	if (geteuid() == 0) {
+		/* then this process may no longer signal a nobody process: a helper forked
+		 * before does the kill -9 */
+		if (pipe(killer) == 0 && (killer_pid = fork()) == 0) {
+			pid_t victim;
+
+			close(killer[1]);
+			if (read(killer[0], &victim, sizeof(victim)) == sizeof(victim))
+				kill(victim, SIGKILL);
+			_exit(0);
+		}
+		CHECK(gw_keep_net_caps(err, sizeof(err)) >= 0, "the parent gives up its other "
+		      "capabilities (%s)", err);
+	}
+	{
+		char *buf = malloc(1 << 16);
+
+		CHECK(http_get(port, "/api/history?link=wan&direction=egress&class=c1", buf,
+			       1 << 16) > 0 && strstr(buf, " 200 ") && strstr(buf, "\"points\":[["),
+		      "/api/history: the web process's own points from the snapshots sent");
+		free(buf);
+	}
 	/* kill -9: reaped, restarted after 0.1 s, serving again; the gap is counted */
-	kill(first, SIGKILL);
+	if (killer_pid > 0) {
+		if (write(killer[1], &first, sizeof(first)) != sizeof(first))
+			CHECK(0, "the kill -9 helper");
+		waitpid(killer_pid, NULL, 0);
+	} else {
+		kill(first, SIGKILL);
+	}
 	for (int i = 0; i < 500 && (gw_webchild_stats(c, gw_mono_now(), &st), !st.restarts); i++) {
 		const struct timespec ms = { 0, 1000 * 1000 };
 
@@ -198,6 +233,12 @@ int main(void)
 	      (int)st.pid, (int)first);
 	CHECK(st.down_s >= 0.09 && st.down_s < 1, "down for %.2f s (the back-off is 0.1 s)",
 	      st.down_s);
+	CHECK(proc_field(st.pid, "Uid", v, sizeof(v)) &&
+	      (geteuid() != 0 ? (unsigned)atoi(v) == geteuid() : atoi(v) != 0),
+	      "the restarted one: Uid %s", v);
+	CHECK(proc_field(st.pid, "CapEff", v, sizeof(v)) && !strcmp(v, "0000000000000000") &&
+	      proc_field(st.pid, "Seccomp", v, sizeof(v)) && !strcmp(v, "2"),
+	      "the restarted one: no capabilities, the filter");
 	first = st.pid;
 	gw_webchild_stop(c);
 	CHECK(kill(first, 0) < 0 && errno == ESRCH, "stop leaves no process (not even a zombie)");

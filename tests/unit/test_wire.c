@@ -216,6 +216,7 @@ static struct gw_snapshot *make_full(void)
 	fill_probe(&s->probes[0], 0);
 	fill_probe(&s->probes[1], 3);
 	fill_loadtest(&s->loadtest);
+	s->web = (struct gw_snap_web){ true, (int)nu(), nu(), nd(), nu() };
 	return s;
 }
 
@@ -263,7 +264,7 @@ static void test_sizes(void)
 	CHECK_EQ_INT(sizeof(struct gw_snap_dir), 2592, "struct gw_snap_dir's size (wire.c)");
 	CHECK_EQ_INT(sizeof(struct gw_snap_probe), 2440, "struct gw_snap_probe's size (wire.c)");
 	CHECK_EQ_INT(sizeof(struct gw_snap_loadtest), 3728, "struct gw_snap_loadtest's size");
-	CHECK_EQ_INT(sizeof(struct gw_snapshot), 6664, "struct gw_snapshot's size (wire.c)");
+	CHECK_EQ_INT(sizeof(struct gw_snapshot), 6696, "struct gw_snapshot's size (wire.c)");
 	CHECK_EQ_INT(sizeof(struct gw_hist_point), 64, "struct gw_hist_point's size (wire.c)");
 }
 
@@ -339,10 +340,10 @@ static void test_layout(void)
 	struct gw_snapshot s = { .seq = 0x0102030405060708ULL };
 	struct gw_wire_buf b = { 0 };
 	struct gw_wire_hdr h;
-	static const uint8_t want[] = { 'G', 'W', 'W', 'C', 1, 0, 1, 0 };
+	static const uint8_t want[] = { 'G', 'W', 'W', 'C', 2, 0, 1, 0 };
 
 	CHECK_EQ_INT(gw_wire_put_snapshot(&b, &s), 0, "encode an empty snapshot");
-	CHECK(b.len >= 20 && !memcmp(b.p, want, 8), "header: magic, version 1, type 1 (LE)");
+	CHECK(b.len >= 20 && !memcmp(b.p, want, 8), "header: magic, version 2, type 1 (LE)");
 	CHECK(b.len >= 20 && b.p[12] == 8 && b.p[19] == 1, "seq first, little-endian");
 	CHECK_EQ_INT(gw_wire_hdr_parse(b.p, b.len, &h), 0, "header parses");
 	CHECK_EQ_INT(h.len, b.len - GW_WIRE_HDR, "length is the payload's");
@@ -350,9 +351,12 @@ static void test_layout(void)
 	b.p[0] = 'X';
 	CHECK_EQ_INT(gw_wire_hdr_parse(b.p, b.len, &h), -EBADMSG, "wrong magic refused");
 	b.p[0] = 'G';
-	b.p[4] = 2;
-	CHECK_EQ_INT(gw_wire_hdr_parse(b.p, b.len, &h), -EPROTONOSUPPORT, "version 2 refused");
 	b.p[4] = 1;
+	CHECK_EQ_INT(gw_wire_hdr_parse(b.p, b.len, &h), -EPROTONOSUPPORT,
+		     "version 1 (no web section) refused");
+	b.p[4] = 3;
+	CHECK_EQ_INT(gw_wire_hdr_parse(b.p, b.len, &h), -EPROTONOSUPPORT, "version 3 refused");
+	b.p[4] = 2;
 	b.p[6] = 0;
 	CHECK_EQ_INT(gw_wire_hdr_parse(b.p, b.len, &h), -EBADMSG, "type 0 refused");
 	b.p[6] = GW_WIRE_TYPE_MAX + 1;
@@ -674,8 +678,8 @@ static int write_seeds(const char *dir)
 	gw_wire_buf_free(&b);
 	gw_wire_put_history(&b, &ser, pt, 3);
 	seed(dir, "history", 6, &b);
-	b.p[4] = 2;
-	seed(dir, "version-2", 15, &b);
+	b.p[4] = 3;
+	seed(dir, "version-3", 15, &b);
 	gw_wire_buf_free(&b);
 	gw_snapshot_put(s);
 	return 0;

@@ -822,6 +822,9 @@
 		item("started late by", fmtMs(s.lag_ms));
 		item("late passes", fmtCount(s.late_samples_total) + " of " + fmtCount(s.samples_total));
 		item("up", fmtDuration(s.uptime_seconds));
+		// the web process died and was started again: how long the page was gone
+		if (status.web && status.web.down_s > 0)
+			item("web process was down", trim(Math.round(status.web.down_s * 10) / 10) + " s");
 	}
 
 	function updateHealth(status) {
