@@ -210,8 +210,15 @@ static void progress(const struct cmp_opts *o, const struct cmp_result *r, int p
 	else
 		snprintf(of, sizeof(of), "%.1f up, %.1f down", cmp_dir_bps(o, 0) / 1e6,
 			 cmp_dir_bps(o, 1) / 1e6);
+	char lab[CMP_LABEL_MAX + 16];
+
+	/* a repeated run's line says which repetition: "fifo #2" */
+	if (o->repeat > 1)
+		snprintf(lab, sizeof(lab), "%s #%d", cmp_result_label(r), r->repeat + 1);
+	else
+		snprintf(lab, sizeof(lab), "%s", cmp_result_label(r));
 	printf("%s  %-11s %-6s %5.1f/%.0fs  rtt %6.1f ms  up %5.1f  down %5.1f Mbit/s (of %s)%s",
-	       tty ? "\r" : "  ", cmp_result_label(r), cmp_phase_name((enum cmp_phase)ph), t,
+	       tty ? "\r" : "  ", lab, cmp_phase_name((enum cmp_phase)ph), t,
 	       o->duration_s, last_rtt, up, down, of, tty ? "  " : "\n");
 	fflush(stdout);
 }
@@ -378,7 +385,12 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	char fname[CMP_LABEL_MAX];
 
 	cmp_label_file(r, fname, sizeof(fname));
-	snprintf(log, sizeof(log), "%s/gatewayd-%s.log", b->tmp, fname);
+	/* a log of each run's own: a repetition's daemon must not be judged by the last one's */
+	if (o->repeat > 1)
+		snprintf(log, sizeof(log), "%s/gatewayd-%s-rep%d.log", b->tmp, fname,
+			 r->repeat % 100 + 1);
+	else
+		snprintf(log, sizeof(log), "%s/gatewayd-%s.log", b->tmp, fname);
 	if ((ret = write_config(b, o, r, conf, sizeof(conf)))) {
 		snprintf(r->note, sizeof(r->note), "writing the config: %s", strerror(-ret));
 		return ret;

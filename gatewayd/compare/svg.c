@@ -565,12 +565,21 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 	size_t nt;
 	FILE *f;
 
+	bool marked = false;
+
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < k; j++)
+		for (size_t j = 0; j < k; j++) {
 			if (col[i].box[j]->n) {
 				lo = fmin(lo, col[i].box[j]->min * scale);
 				hi = fmax(hi, col[i].box[j]->max * scale);
 			}
+			for (size_t m = 0; m < col[i].n_marks[j]; m++)
+				if (!isnan(col[i].marks[j][m])) {
+					lo = fmin(lo, col[i].marks[j][m] * scale);
+					hi = fmax(hi, col[i].marks[j][m] * scale);
+					marked = true;
+				}
+		}
 	struct svg_chart c = { .x0 = 0, .x1 = 1, .y0 = lo < 0 ? -nice_up(-lo * 1.1) : 0,
 			       .y1 = hi > 0 ? nice_up(hi * 1.1) : 1 };
 
@@ -609,6 +618,16 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 			/* one group per box: what a reader (or a test) counts as a series */
 			fprintf(f, "<g class=\"box\" data-column=\"%zu\" data-kind=\"%zu\" stroke=\"%s\" stroke-width=\"1.4\">\n",
 				i, j, edge[j % 2]);
+			/* a repeated run's figures, spread across the box so that equal ones show */
+			for (size_t r = 0; r < col[i].n_marks[j]; r++) {
+				double v = col[i].marks[j][r];
+
+				if (isnan(v))
+					continue;
+				fprintf(f, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"none\" stroke=\"#000\"/>\n",
+					x + 1 + (bw - 2) * ((double)r + 1) / ((double)col[i].n_marks[j] + 1),
+					ty(&c, v * scale));
+			}
 			if (!b->n) {
 				text(f, m, ty(&c, c.y0) - 6, "middle", "font-size=\"10\" stroke=\"none\" fill=\"#777\"",
 				     "none");
@@ -649,6 +668,9 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 	     "whiskers: p5, p95");
 	text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 38, "start", "font-size=\"10\" fill=\"#555\"",
 	     "dots: min, max");
+	if (marked)
+		text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 52, "start",
+		     "font-size=\"10\" fill=\"#555\"", "circles: each repetition");
 	fputs("</svg>\n", f);
 	return fclose(f) ? -errno : 0;
 }
