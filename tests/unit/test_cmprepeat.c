@@ -11,6 +11,7 @@
 #include "gatewayd/compare/repeat.h"
 #include "gatewayd/compare/report.h"
 #include "tests/unit/tap.h"
+#include "webui/lastcmp.h"
 
 static bool near(double a, double b)
 {
@@ -227,6 +228,25 @@ static void test_file(void)
 	CHECK(rr.n_cols == 4 && rr.repetitions == 2 && rr.summary && rr.col[0].repeat == 0 &&
 	      rr.col[3].repeat == 1, "4 columns, 2 repetitions, each column's own");
 	rep_run_free(&rr);
+	/* the daemon's status page: the first repetition's runs (it takes at most 8) */
+	char *text = NULL, *sum = NULL;
+	size_t len = 0, slen = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		text = calloc(1, 1 << 20);
+		len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+		fclose(f);
+	}
+	CHECK(text && gw_lastcmp_summarize(text, len, "", 0, &sum, &slen, err, sizeof(err)) == 0,
+	      "the status page's summary of a repeated file (%s)", sum ? "" : err);
+	struct json_object *sj = sum ? json_tokener_parse(sum) : NULL;
+
+	CHECK(sj && json_object_array_length(rep_at(sj, "runs")) == 2,
+	      "its runs: the first repetition's two");
+	json_object_put(sj);
+	free(sum);
+	free(text);
 	unlink(path);
 	rmdir(dir);
 }
