@@ -182,6 +182,7 @@ struct cmp_result {
 	char label[CMP_LABEL_MAX];	/* the queue with its knobs ("" : the queue's name) */
 	char knobs[CMP_KNOBS_MAX];	/* its cmp_pick's */
 	int repeat;			/* which repetition, 0-based (--repeat) */
+	int queue;			/* its place in --qdiscs, 0-based */
 	bool ran;
 	char note[256];			/* why skipped, or what went wrong */
 	double phase_start[CMP_PH_COUNT + 1];	/* seconds since the run's start */

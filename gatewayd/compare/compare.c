@@ -775,6 +775,7 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 
 		x->q = o->qdiscs[i];
 		x->repeat = (int)(j / o->n_qdiscs);
+		x->queue = (int)i;
 		snprintf(x->label, sizeof(x->label), "%s", o->pick[i].label);
 		snprintf(x->knobs, sizeof(x->knobs), "%s", o->pick[i].knobs);
 		if (o->repeat > 1) {

@@ -94,7 +94,10 @@ static void summary_table(FILE *f, const struct rep_run *r)
 	fputs("</p>\n<div class=\"tbl\"><table id=\"figures\">\n<tr><th>queue</th>", f);
 	for (size_t i = 0; i < nq; i++) {
 		fputs("<th>", f);
-		esc(f, text_of(rep_at(json_object_array_get_idx(qs, i), "label")));
+		struct json_object *q = json_object_array_get_idx(qs, i);
+
+		/* column: the label, and its place in --qdiscs where two share one */
+		esc(f, text_of(rep_at(q, "column") ? rep_at(q, "column") : rep_at(q, "label")));
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);

@@ -463,6 +463,16 @@ static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_ph
 			return bad(c, w, "repeat: %lld is no repetition", (long long)json_object_get_int64(rp));
 		col->repeat = (int)json_object_get_int64(rp);
 	}
+	col->queue = -1;
+	if (json_object_object_get_ex(run, "position", NULL)) {
+		struct json_object *qv;
+
+		if ((e = get(c, run, w, "position", W_INT, &qv)))
+			return e;
+		if (json_object_get_int64(qv) < 0 || json_object_get_int64(qv) >= REP_MAX_QUEUES)
+			return bad(c, w, "position: %lld is no place in --qdiscs", (long long)json_object_get_int64(qv));
+		col->queue = (int)json_object_get_int64(qv);
+	}
 	if ((e = get_str(c, run, w, "note", col->note, sizeof(col->note))))
 		return e;
 	if (json_object_object_get_ex(run, "qdiscs", &v) && is(v, W_ARR))

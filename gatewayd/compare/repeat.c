@@ -84,6 +84,45 @@ static const char *run_label(struct json_object *run)
 	return "?";
 }
 
+/* runs[].position: the queue's place in --qdiscs (a repeated file's); -1 without */
+static int run_queue(struct json_object *run)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(run, "position", &v) && json_object_is_type(v, json_type_int))
+		return (int)json_object_get_int64(v);
+	return -1;
+}
+
+/* A column of the summary: the runs of one queue of --qdiscs (its place and its label: the
+ * same label twice, `--qdiscs fifo,fifo`, is two columns, "fifo (1)" and "fifo (2)"). */
+struct qgroup {
+	const char *label;
+	int queue;
+	char column[CMP_LABEL_MAX + 16];
+};
+
+static bool in_group(struct json_object *run, const struct qgroup *g)
+{
+	return run_queue(run) == g->queue && !strcmp(run_label(run), g->label);
+}
+
+/* Names each group's column: its label, with its place in --qdiscs where another has it. */
+static void name_groups(struct qgroup *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool twice = false;
+
+		for (size_t j = 0; j < n; j++)
+			twice |= j != i && !strcmp(g[i].label, g[j].label);
+		if (twice)
+			snprintf(g[i].column, sizeof(g[i].column), "%.*s (%d)", CMP_LABEL_MAX, g[i].label,
+				 g[i].queue + 1);
+		else
+			snprintf(g[i].column, sizeof(g[i].column), "%.*s", CMP_LABEL_MAX, g[i].label);
+	}
+}
+
 static bool run_ran(struct json_object *run)
 {
 	struct json_object *v;
@@ -105,8 +144,8 @@ static const char *figure_path(size_t f)
 	return f % 2 ? rep_pair_rows[f / 2].b : rep_pair_rows[f / 2].a;
 }
 
-/* The interval of figure path over the runs of label that ran. */
-static void label_ci(struct json_object *runs, const char *label, const char *path,
+/* The interval of figure path over the runs of group g that ran. */
+static void label_ci(struct json_object *runs, const struct qgroup *g, const char *path,
 		     struct cmp_ci *ci)
 {
 	size_t n = json_object_array_length(runs), m = 0;
@@ -119,7 +158,7 @@ static void label_ci(struct json_object *runs, const char *label, const char *pa
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *run = json_object_array_get_idx(runs, i), *x;
 
-		if (strcmp(run_label(run), label) || !run_ran(run))
+		if (!in_group(run, g) || !run_ran(run))
 			continue;
 		x = rep_at(run, path);
 		v[m++] = x && (json_object_is_type(x, json_type_double) ||
@@ -142,20 +181,23 @@ static struct json_object *ci_json(const struct cmp_ci *ci)
 	return o;
 }
 
-/* The labels in the order they first ran (at most max). */
-static size_t labels_of(struct json_object *runs, const char **out, size_t max)
+/* The groups in the order they first ran (at most max). */
+static size_t groups_of(struct json_object *runs, struct qgroup *out, size_t max)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < json_object_array_length(runs); i++) {
-		const char *l = run_label(json_object_array_get_idx(runs, i));
+		struct json_object *run = json_object_array_get_idx(runs, i);
 		size_t k = 0;
 
-		while (k < n && strcmp(out[k], l))
+		while (k < n && !in_group(run, &out[k]))
 			k++;
-		if (k == n && n < max)
-			out[n++] = l;
+		if (k == n && n < max) {
+			out[n].label = run_label(run);
+			out[n++].queue = run_queue(run);
+		}
 	}
+	name_groups(out, n);
 	return n;
 }
 
@@ -172,8 +214,8 @@ struct json_object *cmp_summary_json(struct json_object *runs, int repetitions)
 {
 	struct json_object *s = json_object_new_object(), *qs = json_object_new_array();
 	struct json_object *diffs = json_object_new_array();
-	const char *labels[MAX_LABELS];
-	size_t nl = labels_of(runs, labels, MAX_LABELS);
+	struct qgroup labels[MAX_LABELS];
+	size_t nl = groups_of(runs, labels, MAX_LABELS);
 	struct cmp_ci *ci = calloc(nl * n_figures() + 1, sizeof(*ci));
 
 	if (!s || !qs || !diffs || !ci) {
@@ -192,25 +234,28 @@ struct json_object *cmp_summary_json(struct json_object *runs, int repetitions)
 		for (size_t i = 0; i < json_object_array_length(runs); i++) {
 			struct json_object *run = json_object_array_get_idx(runs, i), *v;
 
-			if (strcmp(run_label(run), labels[l]))
+			if (!in_group(run, &labels[l]))
 				continue;
 			all++;
 			ran += run_ran(run);
 			if (all == 1 && json_object_object_get_ex(run, "qdisc", &v))
 				json_object_object_add(q, "qdisc", json_object_get(v));
 		}
-		json_object_object_add(q, "label", json_object_new_string(labels[l]));
+		json_object_object_add(q, "label", json_object_new_string(labels[l].label));
+		if (labels[l].queue >= 0)
+			json_object_object_add(q, "position", json_object_new_int(labels[l].queue));
+		json_object_object_add(q, "column", json_object_new_string(labels[l].column));
 		json_object_object_add(q, "runs", json_object_new_int64((int64_t)all));
 		json_object_object_add(q, "ran", json_object_new_int64((int64_t)ran));
 		for (size_t f = 0; f < n_figures(); f++) {
 			struct cmp_ci *c = &ci[l * n_figures() + f];
 
-			label_ci(runs, labels[l], figure_path(f), c);
+			label_ci(runs, &labels[l], figure_path(f), c);
 			json_object_object_add(figs, figure_path(f), ci_json(c));
 		}
 		json_object_object_add(q, "figures", figs);
 		/* the grade of the median induced mean, as a run's is of its own */
-		label_ci(runs, labels[l], "latency_ms.induced.mean", &ci[l * n_figures() + n_figures()]);
+		label_ci(runs, &labels[l], "latency_ms.induced.mean", &ci[l * n_figures() + n_figures()]);
 		const char *g = cmp_grade(ci[l * n_figures() + n_figures()].median);
 
 		json_object_object_add(q, "grade", *g ? json_object_new_string(g) : NULL);
@@ -230,7 +275,7 @@ struct json_object *cmp_summary_json(struct json_object *runs, int repetitions)
 				if (x->n < 2 || y->n < 2)
 					continue;
 				json_object_array_add(cmp_ci_apart(x, y) ? ap : ov,
-						      pair_json(labels[a], labels[b]));
+						      pair_json(labels[a].column, labels[b].column));
 			}
 		json_object_object_add(d, "figure", json_object_new_string(rep_num_rows[f].path));
 		json_object_object_add(d, "row", json_object_new_string(rep_num_rows[f].label));
@@ -310,7 +355,7 @@ static void print_summary(struct json_object *s, int n)
 	printf("%s\n", b);
 	printf("%-26s", "");
 	for (size_t i = 0; i < nq; i++)
-		printf(" %*s", COLW, json_object_get_string(rep_at(json_object_array_get_idx(qs, i), "label")));
+		printf(" %*s", COLW, json_object_get_string(rep_at(json_object_array_get_idx(qs, i), "column")));
 	printf("\n");
 	for (size_t r = 0; r < rep_n_num_rows; r++) {
 		printf("%-26s", rep_num_rows[r].label);
@@ -409,7 +454,7 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 	static const char *const ind_kind[] = { "induced" }, *const dirs[] = { "up", "down" };
 	static const char *const ind_fig = "latency_ms.induced.p50";
 	static const char *const good_fig[2] = { "goodput_bps.up", "goodput_bps.down" };
-	const char *labels[MAX_LABELS];
+	struct qgroup labels[MAX_LABELS];
 	struct cmp_box ib[MAX_LABELS], gb[MAX_LABELS][2];
 	struct cmp_svg_boxcol ic[MAX_LABELS], gc[MAX_LABELS];
 	double *pool[3] = { NULL, NULL, NULL };
@@ -435,11 +480,15 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 	for (size_t k = 0; k < run.n_cols && !e; k++) {
 		size_t l = 0;
 
-		while (l < nl && strcmp(labels[l], run.col[k].label))
+		while (l < nl && (strcmp(labels[l].label, run.col[k].label) ||
+				  labels[l].queue != run.col[k].queue))
 			l++;
-		if (l == nl && nl < MAX_LABELS)
-			labels[nl++] = run.col[k].label;
+		if (l == nl && nl < MAX_LABELS) {
+			labels[nl].label = run.col[k].label;
+			labels[nl++].queue = run.col[k].queue;
+		}
 	}
+	name_groups(labels, nl);
 	memset(gb, 0, sizeof(gb));
 	memset(ib, 0, sizeof(ib));
 	for (size_t l = 0; l < nl && !e; l++) {
@@ -449,7 +498,7 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 		for (size_t k = 0; k < run.n_cols; k++) {
 			const struct rep_col *c = &run.col[k];
 
-			if (strcmp(c->label, labels[l]) || !c->ran)
+			if (strcmp(c->label, labels[l].label) || c->queue != labels[l].queue || !c->ran)
 				continue;
 			memcpy(pool[0] + np[0], c->induced, c->n_induced * sizeof(double));
 			np[0] += c->n_induced;
@@ -469,9 +518,9 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 		cmp_box_of(pool[0], np[0], &ib[l]);
 		cmp_box_of(pool[1], np[1], &gb[l][0]);
 		cmp_box_of(pool[2], np[2], &gb[l][1]);
-		ic[l] = (struct cmp_svg_boxcol){ labels[l], "", { &ib[l], NULL },
+		ic[l] = (struct cmp_svg_boxcol){ labels[l].column, "", { &ib[l], NULL },
 						 { marks[l][0], NULL }, { nm, 0 } };
-		gc[l] = (struct cmp_svg_boxcol){ labels[l], "", { &gb[l][0], &gb[l][1] },
+		gc[l] = (struct cmp_svg_boxcol){ labels[l].column, "", { &gb[l][0], &gb[l][1] },
 						 { marks[l][1], marks[l][2] }, { nm, nm } };
 	}
 	if (!e) {

@@ -55,6 +55,7 @@ struct rep_col {
 	char qdisc[24];
 	char label[REP_QLABEL_MAX];	/* runs[].label (the queue with its knobs), else qdisc */
 	int repeat;			/* runs[].repeat (--repeat), 0-based; -1 when absent */
+	int queue;			/* runs[].position: its place in --qdiscs; -1 when absent */
 	bool ran;
 	char note[256];
 	struct json_object *fig;	/* the run's figures (results.json's, by reference) */

@@ -149,9 +149,12 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 	json_object_object_add(o, "qdisc", json_object_new_string(cmp_qdisc_name(r->q)));
 	/* the column: the queue with the knobs it was given (fq_codel:target=2ms) */
 	json_object_object_add(o, "label", json_object_new_string(cmp_result_label(r)));
-	/* which repetition (--repeat N > 1 only: a run without is as it always was) */
-	if (repeated)
+	/* which repetition, and which of --qdiscs (--repeat N > 1 only: a run without is as it
+	 * always was) */
+	if (repeated) {
 		json_object_object_add(o, "repeat", json_object_new_int(r->repeat));
+		json_object_object_add(o, "position", json_object_new_int(r->queue));
+	}
 	json_object_object_add(o, "ran", json_object_new_boolean(r->ran));
 	json_object_object_add(o, "note", json_object_new_string(r->note));
 	if (!r->ran)

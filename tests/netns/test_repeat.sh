@@ -66,7 +66,7 @@ def progress():
 
 def runs_in_order():
     assert r["config"]["repeat"] == 2, r["config"]
-    assert [(x["label"], x.get("repeat")) for x in runs] == [(labels[0], 0), (labels[1], 0), (labels[0], 1), (labels[1], 1)]
+    assert [(x["label"], x.get("repeat"), x.get("position")) for x in runs] == [(labels[0], 0, 0), (labels[1], 0, 1), (labels[0], 1, 0), (labels[1], 1, 1)]
     assert all(x["ran"] for x in runs), [x["note"] for x in runs]
     t0 = [x["t0_unix"] for x in runs]
     assert t0 == sorted(t0) and len(set(t0)) == 4, t0
@@ -76,7 +76,7 @@ def runs_in_order():
         assert os.path.getsize(d + "/flows-%s.svg" % name) > 0, name
 
 def medians():
-    assert s["repetitions"] == 2 and [q["label"] for q in s["queues"]] == list(labels), s["queues"]
+    assert s["repetitions"] == 2 and [(q["label"], q["column"], q["position"]) for q in s["queues"]] == [(labels[0], labels[0], 0), (labels[1], labels[1], 1)], s["queues"]
     checked = 0
     for q in s["queues"]:
         own = [x for x in runs if x["label"] == q["label"]]

@@ -188,6 +188,24 @@ static void test_summary(void)
 	      strstr(text, "97.9% exactly"), "10: the 2nd from each end, 95%% (97.9%% exactly)");
 	json_object_put(s);
 	json_object_put(runs);
+
+	/* the same label twice in --qdiscs (fifo,fifo): two columns, told apart by their place */
+	runs = json_object_new_array();
+	for (int i = 0; i < 4; i++) {
+		struct json_object *x = run("fifo", i / 2, true, 10e6 + i, 5, false);
+
+		json_object_object_add(x, "position", json_object_new_int(i % 2));
+		json_object_array_add(runs, x);
+	}
+	s = cmp_summary_json(runs, 2);
+	qs = s ? rep_at(s, "queues") : NULL;
+	CHECK(qs && json_object_array_length(qs) == 2 &&
+	      !strcmp(json_object_get_string(rep_at(json_object_array_get_idx(qs, 0), "column")), "fifo (1)") &&
+	      !strcmp(json_object_get_string(rep_at(json_object_array_get_idx(qs, 1), "column")), "fifo (2)") &&
+	      dbl(fig(s, 1, "goodput_bps.up"), "median") == 10e6 + 2,
+	      "fifo,fifo: two columns, \"fifo (1)\" and \"fifo (2)\", each with its own runs");
+	json_object_put(s);
+	json_object_put(runs);
 }
 
 /* results.json with --repeat 1 has none of the new keys; with 2, they are there and the
