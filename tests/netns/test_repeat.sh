@@ -105,6 +105,9 @@ def apart():
             continue
         far = a["hi"] < b["lo"] or b["hi"] < a["lo"]
         assert (dd["apart"] == [list(labels)]) == far and (dd["overlap"] == [list(labels)]) == (not far), dd
+        # a 1000-packet fifo against a 30-packet one: 2-3 times the latency in every run
+        if dd["figure"] == "latency_ms.induced.p50":
+            assert far, ("a queue 33 times as deep is not apart", a, b)
     print("# apart beyond the intervals: " + (", ".join(dd["row"] for dd in s["differences"] if dd["apart"]) or "none"))
 
 def table():
@@ -150,7 +153,7 @@ def html():
 check("the progress lines: repetition 1 of both queues, then repetition 2", progress)
 check("results.json: every run with its repetition, interleaved in time, each its own flent file and flows plot", runs_in_order)
 check("the summary: each median the runs' own figures' median, inside its interval", medians)
-check("the pairs apart are those whose intervals do not overlap, the others overlapping", apart)
+check("the pairs apart are those whose intervals do not overlap (induced p50 among them), the others overlapping", apart)
 check("the table: median [lo, hi] as the summary has them, the coverage said, a line per figure", table)
 check("box plots: a box per queue (goodput: up and down), each repetition's figure marked", boxes)
 check("report.html: the intervals' table, the differences, the box plots inline", html)
