@@ -555,6 +555,22 @@ int cmp_svg_cdf_lines(const char *path, const char *title, const char *xlabel,
 /* Box plots: a column per run and queue, k boxes in each (up and down, or one), on a linear
  * axis from zero (or the lowest value) over every value: box q1..q3 with the median across
  * it, whiskers to p5 and p95, the minimum and maximum as dots. */
+/* A repeated run's figures on their box (over it: drawn last), spread across its width so
+ * that equal ones show. */
+static void box_marks(FILE *f, const struct svg_chart *c, const struct cmp_svg_boxcol *col,
+		      size_t j, double x, double bw, double scale)
+{
+	for (size_t r = 0; r < col->n_marks[j]; r++) {
+		double v = col->marks[j][r];
+
+		if (isnan(v))
+			continue;
+		fprintf(f, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"none\" stroke=\"#000\"/>\n",
+			x + 1 + (bw - 2) * ((double)r + 1) / ((double)col->n_marks[j] + 1),
+			ty(c, v * scale));
+	}
+}
+
 int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, double scale,
 		  const char *const *kinds, size_t k, const struct cmp_svg_boxcol *col, size_t n)
 {
@@ -618,19 +634,10 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 			/* one group per box: what a reader (or a test) counts as a series */
 			fprintf(f, "<g class=\"box\" data-column=\"%zu\" data-kind=\"%zu\" stroke=\"%s\" stroke-width=\"1.4\">\n",
 				i, j, edge[j % 2]);
-			/* a repeated run's figures, spread across the box so that equal ones show */
-			for (size_t r = 0; r < col[i].n_marks[j]; r++) {
-				double v = col[i].marks[j][r];
-
-				if (isnan(v))
-					continue;
-				fprintf(f, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"none\" stroke=\"#000\"/>\n",
-					x + 1 + (bw - 2) * ((double)r + 1) / ((double)col[i].n_marks[j] + 1),
-					ty(&c, v * scale));
-			}
 			if (!b->n) {
 				text(f, m, ty(&c, c.y0) - 6, "middle", "font-size=\"10\" stroke=\"none\" fill=\"#777\"",
 				     "none");
+				box_marks(f, &c, &col[i], j, x, bw, scale);
 				fputs("</g>\n", f);
 				continue;
 			}
@@ -652,6 +659,7 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n",
 				m, ty(&c, b->min * scale), edge[j % 2], m, ty(&c, b->max * scale),
 				edge[j % 2]);
+			box_marks(f, &c, &col[i], j, x, bw, scale);
 			fputs("</g>\n", f);
 		}
 	}
