@@ -293,7 +293,9 @@ static void add_plots(json_object *root, json_object *runs, const char *dir)
 			if (!q)
 				continue;
 			label_file(run_label(r, q), file, sizeof(file));
-			snprintf(name, sizeof(name), "flows-%s.svg", file);
+			/* a repeated run's (--repeat): the first repetition's, flows-fifo-rep1.svg */
+			snprintf(name, sizeof(name), json_object_object_get_ex(r, "repeat", NULL) ?
+				 "flows-%s-rep1.svg" : "flows-%s.svg", file);
 		}
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 			json_object_array_add(plots, json_object_new_string(name));
@@ -305,7 +307,7 @@ int gw_lastcmp_summarize(const char *text, size_t len, const char *dir, double m
 			 char **out, size_t *outlen, char *err, size_t errlen)
 {
 	struct json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
-	json_object *in, *root = NULL, *cfg, *runs, *ver, *gen, *ocfg, *oruns;
+	json_object *in, *root = NULL, *cfg, *all, *runs = NULL, *ver, *gen, *ocfg, *oruns;
 	const char *schema, *s;
 	int r = -EBADMSG;
 
@@ -345,8 +347,18 @@ int gw_lastcmp_summarize(const char *text, size_t len, const char *dir, double m
 		goto out;
 	}
 	cfg = get_obj(in, "config");
-	if (!cfg || !json_object_object_get_ex(in, "runs", &runs) ||
-	    !json_object_is_type(runs, json_type_array) || !json_object_array_length(runs) ||
+	/* a repeated run (--compare --repeat N) is shown by its first repetition's runs */
+	if (cfg && json_object_object_get_ex(in, "runs", &all) &&
+	    json_object_is_type(all, json_type_array) && (runs = json_object_new_array()))
+		for (size_t i = 0; i < json_object_array_length(all); i++) {
+			json_object *x = json_object_array_get_idx(all, i), *rp;
+
+			if (json_object_object_get_ex(x, "repeat", &rp) &&
+			    (!json_object_is_type(rp, json_type_int) || json_object_get_int64(rp)))
+				continue;
+			json_object_array_add(runs, json_object_get(x));
+		}
+	if (!cfg || !runs || !json_object_array_length(runs) ||
 	    json_object_array_length(runs) > MAX_RUNS) {
 		r = bad(err, errlen, "no config, or runs is not an array of 1 to 8");
 		goto out;
@@ -400,6 +412,7 @@ int gw_lastcmp_summarize(const char *text, size_t len, const char *dir, double m
 		snprintf(err, errlen, "out of memory");
 out:
 	json_object_put(root);
+	json_object_put(runs);
 	json_object_put(in);
 	json_tokener_free(tok);
 	return r;

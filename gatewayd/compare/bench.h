@@ -85,6 +85,7 @@ struct cmp_opts {
 	bool no_delay;			/* the kernel has no netem: no added RTT */
 	bool have[CMP_Q_COUNT];		/* which qdiscs this kernel can build */
 	char self[4096];		/* this binary, for the gatewayd child */
+	int repeat;			/* --repeat: every queue this many times, interleaved */
 	struct cmp_scenario sc;
 };
 
@@ -180,6 +181,8 @@ struct cmp_result {
 	enum cmp_qdisc q;
 	char label[CMP_LABEL_MAX];	/* the queue with its knobs ("" : the queue's name) */
 	char knobs[CMP_KNOBS_MAX];	/* its cmp_pick's */
+	int repeat;			/* which repetition, 0-based (--repeat) */
+	int queue;			/* its place in --qdiscs, 0-based */
 	bool ran;
 	char note[256];			/* why skipped, or what went wrong */
 	double phase_start[CMP_PH_COUNT + 1];	/* seconds since the run's start */
@@ -289,7 +292,8 @@ const char *cmp_load_error(const struct cmp_load *l);
 /* The flows' series into r->flows (appended). 0 or -ENOMEM. */
 int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r);
 
-/* compare_out.c: results.json; si may be NULL (no `metadata`) */
+/* compare_out.c: results.json; si may be NULL (no `metadata`). With o->repeat > 1, r holds
+ * every repetition (runs[].repeat) and the file a `summary` (repeat.c). */
 int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n,
 		   const char *kernel_used, const struct cmp_sysinfo *si, char *err,
 		   size_t errlen);
@@ -305,6 +309,9 @@ struct json_object *cmp_json_sysval(const char *v);
 struct json_object *cmp_offloads_json(const struct cmp_ifinfo *f);
 /* "1:10", "root" for a parent; "10:" for a handle */
 void cmp_tc_id(char *buf, size_t len, uint32_t id, bool handle);
+
+/* results.c: one run as results.json's runs[] has it */
+struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated);
 
 /* flent.c: the name flent gives the run's file: rrul_be-TIME.QDISC.flent.gz */
 void cmp_flent_name(const struct cmp_result *r, char *buf, size_t len);

@@ -19,6 +19,7 @@
 #include "gatewayd/compare/compare.h"
 #include "gatewayd/compare/html.h"
 #include "gatewayd/compare/bench.h"
+#include "gatewayd/compare/repeat.h"
 #include "gatewayd/compare/scenario.h"
 #include "gatewayd/sys/signals.h"
 #include "qdisc/qdisc.h"
@@ -71,7 +72,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gatewayd --compare [--rate 20mbit|DOWN/UP] [--rtt 40ms] [--duration 30s]\n"
 		"                [--qdiscs fifo,fq_codel:target=2ms,cake,cake-shaper]\n"
-		"                [--out DIR | -c CONFIG]\n"
+		"                [--out DIR | -c CONFIG] [--repeat N]\n"
 		"                [--kernel auto|host|uml]\n"
 		"       gatewayd --compare --scenario variable [--steps 40/10,12/4,30/8]\n"
 		"                [--step-time 20s] [--ways autorate,fixed,none] [--qdiscs fq_codel]\n"
@@ -92,6 +93,8 @@ static void usage(FILE *f)
 		"cake:diffserv4, fifo:limit=50 (a KEY=VALUE after a comma is one more knob of the\n"
 		"queue before it); each is a column of its own, headed by its label. A bad knob\n"
 		"is refused (exit 2) before anything starts, in the config's words.\n"
+		"--repeat N (1 to 20): every queue N times, in turn, and each figure as the median\n"
+		"[lo, hi] over the repetitions, with box plots (docs/compare.md, \"Repeats\").\n"
 		"--scenario variable: the delay box's capacity changes in steps (down/up Mbit/s,\n"
 		"each --step-time long) under 4+4 TCP flows, and the gateway runs gatewayd with\n"
 		"autorate, at the first step's rate, and not at all (results in DIR/variable\n"
@@ -132,6 +135,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		{ "ways", required_argument, NULL, 'w' },
 		{ "autorate", required_argument, NULL, 'A' },
 		{ "probe-method", required_argument, NULL, 'M' },
+		{ "repeat", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -143,6 +147,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 
 	o->rtt_us = 40000;
 	o->duration_s = 30;
+	o->repeat = 1;
 	o->sc.step_s = 20;
 	/* udp to the bench's reflector: one-way delays, so autorate judges each direction by
 	 * its own (with round trips alone the upload's queue is laid on the download too) */
@@ -231,6 +236,20 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 			}
 			snprintf(o->sc.probe_method, sizeof(o->sc.probe_method), "%s", optarg);
 			break;
+		case 'R': {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 || v > CMP_REPEAT_MAX) {
+				fprintf(stderr, "gatewayd: --repeat: want a whole number of repetitions from 1 to %d, like 5, not '%s'\n",
+					CMP_REPEAT_MAX, optarg);
+				return -EINVAL;
+			}
+			o->repeat = (int)v;
+			break;
+		}
 		case 'o':
 			snprintf(o->out, sizeof(o->out), "%s", optarg);
 			break;
@@ -266,8 +285,22 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		return -EINVAL;
 	}
 	o->rate_bps = o->dir_bps[1];
-	if (!o->sc.on)
-		return parse_qdiscs(qbuf, o);
+	if (!o->sc.on) {
+		if (parse_qdiscs(qbuf, o))
+			return -EINVAL;
+		/* the results file's readers take what 8 queues of an hour write, not more */
+		if ((double)o->n_qdiscs * o->repeat * o->duration_s > CMP_REPEAT_TOTAL_S) {
+			fprintf(stderr, "gatewayd: --repeat %d: %zu queues x %d x %.0f s is more than %.0f h of runs\n",
+				o->repeat, o->n_qdiscs, o->repeat, o->duration_s,
+				CMP_REPEAT_TOTAL_S / 3600);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (o->repeat > 1) {
+		fprintf(stderr, "gatewayd: --repeat: a queue comparison's, not --scenario's\n");
+		return -EINVAL;
+	}
 	/* the scenario: one queue in the gateway, under htb (autorate moves htb's rates) */
 	if (!qset)
 		snprintf(qbuf, sizeof(qbuf), "fq_codel");
@@ -390,7 +423,7 @@ static bool find_uml_helper(const char *self, char *out, size_t len)
 static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 {
 	char dur[32], tmo[32], rtt[32], q[CMP_QDISCS_TEXT_MAX] = "", steps[256] = "", stept[32];
-	char ways[64] = "";
+	char ways[64] = "", nrep[16];
 	char *argv[48];
 	int i = 0;
 
@@ -401,7 +434,7 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 		snprintf(tmo, sizeof(tmo), "%.0f", (double)o->sc.n_ways * (CMP_SC_IDLE_S + 30 +
 			 o->sc.step_s * (double)o->sc.n_steps) + 60);
 	else
-		snprintf(tmo, sizeof(tmo), "%.0f", o->n_qdiscs * (o->duration_s + 20) + 60);
+		snprintf(tmo, sizeof(tmo), "%.0f", o->n_qdiscs * o->repeat * (o->duration_s + 20) + 60);
 	for (size_t k = 0; k < o->sc.n_steps; k++) {
 		size_t l = strlen(steps);
 
@@ -442,6 +475,11 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 	argv[i++] = dur;
 	argv[i++] = "--qdiscs";
 	argv[i++] = q;
+	if (o->repeat > 1) {
+		snprintf(nrep, sizeof(nrep), "%d", o->repeat);
+		argv[i++] = "--repeat";
+		argv[i++] = nrep;
+	}
 	if (o->out[0]) {
 		argv[i++] = "--out";
 		argv[i++] = (char *)o->out;
@@ -495,19 +533,11 @@ static void row(const char *label, struct cmp_result *r, size_t n, int f, size_t
 
 #define ROW(label, f, field) row(label, r, n, f, offsetof(struct cmp_result, field))
 
-static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n)
+/* The table of one run per queue: a column each. */
+static void print_rows(struct cmp_result *r, size_t n)
 {
 	char b[64];
 
-	char rates[80];
-
-	if (cmp_asymmetric(o))
-		snprintf(rates, sizeof(rates), "%s down, %s up", o->dir_text[1], o->dir_text[0]);
-	else
-		snprintf(rates, sizeof(rates), "%s each way", o->rate_text);
-	printf("\n%s, base RTT %.1f ms%s; %.0f s per queue: idle, 4+4 TCP, TCP + UDP flood, idle\n",
-	       rates, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
-	       o->no_delay ? " (no netem: no added delay)" : "", o->duration_s);
 	printf("%-26s", "");
 	for (size_t i = 0; i < n; i++)
 		printf(" %13s", cmp_result_label(&r[i]));
@@ -572,8 +602,28 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 	for (size_t i = 0; i < n; i++)
 		printf(" %13s", r[i].ran ? r[i].grade : "skipped");
 	printf("\n");
+}
+
+static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n)
+{
+	char rates[80];
+
+	if (cmp_asymmetric(o))
+		snprintf(rates, sizeof(rates), "%s down, %s up", o->dir_text[1], o->dir_text[0]);
+	else
+		snprintf(rates, sizeof(rates), "%s each way", o->rate_text);
+	printf("\n%s, base RTT %.1f ms%s; %.0f s per queue: idle, 4+4 TCP, TCP + UDP flood, idle\n",
+	       rates, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
+	       o->no_delay ? " (no netem: no added delay)" : "", o->duration_s);
+	if (o->repeat > 1)
+		cmp_repeat_table(o, r, n);
+	else
+		print_rows(r, n);
 	for (size_t i = 0; i < n; i++)
-		if (r[i].note[0])
+		if (r[i].note[0] && o->repeat > 1)
+			printf("note: %s (repetition %d): %s\n", cmp_result_label(&r[i]),
+			       r[i].repeat + 1, r[i].note);
+		else if (r[i].note[0])
 			printf("note: %s: %s\n", cmp_result_label(&r[i]), r[i].note);
 	for (size_t i = 0; i < n; i++)
 		if (r[i].ran && r[i].cpu_busy >= CMP_CPU_SATURATED) {
@@ -608,11 +658,28 @@ static int mkdir_p(const char *path)
 	return mkdir_one(tmp);
 }
 
+/* A run's flows plot: flows-LABEL.svg; repeated, flows-LABEL-repK.svg (K from 1). */
+static void flows_path(const struct cmp_opts *o, const struct cmp_result *r, char *buf,
+		       size_t len)
+{
+	char name[256];
+
+	/* (the precisions: out is at most 4095, a label's file name under CMP_LABEL_MAX) */
+	cmp_label_file(r, name, sizeof(name));
+	if (o->repeat > 1)
+		snprintf(buf, len, "%.4000s/flows-%.150s-rep%d.svg", o->out, name,
+			 r->repeat % 100 + 1);
+	else
+		snprintf(buf, len, "%.4000s/flows-%.150s.svg", o->out, name);
+}
+
 static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t n,
 			 const char *kernel, const struct cmp_sysinfo *si)
 {
 	char path[4200], err[256], name[256];
 	int bad = 0, nflent = 0;
+	/* the CDF and the timeline: the first repetition's (the box plots have them all) */
+	size_t first = o->repeat > 1 ? (size_t)o->n_qdiscs : n;
 
 	snprintf(path, sizeof(path), "%s/results.json", o->out);
 	if (cmp_write_json(path, o, r, n, kernel, si, err, sizeof(err))) {
@@ -620,14 +687,13 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 		bad++;
 	}
 	snprintf(path, sizeof(path), "%s/latency-cdf.svg", o->out);
-	bad += cmp_svg_cdf(path, o, r, n) != 0;
+	bad += cmp_svg_cdf(path, o, r, first) != 0;
 	snprintf(path, sizeof(path), "%s/latency-time.svg", o->out);
-	bad += cmp_svg_timeline(path, o, r, n) != 0;
+	bad += cmp_svg_timeline(path, o, r, first) != 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!r[i].ran)
 			continue;
-		cmp_label_file(&r[i], name, sizeof(name));
-		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, name);
+		flows_path(o, &r[i], path, sizeof(path));
 		bad += cmp_svg_flows(path, o, &r[i]) != 0;
 		/* and flent's own file of the queue's run, for flent and its users' scripts */
 		if (cmp_write_flent(o->out, o, &r[i], kernel, si, name, sizeof(name), err,
@@ -646,9 +712,13 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 	snprintf(path, sizeof(path), "%s/latency-time.svg", o->out);
 	chmod(path, 0644);
 	for (size_t i = 0; i < n; i++) {
-		cmp_label_file(&r[i], name, sizeof(name));
-		snprintf(path, sizeof(path), "%s/flows-%s.svg", o->out, name);
+		flows_path(o, &r[i], path, sizeof(path));
 		chmod(path, 0644);
+	}
+	/* a repeated run's box plots, from results.json as it was written */
+	if (!bad && o->repeat > 1 && cmp_repeat_plots(o->out, err, sizeof(err))) {
+		fprintf(stderr, "gatewayd: %s\n", err);
+		bad++;
 	}
 	/* and the page a person reads, from results.json as it was written */
 	if (!bad && cmp_html_run_dir(o->out, err, sizeof(err))) {
@@ -659,22 +729,29 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 		fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
 			bad == 1 ? "" : "s", o->out);
 	else
-		printf("results: %s/results.json, report.html, latency-cdf.svg, latency-time.svg, flows-*.svg, %s-*.flent.gz (%d, for flent)\n",
-		       o->out, "rrul_be", nflent);
+		printf("results: %s/results.json, report.html, latency-cdf.svg, latency-time.svg, %sflows-*.svg, %s-*.flent.gz (%d, for flent)\n",
+		       o->out, o->repeat > 1 ? CMP_BOX_INDUCED ", " CMP_BOX_GOODPUT ", " : "",
+		       "rrul_be", nflent);
 	return bad ? -EIO : 0;
 }
 
 static int run_all(struct cmp_opts *o, const char *kernel)
 {
-	struct cmp_result r[CMP_MAX_QDISCS];
+	/* every queue's every repetition, in the order they run: repetition by repetition */
+	size_t nr = o->n_qdiscs * (size_t)(o->repeat > 1 ? o->repeat : 1);
+	struct cmp_result *r = calloc(nr ? nr : 1, sizeof(*r));
 	struct cmp_bed bed = { .home = -1 };
 	struct cmp_sysinfo si;
 	char err[512];
 	int sfd, rc = 0, done = 0;
 
-	memset(r, 0, sizeof(r));
+	if (!r) {
+		fprintf(stderr, "gatewayd: out of memory\n");
+		return 1;
+	}
 	if ((sfd = gw_signalfd(SIGINT, SIGTERM, SIGHUP, 0)) < 0) {
 		fprintf(stderr, "gatewayd: signalfd: %s\n", strerror(-sfd));
+		free(r);
 		return 1;
 	}
 	for (int i = 0; i < 4; i++)
@@ -683,6 +760,7 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 		fprintf(stderr, "gatewayd: building the testbed: %s\n", err);
 		cmp_bed_down(&bed);
 		close(sfd);
+		free(r);
 		return 1;
 	}
 	cmp_sysinfo_read(&bed, &si);
@@ -690,16 +768,26 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 	       bed.ns[0], bed.ns[1], bed.ns[2], bed.ns[3]);
 	printf("status page while it runs: `ip netns exec %s curl http://127.0.0.1:9180/`%s\n",
 	       bed.ns[1], o->in_uml ? " (inside the UML guest)" : "");
-	for (size_t i = 0; i < o->n_qdiscs; i++) {
-		struct cmp_result *x = &r[i];
+	for (size_t j = 0; j < nr && rc != 130; j++) {
+		struct cmp_result *x = &r[j];
+		size_t i = j % o->n_qdiscs;
+		char rep[48] = "";
 
 		x->q = o->qdiscs[i];
+		x->repeat = (int)(j / o->n_qdiscs);
+		x->queue = (int)i;
 		snprintf(x->label, sizeof(x->label), "%s", o->pick[i].label);
 		snprintf(x->knobs, sizeof(x->knobs), "%s", o->pick[i].knobs);
+		if (o->repeat > 1) {
+			snprintf(rep, sizeof(rep), " (repetition %d/%d)", x->repeat + 1, o->repeat);
+			if (!i)
+				printf("repetition %d of %d\n", x->repeat + 1, o->repeat);
+		}
 		if (!o->have[x->q]) {
 			snprintf(x->note, sizeof(x->note), "skipped: this kernel has no %s",
 				 cmp_queue(x->q)->ops->name);
-			printf("%s: %s\n", cmp_result_label(x), x->note);
+			if (!x->repeat)
+				printf("%s: %s\n", cmp_result_label(x), x->note);
 			continue;
 		}
 		int e = cmp_run_one(&bed, o, x, sfd);
@@ -711,24 +799,26 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 		}
 		if (e || !x->ran) {
 			x->ran = false;
-			printf("%s: failed: %s\n", cmp_result_label(x), x->note);
+			printf("%s%s: failed: %s\n", cmp_result_label(x), rep, x->note);
 			rc = 1;
 			continue;
 		}
 		cmp_derive(o, x);
-		printf("%s: done in %.1f s (set-up %.1f s, measuring %.1f s, the rest tear-down)\n",
-		       cmp_result_label(x), x->total_s, x->setup_s, x->phase_start[CMP_PH_COUNT]);
+		printf("%s%s: done in %.1f s (set-up %.1f s, measuring %.1f s, the rest tear-down)\n",
+		       cmp_result_label(x), rep, x->total_s, x->setup_s,
+		       x->phase_start[CMP_PH_COUNT]);
 		done++;
 	}
 	cmp_bed_down(&bed);
 	close(sfd);
 	if (rc != 130) {
-		print_table(o, r, o->n_qdiscs);
-		if (o->out[0] && done && write_outputs(o, r, o->n_qdiscs, kernel, &si))
+		print_table(o, r, nr);
+		if (o->out[0] && done && write_outputs(o, r, nr, kernel, &si))
 			rc = 1;
 	}
-	for (size_t i = 0; i < o->n_qdiscs; i++)
+	for (size_t i = 0; i < nr; i++)
 		cmp_result_free(&r[i]);
+	free(r);
 	return rc;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "gatewayd/compare/html.h"
+#include "gatewayd/compare/repeat.h"
 #include "gatewayd/compare/report.h"
 
 static const char style[] =
@@ -66,9 +67,102 @@ static void rate_text(char *buf, size_t len, int64_t bps)
 		snprintf(buf, len, "%lld bit/s", (long long)bps);
 }
 
+/* A column's heading: its label, and which repetition in a repeated run ("fifo #2"). */
 static const char *col_name(const struct rep_col *c)
 {
-	return c->label[0] ? c->label : c->qdisc;
+	static char buf[4][REP_QLABEL_MAX + 16];
+	static unsigned next;
+	char *b = buf[next++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "%s", c->label[0] ? c->label : c->qdisc);
+	if (c->repeat >= 0)
+		snprintf(b + strlen(b), sizeof(buf[0]) - strlen(b), " #%d", c->repeat + 1);
+	return b;
+}
+
+/* A repeated run's table: a column per queue, each figure median [lo, hi] over the
+ * repetitions (results.json's summary), and which pairs differ beyond the intervals. */
+static void summary_table(FILE *f, const struct rep_run *r)
+{
+	struct json_object *qs = rep_at(r->summary, "queues"), *d = rep_at(r->summary, "differences");
+	size_t nq = json_object_is_type(qs, json_type_array) ? json_object_array_length(qs) : 0;
+	char b[320], x[40], y[40];
+
+	cmp_repeat_interval_text(r->repetitions, b, sizeof(b));
+	fputs("<h2>Figures</h2>\n<p id=\"interval\">", f);
+	esc(f, b);
+	fputs("</p>\n<div class=\"tbl\"><table id=\"figures\">\n<tr><th>queue</th>", f);
+	for (size_t i = 0; i < nq; i++) {
+		fputs("<th>", f);
+		struct json_object *q = json_object_array_get_idx(qs, i);
+
+		/* column: the label, and its place in --qdiscs where two share one */
+		esc(f, text_of(rep_at(q, "column") ? rep_at(q, "column") : rep_at(q, "label")));
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (size_t k = 0; k < rep_n_num_rows; k++) {
+		fputs("<tr><th>", f);
+		esc(f, rep_num_rows[k].label);
+		fputs("</th>", f);
+		for (size_t i = 0; i < nq; i++) {
+			struct json_object *figs = rep_at(json_object_array_get_idx(qs, i), "figures");
+
+			cmp_repeat_cell(b, sizeof(b), json_object_is_type(figs, json_type_object) ?
+					json_object_object_get(figs, rep_num_rows[k].path) : NULL,
+					rep_num_rows[k].scale, rep_num_rows[k].dec);
+			fprintf(f, "<td class=\"n\">%s</td>", b);
+		}
+		fputs("</tr>\n", f);
+	}
+	for (size_t k = 0; k < rep_n_pair_rows; k++) {
+		fprintf(f, "<tr><th>%s</th>", rep_pair_rows[k].label);
+		for (size_t i = 0; i < nq; i++) {
+			struct json_object *figs = rep_at(json_object_array_get_idx(qs, i), "figures");
+			bool o = json_object_is_type(figs, json_type_object);
+
+			cmp_repeat_count(x, sizeof(x), o ? json_object_object_get(figs, rep_pair_rows[k].a) : NULL);
+			cmp_repeat_count(y, sizeof(y), o ? json_object_object_get(figs, rep_pair_rows[k].b) : NULL);
+			fprintf(f, "<td class=\"n\">%s/%s</td>", x, y);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("<tr><th>grade (median induced mean)</th>", f);
+	for (size_t i = 0; i < nq; i++) {
+		fputs("<td class=\"n\">", f);
+		esc(f, text_of(rep_at(json_object_array_get_idx(qs, i), "grade")));
+		fputs("</td>", f);
+	}
+	fputs("</tr>\n</table></div>\n", f);
+	if (nq < 2 || !json_object_is_type(d, json_type_array))
+		return;
+	fputs("<h3>Beyond the intervals (two intervals apart) or not (overlapping)</h3>\n<ul id=\"differences\">\n", f);
+	for (size_t k = 0; k < json_object_array_length(d); k++) {
+		struct json_object *e = json_object_array_get_idx(d, k);
+		static const char *const what[2] = { "apart", "overlap" };
+
+		fputs("<li>", f);
+		esc(f, text_of(rep_at(e, "row")));
+		fputs(":", f);
+		for (int w = 0; w < 2; w++) {
+			struct json_object *a = rep_at(e, what[w]);
+			size_t np = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+
+			fprintf(f, "%s %s: ", w ? ";" : "", w ? "overlapping" : "apart");
+			if (!np)
+				fputs("none", f);
+			for (size_t p = 0; p < np; p++) {
+				struct json_object *pr = json_object_array_get_idx(a, p);
+
+				fputs(p ? ", " : "", f);
+				esc(f, text_of(json_object_array_get_idx(pr, 0)));
+				fputs(" vs ", f);
+				esc(f, text_of(json_object_array_get_idx(pr, 1)));
+			}
+		}
+		fputs("</li>\n", f);
+	}
+	fputs("</ul>\n", f);
 }
 
 static void table(FILE *f, const struct rep_run *runs, size_t n)
@@ -465,7 +559,10 @@ int cmp_html_write(const char *dir, const struct rep_run *runs, size_t n,
 		esc(f, runs[i].kernel_release);
 		fputs("</p>\n", f);
 	}
-	table(f, runs, n);
+	if (n == 1 && runs[0].summary && runs[0].repetitions > 1)
+		summary_table(f, &runs[0]);
+	else
+		table(f, runs, n);
 	plots(f, dir, plot_names, n_plots);
 	fputs("<h2>Where and how it ran</h2>\n", f);
 	for (size_t i = 0; i < n; i++)
@@ -482,8 +579,8 @@ int cmp_html_write(const char *dir, const struct rep_run *runs, size_t n,
 int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
 {
 	static struct rep_run run;	/* big: not on the stack */
-	char names[REP_MAX_QUEUES + 2][REP_QLABEL_MAX + 16];
-	const char *plot_names[REP_MAX_QUEUES + 2];
+	char names[REP_MAX_QUEUES + 4][REP_QLABEL_MAX + 16];
+	const char *plot_names[REP_MAX_QUEUES + 4];
 	size_t n = 0;
 	int e;
 
@@ -493,8 +590,13 @@ int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
 		return e;
 	snprintf(names[n++], sizeof(names[0]), "latency-cdf.svg");
 	snprintf(names[n++], sizeof(names[0]), "latency-time.svg");
+	if (run.repetitions > 1) {
+		snprintf(names[n++], sizeof(names[0]), CMP_BOX_INDUCED);
+		snprintf(names[n++], sizeof(names[0]), CMP_BOX_GOODPUT);
+	}
 	for (size_t k = 0; k < run.n_cols; k++)
-		if (run.col[k].ran) {
+		/* a repeated run's flows: the first repetition's (flows-LABEL-rep1.svg) */
+		if (run.col[k].ran && run.col[k].repeat <= 0) {
 			/* the plot --compare wrote: its label in a file name's characters
 			 * (flows-fq_codel_target-2ms.svg; flows-fifo.svg without knobs) */
 			snprintf(names[n], sizeof(names[0]), "flows-%s.svg", run.col[k].label);
@@ -508,8 +610,11 @@ int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
 			char path[4096 + sizeof(names[0])];
 			struct stat st;
 
+			if (run.col[k].repeat == 0)
+				snprintf(names[n] + strlen(names[n]) - 4, sizeof(names[0]) -
+					 strlen(names[n]) + 4, "-rep1.svg");
 			snprintf(path, sizeof(path), "%s/%s", dir, names[n]);
-			if (stat(path, &st))
+			if (run.col[k].repeat < 0 && stat(path, &st))
 				snprintf(names[n], sizeof(names[0]), "flows-%s.svg", run.col[k].qdisc);
 			n++;
 		}

@@ -452,6 +452,27 @@ static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_ph
 		return e;
 	/* any text (report.html escapes it; file names take it through a safe set) */
 	col->ran = json_object_get_boolean(v);
+	/* which repetition (--repeat): 0 to 19; older and unrepeated files have none */
+	col->repeat = -1;
+	if (json_object_object_get_ex(run, "repeat", NULL)) {
+		struct json_object *rp;
+
+		if ((e = get(c, run, w, "repeat", W_INT, &rp)))
+			return e;
+		if (json_object_get_int64(rp) < 0 || json_object_get_int64(rp) >= 1000)
+			return bad(c, w, "repeat: %lld is no repetition", (long long)json_object_get_int64(rp));
+		col->repeat = (int)json_object_get_int64(rp);
+	}
+	col->queue = -1;
+	if (json_object_object_get_ex(run, "position", NULL)) {
+		struct json_object *qv;
+
+		if ((e = get(c, run, w, "position", W_INT, &qv)))
+			return e;
+		if (json_object_get_int64(qv) < 0 || json_object_get_int64(qv) >= REP_MAX_QUEUES)
+			return bad(c, w, "position: %lld is no place in --qdiscs", (long long)json_object_get_int64(qv));
+		col->queue = (int)json_object_get_int64(qv);
+	}
 	if ((e = get_str(c, run, w, "note", col->note, sizeof(col->note))))
 		return e;
 	if (json_object_object_get_ex(run, "qdiscs", &v) && is(v, W_ARR))
@@ -539,6 +560,18 @@ static int read_top(struct rd *c, struct json_object *root, struct rep_run *r)
 		if ((e = read_run(c, json_object_array_get_idx(runs, i), i, n_phases, &r->col[i])))
 			return e;
 	r->config = json_object_get(cfg);
+	/* a repeated run (--repeat): how many, and the medians and intervals report.html shows */
+	r->repetitions = 1;
+	if (json_object_object_get_ex(cfg, "repeat", NULL)) {
+		if ((e = get(c, cfg, "config", "repeat", W_INT, &v)))
+			return e;
+		if (json_object_get_int64(v) < 1 || json_object_get_int64(v) > 1000)
+			return bad(c, "config.repeat", "%lld is no count of repetitions",
+				   (long long)json_object_get_int64(v));
+		r->repetitions = (int)json_object_get_int64(v);
+	}
+	if (json_object_object_get_ex(root, "summary", &v) && is(v, W_OBJ))
+		r->summary = json_object_get(v);
 	/* where it ran (older files have none): report.html shows it */
 	if (json_object_object_get_ex(root, "metadata", &v) && is(v, W_OBJ))
 		r->meta = json_object_get(v);
@@ -678,5 +711,7 @@ void rep_run_free(struct rep_run *r)
 	r->config = NULL;
 	json_object_put(r->meta);
 	r->meta = NULL;
+	json_object_put(r->summary);
+	r->summary = NULL;
 	r->n_cols = 0;
 }

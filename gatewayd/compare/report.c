@@ -384,10 +384,10 @@ static int write_plots(const char *out, struct rep_run *runs, size_t n)
 			const struct rep_col *c = &runs[i].col[k];
 
 			snprintf(names[nc], sizeof(names[nc]), "%s %s", runs[i].label, c->label);
-			ind[nc] = (struct cmp_svg_boxcol){ runs[i].label, c->label,
-							   { &c->box_induced, NULL } };
-			good[nc] = (struct cmp_svg_boxcol){ runs[i].label, c->label,
-							    { &c->box_good[0], &c->box_good[1] } };
+			ind[nc] = (struct cmp_svg_boxcol){ .line1 = runs[i].label, .line2 = c->label,
+							   .box = { &c->box_induced, NULL } };
+			good[nc] = (struct cmp_svg_boxcol){ .line1 = runs[i].label, .line2 = c->label,
+							    .box = { &c->box_good[0], &c->box_good[1] } };
 			if (c->ran)
 				lines[nl++] = (struct cmp_svg_cdfline){ names[nc], c->rtt, c->n_rtt,
 									(int)nc, (int)i };

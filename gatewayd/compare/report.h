@@ -10,7 +10,7 @@
 
 #define REP_MAX_RUNS 16		/* run directories on one command line */
 #define REP_MIN_RUNS 2
-#define REP_MAX_QUEUES 16	/* queues (runs[]) in one results.json */
+#define REP_MAX_QUEUES 160	/* runs[] in one results.json: 8 queues x 20 repetitions */
 #define REP_MAX_COLS 32		/* run x queue columns in one report: the plots' legends */
 #define REP_LABEL_MAX 32
 #define REP_QLABEL_MAX 96	/* a queue's label with its knobs (the bench's CMP_LABEL_MAX) */
@@ -54,6 +54,8 @@ struct json_object *rep_at(struct json_object *obj, const char *path);
 struct rep_col {
 	char qdisc[24];
 	char label[REP_QLABEL_MAX];	/* runs[].label (the queue with its knobs), else qdisc */
+	int repeat;			/* runs[].repeat (--repeat), 0-based; -1 when absent */
+	int queue;			/* runs[].position: its place in --qdiscs; -1 when absent */
 	bool ran;
 	char note[256];
 	struct json_object *fig;	/* the run's figures (results.json's, by reference) */
@@ -79,6 +81,8 @@ struct rep_run {
 	bool netem;
 	char kernel[16], kernel_release[80], version[40];
 	struct json_object *meta;	/* results.json's `metadata` (by reference), or NULL */
+	struct json_object *summary;	/* its `summary` (a repeated run, by reference), or NULL */
+	int repetitions;		/* config.repeat; 1 when absent */
 	struct rep_col col[REP_MAX_QUEUES];
 	size_t n_cols;
 };
@@ -108,6 +112,9 @@ int cmp_svg_cdf_lines(const char *path, const char *title, const char *xlabel,
 struct cmp_svg_boxcol {
 	const char *line1, *line2;
 	const struct cmp_box *box[2];
+	const double *marks[2];		/* values marked on each box (a repeated run's
+					 * figures); NAN ones are not drawn */
+	size_t n_marks[2];
 };
 int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, double scale,
 		  const char *const *kinds, size_t k, const struct cmp_svg_boxcol *c, size_t n);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <json-c/json.h>
 #include "gatewayd/compare/bench.h"
+#include "gatewayd/compare/repeat.h"
 
 #define CMP_SCHEMA_VERSION 1
 
@@ -141,13 +142,19 @@ struct json_object *cmp_offloads_json(const struct cmp_ifinfo *f)
 	return o;
 }
 
-static struct json_object *run_json(const struct cmp_result *r)
+struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 {
 	struct json_object *o = json_object_new_object(), *lat, *ind, *a, *pq;
 
 	json_object_object_add(o, "qdisc", json_object_new_string(cmp_qdisc_name(r->q)));
 	/* the column: the queue with the knobs it was given (fq_codel:target=2ms) */
 	json_object_object_add(o, "label", json_object_new_string(cmp_result_label(r)));
+	/* which repetition, and which of --qdiscs (--repeat N > 1 only: a run without is as it
+	 * always was) */
+	if (repeated) {
+		json_object_object_add(o, "repeat", json_object_new_int(r->repeat));
+		json_object_object_add(o, "position", json_object_new_int(r->queue));
+	}
 	json_object_object_add(o, "ran", json_object_new_boolean(r->ran));
 	json_object_object_add(o, "note", json_object_new_string(r->note));
 	if (!r->ran)
@@ -306,11 +313,23 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 		json_object_array_add(phases, ph);
 	}
 	json_object_object_add(cfg, "phases", phases);
+	if (o->repeat > 1)
+		json_object_object_add(cfg, "repeat", json_object_new_int(o->repeat));
 	json_object_object_add(root, "config", cfg);
 	runs = json_object_new_array();
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(runs, run_json(&r[i]));
+		json_object_array_add(runs, cmp_run_json(&r[i], o->repeat > 1));
 	json_object_object_add(root, "runs", runs);
+	if (o->repeat > 1) {
+		struct json_object *sum = cmp_summary_json(runs, o->repeat);
+
+		if (!sum) {
+			json_object_put(root);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		json_object_object_add(root, "summary", sum);
+	}
 	/* written beside and renamed: a reader never sees half a file */
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (json_object_to_file_ext(tmp, root, JSON_C_TO_STRING_PLAIN) < 0 ||

@@ -63,6 +63,9 @@ pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char
 	/* the kinds were probed once for the whole bench: the daemon need not fork a namespace
 	 * of its own to try them again (a second or more in a UML guest) */
 	setenv("GATEWAYD_SKIP_KIND_PROBE", "1", 1);
+	/* a log a run before left (a queue given twice, a repetition) says "applied" already:
+	 * gone before the child makes its own, which the loop below may read before it is */
+	unlink(log);
 	p = cmp_spawn(b, CMP_NS_GW, argv, log);
 	unsetenv("GATEWAYD_SKIP_KIND_PROBE");
 	double end = cmp_now() + 20;
@@ -210,8 +213,15 @@ static void progress(const struct cmp_opts *o, const struct cmp_result *r, int p
 	else
 		snprintf(of, sizeof(of), "%.1f up, %.1f down", cmp_dir_bps(o, 0) / 1e6,
 			 cmp_dir_bps(o, 1) / 1e6);
+	char lab[CMP_LABEL_MAX + 16];
+
+	/* a repeated run's line says which repetition: "fifo #2" */
+	if (o->repeat > 1)
+		snprintf(lab, sizeof(lab), "%s #%d", cmp_result_label(r), r->repeat + 1);
+	else
+		snprintf(lab, sizeof(lab), "%s", cmp_result_label(r));
 	printf("%s  %-11s %-6s %5.1f/%.0fs  rtt %6.1f ms  up %5.1f  down %5.1f Mbit/s (of %s)%s",
-	       tty ? "\r" : "  ", cmp_result_label(r), cmp_phase_name((enum cmp_phase)ph), t,
+	       tty ? "\r" : "  ", lab, cmp_phase_name((enum cmp_phase)ph), t,
 	       o->duration_s, last_rtt, up, down, of, tty ? "  " : "\n");
 	fflush(stdout);
 }

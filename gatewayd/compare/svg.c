@@ -555,6 +555,22 @@ int cmp_svg_cdf_lines(const char *path, const char *title, const char *xlabel,
 /* Box plots: a column per run and queue, k boxes in each (up and down, or one), on a linear
  * axis from zero (or the lowest value) over every value: box q1..q3 with the median across
  * it, whiskers to p5 and p95, the minimum and maximum as dots. */
+/* A repeated run's figures on their box (over it: drawn last), spread across its width so
+ * that equal ones show. */
+static void box_marks(FILE *f, const struct svg_chart *c, const struct cmp_svg_boxcol *col,
+		      size_t j, double x, double bw, double scale)
+{
+	for (size_t r = 0; r < col->n_marks[j]; r++) {
+		double v = col->marks[j][r];
+
+		if (isnan(v))
+			continue;
+		fprintf(f, "<circle class=\"mark\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"none\" stroke=\"#000\"/>\n",
+			x + 1 + (bw - 2) * ((double)r + 1) / ((double)col->n_marks[j] + 1),
+			ty(c, v * scale));
+	}
+}
+
 int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, double scale,
 		  const char *const *kinds, size_t k, const struct cmp_svg_boxcol *col, size_t n)
 {
@@ -565,12 +581,21 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 	size_t nt;
 	FILE *f;
 
+	bool marked = false;
+
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < k; j++)
+		for (size_t j = 0; j < k; j++) {
 			if (col[i].box[j]->n) {
 				lo = fmin(lo, col[i].box[j]->min * scale);
 				hi = fmax(hi, col[i].box[j]->max * scale);
 			}
+			for (size_t m = 0; m < col[i].n_marks[j]; m++)
+				if (!isnan(col[i].marks[j][m])) {
+					lo = fmin(lo, col[i].marks[j][m] * scale);
+					hi = fmax(hi, col[i].marks[j][m] * scale);
+					marked = true;
+				}
+		}
 	struct svg_chart c = { .x0 = 0, .x1 = 1, .y0 = lo < 0 ? -nice_up(-lo * 1.1) : 0,
 			       .y1 = hi > 0 ? nice_up(hi * 1.1) : 1 };
 
@@ -612,6 +637,7 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 			if (!b->n) {
 				text(f, m, ty(&c, c.y0) - 6, "middle", "font-size=\"10\" stroke=\"none\" fill=\"#777\"",
 				     "none");
+				box_marks(f, &c, &col[i], j, x, bw, scale);
 				fputs("</g>\n", f);
 				continue;
 			}
@@ -633,6 +659,7 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n",
 				m, ty(&c, b->min * scale), edge[j % 2], m, ty(&c, b->max * scale),
 				edge[j % 2]);
+			box_marks(f, &c, &col[i], j, x, bw, scale);
 			fputs("</g>\n", f);
 		}
 	}
@@ -649,6 +676,9 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 	     "whiskers: p5, p95");
 	text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 38, "start", "font-size=\"10\" fill=\"#555\"",
 	     "dots: min, max");
+	if (marked)
+		text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 52, "start",
+		     "font-size=\"10\" fill=\"#555\"", "circles: each repetition");
 	fputs("</svg>\n", f);
 	return fclose(f) ? -errno : 0;
 }
