@@ -1,7 +1,6 @@
 /* gatewayd/main.c: arguments, start-up, the event loop and a clean shutdown. */
 #include <errno.h>
 #include <getopt.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,14 +86,6 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	char err[512], more[64] = "";
 	size_t waiting;
 	int r;
-
-	/* One malloc arena for every thread: glibc gives each HTTP thread an arena of its own,
-	 * which keeps what its largest rendering took (1.35 MB of /metrics at 1000 classes, with
-	 * its JSON tree) long after; with one, the daemon at 1000 idle classes and full history
-	 * rings held 19-20 MB instead of 20-26 (BENCHMARKS.md, section 4). The threads allocate
-	 * little and seldom, so they do not contend. MALLOC_ARENA_MAX in the environment wins. */
-	if (!getenv("MALLOC_ARENA_MAX"))
-		mallopt(M_ARENA_MAX, 1);
 
 	if ((r = gw_sampler_new(cfg, a, &sampler)))
 		return r;

@@ -20,6 +20,9 @@ static const int allowed[] = {
 	SCMP_SYS(rt_sigaction), SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),
 	/* a poll or a sleep a SIGSTOP interrupted goes on through it after SIGCONT */
 	SCMP_SYS(restart_syscall),
+	/* where there is no vDSO (User-Mode Linux), time(), gettimeofday() and
+	 * clock_gettime() are real system calls */
+	SCMP_SYS(time), SCMP_SYS(clock_getres),
 	SCMP_SYS(sigaltstack), SCMP_SYS(clock_gettime), SCMP_SYS(clock_nanosleep),
 	SCMP_SYS(nanosleep), SCMP_SYS(gettimeofday), SCMP_SYS(getpid), SCMP_SYS(gettid),
 	SCMP_SYS(getuid), SCMP_SYS(geteuid), SCMP_SYS(getgid), SCMP_SYS(getegid),
