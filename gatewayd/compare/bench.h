@@ -312,6 +312,8 @@ void cmp_tc_id(char *buf, size_t len, uint32_t id, bool handle);
 
 /* results.c: one run as results.json's runs[] has it */
 struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated);
+/* results.c: a figure as results.json writes it: 3 decimals, null (NULL) when not finite */
+struct json_object *cmp_json_num(double v);
 
 /* flent.c: the name flent gives the run's file: rrul_be-TIME.QDISC.flent.gz */
 void cmp_flent_name(const struct cmp_result *r, char *buf, size_t len);

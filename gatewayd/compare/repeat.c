@@ -68,11 +68,6 @@ bool cmp_ci_apart(const struct cmp_ci *a, const struct cmp_ci *b)
 }
 
 /* as results.c rounds the runs' figures: to 1/1000 */
-static struct json_object *num(double v)
-{
-	return isnan(v) || isinf(v) ? NULL : json_object_new_double(round(v * 1000) / 1000);
-}
-
 static const char *run_label(struct json_object *run)
 {
 	struct json_object *v;
@@ -173,9 +168,9 @@ static struct json_object *ci_json(const struct cmp_ci *ci)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "n", json_object_new_int64((int64_t)ci->n));
-	json_object_object_add(o, "median", num(ci->median));
-	json_object_object_add(o, "lo", num(ci->lo));
-	json_object_object_add(o, "hi", num(ci->hi));
+	json_object_object_add(o, "median", cmp_json_num(ci->median));
+	json_object_object_add(o, "lo", cmp_json_num(ci->lo));
+	json_object_object_add(o, "hi", cmp_json_num(ci->hi));
 	json_object_object_add(o, "k", json_object_new_int64((int64_t)ci->k));
 	json_object_object_add(o, "coverage", json_object_new_double(round(ci->coverage * 1e4) / 1e4));
 	return o;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "gatewayd/compare/bench.h"
 #include "gatewayd/compare/compare.h"
 #include "gatewayd/compare/report.h"
 #include "gatewayd/compare/html.h"
@@ -283,23 +284,18 @@ static void print_table(struct rep_run *runs, size_t n, struct json_object *warn
 				       runs[i].col[k].note);
 }
 
-static struct json_object *num(double v)
-{
-	return isfinite(v) ? json_object_new_double(round(v * 1000) / 1000) : NULL;
-}
-
 static struct json_object *box_json(const struct cmp_box *b)
 {
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "samples", json_object_new_int64((int64_t)b->n));
-	json_object_object_add(o, "min", num(b->min));
-	json_object_object_add(o, "p5", num(b->p5));
-	json_object_object_add(o, "q1", num(b->q1));
-	json_object_object_add(o, "median", num(b->median));
-	json_object_object_add(o, "q3", num(b->q3));
-	json_object_object_add(o, "p95", num(b->p95));
-	json_object_object_add(o, "max", num(b->max));
+	json_object_object_add(o, "min", cmp_json_num(b->min));
+	json_object_object_add(o, "p5", cmp_json_num(b->p5));
+	json_object_object_add(o, "q1", cmp_json_num(b->q1));
+	json_object_object_add(o, "median", cmp_json_num(b->median));
+	json_object_object_add(o, "q3", cmp_json_num(b->q3));
+	json_object_object_add(o, "p95", cmp_json_num(b->p95));
+	json_object_object_add(o, "max", cmp_json_num(b->max));
 	return o;
 }
 

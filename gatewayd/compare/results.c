@@ -13,17 +13,17 @@
 
 #define CMP_SCHEMA_VERSION 1
 
-static struct json_object *num(double v)
+struct json_object *cmp_json_num(double v)
 {
-	return isnan(v) || isinf(v) ? NULL : json_object_new_double(round(v * 1000) / 1000);
+	return isfinite(v) ? json_object_new_double(round(v * 1000) / 1000) : NULL;
 }
 
 static struct json_object *pair(double up, double down)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "up", num(up));
-	json_object_object_add(o, "down", num(down));
+	json_object_object_add(o, "up", cmp_json_num(up));
+	json_object_object_add(o, "down", cmp_json_num(down));
 	return o;
 }
 
@@ -31,10 +31,10 @@ static struct json_object *pct(const struct cmp_pct *p)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "p50", num(p->p50));
-	json_object_object_add(o, "p95", num(p->p95));
-	json_object_object_add(o, "p99", num(p->p99));
-	json_object_object_add(o, "mean", num(p->mean));
+	json_object_object_add(o, "p50", cmp_json_num(p->p50));
+	json_object_object_add(o, "p95", cmp_json_num(p->p95));
+	json_object_object_add(o, "p99", cmp_json_num(p->p99));
+	json_object_object_add(o, "mean", cmp_json_num(p->mean));
 	json_object_object_add(o, "samples", json_object_new_int64((int64_t)p->n));
 	json_object_object_add(o, "lost", json_object_new_int64((int64_t)p->lost));
 	return o;
@@ -166,23 +166,23 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 		struct json_object *ph = json_object_new_object();
 
 		json_object_object_add(ph, "name", json_object_new_string(cmp_phase_name(p)));
-		json_object_object_add(ph, "start_s", num(r->phase_start[p]));
-		json_object_object_add(ph, "end_s", num(r->phase_start[p + 1]));
+		json_object_object_add(ph, "start_s", cmp_json_num(r->phase_start[p]));
+		json_object_object_add(ph, "end_s", cmp_json_num(r->phase_start[p + 1]));
 		json_object_array_add(phases, ph);
 	}
 	json_object_object_add(o, "phases", phases);
-	json_object_object_add(o, "clients_started_s", num(r->clients_started));
+	json_object_object_add(o, "clients_started_s", cmp_json_num(r->clients_started));
 	json_object_object_add(o, "goodput_bps", pair(r->goodput_bps[0], r->goodput_bps[1]));
 	json_object_object_add(o, "shaper_accuracy", pair(r->accuracy[0], r->accuracy[1]));
 	lat = json_object_new_object();
-	json_object_object_add(lat, "baseline", num(r->baseline_ms));
+	json_object_object_add(lat, "baseline", cmp_json_num(r->baseline_ms));
 	json_object_object_add(lat, "idle", pct(&r->idle));
 	json_object_object_add(lat, "loaded", pct(&r->loaded));
 	ind = json_object_new_object();
-	json_object_object_add(ind, "p50", num(r->induced_p50));
-	json_object_object_add(ind, "p95", num(r->induced_p95));
-	json_object_object_add(ind, "p99", num(r->induced_p99));
-	json_object_object_add(ind, "mean", num(r->induced_mean));
+	json_object_object_add(ind, "p50", cmp_json_num(r->induced_p50));
+	json_object_object_add(ind, "p95", cmp_json_num(r->induced_p95));
+	json_object_object_add(ind, "p99", cmp_json_num(r->induced_p99));
+	json_object_object_add(ind, "mean", cmp_json_num(r->induced_mean));
 	json_object_object_add(lat, "induced", ind);
 	json_object_object_add(o, "latency_ms", lat);
 	json_object_object_add(o, "grade", json_object_new_string(r->grade ? r->grade : ""));
@@ -198,12 +198,12 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 	for (int d = 0; d < 2; d++) {
 		a = json_object_new_object();
 		json_object_object_add(a, "packets", json_object_new_int64(r->peak_pkts[d]));
-		json_object_object_add(a, "ms", num(r->peak_ms[d]));
+		json_object_object_add(a, "ms", cmp_json_num(r->peak_ms[d]));
 		json_object_object_add(pq, d ? "down" : "up", a);
 	}
 	json_object_object_add(o, "peak_queue", pq);
-	json_object_object_add(o, "jain_fairness", num(r->jain));
-	json_object_object_add(o, "cpu_busy", num(r->cpu_busy));
+	json_object_object_add(o, "jain_fairness", cmp_json_num(r->jain));
+	json_object_object_add(o, "cpu_busy", cmp_json_num(r->cpu_busy));
 
 	struct json_object *flows = json_object_new_array();
 
@@ -214,12 +214,12 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 		json_object_object_add(fo, "name", json_object_new_string(f->name));
 		json_object_object_add(fo, "direction", json_object_new_string(f->up ? "up" : "down"));
 		json_object_object_add(fo, "protocol", json_object_new_string(f->udp ? "udp" : "tcp"));
-		json_object_object_add(fo, "mean_bps", num(f->mean_mbps * 1e6));
+		json_object_object_add(fo, "mean_bps", cmp_json_num(f->mean_mbps * 1e6));
 		for (size_t k = 0; k < f->n; k++) {
 			struct json_object *pt = json_object_new_array();
 
-			json_object_array_add(pt, num(f->t[k]));
-			json_object_array_add(pt, num(f->mbps[k] * 1e6));
+			json_object_array_add(pt, cmp_json_num(f->t[k]));
+			json_object_array_add(pt, cmp_json_num(f->mbps[k] * 1e6));
 			json_object_array_add(ser, pt);
 		}
 		json_object_object_add(fo, "series", ser);
@@ -238,8 +238,8 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 	for (size_t i = 0; i < r->n_samples; i++) {
 		struct json_object *pt = json_object_new_array();
 
-		json_object_array_add(pt, num(r->samples[i].t));
-		json_object_array_add(pt, num(r->samples[i].rtt_ms));
+		json_object_array_add(pt, cmp_json_num(r->samples[i].t));
+		json_object_array_add(pt, cmp_json_num(r->samples[i].rtt_ms));
 		json_object_array_add(pt, json_object_new_int(r->samples[i].phase));
 		json_object_array_add(samples, pt);
 	}
@@ -251,7 +251,7 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 		const struct cmp_qpoint *q = &r->qpoints[i];
 		struct json_object *pt = json_object_new_array();
 
-		json_object_array_add(pt, num(q->t));
+		json_object_array_add(pt, cmp_json_num(q->t));
 		json_object_array_add(pt, json_object_new_int64(q->backlog_bytes[0]));
 		json_object_array_add(pt, json_object_new_int64(q->qlen[0]));
 		json_object_array_add(pt, json_object_new_int64(q->backlog_bytes[1]));
@@ -291,9 +291,9 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 	/* each direction's own (--rate DOWN/UP); rate_bps is the down rate */
 	json_object_object_add(cfg, "rate_bps_down", json_object_new_int64((int64_t)cmp_dir_bps(o, 1)));
 	json_object_object_add(cfg, "rate_bps_up", json_object_new_int64((int64_t)cmp_dir_bps(o, 0)));
-	json_object_object_add(cfg, "rtt_ms", num(o->no_delay ? 0 : o->rtt_us / 1000.0));
+	json_object_object_add(cfg, "rtt_ms", cmp_json_num(o->no_delay ? 0 : o->rtt_us / 1000.0));
 	json_object_object_add(cfg, "netem", json_object_new_boolean(!o->no_delay));
-	json_object_object_add(cfg, "duration_s", num(o->duration_s));
+	json_object_object_add(cfg, "duration_s", cmp_json_num(o->duration_s));
 	json_object_object_add(cfg, "probe_hz", json_object_new_int(CMP_PROBE_HZ));
 	json_object_object_add(cfg, "tcp_flows_per_direction", json_object_new_int(CMP_TCP_FLOWS));
 	/* the flood goes up, client to server: against the up rate */
@@ -306,8 +306,10 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 		/* the schedule as planned (each run's own, as it happened, is in the run) */
 		for (size_t i = 0; i < n; i++)
 			if (r[i].ran) {
-				json_object_object_add(ph, "start_s", num(r[i].phase_start[p]));
-				json_object_object_add(ph, "end_s", num(r[i].phase_start[p + 1]));
+				json_object_object_add(ph, "start_s",
+						       cmp_json_num(r[i].phase_start[p]));
+				json_object_object_add(ph, "end_s",
+						       cmp_json_num(r[i].phase_start[p + 1]));
 				break;
 			}
 		json_object_array_add(phases, ph);

@@ -12,17 +12,12 @@
 
 #define SC_SCHEMA_VERSION 1
 
-static struct json_object *num(double v)
-{
-	return isnan(v) || isinf(v) ? NULL : json_object_new_double(round(v * 1000) / 1000);
-}
-
 static struct json_object *pair(double up, double down)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "up", num(up));
-	json_object_object_add(o, "down", num(down));
+	json_object_object_add(o, "up", cmp_json_num(up));
+	json_object_object_add(o, "down", cmp_json_num(down));
 	return o;
 }
 
@@ -30,10 +25,10 @@ static struct json_object *pct(const struct cmp_pct *p)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "p50", num(p->p50));
-	json_object_object_add(o, "p95", num(p->p95));
-	json_object_object_add(o, "p99", num(p->p99));
-	json_object_object_add(o, "mean", num(p->mean));
+	json_object_object_add(o, "p50", cmp_json_num(p->p50));
+	json_object_object_add(o, "p95", cmp_json_num(p->p95));
+	json_object_object_add(o, "p99", cmp_json_num(p->p99));
+	json_object_object_add(o, "mean", cmp_json_num(p->mean));
 	json_object_object_add(o, "samples", json_object_new_int64((int64_t)p->n));
 	json_object_object_add(o, "lost", json_object_new_int64((int64_t)p->lost));
 	return o;
@@ -43,9 +38,9 @@ static struct json_object *ind(const double v[3])
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "p50", num(v[0]));
-	json_object_object_add(o, "p95", num(v[1]));
-	json_object_object_add(o, "p99", num(v[2]));
+	json_object_object_add(o, "p50", cmp_json_num(v[0]));
+	json_object_object_add(o, "p95", cmp_json_num(v[1]));
+	json_object_object_add(o, "p99", cmp_json_num(v[2]));
 	return o;
 }
 
@@ -53,8 +48,8 @@ static struct json_object *step_json(const struct cmp_sc_step *st)
 {
 	struct json_object *o = json_object_new_object(), *a;
 
-	json_object_object_add(o, "start_s", num(st->start));
-	json_object_object_add(o, "end_s", num(st->end));
+	json_object_object_add(o, "start_s", cmp_json_num(st->start));
+	json_object_object_add(o, "end_s", cmp_json_num(st->end));
 	json_object_object_add(o, "capacity_bps", pair((double)st->cap[0], (double)st->cap[1]));
 	json_object_object_add(o, "drop", json_object_new_boolean(st->drop));
 	a = json_object_new_object();
@@ -70,10 +65,10 @@ static struct json_object *step_json(const struct cmp_sc_step *st)
 	json_object_object_add(o, "achieved_bps", pair(st->achieved[0], st->achieved[1]));
 	json_object_object_add(o, "shaper_bps", pair(st->shaper[0], st->shaper[1]));
 	json_object_object_add(o, "peak_queue_ms", pair(st->peak_queue_ms[0], st->peak_queue_ms[1]));
-	json_object_object_add(o, "cpu_busy", num(st->cpu_busy));
+	json_object_object_add(o, "cpu_busy", cmp_json_num(st->cpu_busy));
 	if (st->drop) {
 		json_object_object_add(o, "recovered", json_object_new_boolean(!isinf(st->recover_s)));
-		json_object_object_add(o, "recovery_s", num(st->recover_s));
+		json_object_object_add(o, "recovery_s", cmp_json_num(st->recover_s));
 	}
 	return o;
 }
@@ -87,7 +82,7 @@ static struct json_object *run_json(const struct cmp_opts *o, const struct cmp_s
 	json_object_object_add(j, "note", json_object_new_string(x->note));
 	if (!x->ran)
 		return j;
-	json_object_object_add(j, "baseline_ms", num(x->baseline_ms));
+	json_object_object_add(j, "baseline_ms", cmp_json_num(x->baseline_ms));
 	json_object_object_add(j, "idle_rtt_ms", pct(&x->idle));
 	json_object_object_add(j, "shaper_changes", json_object_new_int64((int64_t)x->changes));
 	a = json_object_new_array();
@@ -99,8 +94,8 @@ static struct json_object *run_json(const struct cmp_opts *o, const struct cmp_s
 	for (size_t i = 0; i < x->r.n_samples; i++) {
 		struct json_object *pt = json_object_new_array();
 
-		json_object_array_add(pt, num(x->r.samples[i].t));
-		json_object_array_add(pt, num(x->r.samples[i].rtt_ms));
+		json_object_array_add(pt, cmp_json_num(x->r.samples[i].t));
+		json_object_array_add(pt, cmp_json_num(x->r.samples[i].rtt_ms));
 		json_object_array_add(pt, json_object_new_int(x->r.samples[i].phase));
 		json_object_array_add(a, pt);
 	}
@@ -110,7 +105,7 @@ static struct json_object *run_json(const struct cmp_opts *o, const struct cmp_s
 		const struct cmp_sc_point *q = &x->pts[i];
 		struct json_object *pt = json_object_new_array();
 
-		json_object_array_add(pt, num(q->t));
+		json_object_array_add(pt, cmp_json_num(q->t));
 		for (int d = 0; d < 2; d++)
 			json_object_array_add(pt, json_object_new_int64((int64_t)q->cap[d]));
 		for (int d = 0; d < 2; d++)
@@ -132,8 +127,8 @@ static struct json_object *run_json(const struct cmp_opts *o, const struct cmp_s
 		for (size_t k = 0; k < f->n; k++) {
 			struct json_object *pt = json_object_new_array();
 
-			json_object_array_add(pt, num(f->t[k]));
-			json_object_array_add(pt, num(f->mbps[k] * 1e6));
+			json_object_array_add(pt, cmp_json_num(f->t[k]));
+			json_object_array_add(pt, cmp_json_num(f->mbps[k] * 1e6));
 			json_object_array_add(ser, pt);
 		}
 		json_object_object_add(fo, "series", ser);
@@ -162,10 +157,10 @@ static struct json_object *config_json(const struct cmp_opts *o)
 	for (size_t k = 0; k < sc->n_steps; k++)
 		json_object_array_add(a, pair((double)sc->cap[k][0], (double)sc->cap[k][1]));
 	json_object_object_add(c, "steps_bps", a);
-	json_object_object_add(c, "step_s", num(sc->step_s));
-	json_object_object_add(c, "settle_s", num(CMP_SC_SETTLE_S));
-	json_object_object_add(c, "idle_s", num(CMP_SC_IDLE_S));
-	json_object_object_add(c, "rtt_ms", num(o->no_delay ? 0 : o->rtt_us / 1000.0));
+	json_object_object_add(c, "step_s", cmp_json_num(sc->step_s));
+	json_object_object_add(c, "settle_s", cmp_json_num(CMP_SC_SETTLE_S));
+	json_object_object_add(c, "idle_s", cmp_json_num(CMP_SC_IDLE_S));
+	json_object_object_add(c, "rtt_ms", cmp_json_num(o->no_delay ? 0 : o->rtt_us / 1000.0));
 	json_object_object_add(c, "netem", json_object_new_boolean(!o->no_delay));
 	json_object_object_add(c, "probe_hz", json_object_new_int(CMP_PROBE_HZ));
 	json_object_object_add(c, "tcp_flows_per_direction", json_object_new_int(CMP_TCP_FLOWS));
@@ -180,10 +175,10 @@ static struct json_object *config_json(const struct cmp_opts *o)
 	json_object_object_add(c, "probe_method", json_object_new_string(sc->probe_method));
 	json_object_object_add(c, "fixed_bps", pair((double)sc->base[0], (double)sc->base[1]));
 	a = json_object_new_object();
-	json_object_object_add(a, "induced_p95_ms", num(CMP_SC_BOUND_MS));
-	json_object_object_add(a, "goodput_share", num(CMP_SC_SHARE));
-	json_object_object_add(a, "fixed_induced_p95_ms", num(CMP_SC_FIXED_MS));
-	json_object_object_add(a, "recovery_window_s", num(CMP_SC_WINDOW_S));
+	json_object_object_add(a, "induced_p95_ms", cmp_json_num(CMP_SC_BOUND_MS));
+	json_object_object_add(a, "goodput_share", cmp_json_num(CMP_SC_SHARE));
+	json_object_object_add(a, "fixed_induced_p95_ms", cmp_json_num(CMP_SC_FIXED_MS));
+	json_object_object_add(a, "recovery_window_s", cmp_json_num(CMP_SC_WINDOW_S));
 	json_object_object_add(c, "bounds", a);
 	return c;
 }
