@@ -288,15 +288,7 @@ static int build_link(const struct gw_config *cfg, const struct gw_plan *plan, s
 		c->ingress = dir == GW_DIR_INGRESS;
 		c->u32 = c->ingress || cfg->classify_u32;
 		c->out = &rules;
-		if (dir == GW_DIR_EGRESS && cfg->classify_u32) {
-			/* a container's host end: u32 on its own root, as on the ifb */
-			r = build_dir(c, d, slot, NULL, NULL);
-			if (!r && rules.n)
-				out->in[out->n_in++] = (struct gw_ingress_rules){ li, rules.v, rules.n,
-										  true };
-			else
-				free(rules.v);
-		} else if (dir == GW_DIR_EGRESS) {
+		if (dir == GW_DIR_EGRESS && !cfg->classify_u32) {
 			struct gw_nft_chain ch = { 0 };
 
 			snprintf(ch.name, sizeof(ch.name), "egress-%s", l->name);
@@ -311,10 +303,11 @@ static int build_link(const struct gw_config *cfg, const struct gw_plan *plan, s
 				free(ch.hosts);
 			}
 		} else {
+			/* u32: on the ifb, and on a container's host end its own root (on_iface) */
 			r = build_dir(c, d, slot, NULL, NULL);
 			if (!r && rules.n)
 				out->in[out->n_in++] = (struct gw_ingress_rules){ li, rules.v, rules.n,
-										  false };
+										  dir == GW_DIR_EGRESS };
 			else
 				free(rules.v);
 		}
