@@ -595,11 +595,6 @@ int gw_cnictr_fd(const struct gw_cnictr *c)
 	return c->ep;
 }
 
-size_t gw_cnictr_count(const struct gw_cnictr *c)
-{
-	return c ? c->n : 0;
-}
-
 /* ---- sampling -------------------------------------------------------------------------------- */
 
 /* One qdisc dump for every container (a dump walks all qdiscs of the namespace). */

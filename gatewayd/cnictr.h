@@ -29,6 +29,5 @@ int gw_cnictr_fd(const struct gw_cnictr *c);
 void gw_cnictr_dispatch(struct gw_cnictr *c);
 /* Sample every registered container and append its directions to snap. */
 int gw_cnictr_sample(struct gw_cnictr *c, double now, struct gw_snapshot *snap);
-size_t gw_cnictr_count(const struct gw_cnictr *c);
 
 #endif

@@ -633,11 +633,6 @@ void gw_sampler_begin(struct gw_sampler *s)
 	}
 }
 
-int gw_sampler_qdisc_msg(const struct nlmsghdr *nlh, void *s)
-{
-	return qdisc_cb(nlh, s);
-}
-
 struct routes {
 	const struct gw_sampler_route *v;
 	size_t n;

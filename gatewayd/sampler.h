@@ -20,11 +20,10 @@ void gw_sampler_free(struct gw_sampler *s);
 int gw_sampler_pass(struct gw_sampler *s, struct gw_nl *nl, double now,
 		    struct gw_snapshot **out, char *err, size_t errlen);
 /* gw_sampler_pass in steps, for samplers sharing one qdisc dump of the namespace (a dump
- * walks every qdisc there, whatever device it is for): begin each, pass every message of the
- * dump to gw_sampler_qdisc_msg of the sampler of its device (tcm_ifindex; the others are
- * ignored at once), then finish each (its class dumps, the rates, the snapshot). */
+ * walks every qdisc there, whatever device it is for): begin each, one
+ * gw_sampler_dump_routed for them all, then finish each (its class dumps, the rates, the
+ * snapshot). */
 void gw_sampler_begin(struct gw_sampler *s);
-int gw_sampler_qdisc_msg(const struct nlmsghdr *nlh, void *s);
 /* mono: gw_mono_now() taken right before the shared dump was asked for */
 int gw_sampler_finish(struct gw_sampler *s, struct gw_nl *nl, double mono, double now,
 		      struct gw_snapshot **out, char *err, size_t errlen);
