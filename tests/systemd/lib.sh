@@ -27,13 +27,13 @@ listener_start() {
 # nl_count LINE: how many datagrams so far carry LINE (e.g. WATCHDOG=1) as one of their lines.
 nl_count() { jq -s --arg l "$1" '[.[] | select(any(.msg | split("\n")[]; . == $l))] | length' "$NL_LOG"; }
 nl_has() { [ "$(nl_count "$1")" -gt 0 ]; }
-# nl_count_after LINE LINE0 A B: datagrams with LINE that arrived between A and B seconds after
-# the first one with LINE0.
+# nl_count_after LINE LINE0 A B: datagrams with LINE sent between A and B seconds after the
+# first one with LINE0 (the kernel's send stamps: the listener's own delays do not count).
 nl_count_after() {
 	jq -s --arg l "$1" --arg l0 "$2" --argjson a "$3" --argjson b "$4" '
 		def has($x): any(.msg | split("\n")[]; . == $x);
-		([.[] | select(has($l0))][0].t) as $t0
-		| [.[] | select(has($l) and .t >= $t0 + $a and .t < $t0 + $b)] | length' "$NL_LOG"
+		([.[] | select(has($l0))][0].sent) as $t0
+		| [.[] | select(has($l) and .sent >= $t0 + $a and .sent < $t0 + $b)] | length' "$NL_LOG"
 }
 # nl_after LINE0 LINE: some datagram with LINE arrived after the first one with LINE0.
 nl_after() {

@@ -3,8 +3,10 @@
 
 Binds an AF_UNIX datagram socket, creates the --bound file only once it is bound (so the daemon
 started after that cannot lose its first datagram), and appends every datagram to LOG as one
-JSON line: {"t": monotonic seconds, "pid": sender, "uid": sender, "msg": text}. The sender's
-pid comes from SCM_CREDENTIALS, as systemd's NotifyAccess=main check uses it. With --on-ready,
+JSON line: {"t": monotonic seconds, "sent": when the sender sent it, "pid": sender, "uid":
+sender, "msg": text}. "t" is when this listener read it; "sent" is the kernel's own stamp of the
+send (SO_TIMESTAMPNS), on the same monotonic clock, so a listener that a loaded machine kept
+from running does not make a steady sender look late. The sender's pid comes from SCM_CREDENTIALS, as systemd's NotifyAccess=main check uses it. With --on-ready,
 a command runs the moment READY=1 arrives (its output goes to --on-ready-out), to see what the
 kernel holds when the daemon says it is ready. Exits after --timeout seconds at the latest.
 """
@@ -15,6 +17,8 @@ import socket
 import struct
 import subprocess
 import time
+
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)  # Linux's value; Python 3.11 lacks it
 
 
 def main():
@@ -29,6 +33,7 @@ def main():
 
     s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+    s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     s.bind(a.socket)
     # like /run/systemd/notify: an unprivileged (DynamicUser=) daemon must be able to send
     os.chmod(a.socket, 0o777)
@@ -44,16 +49,20 @@ def main():
                 break
             s.settimeout(left)
             try:
-                data, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(12))
+                data, anc, _, _ = s.recvmsg(4096, socket.CMSG_SPACE(12) + socket.CMSG_SPACE(16))
             except socket.timeout:
                 break
             t = time.monotonic()
+            late = 0.0  # how long ago the kernel took it from the sender (its clock is real time)
             pid = uid = None
             for level, kind, d in anc:
                 if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
                     pid, uid, _ = struct.unpack("3i", d[:12])
+                if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(d) >= 16:
+                    sec, ns = struct.unpack("qq", d[:16])
+                    late = max(0.0, time.time() - (sec + ns / 1e9))
             msg = data.decode(errors="replace")
-            log.write(json.dumps({"t": t, "pid": pid, "uid": uid, "msg": msg}) + "\n")
+            log.write(json.dumps({"t": t, "sent": t - late, "pid": pid, "uid": uid, "msg": msg}) + "\n")
             if a.on_ready and "READY=1" in msg.split("\n"):
                 out = subprocess.run(a.on_ready, shell=True, capture_output=True, text=True,
                                      timeout=10)
