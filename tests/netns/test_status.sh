@@ -31,9 +31,13 @@ PIDS+=($!)
 wait_listening "$NS_S" 5201 || not_ok "iperf3 server listens"
 timeout 20 ip netns exec "$NS_C" iperf3 -c 10.77.2.2 -P 4 -t 6 -O 2 -J >"$TMPD/iperf.json" 2>&1 &
 IPERF=$!
+t_load=$EPOCHREALTIME
 sleep 2.5	# a duration: past slow start and iperf3's omitted seconds
 : >"$TMPD/samples"
+# only looks whose 500 ms pass ended inside the load: on a loaded machine seven looks (curl and
+# jq each) can run past iperf3's 8 s, and a pass over its end reads a rate it never carried
 for _ in $(seq 1 7); do
+	awk -v a="$t_load" -v b="$EPOCHREALTIME" 'BEGIN { exit !(b - a < 7.5) }' || break
 	api /api/status | jq -c '.links[0].directions[0].total | [.saturated, .achieved_bits_per_second, .accuracy]' >>"$TMPD/samples"
 	sleep 0.5	# pacing: one look per sampling interval over the load
 done
@@ -43,8 +47,10 @@ achieved=$(jq -s '[.[] | select(.[0] == true) | .[1]] | if length > 0 then add /
 accuracy=$(jq -s '[.[] | select(.[0] == true) | .[2]] | if length > 0 then add / length else 0 end' "$TMPD/samples")
 nsat=$(jq -s '[.[] | select(.[0] == true)] | length' "$TMPD/samples")
 wire=$(awk -v g="$goodput" 'BEGIN { printf "%.0f", g * 1514 / 1448 }')
-echo "# iperf3 goodput $goodput bit/s = $wire on the wire; gatewayd achieved $achieved bit/s, accuracy $accuracy, saturated in $nsat of 7 samples"
-check "under load the direction reads saturated (in $nsat of 7 samples)" test "$nsat" -ge 5
+nlook=$(wc -l <"$TMPD/samples")
+echo "# iperf3 goodput $goodput bit/s = $wire on the wire; gatewayd achieved $achieved bit/s, accuracy $accuracy, saturated in $nsat of $nlook looks"
+check "under load the direction reads saturated (in $nsat of $nlook looks; at least 4, 70% of them)" \
+	test "$nlook" -ge 4 -a $((nsat * 10)) -ge $((nlook * 7))
 check "achieved rate within 2% of iperf3's goodput in wire bytes" \
 	awk -v a="$achieved" -v w="$wire" 'BEGIN { exit !(w > 0 && a / w > 0.98 && a / w < 1.02) }'
 check "accuracy (achieved / 40 mbit) between 0.97 and 1.02" \
