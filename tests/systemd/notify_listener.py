@@ -7,8 +7,8 @@ JSON line: {"t": monotonic seconds, "sent": when the sender sent it, "pid": send
 sender, "msg": text}. "t" is when this listener read it; "sent" is the kernel's own stamp of the
 send (SO_TIMESTAMPNS), on the same monotonic clock, so a listener that a loaded machine kept
 from running does not make a steady sender look late. The sender's pid comes from
-SCM_CREDENTIALS, as systemd's NotifyAccess=main check uses it. With --on-ready, a command runs the moment READY=1 arrives (its output goes to --on-ready-out), to see what the
-kernel holds when the daemon says it is ready. Exits after --timeout seconds at the latest.
+SCM_CREDENTIALS, as systemd's NotifyAccess=main check uses it. With --on-ready, a command runs
+the moment READY=1 arrives (its output goes to --on-ready-out), to see what the kernel holds when the daemon says it is ready. Exits after --timeout seconds at the latest.
 """
 import argparse
 import json
