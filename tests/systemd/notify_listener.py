@@ -2,13 +2,14 @@
 """tests/systemd/notify_listener.py: the service manager's end of sd_notify, for the tests.
 
 Binds an AF_UNIX datagram socket, creates the --bound file only once it is bound (so the daemon
-started after that cannot lose its first datagram), and appends every datagram to LOG as one
-JSON line: {"t": monotonic seconds, "sent": when the sender sent it, "pid": sender, "uid":
-sender, "msg": text}. "t" is when this listener read it; "sent" is the kernel's own stamp of the
-send (SO_TIMESTAMPNS), on the same monotonic clock, so a listener that a loaded machine kept
-from running does not make a steady sender look late. The sender's pid comes from
-SCM_CREDENTIALS, as systemd's NotifyAccess=main check uses it. With --on-ready, a command runs
-the moment READY=1 arrives (its output goes to --on-ready-out), to see what the kernel holds when the daemon says it is ready. Exits after --timeout seconds at the latest.
+started after that cannot lose its first datagram), and appends every datagram to LOG as one JSON
+line: {"t": monotonic seconds, "sent": when the sender sent it, "pid": sender, "uid": sender,
+"msg": text}. "t" is when this listener read it; "sent" is the kernel's own stamp of the send
+(SO_TIMESTAMPNS), on the same monotonic clock, so a listener that a loaded machine kept from
+running does not make a steady sender look late. The sender's pid comes from SCM_CREDENTIALS, as
+systemd's NotifyAccess=main check uses it. With --on-ready, a command runs the moment READY=1
+arrives (its output goes to --on-ready-out), to see what the kernel holds when the daemon says it
+is ready. Exits after --timeout seconds at the latest.
 """
 import argparse
 import json
@@ -62,7 +63,8 @@ def main():
                     sec, ns = struct.unpack("qq", d[:16])
                     late = max(0.0, time.time() - (sec + ns / 1e9))
             msg = data.decode(errors="replace")
-            log.write(json.dumps({"t": t, "sent": t - late, "pid": pid, "uid": uid, "msg": msg}) + "\n")
+            rec = {"t": t, "sent": t - late, "pid": pid, "uid": uid, "msg": msg}
+            log.write(json.dumps(rec) + "\n")
             if a.on_ready and "READY=1" in msg.split("\n"):
                 out = subprocess.run(a.on_ready, shell=True, capture_output=True, text=True,
                                      timeout=10)
