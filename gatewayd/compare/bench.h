@@ -314,6 +314,10 @@ void cmp_tc_id(char *buf, size_t len, uint32_t id, bool handle);
 struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated);
 /* results.c: a figure as results.json writes it: 3 decimals, null (NULL) when not finite */
 struct json_object *cmp_json_num(double v);
+/* results.c: two figures as {"up", "down"}; a percentile set as {p50, p95, p99, mean, samples,
+ * lost} */
+struct json_object *cmp_json_pair(double up, double down);
+struct json_object *cmp_json_pct(const struct cmp_pct *p);
 
 /* flent.c: the name flent gives the run's file: rrul_be-TIME.QDISC.flent.gz */
 void cmp_flent_name(const struct cmp_result *r, char *buf, size_t len);

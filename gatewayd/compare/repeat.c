@@ -67,7 +67,6 @@ bool cmp_ci_apart(const struct cmp_ci *a, const struct cmp_ci *b)
 	return a->n >= 2 && b->n >= 2 && (a->hi < b->lo || b->hi < a->lo);
 }
 
-/* as results.c rounds the runs' figures: to 1/1000 */
 static const char *run_label(struct json_object *run)
 {
 	struct json_object *v;

@@ -18,7 +18,7 @@ struct json_object *cmp_json_num(double v)
 	return isfinite(v) ? json_object_new_double(round(v * 1000) / 1000) : NULL;
 }
 
-static struct json_object *pair(double up, double down)
+struct json_object *cmp_json_pair(double up, double down)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -27,7 +27,7 @@ static struct json_object *pair(double up, double down)
 	return o;
 }
 
-static struct json_object *pct(const struct cmp_pct *p)
+struct json_object *cmp_json_pct(const struct cmp_pct *p)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -172,12 +172,12 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 	}
 	json_object_object_add(o, "phases", phases);
 	json_object_object_add(o, "clients_started_s", cmp_json_num(r->clients_started));
-	json_object_object_add(o, "goodput_bps", pair(r->goodput_bps[0], r->goodput_bps[1]));
-	json_object_object_add(o, "shaper_accuracy", pair(r->accuracy[0], r->accuracy[1]));
+	json_object_object_add(o, "goodput_bps", cmp_json_pair(r->goodput_bps[0], r->goodput_bps[1]));
+	json_object_object_add(o, "shaper_accuracy", cmp_json_pair(r->accuracy[0], r->accuracy[1]));
 	lat = json_object_new_object();
 	json_object_object_add(lat, "baseline", cmp_json_num(r->baseline_ms));
-	json_object_object_add(lat, "idle", pct(&r->idle));
-	json_object_object_add(lat, "loaded", pct(&r->loaded));
+	json_object_object_add(lat, "idle", cmp_json_pct(&r->idle));
+	json_object_object_add(lat, "loaded", cmp_json_pct(&r->loaded));
 	ind = json_object_new_object();
 	json_object_object_add(ind, "p50", cmp_json_num(r->induced_p50));
 	json_object_object_add(ind, "p95", cmp_json_num(r->induced_p95));

@@ -12,28 +12,6 @@
 
 #define SC_SCHEMA_VERSION 1
 
-static struct json_object *pair(double up, double down)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "up", cmp_json_num(up));
-	json_object_object_add(o, "down", cmp_json_num(down));
-	return o;
-}
-
-static struct json_object *pct(const struct cmp_pct *p)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "p50", cmp_json_num(p->p50));
-	json_object_object_add(o, "p95", cmp_json_num(p->p95));
-	json_object_object_add(o, "p99", cmp_json_num(p->p99));
-	json_object_object_add(o, "mean", cmp_json_num(p->mean));
-	json_object_object_add(o, "samples", json_object_new_int64((int64_t)p->n));
-	json_object_object_add(o, "lost", json_object_new_int64((int64_t)p->lost));
-	return o;
-}
-
 static struct json_object *ind(const double v[3])
 {
 	struct json_object *o = json_object_new_object();
@@ -50,21 +28,21 @@ static struct json_object *step_json(const struct cmp_sc_step *st)
 
 	json_object_object_add(o, "start_s", cmp_json_num(st->start));
 	json_object_object_add(o, "end_s", cmp_json_num(st->end));
-	json_object_object_add(o, "capacity_bps", pair((double)st->cap[0], (double)st->cap[1]));
+	json_object_object_add(o, "capacity_bps", cmp_json_pair((double)st->cap[0], (double)st->cap[1]));
 	json_object_object_add(o, "drop", json_object_new_boolean(st->drop));
 	a = json_object_new_object();
-	json_object_object_add(a, "whole", pct(&st->all));
-	json_object_object_add(a, "settled", pct(&st->settled));
+	json_object_object_add(a, "whole", cmp_json_pct(&st->all));
+	json_object_object_add(a, "settled", cmp_json_pct(&st->settled));
 	json_object_object_add(o, "rtt_ms", a);
 	a = json_object_new_object();
 	json_object_object_add(a, "whole", ind(st->ind_all));
 	json_object_object_add(a, "settled", ind(st->ind_settled));
 	json_object_object_add(o, "induced_ms", a);
-	json_object_object_add(o, "goodput_bps", pair(st->goodput[0], st->goodput[1]));
-	json_object_object_add(o, "goodput_share", pair(st->share[0], st->share[1]));
-	json_object_object_add(o, "achieved_bps", pair(st->achieved[0], st->achieved[1]));
-	json_object_object_add(o, "shaper_bps", pair(st->shaper[0], st->shaper[1]));
-	json_object_object_add(o, "peak_queue_ms", pair(st->peak_queue_ms[0], st->peak_queue_ms[1]));
+	json_object_object_add(o, "goodput_bps", cmp_json_pair(st->goodput[0], st->goodput[1]));
+	json_object_object_add(o, "goodput_share", cmp_json_pair(st->share[0], st->share[1]));
+	json_object_object_add(o, "achieved_bps", cmp_json_pair(st->achieved[0], st->achieved[1]));
+	json_object_object_add(o, "shaper_bps", cmp_json_pair(st->shaper[0], st->shaper[1]));
+	json_object_object_add(o, "peak_queue_ms", cmp_json_pair(st->peak_queue_ms[0], st->peak_queue_ms[1]));
 	json_object_object_add(o, "cpu_busy", cmp_json_num(st->cpu_busy));
 	if (st->drop) {
 		json_object_object_add(o, "recovered", json_object_new_boolean(!isinf(st->recover_s)));
@@ -83,7 +61,7 @@ static struct json_object *run_json(const struct cmp_opts *o, const struct cmp_s
 	if (!x->ran)
 		return j;
 	json_object_object_add(j, "baseline_ms", cmp_json_num(x->baseline_ms));
-	json_object_object_add(j, "idle_rtt_ms", pct(&x->idle));
+	json_object_object_add(j, "idle_rtt_ms", cmp_json_pct(&x->idle));
 	json_object_object_add(j, "shaper_changes", json_object_new_int64((int64_t)x->changes));
 	a = json_object_new_array();
 	for (size_t k = 0; k < o->sc.n_steps; k++)
@@ -155,7 +133,7 @@ static struct json_object *config_json(const struct cmp_opts *o)
 	json_object_object_add(c, "scenario", json_object_new_string("variable"));
 	a = json_object_new_array();
 	for (size_t k = 0; k < sc->n_steps; k++)
-		json_object_array_add(a, pair((double)sc->cap[k][0], (double)sc->cap[k][1]));
+		json_object_array_add(a, cmp_json_pair((double)sc->cap[k][0], (double)sc->cap[k][1]));
 	json_object_object_add(c, "steps_bps", a);
 	json_object_object_add(c, "step_s", cmp_json_num(sc->step_s));
 	json_object_object_add(c, "settle_s", cmp_json_num(CMP_SC_SETTLE_S));
@@ -167,13 +145,13 @@ static struct json_object *config_json(const struct cmp_opts *o)
 	json_object_object_add(c, "box_fifo_bytes", json_object_new_int(CMP_SC_BOX_FIFO));
 	json_object_object_add(c, "queue", json_object_new_string(cmp_qdisc_name(o->qdiscs[0])));
 	ar = json_object_new_object();
-	json_object_object_add(ar, "min_bps", pair((double)sc->min[0], (double)sc->min[1]));
-	json_object_object_add(ar, "base_bps", pair((double)sc->base[0], (double)sc->base[1]));
-	json_object_object_add(ar, "max_bps", pair((double)sc->max[0], (double)sc->max[1]));
+	json_object_object_add(ar, "min_bps", cmp_json_pair((double)sc->min[0], (double)sc->min[1]));
+	json_object_object_add(ar, "base_bps", cmp_json_pair((double)sc->base[0], (double)sc->base[1]));
+	json_object_object_add(ar, "max_bps", cmp_json_pair((double)sc->max[0], (double)sc->max[1]));
 	json_object_object_add(ar, "keys", json_object_new_string(sc->ar_keys));
 	json_object_object_add(c, "autorate", ar);
 	json_object_object_add(c, "probe_method", json_object_new_string(sc->probe_method));
-	json_object_object_add(c, "fixed_bps", pair((double)sc->base[0], (double)sc->base[1]));
+	json_object_object_add(c, "fixed_bps", cmp_json_pair((double)sc->base[0], (double)sc->base[1]));
 	a = json_object_new_object();
 	json_object_object_add(a, "induced_p95_ms", cmp_json_num(CMP_SC_BOUND_MS));
 	json_object_object_add(a, "goodput_share", cmp_json_num(CMP_SC_SHARE));
