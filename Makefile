@@ -68,7 +68,7 @@ LAYER_EXEMPT := gatewayd/main.c
 .PHONY: all router deps check-deps test test-unit test-netns test-uml test-webui asan bench \
 	install clean demo fuzz fuzz-bins layers man-lint deb
 
-all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni
+all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni $(BUILD)/gatewayd-uml-exec
 
 # the router's binary: everything but the comparison bench (--compare says it is not built in)
 router: $(BUILD)/gatewayd-router
@@ -119,6 +119,11 @@ $(BUILD)/gatewayd: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main.o $(LIBS)
 # the chained CNI plugin, run by container runtimes (gatewayd-cni(8))
 $(BUILD)/gatewayd-cni: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/cni/main.o $(CNI_LIBS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
+
+# how uml/gatewayd-uml starts linux.uml on a CPU whose XSAVE area UML cannot hand back
+$(BUILD)/gatewayd-uml-exec: uml/gatewayd-uml-exec.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lseccomp
 
 $(BUILD)/gatewayd-router: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main-router.o $(ROUTER_LIBS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
@@ -194,6 +199,7 @@ install: all
 	# --compare's User-Mode Linux helper: found at ../libexec/gatewayd/ from the binary
 	install -D -m 0755 uml/gatewayd-uml $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml
 	install -D -m 0755 uml/gatewayd-uml-init $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml-init
+	install -D -m 0755 $(BUILD)/gatewayd-uml-exec $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml-exec
 	install -d $(DESTDIR)$(UNITDIR)
 	sed -e 's|/usr/local/sbin|$(SBINDIR)|g' -e 's|/etc/gatewayd|$(SYSCONFDIR)/gatewayd|g' \
 		systemd/gatewayd.service >$(DESTDIR)$(UNITDIR)/gatewayd.service

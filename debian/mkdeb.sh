@@ -35,7 +35,7 @@ $MAKE --no-print-directory BUILD="$DEB_BUILD" "$flags" LDFLAGS="$LDFLAGS" PREFIX
 
 # what dh_strip does to an executable (the debug info stays in DEB_BUILD/gatewayd)
 strip --remove-section=.comment --remove-section=.note "$stage/usr/sbin/gatewayd" \
-	"$stage/usr/lib/cni/gatewayd-cni"
+	"$stage/usr/lib/cni/gatewayd-cni" "$stage/usr/libexec/gatewayd/gatewayd-uml-exec"
 # man pages and the changelog compressed as policy says, without a name or date inside
 gzip -9n "$stage"/usr/share/man/man*/*
 doc=$stage/usr/share/doc/gatewayd

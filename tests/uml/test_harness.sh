@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/uml/test_harness.sh: proves the UML harness (uml-run) and the guest kernel. Run from the
 # repo root as root. Prints "ok - / not ok - / skip -" lines for tests/run.
+#  (a0) gatewayd-uml-exec reads the host's XSAVE size and can hide that regset from linux.uml;
 #  (a) a guest script's stdout, stderr and exit status reach the host, two runs at once;
 #  (b)+(c) tests/uml/guest/kernel-features.sh: fq_codel, cake, netem, ingress+ifb+u32+mirred,
 #      and a shaped load (goodput, loaded ping) through the router namespace;
@@ -33,6 +34,30 @@ trap 'rm -rf "$out"; rmdir "$base" 2>/dev/null' EXIT
 netns_before=$(ip netns list | sort)
 umldir_before=$(ls -A "${HOME:-/root}/.uml" 2>/dev/null)
 t0=$SECONDS
+
+# (a0) gatewayd-uml-exec: the host's XSAVE regset size as ptrace reads it, and its filter
+# hiding that regset (the helper's own check, run under the filter, then reads none).
+ux=build/gatewayd-uml-exec
+chk=$($ux --check)
+crc=$?
+size=$(echo "$chk" | sed -n 's/^host xstate \([0-9]*\) bytes, linux.uml 832$/\1/p')
+want=1
+[ "$size" = 832 ] || [ "$size" = 0 ] && want=0
+if [ -n "$size" ] && [ "$crc" = "$want" ]; then
+	ok "gatewayd-uml-exec --check: $chk (exit $crc)"
+else
+	not_ok "gatewayd-uml-exec --check" "exit $crc, printed '$chk'"
+fi
+hid=$($ux --no-xstate "$PWD/$ux" --check)
+hrc=$?
+if [ "$hrc" = 0 ] && [ "$hid" = "host xstate 0 bytes, linux.uml 832" ]; then
+	ok "gatewayd-uml-exec --no-xstate hides the regset from what it runs"
+else
+	not_ok "gatewayd-uml-exec --no-xstate hides the regset" "exit $hrc, printed '$hid'"
+fi
+$ux --no-xstate /nonexistent/linux.uml 2>/dev/null
+[ $? = 127 ] && ok "gatewayd-uml-exec: a missing kernel exits 127" ||
+	not_ok "gatewayd-uml-exec: a missing kernel" "did not exit 127"
 
 # (a) two runs at once, each must get its own output and status.
 $run --timeout 60 tests/uml/guest/exit-status.sh marker-one 3 >"$out/one" 2>&1 &

@@ -33,9 +33,11 @@ BRIDGE='{"cniVersion":"1.0.0","name":"'$NET'","type":"bridge","bridge":"cnibr0",
 	"isGateway":true,"ipam":{"type":"host-local","subnet":"10.77.0.0/24","dataDir":"'$T'/ipam"}}'
 RC='{"bandwidth":{"ingressRate":'$RATE',"ingressBurst":'$BURST',"egressRate":'$RATE',"egressBurst":'$BURST'}}'
 
-# call PLUGIN CMD ID NETNS < CONF: as a runtime calls a plugin; stdout into $T/out
+# call PLUGIN CMD ID NETNS < CONF: as a runtime calls a plugin; stdout into $T/out. The
+# guest's GLIBC_TUNABLES and GODEBUG stay (no AVX where it keeps x87+SSE only: tests/uml/README.md)
 call() {
-	ip netns exec $H env -i PATH="$PATH" CNI_COMMAND="$2" CNI_CONTAINERID="$3" \
+	ip netns exec $H env -i PATH="$PATH" ${GLIBC_TUNABLES:+GLIBC_TUNABLES="$GLIBC_TUNABLES"} \
+		${GODEBUG:+GODEBUG="$GODEBUG"} CNI_COMMAND="$2" CNI_CONTAINERID="$3" \
 		CNI_NETNS="/run/netns/$4" CNI_IFNAME=eth0 CNI_PATH="$PLUGINS" "$1" >"$T/out" 2>>"$T/err"
 }
 # add ID NETNS TYPE BINARY: bridge, then TYPE chained after it with the same runtimeConfig;
