@@ -190,7 +190,7 @@ load_round() {	# load_round DIR:N...: prints "DIR N shaper_mbit received_mbit" p
 		echo "$d $n $(shaped_mbit "$TMPD/snaps.$ROUND" "$n" "$([ "$d" = eg ] && echo egress || echo ingress)") $(mbit "$TMPD/$d.$n")"
 	done
 }
-bad=0 results=() starved=()
+bad=0 results=() starved=() outside=() FINAL=0
 judge() {	# judge LINE...: "DIR N shaper_mbit received_mbit" against the cap
 	local l cap
 	for l in "$@"; do
@@ -201,12 +201,21 @@ judge() {	# judge LINE...: "DIR N shaper_mbit received_mbit" against the cap
 			echo "# container $2 $1: the queue never stayed backlogged for an interval (received $4 Mbit/s)"
 			continue
 		fi
-		results+=("$l")
 		# the upper bound has room for the measurement, not the shaper: two 1 s intervals
 		# timed by when a pass ran, which a loaded machine delays by tens of ms (1.026 was
-		# seen); a cap not in force shows the flood's 1.5
-		awk -v v="$3" -v c="$cap" 'BEGIN { exit !(v / c >= 0.90 && v / c <= 1.05) }' ||
-			{ bad=$((bad + 1)); echo "# container $2 $1: shaper sent $3 Mbit/s of $cap (received $4)"; }
+		# seen); a cap not in force shows the flood's 1.5. A reading outside is taken again
+		# alone, once, as a starved one is: with the other lane's suites on both cores the
+		# kernel's own dequeueing falls behind now and then (CI saw 3 of 16 in one run).
+		if awk -v v="$3" -v c="$cap" 'BEGIN { exit !(v / c >= 0.90 && v / c <= 1.05) }'; then
+			results+=("$l")
+		elif [ "$FINAL" = 0 ]; then
+			outside+=("$1:$2")
+			echo "# container $2 $1: shaper sent $3 Mbit/s of $cap (received $4): taken again alone"
+		else
+			results+=("$l")
+			bad=$((bad + 1))
+			echo "# container $2 $1: shaper sent $3 Mbit/s of $cap (received $4)"
+		fi
 	done
 }
 rounds=$(((COUNT + AT_ONCE - 1) / AT_ONCE))
@@ -224,8 +233,9 @@ for r in $(seq 0 $((rounds - 1))); do
 	ROUND=$((ROUND + 1))
 	echo "# round $ROUND: $((SECONDS - t0)) s"
 done
-again=("${starved[@]}")
+again=("${starved[@]}" "${outside[@]}")
 starved=()
+FINAL=1
 for x in "${again[@]}"; do
 	ROUND_ARGS=" $x"
 	mapfile -t lines < <(load_round "$x")
@@ -238,7 +248,7 @@ summary() {	# summary DIR CAP COLUMN: min median max of that direction's column 
 }
 echo "# the shaper's rate / cap (wire bytes, over 2 saturated intervals), $COUNT containers, $AT_ONCE at a time: egress $(summary eg $EG_CAP 3); ingress $(summary in $IN_CAP 3)"
 echo "# iperf3's received payload / cap (the limit exactly: 0.971): egress $(summary eg $EG_CAP 4); ingress $(summary in $IN_CAP 4)"
-check "each container's rate within 90-100% of its cap under load (read to 1.05 for the timing of the reads), both directions ($bad of $((2 * COUNT)) outside)" test "$bad" -eq 0
+check "each container's rate within 90-100% of its cap under load (read to 1.05 for the timing of the reads), both directions ($bad of $((2 * COUNT)) outside; ${#outside[@]} taken again alone)" test "$bad" -eq 0
 check "every stream saturated its queue (${#starved[@]} of $((2 * COUNT)) did not, even alone)" test "${#starved[@]}" -eq 0
 # TCP, one container, both directions at once, 2 flows each, for the record: goodput is at
 # most 95.6% of the wire rate the shaper charges, less when the senders are starved of CPU
@@ -351,10 +361,11 @@ status_renamed() {	# ctr:vcr1 on /api/status, no ctr:vc1
 check "and the status follows the name (ctr:vcr1, no ctr:vc1)" wait_for status_renamed 5
 idx=$(ifindex vcr1)
 ip -n "$H" link set vcr1 name zz1
-if wait_ms 1 bash -c "! ip -n $H link show gwc-$idx >/dev/null 2>&1" >/dev/null && no_gw_tree zz1; then
-	ok "renamed to zz1 (matching no entry): its tree and ifb gwc-$idx are removed"
+# (removal has no deadline of its own: 3 s, for an ifb's deletion on a loaded machine)
+if ms=$(wait_ms 3 bash -c "! ip -n $H link show gwc-$idx >/dev/null 2>&1 && ! tc -n $H qdisc show dev zz1 | grep -q 'e000:\|ffff:'"); then
+	ok "renamed to zz1 (matching no entry): its tree and ifb gwc-$idx are removed (${ms} ms)"
 else
-	not_ok "renamed to zz1: tree and ifb removed" "$(tc -n "$H" qdisc show dev zz1; ip -n "$H" -br link)"
+	not_ok "renamed to zz1: tree and ifb gwc-$idx removed" "$(tc -n "$H" qdisc show dev zz1; ip -n "$H" -br link show gwc-$idx; tail -5 "$GW_LOG")"
 fi
 ip -n "$H" link set zz1 name vc1
 if ms=$(wait_ms 1 shaped vc1); then ok "renamed back to vc1: shaped again (${ms} ms)"
@@ -379,7 +390,7 @@ link add zq2 index $idx type veth peer name eth1 netns $RUN_ID-c2
 link set zq2 up
 EOF
 # the ifb going is the sign gatewayd took in the batch (vcq2 gone, zq2 new)
-if wait_ms 2 bash -c "! ip -n $H link show gwc-$idx >/dev/null 2>&1" >/dev/null && no_gw_tree zq2; then
+if wait_ms 3 bash -c "! ip -n $H link show gwc-$idx >/dev/null 2>&1" >/dev/null && no_gw_tree zq2; then
 	ok "index $idx reused by an interface matching no entry: nothing of gatewayd's on it, ifb gone"
 else
 	not_ok "index reused by a non-matching interface" "$(tc -n "$H" qdisc show dev zq2; ip -n "$H" -br link)"
