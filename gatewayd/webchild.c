@@ -203,10 +203,12 @@ static void __attribute__((noreturn)) child_main(int sock, const int *fds, size_
 	char err[512];
 	bool root;
 
-	/* the launcher's signal mask and handlers are its own: this process takes the defaults,
-	 * and dies with the launcher */
+	/* the launcher's signal mask and handlers are its own: this process takes the defaults.
+	 * It does not die with the launcher: it ends with its stream from the daemon (at the
+	 * daemon's stop or death, or when a new one takes its sockets), so a launcher that is
+	 * killed leaves the page up, only no longer restartable. */
 	default_signals();
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+	if (getppid() != parent)
 		_exit(1);
 	close_others(sock, fds, n);
 	/* One malloc arena for every thread: glibc gives each HTTP thread an arena of its own,
@@ -464,8 +466,8 @@ static void launcher_gone(struct gw_webchild *c)
 	if (c->zpid > 0)
 		waitpid(c->zpid, NULL, 0);
 	c->zpid = 0;
-	gw_log(GW_LOG_ERR, "web process launcher gone: the page is not restarted again "
-	       "(shaping goes on)");
+	gw_log(GW_LOG_ERR, "web process launcher gone: the page goes on, but is not started "
+	       "again if it ends (shaping goes on)");
 }
 
 /* What the launcher says: a process started (its pid, returned) or one that died (logged,
@@ -584,6 +586,10 @@ static void flush(struct gw_webchild *c)
 			       n < 0 ? strerror(errno) : "closed");
 			close(c->sock);
 			c->sock = -1;
+			/* no launcher to report its end and start another */
+			if (c->zsock < 0)
+				gw_log(GW_LOG_ERR, "web process %d gone, and its launcher before it: "
+				       "no page until gatewayd is restarted", (int)c->pid);
 		}
 	}
 	if (c->out_off >= c->out.len)

@@ -127,6 +127,22 @@ n1=$(pts)
 W2=$(api /api/status | jq -r '.web.pid')
 check "a reload that changes nothing of the series: the history goes on ($n0, then $n1 points; web process $WEB, then $W2)" \
 	bash -c "[ '$n1' -gt '$n0' ] && [ '$W2' = '$WEB' ]"
+# the launcher (the daemon's one child that is not the web process) killed: the page stays,
+# served by the same web process, and the daemon goes on
+LAUNCHER=$(ps -o pid= --ppid "$GW_PID" | tr -d ' ' | grep -vx "$W2" | head -1)
+check "the web process's launcher is the daemon's child (pid ${LAUNCHER:-none}), the web process not" \
+	bash -c "[ -n '$LAUNCHER' ] && [ \"\$(ps -o ppid= -p $W2 | tr -d ' ')\" = '$LAUNCHER' ]"
+kill -9 "$LAUNCHER"
+check "kill -9 of the launcher: logged" wait_for "grep -q 'web process launcher gone: the page goes on' '$GW_LOG'" 3
+gw_samples "$NS_R" 2
+n2=$(pts) W3=$(api /api/status | jq -r '.web.pid')
+check "  the page stays: the same web process ($W3), its history goes on ($n1, then $n2 points)" \
+	bash -c "[ '$W3' = '$W2' ] && [ '$n2' -gt '$n1' ]"
+check "  the daemon went on: the tree in place" \
+	bash -c "kill -0 $GW_PID && ip netns exec $NS_R tc qdisc show dev r1 | grep -q 'htb e000:'"
+WEB=$W2
 gw_stop
 check "clean stop" test $? -eq 0
-check "  and no web process is left" bash -c "! kill -0 $WEB 2>/dev/null"
+# (without its launcher the web process is init's child: gone, or a zombie until reaped)
+gone() { ! kill -0 "$1" 2>/dev/null || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+check "  and no web process is left: it ended with its stream" wait_for "gone $WEB" 2 "the web process to end"
