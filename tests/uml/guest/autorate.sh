@@ -97,13 +97,22 @@ rates() {
 	read -r se si <<<"$st"
 	echo "${se:-x} ${eg:-y} ${si:-x} ${in:-y}"
 }
-# followed KEY: both directions' rates at or under 7 Mbit/s, the kernel's equal to the status's
+# followed KEY: both directions' rates at or under 7 Mbit/s, as /api/status and the kernel say.
+# (Not that the two are equal: autorate moves every 200 ms pass under the load, and the reads
+# here take longer than that in the guest; CI saw them never agree at once. agreed, below,
+# checks that once the load has ended.)
 followed() {
 	local r
 	r=$(rates "$1")
 	echo "$SECONDS $r" >>"$T/rates.$1"
 	read -r se ke si ki <<<"$r"
-	[ "$se" = "$ke" ] && [ "$si" = "$ki" ] && num_below "$se" 7000001 && num_below "$si" 7000001
+	num_below "$se" 7000001 && num_below "$ke" 7000001 && num_below "$si" 7000001 &&
+		num_below "$ki" 7000001
+}
+# agreed KEY: the kernel's rates are the ones /api/status says
+agreed() {
+	read -r se ke si ki <<<"$(rates "$1")"
+	[ "$se" = "$ke" ] && [ "$si" = "$ki" ]
 }
 
 # phase NAME KEY KIND SHAPER_BLOCK: gatewayd with SHAPER_BLOCK (a root of KIND, its rate in
@@ -154,11 +163,15 @@ CONF
 	if [ $fok -ne 0 ] && [ "${busy:-0}" -ge 95 ]; then
 		echo "skip - $name: the rates to follow the modem down within 12 s ($follow s; $(tail -1 "$T/rates.$key")): the guest's CPU was $busy% busy, so the figure is the CPU's"
 	else
-		check "$name: both directions' rates followed the modem down to <= 7 Mbit/s within 12 s, the kernel's $key as /api/status says ($follow s; $(tail -1 "$T/rates.$key"); CPU $busy% busy)" \
+		check "$name: both directions' rates followed the modem down to <= 7 Mbit/s within 12 s, in /api/status and the kernel's $key ($follow s; $(tail -1 "$T/rates.$key"); CPU $busy% busy)" \
 			"$(tr '\n' ';' <"$T/rates.$key")" test $fok -eq 0
 	fi
 	wait $tcp $udpu $udpd
 	lap "$name: the load ended"
+	# with no load the rates stay put until idle_after: the kernel's must be the status's
+	check "$name: after the load, the kernel's $key is the rate /api/status says" \
+		"status egress, kernel egress, status ingress, kernel ingress: $(rates "$key")" \
+		wait_for "agreed $key" 3 "$name: the status's rates in the kernel"
 	# near 100: the one CPU held the load back (the host was busy), not the modem
 	echo "# $name: the guest's CPU busy $(uml_cpu_busy "$cpu0" "$(uml_cpu_stat)")% under the load"
 	b1=$(qdiscs)
