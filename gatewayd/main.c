@@ -16,6 +16,7 @@
 #include "gatewayd/tree/dryrun.h"
 #include "gatewayd/tree/kinds.h"
 #include "gatewayd/sys/log.h"
+#include "gatewayd/sys/memtune.h"
 #include "gatewayd/load/loadtest.h"
 #include "gatewayd/loop.h"
 #include "gatewayd/sys/instance.h"
@@ -87,6 +88,7 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	size_t waiting;
 	int r;
 
+	gw_malloc_tune(false);	/* before the launcher's fork: it and the web process inherit it */
 	if ((r = gw_sampler_new(cfg, a, &sampler)))
 		return r;
 	if ((r = gw_status_init(&st, sampler, gw_mono_now()))) {

@@ -1,7 +1,6 @@
 /* gatewayd/webchild.c: the web process: forked over a socketpair, unprivileged and sandboxed,
  * fed wire frames without ever blocking the loop, and restarted with a back-off when it dies. */
 #include <errno.h>
-#include <malloc.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -16,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include "gatewayd/sys/log.h"
+#include "gatewayd/sys/memtune.h"
 #include "gatewayd/sys/privdrop.h"
 #include "gatewayd/sys/sandbox.h"
 #include "gatewayd/histfeed.h"
@@ -215,11 +215,10 @@ static void __attribute__((noreturn)) child_main(int sock, const int *fds, size_
 	 * which keeps what its largest rendering took (1.35 MB of /metrics at 1000 classes, with
 	 * its JSON tree) long after; with one, the daemon at 1000 idle classes and full history
 	 * rings held 19-20 MB instead of 20-26 (BENCHMARKS.md, section 4, when the daemon served
-	 * its page itself). Set here, not inherited: under systemd this process is exec'd. The
-	 * threads allocate little and seldom, so they do not contend. MALLOC_ARENA_MAX in the
-	 * environment wins. */
-	if (!getenv("MALLOC_ARENA_MAX"))
-		mallopt(M_ARENA_MAX, 1);
+	 * its page itself). The threads allocate little and seldom, so they do not contend. And
+	 * fixed thresholds, so a rendering's big blocks go back (gatewayd/sys/memtune.h). Set
+	 * here, not inherited: under systemd this process is exec'd. */
+	gw_malloc_tune(true);
 	/*
 	 * As root the server starts first (on the settings the daemon sends first), so the auth
 	 * and TLS files are read as they were by the daemon (root's, mode 0600), and then the
