@@ -43,12 +43,15 @@ for _ in $(seq 1 7); do
 done
 wait $IPERF
 goodput=$(jq -r '.end.sum_received.bits_per_second // 0' "$TMPD/iperf.json")
-achieved=$(jq -s '[.[] | select(.[0] == true) | .[1]] | if length > 0 then add / length else 0 end' "$TMPD/samples")
-accuracy=$(jq -s '[.[] | select(.[0] == true) | .[2]] | if length > 0 then add / length else 0 end' "$TMPD/samples")
+# the median of the saturated looks: one pass in which a sender starved of CPU let the queue
+# run low reads low (CI, sanitizer build: 0.96 as a mean of 7, every look saturated)
+median='sort | if length > 0 then .[(length - 1) / 2 | floor] else 0 end'
+achieved=$(jq -s "[.[] | select(.[0] == true) | .[1]] | $median" "$TMPD/samples")
+accuracy=$(jq -s "[.[] | select(.[0] == true) | .[2]] | $median" "$TMPD/samples")
 nsat=$(jq -s '[.[] | select(.[0] == true)] | length' "$TMPD/samples")
 wire=$(awk -v g="$goodput" 'BEGIN { printf "%.0f", g * 1514 / 1448 }')
 nlook=$(wc -l <"$TMPD/samples")
-echo "# iperf3 goodput $goodput bit/s = $wire on the wire; gatewayd achieved $achieved bit/s, accuracy $accuracy, saturated in $nsat of $nlook looks"
+echo "# iperf3 goodput $goodput bit/s = $wire on the wire; gatewayd achieved $achieved bit/s, accuracy $accuracy (medians), saturated in $nsat of $nlook looks: $(jq -s -c '[.[] | (.[1] // 0) | floor]' "$TMPD/samples")"
 check "under load the direction reads saturated (in $nsat of $nlook looks; at least 4, 70% of them)" \
 	test "$nlook" -ge 4 -a $((nsat * 10)) -ge $((nlook * 7))
 check "achieved rate within 2% of iperf3's goodput in wire bytes" \
