@@ -37,8 +37,11 @@ counters() {
 		 /Sent/ && c { v[c] = $2; c = 0 }
 		 END { print v[1] + 0, v[2] + 0, v[3] + 0, v[4] + 0 }'
 }
-root_drops() {
-	ip netns exec "$NS_R" tc -s -j qdisc show dev r1 | jq '.[] | select(.handle == "e000:") | .drops'
+# wan's drops, one reading: "root bulk_leaf" (htb counts its children's drops too, and a
+# qdisc purged or recreated under it adds drops at the root that no leaf counts)
+drops() {
+	ip netns exec "$NS_R" tc -s -j qdisc show dev r1 |
+		jq -r '[(.[] | select(.handle == "e000:") | .drops), (.[] | select(.handle == "1001:") | .drops)] | map(tostring) | join(" ")'
 }
 # monotonic FILE: every column of every line >= the line before
 monotonic() {
@@ -51,11 +54,11 @@ at() {	# at MS: the schedule of the run: wait until MS milliseconds after t0
 	WAIT_FOR_STEP=0.02 wait_for '[ $(( (${EPOCHREALTIME/./} - t0) / 1000 )) -ge '"$1"' ]' 20 "$1 ms into the run"
 }
 run() {
-	local drops0 reader
+	local root0 leaf0 root1 leaf1 reader
 	ip netns exec "$NS_S" timeout 20 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
 	PIDS+=($!)
 	wait_listening "$NS_S" 5201 >&2
-	drops0=$(root_drops)
+	read -r root0 leaf0 <<<"$(drops)"
 	ip netns exec "$NS_C" timeout 20 iperf3 -c 10.77.2.2 -P 4 -t 7 >/dev/null 2>&1 &
 	local ip=$!
 	t0=${EPOCHREALTIME/./}
@@ -87,17 +90,20 @@ run() {
 	fi
 	wait $ip
 	wait $reader
-	echo $(( $(root_drops) - drops0 ))
+	read -r root1 leaf1 <<<"$(drops)"
+	echo "$((root1 - root0)) $((leaf1 - leaf0))"
 }
-d0=$(run 0)
-d1=$(run 1)
-echo "# 7 s of 4 TCP flows through wan: $d0 drops left alone, $d1 with a link added, removed and a leaf replaced"
+read -r d0 l0 <<<"$(run 0)"
+read -r d1 l1 <<<"$(run 1)"
+echo "# 7 s of 4 TCP flows through wan: $d0 drops left alone, $d1 with a link added, removed and a leaf replaced (the bulk leaf's own: $l0, $l1)"
 echo "# wan counters (root, bulk leaf, bulk class, other class) first/last: $(head -1 "$TMPD/counters.1") / $(tail -1 "$TMPD/counters.1")"
 echo "# reload log: $(grep -o 'reloaded .*' "$GW_LOG" | sed 's/^reloaded [^:]*: //' | tr '\n' '|')"
 check "wan's kernel counters only grew through the three reloads ($(wc -l <"$TMPD/counters.1") readings)" \
 	monotonic "$TMPD/counters.1"
-check "... no drops beyond the shaper's own ($d1 vs $d0, allowing 50% + 200)" \
-	awk -v a="$d1" -v b="$d0" 'BEGIN { exit !(a >= 0 && a <= b * 1.5 + 200) }'
+# (how many TCP drops there are varies from run to run, 211 to 694 here: the count is not the
+# test; that every one of them is the bulk leaf's own is)
+check "... no drops beyond the shaper's own: the root's $d1 are the bulk leaf's $l1 (a run without reloads: $d0 and $l0)" \
+	bash -c "[ '$d1' -ge 0 ] && [ '$d1' = '$l1' ] && [ '$d0' = '$l0' ]"
 check "no reload rebuilt anything" bash -c "! grep -qE 'rebuilt|[1-9][0-9]* trees recreated' '$GW_LOG'"
 
 check "link added: done in place (the log names it)" grep -q "link lan added; 0 changed, [0-9]* created, 0 deleted" "$GW_LOG"
