@@ -11,9 +11,9 @@
  * `--check` reads the host's regset size. `--no-xstate` runs the kernel under a seccomp
  * filter that answers EIO to that regset (and to nothing else), so UML finds it missing at
  * boot and keeps the registers with PTRACE_GETFPREGS and PTRACE_SETFPREGS instead: x87 and
- * SSE, not the upper halves of the AVX registers. Separate guest processes are separate host
- * processes and keep theirs, but the threads of one guest process would share them, so the
- * launcher then tells glibc in the guest not to use AVX (gatewayd-uml-init).
+ * SSE, not the upper halves of the AVX registers, which are then zeroed at each of a guest
+ * process's page faults and shared by its threads; so the launcher tells every guest program
+ * not to use AVX (gatewayd-uml: noavx).
  *
  * The filter does not touch the guest's own system calls: UML runs guest processes under
  * PTRACE_SYSEMU, which stops every call before seccomp sees it, and the host calls made for

@@ -84,6 +84,8 @@ has_root() { [[ $(tc -n "$H" qdisc show dev "$1" 2>/dev/null) == *"htb e000:"* ]
 no_gw_tree() {	# no_gw_tree NAME: nothing of gatewayd's on NAME
 	! tc -n "$H" qdisc show dev "$1" 2>/dev/null | grep -q 'e000:\|ffff:'
 }
+# ctr_removed IDX NAME: the container ifb gwc-IDX gone and nothing of gatewayd's on NAME
+ctr_removed() { ! ip -n "$H" link show "gwc-$1" >/dev/null 2>&1 && no_gw_tree "$2"; }
 status() { ip netns exec "$H" curl -s --max-time 2 http://127.0.0.1:9180/api/status; }
 ctr_links() { status | jq -r '[.links[].name | select(startswith("ctr:"))] | sort | join(" ")'; }
 rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$GW_PID/status"; }
@@ -362,7 +364,7 @@ check "and the status follows the name (ctr:vcr1, no ctr:vc1)" wait_for status_r
 idx=$(ifindex vcr1)
 ip -n "$H" link set vcr1 name zz1
 # (removal has no deadline of its own: 3 s, for an ifb's deletion on a loaded machine)
-if ms=$(wait_ms 3 bash -c "! ip -n $H link show gwc-$idx >/dev/null 2>&1 && ! tc -n $H qdisc show dev zz1 | grep -q 'e000:\|ffff:'"); then
+if ms=$(wait_ms 3 ctr_removed "$idx" zz1); then
 	ok "renamed to zz1 (matching no entry): its tree and ifb gwc-$idx are removed (${ms} ms)"
 else
 	not_ok "renamed to zz1: tree and ifb gwc-$idx removed" "$(tc -n "$H" qdisc show dev zz1; ip -n "$H" -br link show gwc-$idx; tail -5 "$GW_LOG")"
@@ -390,7 +392,7 @@ link add zq2 index $idx type veth peer name eth1 netns $RUN_ID-c2
 link set zq2 up
 EOF
 # the ifb going is the sign gatewayd took in the batch (vcq2 gone, zq2 new)
-if wait_ms 3 bash -c "! ip -n $H link show gwc-$idx >/dev/null 2>&1" >/dev/null && no_gw_tree zq2; then
+if wait_ms 3 ctr_removed "$idx" zq2 >/dev/null; then
 	ok "index $idx reused by an interface matching no entry: nothing of gatewayd's on it, ifb gone"
 else
 	not_ok "index reused by a non-matching interface" "$(tc -n "$H" qdisc show dev zq2; ip -n "$H" -br link)"
