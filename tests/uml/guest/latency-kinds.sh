@@ -116,6 +116,15 @@ for k in $KINDS; do
 	if [ "${n:-0}" -lt 250 ]; then
 		echo "# $k: only ${n:-0} of ~350 probes during the load found the link loaded (the host starves the guest): run again"
 		run_kind "$k"
+	# fq_codel hashes flows into 1024 queues: in about 5 runs of 1024 the probes' flow lands in
+	# the queue of one of the 5 bulk flows and waits behind it (CI read induced p50 12 ms, p99
+	# 68 ms, 3% of probes lost, with the link full and 346 probes judged loaded). Each run's
+	# new qdisc draws a new hash seed: a miss of an FQ kind runs it again, once, and the second
+	# run is judged
+	elif [ "$k" != fifo ] && ! jq -e '.links[0].directions[0].latency.induced_p99_ms as $p |
+		$p != null and $p < 15' "$T/load-$k.json" >/dev/null 2>&1; then
+		echo "# $k: induced p99 $(jq -r '.links[0].directions[0].latency.induced_p99_ms' "$T/load-$k.json" 2>/dev/null) ms: the probes may have shared a hash bucket with a bulk flow: run again"
+		run_kind "$k"
 	fi
 	[ -f "$T/load-$k.json" ] && judge "$k"
 	echo "# $k done at $(el) s"
