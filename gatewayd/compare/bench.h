@@ -64,6 +64,12 @@ struct cmp_pick {
 	char label[CMP_LABEL_MAX];	/* "fq_codel:target=2ms:quantum=300": its column */
 	char knobs[CMP_KNOBS_MAX];	/* the child block's keys, libconfig text: `target =
 					 * "2ms"; quantum = 300L;` ("" for none) */
+	/* -c CONFIG (owntree.c): the run is the config's own link, as written or with q in
+	 * every leaf; conf is the daemon's whole config (malloc'd). NULL: the bench's tree */
+	bool own;
+	char *conf;
+	uint32_t needs;			/* the queues (bits by enum cmp_qdisc) whose kinds the
+					 * run's tree needs; 0: q's alone */
 };
 
 enum cmp_phase { CMP_PH_IDLE1, CMP_PH_TCP, CMP_PH_FLOOD, CMP_PH_IDLE2, CMP_PH_COUNT };
@@ -79,7 +85,14 @@ struct cmp_opts {
 	size_t n_qdiscs;
 	struct cmp_pick pick[CMP_MAX_QDISCS];	/* qdiscs[i] with its knobs: pick[i] */
 	char out[4096];			/* "" = no files */
-	char config[4096];		/* -c: a config whose compare_dir is the default out */
+	char config[4096];		/* -c: the config whose link is benched (not with
+					 * --scenario), and whose compare_dir is the default out */
+	char own_link[32];		/* --link: which of its links (GW_NAME_MAX) */
+	bool own;			/* its link is benched (owntree.c) */
+	bool own_autorate;		/* the link had autorate, which the bench leaves out */
+	bool own_nft;			/* it classifies with nftables (match rules, hosts) */
+	char user_qdiscs[CMP_QDISCS_TEXT_MAX];	/* --qdiscs as given ("" when not), which a
+						 * UML guest reads again */
 	enum cmp_kernel kernel;
 	bool in_uml;			/* we are the guest side of --kernel uml */
 	bool no_delay;			/* the kernel has no netem: no added RTT */
@@ -144,7 +157,7 @@ struct cmp_flow {
 /* One qdisc or class of the gateway's tree as the kernel reports it (read back once a run,
  * after gatewayd applied it): what results.json's `qdiscs` and the flent file's EGRESS_INFO
  * and INGRESS_INFO say. */
-#define CMP_MAX_TC 12
+#define CMP_MAX_TC 40	/* a few classes each way */
 struct cmp_tc {
 	bool cls;			/* an htb class, else a qdisc */
 	bool down;			/* on the ifb (ingress), else on the WAN side */
@@ -184,6 +197,7 @@ struct cmp_result {
 	int repeat;			/* which repetition, 0-based (--repeat) */
 	int queue;			/* its place in --qdiscs, 0-based */
 	bool ran;
+	bool own;			/* the config's own link (-c), not the bench's tree */
 	char note[256];			/* why skipped, or what went wrong */
 	double phase_start[CMP_PH_COUNT + 1];	/* seconds since the run's start */
 	double setup_s, total_s;		/* set-up before the first phase; the whole run */
@@ -226,6 +240,12 @@ int cmp_parse_qdiscs(const char *list, struct cmp_pick *out, size_t max, size_t 
 /* --rate: "20mbit" (both ways) or "40mbit/10mbit" (down/up), 100kbit..1gbit each: bits/s into
  * bps ([0] up, [1] down), each one's text into text. 0 or -EINVAL. */
 int cmp_parse_rates(const char *s, uint64_t bps[2], char text[2][32]);
+/* owntree.c: -c CONFIG: o->pick becomes the dumb fifo at the config's link's rates, the link
+ * as written, and the link with each of user's queues in every leaf; o's rates become the
+ * link's. 0, or -EINVAL with "FILE:LINE: ..." in err. cmp_own_free frees the picks' configs. */
+int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user, char *err,
+		  size_t errlen);
+void cmp_own_free(struct cmp_opts *o);
 /* The child block's settings of queue x with the user's knobs, and the kind's bench settings
  * the knobs do not override (on the ifb, its ingress ones too): `kind = "fifo"; limit = 1000;` */
 void cmp_child_text(const struct cmp_queue *x, const char *knobs, bool ingress, char *buf,

@@ -72,8 +72,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gatewayd --compare [--rate 20mbit|DOWN/UP] [--rtt 40ms] [--duration 30s]\n"
 		"                [--qdiscs fifo,fq_codel:target=2ms,cake,cake-shaper]\n"
-		"                [--out DIR | -c CONFIG] [--repeat N]\n"
-		"                [--kernel auto|host|uml]\n"
+		"                [--out DIR] [--repeat N] [--kernel auto|host|uml]\n"
+		"       gatewayd --compare -c CONFIG [--link NAME] [--qdiscs fq_codel:target=2ms,...]\n"
+		"                [--rtt 40ms] [--duration 30s] [--out DIR] [--repeat N] [--kernel ...]\n"
 		"       gatewayd --compare --scenario variable [--steps 40/10,12/4,30/8]\n"
 		"                [--step-time 20s] [--ways autorate,fixed,none] [--qdiscs fq_codel]\n"
 		"                [--autorate 'KEY = VALUE; ...'] [--probe-method udp|icmp|...]\n"
@@ -93,6 +94,9 @@ static void usage(FILE *f)
 		"cake:diffserv4, fifo:limit=50 (a KEY=VALUE after a comma is one more knob of the\n"
 		"queue before it); each is a column of its own, headed by its label. A bad knob\n"
 		"is refused (exit 2) before anything starts, in the config's words.\n"
+		"-c CONFIG: the config's own link (its classes, matches and queues) at its rates,\n"
+		"after the fifo at the same rates; with --qdiscs, once more per queue, that queue in\n"
+		"every leaf (docs/compare.md, \"Your own tree\").\n"
 		"--repeat N (1 to 20): every queue N times, in turn, and each figure as the median\n"
 		"[lo, hi] over the repetitions, with box plots (docs/compare.md, \"Repeats\").\n"
 		"--scenario variable: the delay box's capacity changes in steps (down/up Mbit/s,\n"
@@ -127,6 +131,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		{ "qdiscs", required_argument, NULL, 'q' },
 		{ "out", required_argument, NULL, 'o' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "link", required_argument, NULL, 'L' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "in-uml", no_argument, NULL, 'U' },
 		{ "scenario", required_argument, NULL, 'S' },
@@ -141,7 +146,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 	};
 	char qbuf[CMP_QDISCS_TEXT_MAX] = "fifo,fq_codel,cake,cake-shaper", wbuf[64] = "autorate,fixed,none";
 	char steps[256] = "40/10,12/4,30/8";
-	bool qset = false;
+	bool qset = false, rset = false;
 	int64_t us;
 	int c;
 
@@ -167,6 +172,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 				return -EINVAL;
 			}
 			snprintf(o->rate_text, sizeof(o->rate_text), "%s", optarg);
+			rset = true;
 			break;
 		case 't':
 			if (gw_parse_time(optarg, &us) || us < 0 || us > 2000000) {
@@ -256,6 +262,14 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		case 'c':
 			snprintf(o->config, sizeof(o->config), "%s", optarg);
 			break;
+		case 'L':
+			if (strlen(optarg) >= sizeof(o->own_link) || !*optarg) {
+				fprintf(stderr, "gatewayd: --link: a link's name of the config, up to %zu characters, not '%s'\n",
+					sizeof(o->own_link) - 1, optarg);
+				return -EINVAL;
+			}
+			snprintf(o->own_link, sizeof(o->own_link), "%s", optarg);
+			break;
 		case 'k':
 			if (!strcmp(optarg, "auto"))
 				o->kernel = CMP_KERNEL_AUTO;
@@ -285,9 +299,37 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		return -EINVAL;
 	}
 	o->rate_bps = o->dir_bps[1];
-	if (!o->sc.on) {
-		if (parse_qdiscs(qbuf, o))
+	if (o->own_link[0] && (!o->config[0] || o->sc.on)) {
+		fprintf(stderr, "gatewayd: --link: says which link of -c CONFIG a queue comparison benches\n");
+		return -EINVAL;
+	}
+	if (!o->sc.on && o->config[0]) {
+		/* -c CONFIG: its own link against the fifo, at its rates (owntree.c) */
+		struct cmp_pick user[CMP_MAX_QDISCS];
+		size_t n_user = 0;
+		char err[1024], abs[PATH_MAX];
+
+		if (rset) {
+			fprintf(stderr, "gatewayd: --rate and -c: the bench runs at the rates of the config's link\n");
 			return -EINVAL;
+		}
+		if (qset && cmp_parse_qdiscs(qbuf, user, CMP_MAX_QDISCS, &n_user, err, sizeof(err))) {
+			fprintf(stderr, "gatewayd: %s\n", err);
+			return -EINVAL;
+		}
+		/* absolute: a UML guest reads it again, through its hostfs root */
+		if (realpath(o->config, abs))
+			snprintf(o->config, sizeof(o->config), "%s", abs);
+		if (qset)
+			snprintf(o->user_qdiscs, sizeof(o->user_qdiscs), "%s", qbuf);
+		o->own = true;
+		if (cmp_own_setup(o, user, n_user, err, sizeof(err))) {
+			fprintf(stderr, "gatewayd: %s\n", err);
+			return -EINVAL;
+		}
+	} else if (!o->sc.on && parse_qdiscs(qbuf, o))
+		return -EINVAL;
+	if (!o->sc.on) {
 		/* the results file's readers take what 8 queues of an hour write, not more */
 		if ((double)o->n_qdiscs * o->repeat * o->duration_s > CMP_REPEAT_TOTAL_S) {
 			fprintf(stderr, "gatewayd: --repeat %d: %zu queues x %d x %.0f s is more than %.0f h of runs\n",
@@ -467,14 +509,25 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 	argv[i++] = "--in-uml";
 	argv[i++] = "--kernel";
 	argv[i++] = "host";
-	argv[i++] = "--rate";
-	argv[i++] = (char *)o->rate_text;
+	if (o->own) {
+		/* the guest reads the config again (its root is the host's) and makes the same
+		 * runs: the rates are the link's, --qdiscs the user's own */
+		argv[i++] = "-c";
+		argv[i++] = (char *)o->config;
+		argv[i++] = "--link";
+		argv[i++] = (char *)o->own_link;
+	} else {
+		argv[i++] = "--rate";
+		argv[i++] = (char *)o->rate_text;
+	}
 	argv[i++] = "--rtt";
 	argv[i++] = rtt;
 	argv[i++] = "--duration";
 	argv[i++] = dur;
-	argv[i++] = "--qdiscs";
-	argv[i++] = q;
+	if (!o->own || o->user_qdiscs[0]) {
+		argv[i++] = "--qdiscs";
+		argv[i++] = o->own ? (char *)o->user_qdiscs : q;
+	}
 	if (o->repeat > 1) {
 		snprintf(nrep, sizeof(nrep), "%d", o->repeat);
 		argv[i++] = "--repeat";
@@ -735,6 +788,12 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 	return bad ? -EIO : 0;
 }
 
+/* The queues pick i's tree needs (bits by enum cmp_qdisc). */
+static uint32_t pick_needs(const struct cmp_opts *o, size_t i)
+{
+	return o->pick[i].needs ? o->pick[i].needs : 1u << o->qdiscs[i];
+}
+
 static int run_all(struct cmp_opts *o, const char *kernel)
 {
 	/* every queue's every repetition, in the order they run: repetition by repetition */
@@ -768,6 +827,11 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 	       bed.ns[0], bed.ns[1], bed.ns[2], bed.ns[3]);
 	printf("status page while it runs: `ip netns exec %s curl http://127.0.0.1:9180/`%s\n",
 	       bed.ns[1], o->in_uml ? " (inside the UML guest)" : "");
+	if (o->own)
+		printf("-c %s: link %s at %s down, %s up, against the fifo at the same rates%s%s\n",
+		       o->config, o->own_link, o->dir_text[1], o->dir_text[0],
+		       o->n_qdiscs > 2 ? ", and with each --qdiscs queue in every leaf" : "",
+		       o->own_autorate ? "; its autorate is left out (the bench's line does not vary: --scenario variable measures autorate)" : "");
 	for (size_t j = 0; j < nr && rc != 130; j++) {
 		struct cmp_result *x = &r[j];
 		size_t i = j % o->n_qdiscs;
@@ -783,9 +847,15 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 			if (!i)
 				printf("repetition %d of %d\n", x->repeat + 1, o->repeat);
 		}
-		if (!o->have[x->q]) {
+		int lacks = -1;
+
+		for (int q = 0; q < CMP_Q_COUNT && lacks < 0; q++)
+			if ((pick_needs(o, i) & (1u << q)) && !o->have[q])
+				lacks = q;
+		x->own = o->pick[i].own;
+		if (lacks >= 0) {
 			snprintf(x->note, sizeof(x->note), "skipped: this kernel has no %s",
-				 cmp_queue(x->q)->ops->name);
+				 cmp_queue((enum cmp_qdisc)lacks)->ops->name);
 			if (!x->repeat)
 				printf("%s: %s\n", cmp_result_label(x), x->note);
 			continue;
@@ -822,16 +892,17 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 	return rc;
 }
 
-int gw_compare_main(int argc, char **argv)
+static int compare_main(int argc, char **argv, struct cmp_opts *op)
 {
 	struct cmp_opts o;
 	char helper[PATH_MAX];
 	bool ok[PROBE_N] = { false };
 	int r;
 
-	memset(&o, 0, sizeof(o));
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* progress lines show as they come, even in UML */
-	if ((r = parse_opts(argc, argv, &o)))
+	r = parse_opts(argc, argv, op);
+	o = *op;
+	if (r)
 		return r > 0 ? 0 : 2;
 	bool out_given = o.out[0] != 0 || o.in_uml;
 	if (readlink("/proc/self/exe", o.self, sizeof(o.self) - 1) < 0) {
@@ -851,15 +922,16 @@ int gw_compare_main(int argc, char **argv)
 	char missing[128] = "";
 	size_t n = (size_t)snprintf(missing, sizeof(missing), "%s", ok[0] ? "" : " netem");
 
-	for (size_t i = 0; i < o.n_qdiscs; i++) {
-		const char *kind = cmp_queue(o.qdiscs[i])->ops->name;
+	for (size_t i = 0; i < o.n_qdiscs; i++)
+		for (int q = 0; q < CMP_Q_COUNT; q++) {
+			if (!(pick_needs(&o, i) & (1u << q)) || ok[2 + q])
+				continue;
+			const char *kind = cmp_queue((enum cmp_qdisc)q)->ops->name;
 
-		if (ok[2 + o.qdiscs[i]] || strstr(missing, kind))
-			continue;
-		full = false;
-		if (n < sizeof(missing))
-			n += (size_t)snprintf(missing + n, sizeof(missing) - n, " %s", kind);
-	}
+			full = false;
+			if (!strstr(missing, kind) && n < sizeof(missing))
+				n += (size_t)snprintf(missing + n, sizeof(missing) - n, " %s", kind);
+		}
 	if (!ok[1] && n < sizeof(missing))
 		snprintf(missing + n, sizeof(missing) - n, " ifb");
 	/* --kernel host is a promise: a queue it cannot build is refused before anything starts
@@ -869,20 +941,25 @@ int gw_compare_main(int argc, char **argv)
 		size_t nl = 0, na = 0;
 
 		for (size_t i = 0; i < o.n_qdiscs; i++) {
-			const char *kind = cmp_queue(o.qdiscs[i])->ops->name;
+			bool lacking = false;
 
-			if (ok[2 + o.qdiscs[i]])
-				continue;
-			if (!strstr(lacks, kind) && nl < sizeof(lacks))
-				nl += (size_t)snprintf(lacks + nl, sizeof(lacks) - nl, "%s%s",
-						       nl ? ", " : "", kind);
-			if (na < sizeof(asked))
+			for (int q = 0; q < CMP_Q_COUNT; q++) {
+				if (!(pick_needs(&o, i) & (1u << q)) || ok[2 + q])
+					continue;
+				const char *kind = cmp_queue((enum cmp_qdisc)q)->ops->name;
+
+				lacking = true;
+				if (!strstr(lacks, kind) && nl < sizeof(lacks))
+					nl += (size_t)snprintf(lacks + nl, sizeof(lacks) - nl, "%s%s",
+							       nl ? ", " : "", kind);
+			}
+			if (lacking && na < sizeof(asked))
 				na += (size_t)snprintf(asked + na, sizeof(asked) - na, "%s%s",
 						       na ? "," : "", o.pick[i].label);
 		}
 		if (nl) {
-			fprintf(stderr, "gatewayd: --kernel host: this kernel has no %s (--qdiscs %s): leave those out, or let --kernel auto or uml run the bench in User-Mode Linux\n",
-				lacks, asked);
+			fprintf(stderr, "gatewayd: --kernel host: this kernel has no %s (%s %s): leave those out, or let --kernel auto or uml run the bench in User-Mode Linux\n",
+				lacks, o.own ? "the runs" : "--qdiscs", asked);
 			return 2;
 		}
 	}
@@ -923,6 +1000,9 @@ int gw_compare_main(int argc, char **argv)
 		if (!linux_uml || !*linux_uml)
 			linux_uml = "/usr/bin/linux.uml";
 		if (find_uml_helper(o.self, helper, sizeof(helper)) && access(linux_uml, X_OK) == 0) {
+			if (o.own && o.own_nft)
+				printf("note: link %s classifies with nftables, which needs the inet family in the guest's kernel (Debian's linux.uml has none: its runs then fail to apply; see docs/compare.md)\n",
+				       o.own_link);
 			if (o.kernel == CMP_KERNEL_UML)
 				printf("--kernel uml: running the comparison inside User-Mode Linux (%s)\n",
 				       helper);
@@ -951,4 +1031,15 @@ int gw_compare_main(int argc, char **argv)
 	if (o.sc.on)
 		return cmp_sc_main(&o, o.in_uml ? "uml" : "host");
 	return run_all(&o, o.in_uml ? "uml" : "host");
+}
+
+int gw_compare_main(int argc, char **argv)
+{
+	struct cmp_opts o;
+	int r;
+
+	memset(&o, 0, sizeof(o));
+	r = compare_main(argc, argv, &o);
+	cmp_own_free(&o);
+	return r;
 }

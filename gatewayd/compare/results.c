@@ -155,6 +155,9 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 		json_object_object_add(o, "repeat", json_object_new_int(r->repeat));
 		json_object_object_add(o, "position", json_object_new_int(r->queue));
 	}
+	/* "config": the link of -c CONFIG (its queues as written, or the label's in every
+	 * leaf); "bench": the bench's own htb (or the kind shaping alone) and one queue */
+	json_object_object_add(o, "tree", json_object_new_string(r->own ? "config" : "bench"));
 	json_object_object_add(o, "ran", json_object_new_boolean(r->ran));
 	json_object_object_add(o, "note", json_object_new_string(r->note));
 	if (!r->ran)
@@ -317,6 +320,14 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 	json_object_object_add(cfg, "phases", phases);
 	if (o->repeat > 1)
 		json_object_object_add(cfg, "repeat", json_object_new_int(o->repeat));
+	if (o->own) {
+		struct json_object *own = json_object_new_object();
+
+		json_object_object_add(own, "file", json_object_new_string(o->config));
+		json_object_object_add(own, "link", json_object_new_string(o->own_link));
+		json_object_object_add(own, "autorate_left_out", json_object_new_boolean(o->own_autorate));
+		json_object_object_add(cfg, "own_tree", own);
+	}
 	json_object_object_add(root, "config", cfg);
 	runs = json_object_new_array();
 	for (size_t i = 0; i < n; i++)

@@ -55,7 +55,7 @@ def fields(path, obj, spec):
     return True
 
 
-QDISCS = {"fifo", "fq_codel", "cake", "cake-shaper"}
+QDISCS = {"fifo", "fq_codel", "cake", "cake-shaper", "sfq", "pie"}
 PHASES = ["idle", "tcp", "flood", "idle2"]
 GRADES = {"A+", "A", "B", "C", "D", "F", ""}
 
@@ -81,33 +81,48 @@ def tc_bps(text):
     return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2).lower()]
 
 
-def check_label(p, r):
-    """label: the queue's name, then nothing or knobs (':KEY=VALUE', ':word')."""
+def check_label(p, r, cfg=None):
+    """label: the queue's name, then nothing or knobs (':KEY=VALUE', ':word'); a run of the
+    config's own tree (-c): its link's name, or that and '+' and such a queue."""
+    if r.get("tree") not in ("bench", "config"):
+        bad(p + ".tree", f"{r.get('tree')!r} is neither bench nor config")
+    knobs = r"(:[a-z0-9_]+(=[A-Za-z0-9._+-]+)?)*"
+    if r.get("tree") == "config":
+        link = ((cfg or {}).get("own_tree") or {}).get("link")
+        if not isinstance(link, str) or not isinstance(r.get("label"), str) or not (
+                r["label"] == link or re.fullmatch(re.escape(link) + r"\+" +
+                                                   re.escape(r.get("qdisc", "")) + knobs,
+                                                   r["label"])):
+            bad(p + ".label", f"{r.get('label')!r} is not link {link!r} (+ a queue and its knobs)")
+        return
     if isinstance(r.get("label"), str) and isinstance(r.get("qdisc"), str) and \
-            not re.fullmatch(re.escape(r["qdisc"]) + r"(:[a-z0-9_]+(=[A-Za-z0-9._+-]+)?)*",
-                             r["label"]):
+            not re.fullmatch(re.escape(r["qdisc"]) + knobs, r["label"]):
         bad(p + ".label", f"{r['label']!r} is not qdisc {r['qdisc']!r} and its knobs")
 
 
 def check_rates(p, r, cfg):
-    """Each direction's htb classes at the direction's own rate, as the kernel reports them."""
+    """Each direction's htb classes at the direction's own rate, as the kernel reports them
+    (a config's own tree: at most that rate, its classes' own)."""
     for q in r["qdiscs"]:
         if not isinstance(q, dict) or q.get("type") != "class" or q.get("kind") != "htb":
             continue
         m = re.match(r"rate (\S+)", q.get("params", ""))
         want = cfg.get("rate_bps_" + q.get("direction", ""))
         got = tc_bps(m.group(1)) if m else None
+        if r.get("tree") == "config" and got is not None and isinstance(want, int) and \
+                got <= 1.01 * want:
+            continue
         if got is None or not isinstance(want, int) or abs(got - want) > 0.01 * want:
             bad(f"{p}.qdiscs", f"{q.get('direction')} htb class {q.get('handle')}: "
                 f"{q.get('params', '')[:40]!r}, want rate_bps_{q.get('direction')} {want}")
 
 
 def check_run(p, r, cfg):
-    base = {"qdisc": "str", "label": "str", "ran": "bool", "note": "str"}
+    base = {"qdisc": "str", "label": "str", "tree": "str", "ran": "bool", "note": "str"}
     if not isinstance(r, dict) or not r.get("ran"):
         fields(p, r, base)
         if isinstance(r, dict):
-            check_label(p, r)
+            check_label(p, r, cfg)
         return
     spec = dict(base, goodput_bps="obj", shaper_accuracy="obj", latency_ms="obj",
                 grade="str", drops="obj", ecn_marks="obj", peak_queue="obj",
@@ -116,7 +131,7 @@ def check_run(p, r, cfg):
                 flent_file="str", qdiscs="arr")
     if not fields(p, r, spec):
         return
-    check_label(p, r)
+    check_label(p, r, cfg)
     check_rates(p, r, cfg)
     if not re.fullmatch(r"rrul_be-\d{4}-\d\d-\d\dT\d{6}\.\d{6}\.[A-Za-z0-9_-]+\.flent\.gz",
                         r["flent_file"]):
@@ -231,10 +246,15 @@ def check_json(path):
     if d["kernel"] not in ("host", "uml"):
         bad("$.kernel", "must be host or uml")
     cfg = d["config"]
-    fields("$.config", cfg, {"rate_bps": "int", "rate_bps_down": "int", "rate_bps_up": "int",
-                              "rtt_ms": "num", "netem": "bool", "duration_s": "num",
-                              "probe_hz": "int", "tcp_flows_per_direction": "int",
-                              "udp_flood_bps": "int", "phases": "arr"})
+    spec = {"rate_bps": "int", "rate_bps_down": "int", "rate_bps_up": "int",
+            "rtt_ms": "num", "netem": "bool", "duration_s": "num",
+            "probe_hz": "int", "tcp_flows_per_direction": "int",
+            "udp_flood_bps": "int", "phases": "arr"}
+    if "own_tree" in cfg:   # -c CONFIG
+        spec["own_tree"] = "obj"
+        fields("$.config.own_tree", cfg["own_tree"],
+               {"file": "str", "link": "str", "autorate_left_out": "bool"})
+    fields("$.config", cfg, spec)
     if cfg.get("rate_bps") != cfg.get("rate_bps_down"):
         bad("$.config", f"rate_bps {cfg.get('rate_bps')} is not rate_bps_down {cfg.get('rate_bps_down')}")
     names = [ph.get("name") for ph in cfg.get("phases", []) if isinstance(ph, dict)]

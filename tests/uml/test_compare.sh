@@ -60,17 +60,21 @@ else
 		test ! -e "$T/fake-args"
 fi
 
-# -c CONFIG: the results go where that config's daemon looks (its compare_dir), unless --out
+# -c CONFIG: the results go where that config's daemon looks (its compare_dir), unless --out;
+# the guest gets the config and its link to bench again, at the link's rates (not --rate)
 mkdir -p "$T/cdir"
 cat >"$T/c.conf" <<EOF
 compare_dir = "$T/cdir";
 links = ( { name = "wan"; interface = "lo";
-  egress = { shaper = "htb"; rate = "10mbit"; child = { kind = "fifo"; }; }; } );
+  egress = { shaper = "htb"; rate = "10mbit"; child = { kind = "fifo"; }; };
+  ingress = { shaper = "htb"; rate = "20mbit"; child = { kind = "fifo"; }; }; } );
 EOF
 rm -f "$T/fake-args"
 GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare -c "$T/c.conf" --kernel uml --qdiscs fifo >/dev/null 2>&1
 args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
-check "-c CONFIG: the run writes to its compare_dir: $args" "$args" grep -q -- "--out $T/cdir" <<<"$args"
+check "-c CONFIG: the run writes to its compare_dir, and the guest benches its link: $args" "$args" \
+	eval 'grep -q -- "--out $T/cdir" <<<"$args" && grep -q -- "-c $T/c.conf --link wan --rtt" <<<"$args" &&
+		grep -q -- "--qdiscs fifo " <<<"$args" && ! grep -q -- "--rate" <<<"$args"'
 printf 'compare_dir = 5;\n' >"$T/bad.conf"
 out=$(timeout 10 "$GATEWAYD" --compare -c "$T/bad.conf" 2>&1)
 rc=$?
