@@ -215,14 +215,23 @@ static int bad(char *err, size_t errlen, const char *what)
 	return -EBADMSG;
 }
 
-/* A run's label (its queue and knobs: "fq_codel:target=2ms"), the queue's name q when the
- * file has none (older ones) or one that is not q followed by knobs. */
+/* Is it a run of `--compare -c CONFIG`'s own tree (runs[].tree "config")? */
+static bool own_tree(json_object *in)
+{
+	const char *t = get_str(in, "tree", 8);
+
+	return t && !strcmp(t, "config");
+}
+
+/* A run's label (its queue and knobs: "fq_codel:target=2ms"; a config's own tree: its link's
+ * name, "home+sfq"), the queue's name q when the file has none (older ones) or one that is
+ * not q followed by knobs (not a safe name, for a config's tree). */
 static const char *run_label(json_object *in, const char *q)
 {
 	const char *l = get_str(in, "label", LABEL_MAX);
-	size_t n = strlen(q);
+	size_t n = own_tree(in) ? 0 : strlen(q);
 
-	if (!l || strncmp(l, q, n) || (l[n] && l[n] != ':'))
+	if (!l || !l[0] || strncmp(l, q, n) || (n && l[n] && l[n] != ':'))
 		return q;
 	for (const char *c = l + n; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
@@ -245,6 +254,8 @@ static int summarize_run(json_object *in, json_object *out, char *err, size_t er
 		return bad(err, errlen, "a run's 'ran' is missing or not a boolean");
 	json_object_object_add(out, "qdisc", json_object_new_string(q));
 	json_object_object_add(out, "label", json_object_new_string(run_label(in, q)));
+	if (own_tree(in))
+		json_object_object_add(out, "tree", json_object_new_string("config"));
 	json_object_object_add(out, "ran", json_object_new_boolean(json_object_get_boolean(ran)));
 	json_object_object_add(out, "note", json_object_new_string(note ? note : ""));
 	if (!json_object_get_boolean(ran))

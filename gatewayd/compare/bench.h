@@ -134,6 +134,17 @@ struct cmp_sample {
 	uint8_t phase;
 };
 
+/* A UDP probe through the reflector the bench runs in the server (gatewayd --reflect): its
+ * round trip and the one-way delays the reflector's stamps give, each NAN when lost. The
+ * namespaces share the machine's clock, so the one-way delays are absolute here. */
+enum { CMP_UDP_RTT, CMP_UDP_UP, CMP_UDP_DOWN, CMP_UDP_N };
+#define CMP_REFLECT_PORT 2112
+struct cmp_usample {
+	float t;			/* sent, seconds since the run started */
+	float ms[CMP_UDP_N];
+	uint8_t phase;
+};
+
 /* One direction's queue as sampled every tick. */
 struct cmp_qpoint {
 	float t;
@@ -209,6 +220,8 @@ struct cmp_result {
 
 	struct cmp_sample *samples;
 	size_t n_samples, cap_samples;
+	struct cmp_usample *usamples;
+	size_t n_usamples, cap_usamples;
 	struct cmp_qpoint *qpoints;
 	size_t n_qpoints, cap_qpoints;
 	struct cmp_flow flows[CMP_MAX_FLOWS];
@@ -219,6 +232,11 @@ struct cmp_result {
 	double accuracy[2];		/* shaper's bytes / configured rate over the TCP window */
 	struct cmp_pct idle, loaded;
 	double baseline_ms;		/* idle p50 before the load */
+	/* the UDP probes' round trip, one way up, one way down: as the ICMP figures are */
+	struct cmp_lat {
+		struct cmp_pct idle, loaded;
+		double baseline_ms, induced_p50, induced_p95, induced_p99, induced_mean;
+	} udp[CMP_UDP_N];
 	double induced_p50, induced_p95, induced_p99, induced_mean;
 	const char *grade;
 	uint64_t drops[2], marks[2];
@@ -281,6 +299,9 @@ void cmp_result_free(struct cmp_result *r);
  * pid, or -errno with why in note. */
 pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char *conf,
 			 const char *log, char *note, size_t notelen);
+/* gatewayd --reflect in the server on CMP_REFLECT_PORT, once it says it answers: 0, or -errno
+ * with why in err (testbed.c). */
+int cmp_start_reflector(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen);
 /* SIGINT, SIGTERM or SIGHUP read from the signalfd? */
 bool cmp_interrupted(int sigfd);
 

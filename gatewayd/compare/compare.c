@@ -615,6 +615,9 @@ static void print_rows(struct cmp_result *r, size_t n)
 	ROW("induced p95 (ms)", 1, induced_p95);
 	ROW("induced p99 (ms)", 1, induced_p99);
 	ROW("induced mean (ms)", 1, induced_mean);
+	ROW("UDP induced p95 (ms)", 1, udp[CMP_UDP_RTT].induced_p95);
+	ROW("one-way up induced p95", 1, udp[CMP_UDP_UP].induced_p95);
+	ROW("one-way down induced p95", 1, udp[CMP_UDP_DOWN].induced_p95);
 	ROW("Jain's fairness (8 TCP)", 3, jain);
 	for (size_t i = 0; i < n; i++)
 		r[i].cpu_busy *= 100;
@@ -815,7 +818,8 @@ static int run_all(struct cmp_opts *o, const char *kernel)
 	}
 	for (int i = 0; i < 4; i++)
 		bed.fd[i] = -1;
-	if (cmp_bed_up(&bed, o, err, sizeof(err))) {
+	/* the server answers the UDP probes (gatewayd --reflect), for each way's delay */
+	if (cmp_bed_up(&bed, o, err, sizeof(err)) || cmp_start_reflector(&bed, o, err, sizeof(err))) {
 		fprintf(stderr, "gatewayd: building the testbed: %s\n", err);
 		cmp_bed_down(&bed);
 		close(sfd);

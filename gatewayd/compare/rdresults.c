@@ -30,6 +30,10 @@ const struct rep_num_row rep_num_rows[] = {
 	{ "induced p95 (ms)", "latency_ms.induced.p95", 1, 1 },
 	{ "induced p99 (ms)", "latency_ms.induced.p99", 1, 1 },
 	{ "induced mean (ms)", "latency_ms.induced.mean", 1, 1 },
+	/* the UDP probes (files older than them lack these: "-") */
+	{ "UDP induced p95 (ms)", "udp_latency_ms.rtt.induced.p95", 1, 1 },
+	{ "one-way up induced p95", "udp_latency_ms.up.induced.p95", 1, 1 },
+	{ "one-way down induced p95", "udp_latency_ms.down.induced.p95", 1, 1 },
 	{ "Jain's fairness (8 TCP)", "jain_fairness", 1, 3 },
 	{ "bench CPU busy (%)", "cpu_busy", 100, 0 },
 	{ "peak queue up (ms)", "peak_queue.up.ms", 1, 1 },
@@ -218,6 +222,24 @@ static int check_figures(struct rd *c, struct json_object *run, const char *w)
 	    (e = check_keys(c, lat, at, "loaded", counts, W_INT)) ||
 	    (e = check_keys(c, lat, at, "induced", pcts, W_NUM | W_NULL)))
 		return e;
+	/* the UDP probes' figures, in files that have them, as strictly as latency_ms */
+	if (json_object_object_get_ex(run, "udp_latency_ms", &v)) {
+		static const char *const ways[] = { "rtt", "up", "down" };
+		struct json_object *u;
+
+		for (int k = 0; k < 3; k++) {
+			snprintf(at, sizeof(at), "%s.udp_latency_ms", w);
+			if ((e = get(c, v, at, ways[k], W_OBJ, &u)))
+				return e;
+			snprintf(at, sizeof(at), "%s.udp_latency_ms.%s", w, ways[k]);
+			if ((e = get_num(c, u, at, "baseline", true, &x)) ||
+			    (e = check_keys(c, u, at, "idle", pcts, W_NUM | W_NULL)) ||
+			    (e = check_keys(c, u, at, "loaded", pcts, W_NUM | W_NULL)) ||
+			    (e = check_keys(c, u, at, "loaded", counts, W_INT)) ||
+			    (e = check_keys(c, u, at, "induced", pcts, W_NUM | W_NULL)))
+				return e;
+		}
+	}
 	for (int d = 0; d < 2; d++) {
 		struct json_object *o;
 
@@ -431,7 +453,7 @@ static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_ph
 {
 	static const char *const fig_keys[] = { "goodput_bps", "shaper_accuracy", "latency_ms",
 						"grade", "drops", "ecn_marks", "peak_queue",
-						"jain_fairness", "cpu_busy", NULL };
+						"jain_fairness", "cpu_busy", "udp_latency_ms", NULL };
 	struct json_object *v, *lat;
 	double baseline;
 	char w[32];

@@ -188,6 +188,25 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 	json_object_object_add(ind, "mean", cmp_json_num(r->induced_mean));
 	json_object_object_add(lat, "induced", ind);
 	json_object_object_add(o, "latency_ms", lat);
+	/* the UDP probes: round trip and each way, as latency_ms */
+	struct json_object *udp = json_object_new_object();
+	static const char *const uname[CMP_UDP_N] = { "rtt", "up", "down" };
+
+	for (int k = 0; k < CMP_UDP_N; k++) {
+		const struct cmp_lat *u = &r->udp[k];
+		struct json_object *l = json_object_new_object(), *in = json_object_new_object();
+
+		json_object_object_add(l, "baseline", cmp_json_num(u->baseline_ms));
+		json_object_object_add(l, "idle", cmp_json_pct(&u->idle));
+		json_object_object_add(l, "loaded", cmp_json_pct(&u->loaded));
+		json_object_object_add(in, "p50", cmp_json_num(u->induced_p50));
+		json_object_object_add(in, "p95", cmp_json_num(u->induced_p95));
+		json_object_object_add(in, "p99", cmp_json_num(u->induced_p99));
+		json_object_object_add(in, "mean", cmp_json_num(u->induced_mean));
+		json_object_object_add(l, "induced", in);
+		json_object_object_add(udp, uname[k], l);
+	}
+	json_object_object_add(o, "udp_latency_ms", udp);
 	json_object_object_add(o, "grade", json_object_new_string(r->grade ? r->grade : ""));
 	a = json_object_new_object();
 	json_object_object_add(a, "up", json_object_new_int64((int64_t)r->drops[0]));
@@ -247,6 +266,18 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 		json_object_array_add(samples, pt);
 	}
 	json_object_object_add(o, "samples", samples);
+	samples = json_object_new_array();
+	for (size_t i = 0; i < r->n_usamples; i++) {
+		const struct cmp_usample *u = &r->usamples[i];
+		struct json_object *pt = json_object_new_array();
+
+		json_object_array_add(pt, cmp_json_num(u->t));
+		for (int k = 0; k < CMP_UDP_N; k++)
+			json_object_array_add(pt, cmp_json_num(u->ms[k]));
+		json_object_array_add(pt, json_object_new_int(u->phase));
+		json_object_array_add(samples, pt);
+	}
+	json_object_object_add(o, "udp_samples", samples);
 
 	struct json_object *queue = json_object_new_array();
 

@@ -139,6 +139,24 @@ static void on_sample(void *arg, const struct gw_probe_sample *s)
 		c->last_rtt = s->rtt_ms;
 }
 
+/* A UDP probe's reply: its round trip and one-way delays, by the phase it was sent in. */
+static void on_usample(void *arg, const struct gw_probe_sample *s)
+{
+	struct run_ctx *c = arg;
+	struct cmp_result *r = c->r;
+	float t = (float)(s->sent_mono - c->t0);
+	int ph = 0;
+
+	if (t < 0 || gw_grow(&r->usamples, &r->cap_usamples, r->n_usamples,
+			     sizeof(*r->usamples), 1024))
+		return;
+	while (ph + 1 < CMP_PH_COUNT && t >= r->phase_start[ph + 1])
+		ph++;
+	r->usamples[r->n_usamples++] = (struct cmp_usample){ .t = t, .phase = (uint8_t)ph,
+		.ms = { s->lost ? NAN : (float)s->rtt_ms, s->lost ? NAN : (float)s->owd_up_ms,
+			s->lost ? NAN : (float)s->owd_down_ms } };
+}
+
 struct dump_ctx {
 	int ifidx[2];
 	struct cmp_qpoint *pt;
@@ -272,7 +290,7 @@ bool cmp_interrupted(int sigfd)
 }
 
 static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *r,
-		   int sigfd, struct gw_nl *nl, struct dump_ctx *dc, struct gw_prober *pr,
+		   int sigfd, struct gw_nl *nl, struct dump_ctx *dc, struct gw_prober *pr[2],
 		   struct run_ctx *rc, struct cmp_load *ld)
 {
 	double tcp_s = r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_TCP];
@@ -285,12 +303,13 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 	memcpy(sched, r->phase_start, sizeof(sched));
 	for (;;) {
 		double t = cmp_now() - rc->t0;
-		struct pollfd pfd[3] = { { .fd = gw_prober_fd(pr), .events = POLLIN } };
+		struct pollfd pfd[4] = { { .fd = gw_prober_fd(pr[0]), .events = POLLIN },
+					 { .fd = gw_prober_fd(pr[1]), .events = POLLIN } };
 		int fds[2], nfd = cmp_load_fds(ld, fds);
 		bool tick = false;
 
 		for (int i = 0; i < nfd; i++)
-			pfd[1 + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+			pfd[2 + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
 		if (cmp_interrupted(sigfd))
 			return -EINTR;
 		if (t >= end)
@@ -357,8 +376,9 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 
 		if (tty && next_line - t < wait)
 			wait = next_line - t;
-		poll(pfd, (nfds_t)(1 + nfd), wait > 0 ? (int)ceil(wait * 1000) : 0);
-		gw_prober_run(pr);
+		poll(pfd, (nfds_t)(2 + nfd), wait > 0 ? (int)ceil(wait * 1000) : 0);
+		gw_prober_run(pr[0]);
+		gw_prober_run(pr[1]);
 	}
 	if (tty)
 		printf("\n");
@@ -381,7 +401,8 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	};
 	struct sockaddr_in *sin = (struct sockaddr_in *)&pcfg.targets[0].addr;
 	struct dump_ctx dc = { .r = r };
-	struct gw_prober *pr = NULL;
+	struct gw_probe_cfg ucfg;
+	struct gw_prober *pr[2] = { NULL, NULL };
 	struct gw_nl *nl = NULL;
 	struct cmp_load *ld = NULL;
 	pid_t gw = 0;
@@ -392,6 +413,11 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	sin->sin_family = AF_INET;
 	inet_pton(AF_INET, CMP_IP_SERVER, &sin->sin_addr);
 	pcfg.targets[0].addrlen = sizeof(*sin);
+	/* and UDP to the server's reflector, which gives each way's delay */
+	ucfg = pcfg;
+	ucfg.method = GW_PROBE_UDP;
+	sin = (struct sockaddr_in *)&ucfg.targets[0].addr;
+	sin->sin_port = htons(CMP_REFLECT_PORT);
 	r->phase_start[0] = 0;
 	for (int i = 0; i < CMP_PH_COUNT; i++) {
 		acc += phase_share[i] * o->duration_s;
@@ -424,9 +450,11 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	 * it, so a failure here costs the metadata only */
 	cmp_read_tree(nl, dc.ifidx, r);
 	/* the daemon's own prober (gatewayd/probe/prober.c), ICMP echo from the client to the server,
-	 * its sockets made in the client's namespace */
-	if ((ret = cmp_enter(b, CMP_NS_CLIENT)) == 0)
-		ret = gw_prober_new(&pcfg, NULL, on_sample, &rc, &pr, err, sizeof(err));
+	 * and a second one with UDP to the server's reflector, their sockets made in the client's
+	 * namespace */
+	if ((ret = cmp_enter(b, CMP_NS_CLIENT)) == 0 &&
+	    (ret = gw_prober_new(&pcfg, NULL, on_sample, &rc, &pr[0], err, sizeof(err))) == 0)
+		ret = gw_prober_new(&ucfg, NULL, on_usample, &rc, &pr[1], err, sizeof(err));
 	cmp_enter(b, -1);
 	if (ret) {
 		snprintf(r->note, sizeof(r->note), "the prober: %.200s", err);
@@ -443,10 +471,12 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 		goto out;
 	}
 	for (double end = rc.t0; cmp_now() < end;) {
-		struct pollfd pfd = { .fd = gw_prober_fd(pr), .events = POLLIN };
+		struct pollfd pfd[2] = { { .fd = gw_prober_fd(pr[0]), .events = POLLIN },
+					 { .fd = gw_prober_fd(pr[1]), .events = POLLIN } };
 
-		poll(&pfd, 1, 20);
-		gw_prober_run(pr);
+		poll(pfd, 2, 20);
+		gw_prober_run(pr[0]);
+		gw_prober_run(pr[1]);
 	}
 	r->setup_s = rc.t0 - t_start;
 	ret = measure(b, o, r, sigfd, nl, &dc, pr, &rc, ld);
@@ -454,10 +484,12 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 		goto out;
 	/* the last probes' replies (a fifo may still hold them), then the final counters */
 	for (double end = cmp_now() + 0.5; cmp_now() < end;) {
-		struct pollfd pfd = { .fd = gw_prober_fd(pr), .events = POLLIN };
+		struct pollfd pfd[2] = { { .fd = gw_prober_fd(pr[0]), .events = POLLIN },
+					 { .fd = gw_prober_fd(pr[1]), .events = POLLIN } };
 
-		poll(&pfd, 1, 10);
-		gw_prober_run(pr);
+		poll(pfd, 2, 10);
+		gw_prober_run(pr[0]);
+		gw_prober_run(pr[1]);
 	}
 	sample_queues(nl, &dc, cmp_now() - rc.t0);
 	if ((ret = cmp_load_flows(ld, r))) {
@@ -466,7 +498,8 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	}
 	r->ran = true;
 out:
-	gw_prober_free(pr);
+	gw_prober_free(pr[0]);
+	gw_prober_free(pr[1]);
 	cmp_load_free(ld);
 	if (gw > 0) {
 		kill(gw, SIGTERM);
@@ -481,6 +514,7 @@ out:
 void cmp_result_free(struct cmp_result *r)
 {
 	free(r->samples);
+	free(r->usamples);
 	free(r->qpoints);
 	for (size_t i = 0; i < CMP_MAX_FLOWS; i++) {
 		free(r->flows[i].mbps);

@@ -396,7 +396,7 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum 
 	snprintf(path, len, "%s/scenario-%s.conf", b->tmp, cmp_way_name(w));
 	if (!(f = fopen(path, "we")))
 		return -errno;
-	/* udp: to the reflector the bench runs in the server (start_reflector), on each address */
+	/* udp: to the reflector the bench runs in the server (cmp_start_reflector), on each address */
 	char tg[3][48];
 	bool udp = !strcmp(o->sc.probe_method, "udp");
 
@@ -581,35 +581,6 @@ out:
 	return ret;
 }
 
-/* gatewayd --reflect in the server, for --probe-method udp: once it says it answers. */
-static int start_reflector(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen)
-{
-	char log[512], *argv[] = { (char *)o->self, "--reflect", "0.0.0.0:2112", NULL };
-	pid_t p;
-
-	snprintf(log, sizeof(log), "%s/reflect.log", b->tmp);
-	if ((p = cmp_spawn(b, CMP_NS_SERVER, argv, log)) < 0) {
-		snprintf(err, errlen, "cannot start the reflector: %s", strerror((int)-p));
-		return (int)p;
-	}
-	for (double end = cmp_now() + 10; cmp_now() < end; usleep(20000)) {
-		char line[256];
-		bool up = false;
-		FILE *f = fopen(log, "re");
-
-		while (f && fgets(line, sizeof(line), f))
-			up |= strstr(line, "answering probes") != NULL;
-		if (f)
-			fclose(f);
-		if (up)
-			return 0;
-		if (waitpid(p, NULL, WNOHANG) == p)
-			break;
-	}
-	snprintf(err, errlen, "the reflector in the server did not start (see %.200s)", log);
-	return -EIO;
-}
-
 /* Directories made here are 0755 whatever the umask (the daemon reads compare_dir as
  * another user); the files 0644. */
 static int write_outputs(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_t n,
@@ -661,7 +632,7 @@ int cmp_sc_main(struct cmp_opts *o, const char *kernel)
 	for (int i = 0; i < 4; i++)
 		bed.fd[i] = -1;
 	if (cmp_bed_up(&bed, o, err, sizeof(err)) || box_up(&bed, o, &box, err, sizeof(err)) ||
-	    (!strcmp(o->sc.probe_method, "udp") && start_reflector(&bed, o, err, sizeof(err)))) {
+	    (!strcmp(o->sc.probe_method, "udp") && cmp_start_reflector(&bed, o, err, sizeof(err)))) {
 		fprintf(stderr, "gatewayd: building the testbed: %s\n", err);
 		gw_nl_close(box.nl);
 		cmp_bed_down(&bed);

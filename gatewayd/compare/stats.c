@@ -37,30 +37,33 @@ const char *cmp_grade(double m)
 	return m < 5 ? "A+" : m < 30 ? "A" : m < 60 ? "B" : m < 200 ? "C" : m < 400 ? "D" : "F";
 }
 
-static void pct_of(const struct cmp_result *r, int ph_lo, int ph_hi, double before,
+/* Percentiles of the samples sent in phases ph_lo..ph_hi and before `before`: the ICMP
+ * probes' round trips (k < 0), or the UDP probes' figure k (round trip, one way up, down). */
+static void pct_of(const struct cmp_result *r, int k, int ph_lo, int ph_hi, double before,
 		   struct cmp_pct *out)
 {
-	double *v = malloc((r->n_samples + 1) * sizeof(*v)), sum = 0;
-	size_t n = 0;
+	size_t total = k < 0 ? r->n_samples : r->n_usamples, n = 0;
+	double *v = malloc((total + 1) * sizeof(*v)), sum = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->p50 = out->p95 = out->p99 = out->mean = NAN;
 	if (!v)
 		return;
-	for (size_t i = 0; i < r->n_samples; i++) {
-		const struct cmp_sample *s = &r->samples[i];
+	for (size_t i = 0; i < total; i++) {
+		float t = k < 0 ? r->samples[i].t : r->usamples[i].t;
+		int ph = k < 0 ? r->samples[i].phase : r->usamples[i].phase;
+		float ms = k < 0 ? r->samples[i].rtt_ms : r->usamples[i].ms[k];
 
 		/* in ms, as results.json has them, so a reader counts the same samples */
-		if (s->phase < ph_lo || s->phase > ph_hi ||
-		    round((double)s->t * 1000) >= round(before * 1000))
+		if (ph < ph_lo || ph > ph_hi || round((double)t * 1000) >= round(before * 1000))
 			continue;
 		out->n++;
-		if (isnan(s->rtt_ms)) {
+		if (isnan(ms)) {
 			out->lost++;
 			continue;
 		}
-		v[n++] = s->rtt_ms;
-		sum += s->rtt_ms;
+		v[n++] = ms;
+		sum += ms;
 	}
 	qsort(v, n, sizeof(*v), cmp_double);
 	if (n) {
@@ -96,14 +99,27 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 
 	/* idle: before the flows were started (they connect and ramp up before the load is
 	 * seen at the gateway, and that is not idle) */
-	pct_of(r, CMP_PH_IDLE1, CMP_PH_IDLE1, r->clients_started, &r->idle);
-	pct_of(r, CMP_PH_TCP, CMP_PH_FLOOD, INFINITY, &r->loaded);
+	pct_of(r, -1, CMP_PH_IDLE1, CMP_PH_IDLE1, r->clients_started, &r->idle);
+	pct_of(r, -1, CMP_PH_TCP, CMP_PH_FLOOD, INFINITY, &r->loaded);
 	r->baseline_ms = r->idle.p50;
 	r->induced_p50 = r->loaded.p50 - r->baseline_ms;
 	r->induced_p95 = r->loaded.p95 - r->baseline_ms;
 	r->induced_p99 = r->loaded.p99 - r->baseline_ms;
 	r->induced_mean = r->loaded.mean - r->baseline_ms;
 	r->grade = cmp_grade(r->induced_mean);
+	/* the UDP probes' round trip and each way's delay, by the same windows: the one-way
+	 * induced figures say which direction's queue the latency is in */
+	for (int k = 0; k < CMP_UDP_N; k++) {
+		struct cmp_lat *u = &r->udp[k];
+
+		pct_of(r, k, CMP_PH_IDLE1, CMP_PH_IDLE1, r->clients_started, &u->idle);
+		pct_of(r, k, CMP_PH_TCP, CMP_PH_FLOOD, INFINITY, &u->loaded);
+		u->baseline_ms = u->idle.p50;
+		u->induced_p50 = u->loaded.p50 - u->baseline_ms;
+		u->induced_p95 = u->loaded.p95 - u->baseline_ms;
+		u->induced_p99 = u->loaded.p99 - u->baseline_ms;
+		u->induced_mean = u->loaded.mean - u->baseline_ms;
+	}
 
 	r->goodput_bps[0] = r->goodput_bps[1] = 0;
 	for (size_t i = 0; i < r->n_flows; i++) {

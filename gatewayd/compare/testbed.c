@@ -341,3 +341,33 @@ void cmp_bed_down(struct cmp_bed *b)
 		nftw(b->tmp, rm_one, 8, FTW_DEPTH | FTW_PHYS);
 	b->tmp[0] = 0;
 }
+
+/* The reflector (bench.h): the scenario's gateway probes and the comparison's UDP probes. */
+int cmp_start_reflector(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen)
+{
+	char log[512], addr[32], *argv[] = { (char *)o->self, "--reflect", addr, NULL };
+	pid_t p;
+
+	snprintf(addr, sizeof(addr), "0.0.0.0:%d", CMP_REFLECT_PORT);
+	snprintf(log, sizeof(log), "%s/reflect.log", b->tmp);
+	if ((p = cmp_spawn(b, CMP_NS_SERVER, argv, log)) < 0) {
+		snprintf(err, errlen, "cannot start the reflector: %s", strerror((int)-p));
+		return (int)p;
+	}
+	for (double end = cmp_now() + 10; cmp_now() < end; usleep(20000)) {
+		char line[256];
+		bool up = false;
+		FILE *f = fopen(log, "re");
+
+		while (f && fgets(line, sizeof(line), f))
+			up |= strstr(line, "answering probes") != NULL;
+		if (f)
+			fclose(f);
+		if (up)
+			return 0;
+		if (waitpid(p, NULL, WNOHANG) == p)
+			break;
+	}
+	snprintf(err, errlen, "the reflector in the server did not start (see %.200s)", log);
+	return -EIO;
+}

@@ -62,6 +62,22 @@ for d, (dev, rate) in want.items():
         d, rate.split()[1], dev, g / 1e6, g / bps * 100, bps / 1e6, (a or 0) * 100))
 ' "$CMP"
 
+# the UDP probes through the server's reflector: each way's delay. Behind the fifo's 1000
+# packets at 4 Mbit/s the upload's queue is seconds deep, and a reply's round trip is its two
+# one-way delays (one clock: the namespaces share the machine's)
+check "UDP probes: one-way delays, the upload's queue in the up figure, up + down = the round trip" python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1] + "/results.json"))["runs"][0]
+u = x["udp_latency_ms"]
+up, down, rtt = (u[k]["induced"]["p95"] for k in ("up", "down", "rtt"))
+print("# UDP induced p95: up %.1f ms, down %.1f ms, round trip %.1f ms; ICMP %.1f ms; %d UDP probes (%d lost under load)" % (
+    up, down, rtt, x["latency_ms"]["induced"]["p95"], len(x["udp_samples"]), u["rtt"]["loaded"]["lost"]))
+assert u["up"]["idle"]["samples"] >= 10 and u["up"]["loaded"]["samples"] >= 20, u["up"]
+assert up >= 100 and up > down, (up, down)
+gaps = sorted(abs(s[1] - s[2] - s[3]) for s in x["udp_samples"] if s[1] is not None)
+assert gaps and gaps[len(gaps) // 2] < 0.5 and gaps[-1] < 5, (gaps[:3], gaps[-3:])
+' "$CMP"
+
 # --compare-report over two saved runs: a second, shorter run at another rate beside the first
 RUN2=$TMPD/run2
 start=$SECONDS

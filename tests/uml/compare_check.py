@@ -128,7 +128,7 @@ def check_run(p, r, cfg):
                 grade="str", drops="obj", ecn_marks="obj", peak_queue="obj",
                 jain_fairness="num?", cpu_busy="num?", flows="arr", samples="arr",
                 queue="arr", phases="arr", clients_started_s="num", t0_unix="num",
-                flent_file="str", qdiscs="arr")
+                flent_file="str", qdiscs="arr", udp_latency_ms="obj", udp_samples="arr")
     if not fields(p, r, spec):
         return
     check_label(p, r, cfg)
@@ -187,6 +187,40 @@ def check_run(p, r, cfg):
             bad(f"{p}.latency_ms", "incomplete figures")
     if r["grade"] not in GRADES:
         bad(f"{p}.grade", f"unknown grade {r['grade']}")
+    # the UDP probes: round trip and each way, as latency_ms, and recomputed from udp_samples
+    udp = r["udp_latency_ms"]
+    if fields(f"{p}.udp_latency_ms", udp, {"rtt": "obj", "up": "obj", "down": "obj"}):
+        for k, col in (("rtt", 1), ("up", 2), ("down", 3)):
+            u, up = udp[k], f"{p}.udp_latency_ms.{k}"
+            if not fields(up, u, {"baseline": "num?", "idle": "obj", "loaded": "obj",
+                                  "induced": "obj"}):
+                continue
+            fields(up + ".idle", u["idle"], pct)
+            fields(up + ".loaded", u["loaded"], pct)
+            fields(up + ".induced", u["induced"],
+                   {"p50": "num?", "p95": "num?", "p99": "num?", "mean": "num?"})
+            pts = [pt for pt in r["udp_samples"] if isinstance(pt, list) and len(pt) == 5]
+            idle = sorted(pt[col] for pt in pts if pt[4] == 0 and pt[col] is not None and
+                          round(pt[0] * 1000) < round(r["clients_started_s"] * 1000))
+            loaded = sorted(pt[col] for pt in pts if pt[4] in (1, 2) and pt[col] is not None)
+            try:
+                if u["idle"]["samples"] - u["idle"]["lost"] != len(idle) or \
+                        u["loaded"]["samples"] - u["loaded"]["lost"] != len(loaded):
+                    bad(up, f"{len(idle)} idle and {len(loaded)} loaded replies in udp_samples, "
+                        f"not the figures' {u['idle']['samples']}-{u['idle']['lost']} and "
+                        f"{u['loaded']['samples']}-{u['loaded']['lost']}")
+                elif loaded and u["baseline"] is not None:
+                    p95 = loaded[max(1, -(-95 * len(loaded) // 100)) - 1]
+                    if abs(u["induced"]["p95"] - (p95 - u["baseline"])) > 0.01:
+                        bad(up + ".induced.p95", f"{u['induced']['p95']} but the samples give "
+                            f"{p95 - u['baseline']:.3f}")
+            except (TypeError, KeyError):
+                bad(up, "incomplete figures")
+    for pt in r["udp_samples"]:
+        if not (isinstance(pt, list) and len(pt) == 5 and all(num_or_null(v) for v in pt[:4])
+                and pt[0] is not None and isinstance(pt[4], int) and 0 <= pt[4] < len(PHASES)):
+            bad(f"{p}.udp_samples", f"sample {pt} is not [t, rtt_ms, up_ms, down_ms, phase]")
+            break
     for i, f in enumerate(r["flows"]):
         fp = f"{p}.flows[{i}]"
         if fields(fp, f, {"name": "str", "direction": "str", "protocol": "str",

@@ -9,7 +9,8 @@
 #    85-100% of the rate (a queue that misses, on a host busy enough to disturb the guest, gets
 #    one fresh run, skipped if that misses too while the host took a fifth of the guest's time
 #    or more; the fifo's is printed, not judged: see below); results.json valid
-#    against docs/compare-schema.md; SVGs well-formed; each queue's .flent.gz opened and
+#    against docs/compare-schema.md; the UDP probes' one-way delays, each way's fifo queue at
+#    least 5x the FQ queues'; SVGs well-formed; each queue's .flent.gz opened and
 #    plotted by flent itself, its values and metadata read back equal to results.json's
 #    (tests/uml/flent_check.py); fq_codel with a knob (--qdiscs fq_codel:target=4ms, a
 #    millisecond under its default: the figures above stay what they were), its column so
@@ -157,6 +158,17 @@ for q in fq_codel cake cake-shaper; do
 	p95=$(fig $q .latency_ms.induced.p95)
 	check "fifo's induced p95 ($f95 ms) at least 10x $q's ($p95 ms)" "$f95 vs $p95" \
 		awk -v f="$f95" -v q="$p95" 'BEGIN { exit !(f != "null" && q != "null" && f >= 10 * (q > 0.1 ? q : 0.1)) }'
+done
+# the UDP probes' one-way delays: the fifo's queue shows in each direction's own figure, and
+# the FQ queues keep each way's (5x: a probe flow that shares an FQ bucket with a bulk flow,
+# a few runs in a thousand, reads tens of ms, still far under the fifo's hundreds)
+for d in up down; do
+	fu=$(fig fifo .udp_latency_ms.$d.induced.p95)
+	for q in fq_codel cake cake-shaper; do
+		u=$(fig $q .udp_latency_ms.$d.induced.p95)
+		check "UDP one-way $d: fifo's induced p95 ($fu ms) at least 5x $q's ($u ms)" "$fu vs $u" \
+			awk -v f="$fu" -v q="$u" 'BEGIN { exit !(f != "null" && q != "null" && f >= 50 && f >= 5 * (q > 0.1 ? q : 0.1)) }'
+	done
 done
 for d in up down; do
 	# Behind the 1000-packet fifo each direction's ACKs wait behind the other's data, and the

@@ -11,6 +11,7 @@
 #include "gatewayd/compare/bench.h"
 #include "qdisc/qdisc.h"
 #include "tests/unit/tap.h"
+#include "webui/lastcmp.h"
 
 static const char conf_text[] =
 	"listen = \"0.0.0.0:8080\";\n"
@@ -173,6 +174,32 @@ static void test_refusals(void)
 	      !o.own_autorate, "--link other: the other link, at its own rates (%s)", err);
 }
 
+/* The status page's summary (/api/compare) keeps a config's runs' labels, which are no
+ * queue's name and knobs, and says which tree each is; a bench run's label must still be its
+ * queue's. */
+static void test_page(void)
+{
+	static const char text[] =
+		"{\"schema\":\"gatewayd-compare\",\"version\":1,\"generated_unix\":1,\"config\":{\"rate_bps\":8000000},"
+		"\"runs\":[{\"qdisc\":\"fifo\",\"label\":\"fifo\",\"tree\":\"bench\",\"ran\":false,\"note\":\"\"},"
+		"{\"qdisc\":\"fifo\",\"label\":\"home\",\"tree\":\"config\",\"ran\":false,\"note\":\"\"},"
+		"{\"qdisc\":\"sfq\",\"label\":\"home+sfq\",\"tree\":\"config\",\"ran\":false,\"note\":\"\"},"
+		"{\"qdisc\":\"fifo\",\"label\":\"home\",\"tree\":\"bench\",\"ran\":false,\"note\":\"\"}]}";
+	char *sum = NULL, e[256] = "";
+	size_t len = 0;
+
+	if (!CHECK(gw_lastcmp_summarize(text, sizeof(text) - 1, "", 0, &sum, &len, e, sizeof(e)) == 0,
+		   "the page summarizes a -c run (%s)", e))
+		return;
+	CHECK(strstr(sum, "\"label\":\"home\",\"tree\":\"config\"") &&
+	      strstr(sum, "\"label\":\"home+sfq\",\"tree\":\"config\""),
+	      "the config's runs keep their labels and say their tree: %s", sum);
+	CHECK(strstr(sum, "\"qdisc\":\"fifo\",\"label\":\"fifo\",\"ran\"") &&
+	      !strstr(sum, "\"label\":\"home\",\"ran\""),
+	      "a bench run labelled as no queue is shown by its queue's name");
+	free(sum);
+}
+
 int main(void)
 {
 	int fd;
@@ -187,6 +214,7 @@ int main(void)
 	test_as_written();
 	test_swaps();
 	test_refusals();
+	test_page();
 	cmp_own_free(&o);
 	unlink(path);
 	return tap_done();
