@@ -12,6 +12,10 @@
 #define CMP_TCP_FLOWS 4		/* per direction */
 #define CMP_MAX_FLOWS (2 * CMP_TCP_FLOWS + 1)	/* + the UDP flood */
 #define CMP_PROBE_HZ 20
+/* the UDP probes are a VoIP-like stream: a G.711 packet every 20 ms (160 bytes of voice and a
+ * 12-byte RTP header), isochronous, judged by its own delay, jitter and loss */
+#define CMP_VOIP_HZ 50
+#define CMP_VOIP_PAYLOAD 172
 #define CMP_TICK_S 0.1		/* queue and counter sampling */
 #define CMP_FLOOD_FACTOR 1.25	/* the UDP flood's rate, against the shaped rate */
 /* slow start (and, at a few mbit, the first queue filling): left out of goodput, accuracy
@@ -236,6 +240,9 @@ struct cmp_result {
 	struct cmp_lat {
 		struct cmp_pct idle, loaded;
 		double baseline_ms, induced_p50, induced_p95, induced_p99, induced_mean;
+		/* under load: the mean |D| of consecutive replies' delays (D as RFC 3550's
+		 * interarrival jitter takes it; its running estimate tends to this mean) */
+		double jitter_ms;
 	} udp[CMP_UDP_N];
 	double induced_p50, induced_p95, induced_p99, induced_mean;
 	const char *grade;

@@ -615,9 +615,11 @@ static void print_rows(struct cmp_result *r, size_t n)
 	ROW("induced p95 (ms)", 1, induced_p95);
 	ROW("induced p99 (ms)", 1, induced_p99);
 	ROW("induced mean (ms)", 1, induced_mean);
-	ROW("UDP induced p95 (ms)", 1, udp[CMP_UDP_RTT].induced_p95);
-	ROW("one-way up induced p95", 1, udp[CMP_UDP_UP].induced_p95);
-	ROW("one-way down induced p95", 1, udp[CMP_UDP_DOWN].induced_p95);
+	ROW("VoIP induced p95 (ms)", 1, udp[CMP_UDP_RTT].induced_p95);
+	ROW("VoIP one-way up p95", 1, udp[CMP_UDP_UP].induced_p95);
+	ROW("VoIP one-way down p95", 1, udp[CMP_UDP_DOWN].induced_p95);
+	ROW("VoIP jitter up (ms)", 2, udp[CMP_UDP_UP].jitter_ms);
+	ROW("VoIP jitter down (ms)", 2, udp[CMP_UDP_DOWN].jitter_ms);
 	ROW("Jain's fairness (8 TCP)", 3, jain);
 	for (size_t i = 0; i < n; i++)
 		r[i].cpu_busy *= 100;
@@ -652,6 +654,12 @@ static void print_rows(struct cmp_result *r, size_t n)
 	printf("\n%-26s", "probes lost (loaded)");
 	for (size_t i = 0; i < n; i++) {
 		snprintf(b, sizeof(b), "%zu/%zu", r[i].loaded.lost, r[i].loaded.n);
+		printf(" %13s", r[i].ran ? b : "skipped");
+	}
+	printf("\n%-26s", "VoIP lost (loaded)");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(b, sizeof(b), "%zu/%zu", r[i].udp[CMP_UDP_RTT].loaded.lost,
+			 r[i].udp[CMP_UDP_RTT].loaded.n);
 		printf(" %13s", r[i].ran ? b : "skipped");
 	}
 	printf("\n%-26s", "grade (induced mean)");

@@ -210,7 +210,10 @@ static void table(FILE *f, const struct rep_run *runs, size_t n)
 			for (size_t k = 0; k < runs[i].n_cols; k++) {
 				const struct rep_col *c = &runs[i].col[k];
 
-				if (c->ran)
+				if (c->ran && (!rep_at(c->fig, rep_pair_rows[r].a) ||
+					       !rep_at(c->fig, rep_pair_rows[r].b)))
+					fputs("<td class=\"n\">-</td>", f);
+				else if (c->ran)
 					fprintf(f, "<td class=\"n\">%lld/%lld</td>",
 						(long long)json_object_get_int64(rep_at(c->fig, rep_pair_rows[r].a)),
 						(long long)json_object_get_int64(rep_at(c->fig, rep_pair_rows[r].b)));

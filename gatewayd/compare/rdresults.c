@@ -30,10 +30,12 @@ const struct rep_num_row rep_num_rows[] = {
 	{ "induced p95 (ms)", "latency_ms.induced.p95", 1, 1 },
 	{ "induced p99 (ms)", "latency_ms.induced.p99", 1, 1 },
 	{ "induced mean (ms)", "latency_ms.induced.mean", 1, 1 },
-	/* the UDP probes (files older than them lack these: "-") */
-	{ "UDP induced p95 (ms)", "udp_latency_ms.rtt.induced.p95", 1, 1 },
-	{ "one-way up induced p95", "udp_latency_ms.up.induced.p95", 1, 1 },
-	{ "one-way down induced p95", "udp_latency_ms.down.induced.p95", 1, 1 },
+	/* the UDP probes, a VoIP-like stream (files older than them lack these: "-") */
+	{ "VoIP induced p95 (ms)", "udp_latency_ms.rtt.induced.p95", 1, 1 },
+	{ "VoIP one-way up p95", "udp_latency_ms.up.induced.p95", 1, 1 },
+	{ "VoIP one-way down p95", "udp_latency_ms.down.induced.p95", 1, 1 },
+	{ "VoIP jitter up (ms)", "udp_latency_ms.up.jitter", 1, 2 },
+	{ "VoIP jitter down (ms)", "udp_latency_ms.down.jitter", 1, 2 },
 	{ "Jain's fairness (8 TCP)", "jain_fairness", 1, 3 },
 	{ "bench CPU busy (%)", "cpu_busy", 100, 0 },
 	{ "peak queue up (ms)", "peak_queue.up.ms", 1, 1 },
@@ -45,6 +47,7 @@ const struct rep_pair_row rep_pair_rows[] = {
 	{ "drops up/down", "drops.up", "drops.down" },
 	{ "ECN marks up/down", "ecn_marks.up", "ecn_marks.down" },
 	{ "probes lost (loaded)", "latency_ms.loaded.lost", "latency_ms.loaded.samples" },
+	{ "VoIP lost (loaded)", "udp_latency_ms.rtt.loaded.lost", "udp_latency_ms.rtt.loaded.samples" },
 };
 const size_t rep_n_pair_rows = sizeof(rep_pair_rows) / sizeof(rep_pair_rows[0]);
 
@@ -236,7 +239,8 @@ static int check_figures(struct rd *c, struct json_object *run, const char *w)
 			    (e = check_keys(c, u, at, "idle", pcts, W_NUM | W_NULL)) ||
 			    (e = check_keys(c, u, at, "loaded", pcts, W_NUM | W_NULL)) ||
 			    (e = check_keys(c, u, at, "loaded", counts, W_INT)) ||
-			    (e = check_keys(c, u, at, "induced", pcts, W_NUM | W_NULL)))
+			    (e = check_keys(c, u, at, "induced", pcts, W_NUM | W_NULL)) ||
+			    (e = get_num(c, u, at, "jitter", true, &x)))
 				return e;
 		}
 	}

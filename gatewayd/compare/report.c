@@ -133,7 +133,10 @@ static void row_pair(const struct table *t, const char *label, const char *a, co
 			const struct rep_col *c = &t->runs[i].col[k];
 			char s[64];
 
-			if (c->ran)
+			/* a figure older files lack (the VoIP stream's): "-" */
+			if (c->ran && (!rep_at(c->fig, a) || !rep_at(c->fig, b)))
+				snprintf(s, sizeof(s), "-");
+			else if (c->ran)
 				snprintf(s, sizeof(s), "%lld/%lld",
 					 (long long)json_object_get_int64(rep_at(c->fig, a)),
 					 (long long)json_object_get_int64(rep_at(c->fig, b)));

@@ -204,6 +204,7 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 		json_object_object_add(in, "p99", cmp_json_num(u->induced_p99));
 		json_object_object_add(in, "mean", cmp_json_num(u->induced_mean));
 		json_object_object_add(l, "induced", in);
+		json_object_object_add(l, "jitter", cmp_json_num(u->jitter_ms));
 		json_object_object_add(udp, uname[k], l);
 	}
 	json_object_object_add(o, "udp_latency_ms", udp);

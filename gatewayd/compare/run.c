@@ -413,9 +413,11 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	sin->sin_family = AF_INET;
 	inet_pton(AF_INET, CMP_IP_SERVER, &sin->sin_addr);
 	pcfg.targets[0].addrlen = sizeof(*sin);
-	/* and UDP to the server's reflector, which gives each way's delay */
+	/* and UDP to the server's reflector, which gives each way's delay: a VoIP-like stream */
 	ucfg = pcfg;
 	ucfg.method = GW_PROBE_UDP;
+	ucfg.interval_us = 1000000 / CMP_VOIP_HZ;
+	ucfg.size = CMP_VOIP_PAYLOAD;
 	sin = (struct sockaddr_in *)&ucfg.targets[0].addr;
 	sin->sin_port = htons(CMP_REFLECT_PORT);
 	r->phase_start[0] = 0;

@@ -119,6 +119,20 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 		u->induced_p95 = u->loaded.p95 - u->baseline_ms;
 		u->induced_p99 = u->loaded.p99 - u->baseline_ms;
 		u->induced_mean = u->loaded.mean - u->baseline_ms;
+		/* jitter: consecutive probes sent in the load phases, both answered */
+		double sum = 0;
+		size_t nj = 0;
+
+		for (size_t i = 1; i < r->n_usamples; i++) {
+			const struct cmp_usample *a = &r->usamples[i - 1], *b = &r->usamples[i];
+
+			if (a->phase < CMP_PH_TCP || b->phase > CMP_PH_FLOOD || isnan(a->ms[k]) ||
+			    isnan(b->ms[k]))
+				continue;
+			sum += fabs((double)b->ms[k] - a->ms[k]);
+			nj++;
+		}
+		u->jitter_ms = nj ? sum / (double)nj : NAN;
 	}
 
 	r->goodput_bps[0] = r->goodput_bps[1] = 0;

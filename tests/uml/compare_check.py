@@ -193,7 +193,7 @@ def check_run(p, r, cfg):
         for k, col in (("rtt", 1), ("up", 2), ("down", 3)):
             u, up = udp[k], f"{p}.udp_latency_ms.{k}"
             if not fields(up, u, {"baseline": "num?", "idle": "obj", "loaded": "obj",
-                                  "induced": "obj"}):
+                                  "induced": "obj", "jitter": "num?"}):
                 continue
             fields(up + ".idle", u["idle"], pct)
             fields(up + ".loaded", u["loaded"], pct)
@@ -214,6 +214,13 @@ def check_run(p, r, cfg):
                     if abs(u["induced"]["p95"] - (p95 - u["baseline"])) > 0.01:
                         bad(up + ".induced.p95", f"{u['induced']['p95']} but the samples give "
                             f"{p95 - u['baseline']:.3f}")
+                # jitter: |D| of consecutive probes sent under load, both answered
+                ds = [abs(b[col] - a[col]) for a, b in zip(pts, pts[1:])
+                      if a[4] >= 1 and b[4] <= 2 and a[col] is not None and b[col] is not None]
+                want = sum(ds) / len(ds) if ds else None
+                if (want is None) != (u["jitter"] is None) or \
+                        (want is not None and abs(u["jitter"] - want) > 0.01):
+                    bad(up + ".jitter", f"{u['jitter']} but the samples give {want}")
             except (TypeError, KeyError):
                 bad(up, "incomplete figures")
     for pt in r["udp_samples"]:
