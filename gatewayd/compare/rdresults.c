@@ -459,7 +459,7 @@ static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_ph
 {
 	static const char *const fig_keys[] = { "goodput_bps", "shaper_accuracy", "latency_ms",
 						"grade", "drops", "ecn_marks", "peak_queue",
-						"jain_fairness", "cpu_busy", NULL };
+						"jain_fairness", "cpu_busy", "tcp_rtt", NULL };
 	struct json_object *v, *lat;
 	double baseline;
 	char w[32];
@@ -514,7 +514,9 @@ static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_ph
 	if (!col->fig)
 		return bad(c, w, "out of memory");
 	for (size_t k = 0; fig_keys[k]; k++) {
-		json_object_object_get_ex(run, fig_keys[k], &v);
+		/* tcp_rtt is absent from older runs: left out, not null */
+		if (!json_object_object_get_ex(run, fig_keys[k], &v) && !strcmp(fig_keys[k], "tcp_rtt"))
+			continue;
 		json_object_object_add(col->fig, fig_keys[k], json_object_get(v));
 	}
 	json_object_object_get_ex(run, "latency_ms", &lat);
