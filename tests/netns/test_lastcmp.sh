@@ -62,6 +62,36 @@ for d, (dev, rate) in want.items():
         d, rate.split()[1], dev, g / 1e6, g / bps * 100, bps / 1e6, (a or 0) * 100))
 ' "$CMP"
 
+check "the bulk TCP flows' own RTT, read by each flow's sender: both ways, well above the idle baseline (the fifo queues), in the table" python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1] + "/results.json"))["runs"][0]
+t, base = x["tcp_rtt"], x["latency_ms"]["baseline"]
+assert t["baseline_ms"] == base, (t["baseline_ms"], base)
+lo, hi = t["window_s"]
+ph = {p["name"]: p for p in x["phases"]}
+assert ph["tcp"]["start_s"] + 1 <= lo < ph["flood"]["start_s"] and hi == ph["idle2"]["start_s"], (lo, hi, ph)
+for d in ("up", "down"):
+    v = t[d]
+    # 4 flows at 10 reads a second over a window of 2 s and more
+    assert v["flows"] == 4 and v["samples"] >= 40, (d, v)
+    # 1000 packets of fifo at 4 or 8 mbit hold 1.5 to 3 s; the flows keep hundreds of ms of it
+    # standing (measured 600 ms): 50 ms over an idle baseline of a tenth of a ms is a bound an
+    # RTT read from an idle socket, or in the wrong unit, fails
+    assert v["induced_p50_ms"] >= 50 and v["p50_ms"] <= v["p95_ms"] <= v["p99_ms"], (d, v)
+    assert abs(v["induced_p50_ms"] - (v["p50_ms"] - base)) < 0.01, (d, v, base)
+    print("# %s: bulk-flow RTT p50 %.1f p95 %.1f p99 %.1f mean %.1f ms over %d reads of %d flows; idle baseline %.2f ms; induced p50 %.1f ms (the probes: %.1f)" % (
+        d, v["p50_ms"], v["p95_ms"], v["p99_ms"], v["mean_ms"], v["samples"], v["flows"], base,
+        v["induced_p50_ms"], x["latency_ms"]["induced"]["p50"]))
+tcp = [f for f in x["flows"] if f["protocol"] == "tcp"]
+assert len(tcp) == 8 and all(len(f["rtt_series"]) >= 20 for f in tcp), [(f["name"], len(f.get("rtt_series", []))) for f in tcp]
+assert all(r[1] > 0 and r[2] >= 0 for f in tcp for r in f["rtt_series"])
+rows = {l[:26].strip(): l[26:].split() for l in open(sys.argv[2]) if l[:26].strip()}
+for label, d, k in (("TCP RTT up p50 (ms)", "up", "p50_ms"), ("TCP RTT down p99 (ms)", "down", "p99_ms"),
+                    ("TCP induced down p50 (ms)", "down", "induced_p50_ms")):
+    assert rows[label] == ["%.1f" % t[d][k]], (label, rows.get(label), t[d][k])
+assert rows["peak backlog up (ms)"] == ["%.1f" % x["peak_queue"]["up"]["ms"]], rows.get("peak backlog up (ms)")
+' "$CMP" "$TMPD/compare.out"
+
 # --compare-report over two saved runs: a second, shorter run at another rate beside the first
 RUN2=$TMPD/run2
 start=$SECONDS
@@ -93,7 +123,8 @@ spec = [("goodput up (Mbit/s)", "goodput_bps.up", 1e-6, 2), ("goodput down (Mbit
         ("shaper accuracy up (%)", "shaper_accuracy.up", 100, 1), ("idle RTT p50 (ms)", "latency_ms.idle.p50", 1, 1),
         ("loaded RTT p95 (ms)", "latency_ms.loaded.p95", 1, 1), ("induced p50 (ms)", "latency_ms.induced.p50", 1, 1),
         ("induced p99 (ms)", "latency_ms.induced.p99", 1, 1), ("induced mean (ms)", "latency_ms.induced.mean", 1, 1),
-        ("Jain\x27s fairness (8 TCP)", "jain_fairness", 1, 3), ("peak queue up (ms)", "peak_queue.up.ms", 1, 1)]
+        ("Jain\x27s fairness (8 TCP)", "jain_fairness", 1, 3), ("peak backlog up (ms)", "peak_queue.up.ms", 1, 1),
+        ("TCP RTT up p50 (ms)", "tcp_rtt.up.p50_ms", 1, 1), ("TCP induced down p50 (ms)", "tcp_rtt.down.induced_p50_ms", 1, 1)]
 n = 0
 for name, path, scale, dec in spec:
     for c, r in enumerate(runs):
