@@ -20,6 +20,7 @@
 #include "gatewayd/compare/html.h"
 #include "gatewayd/compare/bench.h"
 #include "gatewayd/compare/repeat.h"
+#include "gatewayd/compare/report.h"
 #include "gatewayd/compare/scenario.h"
 #include "gatewayd/sys/signals.h"
 #include "qdisc/qdisc.h"
@@ -638,10 +639,7 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 			       r[i].repeat + 1, r[i].note);
 		else if (r[i].note[0])
 			printf("note: %s: %s\n", cmp_result_label(&r[i]), r[i].note);
-	printf("peak backlog: the whole qdisc's at its fullest, every flow's packets together (the flood's\n"
-	       "among them), in ms at the direction's rate; behind an FQ queue a flow waits for its own\n"
-	       "alone. TCP RTT: the bulk flows' own (their senders' smoothed RTT, every tick, under load);\n"
-	       "TCP induced: the same less the idle baseline.\n");
+	fputs(REP_ROWS_KEY, stdout);
 	for (size_t i = 0; i < n; i++)
 		if (r[i].ran && r[i].cpu_busy >= CMP_CPU_SATURATED) {
 			printf("note: the bench's CPU was %.0f%% busy under load%s: goodput and latency then measure the CPU as much as the queue; a lower --rate, or a quieter machine, gives the queue's own figures\n",
