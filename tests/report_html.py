@@ -27,10 +27,17 @@ NUM_ROWS = [
     ("induced p50 (ms)", "latency_ms.induced.p50", 1, 1), ("induced p95 (ms)", "latency_ms.induced.p95", 1, 1),
     ("induced p99 (ms)", "latency_ms.induced.p99", 1, 1), ("induced mean (ms)", "latency_ms.induced.mean", 1, 1),
     ("Jain's fairness (8 TCP)", "jain_fairness", 1, 3), ("bench CPU busy (%)", "cpu_busy", 100, 0),
-    ("peak queue up (ms)", "peak_queue.up.ms", 1, 1), ("peak queue down (ms)", "peak_queue.down.ms", 1, 1),
+    ("peak backlog up (ms)", "peak_queue.up.ms", 1, 1), ("peak backlog down (ms)", "peak_queue.down.ms", 1, 1),
+    ("TCP RTT up p50 (ms)", "tcp_rtt.up.p50_ms", 1, 1), ("TCP RTT up p95 (ms)", "tcp_rtt.up.p95_ms", 1, 1),
+    ("TCP RTT up p99 (ms)", "tcp_rtt.up.p99_ms", 1, 1), ("TCP RTT down p50 (ms)", "tcp_rtt.down.p50_ms", 1, 1),
+    ("TCP RTT down p95 (ms)", "tcp_rtt.down.p95_ms", 1, 1), ("TCP RTT down p99 (ms)", "tcp_rtt.down.p99_ms", 1, 1),
+    ("TCP induced up p50 (ms)", "tcp_rtt.up.induced_p50_ms", 1, 1),
+    ("TCP induced down p50 (ms)", "tcp_rtt.down.induced_p50_ms", 1, 1),
+    ("TCP induced up mean (ms)", "tcp_rtt.up.induced_mean_ms", 1, 1),
+    ("TCP induced down mean (ms)", "tcp_rtt.down.induced_mean_ms", 1, 1),
 ]
 PAIR_ROWS = [
-    ("peak queue up/down (pkts)", "peak_queue.up.packets", "peak_queue.down.packets"),
+    ("peak backlog up/dn (pkts)", "peak_queue.up.packets", "peak_queue.down.packets"),
     ("drops up/down", "drops.up", "drops.down"), ("ECN marks up/down", "ecn_marks.up", "ecn_marks.down"),
     ("probes lost (loaded)", "latency_ms.loaded.lost", "latency_ms.loaded.samples"),
 ]
@@ -42,6 +49,9 @@ def fail(msg):
 
 
 def at(o, path):
+    # a run saved before the bulk flows' RTT was measured has no tcp_rtt: its rows say "-"
+    if path.startswith("tcp_rtt.") and "tcp_rtt" not in o:
+        return None
     for k in path.split("."):
         o = o[k]
     return o

@@ -167,6 +167,12 @@ struct cmp_flow {
 	double *secs;			/* interval length */
 	size_t n;
 	double mean_mbps;		/* over the TCP window (after the first second) */
+	/* TCP: the sender's smoothed RTT and its variation (tcpi_rtt, tcpi_rttvar), read by the
+	 * flow's sender every tick (the client for an upload, the sink for a download): what
+	 * queueing the bulk flow itself sees, beside what the sparse probes see */
+	double *rtt_t;			/* when read, seconds since the run started */
+	double *rtt_ms, *rttvar_ms;
+	size_t n_rtt;
 };
 
 /* One qdisc or class of the gateway's tree as the kernel reports it (read back once a run,
@@ -203,6 +209,14 @@ struct cmp_sysinfo {
 struct cmp_pct {
 	double p50, p95, p99, mean;	/* ms; NAN when no sample */
 	size_t n, lost;
+};
+
+/* The bulk TCP flows' own RTT, one direction, over the loaded window (cmp_derive). */
+struct cmp_tcprtt {
+	struct cmp_pct rtt;		/* every flow's every tick together (lost: 0) */
+	double induced_p50, induced_p95, induced_p99, induced_mean;	/* less the baseline */
+	double rttvar_mean;		/* ms */
+	size_t flows;			/* the flows with a sample in the window */
 };
 
 struct cmp_result {
@@ -251,6 +265,8 @@ struct cmp_result {
 	double peak_ms[2];
 	double jain;
 	double cpu_busy;		/* share of the CPUs busy over the TCP window, 0..1 */
+	struct cmp_tcprtt tcp_rtt[2];	/* [0] the uploads, [1] the downloads */
+	double tcp_rtt_window[2];	/* its window: the goodput's start to idle2's */
 };
 
 /* compare.c */
@@ -314,6 +330,10 @@ bool cmp_interrupted(int sigfd);
 
 /* compare_stats.c */
 void cmp_derive(const struct cmp_opts *o, struct cmp_result *r);
+/* The TCP flows of direction up (true: the uploads) over [lo, hi], run time: their RTT ticks
+ * together, and the same less baseline_ms (the probes' idle p50). */
+void cmp_tcp_rtt_of(const struct cmp_result *r, bool up, double lo, double hi,
+		    double baseline_ms, struct cmp_tcprtt *out);
 const char *cmp_grade(double induced_mean_ms);
 double cmp_percentile(double *sorted, size_t n, double p);
 

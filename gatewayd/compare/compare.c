@@ -20,6 +20,7 @@
 #include "gatewayd/compare/html.h"
 #include "gatewayd/compare/bench.h"
 #include "gatewayd/compare/repeat.h"
+#include "gatewayd/compare/report.h"
 #include "gatewayd/compare/scenario.h"
 #include "gatewayd/sys/signals.h"
 #include "qdisc/qdisc.h"
@@ -626,15 +627,28 @@ static void print_rows(struct cmp_result *r, size_t n)
 	ROW("bench CPU busy (%)", 0, cpu_busy);
 	for (size_t i = 0; i < n; i++)
 		r[i].cpu_busy /= 100;
-	ROW("peak queue up (ms)", 1, peak_ms[0]);
-	ROW("peak queue down (ms)", 1, peak_ms[1]);
+	/* the whole qdisc's backlog at its fullest, every flow's packets together: under an FQ
+	 * queue that is mostly the flood's own, which no other flow waits behind; what the
+	 * bulk flows themselves wait is their senders' RTT, beside it */
+	ROW("peak backlog up (ms)", 1, peak_ms[0]);
+	ROW("peak backlog down (ms)", 1, peak_ms[1]);
+	ROW("TCP RTT up p50 (ms)", 1, tcp_rtt[0].rtt.p50);
+	ROW("TCP RTT up p95 (ms)", 1, tcp_rtt[0].rtt.p95);
+	ROW("TCP RTT up p99 (ms)", 1, tcp_rtt[0].rtt.p99);
+	ROW("TCP RTT down p50 (ms)", 1, tcp_rtt[1].rtt.p50);
+	ROW("TCP RTT down p95 (ms)", 1, tcp_rtt[1].rtt.p95);
+	ROW("TCP RTT down p99 (ms)", 1, tcp_rtt[1].rtt.p99);
+	ROW("TCP induced up p50 (ms)", 1, tcp_rtt[0].induced_p50);
+	ROW("TCP induced down p50 (ms)", 1, tcp_rtt[1].induced_p50);
+	ROW("TCP induced up mean (ms)", 1, tcp_rtt[0].induced_mean);
+	ROW("TCP induced down mean (ms)", 1, tcp_rtt[1].induced_mean);
 	for (size_t i = 0; i < n; i++) {
 		r[i].goodput_bps[0] *= 1e6;
 		r[i].goodput_bps[1] *= 1e6;
 		r[i].accuracy[0] /= 100;
 		r[i].accuracy[1] /= 100;
 	}
-	printf("%-26s", "peak queue up/down (pkts)");
+	printf("%-26s", "peak backlog up/dn (pkts)");
 	for (size_t i = 0; i < n; i++) {
 		snprintf(b, sizeof(b), "%u/%u", r[i].peak_pkts[0], r[i].peak_pkts[1]);
 		printf(" %13s", r[i].ran ? b : "skipped");
@@ -689,6 +703,7 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 			       r[i].repeat + 1, r[i].note);
 		else if (r[i].note[0])
 			printf("note: %s: %s\n", cmp_result_label(&r[i]), r[i].note);
+	fputs(REP_ROWS_KEY, stdout);
 	for (size_t i = 0; i < n; i++)
 		if (r[i].ran && r[i].cpu_busy >= CMP_CPU_SATURATED) {
 			printf("note: the bench's CPU was %.0f%% busy under load%s: goodput and latency then measure the CPU as much as the queue; a lower --rate, or a quieter machine, gives the queue's own figures\n",

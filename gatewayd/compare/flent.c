@@ -2,8 +2,9 @@
  * version 4, flent 2.1's resultset.py), so `flent -i FILE` plots it and a flent user's
  * scripts read it: the test is rrul_be (4 TCP flows each way, best effort, ICMP pings), with
  * its series names and units, raw values as flent's runners record them, the series
- * interpolated onto x_values as flent's timeseries aggregator does, and the metadata flent
- * records (kernel, sysctls, the egress qdiscs and offloads) plus gatewayd's own. */
+ * interpolated onto x_values as flent's timeseries aggregator does, each TCP flow's RTT as
+ * flent's socket stats record it, and the metadata flent records (kernel, sysctls, the
+ * egress qdiscs and offloads) plus gatewayd's own. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@ struct fseries {
 	double mean;			/* SERIES_META's MEAN_VALUE (NAN: none) */
 	bool up, tcp;
 	double *res;			/* interpolated onto x_values */
+	const struct cmp_flow *flow;	/* a TCP flow's: its sender's RTT reads */
 };
 
 /* A number as JSON with at most `dec` decimals (null for NAN): short, and exactly the
@@ -135,6 +137,7 @@ static int collect(const struct cmp_result *r, struct fseries *s, size_t *ns)
 			snprintf(x->name, sizeof(x->name), "TCP %s BE%d", f->up ? "upload" : "download",
 				 k[d]);
 		x->units = "Mbits/s";
+		x->flow = f->udp ? NULL : f;
 		x->up = f->up;
 		x->tcp = !f->udp;
 		x->mean = f->mean_mbps;
@@ -432,6 +435,69 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	return m;
 }
 
+/* A TCP flow's RTT reads as flent's socket-stats child runner leaves them: the series
+ * "NAME::tcp_rtt" and "NAME::tcp_rtt_var" (ms, as ss prints them) on x_values in results,
+ * and their raw points {t, tcp_rtt, tcp_rtt_var} among NAME's own raw values, in time order
+ * (flent takes a raw point without "val" for what it is). Nothing for a flow without reads. */
+static int add_rtt(struct json_object *res, struct json_object *raw, const struct fseries *x,
+		   const struct cmp_result *r, size_t steps)
+{
+	const struct cmp_flow *f = x->flow;
+	struct json_object *raw_list = json_object_object_get(raw, x->name);
+	static const char *const key[2] = { "tcp_rtt", "tcp_rtt_var" };
+	struct fseries y;
+	char name[64];
+	int ret = 0;
+
+	if (!f || !f->n_rtt)
+		return 0;
+	for (int w = 0; w < 2 && !ret; w++) {
+		const double *v = w ? f->rttvar_ms : f->rtt_ms;
+		struct json_object *a;
+
+		memset(&y, 0, sizeof(y));
+		if ((ret = series_alloc(&y, f->n_rtt)))
+			break;
+		for (size_t j = 0; j < f->n_rtt; j++) {
+			y.t[y.n] = f->rtt_t[j];
+			y.v[y.n] = v[j];
+			y.dur[y.n++] = NAN;
+		}
+		if (!(ret = interpolate(&y, steps))) {
+			a = json_object_new_array_ext((int)steps);
+			for (size_t k = 0; k < steps; k++)
+				json_object_array_add(a, num(y.res[k], 3));
+			snprintf(name, sizeof(name), "%.31s::%s", x->name, key[w]);
+			json_object_object_add(res, name, a);
+		}
+		series_free(&y, 1);
+	}
+	if (ret)
+		return ret;
+	/* merged by time into the flow's own raw points (both lists are in time order) */
+	struct json_object *merged = json_object_new_array_ext((int)(x->n + f->n_rtt));
+	size_t i = 0, j = 0;
+
+	while (i < json_object_array_length(raw_list) || j < f->n_rtt) {
+		struct json_object *p = i < json_object_array_length(raw_list) ?
+					json_object_array_get_idx(raw_list, i) : NULL;
+
+		if (p && (j == f->n_rtt || x->t[i] <= f->rtt_t[j])) {
+			json_object_array_add(merged, json_object_get(p));
+			i++;
+			continue;
+		}
+		p = json_object_new_object();
+		json_object_object_add(p, "t", num(r->t0_unix + f->rtt_t[j], 6));
+		json_object_object_add(p, "tcp_rtt", num(f->rtt_ms[j], 3));
+		json_object_object_add(p, "tcp_rtt_var", num(f->rttvar_ms[j], 3));
+		json_object_array_add(merged, p);
+		j++;
+	}
+	json_object_object_add(raw, x->name, merged);	/* replaces (and frees) raw_list */
+	return 0;
+}
+
 static struct json_object *build(const struct cmp_opts *o, const struct cmp_result *r,
 				 const char *kernel_used, const struct cmp_sysinfo *si,
 				 const char *fname, char *err, size_t errlen)
@@ -496,6 +562,16 @@ static struct json_object *build(const struct cmp_opts *o, const struct cmp_resu
 			json_object_array_add(rv, p);
 		}
 		json_object_object_add(raw, s[i].name, rv);
+		if (add_rtt(res, raw, &s[i], r, steps)) {
+			json_object_put(m);
+			json_object_put(sm);
+			json_object_put(x);
+			json_object_put(res);
+			json_object_put(raw);
+			json_object_put(root);
+			root = NULL;
+			goto nomem;
+		}
 		json_object_object_add(sm, s[i].name,
 				       series_meta(is_ping ? "gatewayd-prober" : "gatewayd-load",
 						   s[i].units, s[i].mean, false));

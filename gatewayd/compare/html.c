@@ -231,7 +231,15 @@ static void table(FILE *f, const struct rep_run *runs, size_t n)
 			esc(f, c->ran ? json_object_get_string(rep_at(c->fig, "grade")) : "skipped");
 			fputs("</td>", f);
 		}
-	fputs("</tr>\n</table></div>\n", f);
+	char key[] = REP_ROWS_KEY;
+
+	/* the terminal's lines, as one paragraph */
+	for (char *p = key; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	fputs("</tr>\n</table></div>\n<p>", f);
+	esc(f, key);
+	fputs("</p>\n", f);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < runs[i].n_cols; k++)
 			if (runs[i].col[k].note[0]) {

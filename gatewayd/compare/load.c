@@ -29,6 +29,7 @@
 #define SERIES_S 0.5		/* the flows' series: one point per half second */
 #define MAX_POINTS 4096
 #define MAX_TICKS 4096		/* the uploads' receiver counts, one per tick: 409 s */
+#define RTT_FLOWS (2 * CMP_TCP_FLOWS)	/* the loadgen's flows whose RTT is read */
 
 struct series {
 	double t[MAX_POINTS];	/* interval end, run time */
@@ -48,6 +49,11 @@ struct cmp_load {
 	size_t up_n;
 	double up_t[MAX_TICKS];
 	uint64_t up_b[CMP_TCP_FLOWS][MAX_TICKS];
+	/* every TCP flow's RTT as its sender has it, every tick, by the loadgen's flow index:
+	 * an upload's from the client's socket, a download's from the sink's */
+	size_t rtt_n[RTT_FLOWS];
+	double rtt_t[RTT_FLOWS][MAX_TICKS];
+	float rtt_ms[RTT_FLOWS][MAX_TICKS], rttvar_ms[RTT_FLOWS][MAX_TICKS];
 
 	int ftx, frx;			/* the flood's sockets: client side, server side */
 	bool flooding;
@@ -280,6 +286,29 @@ static void count_uploads(struct cmp_load *l, double now)
 	l->up_n++;
 }
 
+/* Each TCP flow's smoothed RTT now, read at its sender. A flow without a figure this tick
+ * (not yet accepted, no ACK measured yet, ended) has no point: a gap, not a zero. */
+static void sample_rtt(struct cmp_load *l, double now)
+{
+	for (size_t i = 0; i < gw_loadgen_n_flows(l->gen) && i < RTT_FLOWS; i++) {
+		const struct gw_loadgen_flow *f = gw_loadgen_flow(l->gen, i);
+		size_t k = l->rtt_n[i];
+		uint32_t rtt, var;
+		int e;
+
+		if (k == MAX_TICKS || !f->accepted)
+			continue;
+		e = f->dir == GW_FLOW_UP ? gw_loadgen_flow_rtt(l->gen, i, &rtt, &var) :
+					   gw_sink_download_rtt(l->sink, f->local_port, &rtt, &var);
+		if (e)
+			continue;
+		l->rtt_t[i][k] = now;
+		l->rtt_ms[i][k] = (float)(rtt / 1000.0);
+		l->rttvar_ms[i][k] = (float)(var / 1000.0);
+		l->rtt_n[i]++;
+	}
+}
+
 double cmp_load_run(struct cmp_load *l, bool tick)
 {
 	double now = cmp_now() - l->t0;
@@ -287,8 +316,10 @@ double cmp_load_run(struct cmp_load *l, bool tick)
 	gw_sink_run(l->sink);
 	if (l->gen && !gw_loadgen_done(l->gen)) {
 		gw_loadgen_run(l->gen);
-		if (tick && !gw_loadgen_done(l->gen))
+		if (tick && !gw_loadgen_done(l->gen)) {
 			count_uploads(l, now);
+			sample_rtt(l, now);
+		}
 	}
 	if (l->flooding && now >= l->fnext)
 		flood_send(l, now);
@@ -333,6 +364,27 @@ static int put_series(struct cmp_flow *f, const struct series *s)
 	memcpy(f->secs, s->secs, s->n * sizeof(*f->secs));
 	memcpy(f->mbps, s->mbps, s->n * sizeof(*f->mbps));
 	f->n = s->n;
+	return 0;
+}
+
+/* Loadgen flow i's RTT ticks into f. */
+static int put_rtt(struct cmp_flow *f, const struct cmp_load *l, size_t i)
+{
+	size_t n = i < RTT_FLOWS ? l->rtt_n[i] : 0;
+
+	if (!n)
+		return 0;
+	f->rtt_t = malloc(n * sizeof(*f->rtt_t));
+	f->rtt_ms = malloc(n * sizeof(*f->rtt_ms));
+	f->rttvar_ms = malloc(n * sizeof(*f->rttvar_ms));
+	if (!f->rtt_t || !f->rtt_ms || !f->rttvar_ms)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		f->rtt_t[k] = l->rtt_t[i][k];
+		f->rtt_ms[k] = l->rtt_ms[i][k];
+		f->rttvar_ms[k] = l->rttvar_ms[i][k];
+	}
+	f->n_rtt = n;
 	return 0;
 }
 
@@ -388,7 +440,7 @@ int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r)
 				b[k] = gw_loadgen_tick_bytes(l->gen, i, k);
 			to_series(t, b, nt, s);
 		}
-		if ((ret = put_series(f, s)))
+		if ((ret = put_series(f, s)) || (ret = put_rtt(f, l, i)))
 			break;
 		r->n_flows++;
 	}

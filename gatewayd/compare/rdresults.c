@@ -38,12 +38,23 @@ const struct rep_num_row rep_num_rows[] = {
 	{ "VoIP jitter down (ms)", "udp_latency_ms.down.jitter", 1, 2 },
 	{ "Jain's fairness (8 TCP)", "jain_fairness", 1, 3 },
 	{ "bench CPU busy (%)", "cpu_busy", 100, 0 },
-	{ "peak queue up (ms)", "peak_queue.up.ms", 1, 1 },
-	{ "peak queue down (ms)", "peak_queue.down.ms", 1, 1 },
+	{ "peak backlog up (ms)", "peak_queue.up.ms", 1, 1 },
+	{ "peak backlog down (ms)", "peak_queue.down.ms", 1, 1 },
+	/* a run saved before the bulk flows' RTT was measured has none: "-" */
+	{ "TCP RTT up p50 (ms)", "tcp_rtt.up.p50_ms", 1, 1 },
+	{ "TCP RTT up p95 (ms)", "tcp_rtt.up.p95_ms", 1, 1 },
+	{ "TCP RTT up p99 (ms)", "tcp_rtt.up.p99_ms", 1, 1 },
+	{ "TCP RTT down p50 (ms)", "tcp_rtt.down.p50_ms", 1, 1 },
+	{ "TCP RTT down p95 (ms)", "tcp_rtt.down.p95_ms", 1, 1 },
+	{ "TCP RTT down p99 (ms)", "tcp_rtt.down.p99_ms", 1, 1 },
+	{ "TCP induced up p50 (ms)", "tcp_rtt.up.induced_p50_ms", 1, 1 },
+	{ "TCP induced down p50 (ms)", "tcp_rtt.down.induced_p50_ms", 1, 1 },
+	{ "TCP induced up mean (ms)", "tcp_rtt.up.induced_mean_ms", 1, 1 },
+	{ "TCP induced down mean (ms)", "tcp_rtt.down.induced_mean_ms", 1, 1 },
 };
 const size_t rep_n_num_rows = sizeof(rep_num_rows) / sizeof(rep_num_rows[0]);
 const struct rep_pair_row rep_pair_rows[] = {
-	{ "peak queue up/down (pkts)", "peak_queue.up.packets", "peak_queue.down.packets" },
+	{ "peak backlog up/dn (pkts)", "peak_queue.up.packets", "peak_queue.down.packets" },
 	{ "drops up/down", "drops.up", "drops.down" },
 	{ "ECN marks up/down", "ecn_marks.up", "ecn_marks.down" },
 	{ "probes lost (loaded)", "latency_ms.loaded.lost", "latency_ms.loaded.samples" },
@@ -243,6 +254,23 @@ static int check_figures(struct rd *c, struct json_object *run, const char *w)
 			    (e = get_num(c, u, at, "jitter", true, &x)))
 				return e;
 		}
+	}
+	/* the bulk flows' RTT: optional (older runs lack it), but what is there is checked as
+	 * the rest is, so the table never prints a figure of the wrong type */
+	if (json_object_object_get_ex(run, "tcp_rtt", NULL)) {
+		static const char *const figs[] = { "p50_ms", "p95_ms", "p99_ms", "mean_ms",
+						    "induced_p50_ms", "induced_p95_ms",
+						    "induced_p99_ms", "induced_mean_ms", NULL };
+		static const char *const n[] = { "samples", NULL };
+		struct json_object *t;
+
+		if ((e = get(c, run, w, "tcp_rtt", W_OBJ, &t)))
+			return e;
+		snprintf(at, sizeof(at), "%s.tcp_rtt", w);
+		for (int d = 0; d < 2; d++)
+			if ((e = check_keys(c, t, at, updown[d], figs, W_NUM | W_NULL)) ||
+			    (e = check_keys(c, t, at, updown[d], n, W_INT)))
+				return e;
 	}
 	for (int d = 0; d < 2; d++) {
 		struct json_object *o;
@@ -457,7 +485,7 @@ static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_ph
 {
 	static const char *const fig_keys[] = { "goodput_bps", "shaper_accuracy", "latency_ms",
 						"grade", "drops", "ecn_marks", "peak_queue",
-						"jain_fairness", "cpu_busy", "udp_latency_ms", NULL };
+						"jain_fairness", "cpu_busy", "udp_latency_ms", "tcp_rtt", NULL };
 	struct json_object *v, *lat;
 	double baseline;
 	char w[32];
@@ -512,7 +540,9 @@ static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_ph
 	if (!col->fig)
 		return bad(c, w, "out of memory");
 	for (size_t k = 0; fig_keys[k]; k++) {
-		json_object_object_get_ex(run, fig_keys[k], &v);
+		/* tcp_rtt is absent from older runs: left out, not null */
+		if (!json_object_object_get_ex(run, fig_keys[k], &v) && !strcmp(fig_keys[k], "tcp_rtt"))
+			continue;
 		json_object_object_add(col->fig, fig_keys[k], json_object_get(v));
 	}
 	json_object_object_get_ex(run, "latency_ms", &lat);

@@ -280,6 +280,7 @@ static void print_table(struct rep_run *runs, size_t n, struct json_object *warn
 	for (size_t r = 0; r < rep_n_pair_rows; r++)
 		row_pair(&t, rep_pair_rows[r].label, rep_pair_rows[r].a, rep_pair_rows[r].b);
 	row_text(&t, "grade (induced mean)", 2);
+	fputs(REP_ROWS_KEY, stdout);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < runs[i].n_cols; k++)
 			if (runs[i].col[k].note[0])

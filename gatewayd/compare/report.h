@@ -43,6 +43,13 @@ struct rep_num_row {
 struct rep_pair_row {
 	const char *label, *a, *b;
 };
+/* What the peak backlog and TCP RTT rows are, under every table of them (the terminal's, the
+ * report's, report.html's): the one is the whole qdisc's, the other the bulk flows' own. */
+#define REP_ROWS_KEY \
+	"peak backlog: the whole qdisc's at its fullest, every flow's packets together (the flood's\n" \
+	"among them), in ms at the direction's rate; behind an FQ queue a flow waits for its own\n" \
+	"alone. TCP RTT: the bulk flows' own (their senders' smoothed RTT, every tick, under load);\n" \
+	"TCP induced: the same less the idle baseline.\n"
 extern const struct rep_num_row rep_num_rows[];
 extern const size_t rep_n_num_rows;
 extern const struct rep_pair_row rep_pair_rows[];

@@ -40,6 +40,38 @@ struct json_object *cmp_json_pct(const struct cmp_pct *p)
 	return o;
 }
 
+/* The bulk flows' own RTT, one direction: {p50_ms, ..., samples, flows, induced_p50_ms, ...} */
+static struct json_object *tcp_rtt_dir(const struct cmp_tcprtt *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "p50_ms", cmp_json_num(t->rtt.p50));
+	json_object_object_add(o, "p95_ms", cmp_json_num(t->rtt.p95));
+	json_object_object_add(o, "p99_ms", cmp_json_num(t->rtt.p99));
+	json_object_object_add(o, "mean_ms", cmp_json_num(t->rtt.mean));
+	json_object_object_add(o, "rttvar_mean_ms", cmp_json_num(t->rttvar_mean));
+	json_object_object_add(o, "samples", json_object_new_int64((int64_t)t->rtt.n));
+	json_object_object_add(o, "flows", json_object_new_int64((int64_t)t->flows));
+	json_object_object_add(o, "induced_p50_ms", cmp_json_num(t->induced_p50));
+	json_object_object_add(o, "induced_p95_ms", cmp_json_num(t->induced_p95));
+	json_object_object_add(o, "induced_p99_ms", cmp_json_num(t->induced_p99));
+	json_object_object_add(o, "induced_mean_ms", cmp_json_num(t->induced_mean));
+	return o;
+}
+
+static struct json_object *tcp_rtt_json(const struct cmp_result *r)
+{
+	struct json_object *o = json_object_new_object(), *w = json_object_new_array();
+
+	json_object_array_add(w, cmp_json_num(r->tcp_rtt_window[0]));
+	json_object_array_add(w, cmp_json_num(r->tcp_rtt_window[1]));
+	json_object_object_add(o, "window_s", w);
+	json_object_object_add(o, "baseline_ms", cmp_json_num(r->baseline_ms));
+	json_object_object_add(o, "up", tcp_rtt_dir(&r->tcp_rtt[0]));
+	json_object_object_add(o, "down", tcp_rtt_dir(&r->tcp_rtt[1]));
+	return o;
+}
+
 /* The gateway's tree as the kernel reported it. */
 static struct json_object *tree_json(const struct cmp_result *r)
 {
@@ -225,6 +257,7 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 		json_object_object_add(pq, d ? "down" : "up", a);
 	}
 	json_object_object_add(o, "peak_queue", pq);
+	json_object_object_add(o, "tcp_rtt", tcp_rtt_json(r));
 	json_object_object_add(o, "jain_fairness", cmp_json_num(r->jain));
 	json_object_object_add(o, "cpu_busy", cmp_json_num(r->cpu_busy));
 
@@ -246,6 +279,19 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 			json_object_array_add(ser, pt);
 		}
 		json_object_object_add(fo, "series", ser);
+		/* a TCP flow's sender's RTT every tick: [t, srtt_ms, rttvar_ms] */
+		if (!f->udp) {
+			ser = json_object_new_array();
+			for (size_t k = 0; k < f->n_rtt; k++) {
+				struct json_object *pt = json_object_new_array();
+
+				json_object_array_add(pt, cmp_json_num(f->rtt_t[k]));
+				json_object_array_add(pt, cmp_json_num(f->rtt_ms[k]));
+				json_object_array_add(pt, cmp_json_num(f->rttvar_ms[k]));
+				json_object_array_add(ser, pt);
+			}
+			json_object_object_add(fo, "rtt_series", ser);
+		}
 		json_object_array_add(flows, fo);
 	}
 	json_object_object_add(o, "flows", flows);

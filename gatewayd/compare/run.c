@@ -522,6 +522,9 @@ void cmp_result_free(struct cmp_result *r)
 		free(r->flows[i].mbps);
 		free(r->flows[i].t);
 		free(r->flows[i].secs);
+		free(r->flows[i].rtt_t);
+		free(r->flows[i].rtt_ms);
+		free(r->flows[i].rttvar_ms);
 	}
 	memset(r, 0, sizeof(*r));
 }

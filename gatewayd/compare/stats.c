@@ -1,6 +1,6 @@
 /* gatewayd/compare/stats.c: the figures of one run from its raw samples: latency percentiles
  * per phase, induced latency over the idle baseline and its grade, goodput and shaping
- * accuracy over the TCP window, peak queue, Jain's fairness. */
+ * accuracy over the TCP window, peak queue, Jain's fairness, the bulk flows' own RTT. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -89,6 +89,54 @@ static double flow_mean(const struct cmp_flow *f, double lo, double hi)
 	return secs > 0 ? bits / secs : NAN;
 }
 
+void cmp_tcp_rtt_of(const struct cmp_result *r, bool up, double lo, double hi,
+		    double baseline_ms, struct cmp_tcprtt *out)
+{
+	size_t cap = 0, n = 0;
+	double *v, sum = 0, var = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->rtt.p50 = out->rtt.p95 = out->rtt.p99 = out->rtt.mean = NAN;
+	out->induced_p50 = out->induced_p95 = out->induced_p99 = out->induced_mean = NAN;
+	out->rttvar_mean = NAN;
+	for (size_t i = 0; i < r->n_flows; i++)
+		if (!r->flows[i].udp && r->flows[i].up == up)
+			cap += r->flows[i].n_rtt;
+	if (!(v = malloc((cap + 1) * sizeof(*v))))
+		return;
+	for (size_t i = 0; i < r->n_flows; i++) {
+		const struct cmp_flow *f = &r->flows[i];
+		size_t had = n;
+
+		if (f->udp || f->up != up)
+			continue;
+		for (size_t k = 0; k < f->n_rtt; k++) {
+			if (f->rtt_t[k] < lo || f->rtt_t[k] > hi || !isfinite(f->rtt_ms[k]))
+				continue;
+			v[n++] = f->rtt_ms[k];
+			sum += f->rtt_ms[k];
+			var += f->rttvar_ms[k];
+		}
+		out->flows += n > had;
+	}
+	qsort(v, n, sizeof(*v), cmp_double);
+	out->rtt.n = n;
+	if (n) {
+		/* every tick of every flow weighs the same: a flow the queue starves still has
+		 * its share of the figures, as it has its share of the waiting */
+		out->rtt.p50 = cmp_percentile(v, n, 50);
+		out->rtt.p95 = cmp_percentile(v, n, 95);
+		out->rtt.p99 = cmp_percentile(v, n, 99);
+		out->rtt.mean = sum / (double)n;
+		out->rttvar_mean = var / (double)n;
+		out->induced_p50 = out->rtt.p50 - baseline_ms;
+		out->induced_p95 = out->rtt.p95 - baseline_ms;
+		out->induced_p99 = out->rtt.p99 - baseline_ms;
+		out->induced_mean = out->rtt.mean - baseline_ms;
+	}
+	free(v);
+}
+
 void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 {
 	double tcp = r->phase_start[CMP_PH_FLOOD] - r->phase_start[CMP_PH_TCP];
@@ -151,6 +199,15 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 		nf++;
 	}
 	r->jain = nf && sxx > 0 ? sx * sx / (nf * sxx) : NAN;
+
+	/* the bulk flows' own RTT: from where the goodput is counted (slow start and the
+	 * first filling of the queue left out) to the end of the flood, which they run
+	 * through; against the probes' baseline, so the two induced figures compare */
+	r->tcp_rtt_window[0] = lo;
+	r->tcp_rtt_window[1] = r->phase_start[CMP_PH_IDLE2];
+	for (int d = 0; d < 2; d++)
+		cmp_tcp_rtt_of(r, d == 0, lo, r->phase_start[CMP_PH_IDLE2], r->baseline_ms,
+			       &r->tcp_rtt[d]);
 
 	/* accuracy: what the shaper sent over the TCP window, against the configured rate */
 	r->accuracy[0] = r->accuracy[1] = NAN;

@@ -873,6 +873,14 @@ const struct gw_loadgen_flow *gw_loadgen_flow(const struct gw_loadgen *g, size_t
 	return i < g->n_flows ? &g->flows[i].pub : NULL;
 }
 
+int gw_loadgen_flow_rtt(const struct gw_loadgen *g, size_t i, uint32_t *rtt_us,
+			uint32_t *rttvar_us)
+{
+	if (i >= g->n_flows || g->flows[i].fd < 0 || g->flows[i].state != F_DATA)
+		return -ENOENT;
+	return gw_tcp_rtt(g->flows[i].fd, rtt_us, rttvar_us);
+}
+
 size_t gw_loadgen_n_ticks(const struct gw_loadgen *g)
 {
 	return g->n_ticks;

@@ -72,6 +72,11 @@ const char *gw_loadgen_error(const struct gw_loadgen *g);
 
 size_t gw_loadgen_n_flows(const struct gw_loadgen *g);
 const struct gw_loadgen_flow *gw_loadgen_flow(const struct gw_loadgen *g, size_t i);
+/* Flow i's smoothed RTT and its variation (us) as this end's kernel has them now: an upload's
+ * are its sender's. 0, -ENOENT (no such flow, or not moving data: connecting, ended, an iperf3
+ * run's) or -EAGAIN (no RTT sample yet). */
+int gw_loadgen_flow_rtt(const struct gw_loadgen *g, size_t i, uint32_t *rtt_us,
+			uint32_t *rttvar_us);
 /* The byte-count series: tick k at time gw_loadgen_tick_time (seconds since the start), each
  * flow's cumulative bytes then. */
 size_t gw_loadgen_n_ticks(const struct gw_loadgen *g);

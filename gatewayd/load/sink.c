@@ -603,6 +603,35 @@ int gw_sink_upload_bytes(const struct gw_sink *s, uint16_t peer_port, uint64_t *
 	return -ENOENT;
 }
 
+int gw_tcp_rtt(int fd, uint32_t *rtt_us, uint32_t *rttvar_us)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0)
+		return -errno;
+	if (len < offsetof(struct tcp_info, tcpi_rttvar) + sizeof(ti.tcpi_rttvar))
+		return -EOPNOTSUPP;
+	/* no ACK measured yet: 0, which is no figure, not a round trip of nothing */
+	if (!ti.tcpi_rtt)
+		return -EAGAIN;
+	*rtt_us = ti.tcpi_rtt;
+	*rttvar_us = ti.tcpi_rttvar;
+	return 0;
+}
+
+int gw_sink_download_rtt(const struct gw_sink *s, uint16_t peer_port, uint32_t *rtt_us,
+			 uint32_t *rttvar_us)
+{
+	for (size_t i = 0; i < GW_SINK_MAX_CONNS; i++) {
+		const struct conn *c = &s->conns[i];
+
+		if (c->state == C_DOWNLOAD && c->peer_port == peer_port)
+			return gw_tcp_rtt(c->fd, rtt_us, rttvar_us);
+	}
+	return -ENOENT;
+}
+
 void gw_sink_set_access(struct gw_sink *s, const struct gw_sink_access *a)
 {
 	if (!a) {

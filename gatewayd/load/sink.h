@@ -104,6 +104,14 @@ void gw_sink_set_rcvlowat(struct gw_sink *s, int bytes);
  * client's port: what a receiver-side goodput counts. 0, -ENOENT (no such upload open) or
  * -EOPNOTSUPP (no TCP_INFO counter). */
 int gw_sink_upload_bytes(const struct gw_sink *s, uint16_t peer_port, uint64_t *bytes);
+/* A download's smoothed RTT and its variation (us) as the sink's kernel, its sender, has them
+ * now, found by the client's port: the round trip its data and the client's ACKs take, queues
+ * included. 0, -ENOENT (no such download sending) or -EAGAIN (no RTT sample yet). */
+int gw_sink_download_rtt(const struct gw_sink *s, uint16_t peer_port, uint32_t *rtt_us,
+			 uint32_t *rttvar_us);
+/* A TCP socket's tcpi_rtt and tcpi_rttvar (us): 0, -errno, or -EAGAIN before its first RTT
+ * sample (the kernel reports 0 then). */
+int gw_tcp_rtt(int fd, uint32_t *rtt_us, uint32_t *rttvar_us);
 /* The port listener i is bound to (to learn what port 0 picked). */
 int gw_sink_port(const struct gw_sink *s, size_t i);
 void gw_sink_get_stats(const struct gw_sink *s, struct gw_sink_stats *out);

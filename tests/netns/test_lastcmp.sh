@@ -53,11 +53,12 @@ want = {"up": ("g1", "rate 4mbit ceil 4mbit"), "down": ("ifb-cmp", "rate 8mbit c
 for d, (dev, rate) in want.items():
     cls = [q for q in x["qdiscs"] if q["direction"] == d and q["type"] == "class" and q["kind"] == "htb"]
     assert len(cls) == 2 and all(q["interface"] == dev and q["params"].startswith(rate + " ") for q in cls), (d, cls)
-    # no more goodput than the direction s own shaper lets through (10% for the window s
-    # edges: 0.5 s intervals in a 1 s window); the other direction s rate would let 2x by.
+    # no more goodput than the direction s own shaper lets through (20% for the window s
+    # edges: 0.5 s intervals in a 1 s window, and htb s burst in it: 114.9% and 115% were
+    # read, on this tree and before it); the other direction s rate would let 2x by.
     # (The shaper s own counter is not judged: over 1 s it read up to 115% of the rate.)
     g, a, bps = x["goodput_bps"][d], x["shaper_accuracy"][d], c["rate_bps_" + d]
-    assert g <= 1.10 * bps, (d, g, a, bps)
+    assert g <= 1.20 * bps, (d, g, a, bps)
     print("# %s: shaper %s on %s, goodput %.2f Mbit/s (%.0f%% of its %.0f Mbit/s), shaper sent %.0f%%" % (
         d, rate.split()[1], dev, g / 1e6, g / bps * 100, bps / 1e6, (a or 0) * 100))
 ' "$CMP"
@@ -77,6 +78,37 @@ assert up >= 100 and up > down, (up, down)
 gaps = sorted(abs(s[1] - s[2] - s[3]) for s in x["udp_samples"] if s[1] is not None)
 assert gaps and gaps[len(gaps) // 2] < 0.5 and gaps[-1] < 5, (gaps[:3], gaps[-3:])
 ' "$CMP"
+
+check "the bulk TCP flows' own RTT, read by each flow's sender: both ways, well above the idle baseline (the fifo queues), in the table" python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1] + "/results.json"))["runs"][0]
+t, base = x["tcp_rtt"], x["latency_ms"]["baseline"]
+assert t["baseline_ms"] == base, (t["baseline_ms"], base)
+lo, hi = t["window_s"]
+ph = {p["name"]: p for p in x["phases"]}
+# (every time rounded to the ms: 1 ms of slack)
+assert ph["tcp"]["start_s"] + 1 - 0.001 <= lo < ph["flood"]["start_s"] and abs(hi - ph["idle2"]["start_s"]) <= 0.001, (lo, hi, ph)
+for d in ("up", "down"):
+    v = t[d]
+    # 4 flows at 10 reads a second over a window of 2 s and more
+    assert v["flows"] == 4 and v["samples"] >= 40, (d, v)
+    # 1000 packets of fifo at 4 or 8 mbit hold 1.5 to 3 s; the flows keep hundreds of ms of it
+    # standing (measured 600 ms): 50 ms over an idle baseline of a tenth of a ms is a bound an
+    # RTT read from an idle socket, or in the wrong unit, fails
+    assert v["induced_p50_ms"] >= 50 and v["p50_ms"] <= v["p95_ms"] <= v["p99_ms"], (d, v)
+    assert abs(v["induced_p50_ms"] - (v["p50_ms"] - base)) < 0.01, (d, v, base)
+    print("# %s: bulk-flow RTT p50 %.1f p95 %.1f p99 %.1f mean %.1f ms over %d reads of %d flows; idle baseline %.2f ms; induced p50 %.1f ms (the probes: %.1f)" % (
+        d, v["p50_ms"], v["p95_ms"], v["p99_ms"], v["mean_ms"], v["samples"], v["flows"], base,
+        v["induced_p50_ms"], x["latency_ms"]["induced"]["p50"]))
+tcp = [f for f in x["flows"] if f["protocol"] == "tcp"]
+assert len(tcp) == 8 and all(len(f["rtt_series"]) >= 20 for f in tcp), [(f["name"], len(f.get("rtt_series", []))) for f in tcp]
+assert all(r[1] > 0 and r[2] >= 0 for f in tcp for r in f["rtt_series"])
+rows = {l[:26].strip(): l[26:].split() for l in open(sys.argv[2]) if l[:26].strip()}
+for label, d, k in (("TCP RTT up p50 (ms)", "up", "p50_ms"), ("TCP RTT down p99 (ms)", "down", "p99_ms"),
+                    ("TCP induced down p50 (ms)", "down", "induced_p50_ms")):
+    assert rows[label] == ["%.1f" % t[d][k]], (label, rows.get(label), t[d][k])
+assert rows["peak backlog up (ms)"] == ["%.1f" % x["peak_queue"]["up"]["ms"]], rows.get("peak backlog up (ms)")
+' "$CMP" "$TMPD/compare.out"
 
 # --compare-report over two saved runs: a second, shorter run at another rate beside the first
 RUN2=$TMPD/run2
@@ -109,7 +141,8 @@ spec = [("goodput up (Mbit/s)", "goodput_bps.up", 1e-6, 2), ("goodput down (Mbit
         ("shaper accuracy up (%)", "shaper_accuracy.up", 100, 1), ("idle RTT p50 (ms)", "latency_ms.idle.p50", 1, 1),
         ("loaded RTT p95 (ms)", "latency_ms.loaded.p95", 1, 1), ("induced p50 (ms)", "latency_ms.induced.p50", 1, 1),
         ("induced p99 (ms)", "latency_ms.induced.p99", 1, 1), ("induced mean (ms)", "latency_ms.induced.mean", 1, 1),
-        ("Jain\x27s fairness (8 TCP)", "jain_fairness", 1, 3), ("peak queue up (ms)", "peak_queue.up.ms", 1, 1)]
+        ("Jain\x27s fairness (8 TCP)", "jain_fairness", 1, 3), ("peak backlog up (ms)", "peak_queue.up.ms", 1, 1),
+        ("TCP RTT up p50 (ms)", "tcp_rtt.up.p50_ms", 1, 1), ("TCP induced down p50 (ms)", "tcp_rtt.down.induced_p50_ms", 1, 1)]
 n = 0
 for name, path, scale, dec in spec:
     for c, r in enumerate(runs):

@@ -126,7 +126,7 @@ def check_run(p, r, cfg):
         return
     spec = dict(base, goodput_bps="obj", shaper_accuracy="obj", latency_ms="obj",
                 grade="str", drops="obj", ecn_marks="obj", peak_queue="obj",
-                jain_fairness="num?", cpu_busy="num?", flows="arr", samples="arr",
+                jain_fairness="num?", cpu_busy="num?", tcp_rtt="obj", flows="arr", samples="arr",
                 queue="arr", phases="arr", clients_started_s="num", t0_unix="num",
                 flent_file="str", qdiscs="arr", udp_latency_ms="obj", udp_samples="arr")
     if not fields(p, r, spec):
@@ -185,6 +185,7 @@ def check_run(p, r, cfg):
                 bad(f"{p}.grade", f"{r['grade']} but induced mean {lat['induced']['mean']}")
         except (TypeError, KeyError):
             bad(f"{p}.latency_ms", "incomplete figures")
+    check_tcp_rtt(p, r)
     if r["grade"] not in GRADES:
         bad(f"{p}.grade", f"unknown grade {r['grade']}")
     # the UDP probes: round trip and each way, as latency_ms, and recomputed from udp_samples
@@ -230,10 +231,18 @@ def check_run(p, r, cfg):
             break
     for i, f in enumerate(r["flows"]):
         fp = f"{p}.flows[{i}]"
-        if fields(fp, f, {"name": "str", "direction": "str", "protocol": "str",
-                          "mean_bps": "num?", "series": "arr"}):
+        spec = {"name": "str", "direction": "str", "protocol": "str", "mean_bps": "num?",
+                "series": "arr"}
+        if isinstance(f, dict) and f.get("protocol") == "tcp":
+            spec["rtt_series"] = "arr"	# a TCP flow's sender's RTT, every tick
+        if fields(fp, f, spec):
             if f["direction"] not in ("up", "down") or f["protocol"] not in ("tcp", "udp"):
                 bad(fp, "direction must be up|down, protocol tcp|udp")
+            for pt in f.get("rtt_series", []):
+                if not (isinstance(pt, list) and len(pt) == 3 and all(num_or_null(v) and v is not None
+                                                                      for v in pt) and pt[1] > 0):
+                    bad(fp + ".rtt_series", f"point {pt} is not [t, srtt_ms > 0, rttvar_ms]")
+                    break
             for pt in f["series"]:
                 if not (isinstance(pt, list) and len(pt) == 2 and all(num_or_null(v) for v in pt)):
                     bad(fp + ".series", f"point {pt} is not [t, bps]")
@@ -254,6 +263,49 @@ def check_run(p, r, cfg):
         if not (isinstance(pt, list) and len(pt) == 7 and all(isinstance(v, (int, float)) for v in pt)):
             bad(f"{p}.queue", f"point {pt} is not [t, up_bytes, up_pkts, down_bytes, down_pkts, up_sent, down_sent]")
             break
+
+
+def check_tcp_rtt(p, r):
+    """The bulk flows' own RTT: each direction's figures, induced = figure - baseline, and the
+    sample count the flows' rtt_series hold inside the window."""
+    t = r["tcp_rtt"]
+    d_spec = {"p50_ms": "num?", "p95_ms": "num?", "p99_ms": "num?", "mean_ms": "num?",
+              "rttvar_mean_ms": "num?", "samples": "int", "flows": "int",
+              "induced_p50_ms": "num?", "induced_p95_ms": "num?", "induced_p99_ms": "num?",
+              "induced_mean_ms": "num?"}
+    if not fields(f"{p}.tcp_rtt", t, {"window_s": "arr", "baseline_ms": "num?", "up": "obj",
+                                      "down": "obj"}):
+        return
+    if t["baseline_ms"] != r["latency_ms"].get("baseline"):
+        bad(f"{p}.tcp_rtt.baseline_ms", "is not latency_ms.baseline")
+    w = t["window_s"]
+    if not (len(w) == 2 and all(isinstance(v, (int, float)) for v in w) and w[0] <= w[1]):
+        bad(f"{p}.tcp_rtt.window_s", f"{w} is no [start, end]")
+        return
+    for d in ("up", "down"):
+        dp = f"{p}.tcp_rtt.{d}"
+        if not fields(dp, t[d], d_spec):
+            continue
+        x = t[d]
+        n = sum(1 for f in r["flows"] if isinstance(f, dict) and f.get("protocol") == "tcp"
+                and f.get("direction") == d for pt in f.get("rtt_series", [])
+                if isinstance(pt, list) and pt and isinstance(pt[0], (int, float))
+                and w[0] - 0.0005 <= pt[0] <= w[1] + 0.0005)
+        # the window's edges are rounded to the ms as the points are: a tick on one may fall
+        # either side
+        if abs(x["samples"] - n) > 2 * x["flows"]:
+            bad(dp + ".samples", f"{x['samples']}, but the flows' rtt_series hold {n} in the window")
+        if x["samples"] == 0:
+            continue
+        try:
+            if not (x["p50_ms"] <= x["p95_ms"] <= x["p99_ms"]):
+                bad(dp, "percentiles out of order")
+            for q in ("p50", "p95", "p99", "mean"):
+                want = x[q + "_ms"] - t["baseline_ms"]
+                if abs(x["induced_" + q + "_ms"] - want) > 0.01:
+                    bad(f"{dp}.induced_{q}_ms", f"{x['induced_' + q + '_ms']} != {q}_ms - baseline {want:.3f}")
+        except TypeError:
+            bad(dp, "incomplete figures")
 
 
 def check_json(path):

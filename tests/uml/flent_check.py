@@ -3,7 +3,8 @@
 # checked with flent itself (Debian's flent 2.1, run by Debian's python3, where its module
 # lives): each run's file opens and plots (all_scaled on one file alone, ping_cdf and
 # box_totals over all of them: non-empty PNGs), the values flent reads back (`flent -f stats`
-# and its own resultset module) equal results.json's, and the metadata has its fields.
+# and its own resultset module) equal results.json's (the TCP flows' RTT reads too, as
+# flent's "::tcp_rtt" series), and the metadata has its fields.
 # Prints "ok - ..." / "not ok - ..." lines; exits 0 (the caller counts them).
 import json
 import os
@@ -134,6 +135,24 @@ def main():
                 bad.append("%s median %s/%s mean %s/%s" % (name, g.get("Median"), med, g.get("Mean"),
                                                           fl["mean_bps"]))
         say(not bad, "%s: each TCP flow's median and mean in flent = results.json's" % q, bad)
+        # each TCP flow's sender's RTT, as flent's socket stats have it ("NAME::tcp_rtt"): the
+        # median flent reads from the raw points = results.json's rtt_series'
+        bad, n = [], 0
+        for fl in r["flows"]:
+            if fl["protocol"] != "tcp":
+                continue
+            k = int(fl["name"][-1])
+            name = "TCP %s BE%s::tcp_rtt" % ("upload" if fl["direction"] == "up" else "download",
+                                           "" if k == 1 else k)
+            vals = [p[1] for p in fl.get("rtt_series", [])]
+            g = s.get(name, {})
+            n += len(vals)
+            if not vals or not near(g.get("Median"), statistics.median(vals), 1e-3) or \
+               g.get("Data points") != len(vals):
+                bad.append("%s median %s/%s points %s/%d" % (name, g.get("Median"),
+                                                            statistics.median(vals) if vals else None,
+                                                            g.get("Data points"), len(vals)))
+        say(not bad, "%s: each TCP flow's tcp_rtt in flent (%d reads) = results.json's rtt_series" % (q, n), bad)
         rtts = [x[1] for x in r["samples"] if x[1] is not None]
         p = s.get("Ping (ms) ICMP", {})
         say(near(p.get("Median"), statistics.median(rtts), 1e-3) and

@@ -5,7 +5,8 @@
 #    CONFIG puts the results in that config's compare_dir.
 # 2. SIGINT during the load, on the host kernel: status 130, nothing left.
 # 3. A shortened run of all four queues at 20 mbit, 40 ms RTT in a UML guest: fifo's induced
-#    p95 at least 10x fq_codel's and cake's; their p99 under 15 ms; their goodput within
+#    p95 at least 10x fq_codel's and cake's, and the bulk TCP flows' own induced RTT p50 (read
+#    by each flow's sender) at least 5x theirs each way; their p99 under 15 ms; their goodput within
 #    85-100% of the rate (a queue that misses, on a host busy enough to disturb the guest, gets
 #    one fresh run, skipped if that misses too while the host took a fifth of the guest's time
 #    or more; the fifo's is printed, not judged: see below); results.json valid
@@ -184,6 +185,22 @@ for q in fq_codel cake cake-shaper; do
 	l=$(fig $q .udp_latency_ms.rtt.loaded.lost) n=$(fig $q .udp_latency_ms.rtt.loaded.samples)
 	check "VoIP under load: $q lost $l of $n (at most 1%)" "$l of $n" \
 		awk -v l="$l" -v n="$n" 'BEGIN { exit !(n >= 100 && l <= n / 100) }'
+done
+# The bulk TCP flows' own RTT (their senders' smoothed RTT, every tick, under load), less the
+# idle baseline: behind the fifo they wait as long as the probes do; fq_codel and cake keep
+# each bulk flow's own queue near codel's 5 ms target, which is what they do to the bulk flows
+# and not only to the sparse probes. At least 5x lower, by the median (a floor of 0.5 ms for a
+# figure at or under the base RTT).
+for d in up down; do
+	ftcp=$(fig fifo .tcp_rtt.$d.induced_p50_ms)
+	for q in fifo fq_codel cake cake-shaper; do
+		echo "# $q: bulk TCP RTT $d p50 $(fig $q .tcp_rtt.$d.p50_ms) p95 $(fig $q .tcp_rtt.$d.p95_ms) p99 $(fig $q .tcp_rtt.$d.p99_ms) ms over $(fig $q .tcp_rtt.$d.samples) reads, induced p50 $(fig $q .tcp_rtt.$d.induced_p50_ms) ms; peak backlog (the whole qdisc's) $(fig $q .peak_queue.$d.ms) ms"
+	done
+	for q in fq_codel cake; do
+		t=$(fig $q .tcp_rtt.$d.induced_p50_ms)
+		check "the bulk flows' own induced RTT $d: fifo's p50 ($ftcp ms) at least 5x $q's ($t ms)" "$ftcp vs $t" \
+			awk -v f="$ftcp" -v q="$t" 'BEGIN { exit !(f != "null" && q != "null" && f >= 5 * (q > 0.5 ? q : 0.5)) }'
+	done
 done
 for d in up down; do
 	# Behind the 1000-packet fifo each direction's ACKs wait behind the other's data, and the

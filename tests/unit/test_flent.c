@@ -355,10 +355,80 @@ static void test_late_intervals(void)
 	cmp_result_free(&r);
 }
 
+/* A TCP flow's sender's RTT reads as flent's socket stats: "NAME::tcp_rtt" and "::tcp_rtt_var"
+ * on x_values, raw points {t, tcp_rtt, tcp_rtt_var} among the flow's own, in time order. */
+static void test_rtt(void)
+{
+	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .rtt_us = 40000 };
+	struct cmp_result r;
+	struct cmp_flow *fl;
+	char dir[] = "/tmp/gwflent-unit.XXXXXX", name[256], path[512], err[128];
+	unsigned char magic[2];
+
+	snprintf(o.rate_text, sizeof(o.rate_text), "20mbit");
+	make_run(&r);
+	fl = &r.flows[0];	/* up1: TCP upload BE */
+	fl->n_rtt = 100;
+	fl->rtt_t = calloc(100, sizeof(double));
+	fl->rtt_ms = calloc(100, sizeof(double));
+	fl->rttvar_ms = calloc(100, sizeof(double));
+	if (!fl->rtt_t || !fl->rtt_ms || !fl->rttvar_ms)
+		abort();
+	for (size_t k = 0; k < 100; k++) {
+		fl->rtt_t[k] = 3.55 + 0.1 * (double)k;	/* 3.55 .. 13.45 */
+		fl->rtt_ms[k] = 100 + (double)k;
+		fl->rttvar_ms[k] = 5;
+	}
+	cmp_derive(&o, &r);
+	CHECK(mkdtemp(dir) && cmp_write_flent(dir, &o, &r, "uml", NULL, name, sizeof(name), err,
+					       sizeof(err)) == 0, "with RTT reads: written (%s)", err);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	struct json_object *f = load_gz(path, magic);
+	struct json_object *rtt = get(f, "results/TCP upload BE::tcp_rtt");
+	struct json_object *raw = get(f, "raw_values/TCP upload BE");
+
+	CHECK(rtt && json_object_array_length(rtt) == json_object_array_length(get(f, "x_values")) &&
+	      get(f, "results/TCP upload BE::tcp_rtt_var") &&
+	      json_object_object_length(get(f, "results")) == 18,
+	      "results: TCP upload BE::tcp_rtt and ::tcp_rtt_var on x_values, beside rrul_be's 16");
+	/* step 25 is t = 5.0, between the reads at 4.95 (114 ms) and 5.05 (115) */
+	CHECK(near(dbl(f, "results/TCP upload BE::tcp_rtt/25"), 114.5) &&
+	      near(dbl(f, "results/TCP upload BE::tcp_rtt_var/25"), 5) &&
+	      get(f, "results/TCP upload BE::tcp_rtt/10") == NULL,
+	      "interpolated as the rest (%.3f at 5.0 s; none before the first read)",
+	      dbl(f, "results/TCP upload BE::tcp_rtt/25"));
+	CHECK(!get(f, "results/TCP upload BE2::tcp_rtt"), "a flow without reads has none");
+	size_t vals = 0, rtts = 0, ordered = 1;
+	double last = 0;
+
+	for (size_t i = 0; raw && i < json_object_array_length(raw); i++) {
+		struct json_object *p = json_object_array_get_idx(raw, i);
+		double t = dbl(p, "t");
+
+		vals += json_object_object_get_ex(p, "val", NULL);
+		rtts += json_object_object_get_ex(p, "tcp_rtt", NULL) &&
+			json_object_object_get_ex(p, "tcp_rtt_var", NULL);
+		ordered &= t >= last;
+		last = t;
+	}
+	CHECK(raw && json_object_array_length(raw) == 128 && vals == 28 && rtts == 100 && ordered,
+	      "raw values: the 28 goodput points and the 100 reads, in time order (%zu, %zu, %zu)",
+	      vals, rtts, ordered);
+	CHECK(near(dbl(raw, "0/t"), T0 + 3.5) && near(dbl(raw, "0/val"), 4.5) &&
+	      near(dbl(raw, "1/t"), T0 + 3.55) && near(dbl(raw, "1/tcp_rtt"), 100) &&
+	      near(dbl(raw, "1/tcp_rtt_var"), 5) && !get(raw, "1/val") && near(dbl(raw, "2/t"), T0 + 3.65),
+	      "the first interval's end (3.5 s), then the reads (3.55 s: 100 ms, no val)");
+	json_object_put(f);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	CHECK(system(path) == 0, "scratch removed");
+	cmp_result_free(&r);
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);	/* the file name has the local time, as flent's */
 	test_file();
 	test_late_intervals();
+	test_rtt();
 	return tap_done();
 }
