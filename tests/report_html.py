@@ -26,7 +26,7 @@ NUM_ROWS = [
     ("loaded RTT p95 (ms)", "latency_ms.loaded.p95", 1, 1), ("loaded RTT p99 (ms)", "latency_ms.loaded.p99", 1, 1),
     ("induced p50 (ms)", "latency_ms.induced.p50", 1, 1), ("induced p95 (ms)", "latency_ms.induced.p95", 1, 1),
     ("induced p99 (ms)", "latency_ms.induced.p99", 1, 1), ("induced mean (ms)", "latency_ms.induced.mean", 1, 1),
-    ("Jain's fairness (8 TCP)", "jain_fairness", 1, 3), ("bench CPU busy (%)", "cpu_busy", 100, 0),
+    ("Jain's fairness (TCP)", "jain_fairness", 1, 3), ("bench CPU busy (%)", "cpu_busy", 100, 0),
     ("peak backlog up (ms)", "peak_queue.up.ms", 1, 1), ("peak backlog down (ms)", "peak_queue.down.ms", 1, 1),
     ("TCP RTT up p50 (ms)", "tcp_rtt.up.p50_ms", 1, 1), ("TCP RTT up p95 (ms)", "tcp_rtt.up.p95_ms", 1, 1),
     ("TCP RTT up p99 (ms)", "tcp_rtt.up.p99_ms", 1, 1), ("TCP RTT down p50 (ms)", "tcp_rtt.down.p50_ms", 1, 1),

@@ -9,8 +9,22 @@
 #include <sys/types.h>
 
 #define CMP_MAX_QDISCS 8
-#define CMP_TCP_FLOWS 4		/* per direction */
-#define CMP_MAX_FLOWS (2 * CMP_TCP_FLOWS + 1)	/* + the UDP flood */
+#define CMP_TCP_FLOWS 4		/* per direction, by default (--flows) */
+#define CMP_TCP_FLOWS_MAX 8
+#define CMP_MAX_FLOWS (2 * CMP_TCP_FLOWS_MAX + 1)	/* + the UDP flood */
+
+/* --profile: which load the TCP and flood phases carry. rrul (the default, flent's rrul_be):
+ * TCP both ways, then a UDP flood on top; bidir: TCP both ways, no flood; upload, download:
+ * TCP one way, no flood. The VoIP-like stream and the probes run in every one. */
+enum cmp_profile { CMP_PROF_RRUL, CMP_PROF_BIDIR, CMP_PROF_UPLOAD, CMP_PROF_DOWNLOAD,
+		   CMP_PROF_COUNT };
+const char *cmp_profile_name(enum cmp_profile p);
+/* TCP flows the profile sends that way (0 up, 1 down), with --flows n (0: the default) */
+static inline int cmp_profile_flows(enum cmp_profile p, int n, int d)
+{
+	n = n > 0 ? n : CMP_TCP_FLOWS;
+	return p == CMP_PROF_UPLOAD ? (d ? 0 : n) : p == CMP_PROF_DOWNLOAD ? (d ? n : 0) : n;
+}
 #define CMP_PROBE_HZ 20
 /* the UDP probes are a VoIP-like stream: a G.711 packet every 20 ms (160 bytes of voice and a
  * 12-byte RTP header), isochronous, judged by its own delay, jitter and loss */
@@ -103,6 +117,8 @@ struct cmp_opts {
 	bool have[CMP_Q_COUNT];		/* which qdiscs this kernel can build */
 	char self[4096];		/* this binary, for the gatewayd child */
 	int repeat;			/* --repeat: every queue this many times, interleaved */
+	enum cmp_profile profile;	/* --profile */
+	int flows;			/* --flows: TCP flows per direction the profile loads */
 	struct cmp_scenario sc;
 };
 
@@ -343,9 +359,10 @@ struct cmp_load;
 int cmp_load_new(const struct cmp_bed *b, double t0, struct cmp_load **out, char *err,
 		 size_t errlen);
 void cmp_load_free(struct cmp_load *l);
-/* CMP_TCP_FLOWS each way from the client to the server's sink, for secs. */
-int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, double secs, char *err,
-		       size_t errlen);
+/* The profile's TCP flows (flows each way it loads) from the client to the server's sink, for
+ * secs. */
+int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, enum cmp_profile profile,
+		       int flows, double secs, char *err, size_t errlen);
 /* The TCP flows end now (an RST each: nothing of theirs stays queued). */
 void cmp_load_stop_tcp(struct cmp_load *l);
 /* A UDP flood from the client to the server at rate_bps on the wire, for secs. */

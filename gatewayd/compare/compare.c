@@ -63,6 +63,13 @@ const char *cmp_qdisc_name(enum cmp_qdisc q)
 	return x ? x->name : "?";
 }
 
+const char *cmp_profile_name(enum cmp_profile p)
+{
+	static const char *const names[CMP_PROF_COUNT] = { "rrul", "bidir", "upload", "download" };
+
+	return p < CMP_PROF_COUNT ? names[p] : "?";
+}
+
 const char *cmp_phase_name(enum cmp_phase p)
 {
 	return p < CMP_PH_COUNT ? phnames[p] : "?";
@@ -73,7 +80,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gatewayd --compare [--rate 20mbit|DOWN/UP] [--rtt 40ms] [--duration 30s]\n"
 		"                [--qdiscs fifo,fq_codel:target=2ms,cake,cake-shaper]\n"
-		"                [--out DIR] [--repeat N] [--kernel auto|host|uml]\n"
+		"                [--out DIR] [--profile rrul|bidir|upload|download] [--flows 4]\n"
+		"                [--repeat N] [--kernel auto|host|uml]\n"
 		"       gatewayd --compare -c CONFIG [--link NAME] [--qdiscs fq_codel:target=2ms,...]\n"
 		"                [--rtt 40ms] [--duration 30s] [--out DIR] [--repeat N] [--kernel ...]\n"
 		"       gatewayd --compare --scenario variable [--steps 40/10,12/4,30/8]\n"
@@ -95,6 +103,8 @@ static void usage(FILE *f)
 		"cake:diffserv4, fifo:limit=50 (a KEY=VALUE after a comma is one more knob of the\n"
 		"queue before it); each is a column of its own, headed by its label. A bad knob\n"
 		"is refused (exit 2) before anything starts, in the config's words.\n"
+		"--profile: rrul (default: TCP both ways, then a UDP flood), bidir (TCP both ways),\n"
+		"upload or download (TCP one way); --flows N (1 to 8, default 4) each way it loads.\n"
 		"-c CONFIG: the config's own link (its classes, matches and queues) at its rates,\n"
 		"after the fifo at the same rates; with --qdiscs, once more per queue, that queue in\n"
 		"every leaf (docs/compare.md, \"Your own tree\").\n"
@@ -142,6 +152,8 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		{ "autorate", required_argument, NULL, 'A' },
 		{ "probe-method", required_argument, NULL, 'M' },
 		{ "repeat", required_argument, NULL, 'R' },
+		{ "profile", required_argument, NULL, 'P' },
+		{ "flows", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -154,6 +166,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 	o->rtt_us = 40000;
 	o->duration_s = 30;
 	o->repeat = 1;
+	o->flows = CMP_TCP_FLOWS;
 	o->sc.step_s = 20;
 	/* udp to the bench's reflector: one-way delays, so autorate judges each direction by
 	 * its own (with round trips alone the upload's queue is laid on the download too) */
@@ -257,6 +270,33 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 			o->repeat = (int)v;
 			break;
 		}
+		case 'P': {
+			int p;
+
+			for (p = 0; p < CMP_PROF_COUNT && strcmp(optarg, cmp_profile_name(p)); p++)
+				;
+			if (p == CMP_PROF_COUNT) {
+				fprintf(stderr, "gatewayd: --profile: rrul (TCP both ways, then a UDP flood), bidir, upload or download, not '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->profile = (enum cmp_profile)p;
+			break;
+		}
+		case 'F': {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 || v > CMP_TCP_FLOWS_MAX) {
+				fprintf(stderr, "gatewayd: --flows: want 1 to %d TCP flows per direction, not '%s'\n",
+					CMP_TCP_FLOWS_MAX, optarg);
+				return -EINVAL;
+			}
+			o->flows = (int)v;
+			break;
+		}
 		case 'o':
 			snprintf(o->out, sizeof(o->out), "%s", optarg);
 			break;
@@ -340,8 +380,8 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		}
 		return 0;
 	}
-	if (o->repeat > 1) {
-		fprintf(stderr, "gatewayd: --repeat: a queue comparison's, not --scenario's\n");
+	if (o->repeat > 1 || o->profile != CMP_PROF_RRUL || o->flows != CMP_TCP_FLOWS) {
+		fprintf(stderr, "gatewayd: --repeat, --profile and --flows: a queue comparison's, not --scenario's\n");
 		return -EINVAL;
 	}
 	/* the scenario: one queue in the gateway, under htb (autorate moves htb's rates) */
@@ -466,7 +506,7 @@ static bool find_uml_helper(const char *self, char *out, size_t len)
 static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 {
 	char dur[32], tmo[32], rtt[32], q[CMP_QDISCS_TEXT_MAX] = "", steps[256] = "", stept[32];
-	char ways[64] = "", nrep[16];
+	char ways[64] = "", nrep[16], nflows[16];
 	char *argv[48];
 	int i = 0;
 
@@ -533,6 +573,13 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 		snprintf(nrep, sizeof(nrep), "%d", o->repeat);
 		argv[i++] = "--repeat";
 		argv[i++] = nrep;
+	}
+	if (!o->sc.on) {
+		snprintf(nflows, sizeof(nflows), "%d", o->flows);
+		argv[i++] = "--profile";
+		argv[i++] = (char *)cmp_profile_name(o->profile);
+		argv[i++] = "--flows";
+		argv[i++] = nflows;
 	}
 	if (o->out[0]) {
 		argv[i++] = "--out";
@@ -621,7 +668,7 @@ static void print_rows(struct cmp_result *r, size_t n)
 	ROW("VoIP one-way down p95", 1, udp[CMP_UDP_DOWN].induced_p95);
 	ROW("VoIP jitter up (ms)", 2, udp[CMP_UDP_UP].jitter_ms);
 	ROW("VoIP jitter down (ms)", 2, udp[CMP_UDP_DOWN].jitter_ms);
-	ROW("Jain's fairness (8 TCP)", 3, jain);
+	ROW("Jain's fairness (TCP)", 3, jain);
 	for (size_t i = 0; i < n; i++)
 		r[i].cpu_busy *= 100;
 	ROW("bench CPU busy (%)", 0, cpu_busy);
@@ -690,9 +737,18 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 		snprintf(rates, sizeof(rates), "%s down, %s up", o->dir_text[1], o->dir_text[0]);
 	else
 		snprintf(rates, sizeof(rates), "%s each way", o->rate_text);
-	printf("\n%s, base RTT %.1f ms%s; %.0f s per queue: idle, 4+4 TCP, TCP + UDP flood, idle\n",
+	char load[64];
+	int up = cmp_profile_flows(o->profile, o->flows, 0);
+	int down = cmp_profile_flows(o->profile, o->flows, 1);
+
+	if (up && down)
+		snprintf(load, sizeof(load), "%d+%d TCP", up, down);
+	else
+		snprintf(load, sizeof(load), "%d TCP %s", up + down, up ? "up" : "down");
+	printf("\n%s, base RTT %.1f ms%s; %.0f s per queue: idle, %s%s, idle (--profile %s)\n",
 	       rates, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
-	       o->no_delay ? " (no netem: no added delay)" : "", o->duration_s);
+	       o->no_delay ? " (no netem: no added delay)" : "", o->duration_s, load,
+	       o->profile == CMP_PROF_RRUL ? ", TCP + UDP flood" : "", cmp_profile_name(o->profile));
 	if (o->repeat > 1)
 		cmp_repeat_table(o, r, n);
 	else
@@ -774,7 +830,10 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 			continue;
 		flows_path(o, &r[i], path, sizeof(path));
 		bad += cmp_svg_flows(path, o, &r[i]) != 0;
-		/* and flent's own file of the queue's run, for flent and its users' scripts */
+		/* and flent's own file of the queue's run, for flent and its users' scripts: its
+		 * test is rrul_be, which the other profiles are not */
+		if (o->profile != CMP_PROF_RRUL)
+			continue;
 		if (cmp_write_flent(o->out, o, &r[i], kernel, si, name, sizeof(name), err,
 				    sizeof(err))) {
 			fprintf(stderr, "gatewayd: %s/%s: %s\n", o->out, name, err);
@@ -808,9 +867,10 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 		fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
 			bad == 1 ? "" : "s", o->out);
 	else
-		printf("results: %s/results.json, report.html, latency-cdf.svg, latency-time.svg, %sflows-*.svg, %s-*.flent.gz (%d, for flent)\n",
+		printf("results: %s/results.json, report.html, latency-cdf.svg, latency-time.svg, %sflows-*.svg, %s-*.flent.gz (%d, for flent%s)\n",
 		       o->out, o->repeat > 1 ? CMP_BOX_INDUCED ", " CMP_BOX_GOODPUT ", " : "",
-		       "rrul_be", nflent);
+		       "rrul_be", nflent,
+		       o->profile != CMP_PROF_RRUL ? ": flent's rrul_be is --profile rrul's alone" : "");
 	return bad ? -EIO : 0;
 }
 

@@ -29,7 +29,7 @@
 #define SERIES_S 0.5		/* the flows' series: one point per half second */
 #define MAX_POINTS 4096
 #define MAX_TICKS 4096		/* the uploads' receiver counts, one per tick: 409 s */
-#define RTT_FLOWS (2 * CMP_TCP_FLOWS)	/* the loadgen's flows whose RTT is read */
+#define RTT_FLOWS (2 * CMP_TCP_FLOWS_MAX)	/* the loadgen's flows whose RTT is read */
 
 struct series {
 	double t[MAX_POINTS];	/* interval end, run time */
@@ -48,7 +48,7 @@ struct cmp_load {
 	 * bursts when that queue is a deep fifo, and read above the rate over a window */
 	size_t up_n;
 	double up_t[MAX_TICKS];
-	uint64_t up_b[CMP_TCP_FLOWS][MAX_TICKS];
+	uint64_t up_b[CMP_TCP_FLOWS_MAX][MAX_TICKS];
 	/* every TCP flow's RTT as its sender has it, every tick, by the loadgen's flow index:
 	 * an upload's from the client's socket, a download's from the sink's */
 	size_t rtt_n[RTT_FLOWS];
@@ -144,11 +144,14 @@ void cmp_load_free(struct cmp_load *l)
 	free(l);
 }
 
-int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, double secs, char *err,
-		       size_t errlen)
+int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, enum cmp_profile profile,
+		       int flows, double secs, char *err, size_t errlen)
 {
 	struct gw_loadgen_opts o = {
-		.phase = GW_PHASE_BOTH, .flows = CMP_TCP_FLOWS, .duration_s = secs,
+		.phase = profile == CMP_PROF_UPLOAD ? GW_PHASE_UPLOAD :
+			 profile == CMP_PROF_DOWNLOAD ? GW_PHASE_DOWNLOAD : GW_PHASE_BOTH,
+		.flows = flows > 0 && flows <= CMP_TCP_FLOWS_MAX ? flows : CMP_TCP_FLOWS,
+		.duration_s = secs,
 		.tick_s = CMP_TICK_S, .fwmark = -1, .rcvlowat = RCVLOWAT,
 	};
 	struct sockaddr_in *sin = (struct sockaddr_in *)&o.sink;
@@ -273,7 +276,7 @@ static void count_uploads(struct cmp_load *l, double now)
 	if (k == MAX_TICKS)
 		return;
 	l->up_t[k] = now;
-	for (size_t i = 0; i < gw_loadgen_n_flows(l->gen) && u < CMP_TCP_FLOWS; i++) {
+	for (size_t i = 0; i < gw_loadgen_n_flows(l->gen) && u < CMP_TCP_FLOWS_MAX; i++) {
 		const struct gw_loadgen_flow *f = gw_loadgen_flow(l->gen, i);
 		uint64_t b;
 

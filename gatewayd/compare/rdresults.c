@@ -36,7 +36,7 @@ const struct rep_num_row rep_num_rows[] = {
 	{ "VoIP one-way down p95", "udp_latency_ms.down.induced.p95", 1, 1 },
 	{ "VoIP jitter up (ms)", "udp_latency_ms.up.jitter", 1, 2 },
 	{ "VoIP jitter down (ms)", "udp_latency_ms.down.jitter", 1, 2 },
-	{ "Jain's fairness (8 TCP)", "jain_fairness", 1, 3 },
+	{ "Jain's fairness (TCP)", "jain_fairness", 1, 3 },
 	{ "bench CPU busy (%)", "cpu_busy", 100, 0 },
 	{ "peak backlog up (ms)", "peak_queue.up.ms", 1, 1 },
 	{ "peak backlog down (ms)", "peak_queue.down.ms", 1, 1 },

@@ -376,9 +376,15 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 	json_object_object_add(cfg, "netem", json_object_new_boolean(!o->no_delay));
 	json_object_object_add(cfg, "duration_s", cmp_json_num(o->duration_s));
 	json_object_object_add(cfg, "probe_hz", json_object_new_int(CMP_PROBE_HZ));
-	json_object_object_add(cfg, "tcp_flows_per_direction", json_object_new_int(CMP_TCP_FLOWS));
-	/* the flood goes up, client to server: against the up rate */
-	json_object_object_add(cfg, "udp_flood_bps", json_object_new_int64((int64_t)(cmp_dir_bps(o, 0) * CMP_FLOOD_FACTOR)));
+	json_object_object_add(cfg, "tcp_flows_per_direction",
+			       json_object_new_int(o->flows > 0 ? o->flows : CMP_TCP_FLOWS));
+	/* --profile: which load; the flows it sends each way (upload, download: one way) */
+	json_object_object_add(cfg, "profile", json_object_new_string(cmp_profile_name(o->profile)));
+	json_object_object_add(cfg, "tcp_flows_up", json_object_new_int(cmp_profile_flows(o->profile, o->flows, 0)));
+	json_object_object_add(cfg, "tcp_flows_down", json_object_new_int(cmp_profile_flows(o->profile, o->flows, 1)));
+	/* the flood goes up, client to server: against the up rate (0: the profile has none) */
+	json_object_object_add(cfg, "udp_flood_bps", json_object_new_int64(o->profile != CMP_PROF_RRUL ? 0 :
+		(int64_t)(cmp_dir_bps(o, 0) * CMP_FLOOD_FACTOR)));
 	phases = json_object_new_array();
 	for (int p = 0; p < CMP_PH_COUNT && n; p++) {
 		struct json_object *ph = json_object_new_object();

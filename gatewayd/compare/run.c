@@ -23,8 +23,10 @@
 #include "qdisc/stats.h"
 #include "gatewayd/sys/grow.h"
 
-/* the share of --duration each phase gets */
-static const double phase_share[CMP_PH_COUNT] = { 0.15, 0.40, 0.30, 0.15 };
+/* the share of --duration each phase gets: with the flood (--profile rrul), and without it,
+ * where the TCP phase takes the flood's time and the flood phase is empty */
+static const double phase_share[2][CMP_PH_COUNT] = { { 0.15, 0.40, 0.30, 0.15 },
+						     { 0.15, 0.70, 0, 0.15 } };
 
 static int write_config(const struct cmp_bed *b, const struct cmp_opts *o,
 			const struct cmp_result *r, char *path, size_t len)
@@ -323,7 +325,8 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 			 * round trips), and the later phases move with it. Until then probes
 			 * count as idle. The flows run on through the flood and are stopped
 			 * when idle2 begins: their duration only has to be long enough. */
-			if ((ret = cmp_load_start_tcp(ld, b, tcp_s + 5, err, sizeof(err)))) {
+			if ((ret = cmp_load_start_tcp(ld, b, o->profile, o->flows, tcp_s + 5, err,
+						      sizeof(err)))) {
 				snprintf(r->note, sizeof(r->note), "the TCP flows: %.200s", err);
 				return ret;
 			}
@@ -348,7 +351,7 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 			 * all the same (the excess is what stays), at far fewer packets a second
 			 * than twice the rate, which in a one-CPU UML guest were CPU taken from
 			 * the flows and the probes */
-			if (ph == CMP_PH_FLOOD)
+			if (ph == CMP_PH_FLOOD && o->profile == CMP_PROF_RRUL)
 				cmp_load_start_flood(ld, cmp_dir_bps(o, 0) * CMP_FLOOD_FACTOR,
 						     r->phase_start[CMP_PH_IDLE2] -
 						     r->phase_start[CMP_PH_FLOOD]);
@@ -422,7 +425,7 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	sin->sin_port = htons(CMP_REFLECT_PORT);
 	r->phase_start[0] = 0;
 	for (int i = 0; i < CMP_PH_COUNT; i++) {
-		acc += phase_share[i] * o->duration_s;
+		acc += phase_share[o->profile != CMP_PROF_RRUL][i] * o->duration_s;
 		r->phase_start[i + 1] = acc;
 	}
 	char fname[CMP_LABEL_MAX];

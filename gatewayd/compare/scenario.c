@@ -436,7 +436,8 @@ static int sc_loop(struct cmp_bed *b, const struct cmp_opts *o, struct sc_ctx *c
 		if (t >= end)
 			break;
 		if (spawned < 0 && t >= CMP_SC_IDLE_S) {
-			if ((ret = cmp_load_start_tcp(ld, b, steps_s + 5, err, sizeof(err)))) {
+			if ((ret = cmp_load_start_tcp(ld, b, CMP_PROF_BIDIR, CMP_TCP_FLOWS, steps_s + 5,
+						      err, sizeof(err)))) {
 				snprintf(x->note, sizeof(x->note), "the TCP flows: %.200s", err);
 				return ret;
 			}

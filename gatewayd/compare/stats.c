@@ -199,6 +199,10 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 		nf++;
 	}
 	r->jain = nf && sxx > 0 ? sx * sx / (nf * sxx) : NAN;
+	/* a direction the profile sends no TCP flow (--profile upload, download) has no goodput */
+	for (int d = 0; d < 2; d++)
+		if (!cmp_profile_flows(o->profile, o->flows, d))
+			r->goodput_bps[d] = NAN;
 
 	/* the bulk flows' own RTT: from where the goodput is counted (slow start and the
 	 * first filling of the queue left out) to the end of the flood, which they run

@@ -121,7 +121,7 @@ static int svg_write(const char *path, const struct svg_chart *c)
 	text(f, W / 2.0, 24, "middle", "font-size=\"15\" font-weight=\"bold\"", c->title);
 	/* phases behind everything else */
 	for (int b = 0; c->bands && b < c->n_bands; b++) {
-		static const char *const names[] = { "idle", "TCP 4+4", "TCP + UDP flood", "idle" };
+		static const char *const names[] = { "idle", "TCP", "TCP + UDP flood", "idle" };
 		double a = tx(c, fmin(c->bands[b], c->x1)), e = tx(c, fmin(c->bands[b + 1], c->x1));
 
 		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",

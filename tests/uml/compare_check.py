@@ -248,8 +248,18 @@ def check_run(p, r, cfg):
                     bad(fp + ".series", f"point {pt} is not [t, bps]")
                     break
     tcp = [f for f in r["flows"] if isinstance(f, dict) and f.get("protocol") == "tcp"]
-    if len(tcp) != 2 * cfg.get("tcp_flows_per_direction", 4):
-        bad(f"{p}.flows", f"{len(tcp)} TCP flows, want 2 x tcp_flows_per_direction")
+    if len(tcp) != cfg.get("tcp_flows_up", 4) + cfg.get("tcp_flows_down", 4):
+        bad(f"{p}.flows", f"{len(tcp)} TCP flows, want tcp_flows_up + tcp_flows_down")
+    for d in ("up", "down"):
+        if sum(1 for f in tcp if f.get("direction") == d) != cfg.get("tcp_flows_" + d, 4):
+            bad(f"{p}.flows", f"its {d} TCP flows are not tcp_flows_{d}")
+    # the flood: --profile rrul's alone; without it the flood phase is empty
+    flood = cfg.get("profile", "rrul") == "rrul"
+    udp = [f for f in r["flows"] if isinstance(f, dict) and f.get("protocol") == "udp"]
+    ph = {x.get("name"): x for x in r["phases"] if isinstance(x, dict)}
+    if len(udp) != (1 if flood else 0) or (not flood and ph.get("flood", {}).get("start_s") !=
+                                            ph.get("flood", {}).get("end_s")):
+        bad(f"{p}.flows", f"{len(udp)} UDP floods and a flood phase {ph.get('flood')} for profile {cfg.get('profile')}")
     nph = len(PHASES)
     for pt in r["samples"]:
         if not (isinstance(pt, list) and len(pt) == 3 and num_or_null(pt[0]) and pt[0] is not None
@@ -342,7 +352,10 @@ def check_json(path):
     spec = {"rate_bps": "int", "rate_bps_down": "int", "rate_bps_up": "int",
             "rtt_ms": "num", "netem": "bool", "duration_s": "num",
             "probe_hz": "int", "tcp_flows_per_direction": "int",
-            "udp_flood_bps": "int", "phases": "arr"}
+            "udp_flood_bps": "int", "phases": "arr", "profile": "str", "tcp_flows_up": "int",
+            "tcp_flows_down": "int"}
+    if cfg.get("profile") not in ("rrul", "bidir", "upload", "download"):
+        bad("$.config.profile", f"{cfg.get('profile')!r} is no profile")
     if "own_tree" in cfg:   # -c CONFIG
         spec["own_tree"] = "obj"
         fields("$.config.own_tree", cfg["own_tree"],
