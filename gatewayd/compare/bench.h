@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #define CMP_MAX_QDISCS 8
@@ -119,6 +120,7 @@ struct cmp_opts {
 	int repeat;			/* --repeat: every queue this many times, interleaved */
 	enum cmp_profile profile;	/* --profile */
 	int flows;			/* --flows: TCP flows per direction the profile loads */
+	int family;			/* --family: 4 (default) or 6 */
 	struct cmp_scenario sc;
 };
 
@@ -139,12 +141,19 @@ struct cmp_bed {
 	bool made[4];
 	int fd[4];			/* open netns fds, -1 when not */
 	int home;			/* the netns we started in */
+	int family;			/* AF_INET, or AF_INET6 (--family 6): the load's, the
+					 * probes' and the flood's addresses */
 	char tmp[256];			/* scratch dir: configs, logs */
 };
 enum { CMP_NS_CLIENT, CMP_NS_GW, CMP_NS_DELAY, CMP_NS_SERVER };
 
 #define CMP_IP_CLIENT "10.77.1.2"
 #define CMP_IP_SERVER "10.77.3.2"
+#define CMP_IP6_SERVER "fd77:3::2"	/* --family 6 (a ULA of the bench's own) */
+/* The server's address in the bed's family, as text, or with port as a sockaddr (its length
+ * returned). */
+const char *cmp_server_ip(const struct cmp_bed *b);
+socklen_t cmp_server_addr(const struct cmp_bed *b, int port, struct sockaddr_storage *ss);
 #define CMP_GW_WAN "g1"		/* the gateway's side towards the delay box and server */
 #define CMP_GW_IFB "ifb-cmp"
 

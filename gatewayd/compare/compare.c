@@ -81,6 +81,7 @@ static void usage(FILE *f)
 		"usage: gatewayd --compare [--rate 20mbit|DOWN/UP] [--rtt 40ms] [--duration 30s]\n"
 		"                [--qdiscs fifo,fq_codel:target=2ms,cake,cake-shaper]\n"
 		"                [--out DIR] [--profile rrul|bidir|upload|download] [--flows 4]\n"
+		"                [--family 4|6]\n"
 		"                [--repeat N] [--kernel auto|host|uml]\n"
 		"       gatewayd --compare -c CONFIG [--link NAME] [--qdiscs fq_codel:target=2ms,...]\n"
 		"                [--rtt 40ms] [--duration 30s] [--out DIR] [--repeat N] [--kernel ...]\n"
@@ -104,7 +105,8 @@ static void usage(FILE *f)
 		"queue before it); each is a column of its own, headed by its label. A bad knob\n"
 		"is refused (exit 2) before anything starts, in the config's words.\n"
 		"--profile: rrul (default: TCP both ways, then a UDP flood), bidir (TCP both ways),\n"
-		"upload or download (TCP one way); --flows N (1 to 8, default 4) each way it loads.\n"
+		"upload or download (TCP one way); --flows N (1 to 8, default 4) each way it loads;\n"
+		"--family 6: the load, the probes and the flood over IPv6.\n"
 		"-c CONFIG: the config's own link (its classes, matches and queues) at its rates,\n"
 		"after the fifo at the same rates; with --qdiscs, once more per queue, that queue in\n"
 		"every leaf (docs/compare.md, \"Your own tree\").\n"
@@ -154,6 +156,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		{ "repeat", required_argument, NULL, 'R' },
 		{ "profile", required_argument, NULL, 'P' },
 		{ "flows", required_argument, NULL, 'F' },
+		{ "family", required_argument, NULL, '6' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -167,6 +170,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 	o->duration_s = 30;
 	o->repeat = 1;
 	o->flows = CMP_TCP_FLOWS;
+	o->family = 4;
 	o->sc.step_s = 20;
 	/* udp to the bench's reflector: one-way delays, so autorate judges each direction by
 	 * its own (with round trips alone the upload's queue is laid on the download too) */
@@ -297,6 +301,14 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 			o->flows = (int)v;
 			break;
 		}
+		case '6':
+			if (strcmp(optarg, "4") && strcmp(optarg, "6")) {
+				fprintf(stderr, "gatewayd: --family: 4 (IPv4, the default) or 6 (the load, probes and flood over IPv6), not '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->family = optarg[0] - '0';
+			break;
 		case 'o':
 			snprintf(o->out, sizeof(o->out), "%s", optarg);
 			break;
@@ -380,8 +392,9 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		}
 		return 0;
 	}
-	if (o->repeat > 1 || o->profile != CMP_PROF_RRUL || o->flows != CMP_TCP_FLOWS) {
-		fprintf(stderr, "gatewayd: --repeat, --profile and --flows: a queue comparison's, not --scenario's\n");
+	if (o->repeat > 1 || o->profile != CMP_PROF_RRUL || o->flows != CMP_TCP_FLOWS ||
+	    o->family != 4) {
+		fprintf(stderr, "gatewayd: --repeat, --profile, --flows and --family: a queue comparison's, not --scenario's\n");
 		return -EINVAL;
 	}
 	/* the scenario: one queue in the gateway, under htb (autorate moves htb's rates) */
@@ -580,6 +593,8 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 		argv[i++] = (char *)cmp_profile_name(o->profile);
 		argv[i++] = "--flows";
 		argv[i++] = nflows;
+		argv[i++] = "--family";
+		argv[i++] = o->family == 6 ? "6" : "4";
 	}
 	if (o->out[0]) {
 		argv[i++] = "--out";

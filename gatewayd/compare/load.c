@@ -70,11 +70,12 @@ struct cmp_load {
 
 static int udp_socket(const struct cmp_bed *b, int ns, bool rx, char *err, size_t errlen)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(FLOOD_PORT) };
+	struct sockaddr_storage a;
+	socklen_t alen = cmp_server_addr(b, FLOOD_PORT, &a);
 	int fd = -1, r, big = 4 << 20;
 
 	if ((r = cmp_enter(b, ns)) == 0) {
-		fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		fd = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		r = fd < 0 ? -errno : 0;
 	}
 	cmp_enter(b, -1);
@@ -82,16 +83,15 @@ static int udp_socket(const struct cmp_bed *b, int ns, bool rx, char *err, size_
 		snprintf(err, errlen, "the flood's socket: %s", strerror(-r));
 		return r;
 	}
-	inet_pton(AF_INET, CMP_IP_SERVER, &a.sin_addr);
 	/* a tick's worth of the flood waits in the receiver until it is counted (root may go
 	 * past rmem_max; without root the default is what it gets) */
 	if (rx && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-	if (rx ? bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 :
-		 connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+	if (rx ? bind(fd, (struct sockaddr *)&a, alen) < 0 :
+		 connect(fd, (struct sockaddr *)&a, alen) < 0) {
 		r = -errno;
-		snprintf(err, errlen, "the flood's socket (%s %s:%d): %s", rx ? "bind" : "connect",
-			 CMP_IP_SERVER, FLOOD_PORT, strerror(errno));
+		snprintf(err, errlen, "the flood's socket (%s %s port %d): %s", rx ? "bind" : "connect",
+			 cmp_server_ip(b), FLOOD_PORT, strerror(errno));
 		close(fd);
 		return r;
 	}
@@ -101,9 +101,8 @@ static int udp_socket(const struct cmp_bed *b, int ns, bool rx, char *err, size_
 int cmp_load_new(const struct cmp_bed *b, double t0, struct cmp_load **out, char *err,
 		 size_t errlen)
 {
-	struct sockaddr_storage ss = { 0 };
-	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
-	socklen_t len = sizeof(*sin);
+	struct sockaddr_storage ss;
+	socklen_t len = cmp_server_addr(b, LOAD_PORT, &ss);
 	struct cmp_load *l = calloc(1, sizeof(*l));
 	int r;
 
@@ -111,9 +110,6 @@ int cmp_load_new(const struct cmp_bed *b, double t0, struct cmp_load **out, char
 		return -ENOMEM;
 	l->t0 = t0;
 	l->ftx = l->frx = -1;
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(LOAD_PORT);
-	inet_pton(AF_INET, CMP_IP_SERVER, &sin->sin_addr);
 	if ((r = cmp_enter(b, CMP_NS_SERVER)) == 0)
 		r = gw_sink_new(&ss, &len, 1, &l->sink, err, errlen);
 	cmp_enter(b, -1);
@@ -154,13 +150,9 @@ int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, enum cmp_pro
 		.duration_s = secs,
 		.tick_s = CMP_TICK_S, .fwmark = -1, .rcvlowat = RCVLOWAT,
 	};
-	struct sockaddr_in *sin = (struct sockaddr_in *)&o.sink;
 	int r;
 
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(LOAD_PORT);
-	inet_pton(AF_INET, CMP_IP_SERVER, &sin->sin_addr);
-	o.sinklen = sizeof(*sin);
+	o.sinklen = cmp_server_addr(b, LOAD_PORT, &o.sink);
 	if (o.duration_s > GW_LOADGEN_MAX_DURATION_S)
 		o.duration_s = GW_LOADGEN_MAX_DURATION_S;
 	if (o.duration_s < GW_LOADGEN_MIN_DURATION_S)

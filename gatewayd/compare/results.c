@@ -380,6 +380,8 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 			       json_object_new_int(o->flows > 0 ? o->flows : CMP_TCP_FLOWS));
 	/* --profile: which load; the flows it sends each way (upload, download: one way) */
 	json_object_object_add(cfg, "profile", json_object_new_string(cmp_profile_name(o->profile)));
+	/* --family: the load's, the probes' and the flood's IP version */
+	json_object_object_add(cfg, "ip_family", json_object_new_int(o->family == 6 ? 6 : 4));
 	json_object_object_add(cfg, "tcp_flows_up", json_object_new_int(cmp_profile_flows(o->profile, o->flows, 0)));
 	json_object_object_add(cfg, "tcp_flows_down", json_object_new_int(cmp_profile_flows(o->profile, o->flows, 1)));
 	/* the flood goes up, client to server: against the up rate (0: the profile has none) */

@@ -402,7 +402,6 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 		.timeout_us = 2000000,	/* a fifo's queue takes a second and more to cross */
 		.size = GW_PROBE_SIZE_DEFAULT, .fwmark = GW_UNSET,
 	};
-	struct sockaddr_in *sin = (struct sockaddr_in *)&pcfg.targets[0].addr;
 	struct dump_ctx dc = { .r = r };
 	struct gw_probe_cfg ucfg;
 	struct gw_prober *pr[2] = { NULL, NULL };
@@ -412,17 +411,15 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	double acc = 0, t_start = cmp_now();
 	int ret;
 
-	snprintf(pcfg.targets[0].host, sizeof(pcfg.targets[0].host), "%s", CMP_IP_SERVER);
-	sin->sin_family = AF_INET;
-	inet_pton(AF_INET, CMP_IP_SERVER, &sin->sin_addr);
-	pcfg.targets[0].addrlen = sizeof(*sin);
+	/* ICMP (ICMPv6 with --family 6) to the server */
+	snprintf(pcfg.targets[0].host, sizeof(pcfg.targets[0].host), "%s", cmp_server_ip(b));
+	pcfg.targets[0].addrlen = cmp_server_addr(b, 0, &pcfg.targets[0].addr);
 	/* and UDP to the server's reflector, which gives each way's delay: a VoIP-like stream */
 	ucfg = pcfg;
 	ucfg.method = GW_PROBE_UDP;
 	ucfg.interval_us = 1000000 / CMP_VOIP_HZ;
 	ucfg.size = CMP_VOIP_PAYLOAD;
-	sin = (struct sockaddr_in *)&ucfg.targets[0].addr;
-	sin->sin_port = htons(CMP_REFLECT_PORT);
+	ucfg.targets[0].addrlen = cmp_server_addr(b, CMP_REFLECT_PORT, &ucfg.targets[0].addr);
 	r->phase_start[0] = 0;
 	for (int i = 0; i < CMP_PH_COUNT; i++) {
 		acc += phase_share[o->profile != CMP_PROF_RRUL][i] * o->duration_s;

@@ -8,6 +8,7 @@
  * The gateway forwards, and gatewayd shapes its g1: egress (upload) and, through an ifb,
  * ingress (download). The delay box forwards too, with netem (half the RTT) on both of its
  * sides, past the gateway, so the bottleneck queue is the gateway's. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -273,9 +274,38 @@ int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t er
 		"link set lo up\naddr add 10.77.3.2/24 dev s0\nlink set s0 up\n"
 		"route add default via 10.77.3.1\n",
 	};
+	/* --family 6: the same path in IPv6 too, addresses without duplicate detection (usable at
+	 * once), so the load, the probes and the flood can go over it */
+	static const char *const cfg6[4] = {
+		"addr add fd77:1::2/64 dev c0 nodad\nroute add default via fd77:1::1\n",
+		"addr add fd77:1::1/64 dev g0 nodad\naddr add fd77:2::1/64 dev g1 nodad\n"
+		"route add default via fd77:2::2\n",
+		"addr add fd77:2::2/64 dev d0 nodad\naddr add fd77:3::1/64 dev d1 nodad\n"
+		"route add fd77:1::/64 via fd77:2::1\n",
+		"addr add fd77:3::2/64 dev s0 nodad\nroute add default via fd77:3::1\n",
+	};
+	b->family = o->family == 6 ? AF_INET6 : AF_INET;
+	/* (the routers forward before their addresses come: turning forwarding on later
+	 * resets their interfaces' IPv6 state) */
+	if (b->family == AF_INET6 &&
+	    ((r = ns_sysctl(b, CMP_NS_GW, "net/ipv6/conf/all/forwarding", "1")) ||
+	     (r = ns_sysctl(b, CMP_NS_DELAY, "net/ipv6/conf/all/forwarding", "1")))) {
+		snprintf(err, errlen, "enabling IPv6 forwarding: %s", strerror(-r));
+		return r;
+	}
 	for (int i = 0; i < 4; i++)
-		if ((r = ip_batch(b, b->ns[i], cfg[i], err, errlen)))
+		if ((r = ip_batch(b, b->ns[i], cfg[i], err, errlen)) ||
+		    (b->family == AF_INET6 && (r = ip_batch(b, b->ns[i], cfg6[i], err, errlen))))
 			return r;
+	if (b->family == AF_INET6) {
+		/* every hop's neighbour entry made before a run: a probe that waits for neighbour
+		 * discovery would count as a second of idle latency (ARP is quick enough for
+		 * the runs' own half second of warm-up; discovery is not) */
+		char *argv[] = { "ping", "-6", "-q", "-c", "1", "-w", "5", CMP_IP6_SERVER, NULL };
+
+		if ((r = run_cmd(b, CMP_NS_CLIENT, argv, 8, err, errlen)))
+			return r;
+	}
 	if ((r = ns_sysctl(b, CMP_NS_GW, "net/ipv4/ip_forward", "1")) ||
 	    (r = ns_sysctl(b, CMP_NS_DELAY, "net/ipv4/ip_forward", "1"))) {
 		snprintf(err, errlen, "enabling forwarding: %s", strerror(-r));
@@ -342,13 +372,39 @@ void cmp_bed_down(struct cmp_bed *b)
 	b->tmp[0] = 0;
 }
 
+const char *cmp_server_ip(const struct cmp_bed *b)
+{
+	return b->family == AF_INET6 ? CMP_IP6_SERVER : CMP_IP_SERVER;
+}
+
+socklen_t cmp_server_addr(const struct cmp_bed *b, int port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (b->family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		inet_pton(AF_INET6, CMP_IP6_SERVER, &s6->sin6_addr);
+		return sizeof(*s6);
+	}
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	s4->sin_family = AF_INET;
+	s4->sin_port = htons((uint16_t)port);
+	inet_pton(AF_INET, CMP_IP_SERVER, &s4->sin_addr);
+	return sizeof(*s4);
+}
+
 /* The reflector (bench.h): the scenario's gateway probes and the comparison's UDP probes. */
 int cmp_start_reflector(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen)
 {
 	char log[512], addr[32], *argv[] = { (char *)o->self, "--reflect", addr, NULL };
 	pid_t p;
 
-	snprintf(addr, sizeof(addr), "0.0.0.0:%d", CMP_REFLECT_PORT);
+	/* "[::]" answers IPv4 as well */
+	snprintf(addr, sizeof(addr), b->family == AF_INET6 ? "[::]:%d" : "0.0.0.0:%d",
+		 CMP_REFLECT_PORT);
 	snprintf(log, sizeof(log), "%s/reflect.log", b->tmp);
 	if ((p = cmp_spawn(b, CMP_NS_SERVER, argv, log)) < 0) {
 		snprintf(err, errlen, "cannot start the reflector: %s", strerror((int)-p));

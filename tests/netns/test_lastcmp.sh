@@ -26,6 +26,7 @@ check "--qdiscs fifo:nosuchknob=1: exit 2 naming the knob" \
 check "--profile nope: exit 2 naming the profiles" \
 	refuses_cmp "--profile: rrul (TCP both ways, then a UDP flood), bidir, upload or download, not 'nope'" --profile nope
 check "--flows 9: exit 2 with the bound" refuses_cmp "--flows: want 1 to 8" --flows 9
+check "--family 5: exit 2" refuses_cmp "--family: 4 (IPv4, the default) or 6" --family 5
 check "the refused runs made no namespace" \
 	bash -c "[ \"\$(ip netns list | sort | tr '\n' ' ')\" = '$nsbefore' ]"
 
@@ -329,3 +330,27 @@ assert g[off] is None and 0.85 * 10e6 <= g[on] <= 1.05 * 10e6, g
 assert u[on]["induced"]["p95"] >= 100 and u[off]["induced"]["p95"] <= 20, (u[on]["induced"], u[off]["induced"])
 ' "$TMPD/$prof" $prof
 done
+
+# --family 6: the load, the probes (ICMPv6) and the VoIP stream over IPv6, through gatewayd's
+# shaping both ways: each direction's goodput under its rate, and carried by its shaper (an
+# IPv6 download that went around the ifb would read near line rate there and ~0 in the shaper)
+start=$SECONDS
+timeout 40 "$GATEWAYD" --compare --kernel host --qdiscs fifo --family 6 --rate 10mbit \
+	--duration 6s --out "$TMPD/v6" >"$TMPD/v6.out" 2>&1
+echo "# --family 6 (fifo, 10mbit, 6 s) took $((SECONDS - start)) s, status $?"
+probs=$(python3 "$(dirname "$0")/../uml/compare_check.py" "$TMPD/v6" 2>&1)
+check "--family 6: results.json valid against docs/compare-schema.md" test -z "$probs" || echo "# $probs"
+check "--family 6: over IPv6, shaped both ways by gatewayd, the fifo's queue in the probes and the VoIP stream" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1] + "/results.json"))
+c, x = d["config"], d["runs"][0]
+assert c["ip_family"] == 6, c
+g, a, u = x["goodput_bps"], x["shaper_accuracy"], x["udp_latency_ms"]
+print("# IPv6: goodput up %.2f down %.2f Mbit/s, the shapers sent %.0f%% and %.0f%% of 10; idle RTT %.2f ms, induced p95 ICMPv6 %.1f, VoIP up %.1f ms" % (
+    g["up"] / 1e6, g["down"] / 1e6, a["up"] * 100, a["down"] * 100, x["latency_ms"]["baseline"],
+    x["latency_ms"]["induced"]["p95"], u["up"]["induced"]["p95"]))
+for k in ("up", "down"):
+    assert g[k] <= 1.2 * 10e6 and a[k] * 10e6 >= 0.9 * g[k], (k, g, a)
+assert x["latency_ms"]["baseline"] < 5 and x["latency_ms"]["induced"]["p95"] >= 100, x["latency_ms"]
+assert u["up"]["induced"]["p95"] >= 100 and u["up"]["loaded"]["samples"] >= 50, u["up"]
+' "$TMPD/v6"

@@ -352,8 +352,10 @@ def check_json(path):
     spec = {"rate_bps": "int", "rate_bps_down": "int", "rate_bps_up": "int",
             "rtt_ms": "num", "netem": "bool", "duration_s": "num",
             "probe_hz": "int", "tcp_flows_per_direction": "int",
-            "udp_flood_bps": "int", "phases": "arr", "profile": "str", "tcp_flows_up": "int",
+            "udp_flood_bps": "int", "phases": "arr", "profile": "str", "ip_family": "int", "tcp_flows_up": "int",
             "tcp_flows_down": "int"}
+    if cfg.get("ip_family") not in (4, 6):
+        bad("$.config.ip_family", f"{cfg.get('ip_family')!r} is neither 4 nor 6")
     if cfg.get("profile") not in ("rrul", "bidir", "upload", "download"):
         bad("$.config.profile", f"{cfg.get('profile')!r} is no profile")
     if "own_tree" in cfg:   # -c CONFIG
