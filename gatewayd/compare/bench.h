@@ -288,6 +288,17 @@ struct cmp_result {
 	uint64_t drops[2], marks[2];
 	uint32_t peak_pkts[2];
 	double peak_ms[2];
+	/* a queue that reports each of its tins' delay (cake): per direction, over the load
+	 * phases, the most its peak delay read and the mean of its average delay, sampled every
+	 * tick; n_tins[d] 0 for any other queue */
+#define CMP_MAX_TINS 8
+	int n_tins[2];
+	struct cmp_tin {
+		char name[16];			/* "Best effort"; "tin 5" where cake names none */
+		double peak_ms, avg_ms;
+		double avg_sum_ms;		/* (the mean's sum and count) */
+		size_t n;
+	} tins[2][CMP_MAX_TINS];
 	double jain;
 	double cpu_busy;		/* share of the CPUs busy over the TCP window, 0..1 */
 	struct cmp_tcprtt tcp_rtt[2];	/* [0] the uploads, [1] the downloads */

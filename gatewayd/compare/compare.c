@@ -587,14 +587,19 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 		argv[i++] = "--repeat";
 		argv[i++] = nrep;
 	}
-	if (!o->sc.on) {
-		snprintf(nflows, sizeof(nflows), "%d", o->flows);
+	/* the load's settings, where they are not the defaults */
+	if (o->profile != CMP_PROF_RRUL) {
 		argv[i++] = "--profile";
 		argv[i++] = (char *)cmp_profile_name(o->profile);
+	}
+	if (o->flows != CMP_TCP_FLOWS) {
+		snprintf(nflows, sizeof(nflows), "%d", o->flows);
 		argv[i++] = "--flows";
 		argv[i++] = nflows;
+	}
+	if (o->family == 6) {
 		argv[i++] = "--family";
-		argv[i++] = o->family == 6 ? "6" : "4";
+		argv[i++] = "6";
 	}
 	if (o->out[0]) {
 		argv[i++] = "--out";
@@ -775,6 +780,18 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 		else if (r[i].note[0])
 			printf("note: %s: %s\n", cmp_result_label(&r[i]), r[i].note);
 	fputs(REP_ROWS_KEY, stdout);
+	/* cake's own view of its queue: each tin's delay under load */
+	for (size_t i = 0; i < n && o->repeat <= 1; i++)
+		for (int d = 0; r[i].ran && d < 2; d++) {
+			if (!r[i].n_tins[d])
+				continue;
+			printf("%s's tins %s (peak/average delay under load):", cmp_result_label(&r[i]),
+			       d ? "down" : "up");
+			for (int g = 0; g < r[i].n_tins[d]; g++)
+				printf("%s %s %.1f/%.1f ms", g ? "," : "", r[i].tins[d][g].name,
+				       r[i].tins[d][g].peak_ms, r[i].tins[d][g].avg_ms);
+			printf("\n");
+		}
 	for (size_t i = 0; i < n; i++)
 		if (r[i].ran && r[i].cpu_busy >= CMP_CPU_SATURATED) {
 			printf("note: the bench's CPU was %.0f%% busy under load%s: goodput and latency then measure the CPU as much as the queue; a lower --rate, or a quieter machine, gives the queue's own figures\n",

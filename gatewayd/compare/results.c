@@ -257,6 +257,25 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 		json_object_object_add(pq, d ? "down" : "up", a);
 	}
 	json_object_object_add(o, "peak_queue", pq);
+	/* a queue with tins (cake): each one's delays under load, as the queue itself reports */
+	if (r->n_tins[0] || r->n_tins[1]) {
+		struct json_object *tins = json_object_new_object();
+
+		for (int d = 0; d < 2; d++) {
+			struct json_object *arr = json_object_new_array();
+
+			for (int g = 0; g < r->n_tins[d]; g++) {
+				struct json_object *t = json_object_new_object();
+
+				json_object_object_add(t, "tin", json_object_new_string(r->tins[d][g].name));
+				json_object_object_add(t, "peak_delay_ms", cmp_json_num(r->tins[d][g].peak_ms));
+				json_object_object_add(t, "average_delay_ms", cmp_json_num(r->tins[d][g].avg_ms));
+				json_object_array_add(arr, t);
+			}
+			json_object_object_add(tins, d ? "down" : "up", arr);
+		}
+		json_object_object_add(o, "cake_tins", tins);
+	}
 	json_object_object_add(o, "tcp_rtt", tcp_rtt_json(r));
 	json_object_object_add(o, "jain_fairness", cmp_json_num(r->jain));
 	json_object_object_add(o, "cpu_busy", cmp_json_num(r->cpu_busy));

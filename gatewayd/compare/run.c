@@ -164,7 +164,37 @@ struct dump_ctx {
 	struct cmp_qpoint *pt;
 	struct cmp_result *r;
 	uint64_t drops[2], marks[2];	/* this dump's, summed over the leaves */
+	bool loaded;			/* the tick is in the load phases: the tins count */
 };
+
+/* A queue's tins (cake's): each one's peak and average delay this tick, into r's figures
+ * (several leaves of a config's own tree together: the most any peak read, the mean of every
+ * average). */
+static void count_tins(struct dump_ctx *d, int dir, const struct gw_tc_stats *st)
+{
+	const struct gw_xstats_desc *x = st->x.desc;
+	int pk, av, n = st->x.n_groups < CMP_MAX_TINS ? st->x.n_groups : CMP_MAX_TINS;
+
+	if (!d->loaded || !x || !x->group_fields || n <= 0 ||
+	    (pk = gw_xstat_index(x->group_fields, x->n_group_fields, "peak_delay_ms")) < 0 ||
+	    (av = gw_xstat_index(x->group_fields, x->n_group_fields, "average_delay_ms")) < 0)
+		return;
+	if (d->r->n_tins[dir] < n)
+		d->r->n_tins[dir] = n;
+	for (int g = 0; g < n; g++) {
+		struct cmp_tin *t = &d->r->tins[dir][g];
+		const char *name = x->group_name ? x->group_name(g, st->x.n_groups) : NULL;
+
+		if (name)
+			snprintf(t->name, sizeof(t->name), "%s", name);
+		else
+			snprintf(t->name, sizeof(t->name), "tin %d", g);
+		t->peak_ms = fmax(t->peak_ms, (double)st->x.g[g][pk] / 1000);
+		t->avg_sum_ms += (double)st->x.g[g][av] / 1000;
+		t->n++;
+		t->avg_ms = t->avg_sum_ms / (double)t->n;
+	}
+}
 
 /* Every qdisc of the gateway in one dump: the shaper (root) counts what was sent, the queues
  * (leaf kinds: the leaves, one per class of a config's own tree, or the root for a kind
@@ -189,6 +219,7 @@ static int dump_cb(const struct nlmsghdr *nlh, void *arg)
 		d->pt->qlen[dir] += st.qlen;
 		d->drops[dir] += st.drops;
 		d->marks[dir] += st.ecn_marks;
+		count_tins(d, dir, &st);
 	}
 	return 0;
 }
@@ -214,6 +245,7 @@ static void sample_queues(struct gw_nl *nl, struct dump_ctx *d, double t)
 	d->pt = &pt;
 	memset(d->drops, 0, sizeof(d->drops));
 	memset(d->marks, 0, sizeof(d->marks));
+	d->loaded = t >= r->phase_start[CMP_PH_TCP] && t < r->phase_start[CMP_PH_IDLE2];
 	if (gw_nl_dump_tc(nl, RTM_GETQDISC, 0, 0, dump_cb, d, NULL) == 0) {
 		r->qpoints[r->n_qpoints++] = pt;
 		memcpy(r->drops, d->drops, sizeof(r->drops));

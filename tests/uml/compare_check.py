@@ -129,6 +129,13 @@ def check_run(p, r, cfg):
                 jain_fairness="num?", cpu_busy="num?", tcp_rtt="obj", flows="arr", samples="arr",
                 queue="arr", phases="arr", clients_started_s="num", t0_unix="num",
                 flent_file="str", qdiscs="arr", udp_latency_ms="obj", udp_samples="arr")
+    if isinstance(r, dict) and "cake_tins" in r:    # a queue with tins: cake
+        spec["cake_tins"] = "obj"
+        if fields(p + ".cake_tins", r["cake_tins"], {"up": "arr", "down": "arr"}):
+            for d in ("up", "down"):
+                for i, t in enumerate(r["cake_tins"][d]):
+                    fields(f"{p}.cake_tins.{d}[{i}]", t, {"tin": "str", "peak_delay_ms": "num?",
+                                                         "average_delay_ms": "num?"})
     if not fields(p, r, spec):
         return
     check_label(p, r, cfg)

@@ -63,6 +63,14 @@ else
 		test ! -e "$T/fake-args"
 fi
 
+# the load's own settings reach the guest: the profile, the flows, the family
+rm -f "$T/fake-args"
+GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare --kernel uml --qdiscs fifo --profile upload \
+	--flows 2 --family 6 --out "$T/fake-out" >/dev/null 2>&1
+args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
+check "--profile, --flows and --family reach the guest: $args" "$args" \
+	grep -q -- "--qdiscs fifo --profile upload --flows 2 --family 6 --out" <<<"$args"
+
 # -c CONFIG: the results go where that config's daemon looks (its compare_dir), unless --out;
 # the guest gets the config and its link to bench again, at the link's rates (not --rate)
 mkdir -p "$T/cdir"
@@ -202,6 +210,23 @@ for d in up down; do
 			awk -v f="$ftcp" -v q="$t" 'BEGIN { exit !(f != "null" && q != "null" && f >= 5 * (q > 0.5 ? q : 0.5)) }'
 	done
 done
+# cake's own view: each of its diffserv3 tins' delay under load, both ways. The bench's load
+# is best effort, so that tin holds it: upward the flood too, whose own queue its figures
+# then are (tens of ms average, seconds at the peak); downward the TCP flows alone, near
+# cake's 5 ms target (here 2.9-3.1 ms). No other queue has tins
+check "cake's tins each way with their delays under load, best effort's near the target downward" python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["runs"]:
+    if r["qdisc"] not in ("cake", "cake-shaper"):
+        assert "cake_tins" not in r, r["qdisc"]
+        continue
+    for d in ("up", "down"):
+        t = {x["tin"]: x for x in r["cake_tins"][d]}
+        print("# %s %s: %s" % (r["qdisc"], d, ", ".join("%s %.2f/%.2f ms" % (k, v["peak_delay_ms"], v["average_delay_ms"]) for k, v in t.items())))
+        assert list(t) == ["Bulk", "Best effort", "Voice"], list(t)
+        be = t["Best effort"]
+        assert be["peak_delay_ms"] > 0 and (d == "up" or 0.05 <= be["average_delay_ms"] <= 15), be
+' "$R"
 for d in up down; do
 	# Behind the 1000-packet fifo each direction's ACKs wait behind the other's data, and the
 	# direction that got going second ramps up slowly at a 0.5-1 s RTT: its goodput read
