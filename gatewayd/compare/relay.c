@@ -33,7 +33,7 @@
 /* Between two queues' runs no daemon listens: the client hears why rather than a reset. */
 static const char no_daemon[] =
 	"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
-	"gatewayd --compare: no daemon runs in the testbed right now (between two queues' runs)\n";
+	"gatewayd --compare: no daemon runs in the testbed right now (one runs during each queue's run)\n";
 
 /* What was read from one side and is not yet written to the other. */
 struct half {
