@@ -30,10 +30,11 @@
 #define RELAY_LIFE_S 60.0	/* a client that trickles cannot keep a slot for the whole bench */
 #define CMP_PAGE_PORT 9180	/* run.c's write_config: the daemon's listen */
 
-/* Between two queues' runs no daemon listens: the client hears why rather than a reset. */
+/* Between two runs (and in the scenario's unshaped way) no daemon listens: the client hears
+ * why rather than a reset. */
 static const char no_daemon[] =
 	"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
-	"gatewayd --compare: no daemon runs in the testbed right now (one runs during each queue's run)\n";
+	"gatewayd --compare: no daemon runs in the testbed right now (the bench starts one for each run)\n";
 
 /* What was read from one side and is not yet written to the other. */
 struct half {
