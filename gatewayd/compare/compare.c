@@ -459,10 +459,12 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 	argv[i++] = "--timeout";
 	argv[i++] = tmo;
 	/* the guest's own network, so the status page is read from this host (relay.c);
-	 * GATEWAYD_UML_NET=0 makes no tap device */
+	 * GATEWAYD_UML_NET=0 makes no tap device. Not for the scenario yet: booted with
+	 * --net, its guest command failed at once in 3 runs of 3 here (status 1, no output;
+	 * not under strace or set -x), which the queue comparison never did */
 	const char *net = getenv("GATEWAYD_UML_NET");
 
-	if ((!net || strcmp(net, "0")) && access("/dev/net/tun", R_OK | W_OK) == 0)
+	if (!o->sc.on && (!net || strcmp(net, "0")) && access("/dev/net/tun", R_OK | W_OK) == 0)
 		argv[i++] = "--net";
 	if (o->out[0]) {
 		argv[i++] = "--visible";

@@ -102,7 +102,7 @@ echo "# (b)+(c) took $((SECONDS - t1)) s"
 t2=$SECONDS
 # shellcheck source=tests/wait_for.sh
 . tests/wait_for.sh
-taps() { ip -o link show 2>/dev/null | grep -c ": gwuml$1[:@]"; }
+taps() { ip -o link show 2>/dev/null | grep -c ": gwuml${1}[:@]"; }
 mkdir -p "$out/www"
 token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 echo "$token" >"$out/www/token"
