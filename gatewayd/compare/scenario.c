@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 #include <linux/rtnetlink.h>
 #include "config/config.h"
+#include "gatewayd/compare/relay.h"
 #include "gatewayd/compare/scenario.h"
 #include "gatewayd/probe/prober.h"
 #include "gatewayd/sys/grow.h"
@@ -642,6 +643,8 @@ int cmp_sc_main(struct cmp_opts *o, const char *kernel)
 	}
 	printf("testbed: namespaces %s (client), %s (gateway), %s (delay box), %s (server)\n",
 	       bed.ns[0], bed.ns[1], bed.ns[2], bed.ns[3]);
+	pid_t relay = cmp_relay_page(&bed, o->in_uml);	/* relay.c: from the host, in UML */
+
 	for (size_t i = 0; i < o->sc.n_ways; i++) {
 		struct cmp_sc_run *x = &runs[i];
 
@@ -667,6 +670,7 @@ int cmp_sc_main(struct cmp_opts *o, const char *kernel)
 		cmp_sc_derive(o, x);
 		done++;
 	}
+	cmp_relay_stop(relay);
 	gw_nl_close(box.nl);
 	cmp_bed_down(&bed);
 	close(sfd);

@@ -18,6 +18,10 @@
 #    millisecond under its default: the figures above stay what they were), its column so
 #    labelled and the kernel's fq_codel at target 4ms both ways; and
 #    nothing left behind, after the run (guest/compare.sh) and after a SIGINT (here).
+# 4. The status page from the host (gatewayd-uml --net, the bench's relay): while the run of
+#    3. goes on, http://GUEST:9180/api/status, fetched here, is the bench's daemon's JSON
+#    with the bench's link (wan on g1); afterwards no tap of the guest's and the host's
+#    namespaces as they were (the relay's end: guest/compare.sh's leftovers).
 # Run from the repo root as root.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -58,6 +62,21 @@ if [ $host_has_all = 0 ]; then
 	check "the helper gets the same settings: $args" "$args" grep -q -- \
 		"-- $GATEWAYD --compare --in-uml --kernel host --rate 12mbit --rtt 30000us --duration 9.000s --qdiscs fifo,cake --out $T/fake-out" \
 		<<<"$args"
+	if [ -c /dev/net/tun ]; then
+		check "the helper is asked for the guest's network (--net), for the status page" "$args" \
+			grep -q -- "--net .*-- $GATEWAYD" <<<"$args"
+		rm -f "$T/fake-args"
+		GATEWAYD_UML_NET=0 GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare --kernel uml \
+			--qdiscs fifo --out "$T/fake-out" >/dev/null 2>&1
+		args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
+		check "GATEWAYD_UML_NET=0: no --net" "$args" eval '[ -n "$args" ] && ! grep -q -- "--net" <<<"$args"'
+		# the scenario's guest failed at once when booted with --net (compare.c says): not asked
+		rm -f "$T/fake-args"
+		GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare --kernel uml --scenario variable \
+			--out "$T/fake-out" >/dev/null 2>&1
+		args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
+		check "--scenario: no --net (yet)" "$args" eval '[ -n "$args" ] && ! grep -q -- "--net" <<<"$args"'
+	fi
 else
 	check "auto: this kernel has every qdisc, so the run stays here" "$out" \
 		test ! -e "$T/fake-args"
@@ -114,17 +133,43 @@ check "SIGINT leaves nothing behind: $left" "$left" test "$left" = "namespaces 0
 # 3. the real thing, in a guest; fq_codel with a knob the kernel must report back
 FQ=fq_codel:target=4ms
 s0=$SECONDS
+netns_before=$(ip netns list | sort)
 # through the product's own helper (uml/gatewayd-uml), so its boot, streaming and status
-# passing are what is tested; the guest script gets the harness's lib.sh by name (--env)
-uml/gatewayd-uml --timeout 220 --visible "$T" --env "UML_LIB=$PWD/tests/uml/lib.sh" -- \
-	"$PWD/tests/uml/guest/compare.sh" "$GATEWAYD" "$T/out" "$DUR" "fifo,$FQ,cake,cake-shaper" &
+# passing are what is tested; the guest script gets the harness's lib.sh by name (--env);
+# --net and the bench's output in $T/bench.log: the host reads the status page meanwhile (4.)
+uml/gatewayd-uml --net --timeout 220 --visible "$T" --env "UML_LIB=$PWD/tests/uml/lib.sh" -- \
+	"$PWD/tests/uml/guest/compare.sh" "$GATEWAYD" "$T/out" "$DUR" "fifo,$FQ,cake,cake-shaper" \
+	"$T/bench.log" &
 guest=$!
 hostcpu_start $guest "$T/hostcpu"
+# 4. the page, once its address is announced and the first queue's daemon serves it (a 503
+# from the relay before that): one document is enough, so the run is barely disturbed
+page_url=""
+wait_for "grep -q '^status page while it runs: http://' '$T/bench.log' 2>/dev/null" 90 \
+	"the bench to announce its status page" &&
+	page_url=$(sed -n 's|^status page while it runs: \(http://[0-9.]*:9180/\) (from this host)$|\1|p' "$T/bench.log")
+page_tap=$(ip -o link show 2>/dev/null | grep -c ": gwuml${guest}[:@]")
+link=""
+if [ -n "$page_url" ]; then
+	# shellcheck disable=SC2016  # evaluated by wait_for
+	wait_for 'curl -s --max-time 2 "${page_url}api/status" >"$T/page.json" &&
+		link=$(jq -r ".links[] | select(.name == \"wan\" and .interface == \"g1\") | .name" \
+			"$T/page.json" 2>/dev/null) && [ -n "$link" ]' 60 "the status page from the host"
+fi
 wait $guest
 rc=$?
 hostcpu_stop
 echo "# guest run: $((SECONDS - s0)) s"
 check "the guest script's status comes back through gatewayd-uml: 0" "status $rc" test $rc -eq 0
+check "4. the bench announced its page for this host ($page_url, through tap gwuml$guest: $page_tap)" \
+	"$(grep 'status page' "$T/bench.log" 2>/dev/null)" eval '[ -n "$page_url" ] && [ "$page_tap" = 1 ]'
+check "4. ${page_url}api/status from the host: the bench's daemon's JSON, its link wan on g1" \
+	"$(head -c 300 "$T/page.json" 2>/dev/null)" test "$link" = wan
+page_tap=$(ip -o link show 2>/dev/null | grep -c ": gwuml${guest}[:@]")
+netns_after=$(ip netns list | sort)
+check "4. after the run: no tap gwuml$guest ($page_tap), the host's namespaces unchanged" \
+	"before [$netns_before] after [$netns_after]" \
+	eval '[ "$page_tap" = 0 ] && [ "$netns_before" = "$netns_after" ]'
 R=$T/out/results.json
 if [ ! -s "$R" ]; then
 	not_ok "results.json" "not written"

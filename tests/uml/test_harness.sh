@@ -5,6 +5,9 @@
 #  (a) a guest script's stdout, stderr and exit status reach the host, two runs at once;
 #  (b)+(c) tests/uml/guest/kernel-features.sh: fq_codel, cake, netem, ingress+ifb+u32+mirred,
 #      and a shaped load (goodput, loaded ping) through the router namespace;
+#  (e) gatewayd-uml --net: the host fetches a file from a listener in the guest, on the guest's
+#      address, through the launcher's tap; without --net no tap and no vec0; the tap is gone
+#      after the run, after the launcher's timeout and after a SIGTERM to it;
 #  (d) nothing is left on the host: namespaces, run directories, processes.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -92,6 +95,60 @@ else
 	not_ok "guest kernel features and load run" "uml-run exited $rc"
 fi
 echo "# (b)+(c) took $((SECONDS - t1)) s"
+
+# (e) --net, four guests at once: one serving a file to the host, one without --net, one
+# that outlives the launcher's --timeout, one whose launcher gets a SIGTERM. Each launcher's
+# tap is gwuml<its pid> (uml-run execs the launcher: $! is that pid).
+t2=$SECONDS
+# shellcheck source=tests/wait_for.sh
+. tests/wait_for.sh
+taps() { ip -o link show 2>/dev/null | grep -c ": gwuml${1}[:@]"; }
+mkdir -p "$out/www"
+token=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+echo "$token" >"$out/www/token"
+$run --net --timeout 60 tests/uml/guest/net.sh net "$out/www" >"$out/net" 2>&1 &
+pn=$!
+$run --timeout 60 tests/uml/guest/net.sh nonet "$out/www" >"$out/nonet" 2>&1 &
+pq=$!
+$run --net --timeout 8 tests/uml/guest/net.sh hang "$out/www" >"$out/hang" 2>&1 &
+ph=$!
+$run --net --timeout 60 tests/uml/guest/net.sh hang "$out/www" >"$out/term" 2>&1 &
+pt=$!
+wait_for "grep -q '^listening on' '$out/net'" 40 "the --net guest's listener"
+addr=$(sed -n 's/^net addr=\([0-9.]*\) host=.*/\1/p' "$out/net")
+host_end=$(ip -o -4 addr show dev "gwuml$pn" 2>/dev/null | awk '{print $4}')
+got=$(curl -s --max-time 5 "http://$addr:9181/token")
+touch "$out/www/done"
+if [ -n "$addr" ] && [ "$got" = "$token" ]; then
+	ok "--net: the host fetched the guest's file from http://$addr:9181/ (tap gwuml$pn, host end $host_end)"
+else
+	not_ok "--net: the host fetches from a listener in the guest" "addr '$addr', got '$got', guest said: $(head -c 600 "$out/net")"
+fi
+wait_for "grep -q '^hanging' '$out/term'" 40 "the guest to be signalled to start"
+wait_for "grep -q '^nonet' '$out/nonet'" 40 "the guest without --net"
+nq=$(taps "$pq")
+nt=$(taps "$pt")
+kill -TERM "$pt"
+wait "$pn"
+rcn=$?
+wait "$pq"
+rcq=$?
+wait "$ph"
+rch=$?
+wait "$pt"
+rct=$?
+if [ "$rcq" = 0 ] && grep -q '^nonet addr=none vec0=0$' "$out/nonet" && [ "$nq" = 0 ]; then
+	ok "without --net: no tap on the host, no GWUML_NET_ADDR and no vec0 in the guest"
+else
+	not_ok "without --net: no network" "rc $rcq, $nq taps, guest said: $(head -c 600 "$out/nonet")"
+fi
+left=$(($(taps "$pn") + $(taps "$ph") + $(taps "$pt")))
+if [ "$rcn" = 0 ] && [ "$rch" = 124 ] && [ "$nt" = 1 ] && [ "$rct" = 143 ] && [ "$left" = 0 ]; then
+	ok "the tap is removed after a run (status $rcn), a timeout (status $rch) and a SIGTERM (status $rct; its tap was there before)"
+else
+	not_ok "the tap is removed on every path" "statuses $rcn, $rch (want 124), $rct (want 143), the signalled one's tap before: $nt, taps left: $left: $(ip -o link show | grep gwuml | tr '\n' ' ')"
+fi
+echo "# (e) took $((SECONDS - t2)) s"
 
 # (d) the guest's namespaces, mounts and files stayed inside it, and every run cleaned up.
 # Other work on a shared machine may add namespaces meanwhile: any of the guest's own names
