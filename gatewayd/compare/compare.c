@@ -135,6 +135,20 @@ static int parse_qdiscs(const char *s, struct cmp_opts *o)
 	return 0;
 }
 
+/* A whole number from lo to hi, all of s, into *out. */
+static bool whole(const char *s, long lo, long hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
 static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 {
 	static const struct option opts[] = {
@@ -261,20 +275,13 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 			}
 			snprintf(o->sc.probe_method, sizeof(o->sc.probe_method), "%s", optarg);
 			break;
-		case 'R': {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 1 || v > CMP_REPEAT_MAX) {
+		case 'R':
+			if (!whole(optarg, 1, CMP_REPEAT_MAX, &o->repeat)) {
 				fprintf(stderr, "gatewayd: --repeat: want a whole number of repetitions from 1 to %d, like 5, not '%s'\n",
 					CMP_REPEAT_MAX, optarg);
 				return -EINVAL;
 			}
-			o->repeat = (int)v;
 			break;
-		}
 		case 'P': {
 			int p;
 
@@ -288,20 +295,13 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 			o->profile = (enum cmp_profile)p;
 			break;
 		}
-		case 'F': {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 1 || v > CMP_TCP_FLOWS_MAX) {
+		case 'F':
+			if (!whole(optarg, 1, CMP_TCP_FLOWS_MAX, &o->flows)) {
 				fprintf(stderr, "gatewayd: --flows: want 1 to %d TCP flows per direction, not '%s'\n",
 					CMP_TCP_FLOWS_MAX, optarg);
 				return -EINVAL;
 			}
-			o->flows = (int)v;
 			break;
-		}
 		case '6':
 			if (strcmp(optarg, "4") && strcmp(optarg, "6")) {
 				fprintf(stderr, "gatewayd: --family: 4 (IPv4, the default) or 6 (the load, probes and flood over IPv6), not '%s'\n",

@@ -259,7 +259,8 @@ done
 # is best effort, so that tin holds it: upward the flood too, whose own queue its figures
 # then are (tens of ms average, seconds at the peak); downward the TCP flows alone, near
 # cake's 5 ms target (here 2.9-3.1 ms). No other queue has tins
-check "cake's tins each way with their delays under load, best effort's near the target downward" python3 -c '
+check "cake's tins each way with their delays under load, best effort's near the target downward" \
+	"the tins printed above" python3 -c '
 import json, sys
 for r in json.load(open(sys.argv[1]))["runs"]:
     if r["qdisc"] not in ("cake", "cake-shaper"):
