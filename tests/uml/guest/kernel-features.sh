@@ -25,6 +25,13 @@ if [ "$py" = '{"r": [0.0, 1.5, 3.0, 4.5], "s": "a-b-c"}' ] && [ "$jqr" = '[0,1.7
 else
 	not_ok "guest user space: python3 and jq compute" "python3 '$py', jq '$jqr'"
 fi
+# and the guest's init itself (a bash, PID 1) runs told so: from the kernel command line
+if [ "${GWUML_XSTATE:-}" = fx ]; then
+	init_env=$(tr '\0' '\n' </proc/1/environ)
+	check "the guest's init runs without AVX too (GLIBC_TUNABLES in PID 1's environment)" \
+		"$(grep -c . <<<"$init_env") variables, none GLIBC_TUNABLES" \
+		grep -q '^GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX,' <<<"$init_env"
+fi
 uml_topology || { not_ok "topology" "uml_topology failed"; exit 1; }
 ok "topology client-router-server"
 
