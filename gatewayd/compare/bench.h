@@ -120,7 +120,7 @@ struct cmp_opts {
 	int repeat;			/* --repeat: every queue this many times, interleaved */
 	enum cmp_profile profile;	/* --profile */
 	int flows;			/* --flows: TCP flows per direction the profile loads */
-	int family;			/* --family: 4 (default) or 6 */
+	int family;			/* --family: 4 (default), 6, or 46 (both at once) */
 	struct cmp_scenario sc;
 };
 
@@ -143,6 +143,9 @@ struct cmp_bed {
 	int home;			/* the netns we started in */
 	int family;			/* AF_INET, or AF_INET6 (--family 6): the load's, the
 					 * probes' and the flood's addresses */
+	bool dual;			/* --family 46: both paths, the TCP flows half over each
+					 * (family AF_INET: the flood, the ICMP probes), the VoIP
+					 * stream over IPv6 */
 	char tmp[256];			/* scratch dir: configs, logs */
 };
 enum { CMP_NS_CLIENT, CMP_NS_GW, CMP_NS_DELAY, CMP_NS_SERVER };
@@ -154,6 +157,8 @@ enum { CMP_NS_CLIENT, CMP_NS_GW, CMP_NS_DELAY, CMP_NS_SERVER };
  * returned). */
 const char *cmp_server_ip(const struct cmp_bed *b);
 socklen_t cmp_server_addr(const struct cmp_bed *b, int port, struct sockaddr_storage *ss);
+/* The same in a family of its own (AF_INET, AF_INET6). */
+socklen_t cmp_server_addr_in(int family, int port, struct sockaddr_storage *ss);
 #define CMP_GW_WAN "g1"		/* the gateway's side towards the delay box and server */
 #define CMP_GW_IFB "ifb-cmp"
 
@@ -186,6 +191,7 @@ struct cmp_flow {
 	char name[16];			/* "up1".."up4", "down1".."down4", "udp" */
 	bool up;
 	bool udp;
+	int family;			/* 4 or 6: the IP version it ran over */
 	double *mbps;			/* per interval: received, or acknowledged by the
 					 * receiver (TCP); counted at the server (the flood) */
 	double *t;			/* interval end, seconds since the run started */
@@ -387,8 +393,9 @@ int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, enum cmp_pro
 void cmp_load_stop_tcp(struct cmp_load *l);
 /* A UDP flood from the client to the server at rate_bps on the wire, for secs. */
 void cmp_load_start_flood(struct cmp_load *l, double rate_bps, double secs);
-/* The fds to wait on (up to 2). */
-int cmp_load_fds(const struct cmp_load *l, int fds[2]);
+/* The fds to wait on (up to CMP_LOAD_FDS). */
+#define CMP_LOAD_FDS 3
+int cmp_load_fds(const struct cmp_load *l, int fds[CMP_LOAD_FDS]);
 /* Move what is ready, send the flood's due datagrams; tick: count what arrived. Returns the
  * run time of the next send due (INFINITY: none). */
 double cmp_load_run(struct cmp_load *l, bool tick);

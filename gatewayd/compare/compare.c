@@ -82,7 +82,7 @@ static void usage(FILE *f)
 		"usage: gatewayd --compare [--rate 20mbit|DOWN/UP] [--rtt 40ms] [--duration 30s]\n"
 		"                [--qdiscs fifo,fq_codel:target=2ms,cake,cake-shaper]\n"
 		"                [--out DIR] [--profile rrul|bidir|upload|download] [--flows 4]\n"
-		"                [--family 4|6]\n"
+		"                [--family 4|6|46]\n"
 		"                [--repeat N] [--kernel auto|host|uml]\n"
 		"       gatewayd --compare -c CONFIG [--link NAME] [--qdiscs fq_codel:target=2ms,...]\n"
 		"                [--rtt 40ms] [--duration 30s] [--out DIR] [--repeat N] [--kernel ...]\n"
@@ -107,7 +107,8 @@ static void usage(FILE *f)
 		"is refused (exit 2) before anything starts, in the config's words.\n"
 		"--profile: rrul (default: TCP both ways, then a UDP flood), bidir (TCP both ways),\n"
 		"upload or download (TCP one way); --flows N (1 to 8, default 4) each way it loads;\n"
-		"--family 6: the load, the probes and the flood over IPv6.\n"
+		"--family 6: the load, the probes and the flood over IPv6; 46: the TCP flows half\n"
+		"over IPv4 and half over IPv6 (flent's rrul46), the VoIP stream over IPv6.\n"
 		"-c CONFIG: the config's own link (its classes, matches and queues) at its rates,\n"
 		"after the fifo at the same rates; with --qdiscs, once more per queue, that queue in\n"
 		"every leaf (docs/compare.md, \"Your own tree\").\n"
@@ -303,12 +304,12 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 			}
 			break;
 		case '6':
-			if (strcmp(optarg, "4") && strcmp(optarg, "6")) {
-				fprintf(stderr, "gatewayd: --family: 4 (IPv4, the default) or 6 (the load, probes and flood over IPv6), not '%s'\n",
+			if (strcmp(optarg, "4") && strcmp(optarg, "6") && strcmp(optarg, "46")) {
+				fprintf(stderr, "gatewayd: --family: 4 (IPv4, the default), 6 (the load, probes and flood over IPv6) or 46 (the TCP flows half over each, as flent's rrul46), not '%s'\n",
 					optarg);
 				return -EINVAL;
 			}
-			o->family = optarg[0] - '0';
+			o->family = atoi(optarg);
 			break;
 		case 'o':
 			snprintf(o->out, sizeof(o->out), "%s", optarg);
@@ -606,9 +607,9 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 		argv[i++] = "--flows";
 		argv[i++] = nflows;
 	}
-	if (o->family == 6) {
+	if (o->family != 4) {
 		argv[i++] = "--family";
-		argv[i++] = "6";
+		argv[i++] = o->family == 6 ? "6" : "46";
 	}
 	if (o->out[0]) {
 		argv[i++] = "--out";

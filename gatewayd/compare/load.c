@@ -38,9 +38,15 @@ struct series {
 	size_t n;
 };
 
+/* --family 46: a load engine per family (IPv4's first), the flows numbered across both */
+#define MAX_GENS 2
+
 struct cmp_load {
 	struct gw_sink *sink;
-	struct gw_loadgen *gen;
+	struct gw_loadgen *gen[MAX_GENS];
+	int n_gen;
+	int family[MAX_GENS];		/* 4 or 6 */
+	int flood_family;
 	double t0;			/* the run's clock: cmp_now() - t0 */
 	double gen_start;		/* run time the loadgen started */
 	/* the uploads counted where they arrive (the sink's kernel), every tick: the
@@ -101,8 +107,8 @@ static int udp_socket(const struct cmp_bed *b, int ns, bool rx, char *err, size_
 int cmp_load_new(const struct cmp_bed *b, double t0, struct cmp_load **out, char *err,
 		 size_t errlen)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = cmp_server_addr(b, LOAD_PORT, &ss);
+	struct sockaddr_storage ss[2];
+	socklen_t len[2];
 	struct cmp_load *l = calloc(1, sizeof(*l));
 	int r;
 
@@ -110,8 +116,12 @@ int cmp_load_new(const struct cmp_bed *b, double t0, struct cmp_load **out, char
 		return -ENOMEM;
 	l->t0 = t0;
 	l->ftx = l->frx = -1;
+	/* the sink on the server's address, both of them with --family 46 */
+	len[0] = cmp_server_addr(b, LOAD_PORT, &ss[0]);
+	l->flood_family = b->family == AF_INET6 ? 6 : 4;
+	len[1] = cmp_server_addr_in(AF_INET6, LOAD_PORT, &ss[1]);
 	if ((r = cmp_enter(b, CMP_NS_SERVER)) == 0)
-		r = gw_sink_new(&ss, &len, 1, &l->sink, err, errlen);
+		r = gw_sink_new(ss, len, b->dual ? 2 : 1, &l->sink, err, errlen);
 	cmp_enter(b, -1);
 	if (r)
 		goto fail;
@@ -133,7 +143,8 @@ void cmp_load_free(struct cmp_load *l)
 {
 	if (!l)
 		return;
-	gw_loadgen_free(l->gen);
+	for (int g = 0; g < l->n_gen; g++)
+		gw_loadgen_free(l->gen[g]);
 	gw_sink_free(l->sink);
 	gw_fd_close(&l->ftx);
 	gw_fd_close(&l->frx);
@@ -150,24 +161,34 @@ int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, enum cmp_pro
 		.duration_s = secs,
 		.tick_s = CMP_TICK_S, .fwmark = -1, .rcvlowat = RCVLOWAT,
 	};
-	int r;
+	int r = 0, n = o.flows;
 
-	o.sinklen = cmp_server_addr(b, LOAD_PORT, &o.sink);
 	if (o.duration_s > GW_LOADGEN_MAX_DURATION_S)
 		o.duration_s = GW_LOADGEN_MAX_DURATION_S;
 	if (o.duration_s < GW_LOADGEN_MIN_DURATION_S)
 		o.duration_s = GW_LOADGEN_MIN_DURATION_S;
 	l->gen_start = cmp_now() - l->t0;
-	if ((r = cmp_enter(b, CMP_NS_CLIENT)) == 0)
-		r = gw_loadgen_new(&o, &l->gen, err, errlen);
-	cmp_enter(b, -1);
+	/* --family 46 (as flent's rrul46): each way's flows half over IPv4, half over IPv6 (an
+	 * odd one over IPv4), each half a load engine of its own; else one over the bed's */
+	for (int g = 0; g < (b->dual ? MAX_GENS : 1) && !r; g++) {
+		int fam = b->dual ? (g ? AF_INET6 : AF_INET) : b->family;
+
+		o.flows = b->dual ? (g ? n / 2 : n - n / 2) : n;
+		if (!o.flows)
+			continue;
+		o.sinklen = cmp_server_addr_in(fam, LOAD_PORT, &o.sink);
+		if ((r = cmp_enter(b, CMP_NS_CLIENT)) == 0 &&
+		    (r = gw_loadgen_new(&o, &l->gen[l->n_gen], err, errlen)) == 0)
+			l->family[l->n_gen++] = fam == AF_INET6 ? 6 : 4;
+		cmp_enter(b, -1);
+	}
 	return r;
 }
 
 void cmp_load_stop_tcp(struct cmp_load *l)
 {
-	if (l->gen)
-		gw_loadgen_stop(l->gen);
+	for (int g = 0; g < l->n_gen; g++)
+		gw_loadgen_stop(l->gen[g]);
 }
 
 void cmp_load_start_flood(struct cmp_load *l, double rate_bps, double secs)
@@ -250,13 +271,14 @@ static void flood_send(struct cmp_load *l, double now)
 	l->fnext = now + FLOOD_STEP_S;
 }
 
-int cmp_load_fds(const struct cmp_load *l, int fds[2])
+int cmp_load_fds(const struct cmp_load *l, int fds[CMP_LOAD_FDS])
 {
 	int n = 0;
 
 	fds[n++] = gw_sink_fd(l->sink);
-	if (l->gen && !gw_loadgen_done(l->gen))
-		fds[n++] = gw_loadgen_fd(l->gen);
+	for (int g = 0; g < l->n_gen; g++)
+		if (!gw_loadgen_done(l->gen[g]))
+			fds[n++] = gw_loadgen_fd(l->gen[g]);
 	return n;
 }
 
@@ -268,16 +290,17 @@ static void count_uploads(struct cmp_load *l, double now)
 	if (k == MAX_TICKS)
 		return;
 	l->up_t[k] = now;
-	for (size_t i = 0; i < gw_loadgen_n_flows(l->gen) && u < CMP_TCP_FLOWS_MAX; i++) {
-		const struct gw_loadgen_flow *f = gw_loadgen_flow(l->gen, i);
-		uint64_t b;
+	for (int g = 0; g < l->n_gen; g++)
+		for (size_t i = 0; i < gw_loadgen_n_flows(l->gen[g]) && u < CMP_TCP_FLOWS_MAX; i++) {
+			const struct gw_loadgen_flow *f = gw_loadgen_flow(l->gen[g], i);
+			uint64_t b;
 
-		if (f->dir != GW_FLOW_UP)
-			continue;
-		if (!f->accepted || gw_sink_upload_bytes(l->sink, f->local_port, &b))
-			b = k ? l->up_b[u][k - 1] : 0;	/* not (or no longer) there */
-		l->up_b[u++][k] = b;
-	}
+			if (f->dir != GW_FLOW_UP)
+				continue;
+			if (!f->accepted || gw_sink_upload_bytes(l->sink, f->local_port, &b))
+				b = k ? l->up_b[u][k - 1] : 0;	/* not (or no longer) there */
+			l->up_b[u++][k] = b;
+		}
 	l->up_n++;
 }
 
@@ -285,36 +308,43 @@ static void count_uploads(struct cmp_load *l, double now)
  * (not yet accepted, no ACK measured yet, ended) has no point: a gap, not a zero. */
 static void sample_rtt(struct cmp_load *l, double now)
 {
-	for (size_t i = 0; i < gw_loadgen_n_flows(l->gen) && i < RTT_FLOWS; i++) {
-		const struct gw_loadgen_flow *f = gw_loadgen_flow(l->gen, i);
-		size_t k = l->rtt_n[i];
-		uint32_t rtt, var;
-		int e;
+	size_t j = 0;	/* the flow's place across the engines */
 
-		if (k == MAX_TICKS || !f->accepted)
-			continue;
-		e = f->dir == GW_FLOW_UP ? gw_loadgen_flow_rtt(l->gen, i, &rtt, &var) :
-					   gw_sink_download_rtt(l->sink, f->local_port, &rtt, &var);
-		if (e)
-			continue;
-		l->rtt_t[i][k] = now;
-		l->rtt_ms[i][k] = (float)(rtt / 1000.0);
-		l->rttvar_ms[i][k] = (float)(var / 1000.0);
-		l->rtt_n[i]++;
-	}
+	for (int g = 0; g < l->n_gen; g++)
+		for (size_t i = 0; i < gw_loadgen_n_flows(l->gen[g]) && j < RTT_FLOWS; i++, j++) {
+			const struct gw_loadgen_flow *f = gw_loadgen_flow(l->gen[g], i);
+			size_t k = l->rtt_n[j];
+			uint32_t rtt, var;
+			int e;
+
+			if (k == MAX_TICKS || !f->accepted || gw_loadgen_done(l->gen[g]))
+				continue;
+			e = f->dir == GW_FLOW_UP ? gw_loadgen_flow_rtt(l->gen[g], i, &rtt, &var) :
+				gw_sink_download_rtt(l->sink, f->local_port, &rtt, &var);
+			if (e)
+				continue;
+			l->rtt_t[j][k] = now;
+			l->rtt_ms[j][k] = (float)(rtt / 1000.0);
+			l->rttvar_ms[j][k] = (float)(var / 1000.0);
+			l->rtt_n[j]++;
+		}
 }
 
 double cmp_load_run(struct cmp_load *l, bool tick)
 {
 	double now = cmp_now() - l->t0;
 
+	bool running = false;
+
 	gw_sink_run(l->sink);
-	if (l->gen && !gw_loadgen_done(l->gen)) {
-		gw_loadgen_run(l->gen);
-		if (tick && !gw_loadgen_done(l->gen)) {
-			count_uploads(l, now);
-			sample_rtt(l, now);
+	for (int g = 0; g < l->n_gen; g++)
+		if (!gw_loadgen_done(l->gen[g])) {
+			gw_loadgen_run(l->gen[g]);
+			running |= !gw_loadgen_done(l->gen[g]);
 		}
+	if (tick && running) {
+		count_uploads(l, now);
+		sample_rtt(l, now);
 	}
 	if (l->flooding && now >= l->fnext)
 		flood_send(l, now);
@@ -334,15 +364,15 @@ double cmp_load_run(struct cmp_load *l, bool tick)
 
 const char *cmp_load_error(const struct cmp_load *l)
 {
-	if (!l->gen)
-		return "";
-	const char *e = gw_loadgen_error(l->gen);
+	for (int g = 0; g < l->n_gen; g++) {
+		const char *e = gw_loadgen_error(l->gen[g]);
 
-	if (e[0])
-		return e;
-	for (size_t i = 0; i < gw_loadgen_n_flows(l->gen); i++)
-		if (gw_loadgen_flow(l->gen, i)->error[0])
-			return gw_loadgen_flow(l->gen, i)->error;
+		if (e[0])
+			return e;
+		for (size_t i = 0; i < gw_loadgen_n_flows(l->gen[g]); i++)
+			if (gw_loadgen_flow(l->gen[g], i)->error[0])
+				return gw_loadgen_flow(l->gen[g], i)->error;
+	}
 	return "";
 }
 
@@ -402,46 +432,64 @@ static void to_series(const double *t, const uint64_t *b, size_t nt, struct seri
 	}
 }
 
-int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r)
+/* One engine's flows into r: each one's series and RTT ticks; up and down number the flows
+ * across the engines, j is the first one's place among all. */
+static int gen_flows(const struct cmp_load *l, int g, struct cmp_result *r, struct series *s,
+		     int *up, int *down, size_t j)
 {
-	struct series *s = malloc(sizeof(*s));	/* 96 KB: not on the stack */
-	size_t nt = l->gen ? gw_loadgen_n_ticks(l->gen) : 0;
+	const struct gw_loadgen *gen = l->gen[g];
+	size_t nt = gw_loadgen_n_ticks(gen);
 	double *t = calloc(nt + 1, sizeof(*t));
 	uint64_t *b = calloc(nt + 1, sizeof(*b));
-	int up = 0, down = 0, ret = 0;
+	int ret = 0;
 
-	if (!s || !t || !b) {
-		free(s);
+	if (!t || !b) {
 		free(t);
 		free(b);
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < nt; k++)
-		t[k] = l->gen_start + gw_loadgen_tick_time(l->gen, k);
-	for (size_t i = 0; l->gen && i < gw_loadgen_n_flows(l->gen) && r->n_flows + 1 < CMP_MAX_FLOWS; i++) {
-		const struct gw_loadgen_flow *g = gw_loadgen_flow(l->gen, i);
+		t[k] = l->gen_start + gw_loadgen_tick_time(gen, k);
+	for (size_t i = 0; i < gw_loadgen_n_flows(gen) && r->n_flows + 1 < CMP_MAX_FLOWS; i++) {
+		const struct gw_loadgen_flow *gf = gw_loadgen_flow(gen, i);
 		struct cmp_flow *f = &r->flows[r->n_flows];
-		bool is_up = g->dir == GW_FLOW_UP;
-		int nth = is_up ? ++up : ++down;	/* by position, accepted or not */
+		bool is_up = gf->dir == GW_FLOW_UP;
+		int nth = is_up ? ++*up : ++*down;	/* by position, accepted or not */
 
-		if (!g->accepted)
+		if (!gf->accepted)
 			continue;
 		f->up = is_up;
+		f->family = l->family[g];
 		snprintf(f->name, sizeof(f->name), "%s%d", is_up ? "up" : "down", nth);
 		if (is_up) {	/* received by the sink */
-			to_series(l->up_t, l->up_b[up - 1], l->up_n, s);
+			to_series(l->up_t, l->up_b[*up - 1], l->up_n, s);
 		} else {	/* received here: the loadgen's own counts */
 			for (size_t k = 0; k < nt; k++)
-				b[k] = gw_loadgen_tick_bytes(l->gen, i, k);
+				b[k] = gw_loadgen_tick_bytes(gen, i, k);
 			to_series(t, b, nt, s);
 		}
-		if ((ret = put_series(f, s)) || (ret = put_rtt(f, l, i)))
+		if ((ret = put_series(f, s)) || (ret = put_rtt(f, l, j + i)))
 			break;
 		r->n_flows++;
 	}
-	free(s);
 	free(t);
 	free(b);
+	return ret;
+}
+
+int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r)
+{
+	struct series *s = malloc(sizeof(*s));	/* 96 KB: not on the stack */
+	int up = 0, down = 0, ret = 0;
+	size_t j = 0;
+
+	if (!s)
+		return -ENOMEM;
+	for (int g = 0; g < l->n_gen && !ret; g++) {
+		ret = gen_flows(l, g, r, s, &up, &down, j);
+		j += gw_loadgen_n_flows(l->gen[g]);
+	}
+	free(s);
 	if (ret)
 		return ret;
 	if (l->fseries.n && r->n_flows < CMP_MAX_FLOWS) {
@@ -450,6 +498,7 @@ int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r)
 		snprintf(f->name, sizeof(f->name), "udp-flood");
 		f->up = true;
 		f->udp = true;
+		f->family = l->flood_family;
 		if ((ret = put_series(f, &l->fseries)))
 			return ret;
 		r->n_flows++;

@@ -289,6 +289,8 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 		json_object_object_add(fo, "name", json_object_new_string(f->name));
 		json_object_object_add(fo, "direction", json_object_new_string(f->up ? "up" : "down"));
 		json_object_object_add(fo, "protocol", json_object_new_string(f->udp ? "udp" : "tcp"));
+		/* the IP version it ran over (--family 46 mixes them) */
+		json_object_object_add(fo, "family", json_object_new_int(f->family == 6 ? 6 : 4));
 		json_object_object_add(fo, "mean_bps", cmp_json_num(f->mean_mbps * 1e6));
 		for (size_t k = 0; k < f->n; k++) {
 			struct json_object *pt = json_object_new_array();
@@ -400,7 +402,7 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 	/* --profile: which load; the flows it sends each way (upload, download: one way) */
 	json_object_object_add(cfg, "profile", json_object_new_string(cmp_profile_name(o->profile)));
 	/* --family: the load's, the probes' and the flood's IP version */
-	json_object_object_add(cfg, "ip_family", json_object_new_int(o->family == 6 ? 6 : 4));
+	json_object_object_add(cfg, "ip_family", json_object_new_int(o->family == 6 || o->family == 46 ? o->family : 4));
 	json_object_object_add(cfg, "tcp_flows_up", json_object_new_int(cmp_profile_flows(o->profile, o->flows, 0)));
 	json_object_object_add(cfg, "tcp_flows_down", json_object_new_int(cmp_profile_flows(o->profile, o->flows, 1)));
 	/* the flood goes up, client to server: against the up rate (0: the profile has none) */

@@ -337,9 +337,9 @@ static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_resul
 	memcpy(sched, r->phase_start, sizeof(sched));
 	for (;;) {
 		double t = cmp_now() - rc->t0;
-		struct pollfd pfd[4] = { { .fd = gw_prober_fd(pr[0]), .events = POLLIN },
-					 { .fd = gw_prober_fd(pr[1]), .events = POLLIN } };
-		int fds[2], nfd = cmp_load_fds(ld, fds);
+		struct pollfd pfd[2 + CMP_LOAD_FDS] = { { .fd = gw_prober_fd(pr[0]), .events = POLLIN },
+							{ .fd = gw_prober_fd(pr[1]), .events = POLLIN } };
+		int fds[CMP_LOAD_FDS], nfd = cmp_load_fds(ld, fds);
 		bool tick = false;
 
 		for (int i = 0; i < nfd; i++)
@@ -451,7 +451,9 @@ int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *
 	ucfg.method = GW_PROBE_UDP;
 	ucfg.interval_us = 1000000 / CMP_VOIP_HZ;
 	ucfg.size = CMP_VOIP_PAYLOAD;
-	ucfg.targets[0].addrlen = cmp_server_addr(b, CMP_REFLECT_PORT, &ucfg.targets[0].addr);
+	/* (--family 46: over IPv6, beside the ICMP probes over IPv4) */
+	ucfg.targets[0].addrlen = cmp_server_addr_in(b->dual ? AF_INET6 : b->family, CMP_REFLECT_PORT,
+						     &ucfg.targets[0].addr);
 	r->phase_start[0] = 0;
 	for (int i = 0; i < CMP_PH_COUNT; i++) {
 		acc += phase_share[o->profile != CMP_PROF_RRUL][i] * o->duration_s;

@@ -426,8 +426,8 @@ static int sc_loop(struct cmp_bed *b, const struct cmp_opts *o, struct sc_ctx *c
 
 	for (;;) {
 		double t = cmp_now() - c->t0;
-		struct pollfd pfd[3] = { { .fd = gw_prober_fd(pr), .events = POLLIN } };
-		int fds[2], nfd = cmp_load_fds(ld, fds);
+		struct pollfd pfd[1 + CMP_LOAD_FDS] = { { .fd = gw_prober_fd(pr), .events = POLLIN } };
+		int fds[CMP_LOAD_FDS], nfd = cmp_load_fds(ld, fds);
 		bool tick = false;
 
 		for (int i = 0; i < nfd; i++)

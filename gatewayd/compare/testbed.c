@@ -285,9 +285,11 @@ int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t er
 		"addr add fd77:3::2/64 dev s0 nodad\nroute add default via fd77:3::1\n",
 	};
 	b->family = o->family == 6 ? AF_INET6 : AF_INET;
+	b->dual = o->family == 46;
+	bool v6 = b->family == AF_INET6 || b->dual;
 	/* (the routers forward before their addresses come: turning forwarding on later
 	 * resets their interfaces' IPv6 state) */
-	if (b->family == AF_INET6 &&
+	if (v6 &&
 	    ((r = ns_sysctl(b, CMP_NS_GW, "net/ipv6/conf/all/forwarding", "1")) ||
 	     (r = ns_sysctl(b, CMP_NS_DELAY, "net/ipv6/conf/all/forwarding", "1")))) {
 		snprintf(err, errlen, "enabling IPv6 forwarding: %s", strerror(-r));
@@ -295,9 +297,9 @@ int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t er
 	}
 	for (int i = 0; i < 4; i++)
 		if ((r = ip_batch(b, b->ns[i], cfg[i], err, errlen)) ||
-		    (b->family == AF_INET6 && (r = ip_batch(b, b->ns[i], cfg6[i], err, errlen))))
+		    (v6 && (r = ip_batch(b, b->ns[i], cfg6[i], err, errlen))))
 			return r;
-	if (b->family == AF_INET6) {
+	if (v6) {
 		/* every hop's neighbour entry made before a run: a probe that waits for neighbour
 		 * discovery would count as a second of idle latency (ARP is quick enough for
 		 * the runs' own half second of warm-up; discovery is not) */
@@ -379,8 +381,13 @@ const char *cmp_server_ip(const struct cmp_bed *b)
 
 socklen_t cmp_server_addr(const struct cmp_bed *b, int port, struct sockaddr_storage *ss)
 {
+	return cmp_server_addr_in(b->family, port, ss);
+}
+
+socklen_t cmp_server_addr_in(int family, int port, struct sockaddr_storage *ss)
+{
 	memset(ss, 0, sizeof(*ss));
-	if (b->family == AF_INET6) {
+	if (family == AF_INET6) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
 
 		s6->sin6_family = AF_INET6;
@@ -403,7 +410,7 @@ int cmp_start_reflector(struct cmp_bed *b, const struct cmp_opts *o, char *err, 
 	pid_t p;
 
 	/* "[::]" answers IPv4 as well */
-	snprintf(addr, sizeof(addr), b->family == AF_INET6 ? "[::]:%d" : "0.0.0.0:%d",
+	snprintf(addr, sizeof(addr), b->family == AF_INET6 || b->dual ? "[::]:%d" : "0.0.0.0:%d",
 		 CMP_REFLECT_PORT);
 	snprintf(log, sizeof(log), "%s/reflect.log", b->tmp);
 	if ((p = cmp_spawn(b, CMP_NS_SERVER, argv, log)) < 0) {

@@ -26,7 +26,7 @@ check "--qdiscs fifo:nosuchknob=1: exit 2 naming the knob" \
 check "--profile nope: exit 2 naming the profiles" \
 	refuses_cmp "--profile: rrul (TCP both ways, then a UDP flood), bidir, upload or download, not 'nope'" --profile nope
 check "--flows 9: exit 2 with the bound" refuses_cmp "--flows: want 1 to 8" --flows 9
-check "--family 5: exit 2" refuses_cmp "--family: 4 (IPv4, the default) or 6" --family 5
+check "--family 5: exit 2" refuses_cmp "--family: 4 (IPv4, the default), 6 (the load, probes and flood over IPv6) or 46" --family 5
 check "the refused runs made no namespace" \
 	bash -c "[ \"\$(ip netns list | sort | tr '\n' ' ')\" = '$nsbefore' ]"
 
@@ -354,3 +354,30 @@ for k in ("up", "down"):
 assert x["latency_ms"]["baseline"] < 5 and x["latency_ms"]["induced"]["p95"] >= 100, x["latency_ms"]
 assert u["up"]["induced"]["p95"] >= 100 and u["up"]["loaded"]["samples"] >= 50, u["up"]
 ' "$TMPD/v6"
+
+# --family 46 (flent's rrul46): each way's 4 TCP flows 2 over IPv4 and 2 over IPv6 at once,
+# both families through the same shapers; the VoIP stream over IPv6 beside ICMP over IPv4
+start=$SECONDS
+timeout 40 "$GATEWAYD" --compare --kernel host --qdiscs fifo --family 46 --rate 10mbit \
+	--duration 6s --out "$TMPD/v46" >"$TMPD/v46.out" 2>&1
+echo "# --family 46 (fifo, 10mbit, 6 s) took $((SECONDS - start)) s, status $?"
+probs=$(python3 "$(dirname "$0")/../uml/compare_check.py" "$TMPD/v46" 2>&1)
+check "--family 46: results.json valid against docs/compare-schema.md" test -z "$probs" || echo "# $probs"
+check "--family 46: 2 IPv4 and 2 IPv6 flows each way, both carried through gatewayd's shapers" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1] + "/results.json"))
+c, x = d["config"], d["runs"][0]
+assert c["ip_family"] == 46, c
+tcp = [f for f in x["flows"] if f["protocol"] == "tcp"]
+fam = {(f["direction"], f["family"]): 0.0 for f in tcp}
+for f in tcp:
+    fam[(f["direction"], f["family"])] += sum(p[1] * 0.5 for p in f["series"]) / 8e6
+print("# %s" % ", ".join("%s over IPv%d: %.1f MB" % (k[0], k[1], v) for k, v in sorted(fam.items())))
+for d_ in ("up", "down"):
+    assert sorted(f["family"] for f in tcp if f["direction"] == d_) == [4, 4, 6, 6], [(f["name"], f["family"]) for f in tcp]
+assert sum(v for k, v in fam.items() if k[1] == 4) > 0.3 and sum(v for k, v in fam.items() if k[1] == 6) > 0.3, fam
+g, a = x["goodput_bps"], x["shaper_accuracy"]
+for k in ("up", "down"):
+    assert g[k] <= 1.2 * 10e6 and a[k] * 10e6 >= 0.9 * g[k], (k, g, a)
+assert x["udp_latency_ms"]["up"]["loaded"]["samples"] >= 50, x["udp_latency_ms"]["up"]
+' "$TMPD/v46"

@@ -238,7 +238,7 @@ def check_run(p, r, cfg):
             break
     for i, f in enumerate(r["flows"]):
         fp = f"{p}.flows[{i}]"
-        spec = {"name": "str", "direction": "str", "protocol": "str", "mean_bps": "num?",
+        spec = {"name": "str", "direction": "str", "protocol": "str", "family": "int", "mean_bps": "num?",
                 "series": "arr"}
         if isinstance(f, dict) and f.get("protocol") == "tcp":
             spec["rtt_series"] = "arr"	# a TCP flow's sender's RTT, every tick
@@ -361,8 +361,8 @@ def check_json(path):
             "probe_hz": "int", "tcp_flows_per_direction": "int",
             "udp_flood_bps": "int", "phases": "arr", "profile": "str", "ip_family": "int", "tcp_flows_up": "int",
             "tcp_flows_down": "int"}
-    if cfg.get("ip_family") not in (4, 6):
-        bad("$.config.ip_family", f"{cfg.get('ip_family')!r} is neither 4 nor 6")
+    if cfg.get("ip_family") not in (4, 6, 46):
+        bad("$.config.ip_family", f"{cfg.get('ip_family')!r} is not 4, 6 or 46")
     if cfg.get("profile") not in ("rrul", "bidir", "upload", "download"):
         bad("$.config.profile", f"{cfg.get('profile')!r} is no profile")
     if "own_tree" in cfg:   # -c CONFIG
