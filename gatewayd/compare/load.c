@@ -55,7 +55,7 @@ struct cmp_load {
 	size_t up_n;
 	double up_t[MAX_TICKS];
 	uint64_t up_b[CMP_TCP_FLOWS_MAX][MAX_TICKS];
-	/* every TCP flow's RTT as its sender has it, every tick, by the loadgen's flow index:
+	/* every TCP flow's RTT as its sender has it, every tick, by its place across the engines:
 	 * an upload's from the client's socket, a download's from the sink's */
 	size_t rtt_n[RTT_FLOWS];
 	double rtt_t[RTT_FLOWS][MAX_TICKS];
