@@ -302,17 +302,24 @@ check "after a reload to an empty compare_dir: 404 with a JSON error ($code $(ca
 gw_stop
 check "gatewayd stops cleanly" test $? -eq 0
 
+# cmp_run NAME DESC ARGS...: a 6 s fifo run at 10mbit on this kernel into $TMPD/NAME, timed,
+# and its results.json checked against docs/compare-schema.md
+cmp_run() {
+	local name=$1 desc=$2 probs start=$SECONDS
+	shift 2
+	timeout 40 "$GATEWAYD" --compare --kernel host --qdiscs fifo --rate 10mbit --duration 6s \
+		"$@" --out "$TMPD/$name" >"$TMPD/$name.out" 2>&1
+	echo "# $desc (fifo, 10mbit, 6 s) took $((SECONDS - start)) s, status $?"
+	probs=$(python3 "$(dirname "$0")/../uml/compare_check.py" "$TMPD/$name" 2>&1)
+	check "$desc: results.json valid against docs/compare-schema.md" test -z "$probs" ||
+		echo "# $probs"
+}
+
 # --profile upload and download (2 flows, 6 s): TCP one way only, no flood. The other way then
 # carries nothing but the TCP ACKs, the probes and the VoIP stream: its one-way delay stays
 # near idle while the loaded way's fifo fills (hundreds of ms), and it has no goodput
 for prof in upload download; do
-	start=$SECONDS
-	timeout 40 "$GATEWAYD" --compare --kernel host --qdiscs fifo --profile $prof --flows 2 \
-		--rate 10mbit --duration 6s --out "$TMPD/$prof" >"$TMPD/$prof.out" 2>&1
-	echo "# --profile $prof (fifo, 2 flows, 10mbit, 6 s) took $((SECONDS - start)) s, status $?"
-	probs=$(python3 "$(dirname "$0")/../uml/compare_check.py" "$TMPD/$prof" 2>&1)
-	check "--profile $prof: results.json valid against docs/compare-schema.md" test -z "$probs" ||
-		echo "# $probs"
+	cmp_run $prof "--profile $prof" --profile $prof --flows 2
 	check "--profile $prof: 2 TCP flows $prof only, no flood; the loaded way's queue in its one-way delay, the other near idle" python3 -c '
 import json, sys
 prof = sys.argv[2]
@@ -334,12 +341,7 @@ done
 # --family 6: the load, the probes (ICMPv6) and the VoIP stream over IPv6, through gatewayd's
 # shaping both ways: each direction's goodput under its rate, and carried by its shaper (an
 # IPv6 download that went around the ifb would read near line rate there and ~0 in the shaper)
-start=$SECONDS
-timeout 40 "$GATEWAYD" --compare --kernel host --qdiscs fifo --family 6 --rate 10mbit \
-	--duration 6s --out "$TMPD/v6" >"$TMPD/v6.out" 2>&1
-echo "# --family 6 (fifo, 10mbit, 6 s) took $((SECONDS - start)) s, status $?"
-probs=$(python3 "$(dirname "$0")/../uml/compare_check.py" "$TMPD/v6" 2>&1)
-check "--family 6: results.json valid against docs/compare-schema.md" test -z "$probs" || echo "# $probs"
+cmp_run v6 "--family 6" --family 6
 check "--family 6: over IPv6, shaped both ways by gatewayd, the fifo's queue in the probes and the VoIP stream" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1] + "/results.json"))
@@ -357,12 +359,7 @@ assert u["up"]["induced"]["p95"] >= 100 and u["up"]["loaded"]["samples"] >= 50, 
 
 # --family 46 (flent's rrul46): each way's 4 TCP flows 2 over IPv4 and 2 over IPv6 at once,
 # both families through the same shapers; the VoIP stream over IPv6 beside ICMP over IPv4
-start=$SECONDS
-timeout 40 "$GATEWAYD" --compare --kernel host --qdiscs fifo --family 46 --rate 10mbit \
-	--duration 6s --out "$TMPD/v46" >"$TMPD/v46.out" 2>&1
-echo "# --family 46 (fifo, 10mbit, 6 s) took $((SECONDS - start)) s, status $?"
-probs=$(python3 "$(dirname "$0")/../uml/compare_check.py" "$TMPD/v46" 2>&1)
-check "--family 46: results.json valid against docs/compare-schema.md" test -z "$probs" || echo "# $probs"
+cmp_run v46 "--family 46" --family 46
 check "--family 46: 2 IPv4 and 2 IPv6 flows each way, both carried through gatewayd's shapers" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1] + "/results.json"))

@@ -5,6 +5,8 @@
 # host, having fetched from it, creates DIR/done (30 s at most). MODE nonet: say whether the
 # guest got a network it was not asked for. MODE hang: ignore SIGTERM and sleep past every
 # deadline (the launcher's timeout path).
+# shellcheck source-path=SCRIPTDIR source=../../wait_for.sh
+. "$(dirname "$0")/../../wait_for.sh" || exit 1
 MODE=${1:?mode}
 DIR=${2:?folder}
 case $MODE in
@@ -16,15 +18,10 @@ net)
 	timeout 40 /usr/bin/python3 -m http.server --bind "$GWUML_NET_ADDR" --directory "$DIR" 9181 \
 		>/dev/null 2>&1 &
 	srv=$!
-	for _ in $(seq 100); do
-		grep -q ":23BD " /proc/net/tcp && break	# 9181 in hex, listening
-		sleep 0.1
-	done
+	# 9181 in hex, listening
+	wait_for 'grep -q ":23BD " /proc/net/tcp' 10 "the HTTP server to listen" || :
 	echo "listening on $GWUML_NET_ADDR:9181"
-	for _ in $(seq 300); do
-		[ -e "$DIR/done" ] && break
-		sleep 0.1
-	done
+	wait_for '[ -e "$DIR/done" ]' 30 "the host to fetch from it" || :
 	kill $srv
 	wait $srv
 	[ -e "$DIR/done" ] || exit 4
