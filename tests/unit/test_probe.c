@@ -459,6 +459,16 @@ static void reflect_to(int fd, struct pending *q, uint64_t recv_ns, uint64_t sen
 	sendto(fd, q->buf, q->len, 0, (struct sockaddr *)&q->to, q->tolen);
 }
 
+/* Reflected at once: the receive stamp taken before the send stamp (as two arguments of one
+ * call their order is unspecified, and gcc takes the send stamp first: a reflector whose
+ * clock ran backwards, by microseconds when the machine is busy). */
+static void reflect_now(int fd, struct pending *q)
+{
+	uint64_t recv_ns = real_ns();
+
+	reflect_to(fd, q, recv_ns, real_ns());
+}
+
 static void test_engine(void)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001) };
@@ -513,18 +523,18 @@ static void test_engine(void)
 		case 3:
 			break;
 		case 5:
-			reflect_to(rfd, &in, real_ns(), real_ns());
+			reflect_now(rfd, &in);
 			in.buf[5] = GW_PROBE_PKT_REQUEST;
-			reflect_to(rfd, &in, real_ns(), real_ns());
+			reflect_now(rfd, &in);
 			break;
 		case 7:
 			q[pkt.seq] = in;
 			q[pkt.seq].due = -1;
 			break;
 		case 8:
-			reflect_to(rfd, &in, real_ns(), real_ns());
+			reflect_now(rfd, &in);
 			if (q[pkt.seq - 1].due < 0)
-				reflect_to(rfd, &q[pkt.seq - 1], real_ns(), real_ns());
+				reflect_now(rfd, &q[pkt.seq - 1]);
 			q[pkt.seq - 1].due = 0;
 			/* and a datagram from somewhere else entirely */
 			sendto(rfd, "junk", 4, 0, (struct sockaddr *)&in.to, in.tolen);
@@ -539,14 +549,14 @@ static void test_engine(void)
 			q[pkt.seq].recv_ns = real_ns();
 			break;
 		case 2:
-			reflect_to(rfd, &in, real_ns(), real_ns());
+			reflect_now(rfd, &in);
 			/* 1's reply, after 2's, saying how long it was held */
 			if (q[pkt.seq - 1].due < 0)
 				reflect_to(rfd, &q[pkt.seq - 1], q[pkt.seq - 1].recv_ns, real_ns());
 			q[pkt.seq - 1].due = 0;
 			break;
 		default:
-			reflect_to(rfd, &in, real_ns(), real_ns());
+			reflect_now(rfd, &in);
 		}
 	}
 	/* the last late replies, for the counters */
@@ -561,7 +571,7 @@ static void test_engine(void)
 		poll(NULL, 0, 10);
 		for (i = 0; i < ENG_N; i++)
 			if (q[i].due > 0 && now_s() >= q[i].due) {
-				reflect_to(rfd, &q[i], real_ns(), real_ns());
+				reflect_now(rfd, &q[i]);
 				q[i].due = 0;
 			}
 		gw_prober_run(p);
@@ -585,8 +595,7 @@ static void test_engine(void)
 	      i < ENG_N ? e.s[i].reordered : 0, i < ENG_N ? e.s[i].target_up : 0,
 	      i < ENG_N ? e.s[i].rtt_ms : 0.0);
 	/* the reflector's stamps give one-way delays (one clock here: not negative), and with
-	 * its processing taken off the RTT, up + down is the RTT (to 1 µs: this script's two
-	 * stamps may come out a few ns reversed, and then nothing is taken off) */
+	 * its processing taken off the RTT, up + down is the RTT (to 1 µs) */
 	for (i = 0; i < ENG_N; i++) {
 		const struct gw_probe_sample *x = &e.s[i];
 
