@@ -423,7 +423,8 @@ struct json_object *cmp_offloads_json(const struct cmp_ifinfo *f);
 void cmp_tc_id(char *buf, size_t len, uint32_t id, bool handle);
 
 /* results.c: one run as results.json's runs[] has it */
-struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated);
+struct json_object *cmp_run_json(const struct cmp_opts *o, const struct cmp_result *r,
+				 bool repeated);
 /* results.c: a figure as results.json writes it: 3 decimals, null (NULL) when not finite */
 struct json_object *cmp_json_num(double v);
 /* results.c: two figures as {"up", "down"}; a percentile set as {p50, p95, p99, mean, samples,
@@ -431,9 +432,13 @@ struct json_object *cmp_json_num(double v);
 struct json_object *cmp_json_pair(double up, double down);
 struct json_object *cmp_json_pct(const struct cmp_pct *p);
 
-/* flent.c: the name flent gives the run's file: rrul_be-TIME.QDISC.flent.gz */
-void cmp_flent_name(const struct cmp_result *r, char *buf, size_t len);
-/* flent.c: one run as flent's own data file (format version 4, test rrul_be), written in
+/* flent.c: flent's test of the run's load (--profile, --flows): rrul_be, rrul_be_nflows,
+ * tcp_nup or tcp_ndown */
+const char *cmp_flent_test(const struct cmp_opts *o);
+/* flent.c: the name flent gives the run's file: TEST-TIME.LABEL.flent.gz */
+void cmp_flent_name(const struct cmp_opts *o, const struct cmp_result *r, char *buf,
+		    size_t len);
+/* flent.c: one run as flent's own data file (format version 4, its test's), written in
  * dir under the name flent gives it; its file name into name. 0 or -errno (err says). */
 int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_result *r,
 		    const char *kernel_used, const struct cmp_sysinfo *si, char *name,

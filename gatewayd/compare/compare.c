@@ -872,10 +872,7 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 			continue;
 		flows_path(o, &r[i], path, sizeof(path));
 		bad += cmp_svg_flows(path, o, &r[i]) != 0;
-		/* and flent's own file of the queue's run, for flent and its users' scripts: its
-		 * test is rrul_be, which the other profiles are not */
-		if (o->profile != CMP_PROF_RRUL)
-			continue;
+		/* and flent's own file of the queue's run, for flent and its users' scripts */
 		if (cmp_write_flent(o->out, o, &r[i], kernel, si, name, sizeof(name), err,
 				    sizeof(err))) {
 			fprintf(stderr, "gatewayd: %s/%s: %s\n", o->out, name, err);
@@ -909,10 +906,9 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 		fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
 			bad == 1 ? "" : "s", o->out);
 	else
-		printf("results: %s/results.json, report.html, latency-cdf.svg, latency-time.svg, %sflows-*.svg, %s-*.flent.gz (%d, for flent%s)\n",
+		printf("results: %s/results.json, report.html, latency-cdf.svg, latency-time.svg, %sflows-*.svg, %s-*.flent.gz (%d, for flent)\n",
 		       o->out, o->repeat > 1 ? CMP_BOX_INDUCED ", " CMP_BOX_GOODPUT ", " : "",
-		       "rrul_be", nflent,
-		       o->profile != CMP_PROF_RRUL ? ": flent's rrul_be is --profile rrul's alone" : "");
+		       cmp_flent_test(o), nflent);
 	return bad ? -EIO : 0;
 }
 

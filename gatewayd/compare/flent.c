@@ -1,7 +1,8 @@
 /* gatewayd/compare/flent.c: one queue's run as flent's own data file (`.flent.gz`, format
  * version 4, flent 2.1's resultset.py), so `flent -i FILE` plots it and a flent user's
- * scripts read it: the test is rrul_be (4 TCP flows each way, best effort, ICMP pings), with
- * its series names and units, raw values as flent's runners record them, the series
+ * scripts read it: the test is the flent test with the run's load (rrul_be for 4 TCP flows
+ * each way, rrul_be_nflows for another count, tcp_nup or tcp_ndown for one way), with its
+ * series names and units, raw values as flent's runners record them, the series
  * interpolated onto x_values as flent's timeseries aggregator does, each TCP flow's RTT as
  * flent's socket stats record it, and the metadata flent records (kernel, sysctls, the
  * egress qdiscs and offloads) plus gatewayd's own. */
@@ -18,7 +19,26 @@
 #include "gatewayd/compare/bench.h"
 
 #define FLENT_FORMAT 4		/* resultset.py's FILEFORMAT_VERSION */
-#define FLENT_TEST "rrul_be"	/* flent's test with 4+4 best-effort TCP flows and pings */
+
+/* flent's test of a run's load, by --profile and --flows: rrul_be (4+4 best-effort TCP flows
+ * and pings; --profile rrul's flood beside them), rrul_be_nflows (N+N), tcp_nup and
+ * tcp_ndown (N one way). Each names its flows its own way. */
+enum ftest { FT_RRUL_BE, FT_RRUL_BE_N, FT_NUP, FT_NDOWN };
+static const char *const ftest_name[] = { "rrul_be", "rrul_be_nflows", "tcp_nup", "tcp_ndown" };
+
+static enum ftest ftest_of(const struct cmp_opts *o)
+{
+	if (o->profile == CMP_PROF_UPLOAD)
+		return FT_NUP;
+	if (o->profile == CMP_PROF_DOWNLOAD)
+		return FT_NDOWN;
+	return cmp_profile_flows(o->profile, o->flows, 0) == 4 ? FT_RRUL_BE : FT_RRUL_BE_N;
+}
+
+const char *cmp_flent_test(const struct cmp_opts *o)
+{
+	return ftest_name[ftest_of(o)];
+}
 /* STEP_SIZE: flent's default. Its aggregator gives a step no value when the next point is
  * more than 5 steps away: at 0.2 s that is twice the flows' 0.5 s intervals, so a late one
  * in a busy guest (0.6 s) leaves no hole in the series and their sums, as 0.1 s did. */
@@ -74,7 +94,8 @@ static void iso_time(double unix_s, char *buf, size_t len)
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
 }
 
-void cmp_flent_name(const struct cmp_result *r, char *buf, size_t len)
+void cmp_flent_name(const struct cmp_opts *o, const struct cmp_result *r, char *buf,
+		    size_t len)
 {
 	/* as resultset.py's _gen_filename: NAME-TIME.TITLE.flent.gz, the time local without
 	 * colons, the title with everything but letters, digits and '-' made '_' */
@@ -93,7 +114,7 @@ void cmp_flent_name(const struct cmp_result *r, char *buf, size_t len)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '-'))
 			*p = '_';
-	snprintf(buf, len, "%s-%04d-%02d-%02dT%02d%02d%02d.%06ld.%s.flent.gz", FLENT_TEST,
+	snprintf(buf, len, "%s-%04d-%02d-%02dT%02d%02d%02d.%06ld.%s.flent.gz", cmp_flent_test(o),
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 us, title);
 }
@@ -116,11 +137,14 @@ static int series_alloc(struct fseries *s, size_t n)
 	return s->t && s->v && s->dur ? 0 : -ENOMEM;
 }
 
-/* The run's measured series under rrul_be's names: "TCP upload BE", "TCP upload BE2".. per
- * flow, "UDP upload" (the flood, as flent's udp_flood names it), "Ping (ms) ICMP" (replies
- * only: flent's ping records no lost probe). */
-static int collect(const struct cmp_result *r, struct fseries *s, size_t *ns)
+/* The run's measured series under its test's names: a flow "TCP upload BE", "TCP upload
+ * BE2".. in rrul_be, "TCP upload BE::1".. in rrul_be_nflows (flent's duplicates), "TCP
+ * upload::1".. in tcp_nup and tcp_ndown; "UDP upload" (the flood, as flent's udp_flood names
+ * it), "Ping (ms) ICMP" (replies only: flent's ping records no lost probe). */
+static int collect(const struct cmp_opts *o, const struct cmp_result *r, struct fseries *s,
+		   size_t *ns)
 {
+	enum ftest ft = ftest_of(o);
 	int k[2] = { 0, 0 };
 
 	*ns = 0;
@@ -129,13 +153,17 @@ static int collect(const struct cmp_result *r, struct fseries *s, size_t *ns)
 		struct fseries *x = &s[(*ns)++];
 		int d = f->up ? 0 : 1;
 
+		const char *way = f->up ? "upload" : "download";
+
 		if (f->udp)
-			snprintf(x->name, sizeof(x->name), "UDP %s", f->up ? "upload" : "download");
-		else if (++k[d] == 1)
-			snprintf(x->name, sizeof(x->name), "TCP %s BE", f->up ? "upload" : "download");
+			snprintf(x->name, sizeof(x->name), "UDP %s", way);
+		else if (++k[d] == 1 && ft == FT_RRUL_BE)
+			snprintf(x->name, sizeof(x->name), "TCP %s BE", way);
+		else if (ft == FT_RRUL_BE)
+			snprintf(x->name, sizeof(x->name), "TCP %s BE%d", way, k[d]);
 		else
-			snprintf(x->name, sizeof(x->name), "TCP %s BE%d", f->up ? "upload" : "download",
-				 k[d]);
+			snprintf(x->name, sizeof(x->name), "TCP %s%s::%d", way,
+				 ft == FT_RRUL_BE_N ? " BE" : "", k[d]);
 		x->units = "Mbits/s";
 		x->flow = f->udp ? NULL : f;
 		x->up = f->up;
@@ -222,14 +250,18 @@ static int interpolate(struct fseries *s, size_t steps)
 	return 0;
 }
 
-/* A computed series (flent's AverageRunner, SumRunner) over the members at each step. */
+/* A computed series (flent's AverageRunner, SumRunner) over the members at each step, in
+ * the tests (bits by enum ftest) that define it. */
 struct computed {
 	const char *name, *runner, *units;
 	bool sum;
 	int (*member)(const struct fseries *s);	/* 1: in it */
+	unsigned tests;
 	double *res;
 	double mean;
 };
+
+#define FT_BOTH (1u << FT_RRUL_BE | 1u << FT_RRUL_BE_N)
 
 static int up_tcp(const struct fseries *s) { return s->tcp && s->up; }
 static int down_tcp(const struct fseries *s) { return s->tcp && !s->up; }
@@ -355,21 +387,32 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 {
 	struct json_object *m = json_object_new_object(), *a, *tp;
 	double total = r->phase_start[CMP_PH_COUNT];
-	char b[80], note[384];
+	int n_up = cmp_profile_flows(o->profile, o->flows, 0);
+	int n_down = cmp_profile_flows(o->profile, o->flows, 1);
+	const char *host = o->family == 6 ? CMP_IP6_SERVER : CMP_IP_SERVER;
+	enum ftest ft = ftest_of(o);
+	char b[80], load[96], note[512];
 	static const char *const nulls[] = { "BATCH_NAME", "BATCH_TIME", "BATCH_TITLE",
 		"BATCH_UUID", "HTTP_GETTER_URLLIST", "HTTP_GETTER_DNS", "HTTP_GETTER_WORKERS",
 		"FLENT_VERSION" };
 
-	json_object_object_add(m, "NAME", json_object_new_string(FLENT_TEST));
+	json_object_object_add(m, "NAME", json_object_new_string(ftest_name[ft]));
 	json_object_object_add(m, "TITLE", json_object_new_string(cmp_result_label(r)));
 	if (cmp_asymmetric(o))
 		snprintf(b, sizeof(b), "%s down, %s up", o->dir_text[1], o->dir_text[0]);
 	else
 		snprintf(b, sizeof(b), "%s each way", o->rate_text);
+	if (ft == FT_NUP || ft == FT_NDOWN)
+		snprintf(load, sizeof(load), "%d TCP %s", n_up + n_down, ft == FT_NUP ? "up" : "down");
+	else
+		snprintf(load, sizeof(load), "%d+%d TCP%s", n_up, n_down,
+			 o->profile == CMP_PROF_RRUL ? ", then a UDP flood" : "");
 	snprintf(note, sizeof(note),
-		 "gatewayd --compare: %s, %s, base RTT %.1f ms%s; 4+4 TCP, then a UDP flood; results.json beside this file",
+		 "gatewayd --compare: %s, %s, base RTT %.1f ms%s; --profile %s: %s%s; results.json beside this file",
 		 cmp_result_label(r), b, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
-		 o->no_delay ? " (no netem)" : "");
+		 o->no_delay ? " (no netem)" : "", cmp_profile_name(o->profile), load,
+		 o->family == 6 ? ", over IPv6" :
+		 o->family == 46 ? ", each way's flows half over IPv4, half over IPv6" : "");
 	json_object_object_add(m, "NOTE", json_object_new_string(note));
 	iso_time(r->t0_unix, b, sizeof(b));
 	json_object_object_add(m, "TIME", json_object_new_string(b));
@@ -382,12 +425,13 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	json_object_object_add(m, "TOTAL_LENGTH", num(total, 3));
 	json_object_object_add(m, "DELAY", num(r->phase_start[CMP_PH_TCP], 3));
 	json_object_object_add(m, "STEP_SIZE", num(FLENT_STEP, 3));
-	json_object_object_add(m, "HOST", json_object_new_string(CMP_IP_SERVER));
+	/* the pings' (ICMP over IPv4 but with --family 6) */
+	json_object_object_add(m, "HOST", json_object_new_string(host));
 	a = json_object_new_array();
-	json_object_array_add(a, json_object_new_string(CMP_IP_SERVER));
+	json_object_array_add(a, json_object_new_string(host));
 	json_object_object_add(m, "HOSTS", a);
 	json_object_object_add(m, "LOCAL_HOST", json_object_new_string(si ? si->hostname : ""));
-	json_object_object_add(m, "IP_VERSION", json_object_new_int(4));
+	json_object_object_add(m, "IP_VERSION", json_object_new_int(o->family == 6 ? 6 : 4));
 	json_object_object_add(m, "DATA_FILENAME", json_object_new_string(fname));
 	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
 		json_object_object_add(m, nulls[i], NULL);
@@ -403,7 +447,7 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	a = json_object_new_object();
 	tp = json_object_new_object();
 	json_object_object_add(tp, "SYSCTLS", sysctls_json(si, true));
-	json_object_object_add(a, CMP_IP_SERVER, tp);
+	json_object_object_add(a, host, tp);
 	json_object_object_add(m, "REMOTE_METADATA", a);
 	tp = json_object_new_object();
 	json_object_object_add(tp, "qdisc", json_object_new_string(cmp_result_label(r)));
@@ -412,6 +456,15 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	json_object_object_add(tp, "rate_up", json_object_new_string(o->dir_text[0][0] ? o->dir_text[0] : o->rate_text));
 	snprintf(b, sizeof(b), "%.1fms", o->no_delay ? 0.0 : o->rtt_us / 1000.0);
 	json_object_object_add(tp, "rtt", json_object_new_string(b));
+	/* what the N-flow tests read back to name their flows (as `-te upload_streams=N`) */
+	if (ft == FT_RRUL_BE_N || ft == FT_NUP) {
+		snprintf(b, sizeof(b), "%d", n_up);
+		json_object_object_add(tp, "upload_streams", json_object_new_string(b));
+	}
+	if (ft == FT_RRUL_BE_N || ft == FT_NDOWN) {
+		snprintf(b, sizeof(b), "%d", n_down);
+		json_object_object_add(tp, "download_streams", json_object_new_string(b));
+	}
 	json_object_object_add(m, "TEST_PARAMETERS", tp);
 	/* gatewayd's own */
 	json_object_object_add(m, "GATEWAYD_VERSION", json_object_new_string(GW_VERSION));
@@ -422,6 +475,11 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	json_object_object_add(m, "GATEWAYD_RATE_BPS_DOWN", json_object_new_int64((int64_t)cmp_dir_bps(o, 1)));
 	json_object_object_add(m, "GATEWAYD_RATE_BPS_UP", json_object_new_int64((int64_t)cmp_dir_bps(o, 0)));
 	json_object_object_add(m, "GATEWAYD_CPU_BUSY", num(r->cpu_busy, 3));
+	json_object_object_add(m, "GATEWAYD_PROFILE",
+			       json_object_new_string(cmp_profile_name(o->profile)));
+	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_UP", json_object_new_int(n_up));
+	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_DOWN", json_object_new_int(n_down));
+	json_object_object_add(m, "GATEWAYD_IP_FAMILY", json_object_new_int(o->family ? o->family : 4));
 	a = json_object_new_array();
 	for (int p = 0; p < CMP_PH_COUNT; p++) {
 		struct json_object *ph = json_object_new_object();
@@ -503,21 +561,25 @@ static struct json_object *build(const struct cmp_opts *o, const struct cmp_resu
 				 const char *fname, char *err, size_t errlen)
 {
 	struct fseries s[CMP_MAX_FLOWS + 1];
-	struct computed c[] = {
-		{ "TCP upload avg", "AverageRunner", "Mbits/s", false, up_tcp, NULL, NAN },
-		{ "TCP upload sum", "SumRunner", "Mbits/s", true, up_tcp, NULL, NAN },
-		{ "TCP download avg", "AverageRunner", "Mbits/s", false, down_tcp, NULL, NAN },
-		{ "TCP download sum", "SumRunner", "Mbits/s", true, down_tcp, NULL, NAN },
-		{ "TCP totals", "SumRunner", "Mbits/s", true, any_tcp, NULL, NAN },
-		{ "Ping (ms) avg", "AverageRunner", "ms", false, ping, NULL, NAN },
-	};
-	const size_t nc = sizeof(c) / sizeof(c[0]);
+	const unsigned up = FT_BOTH | 1u << FT_NUP, down = FT_BOTH | 1u << FT_NDOWN;
+	struct computed all[] = {
+		{ "TCP upload avg", "AverageRunner", "Mbits/s", false, up_tcp, up, NULL, NAN },
+		{ "TCP upload sum", "SumRunner", "Mbits/s", true, up_tcp, up, NULL, NAN },
+		{ "TCP download avg", "AverageRunner", "Mbits/s", false, down_tcp, down, NULL, NAN },
+		{ "TCP download sum", "SumRunner", "Mbits/s", true, down_tcp, down, NULL, NAN },
+		{ "TCP totals", "SumRunner", "Mbits/s", true, any_tcp, FT_BOTH, NULL, NAN },
+		{ "Ping (ms) avg", "AverageRunner", "ms", false, ping, FT_BOTH, NULL, NAN },
+	}, c[sizeof(all) / sizeof(all[0])];
 	struct json_object *root = NULL, *x, *res, *raw, *sm, *m;
+	size_t ns = 0, steps, nc = 0;
 	double tmax = 0;
-	size_t ns = 0, steps;
 
+	/* the computed series the run's test has */
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i].tests & 1u << ftest_of(o))
+			c[nc++] = all[i];
 	memset(s, 0, sizeof(s));
-	if (collect(r, s, &ns))
+	if (collect(o, r, s, &ns))
 		goto nomem;
 	for (size_t i = 0; i < ns; i++)
 		if (s[i].n && s[i].t[s[i].n - 1] > tmax)
@@ -615,7 +677,7 @@ int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_
 	gzFile gz;
 	int ret = 0;
 
-	cmp_flent_name(r, name, namelen);
+	cmp_flent_name(o, r, name, namelen);
 	if (!(root = build(o, r, kernel_used, si, name, err, errlen)))
 		return -ENOMEM;
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);

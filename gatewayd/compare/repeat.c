@@ -428,7 +428,7 @@ void cmp_repeat_table(const struct cmp_opts *o, const struct cmp_result *r, size
 	struct json_object *runs = json_object_new_array(), *s;
 
 	for (size_t i = 0; i < n && runs; i++)
-		json_object_array_add(runs, cmp_run_json(&r[i], true));
+		json_object_array_add(runs, cmp_run_json(o, &r[i], true));
 	if (!runs || !(s = cmp_summary_json(runs, o->repeat))) {
 		printf("(no table: out of memory)\n");
 		json_object_put(runs);

@@ -174,7 +174,8 @@ struct json_object *cmp_offloads_json(const struct cmp_ifinfo *f)
 	return o;
 }
 
-struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
+struct json_object *cmp_run_json(const struct cmp_opts *opts, const struct cmp_result *r,
+				 bool repeated)
 {
 	struct json_object *o = json_object_new_object(), *lat, *ind, *a, *pq;
 
@@ -319,7 +320,7 @@ struct json_object *cmp_run_json(const struct cmp_result *r, bool repeated)
 	json_object_object_add(o, "t0_unix", json_object_new_double(round(r->t0_unix * 1e6) / 1e6));
 	char fname[256];
 
-	cmp_flent_name(r, fname, sizeof(fname));
+	cmp_flent_name(opts, r, fname, sizeof(fname));
 	json_object_object_add(o, "flent_file", json_object_new_string(fname));
 	json_object_object_add(o, "qdiscs", tree_json(r));
 
@@ -438,7 +439,7 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 	json_object_object_add(root, "config", cfg);
 	runs = json_object_new_array();
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(runs, cmp_run_json(&r[i], o->repeat > 1));
+		json_object_array_add(runs, cmp_run_json(o, &r[i], o->repeat > 1));
 	json_object_object_add(root, "runs", runs);
 	if (o->repeat > 1) {
 		struct json_object *sum = cmp_summary_json(runs, o->repeat);

@@ -140,7 +140,7 @@ def check_run(p, r, cfg):
         return
     check_label(p, r, cfg)
     check_rates(p, r, cfg)
-    if not re.fullmatch(r"rrul_be-\d{4}-\d\d-\d\dT\d{6}\.\d{6}\.[A-Za-z0-9_-]+\.flent\.gz",
+    if not re.fullmatch(r"(rrul_be|rrul_be_nflows|tcp_nup|tcp_ndown)-\d{4}-\d\d-\d\dT\d{6}\.\d{6}\.[A-Za-z0-9_-]+\.flent\.gz",
                         r["flent_file"]):
         bad(p + ".flent_file", f"not flent's name: {r['flent_file']}")
     for i, q in enumerate(r["qdiscs"]):

@@ -424,11 +424,108 @@ static void test_rtt(void)
 	cmp_result_free(&r);
 }
 
+
+/* The other loads as their own flent tests: --profile bidir with 3 flows each way as
+ * rrul_be_nflows ("TCP upload BE::1".., its stream counts in TEST_PARAMETERS), upload and
+ * download with 2 as tcp_nup and tcp_ndown ("TCP upload::1".., only their own direction's
+ * computed series), and --family 6's pings to the server's IPv6 address. */
+static void test_profiles(void)
+{
+	static const struct {
+		enum cmp_profile prof;
+		int flows, family, n_up, n_down;
+		const char *test, *first, *last, *up_streams, *down_streams;
+		size_t n_results;
+	} c[] = {
+		{ CMP_PROF_BIDIR, 3, 4, 3, 3, "rrul_be_nflows", "TCP upload BE::1",
+		  "TCP download BE::3", "3", "3", 6 + 1 + 6 },
+		{ CMP_PROF_UPLOAD, 2, 6, 2, 0, "tcp_nup", "TCP upload::1", "TCP upload::2", "2",
+		  NULL, 2 + 1 + 2 },
+		{ CMP_PROF_DOWNLOAD, 2, 4, 0, 2, "tcp_ndown", "TCP download::1", "TCP download::2",
+		  NULL, "2", 2 + 1 + 2 },
+		{ CMP_PROF_RRUL, 4, 46, 4, 4, "rrul_be", "TCP upload BE", "TCP download BE4", NULL,
+		  NULL, 8 + 1 + 1 + 6 },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .rtt_us = 40000,
+				      .profile = c[i].prof, .flows = c[i].flows,
+				      .family = c[i].family };
+		char dir[] = "/tmp/gwflent-unit.XXXXXX", name[256], path[512], err[128], want[64];
+		struct cmp_result r;
+		unsigned char magic[2];
+		int k[2] = { 0, 0 };
+
+		snprintf(o.rate_text, sizeof(o.rate_text), "20mbit");
+		memset(&r, 0, sizeof(r));
+		make_run(&r);
+		/* the run's flows as the profile makes them: n_up and n_down TCP, the flood with
+		 * rrul alone */
+		for (size_t j = 0; j < r.n_flows; j++) {
+			struct cmp_flow *f = &r.flows[j];
+			int d = f->up ? 0 : 1;
+
+			if (f->udp ? c[i].prof != CMP_PROF_RRUL :
+			    ++k[d] > (d ? c[i].n_down : c[i].n_up)) {
+				free(f->t);
+				free(f->secs);
+				free(f->mbps);
+				memmove(f, f + 1, (r.n_flows - j - 1) * sizeof(*f));
+				memset(&r.flows[--r.n_flows], 0, sizeof(*f));
+				j--;
+			}
+		}
+		cmp_derive(&o, &r);
+		CHECK(mkdtemp(dir) && cmp_write_flent(dir, &o, &r, "uml", NULL, name, sizeof(name),
+						       err, sizeof(err)) == 0,
+		      "%s: written (%s)", c[i].test, err);
+		snprintf(want, sizeof(want), "%s-2026-12-02T", c[i].test);
+		CHECK(!strncmp(name, want, strlen(want)), "%s: the file named by its test (%s)",
+		      c[i].test, name);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		struct json_object *f = load_gz(path, magic), *m = get(f, "metadata");
+
+		CHECK(!strcmp(str(m, "NAME"), c[i].test), "%s: NAME (%s)", c[i].test, str(m, "NAME"));
+		snprintf(path, sizeof(path), "results/%s", c[i].first);
+		CHECK(get(f, path) != NULL, "%s: its first flow is '%s'", c[i].test, c[i].first);
+		snprintf(path, sizeof(path), "results/%s", c[i].last);
+		CHECK(get(f, path) != NULL, "%s: its last flow is '%s'", c[i].test, c[i].last);
+		CHECK(json_object_object_length(get(f, "results")) == (int)c[i].n_results,
+		      "%s: %zu series: the flows, the pings and the test's computed ones (%d)",
+		      c[i].test, c[i].n_results, json_object_object_length(get(f, "results")));
+		CHECK((c[i].n_up > 0) == (get(f, "results/TCP upload sum") != NULL) &&
+		      (c[i].n_down > 0) == (get(f, "results/TCP download sum") != NULL),
+		      "%s: a direction's sum only where the test has it", c[i].test);
+		CHECK(c[i].up_streams ? !strcmp(str(m, "TEST_PARAMETERS/upload_streams"), c[i].up_streams) :
+		      !get(m, "TEST_PARAMETERS/upload_streams"),
+		      "%s: upload_streams %s", c[i].test, c[i].up_streams ? c[i].up_streams : "absent");
+		CHECK(c[i].down_streams ? !strcmp(str(m, "TEST_PARAMETERS/download_streams"), c[i].down_streams) :
+		      !get(m, "TEST_PARAMETERS/download_streams"),
+		      "%s: download_streams %s", c[i].test, c[i].down_streams ? c[i].down_streams : "absent");
+		CHECK(!strcmp(str(m, "HOST"), c[i].family == 6 ? CMP_IP6_SERVER : CMP_IP_SERVER) &&
+		      dbl(m, "IP_VERSION") == (c[i].family == 6 ? 6 : 4) &&
+		      dbl(m, "GATEWAYD_IP_FAMILY") == c[i].family,
+		      "%s: HOST %s, IP_VERSION %g (--family %d)", c[i].test, str(m, "HOST"),
+		      dbl(m, "IP_VERSION"), c[i].family);
+		CHECK(!strcmp(str(m, "GATEWAYD_PROFILE"), cmp_profile_name(c[i].prof)) &&
+		      dbl(m, "GATEWAYD_TCP_FLOWS_UP") == c[i].n_up &&
+		      dbl(m, "GATEWAYD_TCP_FLOWS_DOWN") == c[i].n_down &&
+		      strstr(str(m, "NOTE"), cmp_profile_name(c[i].prof)),
+		      "%s: the profile and its flows in gatewayd's own metadata (%s)", c[i].test,
+		      str(m, "NOTE"));
+		json_object_put(f);
+		snprintf(path, sizeof(path), "rm -rf %s", dir);
+		CHECK(system(path) == 0, "scratch removed");
+		cmp_result_free(&r);
+	}
+}
+
 int main(void)
 {
 	setenv("TZ", "UTC", 1);	/* the file name has the local time, as flent's */
 	test_file();
 	test_late_intervals();
 	test_rtt();
+	test_profiles();
 	return tap_done();
 }
