@@ -5,7 +5,9 @@
 # reload that moves compare_dir to an empty directory makes it a 404. A second short run and
 # `--compare-report` over both: the table, report.json and the plots, and bad inputs refused.
 # The first run is asymmetric (--rate 8mbit/4mbit): each direction's shaper at its own rate.
-# --qdiscs a kind this kernel lacks, or a bad knob: exit 2 before anything starts.
+# --qdiscs a kind this kernel lacks, or a bad knob: exit 2 before anything starts. Then the
+# other loads (--profile upload, download, bidir; --family 6, 46), each run's flent file
+# opened and read back by flent itself as the flent test of its load.
 . "$(dirname "$0")/lib.sh"
 
 # refusals first: nothing made (no --out, no namespace), a clear message
@@ -338,6 +340,38 @@ assert u[on]["induced"]["p95"] >= 100 and u[off]["induced"]["p95"] <= 20, (u[on]
 ' "$TMPD/$prof" $prof
 done
 
+# flent_file NAME: the run's .flent.gz checked with flent itself (tests/uml/flent_check.py: of
+# the flent test of its load, opened, plotted, its values and metadata equal to results.json's)
+flent_file() {
+	if command -v flent >/dev/null && /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+		/usr/bin/python3 "$(dirname "$0")/../uml/flent_check.py" "$TMPD/$1" ||
+			not_ok "tests/uml/flent_check.py $1" "status $?"
+	else
+		skip "$1's .flent.gz with flent" "no flent or python3-matplotlib (make deps)"
+	fi
+}
+# the one-way runs as flent's tcp_nup and tcp_ndown
+flent_file upload
+flent_file download
+
+# --profile bidir --flows 3: TCP both ways, no flood; as flent's rrul_be_nflows (3+3)
+cmp_run bidir "--profile bidir --flows 3" --profile bidir --flows 3
+check "--profile bidir: 3 TCP flows each way, no flood, the fifo's queue in the probes" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1] + "/results.json"))
+c, x = d["config"], d["runs"][0]
+assert (c["profile"], c["tcp_flows_up"], c["tcp_flows_down"], c["udp_flood_bps"]) == ("bidir", 3, 3, 0), c
+tcp = sorted(f["direction"] for f in x["flows"] if f["protocol"] == "tcp")
+assert tcp == ["down"] * 3 + ["up"] * 3 and not [f for f in x["flows"] if f["protocol"] == "udp"], tcp
+g = x["goodput_bps"]
+print("# bidir: goodput up %.2f down %.2f Mbit/s, induced p95 %.1f ms" % (g["up"] / 1e6, g["down"] / 1e6, x["latency_ms"]["induced"]["p95"]))
+# each way under its shaper, and not far under it (the ACKs of one way wait in the full fifo
+# of the other: a direction read 83% of the rate)
+assert all(0.6 * 10e6 <= g[k] <= 1.2 * 10e6 for k in ("up", "down")), g
+assert x["latency_ms"]["induced"]["p95"] >= 100, x["latency_ms"]
+' "$TMPD/bidir"
+flent_file bidir
+
 # --family 6: the load, the probes (ICMPv6) and the VoIP stream over IPv6, through gatewayd's
 # shaping both ways: each direction's goodput under its rate, and carried by its shaper (an
 # IPv6 download that went around the ifb would read near line rate there and ~0 in the shaper)
@@ -356,6 +390,7 @@ for k in ("up", "down"):
 assert x["latency_ms"]["baseline"] < 5 and x["latency_ms"]["induced"]["p95"] >= 100, x["latency_ms"]
 assert u["up"]["induced"]["p95"] >= 100 and u["up"]["loaded"]["samples"] >= 50, u["up"]
 ' "$TMPD/v6"
+flent_file v6	# rrul_be, its pings to the IPv6 server
 
 # --family 46 (flent's rrul46): each way's 4 TCP flows 2 over IPv4 and 2 over IPv6 at once,
 # both families through the same shapers; the VoIP stream over IPv6 beside ICMP over IPv4

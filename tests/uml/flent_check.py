@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 # tests/uml/flent_check.py DIR: the .flent.gz files of a `gatewayd --compare` run directory,
 # checked with flent itself (Debian's flent 2.1, run by Debian's python3, where its module
-# lives): each run's file opens and plots (all_scaled on one file alone, ping_cdf and
+# lives): each run's file is of the flent test of the run's load (rrul_be for 4 TCP flows
+# each way, rrul_be_nflows for another count, tcp_nup and tcp_ndown for one way), opens and
+# plots (all_scaled, or the one direction's scaled plot, on one file alone, ping_cdf and
 # box_totals over all of them: non-empty PNGs), the values flent reads back (`flent -f stats`
 # and its own resultset module) equal results.json's (the TCP flows' RTT reads too, as
 # flent's "::tcp_rtt" series), and the metadata has its fields.
@@ -61,9 +63,30 @@ def stats(text):
     return out
 
 
+def flent_test(cfg):
+    """the flent test gatewayd writes a run of this load as"""
+    if cfg.get("profile") == "upload":
+        return "tcp_nup"
+    if cfg.get("profile") == "download":
+        return "tcp_ndown"
+    return "rrul_be" if cfg["tcp_flows_up"] == 4 and cfg["tcp_flows_down"] == 4 else "rrul_be_nflows"
+
+
+def flow_series(test, direction, k):
+    """flent's name of a run's k-th TCP flow that way (k from 1) in the test"""
+    way = "upload" if direction == "up" else "download"
+    if test == "rrul_be":
+        return "TCP %s BE%s" % (way, "" if k == 1 else k)
+    if test == "rrul_be_nflows":
+        return "TCP %s BE::%d" % (way, k)
+    return "TCP %s::%d" % (way, k)
+
+
 def main():
     d = sys.argv[1]
     res = json.load(open(os.path.join(d, "results.json")))
+    test = flent_test(res["config"])
+    one_plot = {"tcp_nup": "upload_scaled", "tcp_ndown": "download_scaled"}.get(test, "all_scaled")
     runs = [r for r in res["runs"] if r["ran"]]
     meta = res.get("metadata") or {}
     for k in ("gatewayd_version", "kernel", "kernel_release", "congestion_control", "tcp_ecn",
@@ -92,10 +115,10 @@ def main():
         return
     tmp = tempfile.mkdtemp(prefix="gwflent.")
     # the plots: one file alone, and all of them in one figure
-    png = os.path.join(tmp, "all_scaled.png")
-    rc, out = flent(["-i", files[0], "-p", "all_scaled", "-o", png])
-    say(rc == 0 and png_ok(png), "flent -i %s -p all_scaled -o x.png: a PNG (%d bytes)"
-        % (os.path.basename(files[0]), os.path.getsize(png) if os.path.exists(png) else 0),
+    png = os.path.join(tmp, one_plot + ".png")
+    rc, out = flent(["-i", files[0], "-p", one_plot, "-o", png])
+    say(rc == 0 and png_ok(png), "flent -i %s -p %s -o x.png: a PNG (%d bytes)"
+        % (os.path.basename(files[0]), one_plot, os.path.getsize(png) if os.path.exists(png) else 0),
         out[-300:])
     for plot in ("ping_cdf", "box_totals"):
         png = os.path.join(tmp, plot + ".png")
@@ -118,15 +141,18 @@ def main():
         for dname, key in (("upload", "up"), ("download", "down")):
             got = s.get("TCP %s sum" % dname, {}).get("Mean")
             want = r["goodput_bps"][key] / 1e6 if r["goodput_bps"][key] is not None else None
+            if want is None and test in ("tcp_nup", "tcp_ndown"):
+                # the way the test does not load: no flow, no sum
+                say("TCP %s sum" % dname not in s, "%s: %s has no TCP %s sum, as results.json no goodput"
+                    % (q, test, dname), sorted(s))
+                continue
             say(near(got, want, 1e-3), "%s: flent's TCP %s sum mean %s = results.json's goodput %s Mbit/s"
                 % (q, dname, got, want))
         bad = []
         for fl in r["flows"]:
             if fl["protocol"] != "tcp":
                 continue
-            k = int(fl["name"][-1])
-            name = "TCP %s BE%s" % ("upload" if fl["direction"] == "up" else "download",
-                                    "" if k == 1 else k)
+            name = flow_series(test, fl["direction"], int(fl["name"][-1]))
             vals = [v / 1e6 for _, v in fl["series"] if v is not None]
             med = statistics.median(vals) if vals else None
             g = s.get(name, {})
@@ -141,9 +167,7 @@ def main():
         for fl in r["flows"]:
             if fl["protocol"] != "tcp":
                 continue
-            k = int(fl["name"][-1])
-            name = "TCP %s BE%s::tcp_rtt" % ("upload" if fl["direction"] == "up" else "download",
-                                           "" if k == 1 else k)
+            name = flow_series(test, fl["direction"], int(fl["name"][-1])) + "::tcp_rtt"
             vals = [p[1] for p in fl.get("rtt_series", [])]
             g = s.get(name, {})
             n += len(vals)
@@ -173,12 +197,24 @@ def main():
                                "GATEWAYD_CPU_BUSY")
                    if m.get(k) in (None, "", [], {})]
         say(not missing, "%s: the flent metadata has its fields" % q, missing)
-        say(m.get("NAME") == "rrul_be" and m.get("TITLE") == q and m.get("GATEWAYD_LABEL") == q
-            and m.get("GATEWAYD_QDISC") == r["qdisc"],
-            "%s: NAME rrul_be, TITLE and GATEWAYD_LABEL the queue with its knobs, GATEWAYD_QDISC its kind" % q,
-            (m.get("NAME"), m.get("TITLE"), m.get("GATEWAYD_LABEL"), m.get("GATEWAYD_QDISC")))
+        say(m.get("NAME") == test and m.get("TITLE") == q and m.get("GATEWAYD_LABEL") == q
+            and m.get("GATEWAYD_QDISC") == r["qdisc"] and os.path.basename(f).startswith(test + "-"),
+            "%s: NAME and file name %s, TITLE and GATEWAYD_LABEL the queue with its knobs, GATEWAYD_QDISC its kind"
+            % (q, test), (m.get("NAME"), m.get("TITLE"), m.get("GATEWAYD_LABEL"), m.get("GATEWAYD_QDISC")))
         cfg = res["config"]
         tp = m.get("TEST_PARAMETERS", {})
+        want = {}
+        if test in ("rrul_be_nflows", "tcp_nup"):
+            want["upload_streams"] = str(cfg["tcp_flows_up"])
+        if test in ("rrul_be_nflows", "tcp_ndown"):
+            want["download_streams"] = str(cfg["tcp_flows_down"])
+        got = {k: tp.get(k) for k in ("upload_streams", "download_streams") if k in tp}
+        say(got == want and m.get("GATEWAYD_PROFILE") == cfg.get("profile"),
+            "%s: TEST_PARAMETERS' stream counts as %s reads them %s, GATEWAYD_PROFILE %s"
+            % (q, test, got, m.get("GATEWAYD_PROFILE")), want)
+        v6 = cfg.get("ip_family") == 6
+        say(m.get("IP_VERSION") == (6 if v6 else 4) and m.get("HOST") == ("fd77:3::2" if v6 else "10.77.3.2"),
+            "%s: the pings' IP_VERSION %s and HOST %s" % (q, m.get("IP_VERSION"), m.get("HOST")))
         say(m.get("GATEWAYD_RATE_BPS_DOWN") == cfg.get("rate_bps_down") and
             m.get("GATEWAYD_RATE_BPS_UP") == cfg.get("rate_bps_up") and tp.get("qdisc") == q and
             tp.get("rate_down") and tp.get("rate_up"),
