@@ -219,6 +219,22 @@ static void one_connection(const uint8_t *req, size_t len)
 		abort();
 }
 
+/* A link the query may name: a config's name, or a container's "ctr:" and its interface's
+ * name (1..15 printable characters, no '/' or ':', as the kernel takes them). */
+static bool link_ok(const char *l)
+{
+	size_t n = strlen(l);
+
+	if (strncmp(l, "ctr:", 4))
+		return n && strspn(l, NAME_OK) == n;
+	if (n < 5 || n > 4 + 15)
+		return false;
+	for (size_t i = 4; i < n; i++)
+		if (l[i] <= ' ' || l[i] > '~' || l[i] == '/' || l[i] == ':')
+			return false;
+	return true;
+}
+
 /* The query validator, fed pairs no URL decoder would produce. */
 static void check_query(char *text, double now)
 {
@@ -243,7 +259,7 @@ static void check_query(char *text, double now)
 			abort();
 		return;
 	}
-	if (!q.link[0] || strspn(q.link, NAME_OK) != strlen(q.link) || !q.class_name[0] ||
+	if (!link_ok(q.link) || !q.class_name[0] ||
 	    strspn(q.class_name, NAME_OK) != strlen(q.class_name) ||
 	    (strcmp(q.direction, "egress") && strcmp(q.direction, "ingress")) ||
 	    !isfinite(q.from) || !isfinite(q.to) || q.from > q.to || q.from < 0)
