@@ -33,6 +33,9 @@ if [ $rc -ne 0 ] || [ ! -s "$REP/results.json" ]; then
 	exit 1
 fi
 ok "gatewayd --compare --repeat 2 exits 0 with results.json"
+probs=$(python3 "$(dirname "$0")/../uml/compare_check.py" "$REP" 2>&1)
+check "results.json valid against docs/compare-schema.md, every run's flows-LABEL-repK.svg well-formed" \
+	test -z "$probs" || echo "# $probs"
 
 # every check of the run's files in one python3 (its start-up takes seconds on a loaded machine)
 python3 - "$REP" "$TMPD/repeat.out" <<'EOF'
@@ -59,14 +62,15 @@ def progress():
     lines = out.split("\n")
     got = [l for l in lines if re.match(r"repetition \d of 2$", l) or re.search(r"\(repetition \d/2\): done in", l)]
     want = ["repetition 1 of 2", "fifo (repetition 1/2)", "fifo:limit=30 (repetition 1/2)",
-            "repetition 2 of 2", "fifo (repetition 2/2)", "fifo:limit=30 (repetition 2/2)"]
+            "repetition 2 of 2", "fifo:limit=30 (repetition 2/2)", "fifo (repetition 2/2)"]
     assert len(got) == len(want) and all(g.startswith(w) for g, w in zip(got, want)), got
     live = [l.split()[:2] for l in lines if re.match(r"\s+fifo\S* #\d ", l)]
     assert ["fifo", "#2"] in live and ["fifo:limit=30", "#1"] in live, live
 
 def runs_in_order():
     assert r["config"]["repeat"] == 2, r["config"]
-    assert [(x["label"], x.get("repeat"), x.get("position")) for x in runs] == [(labels[0], 0, 0), (labels[1], 0, 1), (labels[0], 1, 0), (labels[1], 1, 1)]
+    # the second repetition's order rotated by one
+    assert [(x["label"], x.get("repeat"), x.get("position")) for x in runs] == [(labels[0], 0, 0), (labels[1], 0, 1), (labels[1], 1, 1), (labels[0], 1, 0)]
     assert all(x["ran"] for x in runs), [x["note"] for x in runs]
     t0 = [x["t0_unix"] for x in runs]
     assert t0 == sorted(t0) and len(set(t0)) == 4, t0
@@ -151,8 +155,8 @@ def html():
         assert '<figcaption>%s</figcaption>\n<div class="plot"' % p in h, p
     assert "not shown" not in h
 
-check("the progress lines: repetition 1 of both queues, then repetition 2", progress)
-check("results.json: every run with its repetition, interleaved in time, each its own flent file and flows plot", runs_in_order)
+check("the progress lines: repetition 1 of both queues, then repetition 2 in the order rotated", progress)
+check("results.json: every run with its repetition, interleaved in time (the second in the order rotated), each its own flent file and flows plot", runs_in_order)
 check("the summary: each median the runs' own figures' median, inside its interval", medians)
 check("the pairs apart are those whose intervals do not overlap (induced p50 among them), the others overlapping", apart)
 check("the table: median [lo, hi] as the summary has them, the coverage said, a line per figure", table)

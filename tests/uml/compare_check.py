@@ -119,6 +119,8 @@ def check_rates(p, r, cfg):
 
 def check_run(p, r, cfg):
     base = {"qdisc": "str", "label": "str", "tree": "str", "ran": "bool", "note": "str"}
+    if cfg.get("repeat", 1) > 1:    # --repeat N: each run's repetition and its queue's place
+        base.update(repeat="int", position="int")
     if not isinstance(r, dict) or not r.get("ran"):
         fields(p, r, base)
         if isinstance(r, dict):
@@ -335,8 +337,14 @@ def check_json(path):
     top = {"schema": "str", "version": "int", "gatewayd_version": "str", "generated_unix": "int",
            "kernel": "str", "kernel_release": "str", "config": "obj", "runs": "arr",
            "metadata": "obj"}
+    if "summary" in d:  # --repeat N
+        top["summary"] = "obj"
     if not fields("$", d, top):
         return None
+    if "summary" in d and fields("$.summary", d["summary"], {"repetitions": "int", "level": "num",
+                                                             "queues": "arr", "differences": "arr"}):
+        if d["summary"]["repetitions"] != d["config"].get("repeat"):
+            bad("$.summary.repetitions", "is not config.repeat")
     m = d["metadata"]
     if fields("$.metadata", m, {"gatewayd_version": "str", "kernel": "str", "kernel_name": "str",
                                 "kernel_release": "str", "hostname": "str", "sysctls": "obj",
@@ -361,6 +369,8 @@ def check_json(path):
             "probe_hz": "int", "tcp_flows_per_direction": "int",
             "udp_flood_bps": "int", "phases": "arr", "profile": "str", "ip_family": "int", "tcp_flows_up": "int",
             "tcp_flows_down": "int"}
+    if "repeat" in cfg:
+        spec["repeat"] = "int"
     if cfg.get("ip_family") not in (4, 6, 46):
         bad("$.config.ip_family", f"{cfg.get('ip_family')!r} is not 4, 6 or 46")
     if cfg.get("profile") not in ("rrul", "bidir", "upload", "download"):
@@ -408,7 +418,9 @@ def main():
     d = check_json(os.path.join(out, "results.json"))
     svgs = ["latency-cdf.svg", "latency-time.svg"]
     if d:
-        svgs += [f"flows-{file_label(r.get('label', ''))}.svg" for r in d["runs"]
+        rep = d["config"].get("repeat", 1) > 1
+        svgs += [f"flows-{file_label(r.get('label', ''))}" +
+                 (f"-rep{r.get('repeat', 0) + 1}" if rep else "") + ".svg" for r in d["runs"]
                  if isinstance(r, dict) and r.get("ran")]
     for s in svgs:
         check_svg(os.path.join(out, s))
