@@ -151,9 +151,8 @@ static int collect(const struct cmp_opts *o, const struct cmp_result *r, struct 
 	for (size_t i = 0; i < r->n_flows; i++) {
 		const struct cmp_flow *f = &r->flows[i];
 		struct fseries *x = &s[(*ns)++];
-		int d = f->up ? 0 : 1;
-
 		const char *way = f->up ? "upload" : "download";
+		int d = f->up ? 0 : 1;
 
 		if (f->udp)
 			snprintf(x->name, sizeof(x->name), "UDP %s", way);
@@ -425,7 +424,7 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	json_object_object_add(m, "TOTAL_LENGTH", num(total, 3));
 	json_object_object_add(m, "DELAY", num(r->phase_start[CMP_PH_TCP], 3));
 	json_object_object_add(m, "STEP_SIZE", num(FLENT_STEP, 3));
-	/* the pings' (ICMP over IPv4 but with --family 6) */
+	/* the pings' server: over IPv4 but with --family 6 (46 pings over IPv4) */
 	json_object_object_add(m, "HOST", json_object_new_string(host));
 	a = json_object_new_array();
 	json_object_array_add(a, json_object_new_string(host));

@@ -25,6 +25,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 T=$(mktemp -d /var/tmp/gwcmpload-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+# the guest's run directory in here, not /var/tmp: the UML suites of the other lane count
+# theirs there (gatewayd-uml.*) while this one runs
+export UML_RUN_TMPDIR=$T/uml
+mkdir -p "$UML_RUN_TMPDIR"
 ok() { echo "ok - $1"; }
 not_ok() { echo "not ok - $1: $2"; }
 check() {
@@ -107,4 +111,7 @@ if command -v flent >/dev/null && /usr/bin/python3 -c 'import matplotlib' 2>/dev
 else
 	echo "skip - the .flent.gz files with flent: no flent or python3-matplotlib (make deps)"
 fi
+left=$(find "$UML_RUN_TMPDIR" -mindepth 1 -maxdepth 1 | wc -l)
+if [ "$left" = 0 ]; then ok "no UML run directory left ($left)"
+else not_ok "no UML run directory left" "$left in $UML_RUN_TMPDIR"; fi
 exit 0
