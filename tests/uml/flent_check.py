@@ -11,6 +11,7 @@
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -114,6 +115,13 @@ def main():
     if not files:
         return
     tmp = tempfile.mkdtemp(prefix="gwflent.")
+    try:
+        check_files(d, res, runs, files, test, one_plot, cc, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)   # the PNGs: nothing left behind
+
+
+def check_files(d, res, runs, files, test, one_plot, cc, tmp):
     # the plots: one file alone, and all of them in one figure
     png = os.path.join(tmp, one_plot + ".png")
     rc, out = flent(["-i", files[0], "-p", one_plot, "-o", png])
