@@ -141,10 +141,8 @@ static int series_alloc(struct fseries *s, size_t n)
  * BE2".. in rrul_be, "TCP upload BE::1".. in rrul_be_nflows (flent's duplicates), "TCP
  * upload::1".. in tcp_nup and tcp_ndown; "UDP upload" (the flood, as flent's udp_flood names
  * it), "Ping (ms) ICMP" (replies only: flent's ping records no lost probe). */
-static int collect(const struct cmp_opts *o, const struct cmp_result *r, struct fseries *s,
-		   size_t *ns)
+static int collect(enum ftest ft, const struct cmp_result *r, struct fseries *s, size_t *ns)
 {
-	enum ftest ft = ftest_of(o);
 	int k[2] = { 0, 0 };
 
 	*ns = 0;
@@ -571,14 +569,15 @@ static struct json_object *build(const struct cmp_opts *o, const struct cmp_resu
 	}, c[sizeof(all) / sizeof(all[0])];
 	struct json_object *root = NULL, *x, *res, *raw, *sm, *m;
 	size_t ns = 0, steps, nc = 0;
+	enum ftest ft = ftest_of(o);
 	double tmax = 0;
 
 	/* the computed series the run's test has */
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (all[i].tests & 1u << ftest_of(o))
+		if (all[i].tests & 1u << ft)
 			c[nc++] = all[i];
 	memset(s, 0, sizeof(s));
-	if (collect(o, r, s, &ns))
+	if (collect(ft, r, s, &ns))
 		goto nomem;
 	for (size_t i = 0; i < ns; i++)
 		if (s[i].n && s[i].t[s[i].n - 1] > tmax)

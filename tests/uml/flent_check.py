@@ -7,7 +7,8 @@
 # box_totals over all of them: non-empty PNGs), the values flent reads back (`flent -f stats`
 # and its own resultset module) equal results.json's (the TCP flows' RTT reads too, as
 # flent's "::tcp_rtt" series), and the metadata has its fields.
-# Prints "ok - ..." / "not ok - ..." lines; exits 0 (the caller counts them).
+# Prints "ok - ..." / "not ok - ..." lines, or one "skip - ..." without flent or matplotlib;
+# exits 0 (the caller counts them).
 import json
 import os
 import re
@@ -85,6 +86,13 @@ def flow_series(test, direction, k):
 
 def main():
     d = sys.argv[1]
+    try:
+        import matplotlib  # noqa: F401  (flent plots with it)
+    except ImportError:
+        matplotlib = None
+    if not shutil.which("flent") or matplotlib is None:
+        print("skip - the .flent.gz files with flent: no flent or python3-matplotlib (make deps)")
+        return
     res = json.load(open(os.path.join(d, "results.json")))
     test = flent_test(res["config"])
     one_plot = {"tcp_nup": "upload_scaled", "tcp_ndown": "download_scaled"}.get(test, "all_scaled")

@@ -33,3 +33,33 @@ uml_suite() {
 	[ $rc -eq 0 ] || echo "not ok - the UML guest run of $* ended with status $rc"
 	exit 0
 }
+
+# For a suite that judges on the host what a guest measured (gatewayd --compare --kernel uml):
+# ok NAME, not_ok NAME DETAIL, check NAME DETAIL CMD...: its counted lines.
+ok() { echo "ok - $1"; }
+not_ok() { echo "not ok - $1: $2"; }
+check() {
+	local name=$1 detail=$2
+	shift 2
+	if "$@"; then ok "$name"; else not_ok "$name" "$detail"; fi
+}
+# uml_scratch WHAT PREFIX: skip without root (exit 0); else T, a scratch directory under
+# /var/tmp (the guest's /tmp is its own), removed on exit, with the guest's run directory in
+# it (UML_RUN_TMPDIR: the other lane's UML suites count theirs in /var/tmp meanwhile).
+uml_scratch() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "skip - $1: needs root"
+		exit 0
+	fi
+	T=$(mktemp -d "/var/tmp/$2.XXXXXX") || exit 1
+	# shellcheck disable=SC2064  # T is set now, for good
+	trap "rm -rf '$T'" EXIT
+	export UML_RUN_TMPDIR=$T/uml
+	mkdir -p "$UML_RUN_TMPDIR"
+}
+# uml_runs_left: the counted line that the guest left no run directory behind.
+uml_runs_left() {
+	local left
+	left=$(find "$UML_RUN_TMPDIR" -mindepth 1 -maxdepth 1 | wc -l)
+	check "no UML run directory left ($left)" "$left in $UML_RUN_TMPDIR" test "$left" = 0
+}

@@ -16,26 +16,9 @@
 # - the run's flent files (rrul_be_nflows, 2+2) opened, plotted and read back by flent itself
 #   (tests/uml/flent_check.py).
 # Run from the repo root as root.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-GATEWAYD=${GATEWAYD:-$PWD/build/gatewayd}
-if [ "$(id -u)" != 0 ]; then
-	echo "skip - the comparison bench's loads in UML: needs root"
-	exit 0
-fi
-T=$(mktemp -d /var/tmp/gwcmpload-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-# the guest's run directory in here, not /var/tmp: the UML suites of the other lane count
-# theirs there (gatewayd-uml.*) while this one runs
-export UML_RUN_TMPDIR=$T/uml
-mkdir -p "$UML_RUN_TMPDIR"
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; }
-check() {
-	local name=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$name"; else not_ok "$name" "$detail"; fi
-}
+# shellcheck source-path=SCRIPTDIR source=host.sh
+. "$(dirname "$0")/host.sh"
+uml_scratch "the comparison bench's loads in UML" gwcmpload-test
 
 s0=$SECONDS
 timeout 300 "$GATEWAYD" --compare --kernel uml --qdiscs fifo,fq_codel,cake --rate 20mbit \
@@ -50,7 +33,7 @@ check "--profile bidir --flows 2 --family 46 in UML: status 0 and results ($rc)"
 probs=$(python3 tests/uml/compare_check.py "$T/out" 2>&1)
 check "results.json valid against docs/compare-schema.md, SVGs well-formed" "$probs" test -z "$probs"
 
-python3 - "$R" <<'EOF'
+python3 - "$R" <<'EOF' || not_ok "the checks" "python3 ended early"
 import json, sys
 
 d = json.load(open(sys.argv[1]))
@@ -106,12 +89,6 @@ for q, r in sorted(runs.items()):
             % (q, k, mine, theirs))
 EOF
 
-if command -v flent >/dev/null && /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-	/usr/bin/python3 tests/uml/flent_check.py "$T/out" || not_ok "tests/uml/flent_check.py" "status $?"
-else
-	echo "skip - the .flent.gz files with flent: no flent or python3-matplotlib (make deps)"
-fi
-left=$(find "$UML_RUN_TMPDIR" -mindepth 1 -maxdepth 1 | wc -l)
-if [ "$left" = 0 ]; then ok "no UML run directory left ($left)"
-else not_ok "no UML run directory left" "$left in $UML_RUN_TMPDIR"; fi
+/usr/bin/python3 tests/uml/flent_check.py "$T/out" || not_ok "tests/uml/flent_check.py" "status $?"
+uml_runs_left
 exit 0

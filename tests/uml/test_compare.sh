@@ -181,13 +181,9 @@ probs=$(python3 tests/uml/compare_check.py "$T/out" 2>&1)
 check "results.json valid against docs/compare-schema.md, SVGs well-formed and non-empty" "$probs" test -z "$probs"
 # flent's own file of each queue's run (issue 16): flent itself opens and plots them, and what
 # it reads back equals results.json (Debian's python3: flent's module and matplotlib are its)
-if command -v flent >/dev/null && /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-	s1=$SECONDS
-	/usr/bin/python3 tests/uml/flent_check.py "$T/out" || not_ok "tests/uml/flent_check.py" "status $?"
-	echo "# the flent checks: $((SECONDS - s1)) s"
-else
-	echo "skip - the .flent.gz files with flent: no flent or python3-matplotlib (make deps)"
-fi
+s1=$SECONDS
+/usr/bin/python3 tests/uml/flent_check.py "$T/out" || not_ok "tests/uml/flent_check.py" "status $?"
+echo "# the flent checks: $((SECONDS - s1)) s"
 fig() { jq -r ".runs[] | select(.qdisc == \"$1\") | $2 // \"null\"" "$R"; }
 # the knob: the column's label, and what the kernel made of it (its fq_codel, up on g1 and
 # down on the ifb, as read back over netlink). The kernel keeps codel's times in units of

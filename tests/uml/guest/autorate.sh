@@ -87,15 +87,24 @@ qdiscs() {
 			"\($d) \(.handle) \(.kind) \(.parent // "root") \(.packets) \(.drops) \(.bytes)"'
 	done
 }
-# rates KEY: "status_egress kernel_egress status_ingress kernel_ingress" in bits/s, KEY the
-# shaper's option (cake: bandwidth, tbf: rate; both bytes/s in tc -j)
-rates() {
-	local st eg in
-	st=$(api /api/status | jq -r '[.links[0].directions[] | .autorate.rate_bits_per_second] | map(tostring) | join(" ")')
+# status_rates: "egress ingress" as /api/status has them, in bits/s
+status_rates() {
+	api /api/status | jq -r '[.links[0].directions[] | .autorate.rate_bits_per_second] | map(tostring) | join(" ")'
+}
+# kernel_rates KEY: "egress ingress" as the kernel has them, in bits/s, KEY the shaper's
+# option (cake: bandwidth, tbf: rate; both bytes/s in tc -j)
+kernel_rates() {
+	local eg in
 	eg=$(tc -n $NR -j qdisc show dev r1 | jq -r ".[] | select(.root == true) | .options.$1 * 8")
 	in=$(tc -n $NR -j qdisc show dev ifb-wan | jq -r ".[] | select(.root == true) | .options.$1 * 8")
-	read -r se si <<<"$st"
-	echo "${se:-x} ${eg:-y} ${si:-x} ${in:-y}"
+	echo "${eg:-y} ${in:-y}"
+}
+# rates KEY: "status_egress kernel_egress status_ingress kernel_ingress" in bits/s
+rates() {
+	local se si ke ki
+	read -r se si <<<"$(status_rates)"
+	read -r ke ki <<<"$(kernel_rates "$1")"
+	echo "${se:-x} $ke ${si:-x} $ki"
 }
 # followed KEY: both directions' rates at or under 7 Mbit/s, as /api/status and the kernel say.
 # (Not that the two are equal: autorate moves every 200 ms pass under the load, and the reads
@@ -115,11 +124,10 @@ followed() {
 # saturated guest the end of the load is seen later than that (CI: each look straddled a
 # step, the status a step behind the kernel, for the whole 3 s)
 agreed() {
-	local k1 k2
-	k1=$(rates "$1")
-	k2=$(rates "$1")
-	read -r _ ka _ kb <<<"$k1"
-	read -r se ke si ki <<<"$k2"
+	local ka kb se si ke ki
+	read -r ka kb <<<"$(kernel_rates "$1")"
+	read -r se si <<<"$(status_rates)"
+	read -r ke ki <<<"$(kernel_rates "$1")"
 	{ [ "$se" = "$ke" ] || [ "$se" = "$ka" ]; } && { [ "$si" = "$ki" ] || [ "$si" = "$kb" ]; }
 }
 
