@@ -23,9 +23,9 @@
 #    with the bench's link (wan on g1); afterwards no tap of the guest's and the host's
 #    namespaces as they were (the relay's end: guest/compare.sh's leftovers).
 # Run from the repo root as root.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-GATEWAYD=${GATEWAYD:-$PWD/build/gatewayd}
+# set -u, the repo root, GATEWAYD, and ok / not_ok / check
+# shellcheck source-path=SCRIPTDIR source=host.sh
+. "$(dirname "$0")/host.sh"
 DUR=${COMPARE_DURATION:-10s}
 if [ "$(id -u)" != 0 ]; then
 	echo "skip - the comparison bench: needs root"
@@ -35,13 +35,6 @@ fi
 . tests/uml/hostcpu.sh
 T=$(mktemp -d /var/tmp/gwcmp-test.XXXXXX)	# not /tmp: the guest has its own /tmp
 trap 'rm -rf "$T"' EXIT
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; }
-check() {
-	local name=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$name"; else not_ok "$name" "$detail"; fi
-}
 
 # 1. kernel choice, through a recording stand-in for the helper
 host_has_all=1

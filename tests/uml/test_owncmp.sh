@@ -14,22 +14,15 @@
 #    the kernel's own fq_codel at target 2ms, sfq, pie, both ways (no match rules there:
 #    Debian's linux.uml has no nftables family gatewayd can classify with).
 # Run from the repo root as root.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-GATEWAYD=${GATEWAYD:-$PWD/build/gatewayd}
+# set -u, the repo root, GATEWAYD, and ok / not_ok / check
+# shellcheck source-path=SCRIPTDIR source=host.sh
+. "$(dirname "$0")/host.sh"
 if [ "$(id -u)" != 0 ]; then
 	echo "skip - the comparison bench on a config's link: needs root"
 	exit 0
 fi
 T=$(mktemp -d /var/tmp/gwown-test.XXXXXX)	# not /tmp: a UML guest has its own /tmp
 trap 'rm -rf "$T"' EXIT
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; }
-check() {
-	local name=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$name"; else not_ok "$name" "$detail"; fi
-}
 
 # link NAME LEAF_UP_BULK LEAF_DOWN_BULK [nomatch]: a two-class link, ICMP into "voice" (a
 # 50-packet fifo), the rest into "bulk" (the given child block); nomatch: no match rules

@@ -18,9 +18,9 @@
 #    again; one from a step in which the guest's CPU was 85% busy or more is skipped with its
 #    figure (at 40/10 Mbit/s the one-CPU guest can be: the figures are then the CPU's).
 # Run from the repo root as root.
-set -u
-cd "$(dirname "$0")/../.." || exit 1
-GATEWAYD=${GATEWAYD:-$PWD/build/gatewayd}
+# set -u, the repo root, GATEWAYD, and ok / not_ok / check
+# shellcheck source-path=SCRIPTDIR source=host.sh
+. "$(dirname "$0")/host.sh"
 STEP=${SCENARIO_STEP:-9s}
 if [ "$(id -u)" != 0 ]; then
 	echo "skip - the varying-link bench: needs root"
@@ -32,13 +32,6 @@ if [ ! -x /usr/bin/linux.uml ]; then
 fi
 T=$(mktemp -d /var/tmp/gwsc-test.XXXXXX)	# not /tmp: the guest has its own /tmp
 trap 'rm -rf "$T"' EXIT
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; }
-check() {
-	local name=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$name"; else not_ok "$name" "$detail"; fi
-}
 
 # 1. options
 for bad in "--scenario steady" "--scenario variable --steps 40/10,twelve/4" \
