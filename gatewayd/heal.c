@@ -501,8 +501,12 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		a->classify_stale = false;
 		r = gw_classify_apply(nl, cfg, a, err, errlen);
 		gw_heal_absorb(m, nl, cfg, a);	/* our own events, and anyone else's */
-		if (r)
+		if (r) {
+			/* still to put back: the retry finds the tree whole and must not take
+			 * that for done */
+			a->classify_stale = true;
 			return r;
+		}
 		snprintf(err, errlen, "gatewayd's classifiers (nft table inet %s, ingress filters) "
 			 "were changed from outside", GW_NFT_TABLE);
 		return 2;

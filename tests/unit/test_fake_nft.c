@@ -2,9 +2,10 @@
  * blocks and hosts puts table inet gatewayd in, rule for rule what nft itself compiles from
  * the same rules' text, and the ingress filters on the ifb; someone else's nft deleting a
  * rule, flushing or deleting the table, or another program's batch deleting it, is healed
- * back to the same table and nothing of the tree is touched (a change to another table is no
- * news); an apply or a reload whose nft batch, or any one of its tc requests, is refused
- * leaves the tree and the table exactly as they were. */
+ * back to the same table and nothing of the tree is touched, also by the retry after the
+ * kernel refused the heal's batch (a change to another table is no news); an apply or a
+ * reload whose nft batch, or any one of its tc requests, is refused leaves the tree and the
+ * table exactly as they were. */
 #include <errno.h>
 #include <stdlib.h>
 #include "gatewayd/heal.h"
@@ -363,6 +364,28 @@ static int other_program(struct rig *g)
 	return gw_nft_remove(g->out, NULL);
 }
 
+/* A heal whose batch the kernel refuses says so, and the loop's retry puts the table back. */
+static void test_heal_refused(void)
+{
+	char err[1024] = "";
+	struct rig g;
+	int r;
+
+	if (!CHECK(rig_up(&g) == 0, "heal refused: the running tree"))
+		return;
+	CHECK(del_rule(&g) == 0 && gw_heal_pending(g.mon, g.nl, g.cfg, &g.a),
+	      "heal refused: a rule deleted: news");
+	fk_nft_refuse_nth(g.k, 1, -ENOMEM, "fake: not now");
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	CHECK(r == -ENOMEM && strstr(err, "fake: not now") && !table_is(g.k, table_a, NULL),
+	      "heal refused: fails with the kernel's words, the table still short (%d: %s)", r,
+	      err);
+	r = gw_heal(g.nl, g.mon, g.cfg, &g.a, g.s, err, sizeof(err));
+	CHECK(r == 2 && table_is(g.k, table_a, "heal retried"),
+	      "heal refused: the retry puts the table back (%d: %s)", r, err);
+	rig_down(&g);
+}
+
 static void test_other_table(void)
 {
 	char *before, *after;
@@ -550,6 +573,7 @@ int main(void)
 	heal_case("table flushed", flush);
 	heal_case("table deleted", del_table);
 	heal_case("another program's batch", other_program);
+	test_heal_refused();
 	test_other_table();
 	test_apply_refused();
 	test_reload_refused();
