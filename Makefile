@@ -130,9 +130,10 @@ $(BUILD)/gatewayd-router: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main-router.o
 
 # the tests named test_fake_* run the daemon's tree code against the in-memory kernel
 FAKE_BIN := $(filter $(BUILD)/tests/test_fake_%,$(UNIT_BIN))
-$(FAKE_BIN): $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/obj/tests/unit/fake_kernel.o $(LIBS)
+FAKE_OBJ := $(BUILD)/obj/tests/unit/fake_kernel.o $(BUILD)/obj/tests/unit/fake_nft.o
+$(FAKE_BIN): $(BUILD)/tests/%: tests/unit/%.c $(FAKE_OBJ) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/tests/unit/fake_kernel.o $(LIBS) $(LDLIBS_ALL)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(FAKE_OBJ) $(LIBS) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIBS)
 	@mkdir -p $(dir $@)

@@ -22,6 +22,7 @@
 struct scan {
 	const struct gw_config *cfg;
 	const struct gw_applied *a;
+	const struct gw_nl *nl;	/* gatewayd's handle: its kernel's nf_tables too */
 	uint32_t own;		/* gatewayd's rtnetlink port id: its own requests' events */
 	bool relevant;
 	bool classify;		/* our nft table or an ingress filter of ours changed */
@@ -77,7 +78,7 @@ static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 		/* a transaction's events carry the port id of the socket that sent it: our own
 		 * batches' (a reload's, a heal's) are not news, anyone else's are, even one
 		 * made in the moment after ours and read with it */
-		if (nlh->nlmsg_pid && gw_nft_portid_ours(nlh->nlmsg_pid))
+		if (nlh->nlmsg_pid && gw_nft_portid_ours(s->nl, nlh->nlmsg_pid))
 			return 0;
 		if (s->cfg->owns_nft && s->a->nft_table && our_nft(nlh))
 			s->relevant = s->classify = true;
@@ -141,7 +142,7 @@ static int scan_cb(const struct nlmsghdr *nlh, void *arg)
 bool gw_heal_pending(struct gw_monitor *m, struct gw_nl *nl, const struct gw_config *cfg,
 		     struct gw_applied *a)
 {
-	struct scan s = { .cfg = cfg, .a = a, .own = gw_nl_portid(nl) };
+	struct scan s = { .cfg = cfg, .a = a, .nl = nl, .own = gw_nl_portid(nl) };
 
 	if (gw_monitor_read(m, scan_cb, &s)) {
 		/* events were lost: check it all */
@@ -156,7 +157,7 @@ bool gw_heal_pending(struct gw_monitor *m, struct gw_nl *nl, const struct gw_con
 bool gw_heal_absorb(struct gw_monitor *m, struct gw_nl *nl, const struct gw_config *cfg,
 		    struct gw_applied *a)
 {
-	struct scan s = { .cfg = cfg, .a = a, .own = gw_nl_portid(nl) };
+	struct scan s = { .cfg = cfg, .a = a, .nl = nl, .own = gw_nl_portid(nl) };
 
 	/* lost events: the tree is read back (the classifiers are not put in again for it:
 	 * most of what overflowed was our own) */
@@ -500,8 +501,12 @@ int gw_heal(struct gw_nl *nl, struct gw_monitor *m, const struct gw_config *cfg,
 		a->classify_stale = false;
 		r = gw_classify_apply(nl, cfg, a, err, errlen);
 		gw_heal_absorb(m, nl, cfg, a);	/* our own events, and anyone else's */
-		if (r)
+		if (r) {
+			/* still to put back: the retry finds the tree whole and must not take
+			 * that for done */
+			a->classify_stale = true;
 			return r;
+		}
 		snprintf(err, errlen, "gatewayd's classifiers (nft table inet %s, ingress filters) "
 			 "were changed from outside", GW_NFT_TABLE);
 		return 2;

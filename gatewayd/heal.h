@@ -17,8 +17,8 @@
 bool gw_heal_pending(struct gw_monitor *m, struct gw_nl *nl, const struct gw_config *cfg,
 		     struct gw_applied *a);
 /* Read the notifications gatewayd's own changes raised (a reload, a heal), right after them:
- * those of its own requests (their port id is nl's, or for nf_tables one of its batches'
- * sockets', gw_nft_portid_ours) are passed over; anyone
+ * those of its own requests (their port id is nl's, or for nf_tables that of one of its
+ * batches on nl's kernel, gw_nft_portid_ours) are passed over; anyone
  * else's that came meanwhile, or events lost, set a->heal_due, which the caller turns into a
  * heal check. Returns a->heal_due. */
 bool gw_heal_absorb(struct gw_monitor *m, struct gw_nl *nl, const struct gw_config *cfg,

@@ -127,6 +127,8 @@ int gw_monitor_fd(const struct gw_monitor *m)
 
 bool gw_monitor_nft(const struct gw_monitor *m)
 {
+	if (m->ops)
+		return m->ops->nft && m->ops->nft(m->priv);
 	return m->fd[1] >= 0;
 }
 

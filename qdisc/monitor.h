@@ -16,10 +16,12 @@ int gw_monitor_open(struct gw_monitor **out);
 int gw_monitor_open_groups(unsigned int groups, bool all_nsid, struct gw_monitor **out);
 
 /* The seam (as gw_nl_ops): notifications from elsewhere, such as the unit tests' in-memory
- * kernel. read is gw_monitor_read's; such a monitor has no fd (-1) and no nf_tables. */
+ * kernel. read is gw_monitor_read's, nf_tables' among them when nft says so; such a monitor
+ * has no fd (-1). */
 struct gw_monitor_ops {
 	int (*read)(void *priv, gw_nl_cb cb, void *arg);
 	void (*close)(void *priv);	/* may be NULL */
+	bool (*nft)(void *priv);	/* gw_monitor_nft's answer (NULL: false) */
 };
 
 int gw_monitor_open_ops(const struct gw_monitor_ops *ops, void *priv, struct gw_monitor **out);

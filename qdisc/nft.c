@@ -588,7 +588,7 @@ void gw_nft_acks(const void *buf, size_t len, uint32_t seq0, uint32_t seq, size_
 /* Collect one reply per message that asked for an ack; the first error wins. A failed batch
  * still answers every message, but a batch the kernel refuses whole (no nf_tables) answers
  * only its first: after an error, wait briefly for the rest. */
-static int collect(struct mnl_socket *nl, struct batch *b, struct gw_nft_error *e)
+static int collect(struct mnl_socket *nl, const struct gw_nft_batch *b, struct gw_nft_error *e)
 {
 	char *rbuf = malloc(MNL_SOCKET_BUFFER_SIZE * 4);
 	size_t got = 0;
@@ -615,8 +615,8 @@ static int collect(struct mnl_socket *nl, struct batch *b, struct gw_nft_error *
 			first = first ? first : -errno;
 			break;
 		}
-		gw_nft_acks(rbuf, (size_t)n, b->seq0, b->seq, &got, &first, e ? e->msg : NULL,
-			    e ? sizeof(e->msg) : 0);
+		gw_nft_acks(rbuf, (size_t)n, b->seq0, b->seq, &got, &first, e->msg,
+			    sizeof(e->msg));
 	}
 	free(rbuf);
 	return first;
@@ -641,19 +641,21 @@ static void note_own(struct mnl_socket *nl)
 	own_ids[own_next++ % OWN_IDS] = id;
 }
 
-bool gw_nft_portid_ours(uint32_t portid)
+static bool real_ours(void *priv, uint32_t portid)
 {
+	(void)priv;
 	for (unsigned int i = 0; portid && i < OWN_IDS; i++)
 		if (own_ids[i] == portid)
 			return true;
 	return false;
 }
 
-static int send_batch(struct batch *b, struct gw_nft_error *e)
+static int real_batch(void *priv, const struct gw_nft_batch *b, struct gw_nft_error *e)
 {
 	struct mnl_socket *nl;
 	int one = 1, size, r;
 
+	(void)priv;
 	nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (!nl)
 		return -errno;
@@ -680,32 +682,58 @@ static int send_batch(struct batch *b, struct gw_nft_error *e)
 	return r;
 }
 
-static int run(const struct gw_nft_ruleset *rs, struct gw_nft_error *e)
+static const struct gw_nft_ops real_ops = { .batch = real_batch, .ours = real_ours };
+
+/* nl's nftables, or the host's */
+static const struct gw_nft_ops *ops_of(const struct gw_nl *nl, void **priv)
+{
+	const struct gw_nft_ops *ops = gw_nl_nft(nl, priv);
+
+	if (ops)
+		return ops;
+	*priv = NULL;
+	return &real_ops;
+}
+
+static int run(struct gw_nl *nl, const struct gw_nft_ruleset *rs, struct gw_nft_error *e)
 {
 	struct batch b = { .seq0 = (uint32_t)time(NULL) };
+	struct gw_nft_error mine = { 0 };
+	void *priv;
+	const struct gw_nft_ops *ops = ops_of(nl, &priv);
 	int r;
 
-	if (e) {
-		e->err = 0;
-		e->msg[0] = '\0';
-	}
 	b.seq = b.seq0;
 	build(&b, rs);
-	r = b.err ? b.err : send_batch(&b, e);
+	if (!(r = b.err)) {
+		struct gw_nft_batch tx = { .buf = b.buf, .len = b.len, .seq0 = b.seq0,
+					   .seq = b.seq, .acks = b.acks };
+
+		r = ops->batch(priv, &tx, &mine);
+	}
 	free(b.buf);
+	mine.err = r;
 	if (e)
-		e->err = r;
+		*e = mine;
 	return r;
 }
 
-int gw_nft_apply(const struct gw_nft_ruleset *rs, struct gw_nft_error *e)
+int gw_nft_apply(struct gw_nl *nl, const struct gw_nft_ruleset *rs, struct gw_nft_error *e)
 {
-	return run(rs, e);
+	return run(nl, rs, e);
 }
 
-int gw_nft_remove(struct gw_nft_error *e)
+int gw_nft_remove(struct gw_nl *nl, struct gw_nft_error *e)
 {
-	return run(NULL, e);
+	return run(nl, NULL, e);
+}
+
+bool gw_nft_portid_ours(const struct gw_nl *nl, uint32_t portid)
+{
+	void *priv;
+	const struct gw_nft_ops *ops = ops_of(nl, &priv);
+
+	return portid && ops->ours(priv, portid);
 }
 
 size_t gw_nft_batch_size(const struct gw_nft_ruleset *rs)

@@ -63,14 +63,44 @@ struct gw_nft_error {
 	char msg[256];			/* the kernel's extended ack, or "" */
 };
 
+/* One nfnetlink transaction as it goes on the wire: BATCH_BEGIN, the messages, BATCH_END. */
+struct gw_nft_batch {
+	const void *buf;
+	size_t len;
+	uint32_t seq0, seq;		/* its messages' sequence numbers: [seq0, seq) */
+	size_t acks;			/* how many of them ask for an ack */
+};
+
+/*
+ * The kernel seam for nftables, as gw_nl_ops is rtnetlink's. The batch is built above it, so
+ * every kernel reads the same bytes; below it are only the two things that differ between the
+ * host's nf_tables and the unit tests' in-memory kernel (tests/unit/fake_kernel.c). A gw_nl
+ * handle carries it (gw_nl_ops.nft, with that handle's priv): the table lives in the network
+ * namespace whose tree the handle shapes. NULL there, or no handle, is the host's nf_tables:
+ * a netfilter socket of its own per batch. Nothing reads the table back: a change someone else
+ * makes comes as a notification (heal.c), and the table is then replaced whole.
+ */
+struct gw_nft_ops {
+	/* Send b and collect its acks: 0, or the first refusal's -errno with the kernel's
+	 * extended ack (or "") in e->msg. All of it is in force afterwards, or none of it. */
+	int (*batch)(void *priv, const struct gw_nft_batch *b, struct gw_nft_error *e);
+	/* Was portid (a notification's nlmsg_pid) the sender of one of gatewayd's batches on
+	 * this kernel? The kernel stamps a transaction's notifications with it. */
+	bool (*ours)(void *priv, uint32_t portid);
+};
+
+struct gw_nl;
+
 /* Replace table inet gatewayd with rs in one transaction (add, delete, add and fill: an empty
- * rs just deletes it). Either all of it is in force afterwards or nothing changed. */
-int gw_nft_apply(const struct gw_nft_ruleset *rs, struct gw_nft_error *e);
+ * rs just deletes it), on nl's kernel. Either all of it is in force afterwards or nothing
+ * changed. */
+int gw_nft_apply(struct gw_nl *nl, const struct gw_nft_ruleset *rs, struct gw_nft_error *e);
 /* Delete the table; 0 also when it was not there. */
-int gw_nft_remove(struct gw_nft_error *e);
-/* Was portid (a notification's nlmsg_pid) the socket of one of this process's last batches
- * (gw_nft_apply, gw_nft_remove)? Those notifications are its own changes. 0 is never. */
-bool gw_nft_portid_ours(uint32_t portid);
+int gw_nft_remove(struct gw_nl *nl, struct gw_nft_error *e);
+/* Was portid (a notification's nlmsg_pid) the sender of one of this process's last batches on
+ * nl's kernel (gw_nft_apply, gw_nft_remove)? Those notifications are its own changes. 0 is
+ * never. */
+bool gw_nft_portid_ours(const struct gw_nl *nl, uint32_t portid);
 /* The same ruleset as `nft -f` takes it (a "table inet gatewayd { ... }" block). */
 int gw_nft_format(FILE *out, const struct gw_nft_ruleset *rs);
 /* The replies to a batch in one receive buffer (buf, len bytes), as the batch reads them:

@@ -116,6 +116,12 @@ uint32_t gw_nl_portid(const struct gw_nl *nl)
 	return nl->ops && nl->ops->portid ? nl->ops->portid(nl->priv) : 0;
 }
 
+const struct gw_nft_ops *gw_nl_nft(const struct gw_nl *nl, void **priv)
+{
+	*priv = nl ? nl->priv : NULL;
+	return nl && nl->ops ? nl->ops->nft : NULL;
+}
+
 int gw_nl_parse_error(const struct nlmsghdr *nlh, size_t len, char *msg, size_t msglen)
 {
 	const struct nlmsgerr *e;

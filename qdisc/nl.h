@@ -15,6 +15,7 @@
 struct gw_nl;
 struct gw_nl_error;
 struct gw_monitor;
+struct gw_nft_ops;
 
 /* Called for every reply message of a dump or request; non-zero stops with that value. */
 typedef int (*gw_nl_cb)(const struct nlmsghdr *nlh, void *arg);
@@ -38,6 +39,8 @@ struct gw_nl_ops {
 	/* the port id the kernel stamps on the notifications of this handle's requests
 	 * (NULL: 0, which is the kernel's own) */
 	uint32_t (*portid)(void *priv);
+	/* nftables on this kernel, called with priv (qdisc/nft.h; NULL: the host's nf_tables) */
+	const struct gw_nft_ops *nft;
 };
 
 /* Requests per sendmsg, and so how many the kernel has taken before the first ack of a
@@ -58,6 +61,8 @@ int gw_nl_open_sibling(struct gw_nl *nl, struct gw_nl **out);
 /* gw_monitor_open_groups on the kernel nl talks to. */
 int gw_nl_monitor(struct gw_nl *nl, unsigned int groups, bool all_nsid, struct gw_monitor **out);
 void gw_nl_close(struct gw_nl *nl);
+/* nl's nftables seam and its priv; NULL: the host's nf_tables (nl NULL too). */
+const struct gw_nft_ops *gw_nl_nft(const struct gw_nl *nl, void **priv);
 /* The socket's netlink port id: the kernel's tc notifications of a request carry its sender's
  * port id in nlmsg_pid, so self-healing tells its own changes from anyone else's. */
 uint32_t gw_nl_portid(const struct gw_nl *nl);	/* 0 for NULL */

@@ -430,7 +430,7 @@ int gw_classify_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_a
 			hosts += c.nft.chains[i].n_hosts;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		r = gw_nft_apply(&c.nft, &e);
+		r = gw_nft_apply(nl, &c.nft, &e);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		gw_log(GW_LOG_DEBUG, "nft: table inet %s replaced in %.3f ms (%zu rules, %zu hosts)",
 		       GW_NFT_TABLE, (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
@@ -440,7 +440,7 @@ int gw_classify_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_a
 				 "%s (%s)", GW_NFT_TABLE, e.msg[0] ? e.msg : "no message",
 				 strerror(-r));
 	} else if (!r) {
-		gw_nft_remove(NULL);	/* a table an earlier run left; nf_tables may be absent */
+		gw_nft_remove(nl, NULL);	/* a table an earlier run left; nf_tables may be absent */
 	}
 	for (size_t i = 0; i < cfg->n_links; i++) {
 		int ifb = a->facts ? a->facts[i].ifb.ifindex : 0;
@@ -557,10 +557,10 @@ int gw_classify_verify(struct gw_nl *nl, const struct gw_config *cfg, const stru
 	return r;
 }
 
-int gw_classify_remove(struct gw_applied *a, char *err, size_t errlen)
+int gw_classify_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen)
 {
 	struct gw_nft_error e;
-	int r = gw_nft_remove(&e);
+	int r = gw_nft_remove(nl, &e);
 
 	if (r)
 		snprintf(err, errlen, "removing nftables table inet %s: %s (%s)", GW_NFT_TABLE,

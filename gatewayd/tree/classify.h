@@ -45,8 +45,9 @@ int gw_classify_apply(struct gw_nl *nl, const struct gw_config *cfg, struct gw_a
  * with the first difference in err as a tc command; -errno when they could not be read. */
 int gw_classify_verify(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
 		       char *err, size_t errlen);
-/* Remove gatewayd's nft table (the ifb filters go with the ifb). Returns 0 or -errno. */
-int gw_classify_remove(struct gw_applied *a, char *err, size_t errlen);
+/* Remove gatewayd's nft table from nl's kernel (the ifb filters go with the ifb). Returns 0 or
+ * -errno. */
+int gw_classify_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen);
 
 /* --dry-run: the ingress filters as tc commands and the table as `nft -f` input. */
 int gw_classify_dryrun(FILE *out, const struct gw_config *cfg, const struct gw_plan *plan,

@@ -182,7 +182,7 @@ int gw_remove(struct gw_nl *nl, struct gw_applied *a, char *err, size_t errlen)
 	int failed = 0;
 
 	/* classification first: no rule may name a class that is going away */
-	if (a->nft_table && gw_classify_remove(a, err, errlen))
+	if (a->nft_table && gw_classify_remove(nl, a, err, errlen))
 		failed++;
 
 	for (size_t i = a->n_devs; i-- > 0;) {

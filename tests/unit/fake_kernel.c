@@ -11,11 +11,22 @@
 #include <net/if_arp.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
+#include "qdisc/nft.h"
 #include "tests/unit/fake_kernel.h"
+#include "tests/unit/fake_nft.h"
 
 #define FK_MAX_EVENTS 4096	/* more pending than this: lost, as a full socket loses them */
+/* nf_tables' group among a monitor's groups: a bit no RTMGRP_ uses */
+#define FK_GRP_NFT (1u << 31)
+
+/* A log of requests, one line each. */
+struct fk_log {
+	char *text;
+	size_t len;
+};
 
 struct fk_link {
 	int ifindex;
@@ -60,8 +71,12 @@ struct fk {
 	char refuse_msg[GW_EXTACK_MAX];
 	struct fk_rule *rules;
 	size_t n_rules;
-	char *log;
-	size_t log_len;
+	struct fk_log log;		/* rtnetlink requests */
+	struct fkn *nft;		/* nf_tables (fake_nft.c) */
+	unsigned int nft_batches, nft_refuse_at;
+	int nft_refuse_err;
+	char nft_refuse_msg[GW_EXTACK_MAX];
+	struct fk_log nft_log;		/* nf_tables batches */
 	struct fk_mon **mons;
 	size_t n_mons;
 	uint32_t next_portid;	/* each handle's own, as the kernel gives sockets theirs */
@@ -79,6 +94,10 @@ struct fk *fk_new(void)
 {
 	struct fk *k = calloc(1, sizeof(*k));
 
+	if (k && !(k->nft = fkn_new())) {
+		free(k);
+		return NULL;
+	}
 	if (k)
 		k->next_ifindex = 2;	/* 1 is lo */
 	return k;
@@ -103,7 +122,9 @@ void fk_free(struct fk *k)
 	free(k->objs);
 	free(k->links);
 	free(k->rules);
-	free(k->log);
+	free(k->log.text);
+	free(k->nft_log.text);
+	fkn_free(k->nft);
 	free(k);
 }
 
@@ -199,6 +220,8 @@ fail:
 
 static unsigned int group_of(int type)
 {
+	if (NFNL_SUBSYS_ID(type) == NFNL_SUBSYS_NFTABLES)
+		return FK_GRP_NFT;
 	if (type == RTM_NEWLINK || type == RTM_DELLINK)
 		return RTMGRP_LINK;
 	return type >= RTM_NEWQDISC && type <= RTM_DELTFILTER ? RTMGRP_TC : 0;
@@ -684,18 +707,18 @@ static bool changes_state(int type)
 	       type == RTM_NEWLINK || type == RTM_DELLINK;
 }
 
-static void log_line(struct fk *k, const char *line)
+static void log_line(struct fk_log *log, const char *line)
 {
 	size_t n = strlen(line);
-	char *p = realloc(k->log, k->log_len + n + 2);
+	char *p = realloc(log->text, log->len + n + 2);
 
 	if (!p)
 		return;
-	k->log = p;
-	memcpy(k->log + k->log_len, line, n);
-	k->log_len += n;
-	k->log[k->log_len++] = '\n';
-	k->log[k->log_len] = '\0';
+	log->text = p;
+	memcpy(log->text + log->len, line, n);
+	log->len += n;
+	log->text[log->len++] = '\n';
+	log->text[log->len] = '\0';
 }
 
 static void fmt_handle(char *buf, size_t len, uint32_t h)
@@ -736,7 +759,7 @@ static void log_request(struct fk *k, const struct nlmsghdr *h, const char *kind
 	}
 	if (err && pos < sizeof(line))
 		snprintf(line + pos, sizeof(line) - pos, " = %d", err);
-	log_line(k, line);
+	log_line(&k->log, line);
 }
 
 static int process(struct fk_handle *hd, const struct nlmsghdr *h, char *msg)
@@ -954,6 +977,44 @@ static uint32_t fk_portid(void *priv)
 	return ((const struct fk_handle *)priv)->portid;
 }
 
+/* ---- nf_tables, behind the handle as the kernel's is behind its socket ---- */
+
+static void nft_notify(void *arg, const struct nlmsghdr *h)
+{
+	notify(arg, nlmsg_convert((struct nlmsghdr *)h));
+}
+
+/* The daemon's batches are counted, logged and may be refused; the kernel stamps their
+ * notifications with the handle's port id, as tc's. */
+static int fk_nft_batch(void *priv, const struct gw_nft_batch *b, struct gw_nft_error *e)
+{
+	struct fk_handle *hd = priv;
+	struct fk *k = hd->k;
+	char what[512], line[600];
+	int refuse_err = 0, r;
+
+	if (!hd->outside && ++k->nft_batches == k->nft_refuse_at) {
+		k->nft_refuse_at = 0;
+		refuse_err = k->nft_refuse_err;
+		snprintf(e->msg, sizeof(e->msg), "%s", k->nft_refuse_msg);
+	}
+	k->sender = hd->portid;
+	r = fkn_batch(k->nft, b, refuse_err, e->msg, what, sizeof(what), nft_notify, k);
+	k->sender = 0;
+	if (!hd->outside) {
+		snprintf(line, sizeof(line), r ? "nft %s = %d" : "nft %s", what, r);
+		log_line(&k->nft_log, line);
+	}
+	return r;
+}
+
+static bool fk_nft_ours(void *priv, uint32_t portid)
+{
+	return portid == ((const struct fk_handle *)priv)->portid;
+}
+
+static const struct gw_nft_ops fk_nft_ops = { .batch = fk_nft_batch, .ours = fk_nft_ours };
+
 static const struct gw_nl_ops fk_ops = {
 	.portid = fk_portid,
 	.batch = fk_batch,
@@ -961,6 +1022,7 @@ static const struct gw_nl_ops fk_ops = {
 	.close = fk_close,
 	.open_sibling = fk_sibling,
 	.monitor = fk_mon_groups,
+	.nft = &fk_nft_ops,
 };
 
 static int open_handle(struct fk *k, bool outside, struct gw_nl **out)
@@ -1018,7 +1080,13 @@ static void mon_close(void *priv)
 	free(m);
 }
 
-static const struct gw_monitor_ops fk_mon_ops = { .read = mon_read, .close = mon_close };
+static bool mon_nft(void *priv)
+{
+	return ((const struct fk_mon *)priv)->groups & FK_GRP_NFT;
+}
+
+static const struct gw_monitor_ops fk_mon_ops = { .read = mon_read, .close = mon_close,
+						  .nft = mon_nft };
 
 static int open_monitor(struct fk *k, unsigned int groups, struct gw_monitor **out)
 {
@@ -1042,7 +1110,7 @@ static int open_monitor(struct fk *k, unsigned int groups, struct gw_monitor **o
 
 int fk_monitor(struct fk *k, struct gw_monitor **out)
 {
-	return open_monitor(k, RTMGRP_LINK | RTMGRP_TC, out);
+	return open_monitor(k, RTMGRP_LINK | RTMGRP_TC | FK_GRP_NFT, out);
 }
 
 /* ---- what tests ask ---- */
@@ -1074,19 +1142,20 @@ unsigned int fk_requests(const struct fk *k)
 
 const char *fk_log(const struct fk *k)
 {
-	return k->log ? k->log : "";
+	return k->log.text ? k->log.text : "";
 }
 
 void fk_log_clear(struct fk *k)
 {
-	k->log_len = 0;
-	if (k->log)
-		k->log[0] = '\0';
+	k->log.len = k->nft_log.len = 0;
+	if (k->log.text)
+		k->log.text[0] = '\0';
+	if (k->nft_log.text)
+		k->nft_log.text[0] = '\0';
 }
 
-unsigned int fk_log_count(const struct fk *k, const char *s)
+static unsigned int count_lines(const char *p, const char *s)
 {
-	const char *p = fk_log(k);
 	unsigned int n = 0;
 
 	while (*p) {
@@ -1098,6 +1167,77 @@ unsigned int fk_log_count(const struct fk *k, const char *s)
 		p += len + (end ? 1 : 0);
 	}
 	return n;
+}
+
+unsigned int fk_log_count(const struct fk *k, const char *s)
+{
+	return count_lines(fk_log(k), s);
+}
+
+/* ---- nf_tables, as tests ask ---- */
+
+void fk_nft_refuse_nth(struct fk *k, unsigned int n, int err, const char *msg)
+{
+	k->nft_refuse_at = k->nft_batches + n;
+	k->nft_refuse_err = err;
+	snprintf(k->nft_refuse_msg, sizeof(k->nft_refuse_msg), "%s", msg);
+}
+
+unsigned int fk_nft_batches(const struct fk *k)
+{
+	return k->nft_batches;
+}
+
+const char *fk_nft_log(const struct fk *k)
+{
+	return k->nft_log.text ? k->nft_log.text : "";
+}
+
+unsigned int fk_nft_log_count(const struct fk *k, const char *s)
+{
+	return count_lines(fk_nft_log(k), s);
+}
+
+char *fk_nft_state(const struct fk *k)
+{
+	return fkn_text(k->nft);
+}
+
+/* Someone else's nft: a socket of its own, so a port id no handle has. */
+static int outside_nft(struct fk *k, int (*fn)(struct fkn *, const char *, fkn_notify_fn,
+					       void *), const char *table)
+{
+	int r;
+
+	k->sender = ++k->next_portid;
+	r = fn(k->nft, table, nft_notify, k);
+	k->sender = 0;
+	return r;
+}
+
+int fk_nft_add_table(struct fk *k, const char *table)
+{
+	return outside_nft(k, fkn_add_table, table);
+}
+
+int fk_nft_del_table(struct fk *k, const char *table)
+{
+	return outside_nft(k, fkn_del_table, table);
+}
+
+int fk_nft_flush_table(struct fk *k, const char *table)
+{
+	return outside_nft(k, fkn_flush_table, table);
+}
+
+int fk_nft_del_rule(struct fk *k, const char *table, const char *chain, unsigned int nth)
+{
+	int r;
+
+	k->sender = ++k->next_portid;
+	r = fkn_del_rule(k->nft, table, chain, nth, nft_notify, k);
+	k->sender = 0;
+	return r;
 }
 
 size_t fk_count(const struct fk *k)
@@ -1113,7 +1253,7 @@ static int line_cmp(const void *x, const void *y)
 char *fk_state(const struct fk *k)
 {
 	size_t n = k->n_links + k->n_objs, total = 1;
-	char **lines = calloc(n + 1, sizeof(*lines)), *out;
+	char **lines = calloc(n + 1, sizeof(*lines)), *out = NULL, *nft;
 
 	if (!lines)
 		return NULL;
@@ -1143,7 +1283,10 @@ char *fk_state(const struct fk *k)
 	for (size_t i = 0; i < n; i++)
 		total += lines[i] ? strlen(lines[i]) + 1 : 0;
 	qsort(lines, n, sizeof(*lines), line_cmp);
-	if ((out = malloc(total)))
+	/* then nf_tables, in its own order (a chain's rules are in order) */
+	if (!(nft = fkn_text(k->nft)))
+		total = 0;
+	if (total && (out = malloc(total + strlen(nft))))
 		out[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
 		if (out && lines[i]) {
@@ -1152,6 +1295,9 @@ char *fk_state(const struct fk *k)
 		}
 		free(lines[i]);
 	}
+	if (out)
+		strcat(out, nft);
+	free(nft);
 	free(lines);
 	return out;
 }

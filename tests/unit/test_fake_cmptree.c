@@ -65,7 +65,6 @@ int main(void)
 		printf("# %s\n", err);
 	if (!CHECK(cfg && !fk_open(k, &nl), "the bench's config and the kernel"))
 		return tap_done();
-	cfg->owns_nft = false;
 	if (!CHECK(gw_apply(nl, cfg, NULL, &a, err, sizeof(err)) == 0, "applied (%s)", err))
 		return tap_done();
 	ifidx[0] = fk_ifindex(k, CMP_GW_WAN);

@@ -42,7 +42,6 @@ static int rig_up(struct rig *g)
 		printf("# %s\n", err);
 		return -EINVAL;
 	}
-	g->cfg->owns_nft = false;	/* the nft table is not the fake kernel's */
 	g->k = fk_new();
 	fk_link_add(g->k, "v0", "veth");
 	fk_link_add(g->k, "v1", "veth");
@@ -286,7 +285,6 @@ static void test_own_changes(void)
 	cls.parent = GW_HANDLE(GW_ROOT_MAJOR, GW_TOP_MINOR);
 	cls.cls.rate = 50000;
 	CHECK(outside(&g, &cls, 0, false) == 0, "own: a foreign tc changes voice's rate");
-	next->owns_nft = false;
 	r = gw_reload(g.nl, NULL, g.cfg, next, &g.a, &done, err, sizeof(err));
 	CHECK(r == 0, "own: the reload (%d: %s)", r, err);
 	gw_reload_done_free(&done);

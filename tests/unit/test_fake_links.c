@@ -42,7 +42,6 @@ static int rig_up(struct rig *g, bool required, char *err, size_t errlen)
 	memset(g, 0, sizeof(*g));
 	if (gw_config_load_string("t.conf", text, &g->cfg, err, errlen))
 		return -EINVAL;
-	g->cfg->owns_nft = false;	/* the nft table is not the fake kernel's */
 	g->k = fk_new();
 	fk_link_add(g->k, "v0", "veth");
 	if (fk_open(g->k, &g->nl) || fk_open_outside(g->k, &g->out) || fk_monitor(g->k, &g->mon))

@@ -28,8 +28,6 @@ static struct gw_config *load(const char *extra)
 	snprintf(text, sizeof(text), CONF, extra);
 	if (gw_config_load_string("t.conf", text, &cfg, err, sizeof(err)))
 		printf("# %s\n", err);
-	else
-		cfg->owns_nft = false;
 	return cfg;
 }
 

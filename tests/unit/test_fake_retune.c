@@ -37,7 +37,6 @@ static struct fk *running(struct gw_config **cfg, struct gw_nl **nl, struct gw_a
 		printf("# config: %s\n", err);
 		return NULL;
 	}
-	(*cfg)->owns_nft = false;	/* the nft table is not the fake kernel's */
 	if (fk_open(k, nl) || gw_apply(*nl, *cfg, NULL, a, err, sizeof(err))) {
 		printf("# apply: %s\n", err);
 		return NULL;

@@ -52,13 +52,13 @@ int main(void)
 	CHECK(gw_heal_pending(m, NULL, cfg, &a) && a.classify_stale,
 	      "their table is someone else's change");
 	a.classify_stale = a.heal_due = false;
-	CHECK(gw_nft_remove(&e) == 0, "gatewayd deletes it (%s)", e.msg);
+	CHECK(gw_nft_remove(NULL, &e) == 0, "gatewayd deletes it (%s)", e.msg);
 	CHECK(!gw_heal_absorb(m, NULL, cfg, &a) && !a.classify_stale,
 	      "gatewayd's own delete, read right after it, is not news");
 	CHECK(foreign("add table inet gatewayd") == 0 && gw_heal_pending(m, NULL, cfg, &a),
 	      "someone makes it again: news");
 	a.classify_stale = a.heal_due = false;
-	CHECK(gw_nft_remove(&e) == 0, "gatewayd deletes it again (%s)", e.msg);
+	CHECK(gw_nft_remove(NULL, &e) == 0, "gatewayd deletes it again (%s)", e.msg);
 	CHECK(!gw_heal_pending(m, NULL, cfg, &a) && !a.classify_stale,
 	      "gatewayd's own delete, read by the loop later, is not news either");
 
@@ -66,7 +66,7 @@ int main(void)
 	CHECK(foreign("add table inet gatewayd") == 0, "someone makes the table");
 	gw_heal_pending(m, NULL, cfg, &a);
 	a.classify_stale = a.heal_due = false;
-	CHECK(gw_nft_remove(&e) == 0, "gatewayd deletes it (%s)", e.msg);
+	CHECK(gw_nft_remove(NULL, &e) == 0, "gatewayd deletes it (%s)", e.msg);
 	CHECK(foreign("add table inet gatewayd") == 0, "at once, someone makes it again");
 	CHECK(gw_heal_absorb(m, NULL, cfg, &a) && a.classify_stale,
 	      "read with gatewayd's own, theirs is news (heal due, classifiers stale)");
@@ -76,8 +76,8 @@ int main(void)
 	CHECK(foreign("add table inet other") == 0 &&
 	      !gw_heal_pending(m, NULL, cfg, &a) && !a.classify_stale,
 	      "a change to table inet other is not news");
-	CHECK(!gw_nft_portid_ours(0), "port id 0 (the kernel's own) is never ours");
-	gw_nft_remove(&e);
+	CHECK(!gw_nft_portid_ours(NULL, 0), "port id 0 (the kernel's own) is never ours");
+	gw_nft_remove(NULL, &e);
 	gw_monitor_close(m);
 	gw_config_free(cfg);
 	return tap_done();
