@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/pkg/test_deb.sh: `make deb` builds a package lintian finds no error in, and it installs
-# (making the users gatewayd and gatewayd-web), runs, keeps its conffile and goes
+# (making the users gatewayd and gatewayd-web), runs as gatewayd, keeps its conffile and goes
 # away cleanly in a scratch root: an overlay whose lower layer is this machine's / and whose
 # upper layer is a tmpfs, entered with chroot, the source tree hidden. Then `make deps` and
 # `make install` make the users there too, from a copy of the tree. Nothing reaches the host:
@@ -212,6 +212,10 @@ PIDS+=("$gw")
 health() { [ "$(ip netns exec "$NS" curl -s -m 1 http://127.0.0.1:9180/healthz)" = ok ]; }
 wait_for health 10 "the installed daemon's /healthz"
 check "installed daemon with the default config: started, /healthz ok" health
+uid_in_root=$(in_root id -u gatewayd)
+runs_as() { [ "$(awk '$1 == "Uid:" { print $2 }' "/proc/$gw/status" 2>/dev/null)" = "$uid_in_root" ]; }
+wait_for runs_as 5 "the daemon to become gatewayd ($uid_in_root)"
+check "  it runs as the package's user gatewayd (uid $uid_in_root), not root" runs_as
 links=$(ip netns exec "$NS" curl -s -m 1 http://127.0.0.1:9180/api/status | jq -c .links)
 shaped() { tc -n "$NS" qdisc show dev wan0 | grep -q 'htb e000:'; }
 check "  /api/status lists no link ($links), wan0 not shaped" \
