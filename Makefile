@@ -8,6 +8,8 @@ DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 UNITDIR ?= /lib/systemd/system
 GENERATORDIR ?= /lib/systemd/system-generators
+# the system users (systemd/gatewayd.sysusers): where systemd-sysusers reads a package's own
+SYSUSERSDIR ?= /usr/lib/sysusers.d
 # where CNI plugins live on Debian (a runtime's cni_plugin_dirs; /opt/cni/bin by convention)
 CNIDIR ?= /usr/lib/cni
 DESTDIR ?=
@@ -65,7 +67,7 @@ LAYERS := \
 	gatewayd:gatewayd/sys,gatewayd/probe,gatewayd/load,gatewayd/tree,config,qdisc,webui
 LAYER_EXEMPT := gatewayd/main.c
 
-.PHONY: all router deps check-deps test test-unit test-netns test-uml test-webui asan bench \
+.PHONY: all router deps deps-pkgs users check-deps test test-unit test-netns test-uml test-webui asan bench \
 	install clean demo fuzz fuzz-bins layers man-lint deb
 
 all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni $(BUILD)/gatewayd-uml-exec
@@ -159,8 +161,12 @@ DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev 
 	clang libclang-rt-14-dev irtt groff-base dpkg-dev lintian openssl zlib1g-dev flent \
 	python3-matplotlib containernetworking-plugins podman runc
 
-# Install every missing Debian package (needs root and the package mirror).
-deps:
+# Install every missing Debian package (needs root and the package mirror), then the system
+# users the daemon and its web process run as, so the suites find them on a fresh machine.
+deps: deps-pkgs
+	@$(MAKE) --no-print-directory users
+
+deps-pkgs:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null \
 		| grep -q 'ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -170,6 +176,15 @@ deps:
 			: "irtt is for the benchmark only: its package starts a server on every address"; \
 			systemctl disable --now irtt.service >/dev/null 2>&1 || true ;; esac; \
 	else echo "all dependencies present"; fi
+
+# The users gatewayd and gatewayd-web (gatewayd(8) PRIVILEGES), from systemd/gatewayd.sysusers,
+# where either is missing (root only; systemd-sysusers leaves existing ones as they are).
+users:
+	@if getent passwd gatewayd >/dev/null && getent passwd gatewayd-web >/dev/null; then \
+		echo "users gatewayd and gatewayd-web present"; \
+	elif [ "$$(id -u)" -ne 0 ]; then \
+		echo "users gatewayd and gatewayd-web missing: \`sudo make users\` makes them"; \
+	else systemd-sysusers $(CURDIR)/systemd/gatewayd.sysusers; fi
 
 # Every suite, plain and under ASan+UBSan, with one closing "N passed, N failed" line.
 # the three builds use every core (JOBS); the suites then run in tests/run-all's two lanes
@@ -216,6 +231,14 @@ install: all
 	install -D -m 0644 man/gatewayd.8 $(DESTDIR)$(MANDIR)/man8/gatewayd.8
 	install -D -m 0644 man/gatewayd-cni.8 $(DESTDIR)$(MANDIR)/man8/gatewayd-cni.8
 	install -D -m 0644 man/gatewayd.conf.5 $(DESTDIR)$(MANDIR)/man5/gatewayd.conf.5
+	# the users gatewayd and gatewayd-web, made at once where this is the system itself (a
+	# package does it in its postinst: debian/postinst)
+	install -D -m 0644 systemd/gatewayd.sysusers $(DESTDIR)$(SYSUSERSDIR)/gatewayd.conf
+	if [ -z "$(DESTDIR)" ]; then \
+		if command -v systemd-sysusers >/dev/null; then \
+			systemd-sysusers $(SYSUSERSDIR)/gatewayd.conf; \
+		else echo "no systemd-sysusers: make the system users gatewayd and gatewayd-web" \
+			"by hand (gatewayd(8) PRIVILEGES)"; fi; fi
 
 # The Debian package, $(BUILD)/gatewayd_$(VERSION)-REVISION_ARCH.deb (the revision from
 # debian/changelog): debian/mkdeb.sh builds again in $(DEB_BUILD) with dpkg-buildflags'
@@ -290,4 +313,4 @@ fuzz: fuzz-bins
 clean:
 	rm -rf build build-asan $(FUZZ_BUILD) $(DEB_BUILD)
 
--include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) $(FUZZ_BUILD) -name '*.d' -type f 2>/dev/null)

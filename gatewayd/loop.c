@@ -202,6 +202,13 @@ static void reload(struct gw_loop_ctx *c)
 			gw_config_free(next);
 	}
 	if (r) {
+		/* a file only root may read: the daemon no longer is (gatewayd(8) PRIVILEGES) */
+		if (r == -EACCES && geteuid() != 0) {
+			size_t len = strlen(err);
+
+			snprintf(err + len, sizeof(err) - len, " (gatewayd runs as uid %u: the "
+				 "files it reads must be readable by that user)", (unsigned)geteuid());
+		}
 		gw_log(GW_LOG_ERR, "reload: %s; still running the previous config", err);
 		snprintf(st->reload_error, sizeof(st->reload_error), "last reload failed: %s", err);
 		gw_notify("READY=1");

@@ -76,6 +76,43 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* A file the daemon reads again later (a reload, a load test) that its user cannot read: said
+ * now, while the fix is easy, rather than at the reload that fails. */
+static void warn_unreadable(const char *what, const char *path)
+{
+	if (!path || !path[0] || access(path, R_OK) == 0 || errno != EACCES)
+		return;
+	gw_log(GW_LOG_WARNING, "%s %s: not readable by uid %u, which gatewayd runs as now: a "
+	       "reload (or a load test) that reads it will fail; make it readable by that user "
+	       "(e.g. chgrp %s FILE; chmod g+r FILE; gatewayd(8) PRIVILEGES)", what, path,
+	       (unsigned)getuid(), GW_DAEMON_USER);
+}
+
+/* Root gone: the two capabilities kept, as user gatewayd (gw_become_daemon_user). -errno when
+ * the daemon must stop (logged). */
+static int drop_root(const struct gw_config *cfg, char *err, size_t errlen)
+{
+	bool was_root = geteuid() == 0;
+	int r = gw_become_daemon_user(GW_DAEMON_USER, err, errlen);
+
+	if (r < 0) {
+		gw_log(GW_LOG_ERR, "giving up root and capabilities: %s; stopping", err);
+		return r;
+	}
+	if (r)
+		gw_log(GW_LOG_WARNING, "privileges: %s", err);
+	if (!was_root || geteuid() == 0)
+		return 0;
+	gw_log(GW_LOG_INFO, "running as user %s (uid %u) with CAP_NET_ADMIN and CAP_NET_RAW alone",
+	       GW_DAEMON_USER, (unsigned)geteuid());
+	warn_unreadable("the config", cfg->file);
+	warn_unreadable("auth_file", cfg->auth_file);
+	warn_unreadable("tls_cert", cfg->tls_cert);
+	warn_unreadable("tls_key", cfg->tls_key);
+	warn_unreadable("sink_token_file", cfg->probe.sink_token_file);
+	return 0;
+}
+
 /* Sample and serve until told to stop. A reload may replace *cfgp. */
 static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a, int sfd)
 {
@@ -117,14 +154,11 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	if (cfg->unconfigured)
 		gw_log(GW_LOG_INFO, "unconfigured = true: nothing is shaped until the file has "
 		       "links or containers (gatewayd.conf(5)) and is reloaded");
-	/* started: the tree applied, the page bound, the kinds probed; from here on rtnetlink,
-	 * nftables and the probes' raw sockets are all it needs */
-	if ((r = gw_keep_net_caps(err, sizeof(err))) < 0) {
-		gw_log(GW_LOG_ERR, "giving up capabilities: %s; stopping", err);
+	/* started: the tree applied, the page bound, the launcher forked, the kinds probed; from
+	 * here on rtnetlink, nftables and the probes' raw sockets are all it needs, as a user of
+	 * its own */
+	if ((r = drop_root(cfg, err, sizeof(err))) < 0)
 		goto stop;
-	}
-	if (r)
-		gw_log(GW_LOG_WARNING, "capabilities: %s", err);
 	waiting = gw_applied_waiting(cfg, a);
 	if (waiting)
 		snprintf(more, sizeof(more), "; %zu waiting for %s interface", waiting,

@@ -18,6 +18,7 @@
 #include "config/config.h"
 #include "gatewayd/compare/compare.h"
 #include "gatewayd/compare/html.h"
+#include "gatewayd/compare/outfile.h"
 #include "gatewayd/compare/bench.h"
 #include "gatewayd/compare/relay.h"
 #include "gatewayd/compare/repeat.h"
@@ -818,13 +819,21 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 		}
 }
 
-/* Directories made here are 0755 whatever the umask: the daemon (another user) reads
- * compare_dir through them. */
+/* Directories made here are 0755 whatever the umask: the daemon's web process (another user)
+ * reads compare_dir through them. Through the new directory's fd, not its name: whoever may
+ * write beside it could have put a link there meanwhile. */
 static int mkdir_one(const char *dir)
 {
-	if (mkdir(dir, 0755) == 0)
-		return chmod(dir, 0755) < 0 ? -errno : 0;
-	return errno == EEXIST ? 0 : -errno;
+	int fd, r = 0;
+
+	if (mkdir(dir, 0755) < 0)
+		return errno == EEXIST ? 0 : -errno;
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -errno;
+	if (fchmod(fd, 0755) < 0)
+		r = -errno;
+	close(fd);
+	return r;
 }
 
 static int mkdir_p(const char *path)
@@ -861,14 +870,15 @@ static void flows_path(const struct cmp_opts *o, const struct cmp_result *r, cha
 static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t n,
 			 const char *kernel, const struct cmp_sysinfo *si)
 {
-	char path[4200], err[256], name[256];
+	char path[4200], err[4600], name[256];
 	int bad = 0, nflent = 0;
 	/* the CDF and the timeline: the first repetition's (the box plots have them all) */
 	size_t first = o->repeat > 1 ? (size_t)o->n_qdiscs : n;
 
+	/* each file whole or not at all, 0644 for the daemon's web process (outfile.c) */
 	snprintf(path, sizeof(path), "%s/results.json", o->out);
 	if (cmp_write_json(path, o, r, n, kernel, si, err, sizeof(err))) {
-		fprintf(stderr, "gatewayd: %s: %s\n", path, err);
+		fprintf(stderr, "gatewayd: %s\n", err);
 		bad++;
 	}
 	snprintf(path, sizeof(path), "%s/latency-cdf.svg", o->out);
@@ -883,22 +893,10 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 		/* and flent's own file of the queue's run, for flent and its users' scripts */
 		if (cmp_write_flent(o->out, o, &r[i], kernel, si, name, sizeof(name), err,
 				    sizeof(err))) {
-			fprintf(stderr, "gatewayd: %s/%s: %s\n", o->out, name, err);
+			fprintf(stderr, "gatewayd: %s\n", err);
 			bad++;
 		} else
 			nflent++;
-	}
-	/* the daemon reads them as another user (DynamicUser=): readable whatever the umask */
-	chmod(o->out, 0755);
-	snprintf(path, sizeof(path), "%s/results.json", o->out);
-	chmod(path, 0644);
-	snprintf(path, sizeof(path), "%s/latency-cdf.svg", o->out);
-	chmod(path, 0644);
-	snprintf(path, sizeof(path), "%s/latency-time.svg", o->out);
-	chmod(path, 0644);
-	for (size_t i = 0; i < n; i++) {
-		flows_path(o, &r[i], path, sizeof(path));
-		chmod(path, 0644);
 	}
 	/* a repeated run's box plots, from results.json as it was written */
 	if (!bad && o->repeat > 1 && cmp_repeat_plots(o->out, err, sizeof(err))) {
@@ -1125,13 +1123,23 @@ static int compare_main(int argc, char **argv, struct cmp_opts *op)
 		snprintf(o.out + l, sizeof(o.out) - l, "/variable");
 	}
 	if (o.out[0]) {
-		char abs[PATH_MAX];
+		char abs[PATH_MAX], err[PATH_MAX + 256];
+		int dfd;
 
 		if ((r = mkdir_p(o.out)) || !realpath(o.out, abs)) {
 			fprintf(stderr, "gatewayd: --out %s: %s\n", o.out, strerror(r ? -r : errno));
 			return 1;
 		}
 		snprintf(o.out, sizeof(o.out), "%s", abs);
+		/* before the bench runs: the files are written through it as root, so it must be
+		 * the caller's own and writable by no one else (outfile.c); readable by all, as
+		 * the daemon's web process reads compare_dir as another user */
+		if ((dfd = cmp_out_dir_open(o.out, err, sizeof(err))) < 0) {
+			fprintf(stderr, "gatewayd: --out %s\n", err);
+			return 1;
+		}
+		fchmod(dfd, 0755);
+		close(dfd);
 	}
 	if (o.kernel == CMP_KERNEL_UML || (o.kernel == CMP_KERNEL_AUTO && !full)) {
 		const char *linux_uml = getenv("UML_LINUX");	/* as the helper reads it */

@@ -7,6 +7,7 @@
  * flent's socket stats record it, and the metadata flent records (kernel, sysctls, the
  * egress qdiscs and offloads) plus gatewayd's own. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include <json-c/json.h>
 #include <zlib.h>
 #include "gatewayd/compare/bench.h"
+#include "gatewayd/compare/outfile.h"
 
 #define FLENT_FORMAT 4		/* resultset.py's FILEFORMAT_VERSION */
 
@@ -669,40 +671,47 @@ int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_
 		    const char *kernel_used, const struct cmp_sysinfo *si, char *name,
 		    size_t namelen, char *err, size_t errlen)
 {
-	char path[4400], tmp[4410];
+	char path[4400];
 	struct json_object *root;
+	struct cmp_out w;
 	const char *text;
 	gzFile gz;
-	int ret = 0;
+	size_t len;
+	int ret, fd;
 
 	cmp_flent_name(o, r, name, namelen);
 	if (!(root = build(o, r, kernel_used, si, name, err, errlen)))
 		return -ENOMEM;
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	/* written beside and renamed, as results.json: a reader never sees half a file */
-	if (!(gz = gzopen(tmp, "wbe6"))) {
-		snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno ? errno : ENOMEM));
+	/* whole or not at all, as results.json (outfile.c): zlib writes into a copy of the
+	 * temporary's fd, which gzclose closes; the commit then syncs and renames it */
+	if ((ret = cmp_out_begin(&w, path, err, errlen))) {
 		json_object_put(root);
-		return -EIO;
+		return ret;
 	}
-	size_t len = strlen(text);
-
-	if ((size_t)gzwrite(gz, text, (unsigned)len) != len) {
-		snprintf(err, errlen, "cannot write %s", tmp);
-		ret = -EIO;
+	len = strlen(text);
+	errno = 0;
+	if ((fd = fcntl(w.fd, F_DUPFD_CLOEXEC, 0)) < 0 || !(gz = gzdopen(fd, "wb6"))) {
+		ret = -(errno ? errno : ENOMEM);
+		if (fd >= 0)
+			close(fd);
+		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		cmp_out_abort(&w);
+		json_object_put(root);
+		return ret;
 	}
-	if (gzclose(gz) != Z_OK && !ret) {
-		snprintf(err, errlen, "cannot write %s", tmp);
-		ret = -EIO;
+	/* (gzwrite stops at the first failed write; gzclose reports it too) */
+	if ((size_t)gzwrite(gz, text, (unsigned)len) != len)
+		ret = -(errno ? errno : EIO);
+	if (gzclose(gz) != Z_OK && !ret)
+		ret = -(errno ? errno : EIO);
+	if (ret) {
+		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(-ret));
+		cmp_out_abort(&w);
+	} else {
+		ret = cmp_out_commit(&w, err, errlen);
 	}
-	if (!ret && (chmod(tmp, 0644) < 0 || rename(tmp, path) < 0)) {
-		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-		ret = -EIO;
-	}
-	if (ret)
-		unlink(tmp);
 	json_object_put(root);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "gatewayd/compare/html.h"
+#include "gatewayd/compare/outfile.h"
 #include "gatewayd/compare/repeat.h"
 #include "gatewayd/compare/report.h"
 
@@ -533,16 +534,18 @@ static void settings(FILE *f, const struct rep_run *r, size_t n)
 int cmp_html_write(const char *dir, const struct rep_run *runs, size_t n,
 		   const char *const *plot_names, size_t n_plots, char *err, size_t errlen)
 {
-	char path[4200], tmp[4300];
+	char path[4200];
+	struct cmp_out w;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/" CMP_HTML_NAME, dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!(f = fopen(tmp, "we"))) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s: %s", tmp, strerror(e));
-		return -e;
+	/* whole or not at all (outfile.c); any failure is -EIO, a file not written */
+	if (cmp_out_begin(&w, path, err, errlen))
+		return -EIO;
+	if (!(f = cmp_out_stdio(&w))) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		cmp_out_abort(&w);
+		return -EIO;
 	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
@@ -579,12 +582,7 @@ int cmp_html_write(const char *dir, const struct rep_run *runs, size_t n,
 	for (size_t i = 0; i < n; i++)
 		settings(f, &runs[i], n);
 	fputs("</body></html>\n", f);
-	if (ferror(f) | fclose(f) || chmod(tmp, 0644) < 0 || rename(tmp, path) < 0) {
-		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-		unlink(tmp);
-		return -EIO;
-	}
-	return 0;
+	return cmp_out_commit(&w, err, errlen) ? -EIO : 0;
 }
 
 int cmp_html_run_dir(const char *dir, char *err, size_t errlen)

@@ -521,13 +521,11 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 		snprintf(path, sizeof(path), "%s/" CMP_BOX_INDUCED, dir);
 		e = cmp_svg_boxes(path, "Induced latency under load, every repetition's probes (RTT less its idle median)",
 				  "induced latency (ms)", 1, ind_kind, 1, ic, nl);
-		chmod(path, 0644);
 	}
 	if (!e) {
 		snprintf(path, sizeof(path), "%s/" CMP_BOX_GOODPUT, dir);
 		e = cmp_svg_boxes(path, "Goodput per 0.5 s of every repetition's TCP window",
 				  "goodput (Mbit/s)", 1e-6, dirs, 2, gc, nl);
-		chmod(path, 0644);
 	}
 	if (e)
 		snprintf(err, errlen, "%s: %s", path, strerror(-e));

@@ -17,6 +17,7 @@
 #include "gatewayd/compare/compare.h"
 #include "gatewayd/compare/report.h"
 #include "gatewayd/compare/html.h"
+#include "gatewayd/compare/outfile.h"
 
 #define REP_OUT_VERSION 1
 #define LABEL_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+@:-"
@@ -308,8 +309,8 @@ static int write_json(const char *out, struct rep_run *runs, size_t n, struct js
 {
 	struct json_object *root = json_object_new_object(), *ra = json_object_new_array();
 	struct json_object *ca = json_object_new_array(), *pa = json_object_new_array();
-	char path[4200], tmp[4300];
-	int ret = 0;
+	char path[4200], err[4600];
+	int ret;
 
 	json_object_object_add(root, "schema", json_object_new_string("gatewayd-compare-report"));
 	json_object_object_add(root, "version", json_object_new_int(REP_OUT_VERSION));
@@ -359,13 +360,9 @@ static int write_json(const char *out, struct rep_run *runs, size_t n, struct js
 		json_object_array_add(pa, json_object_new_string(plot_names[i]));
 	json_object_object_add(root, "plots", pa);
 	snprintf(path, sizeof(path), "%s/report.json", out);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	/* written beside and renamed: a reader never sees half a file */
-	if (json_object_to_file_ext(tmp, root, JSON_C_TO_STRING_PLAIN) < 0 || chmod(tmp, 0644) < 0 ||
-	    rename(tmp, path) < 0) {
-		fprintf(stderr, "gatewayd: %s: cannot write: %s\n", path, strerror(errno));
-		ret = -EIO;
-	}
+	/* whole or not at all: a reader never sees half a file, a full disk keeps the last */
+	if ((ret = cmp_out_json(path, root, err, sizeof(err))))
+		fprintf(stderr, "gatewayd: %s\n", err);
 	json_object_put(root);
 	return ret;
 }
@@ -401,10 +398,6 @@ static int write_plots(const char *out, struct rep_run *runs, size_t n)
 	snprintf(path, sizeof(path), "%s/%s", out, plot_names[2]);
 	bad += cmp_svg_boxes(path, "Goodput per 0.5 s of the TCP window, each direction",
 			     "goodput (Mbit/s)", 1e-6, dirs, 2, good, nc) != 0;
-	for (size_t i = 0; i < sizeof(plot_names) / sizeof(plot_names[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", out, plot_names[i]);
-		chmod(path, 0644);
-	}
 	if (bad)
 		fprintf(stderr, "gatewayd: %d plot%s could not be written in %s\n", bad,
 			bad == 1 ? "" : "s", out);
@@ -424,6 +417,28 @@ static int mkdir_p(const char *path)
 			*p = '/';
 		}
 	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+/* --out made if need be, as its real path into real: the caller's own directory, writable by
+ * no one else (outfile.c), since the files are written through it as root. 0, or -errno
+ * said on stderr. */
+static int out_dir(const char *out, char *real, size_t reallen)
+{
+	char abs[PATH_MAX], err[PATH_MAX + 256];
+	int r, fd;
+
+	if ((r = mkdir_p(out)) || !realpath(out, abs)) {
+		r = r ? r : -errno;
+		fprintf(stderr, "gatewayd: --out %s: %s\n", out, strerror(-r));
+		return r;
+	}
+	if ((fd = cmp_out_dir_open(abs, err, sizeof(err))) < 0) {
+		fprintf(stderr, "gatewayd: --out %s\n", err);
+		return fd;
+	}
+	close(fd);
+	snprintf(real, reallen, "%s", abs);
+	return 0;
 }
 
 static int parse_opts(int argc, char **argv, char *out, size_t outlen, bool *html_only)
@@ -487,7 +502,7 @@ int gw_compare_report_main(int argc, char **argv)
 {
 	static struct rep_run runs[REP_MAX_RUNS];	/* big: not on the stack */
 	struct json_object *diff, *warn;
-	char out[4096] = "", err[1024];
+	char out[4096] = "", err[1024], real[PATH_MAX];
 	size_t n = 0, cols = 0;
 	bool html_only = false;
 	int r, rc = 0;
@@ -538,17 +553,18 @@ int gw_compare_report_main(int argc, char **argv)
 			cols, REP_MAX_COLS);
 		goto usage_err;
 	}
+	/* refused before anything is printed: not a directory of the caller's own */
+	if (out[0] && out_dir(out, real, sizeof(real))) {
+		for (size_t i = 0; i < n; i++)
+			rep_run_free(&runs[i]);
+		return 1;
+	}
 	diff = json_object_new_array();
 	warn = json_object_new_array();
 	settings_differ(runs, n, diff, warn);
 	print_table(runs, n, warn);
 	if (out[0]) {
-		char real[PATH_MAX];
-
-		if ((r = mkdir_p(out)) || !realpath(out, real)) {
-			fprintf(stderr, "gatewayd: --out %s: %s\n", out, strerror(r ? -r : errno));
-			rc = 1;
-		} else if (write_json(real, runs, n, diff, warn) | write_plots(real, runs, n)) {
+		if (write_json(real, runs, n, diff, warn) | write_plots(real, runs, n)) {
 			rc = 1;
 		} else if (cmp_html_write(real, runs, n, plot_names, 3, err, sizeof(err))) {
 			fprintf(stderr, "gatewayd: %s\n", err);

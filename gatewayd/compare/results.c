@@ -9,6 +9,7 @@
 #include <time.h>
 #include <json-c/json.h>
 #include "gatewayd/compare/bench.h"
+#include "gatewayd/compare/outfile.h"
 #include "gatewayd/compare/repeat.h"
 
 #define CMP_SCHEMA_VERSION 1
@@ -373,8 +374,7 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 {
 	struct json_object *root = json_object_new_object(), *cfg, *phases, *runs;
 	struct utsname u;
-	char tmp[4200];
-	int ret = 0;
+	int ret;
 
 	if (!root) {
 		snprintf(err, errlen, "out of memory");
@@ -451,13 +451,8 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 		}
 		json_object_object_add(root, "summary", sum);
 	}
-	/* written beside and renamed: a reader never sees half a file */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_object_to_file_ext(tmp, root, JSON_C_TO_STRING_PLAIN) < 0 ||
-	    rename(tmp, path) < 0) {
-		snprintf(err, errlen, "cannot write: %s", strerror(errno));
-		ret = -EIO;
-	}
+	/* whole or not at all: a reader never sees half a file, a full disk keeps the last */
+	ret = cmp_out_json(path, root, err, errlen);
 	json_object_put(root);
 	return ret;
 }

@@ -588,26 +588,23 @@ out:
 static int write_outputs(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_t n,
 			 const struct cmp_sc_verdict *v, const char *kernel)
 {
-	char path[4200], err[256];
+	char path[4200], err[4600];
 	int bad = 0;
 
+	/* each file whole or not at all, 0644 (outfile.c) */
 	snprintf(path, sizeof(path), "%s/results.json", o->out);
 	if (cmp_sc_write_json(path, o, runs, n, v, kernel, err, sizeof(err))) {
-		fprintf(stderr, "gatewayd: %s: %s\n", path, err);
+		fprintf(stderr, "gatewayd: %s\n", err);
 		bad++;
 	}
-	chmod(path, 0644);
 	snprintf(path, sizeof(path), "%s/rtt.svg", o->out);
 	bad += cmp_svg_sc_rtt(path, o, runs, n) != 0;
-	chmod(path, 0644);
 	for (size_t i = 0; i < n; i++) {
 		if (!runs[i].ran)
 			continue;
 		snprintf(path, sizeof(path), "%s/rates-%s.svg", o->out, cmp_way_name(runs[i].way));
 		bad += cmp_svg_sc_rates(path, o, &runs[i]) != 0;
-		chmod(path, 0644);
 	}
-	chmod(o->out, 0755);
 	if (bad) {
 		fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
 			bad == 1 ? "" : "s", o->out);

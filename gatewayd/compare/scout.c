@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <json-c/json.h>
+#include "gatewayd/compare/outfile.h"
 #include "gatewayd/compare/scenario.h"
 
 #define SC_SCHEMA_VERSION 1
@@ -167,8 +168,7 @@ int cmp_sc_write_json(const char *path, const struct cmp_opts *o, const struct c
 {
 	struct json_object *root = json_object_new_object(), *a;
 	struct utsname u;
-	char tmp[4200];
-	int ret = 0;
+	int ret;
 
 	if (!root) {
 		snprintf(err, errlen, "out of memory");
@@ -191,12 +191,7 @@ int cmp_sc_write_json(const char *path, const struct cmp_opts *o, const struct c
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(a, run_json(o, &runs[i]));
 	json_object_object_add(root, "runs", a);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (json_object_to_file_ext(tmp, root, JSON_C_TO_STRING_PLAIN) < 0 ||
-	    rename(tmp, path) < 0) {
-		snprintf(err, errlen, "cannot write: %s", strerror(errno));
-		ret = -EIO;
-	}
+	ret = cmp_out_json(path, root, err, errlen);
 	json_object_put(root);
 	return ret;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gatewayd/compare/bench.h"
+#include "gatewayd/compare/outfile.h"
 #include "gatewayd/compare/report.h"
 #include "gatewayd/compare/scenario.h"
 
@@ -105,13 +106,47 @@ static size_t ticks(double lo, double hi, bool logscale, double *out, size_t max
 	return n;
 }
 
+/* A plot's file, whole or not at all (outfile.c): its stream, or NULL with errno set and the
+ * reason on stderr. */
+static FILE *plot_open(struct cmp_out *w, const char *path)
+{
+	char err[4600];
+	FILE *f;
+	int r;
+
+	if ((r = cmp_out_begin(w, path, err, sizeof(err)))) {
+		fprintf(stderr, "gatewayd: %s\n", err);
+		errno = -r;
+		return NULL;
+	}
+	if (!(f = cmp_out_stdio(w))) {
+		r = errno;
+		cmp_out_abort(w);
+		fprintf(stderr, "gatewayd: %s: %s\n", path, strerror(r));
+		errno = r;
+	}
+	return f;
+}
+
+/* Written and in place: 0; or -errno, the reason on stderr, the old file as it was. */
+static int plot_close(struct cmp_out *w)
+{
+	char err[4600];
+	int r = cmp_out_commit(w, err, sizeof(err));
+
+	if (r)
+		fprintf(stderr, "gatewayd: %s\n", err);
+	return r;
+}
+
 static int svg_write(const char *path, const struct svg_chart *c)
 {
 	static const char *const band_fill[] = { "#f4f4f4", "#fde9d9", "#fbd3c3", "#eef4fb" };
 	double tv[64];
 	char lab[32];
 	size_t nt;
-	FILE *f = fopen(path, "we");
+	struct cmp_out w;
+	FILE *f = plot_open(&w, path);
 
 	if (!f)
 		return -errno;
@@ -194,7 +229,7 @@ static int svg_write(const char *path, const struct svg_chart *c)
 		text(f, W - MR + 42, ly + 4, "start", step < 16 ? "font-size=\"10\"" : "", s->name);
 	}
 	fputs("</svg>\n", f);
-	return fclose(f) ? -errno : 0;
+	return plot_close(&w);
 }
 
 static int cmp_dbl(const void *a, const void *b)
@@ -579,6 +614,7 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 	double lo = 0, hi = 0, tv[64];
 	char lab[32];
 	size_t nt;
+	struct cmp_out w;
 	FILE *f;
 
 	bool marked = false;
@@ -599,7 +635,7 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 	struct svg_chart c = { .x0 = 0, .x1 = 1, .y0 = lo < 0 ? -nice_up(-lo * 1.1) : 0,
 			       .y1 = hi > 0 ? nice_up(hi * 1.1) : 1 };
 
-	if (!(f = fopen(path, "we")))
+	if (!(f = plot_open(&w, path)))
 		return -errno;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -680,5 +716,5 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 		text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 52, "start",
 		     "font-size=\"10\" fill=\"#555\"", "circles: each repetition");
 	fputs("</svg>\n", f);
-	return fclose(f) ? -errno : 0;
+	return plot_close(&w);
 }

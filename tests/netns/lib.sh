@@ -12,6 +12,15 @@ TMPD=$(mktemp -d "/tmp/${LIB_TMP_PREFIX:-gwtest}.XXXXXX")
 # the daemon's web process runs as nobody: the compare_dir a test puts in here must be
 # reachable by it, as /var/lib/gatewayd/compare is (files stay the umask's)
 chmod 755 "$TMPD"
+# The daemon's own user: started as root, it becomes this user once started (gatewayd(8)
+# PRIVILEGES; `make deps` creates it). Where it is missing the daemon stays uid 0.
+GW_USER=gatewayd
+GW_UID=$(id -u "$GW_USER" 2>/dev/null || echo 0)
+# daemon_reads FILE...: files the daemon reads again once it runs as its user (a reload's
+# config, auth and TLS files, a load test's token) given to its group, readable by it
+daemon_reads() {
+	[ "$GW_UID" = 0 ] || { chgrp "$GW_USER" "$@" && chmod g+r "$@"; }
+}
 # wait_for CONDITION TIMEOUT [WHAT]
 . "$TOP/tests/wait_for.sh"
 
@@ -93,7 +102,20 @@ gw_start() {
 	PIDS+=("$GW_PID")
 	wait_for "grep -q 'applied and verified' '$GW_LOG' || ! kill -0 $GW_PID 2>/dev/null" 8 \
 		"gatewayd to log 'applied and verified' (or die)"
-	grep -q "applied and verified" "$GW_LOG"
+	grep -q "applied and verified" "$GW_LOG" || return 1
+	gw_runs_as_user
+}
+
+# gw_runs_as_user: started as root, the daemon becomes its own user once started (gatewayd(8)
+# PRIVILEGES), so every suite's daemon does its work that way: waits (5 s) for it, or for its
+# end (a --oneshot); a "not ok" line when it is still another uid.
+gw_uid_of() { awk '$1 == "Uid:" { print $2 }' "/proc/$1/status" 2>/dev/null; }
+gw_runs_as_user() {
+	[ "$GW_UID" = 0 ] && return 0
+	wait_for "[ \"\$(gw_uid_of $GW_PID)\" = $GW_UID ] || ! kill -0 $GW_PID 2>/dev/null" 5 \
+		"gatewayd (pid $GW_PID) to become user $GW_USER" && return 0
+	not_ok "gatewayd (pid $GW_PID) runs as user $GW_USER (uid $GW_UID) once started" \
+		"uid $(gw_uid_of "$GW_PID")"
 }
 
 # gw_reloads: how many reloads the daemon has finished, as its log says ("reloaded FILE: ..."
@@ -177,7 +199,7 @@ privs() { awk '/^Uid:/ { u = $2 } /^CapEff:/ { e = $2 } /^CapPrm:/ { p = $2 } /^
 	END { print u, e, p, n }' "/proc/$1/status" 2>/dev/null; }
 # what privs says of a server that gave up root (gw_drop_to_nobody)
 DROPPED="$(id -u nobody 2>/dev/null || echo 65534) 0000000000000000 0000000000000000 1"
-# what privs and the bounding set (CapBnd) say of the daemon started as root: CAP_NET_ADMIN
-# (12) and CAP_NET_RAW (13) alone (gw_keep_net_caps)
-NET_ONLY="0 0000000000003000 0000000000003000 1 0000000000003000"
+# what privs and the bounding set (CapBnd) say of the daemon started as root: its user,
+# CAP_NET_ADMIN (12) and CAP_NET_RAW (13) alone (gw_become_daemon_user)
+NET_ONLY="$GW_UID 0000000000003000 0000000000003000 1 0000000000003000"
 net_privs() { echo "$(privs "$1") $(awk '/^CapBnd:/ { print $2 }' "/proc/$1/status" 2>/dev/null)"; }

@@ -5,7 +5,8 @@
 # reload that moves compare_dir to an empty directory makes it a 404. A second short run and
 # `--compare-report` over both: the table, report.json and the plots, and bad inputs refused.
 # The first run is asymmetric (--rate 8mbit/4mbit): each direction's shaper at its own rate.
-# --qdiscs a kind this kernel lacks, or a bad knob: exit 2 before anything starts. Then the
+# --qdiscs a kind this kernel lacks, or a bad knob: exit 2 before anything starts; an --out
+# not root's own, exit 1; the bench on a full 64 KiB tmpfs fails and keeps the old files. Then the
 # other loads (--profile upload, download, bidir; --family 6, 46), each run's flent file
 # opened and read back by flent itself as the flent test of its load.
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +30,20 @@ check "--profile nope: exit 2 naming the profiles" \
 	refuses_cmp "--profile: rrul (TCP both ways, then a UDP flood), bidir, upload or download, not 'nope'" --profile nope
 check "--flows 9: exit 2 with the bound" refuses_cmp "--flows: want 1 to 8" --flows 9
 check "--family 5: exit 2" refuses_cmp "--family: 4 (IPv4, the default), 6 (the load, probes and flood over IPv6) or 46" --family 5
+# --out not root's own: refused before anything runs (exit 1), nothing written there
+refuses_out() { # refuses_out DIR WANT
+	local out
+	out=$(timeout 20 "$GATEWAYD" --compare --kernel host --qdiscs fifo --duration 4s --out "$1" 2>&1)
+	[ $? -eq 1 ] && grep -qF -- "$2" <<<"$out" && [ -z "$(ls -A "$1")" ] ||
+		{ echo "# got: $out"; return 1; }
+}
+mkdir -m 0755 "$TMPD/nobodys" "$TMPD/open"
+chown 65534:65534 "$TMPD/nobodys"
+chmod 0777 "$TMPD/open"
+check "--out owned by nobody: exit 1 before the bench, nothing written" \
+	refuses_out "$TMPD/nobodys" "gatewayd: --out $TMPD/nobodys: owned by uid 65534, not by this user (uid 0)"
+check "--out writable by others (0777): exit 1 before the bench, nothing written" \
+	refuses_out "$TMPD/open" "gatewayd: --out $TMPD/open: writable by others (mode 0777)"
 check "the refused runs made no namespace" \
 	bash -c "[ \"\$(ip netns list | sort | tr '\n' ' ')\" = '$nsbefore' ]"
 
@@ -45,6 +60,31 @@ if [ $rc -ne 0 ] || [ ! -s "$CMP/results.json" ]; then
 	exit 1
 fi
 ok "gatewayd --compare wrote results.json ($(stat -c %s "$CMP/results.json") bytes) and $(ls "$CMP" | grep -c 'svg$') plots"
+# the same bench on a full disk: a 64 KiB tmpfs holding an old results.json and a filler
+FULL=$TMPD/full
+mkdir "$FULL"
+if mount -t tmpfs -o size=64k,mode=0755 "gw$$-full" "$FULL"; then
+	trap 'umount "$FULL" 2>/dev/null; cleanup' EXIT
+	mkdir "$FULL/cmp"
+	cp "$TOP/tests/unit/cmpreport/good/results.json" "$FULL/cmp/"
+	old=$(sha256sum <"$FULL/cmp/results.json")
+	dd if=/dev/zero of="$FULL/filler" bs=4k 2>/dev/null
+	timeout 40 "$GATEWAYD" --compare --kernel host --qdiscs fifo --rate 8mbit --duration 4s \
+		--out "$FULL/cmp" >"$TMPD/full.out" 2>&1
+	rc=$?
+	grep '^gatewayd: ' "$TMPD/full.out" | sed 's/^/# /'
+	check "--compare on a full 64 KiB tmpfs: exit $rc (1), each file named with the reason" \
+		eval '[ $rc -eq 1 ] &&
+		grep -q "gatewayd: $FULL/cmp/results.json: cannot write: No space left on device" "$TMPD/full.out" &&
+		grep -q "gatewayd: $FULL/cmp/latency-cdf.svg: cannot write: No space left on device" "$TMPD/full.out" &&
+		grep -q "fifo.flent.gz: cannot write: No space left on device" "$TMPD/full.out"'
+	check "  no .tmp left, the old results.json intact (sha256), nothing else there" \
+		eval '[ -z "$(find "$FULL" -name "*.tmp")" ] && [ "$(sha256sum <"$FULL/cmp/results.json")" = "$old" ] &&
+			[ "$(ls "$FULL/cmp")" = results.json ]'
+	umount "$FULL"
+else
+	not_ok "a 64 KiB tmpfs" "mount failed"
+fi
 check "its files are readable by any user (the daemon runs as a dynamic user)" \
 	bash -c "[ \"\$(stat -c %a '$TMPD/new' '$CMP' '$CMP/results.json' '$CMP/flows-fifo_limit-1000.svg' | tr '\n' ' ')\" = '755 755 644 644 ' ]"
 

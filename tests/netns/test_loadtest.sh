@@ -75,7 +75,7 @@ conf "$TMPD/daemon.conf" "10.77.2.2:$PORT" 1s
 conf "$TMPD/lt.conf" "10.77.2.2:$PORT" 2s
 gw_start "$NS_R" "$TMPD/daemon.conf" || { not_ok "gatewayd applies" "$(cat "$GW_LOG")"; exit 1; }
 wait_for '[ "$(net_privs $GW_PID)" = "$NET_ONLY" ]' 5 "the daemon to give up its other capabilities"
-check "started as root, the daemon keeps CAP_NET_ADMIN and CAP_NET_RAW alone, bounding set too, and no_new_privs ($(net_privs $GW_PID))" \
+check "started as root, the daemon becomes its user ($GW_USER) keeping CAP_NET_ADMIN and CAP_NET_RAW alone, bounding set too, and no_new_privs ($(net_privs $GW_PID))" \
 	test "$(net_privs $GW_PID)" = "$NET_ONLY"
 t0=$(date +%s.%N)
 ip netns exec "$NS_R" timeout 40 "$GATEWAYD" -c "$TMPD/lt.conf" --load-test >"$TMPD/lt.out" 2>&1 &

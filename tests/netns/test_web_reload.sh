@@ -20,8 +20,11 @@ mkcert two
 cp "$D/one.pem" "$D/tls.pem"
 cp "$D/one.key" "$D/tls.key"
 printf 'admin:%s\n' "$(openssl passwd -6 s3cret)" >"$D/users"
-# root's alone, as on a router: the web process is nobody, and its files are read for it
+# root's and the daemon's group's alone, as on a router: the daemon (its own user once
+# started) reads them again at a reload; the web process is another user, and its files are
+# read for it
 chmod 600 "$D/users" "$D"/*.key
+daemon_reads "$D/users" "$D"/*.key
 conf() {	# conf PORT [TOP-LEVEL SETTINGS]
 	cat >"$D/run.conf" <<CONF
 listen = "127.0.0.1:$1";

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# tests/pkg/test_deb.sh: `make deb` builds a package lintian finds no error in, and it installs,
-# runs, keeps its conffile and goes away cleanly in a scratch root: an overlay whose lower
-# layer is this machine's / and whose upper layer is a tmpfs, entered with chroot, the source
-# tree hidden. Nothing reaches the host: checked before and after. Root: mount, chroot, netns.
+# tests/pkg/test_deb.sh: `make deb` builds a package lintian finds no error in, and it installs
+# (making the users gatewayd and gatewayd-web), runs as gatewayd, keeps its conffile and goes
+# away cleanly in a scratch root: an overlay whose lower layer is this machine's / and whose
+# upper layer is a tmpfs, entered with chroot, the source tree hidden. Then `make deps` and
+# `make install` make the users there too, from a copy of the tree. Nothing reaches the host:
+# checked before and after. Root: mount, chroot, netns.
 set -u
 . "$(dirname "$0")/../netns/lib.sh"
 BUILD=${BUILD:-build}
@@ -23,7 +25,8 @@ HOST_PATHS=(/usr/sbin/gatewayd /lib/systemd/system/gatewayd.service /etc/gateway
 	/lib/systemd/system-generators/gatewayd-generator
 	/usr/share/doc/gatewayd /usr/libexec/gatewayd /usr/share/man/man8/gatewayd.8.gz
 	/usr/lib/cni/gatewayd-cni /usr/share/man/man8/gatewayd-cni.8.gz
-	/etc/systemd/system/multi-user.target.wants/gatewayd.service)
+	/etc/systemd/system/multi-user.target.wants/gatewayd.service
+	/usr/lib/sysusers.d/gatewayd.conf /usr/local/sbin/gatewayd)
 host_state() {
 	local p
 	for p in "${HOST_PATHS[@]}"; do [ -e "$p" ] && echo "present $p" || echo "absent $p"; done
@@ -104,11 +107,12 @@ want="/usr/sbin/gatewayd /lib/systemd/system/gatewayd.service /etc/gatewayd/gate
 	/usr/share/doc/gatewayd/examples/container-host.conf
 	/usr/libexec/gatewayd/gatewayd-uml /usr/libexec/gatewayd/gatewayd-uml-init
 	/usr/lib/cni/gatewayd-cni /usr/share/man/man8/gatewayd-cni.8.gz
+	/usr/lib/sysusers.d/gatewayd.conf
 	/usr/share/doc/gatewayd/examples/cni/podman.conflist
 	/usr/share/doc/gatewayd/examples/cni/containerd.conflist"
 absent=""
 for f in $want; do printf '%s\n' "$files" | grep -qx "$f" || absent="$absent $f"; done
-check "the package holds the binary, unit, man pages, examples, copyright, changelog${absent:+ (no$absent)}" \
+check "the package holds the binary, unit, sysusers.d file, man pages, examples, copyright, changelog${absent:+ (no$absent)}" \
 	[ -z "$absent" ]
 check "man pages and changelog gzipped (gzip -t)" gzip -t "$tmpx"/usr/share/man/man*/*.gz \
 	"$tmpx/usr/share/doc/gatewayd/changelog.Debian.gz"
@@ -121,6 +125,9 @@ gen_paths() {
 		grep -qx 'conf=/etc/gatewayd/gatewayd.conf' "$g"
 }
 check "the generator is executable and runs /usr/sbin/gatewayd on /etc/gatewayd/gatewayd.conf" gen_paths
+check "the sysusers.d file declares the users gatewayd and gatewayd-web" \
+	eval 'grep -qE "^u gatewayd - " "$tmpx/usr/lib/sysusers.d/gatewayd.conf" &&
+		grep -qE "^u gatewayd-web - " "$tmpx/usr/lib/sysusers.d/gatewayd.conf"'
 
 # lintian: errors fail; warnings and notes are printed for the reader
 lint=$(lintian --fail-on error --info --display-info "$deb" 2>&1)
@@ -151,6 +158,20 @@ check "scratch root: overlay of / (upper on a tmpfs), source tree hidden" \
 in_root() { chroot "$R" "$@"; }
 cp "$deb" "$R/tmp/"
 pkgfile=/tmp/${deb##*/}
+# the users the postinst makes: taken out of the scratch root's files first (the host has them;
+# the copies in the upper layer are changed, never the host's)
+drop_users() {
+	local f
+	for f in passwd group shadow gshadow; do
+		if [ -f "$R/etc/$f" ]; then sed -i -E '/^gatewayd(-web)?:/d' "$R/etc/$f" || return 1; fi
+	done
+}
+has_users() {
+	in_root getent passwd gatewayd >/dev/null && in_root getent passwd gatewayd-web >/dev/null &&
+		in_root getent group gatewayd >/dev/null && in_root getent group gatewayd-web >/dev/null
+}
+drop_users
+check "scratch root: no user gatewayd or gatewayd-web in it before the install" eval '! has_users'
 
 out=$(in_root dpkg -i "$pkgfile" 2>&1)
 rc=$?
@@ -158,6 +179,9 @@ rc=$?
 	{ not_ok "dpkg -i in the scratch root" "exit $rc"; printf '%s\n' "$out" | sed 's/^/#   /'; }
 check "installed: dpkg-query says install ok installed" \
 	[ "$(in_root dpkg-query -W -f='${Status}' gatewayd)" = "install ok installed" ]
+check "the postinst made the users: $(in_root getent passwd gatewayd) / $(in_root getent passwd gatewayd-web)" \
+	eval 'has_users && [ "$(in_root id -u gatewayd)" != "$(in_root id -u gatewayd-web)" ] &&
+		[ "$(in_root id -u gatewayd)" -gt 0 ] && [ "$(in_root id -u gatewayd-web)" -gt 0 ]'
 got=$(in_root gatewayd --version 2>&1)
 check "gatewayd --version in the root: $got" [ "$got" = "gatewayd $version" ]
 got=$(in_root gatewayd --check -c /etc/gatewayd/gatewayd.conf 2>&1)
@@ -188,6 +212,10 @@ PIDS+=("$gw")
 health() { [ "$(ip netns exec "$NS" curl -s -m 1 http://127.0.0.1:9180/healthz)" = ok ]; }
 wait_for health 10 "the installed daemon's /healthz"
 check "installed daemon with the default config: started, /healthz ok" health
+uid_in_root=$(in_root id -u gatewayd)
+runs_as() { [ "$(awk '$1 == "Uid:" { print $2 }' "/proc/$gw/status" 2>/dev/null)" = "$uid_in_root" ]; }
+wait_for runs_as 5 "the daemon to become gatewayd ($uid_in_root)"
+check "  it runs as the package's user gatewayd (uid $uid_in_root), not root" runs_as
 links=$(ip netns exec "$NS" curl -s -m 1 http://127.0.0.1:9180/api/status | jq -c .links)
 shaped() { tc -n "$NS" qdisc show dev wan0 | grep -q 'htb e000:'; }
 check "  /api/status lists no link ($links), wan0 not shaped" \
@@ -231,6 +259,31 @@ left=$(cd "$SCR/up" && find . -name '*gatewayd*' ! -path './var/cache/man/*' | h
 check "  nothing of gatewayd left in the root${left:+: $(echo $left)}" [ -z "$left" ]
 check "  systemd no longer has it enabled" \
 	[ ! -e "$R/etc/systemd/system/multi-user.target.wants/gatewayd.service" ]
+check "  the users stay (files they own may outlive the package, as Debian's packages do)" has_users
+
+# -- make deps and make install, in the scratch root ---------------------------------------
+# a copy of the tree with its build (timestamps kept: nothing is built again) in the root
+SRC=/tmp/src
+mkdir "$R$SRC" && tar -C "$TOP" --exclude=./.git --exclude="./$BUILD/tests" \
+	--exclude=./build-asan --exclude=./build-fuzz --exclude=./build-deb -cf - . |
+	tar -C "$R$SRC" -xf -
+mk() { in_root env -u MAKEFLAGS -u MAKELEVEL make --no-print-directory -C "$SRC" BUILD="$BUILD" "$@" 2>&1; }
+drop_users
+out=$(mk deps)
+rc=$?
+check "make deps in the scratch root: exit $rc, the users made" eval '[ $rc -eq 0 ] && has_users'
+[ $rc -eq 0 ] || printf '%s\n' "$out" | tail -5 | sed 's/^/#   /'
+drop_users
+out=$(mk install DESTDIR=/tmp/stage)
+rc=$?
+check "make install DESTDIR=...: exit $rc, the sysusers.d file staged, no user made" \
+	eval '[ $rc -eq 0 ] && [ -f "$R/tmp/stage/usr/lib/sysusers.d/gatewayd.conf" ] && ! has_users'
+[ $rc -eq 0 ] || printf '%s\n' "$out" | tail -5 | sed 's/^/#   /'
+out=$(mk install)
+rc=$?
+check "make install: exit $rc, /usr/lib/sysusers.d/gatewayd.conf installed, the users made" \
+	eval '[ $rc -eq 0 ] && [ -f "$R/usr/lib/sysusers.d/gatewayd.conf" ] && has_users'
+[ $rc -eq 0 ] || printf '%s\n' "$out" | tail -5 | sed 's/^/#   /'
 
 # -- the host ----------------------------------------------------------------------------
 scratch_down

@@ -48,6 +48,10 @@ in_ns() {
 uml_guest_begin() {
 	GW=${1:?gatewayd binary}
 	T=$(mktemp -d)
+	# once started the daemon is user gatewayd (the guest's passwd is the host's), and a
+	# reload reads its config as that user: the scratch directory lets it in (the files in
+	# it are the umask's, 0644)
+	chmod 0755 "$T"
 	[ -z "${UML_MODULES_FAILED:-}" ] || not_ok "guest modules" "not loaded: $UML_MODULES_FAILED"
 	[ "${2:-}" = no-topology ] && return 0
 	uml_topology || { not_ok "topology" "uml_topology failed"; exit 1; }

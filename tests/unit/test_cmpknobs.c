@@ -150,9 +150,10 @@ static void test_results(void)
 {
 	struct cmp_opts o;
 	struct cmp_result r[2];
-	char path[] = "/tmp/test_cmpknobs.XXXXXX", file[64], e[256];
+	/* in a directory of its own: the bench writes only in one no one else may write in */
+	char dir[] = "/tmp/test_cmpknobs.XXXXXX", path[64], file[64], e[4600];
 	struct json_object *root, *cfg, *runs, *v;
-	int fd = mkstemp(path);
+	bool made = mkdtemp(dir) != NULL;
 
 	memset(&o, 0, sizeof(o));
 	memset(r, 0, sizeof(r));
@@ -165,10 +166,12 @@ static void test_results(void)
 	CHECK_EQ_STR(cmp_result_label(&r[1]), "fifo", "no label: the queue's name");
 	cmp_label_file(&r[0], file, sizeof(file));
 	CHECK_EQ_STR(file, "fq_codel_target-2ms", "the label as a file name: no ':' or '='");
-	close(fd);
-	CHECK(cmp_write_json(path, &o, r, 2, "host", NULL, e, sizeof(e)) == 0, "written (%s)", e);
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	CHECK(made && cmp_write_json(path, &o, r, 2, "host", NULL, e, sizeof(e)) == 0,
+	      "written (%s)", e);
 	root = json_object_from_file(path);
 	unlink(path);
+	rmdir(dir);
 	if (!CHECK(root != NULL, "results.json parses"))
 		return;
 	json_object_object_get_ex(root, "config", &cfg);
