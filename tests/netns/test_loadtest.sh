@@ -18,6 +18,9 @@ ip netns exec "$NS_R" ping -c 2 -i 0.2 -W 1 10.77.2.2 >/dev/null 2>&1 # ARP sett
 # the sink serves the router by its token (docs/load-protocol.md, version 2 headers)
 TOKEN_FILE=$TMPD/sink.token
 head -c 24 /dev/urandom | base64 >"$TOKEN_FILE"
+# a secret file: not for others; the daemon reads it at each test as user gatewayd
+chgrp gatewayd "$TOKEN_FILE" 2>/dev/null
+chmod 640 "$TOKEN_FILE"
 TOKEN=$(cat "$TOKEN_FILE")
 
 # conf FILE SINK DURATION: the router's WAN shaped both ways, probes to the server; a gatewayd
