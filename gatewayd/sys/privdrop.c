@@ -253,3 +253,33 @@ int gw_keep_launcher_caps(char *err, size_t errlen)
 	}
 	return 0;
 }
+
+int gw_drop_launcher_caps(char *err, size_t errlen)
+{
+	const unsigned int gone[] = { CAP_SETUID, CAP_SETGID, CAP_KILL };
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	bool changed = false;
+
+	errno = 0;
+	if (syscall(SYS_capget, &h, d) < 0)
+		return fail(err, errlen, "capget");
+	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {
+		unsigned int c = gone[i];
+		uint32_t bit = 1u << (c % 32);
+		int amb = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0);
+
+		if (amb > 0 && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, c, 0, 0) < 0)
+			return fail(err, errlen, "lowering an ambient capability");
+		if ((d[c / 32].permitted | d[c / 32].effective | d[c / 32].inheritable) & bit)
+			changed = true;
+		d[c / 32].permitted &= ~bit;
+		d[c / 32].effective &= ~bit;
+		d[c / 32].inheritable &= ~bit;
+	}
+	h.version = _LINUX_CAPABILITY_VERSION_3;
+	h.pid = 0;
+	if (changed && syscall(SYS_capset, &h, d) < 0)
+		return fail(err, errlen, "capset (a service's filter must allow it)");
+	return 0;
+}

@@ -48,5 +48,12 @@ int gw_drop_to_user(const char *const *users, const uid_t *avoid, size_t n_avoid
  * them (what it starts is then refused); -errno with err.
  */
 int gw_keep_launcher_caps(char *err, size_t errlen);
+/*
+ * The daemon, once it has forked the launcher, not root (systemd's unit gives the service
+ * user CAP_SETUID, CAP_SETGID and CAP_KILL beside the network two, for the launcher alone):
+ * those three out of every set, ambient included. Its other capabilities are its own drop's
+ * (gw_keep_net_caps). 0 or -errno with err.
+ */
+int gw_drop_launcher_caps(char *err, size_t errlen);
 
 #endif
