@@ -110,11 +110,13 @@ int gw_helper_start(const char *const *argv, int out_fd, pid_t *pid, char *err,
 	if (helper_ops)
 		return helper_ops->start(helper_ctx, argv, out_fd, pid, err, errlen);
 	if (caps_now(&prm, &eff) < 0)
-		prm = eff = ~0u;	/* unknown: taken as something to keep from it */
-	drop = me == 0 || (eff & both) == both;
-	if (!drop && prm) {
-		snprintf(err, errlen, "%s: it would run with this process's capabilities, and it "
-			 "cannot be made nobody here (no CAP_SETUID)", argv[0]);
+		prm = eff = 0;	/* unknown: it cannot be made nobody, nor run as we are */
+	/* root that kept no CAP_SETUID (a daemon as uid 0 with its two) cannot either */
+	drop = (eff & both) == both;
+	if (!drop && (prm || me == 0 || getuid() == 0)) {
+		snprintf(err, errlen, "%s: it cannot be made nobody here (no CAP_SETUID and "
+			 "CAP_SETGID, and no launcher to do it), and it may not run with this "
+			 "process's uid or capabilities", argv[0]);
 		return -EPERM;
 	}
 	*pid = fork();

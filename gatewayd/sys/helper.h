@@ -36,9 +36,9 @@ void gw_helper_use(const struct gw_helper_ops *ops, void *ctx);
 int gw_helper_find(const char *name, char *path, size_t len, char *err, size_t errlen);
 /*
  * Start argv (argv[0] absolute, at most GW_HELPER_MAX_ARGS) as said above, stdout out_fd.
- * Without a launcher: refused when this process can neither become nobody (root, or
- * CAP_SETUID and CAP_SETGID) nor holds nothing worth keeping from the program (not root, no
- * capability). 0 and *pid, or -errno with err.
+ * Without a launcher: refused when this process can neither make it nobody (CAP_SETUID and
+ * CAP_SETGID, as root has them) nor holds nothing worth keeping from the program (not root,
+ * no capability). 0 and *pid, or -errno with err.
  */
 int gw_helper_start(const char *const *argv, int out_fd, pid_t *pid, char *err,
 		    size_t errlen);

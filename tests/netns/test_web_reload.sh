@@ -135,3 +135,20 @@ check "shaping went on throughout (the tree is in place)" \
 	bash -c "ip netns exec $NS tc qdisc show dev wr0 | grep -q 'tbf e000:'"
 gw_stop
 check "stop after the reloads: exit 0" test $? = 0
+
+# a start whose auth file may not be served (every user may read it): said, and no page
+# without the auth it was given until a reload mends the file; shaping goes on
+chmod 644 "$D/users"
+conf 9183 "auth_file = \"$D/users\"; auth_plain_http = true;"
+gw_start "$NS" "$D/run.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
+check "a start with an auth file every user may read: said, naming it" \
+	grep -q "status page: auth_file $D/users: mode 0644 lets every user read it.*not served until a reload mends it" "$GW_LOG"
+check "  no page is served meanwhile (not without its auth)" \
+	test "$(ip netns exec "$NS" curl -s --max-time 1 -o /dev/null -w '%{http_code}' http://127.0.0.1:9183/api/status)" = 000
+check "  shaping goes on" bash -c "ip netns exec $NS tc qdisc show dev wr0 | grep -q 'tbf e000:'"
+chmod 640 "$D/users"
+gw_reload
+check "  the file mended, a reload serves the page with it" \
+	test "$(code http://127.0.0.1:9183/api/status):$(code -u admin:s3cret http://127.0.0.1:9183/api/status)" = "401:200"
+gw_stop
+check "stop: exit 0" test $? = 0

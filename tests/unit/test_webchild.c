@@ -26,11 +26,13 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "config/config.h"
 #include "gatewayd/sys/clock.h"
@@ -634,6 +636,24 @@ int main(void)
 		CHECK(WIFEXITED(s) && WEXITSTATUS(s) == 0, "a web user that is the daemon's uid is "
 		      "refused, not taken (status %#x)", s);
 		helpers("no launcher (root)");
+		/* uid 0 that kept CAP_NET_ADMIN alone (a daemon without its user): it can neither
+		 * make a helper nobody nor let it run as itself */
+		if ((pid = fork()) == 0) {
+			static const char *const argv[] = { "/bin/true", NULL };
+			struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+			struct __user_cap_data_struct d[2] = { { 1u << CAP_NET_ADMIN,
+								  1u << CAP_NET_ADMIN, 0 } };
+			char e[256] = "";
+			pid_t hp = -1;
+
+			if (syscall(SYS_capset, &h, d) < 0)
+				_exit(2);
+			_exit(gw_helper_start(argv, 1, &hp, e, sizeof(e)) == -EPERM && hp < 0 &&
+			      strstr(e, "cannot be made nobody") ? 0 : 1);
+		}
+		waitpid(pid, &s, 0);
+		CHECK(WIFEXITED(s) && WEXITSTATUS(s) == 0, "no launcher, uid 0 without CAP_SETUID: a "
+		      "helper is refused, not run as root (status %#x)", s);
 	}
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
 	l.text = addr;
