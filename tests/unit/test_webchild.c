@@ -698,8 +698,27 @@ int main(void)
 	CHECK(proc_field(st.pid, "Uid", v, sizeof(v)) &&
 	      (geteuid() != 0 ? (unsigned)atoi(v) == geteuid() : atoi(v) != 0),
 	      "Uid %s (the parent's %u)", v, (unsigned)geteuid());
-	if (geteuid() == 0)
+	if (geteuid() == 0) {
+		char path[64], fd0[64] = "", fd1[64] = "", stat[512] = "";
+		int sid = 0, tty = -1;
+
 		helpers("through the launcher");
+		/* the launcher, as the web process: a session of its own, nothing to type into */
+		snprintf(path, sizeof(path), "/proc/%d/fd/0", (int)st.launcher);
+		(void)!readlink(path, fd0, sizeof(fd0) - 1);
+		snprintf(path, sizeof(path), "/proc/%d/fd/1", (int)st.launcher);
+		(void)!readlink(path, fd1, sizeof(fd1) - 1);
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)st.launcher);
+		if (slurp(path, stat, sizeof(stat)) > 0 && strrchr(stat, ')'))
+			sscanf(strrchr(stat, ')') + 2, "%*c %*d %*d %d %d", &sid, &tty);
+		CHECK(st.launcher > 0 && sid == st.launcher && tty == 0 &&
+		      !strcmp(fd0, "/dev/null") && !strcmp(fd1, "/dev/null"),
+		      "the launcher: a session of its own (%d), no terminal (%d), stdin %s, stdout %s",
+		      sid, tty, fd0, fd1);
+		CHECK(proc_field(st.launcher, "CapEff", v, sizeof(v)) && !strcmp(v, "00000000000000e0") &&
+		      proc_field(st.launcher, "CapAmb", v, sizeof(v)) && !strcmp(v, "0000000000000000"),
+		      "the launcher: CAP_SETUID, CAP_SETGID and CAP_KILL alone, none ambient");
+	}
 
 	/* stopped: nothing is read, the socket fills, and sending still never waits */
 	kill(st.pid, SIGSTOP);
