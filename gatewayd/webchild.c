@@ -414,10 +414,15 @@ static int launch_recv(int zs, struct launch_req *q, int *fds, size_t *n)
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 
-			if (*n + k > LAUNCH_MAX_FDS)
-				k = LAUNCH_MAX_FDS - *n;
-			memcpy(fds + *n, CMSG_DATA(c), k * sizeof(int));
-			*n += k;
+			for (size_t i = 0; i < k; i++) {
+				int fd;
+
+				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				if (*n < LAUNCH_MAX_FDS)
+					fds[(*n)++] = fd;
+				else
+					close(fd);	/* more than any request has: refused below */
+			}
 		}
 	want = q->what == REQ_WEB ? 1 + q->n_listen + (size_t)__builtin_popcount(q->files & 7)
 	       : q->what == REQ_HELPER ? 1 : 0;
@@ -461,11 +466,11 @@ static void launch_forget(struct launcher *l, size_t i)
 	l->kids[i] = l->kids[--l->n];
 }
 
-static void launch_reap(struct launcher *l, bool all)
+static void launch_reap(struct launcher *l)
 {
 	for (size_t i = 0; i < l->n;) {
 		int status;
-		pid_t r = waitpid(l->kids[i].pid, &status, all ? 0 : WNOHANG);
+		pid_t r = waitpid(l->kids[i].pid, &status, WNOHANG);
 
 		if (r != l->kids[i].pid) {
 			i++;
@@ -604,7 +609,7 @@ static void __attribute__((noreturn)) launcher_main(int zs, pid_t parent)
 			pfd[1 + i] = (struct pollfd){ .fd = l.kids[i].pidfd, .events = POLLIN };
 		if (poll(pfd, 1 + l.n, timeout) < 0 && errno != EINTR)
 			break;
-		launch_reap(&l, false);
+		launch_reap(&l);
 		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		if (launch_recv(zs, &q, fds, &n) < 0)
@@ -621,7 +626,7 @@ static void __attribute__((noreturn)) launcher_main(int zs, pid_t parent)
 		for (size_t i = 0; i < l.n; i++)
 			pfd[i] = (struct pollfd){ .fd = l.kids[i].pidfd, .events = POLLIN };
 		poll(pfd, l.n, timeout);
-		launch_reap(&l, false);
+		launch_reap(&l);
 	}
 	_exit(0);
 }
