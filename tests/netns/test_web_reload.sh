@@ -118,6 +118,7 @@ chgrp gatewayd "$D/users.good" 2>/dev/null
 chmod 640 "$D/users.good"
 rm -f "$D/users"
 mkfifo -m 640 "$D/users"
+chgrp gatewayd "$D/users" 2>/dev/null	# the daemon's user may open it: what it is counts
 t0=$EPOCHREALTIME
 gw_reload 1
 rc=$?
