@@ -458,9 +458,6 @@ int main(int argc, char **argv)
 	bool probed;
 	int c, r;
 
-	/* the web process, re-executed by its launcher to shed capabilities (gatewayd/webchild.c) */
-	if (argc >= 2 && !strcmp(argv[1], "--web-process"))
-		return gw_webchild_exec_main(argc, argv);
 	for (int i = 1; i < argc; i++)	/* the comparison bench has options of its own */
 		if (!strcmp(argv[i], "--compare") || !strcmp(argv[i], "--compare-report")) {
 #ifndef GW_NO_COMPARE

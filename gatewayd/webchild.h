@@ -1,6 +1,8 @@
 /* gatewayd/webchild.h: the HTTP side in its own unprivileged, sandboxed process: the daemon
- * binds the listen sockets, forks the web process over a socketpair, feeds it the web settings
- * and each pass's snapshot in wire frames (webui/wire.h), and restarts it when it dies. */
+ * binds the listen sockets and opens the page's files, a launcher it forks at start makes the
+ * web process from them, the daemon feeds it the web settings and each pass's snapshot in
+ * wire frames (webui/wire.h), and it is restarted when it dies. The launcher also runs the
+ * daemon's helper programs (gatewayd/sys/helper.h). */
 #ifndef GW_WEBCHILD_H
 #define GW_WEBCHILD_H
 
@@ -18,27 +20,37 @@ struct gw_webchild_stats {
 	uint64_t restarts;		/* web processes started after the first */
 	uint64_t dropped;		/* snapshots not sent: the process had not read the last */
 	double down_s;			/* seconds without a web process, all told */
+	int last_status;		/* the wait status of the last one that ended; -1: none */
+	pid_t launcher;			/* 0: gone */
 	bool up;
 };
 
+#define GW_WEBCHILD_FILES 3	/* the auth file, the TLS certificate, the TLS key */
+
 /*
- * Start the web process for ws, serving fds (the sockets the caller bound, one per listen
- * address of ws, in order; the caller keeps them open for the restarts). Returns 0 and *out,
- * or -errno with err. The process runs as "nobody" when the daemon is root (else as the
- * daemon's uid), with no capabilities, no_new_privs and gw_sandbox_web()'s filter.
+ * Start the launcher, and the web process for ws, serving fds (the sockets the caller bound,
+ * one per listen address of ws, in order) with files (GW_WEBCHILD_FILES fds the caller
+ * opened: auth, cert, key; -1 for one not set; NULL: none). The caller keeps all of them open
+ * for the restarts. park: the launcher alone for now (the page's files could not be read),
+ * a web process once gw_webchild_replace gives what it needs. Returns 0 and *out, or -errno
+ * with err. The process becomes user gatewayd-web (nobody where there is none; never the
+ * daemon's uid) with no capabilities, no_new_privs and gw_sandbox_web()'s filter before it
+ * reads its settings or starts its server.
  */
 int gw_webchild_start(const struct gw_wire_settings *ws, const int *fds, size_t n_fds,
-		      double now, struct gw_webchild **out, char *err, size_t errlen);
+		      const int *files, bool park, double now, struct gw_webchild **out,
+		      char *err, size_t errlen);
 /* A pass's snapshot, never blocking: dropped (and counted) while an earlier frame is still
  * being written, or while no process runs. */
 void gw_webchild_send(struct gw_webchild *c, const struct gw_snapshot *s);
 /* New settings (a reload) over the same sockets: sent, and kept for a restart. */
 void gw_webchild_settings(struct gw_webchild *c, const struct gw_wire_settings *ws);
-/* A reload with other listen addresses: the sockets the caller bound for ws (it closes the
- * old ones after this), served by a new process at the next poll (the history the old one
- * kept is lost with it). 0 or -EINVAL. */
-int gw_webchild_listen(struct gw_webchild *c, const struct gw_wire_settings *ws,
-		       const int *fds, size_t n_fds, double now);
+/* A reload with other listen addresses, files or Host names: a new process serves fds and
+ * files (the caller's, kept open as for gw_webchild_start; it closes the old ones after
+ * this) from the next poll on; the one running now is told to go and is killed by the
+ * launcher if it is still there a second later. Its history is lost with it. 0 or -EINVAL. */
+int gw_webchild_replace(struct gw_webchild *c, const struct gw_wire_settings *ws,
+			const int *fds, size_t n_fds, const int *files, double now);
 /* Reap a dead process (logged with its exit status or signal), restart after the back-off
  * (0.1 s doubling to 30 s; back to 0.1 s after 60 s up), go on writing a frame in part
  * written. Call every pass and when fd answers. */
@@ -52,11 +64,22 @@ int gw_webchild_launcher_fd(const struct gw_webchild *c);
 /* When (monotonic seconds) a process is to be started again, or -1: none is waited for. */
 double gw_webchild_next_start(const struct gw_webchild *c);
 void gw_webchild_stats(const struct gw_webchild *c, double now, struct gw_webchild_stats *st);
-/* gatewayd --web-process LAUNCHER VERBOSE SOCK FD...: the web process after its launcher
- * executed the binary again to shed the capabilities it could not drop otherwise (not root,
- * under systemd's filter). Returns only on bad arguments (2). */
-int gw_webchild_exec_main(int argc, char **argv);
-/* Stop the process (SIGTERM, then SIGKILL after a second) and free everything. */
+/* Stop the process (the end of its stream, then SIGKILL after a second), the helpers and the
+ * launcher, and free everything. */
 void gw_webchild_stop(struct gw_webchild *c);
+
+/* Test seams, set only by test programs (tests/unit/test_webchild.c): gatewayd never sets
+ * them and reads nothing from its environment for them. hook runs in the web process at each
+ * stage; fd (when hook is set) is left open in it for the hook to write to. */
+enum gw_webchild_stage {
+	GW_WEB_DROPPED,		/* its user, capabilities and filter in place; nothing read yet */
+	GW_WEB_SERVING,		/* its server started (main thread) */
+	GW_WEB_REQUEST,		/* the first request for a snapshot, in the thread answering it */
+};
+struct gw_webchild_test {
+	void (*hook)(enum gw_webchild_stage stage, int fd);
+	int fd;
+};
+extern struct gw_webchild_test gw_webchild_test;
 
 #endif

@@ -1,5 +1,7 @@
-/* gatewayd/webproc.c: the daemon's side of its web process: sockets, settings, snapshots. */
+/* gatewayd/webproc.c: the daemon's side of its web process: sockets, files, settings,
+ * snapshots. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,8 @@
 #include "gatewayd/sys/log.h"
 #include "gatewayd/web.h"
 #include "gatewayd/webproc.h"
+#include "webui/auth.h"
+#include "webui/conf.h"
 
 static void close_fds(int *fds, size_t n)
 {
@@ -31,15 +35,124 @@ static int bind_all(const struct gw_webui_listen *listen, size_t n, int *fds, ch
 	return 0;
 }
 
-/* The same addresses in the same order: the sockets bound for them serve on. */
-static bool same_listen(const struct gw_webproc *w, const struct gw_webui_listen *listen,
-			size_t n)
+static void files_close(struct gw_secret *f)
 {
-	if (!w->have_conf || w->conf.n_listen != n)
+	for (int i = 0; i < GW_WEBCHILD_FILES; i++)
+		gw_secret_close(&f[i]);
+}
+
+static void files_fds(const struct gw_secret *f, int *fds)
+{
+	for (int i = 0; i < GW_WEBCHILD_FILES; i++)
+		fds[i] = f[i].fd;
+}
+
+/* The paths of ws's files, in the order of gw_webchild's. */
+static const char *path_of(const struct gw_wire_settings *ws, int i)
+{
+	const char *p = i == 0 ? ws->auth_file : i == 1 ? ws->tls_cert : ws->tls_key;
+
+	return p[0] ? p : NULL;
+}
+
+/*
+ * Open ws's files (gatewayd/sys/secret.h: no link, no FIFO, a regular file others cannot
+ * read, bounded). A file of old's at the same path whose signature has not changed is not
+ * opened again (the daemon, no longer root after its start, may not be able to): its fd is
+ * duplicated. 0 and out, or -errno with err (nothing left open).
+ */
+static int files_open(const struct gw_wire_settings *ws, const struct gw_wire_settings *old_ws,
+		      const struct gw_secret *old, struct gw_secret *out, char *err,
+		      size_t errlen)
+{
+	static const char *const what[] = { "auth_file", "tls_cert", "tls_key" };
+	static const size_t max[] = { GW_AUTH_FILE_MAX, GW_WEBUI_PEM_MAX, GW_WEBUI_PEM_MAX };
+	int r;
+
+	for (int i = 0; i < GW_WEBCHILD_FILES; i++)
+		out[i] = GW_SECRET_NONE;
+	for (int i = 0; i < GW_WEBCHILD_FILES; i++) {
+		const char *p = path_of(ws, i), *was = old_ws ? path_of(old_ws, i) : NULL;
+		struct gw_secret_sig now;
+
+		if (!p)
+			continue;
+		if (was && old[i].fd >= 0 && !strcmp(p, was) && !gw_secret_stat(p, &now) &&
+		    gw_secret_sig_same(&now, &old[i].sig)) {
+			out[i].sig = old[i].sig;
+			if ((out[i].fd = fcntl(old[i].fd, F_DUPFD_CLOEXEC, 3)) >= 0)
+				continue;
+			r = -errno;
+			snprintf(err, errlen, "%s %s: %s", what[i], p, strerror(-r));
+			goto fail;
+		}
+		/* a certificate is public; the users' hashes and the key are not */
+		if ((r = gw_secret_open(p, what[i], max[i], i == 1 ? GW_SECRET_PUBLIC : 0, &out[i],
+					err, errlen)))
+			goto fail;
+	}
+	return 0;
+fail:
+	files_close(out);
+	return r;
+}
+
+/* Whether the files were all kept (the same fds' files, by signature). */
+static bool files_same(const struct gw_secret *a, const struct gw_secret *b)
+{
+	for (int i = 0; i < GW_WEBCHILD_FILES; i++)
+		if ((a[i].fd >= 0) != (b[i].fd >= 0) ||
+		    (a[i].fd >= 0 && !gw_secret_sig_same(&a[i].sig, &b[i].sig)))
+			return false;
+	return true;
+}
+
+/*
+ * What the web process will make of ws and files, read and checked here (the users' hashes
+ * parsed, the PEM files looked at) and then let go of: the daemon keeps the files' fds and
+ * signatures, never the key's bytes. 0 or -errno with err.
+ */
+static int files_check(const struct gw_config *cfg, const struct gw_secret *files, char *err,
+		       size_t errlen)
+{
+	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
+	struct gw_webui_opts o;
+	size_t n = gw_web_settings(cfg, listen, &o);
+	int fds[GW_WEBCHILD_FILES], r;
+	struct conf c;
+
+	files_fds(files, fds);
+	o.file_fds = fds;
+	if ((r = gw_webui_conf_load(&c, listen, n, &o, err, errlen)))
+		return r;
+	gw_webui_conf_free(&c);	/* wipes the key */
+	return 0;
+}
+
+/* Whether a and b make the same server: addresses, files (paths) and Host names. */
+static bool same_page(const struct gw_wire_settings *a, const struct gw_wire_settings *b)
+{
+	if (a->n_listen != b->n_listen || a->n_allowed_hosts != b->n_allowed_hosts ||
+	    strcmp(a->auth_file, b->auth_file) || strcmp(a->tls_cert, b->tls_cert) ||
+	    strcmp(a->tls_key, b->tls_key))
 		return false;
-	for (size_t i = 0; i < n; i++)
-		if (w->conf.listen[i].len != listen[i].len ||
-		    memcmp(&w->conf.listen[i].addr, &listen[i].addr, listen[i].len))
+	for (size_t i = 0; i < a->n_listen; i++)
+		if (a->listen_len[i] != b->listen_len[i] ||
+		    memcmp(&a->listen_addr[i], &b->listen_addr[i], a->listen_len[i]))
+			return false;
+	for (size_t i = 0; i < a->n_allowed_hosts; i++)
+		if (strcmp(a->allowed_hosts[i], b->allowed_hosts[i]))
+			return false;
+	return true;
+}
+
+static bool same_listen(const struct gw_wire_settings *a, const struct gw_wire_settings *b)
+{
+	if (a->n_listen != b->n_listen)
+		return false;
+	for (size_t i = 0; i < a->n_listen; i++)
+		if (a->listen_len[i] != b->listen_len[i] ||
+		    memcmp(&a->listen_addr[i], &b->listen_addr[i], a->listen_len[i]))
 			return false;
 	return true;
 }
@@ -48,40 +161,46 @@ int gw_webproc_start(struct gw_webproc *w, const struct gw_config *cfg, double n
 		     size_t errlen)
 {
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
-	struct gw_wire_settings *ws = calloc(1, sizeof(*ws));
 	struct gw_webui_opts o;
 	size_t n = gw_web_settings(cfg, listen, &o);
+	int files[GW_WEBCHILD_FILES];
 	char e[512];
 	int r;
 
 	memset(w, 0, sizeof(*w));
-	if (!ws) {
+	for (int i = 0; i < GW_WEBCHILD_FILES; i++)
+		w->files[i] = GW_SECRET_NONE;
+	if (!(w->ws = calloc(1, sizeof(*w->ws)))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if ((r = gw_web_wire_settings(cfg, ws))) {
+	if ((r = gw_web_wire_settings(cfg, w->ws))) {
 		snprintf(err, errlen, "a listen address, path or Host name is too long");
-		goto out;
+		goto fail;
 	}
 	if ((r = bind_all(listen, n, w->fds, err, errlen)))
-		goto out;
+		goto fail;
 	w->n_fds = n;
-	o.listen_fds = w->fds;
-	/* files the web process cannot read are said now; it starts all the same, so that a
-	 * reload that mends them is served */
-	if (gw_webui_conf_load(&w->conf, listen, n, &o, e, sizeof(e)))
-		gw_log(GW_LOG_ERR, "status page: %s", e);
-	else
-		w->have_conf = true;
-	if ((r = gw_webchild_start(ws, w->fds, n, now, &w->c, err, errlen))) {
+	/* files that cannot be served are said now: the launcher starts, and the page with it
+	 * once a reload mends them (never a page without the auth it was given) */
+	w->parked = files_open(w->ws, NULL, NULL, w->files, e, sizeof(e)) ||
+		    files_check(cfg, w->files, e, sizeof(e));
+	if (w->parked) {
+		gw_log(GW_LOG_ERR, "status page: %s; not served until a reload mends it", e);
+		files_close(w->files);
+	}
+	files_fds(w->files, files);
+	if ((r = gw_webchild_start(w->ws, w->fds, n, files, w->parked, now, &w->c, err,
+				   errlen))) {
 		close_fds(w->fds, n);
 		w->n_fds = 0;
-		if (w->have_conf)
-			gw_webui_conf_free(&w->conf);
-		w->have_conf = false;
+		files_close(w->files);
+		goto fail;
 	}
-out:
-	free(ws);
+	return 0;
+fail:
+	free(w->ws);
+	w->ws = NULL;
 	return r;
 }
 
@@ -102,12 +221,12 @@ int gw_webproc_reload(struct gw_webproc *w, const struct gw_config *cfg, double 
 		      size_t errlen)
 {
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
+	struct gw_secret files[GW_WEBCHILD_FILES];
 	struct gw_wire_settings *ws;
 	struct gw_webui_opts o;
 	size_t n = gw_web_settings(cfg, listen, &o);
-	int fds[GW_WEBUI_MAX_LISTEN], r;
+	int fds[GW_WEBUI_MAX_LISTEN], ffds[GW_WEBCHILD_FILES], r;
 	bool moved;
-	struct conf next;
 
 	if (!w->c)
 		return 0;	/* no page since start: said then */
@@ -119,31 +238,37 @@ int gw_webproc_reload(struct gw_webproc *w, const struct gw_config *cfg, double 
 		snprintf(err, errlen, "a listen address, path or Host name is too long");
 		goto out;
 	}
-	moved = !same_listen(w, listen, n);
-	o.listen_fds = moved ? NULL : w->fds;
-	if (!moved && gw_webui_conf_same(&w->conf, listen, n, &o)) {
+	/* opened before anything else is decided: a file that cannot be opened now refuses the
+	 * reload (the page goes on as it was) */
+	if ((r = files_open(ws, w->ws, w->files, files, err, errlen)))
+		goto out;
+	if (!w->parked && same_page(ws, w->ws) && files_same(files, w->files)) {
+		files_close(files);
+		*w->ws = *ws;
 		gw_webchild_settings(w->c, ws);	/* the rest: limits, compare_dir */
 		goto out;
 	}
-	/* read and checked here, as root: what the new process will serve */
-	if ((r = gw_webui_conf_load(&next, listen, n, &o, err, errlen)))
+	/* read and checked here: what the new process will serve */
+	if ((r = files_check(cfg, files, err, errlen))) {
+		files_close(files);
 		goto out;
+	}
+	moved = !same_listen(ws, w->ws);
 	if (moved && (r = bind_all(listen, n, fds, err, errlen))) {
-		gw_webui_conf_free(&next);
+		files_close(files);
 		goto out;
 	}
 	if (moved) {
 		close_fds(w->fds, w->n_fds);
 		memcpy(w->fds, fds, n * sizeof(*fds));
 		w->n_fds = n;
-		for (size_t i = 0; i < GW_WEBUI_MAX_LISTEN; i++)
-			next.fds[i] = i < n ? fds[i] : -1;
 	}
-	if (w->have_conf)
-		gw_webui_conf_free(&w->conf);
-	w->conf = next;
-	w->have_conf = true;
-	gw_webchild_listen(w->c, ws, w->fds, w->n_fds, now);
+	files_close(w->files);
+	memcpy(w->files, files, sizeof(files));
+	*w->ws = *ws;
+	w->parked = false;
+	files_fds(w->files, ffds);
+	gw_webchild_replace(w->c, w->ws, w->fds, w->n_fds, ffds, now);
 	r = 1;
 out:
 	free(ws);
@@ -156,7 +281,7 @@ void gw_webproc_stop(struct gw_webproc *w)
 	w->c = NULL;
 	close_fds(w->fds, w->n_fds);
 	w->n_fds = 0;
-	if (w->have_conf)
-		gw_webui_conf_free(&w->conf);
-	w->have_conf = false;
+	files_close(w->files);
+	free(w->ws);
+	w->ws = NULL;
 }

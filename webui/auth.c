@@ -40,25 +40,23 @@ static int load_err(char *err, size_t errlen, const char *file, int line, const 
 	return r;
 }
 
-/* The whole file, NUL-terminated; a regular file no bigger than GW_AUTH_FILE_MAX. */
-static int read_small(const char *file, char **out, char *err, size_t errlen)
+/* The whole file behind fd (named file), NUL-terminated; a regular file no bigger than
+ * GW_AUTH_FILE_MAX. */
+static int read_fd(int fd, const char *file, char **out, char *err, size_t errlen)
 {
-	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY), r;
 	struct stat st;
 	size_t len;
+	int r = gw_webui_read_file(fd, GW_AUTH_FILE_MAX, &st, out, &len);
 
-	if (fd < 0) {
-		r = -errno;
-		return load_err(err, errlen, file, 0, strerror(-r), r);
-	}
-	r = gw_webui_read_file(fd, GW_AUTH_FILE_MAX, &st, out, &len);
-	close(fd);
 	if (r == -EINVAL || r == -EFBIG)
 		return load_err(err, errlen, file, 0, "not a regular file of at most 64 KiB",
 				-EINVAL);
+	if (r == -EAGAIN)
+		return load_err(err, errlen, file, 0, "changed while it was read", r);
 	if (r)
 		return load_err(err, errlen, file, 0, strerror(-r), r);
 	if (strlen(*out) != len) {
+		explicit_bzero(*out, len);
 		free(*out);
 		*out = NULL;
 		return load_err(err, errlen, file, 0, "contains a NUL byte", -EINVAL);
@@ -255,14 +253,14 @@ static int parse_lines(struct gw_auth *a, char *text, const char *file, char *er
 	return 0;
 }
 
-int gw_auth_load(const char *file, struct gw_auth **out, char *err, size_t errlen)
+int gw_auth_load_fd(int fd, const char *file, struct gw_auth **out, char *err, size_t errlen)
 {
 	struct gw_auth *a;
 	char *text = NULL;
 	int r;
 
 	*out = NULL;
-	if ((r = read_small(file, &text, err, errlen)))
+	if ((r = read_fd(fd, file, &text, err, errlen)))
 		return r;
 	a = calloc(1, sizeof(*a));
 	if (!a) {
@@ -283,6 +281,22 @@ int gw_auth_load(const char *file, struct gw_auth **out, char *err, size_t errle
 	}
 	*out = a;
 	return 0;
+}
+
+int gw_auth_load(const char *file, struct gw_auth **out, char *err, size_t errlen)
+{
+	/* no link followed, no FIFO waited on (O_NONBLOCK: read_fd refuses what is not a
+	 * regular file) */
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK), r;
+
+	*out = NULL;
+	if (fd < 0) {
+		r = -errno;
+		return load_err(err, errlen, file, 0, strerror(-r), r);
+	}
+	r = gw_auth_load_fd(fd, file, out, err, errlen);
+	close(fd);
+	return r;
 }
 
 static void free_secret(char *s)

@@ -15,9 +15,12 @@ struct gw_auth;
 /*
  * Read FILE: one "user:HASH" a line, HASH a crypt(3) hash in modular form ("$6$...", "$y$...",
  * as `openssl passwd -6` or mkpasswd make); blank lines and lines starting with '#' are
- * skipped. Returns 0 and *out, or -errno with "FILE:LINE: message" (or "FILE: message") in err.
+ * skipped. Not through a link (O_NOFOLLOW), and a FIFO is refused, not waited on. Returns 0
+ * and *out, or -errno with "FILE:LINE: message" (or "FILE: message") in err.
  */
 int gw_auth_load(const char *file, struct gw_auth **out, char *err, size_t errlen);
+/* The same from fd, open already (from offset 0, its own offset untouched); file names it. */
+int gw_auth_load_fd(int fd, const char *file, struct gw_auth **out, char *err, size_t errlen);
 void gw_auth_free(struct gw_auth *a);
 
 /* Whether user and password match a line. Safe from any thread. A miss costs one crypt(3)

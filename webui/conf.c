@@ -1,5 +1,6 @@
 /* webui/conf.c: the HTTP servers' settings read and checked: the auth file, the TLS
- * certificate and key (PEM text for libmicrohttpd), the Host names answered. */
+ * certificate and key (PEM text for libmicrohttpd), the Host names answered; the files from
+ * fds the caller opened (the daemon's, in its web process) or else from their paths. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,39 +12,13 @@
 #include "webui/conf.h"
 #include "webui/readfile.h"
 
-static int sig_of(const char *path, struct gw_file_sig *sig)
+/* A PEM file whole, as text: from fd when it is open already (>= 0), else opened at path;
+ * what = "tls_cert" or "tls_key" for messages. */
+static int read_pem(int given, const char *path, const char *what, char **out, char *err,
+		    size_t errlen)
 {
-	struct stat st;
-
-	memset(sig, 0, sizeof(*sig));
-	if (!path)
-		return 0;
-	if (stat(path, &st) < 0)
-		return -errno;
-	*sig = (struct gw_file_sig){ st.st_dev, st.st_ino, st.st_size, st.st_mtim };
-	return 0;
-}
-
-static bool sig_same(const struct gw_file_sig *a, const char *path)
-{
-	struct gw_file_sig b;
-
-	if (sig_of(path, &b))
-		return false;	/* gone: a restart says why */
-	return a->dev == b.dev && a->ino == b.ino && a->size == b.size &&
-	       a->mtime.tv_sec == b.mtime.tv_sec && a->mtime.tv_nsec == b.mtime.tv_nsec;
-}
-
-static bool str_same(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
-/* A PEM file whole, as text; what = "tls_cert" or "tls_key" for messages. */
-static int read_pem(const char *path, const char *what, char **out, struct gw_file_sig *sig,
-		    char *err, size_t errlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), r;
+	int fd = given >= 0 ? given : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
+					   O_NONBLOCK), r;
 	struct stat st;
 	size_t len;
 
@@ -53,7 +28,8 @@ static int read_pem(const char *path, const char *what, char **out, struct gw_fi
 		return r;
 	}
 	r = gw_webui_read_file(fd, GW_WEBUI_PEM_MAX, &st, out, &len);
-	close(fd);
+	if (given < 0)
+		close(fd);
 	if (r == -EINVAL || r == -EFBIG || (!r && !len)) {
 		free(*out);
 		*out = NULL;
@@ -61,10 +37,10 @@ static int read_pem(const char *path, const char *what, char **out, struct gw_fi
 		return -EINVAL;
 	}
 	if (r) {
-		snprintf(err, errlen, "%s %s: %s", what, path, strerror(-r));
+		snprintf(err, errlen, "%s %s: %s", what, path, r == -EAGAIN ?
+			 "changed while it was read" : strerror(-r));
 		return r;
 	}
-	*sig = (struct gw_file_sig){ st.st_dev, st.st_ino, st.st_size, st.st_mtim };
 	if (!strstr(*out, "-----BEGIN ")) {
 		explicit_bzero(*out, len);
 		free(*out);
@@ -117,6 +93,12 @@ static int copy_str(const char *s, char **out)
 	return (*out = strdup(s)) ? 0 : -ENOMEM;
 }
 
+/* The fd the caller opened for file i (0 auth, 1 cert, 2 key), or -1: open the path. */
+static int given(const struct gw_webui_opts *o, int i)
+{
+	return o->file_fds ? o->file_fds[i] : -1;
+}
+
 int gw_webui_conf_load(struct conf *c, const struct gw_webui_listen *listen, size_t n_listen,
 		       const struct gw_webui_opts *o, char *err, size_t errlen)
 {
@@ -134,9 +116,12 @@ int gw_webui_conf_load(struct conf *c, const struct gw_webui_listen *listen, siz
 	if (copy_str(o->auth_file, &c->auth_file) || copy_str(o->tls_cert, &c->tls_cert) ||
 	    copy_str(o->tls_key, &c->tls_key) || hosts_load(c, o))
 		goto oom;
+	err[0] = '\0';
 	if (o->auth_file) {
-		if ((r = sig_of(o->auth_file, &c->auth_sig)) ||
-		    (r = gw_auth_load(o->auth_file, &c->auth, err, errlen))) {
+		r = given(o, 0) >= 0 ? gw_auth_load_fd(given(o, 0), o->auth_file, &c->auth, err,
+						       errlen)
+				     : gw_auth_load(o->auth_file, &c->auth, err, errlen);
+		if (r) {
 			if (!err[0])
 				snprintf(err, errlen, "%s: %s", o->auth_file, strerror(-r));
 			goto fail;
@@ -154,9 +139,9 @@ int gw_webui_conf_load(struct conf *c, const struct gw_webui_listen *listen, siz
 			r = -EOPNOTSUPP;
 			goto fail;
 		}
-		if ((r = read_pem(o->tls_cert, "tls_cert", &c->cert_pem, &c->cert_sig, err,
+		if ((r = read_pem(given(o, 1), o->tls_cert, "tls_cert", &c->cert_pem, err,
 				  errlen)) ||
-		    (r = read_pem(o->tls_key, "tls_key", &c->key_pem, &c->key_sig, err, errlen)))
+		    (r = read_pem(given(o, 2), o->tls_key, "tls_key", &c->key_pem, err, errlen)))
 			goto fail;
 	}
 	return 0;
@@ -183,35 +168,4 @@ void gw_webui_conf_free(struct conf *c)
 		free(c->key_pem);
 	}
 	memset(c, 0, sizeof(*c));
-}
-
-bool gw_webui_conf_same(const struct conf *c, const struct gw_webui_listen *listen,
-			size_t n_listen, const struct gw_webui_opts *o)
-{
-	struct conf h = { .n_hosts = 0 };
-	bool same;
-
-	if (c->n_listen != n_listen)
-		return false;
-	for (size_t i = 0; i < n_listen; i++)
-		if (c->listen[i].len != listen[i].len ||
-		    memcmp(&c->listen[i].addr, &listen[i].addr, listen[i].len) ||
-		    c->fds[i] != (o->listen_fds ? o->listen_fds[i] : -1))
-			return false;
-	if (!str_same(c->auth_file, o->auth_file) || !str_same(c->tls_cert, o->tls_cert) ||
-	    !str_same(c->tls_key, o->tls_key))
-		return false;
-	if ((o->auth_file && !sig_same(&c->auth_sig, o->auth_file)) ||
-	    (o->tls_cert && !sig_same(&c->cert_sig, o->tls_cert)) ||
-	    (o->tls_key && !sig_same(&c->key_sig, o->tls_key)))
-		return false;
-	if (hosts_load(&h, o)) {
-		gw_webui_conf_free(&h);
-		return false;
-	}
-	same = h.any_host == c->any_host && h.n_hosts == c->n_hosts;
-	for (size_t i = 0; same && i < h.n_hosts; i++)
-		same = !strcmp(h.hosts[i], c->hosts[i]);
-	gw_webui_conf_free(&h);
-	return same;
 }

@@ -4,25 +4,15 @@
 #define GW_WEBUI_CONF_H
 
 #include <stdbool.h>
-#include <sys/stat.h>
 #include "webui/webui.h"
 
 #define GW_WEBUI_PEM_MAX 65536	/* a certificate chain or a key file */
-
-/* A file as it was read: a reload reads it again when any of this changed. */
-struct gw_file_sig {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-};
 
 struct conf {
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];	/* text: owned copies */
 	size_t n_listen;
 	int fds[GW_WEBUI_MAX_LISTEN];	/* the caller's bound sockets (not ours); -1: bind */
 	char *auth_file, *tls_cert, *tls_key;	/* paths, as configured */
-	struct gw_file_sig auth_sig, cert_sig, key_sig;
 	struct gw_auth *auth;
 	char *cert_pem, *key_pem;	/* the files' text; NULL: plain HTTP */
 	char *hosts[GW_WEBUI_MAX_HOSTS + 2];
@@ -30,13 +20,9 @@ struct conf {
 	bool host_check, any_host;
 };
 
-/* Read the auth file and the TLS files, copy the rest. -errno with err on failure. */
+/* Read the auth file and the TLS files (from o->file_fds when given, else their paths), copy
+ * the rest. -errno with err on failure. */
 int gw_webui_conf_load(struct conf *c, const struct gw_webui_listen *listen, size_t n_listen,
 		       const struct gw_webui_opts *o, char *err, size_t errlen);
 void gw_webui_conf_free(struct conf *c);	/* wipes the key */
-/* Whether a server made from c would be the one these settings make (files compared by
- * their signature, not read). */
-bool gw_webui_conf_same(const struct conf *c, const struct gw_webui_listen *listen,
-			size_t n_listen, const struct gw_webui_opts *o);
-
 #endif

@@ -855,42 +855,9 @@ fail:
 	return r;
 }
 
-int gw_webui_reconfigure(struct gw_webui *w, const struct gw_webui_listen *listen,
-			 size_t n_listen, const struct gw_webui_opts *o, char *err,
-			 size_t errlen)
+void gw_webui_set_limits(struct gw_webui *w, const struct gw_webui_opts *o)
 {
-	struct conf next, old;
-	char again[256];
-	size_t n;
-	int r;
-
-	err[0] = '\0';
-	if (!listen || n_listen < 1 || n_listen > GW_WEBUI_MAX_LISTEN) {
-		snprintf(err, errlen, "web UI: 1..%d listen addresses needed", GW_WEBUI_MAX_LISTEN);
-		return -EINVAL;
-	}
 	set_limits(w, o);
-	if (gw_webui_conf_same(&w->conf, listen, n_listen, o))
-		return 0;
-	/* everything read and checked before the running servers stop */
-	if ((r = gw_webui_conf_load(&next, listen, n_listen, o, err, errlen)))
-		return r;
-	stop_servers(w);
-	old = w->conf;
-	w->conf = next;
-	if (!(r = start_servers(w, err, errlen))) {
-		gw_webui_conf_free(&old);
-		return 1;
-	}
-	stop_servers(w);
-	w->conf = old;
-	if (start_servers(w, again, sizeof(again))) {
-		n = strlen(err);
-		snprintf(err + n, errlen - n, "; and the previous servers could not come back: %s",
-			 again);
-	}
-	gw_webui_conf_free(&next);
-	return r;
 }
 
 void gw_webui_stop(struct gw_webui *w)

@@ -21,9 +21,11 @@ int gw_webui_read_file(int fd, size_t max, struct stat *st, char **out, size_t *
 	size = (size_t)st->st_size;
 	if (!(buf = malloc(size + 1)))
 		return -ENOMEM;
-	/* one byte more than fstat said: a file that grows while read is caught, not cut */
+	/* from offset 0 whatever the fd's own offset (pread): the daemon hands the same open file
+	 * to every web process it starts. One byte more than fstat said: a file that grows while
+	 * read is caught, not cut */
 	for (;;) {
-		ssize_t n = read(fd, buf + have, size + 1 - have);
+		ssize_t n = pread(fd, buf + have, size + 1 - have, (off_t)have);
 		int e;
 
 		if (n < 0 && errno == EINTR)

@@ -41,6 +41,11 @@ struct gw_webui_opts {
 	 * order, kept by the caller (the server serves a copy); NULL: the server binds its own.
 	 * A process without the right to bind (an unprivileged web process) serves these. */
 	const int *listen_fds;
+	/* The auth file, the certificate and the key already open, in that order (-1: that one
+	 * is not set), read from offset 0 instead of opening the paths, which then only name
+	 * them: a web process that may not open them itself serves the daemon's. NULL: the
+	 * paths are opened (not through a link; a FIFO is refused). */
+	const int *file_fds;
 };
 
 /* Bind and listen on l as the server would (non-blocking, close-on-exec): 0 and *fd, or
@@ -64,17 +69,9 @@ int gw_webui_start_opts(const struct gw_webui_listen *listen, size_t n_listen,
 			const struct gw_webui_opts *opts, const struct gw_webui_source *src,
 			struct gw_webui **out, char *err, size_t errlen);
 
-/*
- * A reload: take listen and opts over. The auth file and the TLS files are read again when
- * their path or their contents (size, mtime, inode) changed, and then, or when the addresses
- * or the Host names changed, the servers are restarted (open connections dropped). Returns 0
- * when nothing needed a restart, 1 after one, or -errno with err when the new settings cannot
- * be served: the old servers then run on as before (or, if they cannot come back, err says
- * so too).
- */
-int gw_webui_reconfigure(struct gw_webui *w, const struct gw_webui_listen *listen,
-			 size_t n_listen, const struct gw_webui_opts *opts, char *err,
-			 size_t errlen);
+/* A reload that keeps the addresses, the files and the Host names: opts' limits (memory_max,
+ * the failed-login limit and back-off, the log window) taken over at once. */
+void gw_webui_set_limits(struct gw_webui *w, const struct gw_webui_opts *opts);
 
 /* Close the listening sockets, finish or drop open connections, free everything. */
 void gw_webui_stop(struct gw_webui *w);

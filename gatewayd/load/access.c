@@ -1,13 +1,13 @@
 /* gatewayd/load/access.c: who the load-test sink serves: the shared token (its file, its
  * constant-time comparison), the allow-list of prefixes, and the address helpers. */
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+#include <stdlib.h>
 #include "config/config.h"
 #include "gatewayd/load/access.h"
+#include "gatewayd/sys/secret.h"
 
 static bool tok_char(uint8_t c)
 {
@@ -17,38 +17,24 @@ static bool tok_char(uint8_t c)
 int gw_load_token_read(const char *path, uint8_t out[GW_LOAD_TOKEN_MAX], char *err,
 		       size_t errlen)
 {
-	uint8_t buf[GW_SINK_TOKEN_FILE_MAX + 1];
+	struct gw_secret f;
 	size_t got = 0, len = 0, i;
-	int fd, r = 0;
+	char *buf = NULL;
+	int r;
 
 	memset(out, 0, GW_LOAD_TOKEN_MAX);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		r = -errno;
-		snprintf(err, errlen, "token file %s: %s", path, strerror(errno));
+	/* a secret file like the auth file: no link, no FIFO, not readable by others */
+	if ((r = gw_secret_open(path, "token file", GW_SINK_TOKEN_FILE_MAX, 0, &f, err,
+				errlen)))
+		return r;
+	r = gw_secret_read(&f, GW_SINK_TOKEN_FILE_MAX, &buf, &got);
+	gw_secret_close(&f);
+	if (r) {
+		snprintf(err, errlen, "token file %s: %s", path, r == -EAGAIN ?
+			 "changed while it was read" : strerror(-r));
 		return r;
 	}
-	while (got < sizeof(buf)) {
-		ssize_t n = read(fd, buf + got, sizeof(buf) - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			snprintf(err, errlen, "token file %s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got > GW_SINK_TOKEN_FILE_MAX) {
-		r = -EFBIG;
-		snprintf(err, errlen, "token file %s: longer than %d bytes: not a token", path,
-			 GW_SINK_TOKEN_FILE_MAX);
-		goto out;
-	}
-	while (len < got && tok_char(buf[len]))
+	while (len < got && tok_char((uint8_t)buf[len]))
 		len++;
 	/* after the token: its line's end, then only blank lines */
 	for (i = len; i < got; i++)
@@ -59,13 +45,12 @@ int gw_load_token_read(const char *path, uint8_t out[GW_LOAD_TOKEN_MAX], char *e
 		snprintf(err, errlen, "token file %s: expected one line of %d to %d printable "
 			 "characters without spaces (e.g. from `head -c 24 /dev/urandom | base64`)",
 			 path, GW_LOAD_TOKEN_MIN, GW_LOAD_TOKEN_MAX);
-		goto out;
+	} else {
+		memcpy(out, buf, len);
 	}
-	memcpy(out, buf, len);
-out:
-	/* the secret does not stay on our stack */
-	explicit_bzero(buf, sizeof(buf));
-	close(fd);
+	/* the secret does not stay in our heap */
+	explicit_bzero(buf, got);
+	free(buf);
 	return r;
 }
 

@@ -9,21 +9,19 @@
 #include <netinet/in.h>
 #include <linux/tcp.h>	/* tcp_info with tcpi_bytes_acked (glibc's lacks it) */
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "gatewayd/sys/clock.h"
 #include "gatewayd/sys/fd.h"
+#include "gatewayd/sys/helper.h"
 #include "gatewayd/load/engine.h"
 #include "gatewayd/load/sink.h"
 
-extern char **environ;
 
 enum flow_state { F_CONNECTING, F_REPLY, F_DATA, F_DONE };
 
@@ -337,13 +335,9 @@ static void finish_native(struct gw_loadgen *g)
 
 static void iperf3_kill(struct gw_loadgen *g)
 {
-	if (g->pid > 0) {
-		int st;
-
-		kill(g->pid, SIGKILL);
-		waitpid(g->pid, &st, 0);	/* a SIGKILLed child is reaped at once */
-		g->pid = -1;
-	}
+	/* SIGKILL if it still runs, and reaped (by us, or by the launcher that started it) */
+	gw_helper_stop(g->pid);
+	g->pid = -1;
 }
 
 static int iperf3_start(struct gw_loadgen *g, char *err, size_t errlen)
@@ -354,22 +348,24 @@ static int iperf3_start(struct gw_loadgen *g, char *err, size_t errlen)
 		(const void *)&((const struct sockaddr_in6 *)&o->sink)->sin6_addr :
 		(const void *)&((const struct sockaddr_in *)&o->sink)->sin_addr;
 	const char *argv[24];
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t sa;
-	sigset_t none, dfl;
-	int p[2], n = 0, r;
+	char path[64];
+	int p[2] = { -1, -1 }, n = 0, r;
 	int ramp = (int)lround(o->ramp_s), total = (int)ceil(o->duration_s - 1e-9);
 
 	/* iperf3 counts whole seconds; the omitted ramp is part of the duration */
 	if (ramp >= total)
 		ramp = 0;
+	/* by absolute path from the system's directories, never PATH: it parses what a remote
+	 * server sends, and runs as nobody with nothing (gatewayd/sys/helper.h) */
+	if ((r = gw_helper_find("iperf3", path, sizeof(path), err, errlen)))
+		return r;
 	inet_ntop(o->sink.ss_family, ip, host, sizeof(host));
 	snprintf(port, sizeof(port), "%d", ntohs(((const struct sockaddr_in *)&o->sink)->sin_port));
 	snprintf(dur, sizeof(dur), "%d", total - ramp);
 	snprintf(omit, sizeof(omit), "%d", ramp);
 	snprintf(par, sizeof(par), "%d", o->flows);
 	snprintf(tick, sizeof(tick), "%.2f", g->o.tick_s);
-	argv[n++] = o->iperf3_path ? o->iperf3_path : "iperf3";
+	argv[n++] = path;
 	argv[n++] = "-c"; argv[n++] = host;
 	argv[n++] = "-p"; argv[n++] = port;
 	argv[n++] = "-t"; argv[n++] = dur;
@@ -387,33 +383,23 @@ static int iperf3_start(struct gw_loadgen *g, char *err, size_t errlen)
 		argv[n++] = o->ifname;
 	}
 	argv[n] = NULL;
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+	/* our end alone non-blocking: iperf3's stdio on a non-blocking stdout could lose the
+	 * report's tail to EAGAIN */
+	if (pipe2(p, O_CLOEXEC) < 0 || fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
 		r = -errno;
 		snprintf(err, errlen, "pipe: %s", strerror(-r));
+		if (p[0] >= 0) {
+			close(p[0]);
+			close(p[1]);
+		}
 		return r;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	/* the daemon's blocked signals (it takes them through a signalfd) and ignored SIGPIPE
-	 * are not iperf3's */
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
-	posix_spawnattr_init(&sa);
-	posix_spawnattr_setsigmask(&sa, &none);
-	posix_spawnattr_setsigdefault(&sa, &dfl);
-	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	r = posix_spawnp(&g->pid, argv[0], &fa, &sa, (char *const *)argv, environ);
-	posix_spawnattr_destroy(&sa);
-	posix_spawn_file_actions_destroy(&fa);
+	r = gw_helper_start(argv, p[1], &g->pid, err, errlen);
 	close(p[1]);
 	if (r) {
 		close(p[0]);
 		g->pid = -1;
-		snprintf(err, errlen, "starting %s: %s", argv[0], strerror(r));
-		return -r;
+		return r;
 	}
 	g->pipe = p[0];
 	return ep_add(g, g->pipe, EPOLLIN, TAG_PIPE, EPOLL_CTL_ADD);
@@ -570,19 +556,13 @@ out:
 static void iperf3_finish(struct gw_loadgen *g, const char *why)
 {
 	bool killed = why != NULL;
-	int st = 0;
 
 	if (g->pipe >= 0) {
 		close(g->pipe);
 		g->pipe = -1;
 	}
-	if (killed) {
-		iperf3_kill(g);
-	} else if (g->pid > 0 && waitpid(g->pid, &st, WNOHANG) == 0) {
-		iperf3_kill(g);	/* it closed its output but did not exit */
-	} else {
-		g->pid = -1;
-	}
+	/* one that closed its output but did not exit goes too */
+	iperf3_kill(g);
 	g->done = true;
 	if (killed) {
 		snprintf(g->error, sizeof(g->error), "iperf3 %s: killed", why);

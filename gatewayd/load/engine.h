@@ -23,7 +23,6 @@ struct gw_loadgen_opts {
 	struct sockaddr_storage sink;	/* the sink's address and port */
 	socklen_t sinklen;
 	bool iperf3;			/* the sink is an iperf3 server: run iperf3 clients */
-	const char *iperf3_path;	/* NULL: "iperf3" from PATH */
 	enum gw_load_phase phase;
 	int flows;			/* per direction, 1..GW_LOADGEN_MAX_FLOWS */
 	double duration_s;		/* GW_LOADGEN_MIN_DURATION_S..GW_LOADGEN_MAX_DURATION_S */

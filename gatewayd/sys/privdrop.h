@@ -3,6 +3,7 @@
 #define GW_PRIVDROP_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
  * For --sink and --reflect once they have bound: started as root, become the user "nobody"
@@ -47,10 +48,36 @@ int gw_become_daemon_user(const char *user, char *err, size_t errlen);
  * saying which step failed.
  */
 int gw_keep_net_caps(char *err, size_t errlen);
-/* The same for the web process's launcher (gatewayd/webchild.c), which only forks web
- * processes that become nobody: CAP_SETUID, CAP_SETGID and CAP_KILL. */
-int gw_keep_web_launcher_caps(char *err, size_t errlen);
 /* The same with the capabilities named (CAP_* numbers). */
 int gw_keep_caps(const unsigned int *wanted, size_t n_wanted, char *err, size_t errlen);
+
+/* The web process's user, and the one it falls back to. */
+#define GW_WEB_USER "gatewayd-web"
+
+/*
+ * A process that parses what others send (the web process) or runs a program (iperf3) gives
+ * up everything: it becomes the first of users (NULL-terminated) that exists (uid and gid
+ * 65534 when none does), with that user's group alone, and refuses one that is root or in
+ * avoid (the daemon's uid: a process of ours never shares it); then no capability in any set,
+ * ambient included, and no_new_privs. Takes CAP_SETUID and CAP_SETGID (root, or the launcher
+ * that keeps them). 0, or -errno with err naming the step that failed: the caller must stop.
+ */
+int gw_drop_to_user(const char *const *users, const uid_t *avoid, size_t n_avoid, char *err,
+		    size_t errlen);
+/*
+ * The web process's launcher (gatewayd/webchild.c), root or not (systemd's unit starts the
+ * daemon as its user with CAP_SETUID, CAP_SETGID and CAP_KILL ambient beside the network
+ * two): those three alone, permitted and effective, none inheritable or ambient, the bounding
+ * set cut to them where it can be (root), no_new_privs. 0; 1 with err when it lacks one of
+ * them (what it starts is then refused); -errno with err.
+ */
+int gw_keep_launcher_caps(char *err, size_t errlen);
+/*
+ * The daemon, once it has forked the launcher, not root (systemd's unit gives the service
+ * user CAP_SETUID, CAP_SETGID and CAP_KILL beside the network two, for the launcher alone):
+ * those three out of every set, ambient included. Its other capabilities are its own drop's
+ * (gw_keep_net_caps). 0 or -errno with err.
+ */
+int gw_drop_launcher_caps(char *err, size_t errlen);
 
 #endif

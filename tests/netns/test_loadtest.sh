@@ -6,8 +6,10 @@
 # sink. The sink refuses malformed headers, holds at most its bound of connections with its
 # memory flat, and keeps serving a normal client (a client written here from
 # docs/load-protocol.md, over IPv6). The daemon's SIGUSR1 test shows in /api/status. The same
-# goodput check against `iperf3 -s` as the sink. Every load is bounded by its duration and by
-# timeout.
+# goodput check against `iperf3 -s` as the sink; its client, from `--load-test` and from the
+# daemon (through its web launcher), runs as nobody with no capability (ambient included) and
+# two environment variables, by its absolute path. Every load is bounded by its duration and
+# by timeout.
 . "$(dirname "$0")/lib.sh"
 
 PORT=7070
@@ -18,6 +20,9 @@ ip netns exec "$NS_R" ping -c 2 -i 0.2 -W 1 10.77.2.2 >/dev/null 2>&1 # ARP sett
 # the sink serves the router by its token (docs/load-protocol.md, version 2 headers)
 TOKEN_FILE=$TMPD/sink.token
 head -c 24 /dev/urandom | base64 >"$TOKEN_FILE"
+# a secret file: not for others; the daemon reads it at each test as user gatewayd
+chgrp gatewayd "$TOKEN_FILE" 2>/dev/null
+chmod 640 "$TOKEN_FILE"
 TOKEN=$(cat "$TOKEN_FILE")
 
 # conf FILE SINK DURATION: the router's WAN shaped both ways, probes to the server; a gatewayd
@@ -253,13 +258,63 @@ ip netns exec "$NS_S" timeout 40 iperf3 -s -B 10.77.2.2 -p 5201 >/dev/null 2>&1 
 PIDS+=($!)
 wait_listening "$NS_S" 5201 || not_ok "iperf3 server listens"
 conf "$TMPD/iperf3.conf" "iperf3:10.77.2.2:5201" 2s
-ip netns exec "$NS_R" timeout 40 "$GATEWAYD" -c "$TMPD/iperf3.conf" --load-test >"$TMPD/ip.out" 2>&1
+# iperf3_seen FILE: the first iperf3 client in the router's namespace, its /proc status and
+# environment and the program it runs copied to FILE while it runs (it parses what the server
+# sends: it must hold nothing)
+iperf3_seen() {
+	local p
+	for p in $(ip netns pids "$NS_R"); do
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = iperf3 ] || continue
+		{ cat "/proc/$p/status"; tr '\0' '\n' <"/proc/$p/environ" | sed 's/^/env /'
+		  echo "exe $(readlink "/proc/$p/exe")"
+		  echo "parent $(cat "/proc/$(awk '/^PPid:/ { print $2 }' "/proc/$p/status")/comm")"
+		} >"$1.tmp" 2>/dev/null &&
+			grep -q '^exe /' "$1.tmp" && mv "$1.tmp" "$1" && return 0
+	done
+	return 1
+}
+field_of() { awk -v k="$2:" '$1 == k { print $2 }' "$1"; }
+# bare FILE WHO: nobody's uid, not 0 and not WHO's; no capability, ambient included; no_new_privs;
+# PATH and LC_ALL alone; an absolute path
+bare() {
+	[ "$(field_of "$1" Uid)" = "$(id -u nobody)" ] && [ "$(field_of "$1" Uid)" != 0 ] &&
+		[ "$(field_of "$1" Uid)" != "$2" ] &&
+		[ "$(field_of "$1" CapEff)$(field_of "$1" CapPrm)$(field_of "$1" CapAmb)" = \
+			000000000000000000000000000000000000000000000000 ] &&
+		[ "$(field_of "$1" NoNewPrivs)" = 1 ] &&
+		[ "$(grep '^env ' "$1" | sort | tr '\n' ' ')" = "env LC_ALL=C env PATH=/usr/bin:/bin " ] &&
+		grep -qE '^exe /(usr/(local/)?)?bin/iperf3$' "$1"
+}
+privs_of() { echo "uid $(field_of "$1" Uid), CapEff $(field_of "$1" CapEff), CapPrm $(field_of "$1" CapPrm), CapAmb $(field_of "$1" CapAmb), NoNewPrivs $(field_of "$1" NoNewPrivs), $(grep -c '^env ' "$1") variables, $(sed -n 's/^exe //p' "$1")"; }
+ip netns exec "$NS_R" timeout 40 "$GATEWAYD" -c "$TMPD/iperf3.conf" --load-test >"$TMPD/ip.out" 2>&1 &
+LT_PID=$!
+WAIT_FOR_STEP=0.02 wait_for "iperf3_seen '$TMPD/ip.status'" 10 "an iperf3 client of --load-test"
+wait "$LT_PID"
 rc=$?
 sed 's/^/# /' "$TMPD/ip.out"
 check "--load-test against iperf3 -s exits 0" test $rc -eq 0
 goodput_checks iperf3 "$TMPD/ip.out"
 check "against iperf3 (sums only) no per-flow line" bash -c "! grep -q 'per flow' '$TMPD/ip.out'"
+check "--load-test as root: its iperf3 ran as nobody with nothing, by its absolute path ($(privs_of "$TMPD/ip.status"))" \
+	bare "$TMPD/ip.status" 0
 check "no iperf3 client left in the router's namespace" \
+	bash -c "! ip netns pids '$NS_R' | xargs -r ps -o comm= -p | grep -qx iperf3"
+
+# 8. the daemon's own test against iperf3 (SIGUSR1): its iperf3 is started by the web
+# launcher (the daemon holds no CAP_SETUID by then) as nobody, with no capability
+conf "$TMPD/daemon.conf" "iperf3:10.77.2.2:5201" 1s
+gw_reload
+kill -USR1 "$GW_PID"
+WAIT_FOR_STEP=0.02 wait_for "iperf3_seen '$TMPD/gw-ip.status'" 10 "an iperf3 client of the daemon"
+GW_UID=$(awk '/^Uid:/ { print $2 }' "/proc/$GW_PID/status")
+check "SIGUSR1 against iperf3: its iperf3 ran as nobody (not the daemon's uid $GW_UID) with nothing, by its absolute path ($(privs_of "$TMPD/gw-ip.status"))" \
+	bare "$TMPD/gw-ip.status" "$GW_UID"
+check "  started by the web launcher ($(sed -n 's/^parent //p' "$TMPD/gw-ip.status"))" \
+	grep -qx 'parent gatewayd-weblau' "$TMPD/gw-ip.status"
+done_ip() { ip netns exec "$NS_R" curl -s --max-time 2 http://127.0.0.1:9180/api/status |
+	jq -e '.loadtest.running == false and .loadtest.error == null and (.loadtest.directions | length) == 3 and .loadtest.sink == "iperf3:10.77.2.2:5201"' >/dev/null; }
+check "  and the test finished without an error" wait_for done_ip 20 "the daemon's iperf3 test"
+check "  no iperf3 client left in the router's namespace" \
 	bash -c "! ip netns pids '$NS_R' | xargs -r ps -o comm= -p | grep -qx iperf3"
 grep "load test" "$GW_LOG" | sed "s/^/# log: /"
 gw_stop

@@ -22,6 +22,7 @@ SINK=10.81.0.1
 
 TOKEN_FILE=$TMPD/token
 echo "sink-access-test-token-0123456789" >"$TOKEN_FILE"
+chmod 600 "$TOKEN_FILE"	# a secret file others may read is refused
 TOKEN=$(cat "$TOKEN_FILE")
 
 cat >"$TMPD/client.py" <<'PY'
@@ -126,12 +127,19 @@ done
 ip netns exec "$NS_S" timeout 5 "$GATEWAYD" --sink "$SINK:7100" --allow 10.81.1.1/24 >"$TMPD/e" 2>&1
 check "--allow with host bits past its length: exit 2" test $? -eq 2
 echo short >"$TMPD/short"
+chmod 600 "$TMPD/short"
 ip netns exec "$NS_S" timeout 5 "$GATEWAYD" --sink "$SINK:7100" --token-file "$TMPD/short" >"$TMPD/e" 2>&1
 check "--token-file with a 5-character token: exit 2, says so" \
 	bash -c "[ $? -eq 2 ] && grep -q 'printable characters' '$TMPD/e'"
 ip netns exec "$NS_S" timeout 5 "$GATEWAYD" --sink "$SINK:7100" --token-file "$TMPD/none" >"$TMPD/e" 2>&1
 check "--token-file that does not exist: exit 2, names it" \
 	bash -c "[ $? -eq 2 ] && grep -q '$TMPD/none' '$TMPD/e'"
+cp "$TOKEN_FILE" "$TMPD/shared"
+chmod 644 "$TMPD/shared"
+ip netns exec "$NS_S" timeout 5 "$GATEWAYD" --sink "$SINK:7100" --token-file "$TMPD/shared" >"$TMPD/e" 2>&1
+rc=$?
+check "--token-file that every user may read: exit 2, says so ($(cat "$TMPD/e"))" \
+	bash -c "[ $rc -eq 2 ] && grep -q '$TMPD/shared: mode 0644 lets every user read it' '$TMPD/e'"
 # on loopback it serves as before, without either
 sink_start lo --sink 127.0.0.1:7101
 check "--sink 127.0.0.1 without either starts, serving every client (loopback only)" \

@@ -92,13 +92,18 @@ else
 	skip "promtool check metrics" "promtool is not installed (make deps installs prometheus)"
 fi
 
-# The page is served by the web process (issue 13): a process of its own as nobody, no
-# capabilities, no_new_privs, the seccomp filter; the daemon serves nothing itself.
+# The page is served by the web process (issue 13): a process of its own as user
+# gatewayd-web (nobody where there is none), never the daemon's uid, no capabilities,
+# no_new_privs, the seccomp filter; the daemon serves nothing itself.
 WEB=$(api /api/status | jq -r '.web.pid // 0')
 check "/api/status names the web process (pid $WEB), not the daemon ($GW_PID)" \
 	bash -c "[ '$WEB' -gt 0 ] && [ '$WEB' != '$GW_PID' ]"
-check "the web process: uid nobody, CapEff 0, no_new_privs ($(privs "$WEB"))" \
-	test "$(privs "$WEB")" = "$DROPPED"
+WEB_UID=$(id -u gatewayd-web 2>/dev/null || id -u nobody 2>/dev/null || echo 65534)
+check "the web process: uid $WEB_UID (gatewayd-web, else nobody), CapEff 0, no_new_privs ($(privs "$WEB"))" \
+	test "$(privs "$WEB")" = "$WEB_UID ${DROPPED#* }"
+uid_of() { awk '/^Uid:/ { print $2 }' "/proc/$1/status"; }
+check "  its uid is not the daemon's ($(uid_of "$WEB") and $(uid_of "$GW_PID"))" \
+	test "$(uid_of "$WEB")" != "$(uid_of "$GW_PID")"
 check "the web process: seccomp filter (Seccomp 2)" \
 	test "$(awk '/^Seccomp:/ { print $2 }' "/proc/$WEB/status")" = 2
 users=$(ip netns exec "$NS_R" ss -Hltnp 'sport = :9180')

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # SIGHUP and the status page: a reload that adds auth_file and TLS, moves listen, or renews the
-# certificate file in place is served at once; one whose TLS file is missing, or that puts
-# auth_file on plain HTTP without auth_plain_http, is refused loudly and the page goes on as it
-# was. The daemon in a namespace of its own; the page on that namespace's loopback.
+# certificate file in place is served at once, by a new web process that serves a key and an
+# auth file its user may not open (the daemon hands them over open); the process it replaces
+# is gone within a second even when it cannot go by itself (stopped). One whose TLS file is
+# missing, or that puts auth_file on plain HTTP without auth_plain_http, is refused loudly and
+# the page goes on as it was; so is one whose auth file is a FIFO, and the daemon answers it at
+# once (it used to wait on the FIFO). The daemon in a namespace of its own; the page on that
+# namespace's loopback.
 . "$(dirname "$0")/lib.sh"
 
 ns_new NS web-reload || { not_ok "namespace"; exit 1; }
@@ -20,11 +24,14 @@ mkcert two
 cp "$D/one.pem" "$D/tls.pem"
 cp "$D/one.key" "$D/tls.key"
 printf 'admin:%s\n' "$(openssl passwd -6 s3cret)" >"$D/users"
-# root's and the daemon's group's alone, as on a router: the daemon (its own user once
-# started) reads them again at a reload; the web process is another user, and its files are
-# read for it
-chmod 600 "$D/users" "$D"/*.key
-daemon_reads "$D/users" "$D"/*.key
+# as on a router: root's, readable by group gatewayd (the daemon's user after its start, for
+# a reload), by no one else; the web process (gatewayd-web) cannot open them: the daemon opens
+# them and hands them over
+chgrp gatewayd "$D/users" "$D"/*.key 2>/dev/null
+chmod 640 "$D/users" "$D"/*.key
+chmod 755 "$D"
+# the web process serving PORT: the one that holds its listening socket (beside the daemon)
+web_pid() { ip netns exec "$NS" ss -Hltnp "sport = :$1" | grep -o '"gatewayd-web",pid=[0-9]*' | head -1 | cut -d= -f2; }
 conf() {	# conf PORT [TOP-LEVEL SETTINGS]
 	cat >"$D/run.conf" <<CONF
 listen = "127.0.0.1:$1";
@@ -50,11 +57,22 @@ check "  HTTPS without credentials is 401" \
 	test "$(code --cacert "$D/one.pem" https://127.0.0.1:9181/api/status)" = 401
 check "  HTTPS with them is 200" \
 	test "$(code --cacert "$D/one.pem" -u admin:s3cret https://127.0.0.1:9181/api/status)" = 200
+WEB=$(web_pid 9181)
+read -r WUID WGID < <(awk '/^Uid:/ { u = $2 } /^Gid:/ { g = $2 } END { print u, g }' "/proc/${WEB:-0}/status" 2>/dev/null)
+cannot_open() { ! setpriv --reuid="$WUID" --regid="$WGID" --clear-groups cat "$1" >/dev/null 2>&1; }
+check "  served by a web process ($WEB, uid $WUID) that cannot open the key or the auth file itself" \
+	eval '[ -n "$WUID" ] && [ "$WUID" != 0 ] && setpriv --reuid="$WUID" --regid="$WGID" --clear-groups true &&
+		cannot_open "$D/tls.key" && cannot_open "$D/users"'
 
+# the process serving the old port is stopped: it cannot read the end of its stream and go,
+# so the launcher kills it a second after the new one takes over
+kill -STOP "$WEB"
 conf 9182 "$TLS"
 gw_reload
 check "reload moving listen: the new port answers" \
 	test "$(code --cacert "$D/one.pem" -u admin:s3cret https://127.0.0.1:9182/api/status)" = 200
+check "  the replaced web process ($WEB), stopped, is killed within 2 s" \
+	wait_for "! kill -0 $WEB 2>/dev/null" 2 "the old web process to be killed"
 check "  and the old one is closed" \
 	test "$(code --cacert "$D/one.pem" -u admin:s3cret https://127.0.0.1:9181/api/status)" = 000
 
@@ -94,7 +112,44 @@ check "reload with an auth file that does not load is refused, and says where" \
 	grep -q "reload: status page: $D/users:1: not a crypt(3) hash" "$GW_LOG"
 check "  the old users still log in" \
 	test "$(code -u admin:s3cret http://127.0.0.1:9182/api/status)" = 200
+# a FIFO where the auth file was: refused at once, the loop and the page go on
+printf 'admin:%s\n' "$(openssl passwd -6 s3cret)" >"$D/users.good"
+chgrp gatewayd "$D/users.good" 2>/dev/null
+chmod 640 "$D/users.good"
+rm -f "$D/users"
+mkfifo -m 640 "$D/users"
+chgrp gatewayd "$D/users" 2>/dev/null	# the daemon's user may open it: what it is counts
+t0=$EPOCHREALTIME
+gw_reload 1
+rc=$?
+echo "# SIGHUP with a FIFO at auth_file: answered in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }') s"
+check "a FIFO at auth_file and SIGHUP: the daemon answers within 1 s" test "$rc" -eq 0
+check "  refusing it, and naming it" \
+	grep -q "reload: status page: auth_file $D/users: a FIFO (named pipe), not a regular file" "$GW_LOG"
+check "  the page goes on with the old users" \
+	test "$(code -u admin:s3cret http://127.0.0.1:9182/api/status)" = 200
+mv "$D/users.good" "$D/users"
+gw_reload
+check "  the file back: the next reload takes it" \
+	test "$(code -u admin:s3cret http://127.0.0.1:9182/api/status)" = 200
 check "shaping went on throughout (the tree is in place)" \
 	bash -c "ip netns exec $NS tc qdisc show dev wr0 | grep -q 'tbf e000:'"
 gw_stop
 check "stop after the reloads: exit 0" test $? = 0
+
+# a start whose auth file may not be served (every user may read it): said, and no page
+# without the auth it was given until a reload mends the file; shaping goes on
+chmod 644 "$D/users"
+conf 9183 "auth_file = \"$D/users\"; auth_plain_http = true;"
+gw_start "$NS" "$D/run.conf" || { not_ok "gatewayd starts" "$(cat "$GW_LOG")"; exit 1; }
+check "a start with an auth file every user may read: said, naming it" \
+	grep -q "status page: auth_file $D/users: mode 0644 lets every user read it.*not served until a reload mends it" "$GW_LOG"
+check "  no page is served meanwhile (not without its auth)" \
+	test "$(ip netns exec "$NS" curl -s --max-time 1 -o /dev/null -w '%{http_code}' http://127.0.0.1:9183/api/status)" = 000
+check "  shaping goes on" bash -c "ip netns exec $NS tc qdisc show dev wr0 | grep -q 'tbf e000:'"
+chmod 640 "$D/users"
+gw_reload
+check "  the file mended, a reload serves the page with it" \
+	test "$(code http://127.0.0.1:9183/api/status):$(code -u admin:s3cret http://127.0.0.1:9183/api/status)" = "401:200"
+gw_stop
+check "stop: exit 0" test $? = 0

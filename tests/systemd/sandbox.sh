@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# tests/systemd/sandbox.sh UNIT UID DIR -- CMD...: run CMD (as root, in any network namespace)
-# roughly the way systemd would run UNIT's ExecStart=, for hosts where systemd is not PID 1 and
-# the unit cannot be started. DIR (the config, the notify socket, the binary) stays visible, as
-# /etc/gatewayd and /run/systemd/notify would. What it rebuilds, and how:
-#   DynamicUser=yes            uid and gid UID, no supplementary groups (setpriv)
+# tests/systemd/sandbox.sh UNIT UID[:GID] DIR -- CMD...: run CMD (as root, in any network
+# namespace) roughly the way systemd would run UNIT's ExecStart=, for hosts where systemd is
+# not PID 1 and the unit cannot be started. DIR (the config, the notify socket, the binary)
+# stays visible, as /etc/gatewayd and /run/systemd/notify would. What it rebuilds, and how:
+#   User=, Group=              uid UID and gid GID (UID when not given), no supplementary
+#                              groups (setpriv)
 #   CapabilityBoundingSet=, AmbientCapabilities=, NoNewPrivileges=  read from UNIT (setpriv)
 #   ProtectSystem=strict, ProtectKernelTunables=, ProtectControlGroups=: every mount read-only
 #   PrivateTmp=, ProtectHome=  empty tmpfs over /tmp /var/tmp /home /root /run/user
@@ -16,7 +17,7 @@
 # An approximation of systemd's sandbox, not a copy of it. The pid of CMD is the pid this
 # script was started with (everything on the way execs), as with systemd's main pid.
 set -eu
-unit=$1 uid=$2 keep=$3
+unit=$1 uid=${2%%:*} gid=${2#*:} keep=$3
 shift 3
 [ "${1:-}" = -- ] && shift
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +28,7 @@ if [ -z "${GW_SANDBOX_INNER:-}" ]; then
 	cp "$unit" "$keep/unit.service"
 	chmod 0644 "$keep/seccomp_exec.py" "$keep/unit.service"
 	GW_SANDBOX_INNER=1 exec unshare --mount --uts --ipc --propagation private -- \
-		bash "$0" "$keep/unit.service" "$uid" "$keep" -- "$@"
+		bash "$0" "$keep/unit.service" "$uid:$gid" "$keep" -- "$@"
 fi
 unset GW_SANDBOX_INNER
 
@@ -63,7 +64,7 @@ mkdir -p "$keep"
 mount --no-canonicalize --bind /proc/self/fd/9 "$keep"
 exec 9<&-
 umask 0077
-exec setpriv --reuid="$uid" --regid="$uid" --clear-groups \
+exec setpriv --reuid="$uid" --regid="$gid" --clear-groups \
 	--inh-caps="$(caps AmbientCapabilities)" --ambient-caps="$(caps AmbientCapabilities)" \
 	--bounding-set="$(caps CapabilityBoundingSet)" --no-new-privs -- \
 	/usr/bin/python3 "$keep/seccomp_exec.py" "$keep/unit.service" -- "$@"

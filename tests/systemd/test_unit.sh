@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# systemd/gatewayd.service: its security exposure (1.5 or lower, also with the drop-in
-# gatewayd-generator derives from a config), that systemd-analyze verify accepts every line of
+# systemd/gatewayd.service: its security exposure (2.0 or lower, also with the drop-in
+# gatewayd-generator derives from a config: 1.5 or lower without what the web launcher alone
+# needs, CAP_SETUID, CAP_SETGID, CAP_KILL, setresuid, setgroups and capset, which are all that
+# is above it), its user (static, not the service's web process's), that systemd-analyze
+# verify accepts every line of
 # it and of the drop-ins derived from the examples, MemoryMax=/TasksMax=, the generator itself,
 # and the Type=notify handshake gatewayd speaks to a stand-in for the
 # service manager: READY=1 only once the tree is in, STATUS= lines that say what is shaped,
@@ -14,9 +17,21 @@ done
 
 # --- the unit file itself ---
 has() { grep -qxF -- "$1" "$UNIT"; }
-only_net_caps() {
+LAUNCHER_CAPS="CAP_SETUID CAP_SETGID CAP_KILL"
+only_these_caps() {
 	[ "$(grep -E '^(CapabilityBoundingSet|AmbientCapabilities)=' "$UNIT" | sort)" = \
-		"$(printf 'AmbientCapabilities=CAP_NET_ADMIN CAP_NET_RAW\nCapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_RAW')" ]
+		"$(printf 'AmbientCapabilities=CAP_NET_ADMIN CAP_NET_RAW %s\nCapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_RAW %s' "$LAUNCHER_CAPS" "$LAUNCHER_CAPS")" ]
+}
+# exposure UNIT: systemd-analyze security's overall figure
+exposure() {
+	systemd-analyze security --offline=true "$1" 2>&1 |
+		sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p'
+}
+# without_launcher UNIT OUT: UNIT without what the web launcher alone needs (its three
+# capabilities, the system calls that give a process another user and empty its sets)
+without_launcher() {
+	sed -e "s/ $LAUNCHER_CAPS\$//" -e 's/^SystemCallFilter=seccomp capset setgroups setresuid$/SystemCallFilter=seccomp/' \
+		"$1" >"$2"
 }
 check "unit: Type=notify, NotifyAccess=main" eval 'has Type=notify && has NotifyAccess=main'
 check "unit: a watchdog (WatchdogSec=)" grep -qE '^WatchdogSec=[1-9]' "$UNIT"
@@ -25,14 +40,31 @@ check "unit: --check as ExecStartPre, ExecStart with the literal paths make inst
 	has "ExecStart=/usr/local/sbin/gatewayd -c /etc/gatewayd/gatewayd.conf"'
 check "unit: ExecReload sends SIGHUP, Restart=on-failure" \
 	eval 'has "ExecReload=/bin/kill -HUP \$MAINPID" && has Restart=on-failure'
-check "unit: CAP_NET_ADMIN and CAP_NET_RAW (ICMP probes) are the only capabilities" only_net_caps
+check "unit: CAP_NET_ADMIN and CAP_NET_RAW (ICMP probes), and the web launcher's CAP_SETUID, CAP_SETGID and CAP_KILL, are the only capabilities" only_these_caps
+check "unit: the static user gatewayd (sysusers), not DynamicUser=; RemoveIPC=yes" \
+	eval 'has User=gatewayd && has Group=gatewayd && has RemoveIPC=yes && ! grep -q "^DynamicUser=" "$UNIT"'
+check "unit: the launcher's system calls allowed, and nothing else of @privileged" \
+	has "SystemCallFilter=seccomp capset setgroups setresuid"
 
 # --- (a) exposure ---
 SEC=$(systemd-analyze security --offline=true --threshold=20 "$UNIT" 2>&1)
 SEC_RC=$?
 SCORE=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' <<<"$SEC")
-check "systemd-analyze security: exposure ${SCORE:-?} is 1.5 or lower" \
-	awk -v s="$SCORE" 'BEGIN { exit !(s != "" && s + 0 <= 1.5) }'
+# The web process never runs as the daemon's user, so one of the unit's two processes must
+# change its uid: CAP_SETUID (systemd weighs CAP_SET(UID|GID|PCAP) 1500 of 56460: 0.3 alone),
+# CAP_KILL (0.1) and setresuid/capset (@privileged, 0.1) take a unit that was 1.5 to 2.0.
+# Everything else must hold it where it was: the same unit without them is 1.5 or lower, and
+# they are the only items the two differ in.
+without_launcher "$UNIT" "$TMPD/base.service"
+BASE=$(exposure "$TMPD/base.service")
+check "systemd-analyze security: exposure ${SCORE:-?} is 2.0 or lower" \
+	awk -v s="$SCORE" 'BEGIN { exit !(s != "" && s + 0 <= 2.0) }'
+check "  without the web launcher's three capabilities and system calls: ${BASE:-?}, 1.5 or lower" \
+	awk -v s="$BASE" 'BEGIN { exit !(s != "" && s + 0 <= 1.5) }'
+crosses() { systemd-analyze security --offline=true "$1" 2>&1 | sed -n 's/^✗ \([^ ]*\) .*/\1/p' | sort; }
+EXTRA=$(comm -23 <(crosses "$UNIT") <(crosses "$TMPD/base.service") | tr '\n' ' ')
+check "  and those are all it adds ($EXTRA)" test "$EXTRA" = \
+	"CapabilityBoundingSet=~CAP_KILL CapabilityBoundingSet=~CAP_SET(UID|GID|PCAP) SystemCallFilter=~@privileged "
 check "systemd-analyze security --threshold=20 passes" test "$SEC_RC" -eq 0
 # what is left, for whoever wants to tighten it further
 grep '^✗' <<<"$SEC" | sed -E 's/ {2,}/  /g; s/^/# /'
@@ -88,10 +120,9 @@ for c in "$TOP"/config/examples/*.conf "$CONF"; do
 	V=$(systemd-analyze verify --man=no "$d/gatewayd.service" 2>&1 | not_ours)
 	check "drop-in of $n: systemd-analyze verify, no complaint" test -z "$V"
 	[ -n "$V" ] && sed 's/^/# /' <<<"$V"
-	S=$(systemd-analyze security --offline=true "$d/gatewayd.service" 2>&1 |
-		sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
-	check "drop-in of $n: exposure ${S:-?} still 1.5 or lower" \
-		awk -v s="$S" 'BEGIN { exit !(s != "" && s + 0 <= 1.5) }'
+	S=$(exposure "$d/gatewayd.service")
+	check "drop-in of $n: exposure ${S:-?} still 2.0 or lower" \
+		awk -v s="$S" 'BEGIN { exit !(s != "" && s + 0 <= 2.0) }'
 done
 # what the office example's page on 192.168.10.1 needs: its clients' range and its port
 OFFICE=$TMPD/di-office-router/gatewayd.service.d/50-addresses.conf

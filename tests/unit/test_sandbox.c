@@ -1,7 +1,9 @@
 /* tests/unit/test_sandbox.c: the web process's seccomp filter (gatewayd/sys/sandbox.c), each
  * case in a child of its own: after it, /proc says Seccomp 2, NoNewPrivs 1, CapEff 0; threads,
- * memory, reading files and libmicrohttpd serving a request on a socket opened before it all
- * work; a netlink socket, a file opened for writing and execve kill the process with SIGSYS. */
+ * memory, reading files, naming a thread and libmicrohttpd serving a request on a socket opened
+ * before it all work; a netlink socket, a file opened for writing, execve, any ioctl (TIOCSTI,
+ * TCGETS), a prctl but PR_SET_NAME and an executable mapping (mmap or mprotect) kill the
+ * process with SIGSYS. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -10,8 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 #include <linux/netlink.h>
 #include <microhttpd.h>
@@ -108,6 +114,60 @@ static int exec_sh(void *arg)
 	return 0;
 }
 
+/* the ioctl a compromised process would type into its terminal with */
+static int tiocsti(void *arg)
+{
+	char c = 'x';
+
+	(void)arg;
+	ioctl(2, TIOCSTI, &c);
+	return 0;
+}
+
+static int tcgets(void *arg)
+{
+	struct termios t;
+
+	(void)arg;
+	tcgetattr(2, &t);
+	return 0;
+}
+
+/* a thread's name: the one prctl libmicrohttpd makes */
+static int set_name(void *arg)
+{
+	(void)arg;
+	return prctl(PR_SET_NAME, "sandboxed", 0, 0, 0) == 0 ? 0 : 1;
+}
+
+static int set_dumpable(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	return 0;
+}
+
+/* memory that can be written and executed, or made executable later: code written into it
+ * could be run */
+static int map_exec(void *arg)
+{
+	(void)arg;
+	mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return 0;
+}
+
+static int protect_exec(void *arg)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)arg;
+	if (p == MAP_FAILED)
+		return 1;
+	memset(p, 0xc3, 4096);
+	mprotect(p, 4096, PROT_READ | PROT_EXEC);
+	return 0;
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *data,
 			      size_t *size, void **ptr)
@@ -194,6 +254,22 @@ int main(void)
 	      "(status %#x)", st);
 	st = in_child(exec_sh, NULL);
 	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "execve: SIGSYS (status %#x)", st);
+	st = in_child(tiocsti, NULL);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "ioctl TIOCSTI: SIGSYS (status %#x)", st);
+	st = in_child(tcgets, NULL);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "any ioctl, even TCGETS: SIGSYS (status "
+	      "%#x)", st);
+	st = in_child(set_name, NULL);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "prctl PR_SET_NAME works (status %#x)", st);
+	st = in_child(set_dumpable, NULL);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "another prctl (PR_SET_DUMPABLE): SIGSYS "
+	      "(status %#x)", st);
+	st = in_child(map_exec, NULL);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "mmap with PROT_EXEC: SIGSYS (status %#x)",
+	      st);
+	st = in_child(protect_exec, NULL);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS, "mprotect to PROT_EXEC of written "
+	      "memory: SIGSYS (status %#x)", st);
 	test_http();
 	return tap_done();
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "gatewayd/load/access.h"
 #include "config/config.h"
 #include "gatewayd/load/engine.h"
@@ -63,6 +64,7 @@ static void test_header_v2(void)
 	CHECK(gw_load_hdr_parse(b, 12, &got) == 0 && got.token[0] == 0, "v1 header: no token");
 }
 
+/* A token file as it should be: its owner's alone (a secret file others may read is refused) */
 static int write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -70,6 +72,7 @@ static int write_file(const char *path, const char *text)
 	if (!f)
 		return -1;
 	fputs(text, f);
+	fchmod(fileno(f), 0600);
 	return fclose(f);
 }
 
@@ -116,6 +119,12 @@ static void test_token_file(void)
 	other[strlen(TOKEN) - 1] ^= 1;
 	other[strlen(TOKEN)] = 'x';
 	CHECK(!gw_load_token_equal(tok, other), "token: a longer one with it as a prefix differs");
+	chmod(path, 0644);
+	CHECK(gw_load_token_read(path, tok, err, sizeof(err)) == -EINVAL && strstr(err, path) &&
+	      strstr(err, "every user read"), "token file readable by others: refused (%s)", err);
+	unlink(path);
+	CHECK(mkfifo(path, 0600) == 0 && gw_load_token_read(path, tok, err, sizeof(err)) ==
+	      -EINVAL && strstr(err, "FIFO"), "token file a FIFO: refused at once (%s)", err);
 	unlink(path);
 	CHECK(gw_load_token_read(path, tok, err, sizeof(err)) == -ENOENT && strstr(err, path),
 	      "token file missing: -ENOENT, named (%s)", err);
