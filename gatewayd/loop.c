@@ -202,8 +202,9 @@ static void reload(struct gw_loop_ctx *c)
 			gw_config_free(next);
 	}
 	if (r) {
-		/* a file only root may read: the daemon no longer is (gatewayd(8) PRIVILEGES) */
-		if (r == -EACCES && geteuid() != 0) {
+		/* a file only root may read: the daemon no longer is (gatewayd(8) PRIVILEGES);
+		 * a secret file's own error says so already */
+		if (r == -EACCES && geteuid() != 0 && !strstr(err, "gatewayd runs as")) {
 			size_t len = strlen(err);
 
 			snprintf(err + len, sizeof(err) - len, " (gatewayd runs as uid %u: the "

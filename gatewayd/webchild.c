@@ -905,12 +905,9 @@ int gw_webchild_start(const struct gw_wire_settings *ws, const int *fds, size_t 
 		free(c);
 		return r;
 	}
-	/* under systemd's unit the service's user has the launcher's three capabilities beside
-	 * its own two: they are the launcher's now (as root, the daemon's own drop takes them) */
-	if (geteuid() != 0 && (r = gw_drop_launcher_caps(err, errlen))) {
-		gw_webchild_stop(c);
-		return r;
-	}
+	/* the launcher's three capabilities (CAP_SETUID, CAP_SETGID, CAP_KILL, which systemd's
+	 * unit gives the service beside the network two) are the launcher's alone from here:
+	 * the daemon's own drop (gw_become_daemon_user) takes them from this process */
 	/* the daemon's helpers (iperf3) are started by the launcher from now on */
 	gw_helper_use(&launcher_helpers, c);
 	if (!park && (r = spawn(c, now, err, errlen))) {

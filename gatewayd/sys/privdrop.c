@@ -54,40 +54,6 @@ static bool cap_permitted(const struct __user_cap_data_struct *d, unsigned int c
 	return d[cap / 32].permitted & (1u << (cap % 32));
 }
 
-int gw_drop_to_nobody(char *err, size_t errlen)
-{
-	uid_t uid = NOBODY_ID;
-	gid_t gid = NOBODY_ID;
-
-	errno = 0;
-	if (geteuid() == 0 || getuid() == 0) {
-		const struct passwd *pw = getpwnam("nobody");
-
-		if (pw) {
-			uid = pw->pw_uid;
-			gid = pw->pw_gid;
-		}
-		if (uid == 0)
-			return fail(err, errlen, "the user nobody is root here");
-		if (setgroups(0, NULL) < 0)
-			return fail(err, errlen, "setgroups");
-		if (setresgid(gid, gid, gid) < 0)
-			return fail(err, errlen, "setresgid nobody");
-		/* from root to another uid in all three: the kernel empties the capability sets */
-		if (setresuid(uid, uid, uid) < 0)
-			return fail(err, errlen, "setresuid nobody");
-		if (setuid(0) == 0) {
-			errno = EPERM;
-			return fail(err, errlen, "root could be taken back");
-		}
-	}
-	if (caps_clear() < 0)
-		return fail(err, errlen, "capset");
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return fail(err, errlen, "no_new_privs");
-	return 0;
-}
-
 static bool in(const unsigned int *v, size_t n, unsigned int c)
 {
 	for (size_t i = 0; i < n; i++)
@@ -259,60 +225,6 @@ int gw_become_daemon_user(const char *user, char *err, size_t errlen)
 	return 0;
 }
 
-int gw_keep_net_caps(char *err, size_t errlen)
-{
-	const unsigned int wanted[] = { CAP_NET_ADMIN, CAP_NET_RAW };
-
-	return gw_keep_caps(wanted, sizeof(wanted) / sizeof(wanted[0]), err, errlen);
-}
-
-int gw_keep_caps(const unsigned int *wanted, size_t n_wanted, char *err, size_t errlen)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3], keep[_LINUX_CAPABILITY_U32S_3];
-	bool bset_cut = true;
-
-	errno = 0;
-	if (getuid() != 0 && geteuid() != 0)
-		return 0;
-	if (syscall(SYS_capget, &h, d) < 0)
-		return fail(err, errlen, "capget");
-	memset(keep, 0, sizeof(keep));
-	for (size_t i = 0; i < n_wanted; i++) {
-		unsigned int c = wanted[i];
-
-		if (cap_permitted(d, c)) {
-			keep[c / 32].permitted |= 1u << (c % 32);
-			keep[c / 32].effective |= 1u << (c % 32);
-		}
-	}
-	/* the bounding set first: cutting it needs CAP_SETPCAP, which goes next */
-	for (unsigned int c = 0; c < 64; c++) {
-		int bset = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
-
-		if (bset < 0)
-			break;	/* past the kernel's last capability */
-		if (!bset || in(wanted, n_wanted, c))
-			continue;
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0)
-			bset_cut = false;
-	}
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-		return fail(err, errlen, "clearing the ambient set");
-	h.version = _LINUX_CAPABILITY_VERSION_3;
-	h.pid = 0;
-	if (syscall(SYS_capset, &h, keep) < 0)
-		return fail(err, errlen, "capset");
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return fail(err, errlen, "no_new_privs");
-	if (!bset_cut) {
-		snprintf(err, errlen, "the bounding set could not be cut (no CAP_SETPCAP): a program "
-			 "it runs as root may hold more capabilities than these %zu", n_wanted);
-		return 1;
-	}
-	return 0;
-}
-
 /* ---- the web side: the launcher, and what it starts ---- */
 
 /* Whether uid is one of avoid's. */
@@ -374,38 +286,21 @@ int gw_keep_launcher_caps(char *err, size_t errlen)
 	const unsigned int wanted[] = { CAP_SETUID, CAP_SETGID, CAP_KILL };
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3], keep[_LINUX_CAPABILITY_U32S_3];
+	const size_t n = sizeof(wanted) / sizeof(wanted[0]);
 	bool all = true;
+	int r;
 
 	errno = 0;
 	if (syscall(SYS_capget, &h, d) < 0)
 		return fail(err, errlen, "capget");
-	memset(keep, 0, sizeof(keep));
-	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
-		unsigned int c = wanted[i];
-
-		if (cap_permitted(d, c)) {
-			keep[c / 32].permitted |= 1u << (c % 32);
-			keep[c / 32].effective |= 1u << (c % 32);
-		} else {
-			all = false;
-		}
-	}
+	wanted_held(d, wanted, n, keep);
+	for (size_t i = 0; i < n; i++)
+		all &= cap_permitted(d, wanted[i]);
 	/* the bounding set where it can be cut (root: CAP_SETPCAP); a service's is its unit's */
-	for (unsigned int c = 0; c < 64; c++) {
-		int bset = prctl(PR_CAPBSET_READ, c, 0, 0, 0);
-
-		if (bset < 0)
-			break;
-		if (bset && !in(wanted, sizeof(wanted) / sizeof(wanted[0]), c))
-			prctl(PR_CAPBSET_DROP, c, 0, 0, 0);
-	}
+	bset_cut(wanted, n);
 	/* no ambient or inheritable one: nothing it (or a process it starts) executes gets any */
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
-		return fail(err, errlen, "clearing the ambient set");
-	h.version = _LINUX_CAPABILITY_VERSION_3;
-	h.pid = 0;
-	if (syscall(SYS_capset, &h, keep) < 0)
-		return fail(err, errlen, "capset");
+	if ((r = sets_cut(d, keep, false, err, errlen)))
+		return r;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return fail(err, errlen, "no_new_privs");
 	if (!all) {
@@ -417,32 +312,17 @@ int gw_keep_launcher_caps(char *err, size_t errlen)
 	return 0;
 }
 
-int gw_drop_launcher_caps(char *err, size_t errlen)
+int gw_drop_to_nobody(char *err, size_t errlen)
 {
-	const unsigned int gone[] = { CAP_SETUID, CAP_SETGID, CAP_KILL };
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
-	bool changed = false;
+	static const char *const nobody[] = { "nobody", NULL };
 
 	errno = 0;
-	if (syscall(SYS_capget, &h, d) < 0)
-		return fail(err, errlen, "capget");
-	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++) {
-		unsigned int c = gone[i];
-		uint32_t bit = 1u << (c % 32);
-		int amb = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, c, 0, 0);
-
-		if (amb > 0 && prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, c, 0, 0) < 0)
-			return fail(err, errlen, "lowering an ambient capability");
-		if ((d[c / 32].permitted | d[c / 32].effective | d[c / 32].inheritable) & bit)
-			changed = true;
-		d[c / 32].permitted &= ~bit;
-		d[c / 32].effective &= ~bit;
-		d[c / 32].inheritable &= ~bit;
-	}
-	h.version = _LINUX_CAPABILITY_VERSION_3;
-	h.pid = 0;
-	if (changed && syscall(SYS_capset, &h, d) < 0)
-		return fail(err, errlen, "capset (a service's filter must allow it)");
+	if (geteuid() == 0 || getuid() == 0)
+		return gw_drop_to_user(nobody, NULL, 0, err, errlen);
+	/* not root: no user to change to; what capabilities it has go */
+	if (caps_clear() < 0)
+		return fail(err, errlen, "capset");
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return fail(err, errlen, "no_new_privs");
 	return 0;
 }

@@ -38,19 +38,6 @@ int gw_drop_to_nobody(char *err, size_t errlen);
  */
 int gw_become_daemon_user(const char *user, char *err, size_t errlen);
 
-/*
- * What gw_become_daemon_user does without a user (the tests' stand-in for the daemon):
- * started as root, keep CAP_NET_ADMIN and CAP_NET_RAW (those it has of them) and
- * give up every other capability, from the bounding set as well, so a program it runs (an
- * iperf3 client) gets no more back; and set no_new_privs. Not root (systemd's DynamicUser
- * with ambient capabilities): nothing to do, 0. Returns 0, 1 when the bounding set could not
- * be cut (no CAP_SETPCAP: what it runs may hold more; err says so), or -errno with err
- * saying which step failed.
- */
-int gw_keep_net_caps(char *err, size_t errlen);
-/* The same with the capabilities named (CAP_* numbers). */
-int gw_keep_caps(const unsigned int *wanted, size_t n_wanted, char *err, size_t errlen);
-
 /* The web process's user, and the one it falls back to. */
 #define GW_WEB_USER "gatewayd-web"
 
@@ -72,12 +59,4 @@ int gw_drop_to_user(const char *const *users, const uid_t *avoid, size_t n_avoid
  * them (what it starts is then refused); -errno with err.
  */
 int gw_keep_launcher_caps(char *err, size_t errlen);
-/*
- * The daemon, once it has forked the launcher, not root (systemd's unit gives the service
- * user CAP_SETUID, CAP_SETGID and CAP_KILL beside the network two, for the launcher alone):
- * those three out of every set, ambient included. Its other capabilities are its own drop's
- * (gw_keep_net_caps). 0 or -errno with err.
- */
-int gw_drop_launcher_caps(char *err, size_t errlen);
-
 #endif

@@ -762,7 +762,7 @@ int main(void)
 				kill(victim, SIGKILL);
 			_exit(0);
 		}
-		CHECK(gw_keep_net_caps(err, sizeof(err)) >= 0, "the parent gives up its other "
+		CHECK(gw_become_daemon_user(NULL, err, sizeof(err)) >= 0, "the parent gives up its other "
 		      "capabilities (%s)", err);
 	}
 	CHECK(http_get(port, "/api/history?link=wan&direction=egress&class=c1", ADMIN_AUTH, buf,
