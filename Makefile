@@ -135,6 +135,13 @@ $(FAKE_BIN): $(BUILD)/tests/%: tests/unit/%.c $(FAKE_OBJ) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(FAKE_OBJ) $(LIBS) $(LDLIBS_ALL)
 
+# the tests that run the load engine, the sink and the load test on a fake clock
+CLOCK_BIN := $(BUILD)/tests/test_loadgen $(BUILD)/tests/test_sinkaccess
+CLOCK_OBJ := $(BUILD)/obj/tests/unit/fake_clock.o
+$(CLOCK_BIN): $(BUILD)/tests/%: tests/unit/%.c $(CLOCK_OBJ) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(CLOCK_OBJ) $(LIBS) $(LDLIBS_ALL)
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
