@@ -41,13 +41,14 @@ uml_guest_begin() {
 	uml_topology || { not_ok "topology" "uml_topology failed"; exit 1; }
 }
 
-# uml_gw_start CONF [NS]: gatewayd -c CONF in NS (the router's), its log in $T/log; waits (30 s)
-# until it logged "applied and verified". Sets GWPID. On failure prints the log as a comment.
+# uml_gw_start CONF [NS [ARG...]]: gatewayd -c CONF [ARG...] in NS (the router's), its log in
+# $T/log; waits (30 s) until it logged "applied and verified". Sets GWPID. On failure prints the
+# log as a comment.
 uml_gw_start() {
 	# emptied here, not by the background shell's redirection: a look before that would read
 	# the previous daemon's "applied and verified"
 	: >"$T/log"
-	ip netns exec "${2:-$UML_NS_R}" "$GW" -c "$1" >>"$T/log" 2>&1 &
+	ip netns exec "${2:-$UML_NS_R}" "$GW" -c "$1" "${@:3}" >>"$T/log" 2>&1 &
 	GWPID=$!
 	# builtins only in the condition: an exec costs ~0.15 s here
 	wait_for '[[ $(<"$T/log") == *"applied and verified"* ]] || ! kill -0 $GWPID 2>/dev/null' 30 \

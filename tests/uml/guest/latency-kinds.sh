@@ -14,7 +14,7 @@ uml_netem_far 10ms limit 10000
 
 T0=$(date +%s.%N)
 # the kinds are known here (tests/uml/test_gatewayd.sh checks them): no probe fork
-gw_run() { GATEWAYD_SKIP_KIND_PROBE=1 uml_gw_start "$1"; }
+gw_run() { uml_gw_start "$1" "$UML_NS_R" --no-kind-probe; }
 # rate FILE: an iperf3 output's receiver rate as "VALUE UNIT" (builtins only), "0 bits/sec"
 rate() {
 	local l w prev="0" out="0 bits/sec"
