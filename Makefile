@@ -65,7 +65,7 @@ LAYERS := \
 	gatewayd:gatewayd/sys,gatewayd/probe,gatewayd/load,gatewayd/tree,config,qdisc,webui
 LAYER_EXEMPT := gatewayd/main.c
 
-.PHONY: all router deps check-deps test test-unit test-netns test-uml test-webui asan bench \
+.PHONY: all router deps check-deps test test-unit test-netns test-uml test-webui asan bench bench-bins \
 	install clean demo fuzz fuzz-bins layers man-lint deb
 
 all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni $(BUILD)/gatewayd-uml-exec
@@ -153,6 +153,14 @@ $(BUILD)/tests/webui-fake-server: tests/webui/fake-source.c $(LIBS)
 
 unit-bins: $(UNIT_BIN) $(BUILD)/tests/webui-fake-server
 
+# the benchmarks' own programs, built from the daemon's archives (tests/bench/*.c)
+BENCH_BIN := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard tests/bench/*.c)))
+$(BUILD)/bench/%: tests/bench/%.c $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+
+bench-bins: $(BENCH_BIN)
+
 # the HTTP server and the page in headless Chromium, against the fake server
 test-webui: all unit-bins
 	tests/run "BUILD=$(BUILD) bash tests/webui/test_http.sh" \
@@ -194,7 +202,7 @@ test-unit: all unit-bins
 man-lint:
 	tests/run "bash tests/man/test_lint.sh"
 
-bench: deps all
+bench: deps all bench-bins
 	tests/bench/run-all
 
 # the comparison bench on its defaults (gatewayd --compare), results in DEMO_OUT

@@ -231,8 +231,7 @@ static void __attribute__((noreturn)) child_main(int sock, const int *fds, size_
 	if (!root && gw_drop_to_nobody(err, sizeof(err)))
 		goto fail;
 	gw_lastcmp_init(&child_cmp, NULL);
-	if (gw_histfeed_new(&child_hist) == 0)
-		gw_histfeed_bench_fill(child_hist, getenv("GATEWAYD_BENCH_FILL_HISTORY"));
+	gw_histfeed_new(&child_hist);
 	if (child_read(sock, &rx, &w, fds, true) < 0)
 		_exit(0);
 	if ((root && gw_drop_to_nobody(err, sizeof(err))) || gw_sandbox_web(err, sizeof(err)))
