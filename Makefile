@@ -67,7 +67,7 @@ LAYERS := \
 	gatewayd:gatewayd/sys,gatewayd/probe,gatewayd/load,gatewayd/tree,config,qdisc,webui
 LAYER_EXEMPT := gatewayd/main.c
 
-.PHONY: all router deps deps-pkgs users check-deps test test-unit test-netns test-uml test-webui asan bench \
+.PHONY: all router deps deps-pkgs users check-deps test test-unit test-netns test-uml test-webui asan bench bench-bins \
 	install clean demo fuzz fuzz-bins layers man-lint deb
 
 all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni $(BUILD)/gatewayd-uml-exec
@@ -137,6 +137,13 @@ $(FAKE_BIN): $(BUILD)/tests/%: tests/unit/%.c $(FAKE_OBJ) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(FAKE_OBJ) $(LIBS) $(LDLIBS_ALL)
 
+# the tests that run the load engine, the sink and the load test on a fake clock
+CLOCK_BIN := $(BUILD)/tests/test_loadgen $(BUILD)/tests/test_sinkaccess
+CLOCK_OBJ := $(BUILD)/obj/tests/unit/fake_clock.o
+$(CLOCK_BIN): $(BUILD)/tests/%: tests/unit/%.c $(CLOCK_OBJ) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(CLOCK_OBJ) $(LIBS) $(LDLIBS_ALL)
+
 $(BUILD)/tests/%: tests/unit/%.c $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
@@ -147,6 +154,14 @@ $(BUILD)/tests/webui-fake-server: tests/webui/fake-source.c $(LIBS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDLIBS_ALL)
 
 unit-bins: $(UNIT_BIN) $(BUILD)/tests/webui-fake-server
+
+# the benchmarks' own programs, built from the daemon's archives (tests/bench/*.c)
+BENCH_BIN := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(sort $(wildcard tests/bench/*.c)))
+$(BUILD)/bench/%: tests/bench/%.c $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBS) $(LDLIBS_ALL)
+
+bench-bins: $(BENCH_BIN)
 
 # the HTTP server and the page in headless Chromium, against the fake server
 test-webui: all unit-bins
@@ -202,7 +217,7 @@ test-unit: all unit-bins
 man-lint:
 	tests/run "bash tests/man/test_lint.sh"
 
-bench: deps all
+bench: deps all bench-bins
 	tests/bench/run-all
 
 # the comparison bench on its defaults (gatewayd --compare), results in DEMO_OUT

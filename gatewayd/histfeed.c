@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gatewayd/histfeed.h"
-#include "gatewayd/sys/clock.h"
 #include "gatewayd/sys/log.h"
 
 /* One direction of the snapshots the history was made for. */
@@ -30,8 +29,6 @@ struct gw_histfeed {
 	struct gw_history *h;
 	struct layout l;
 	int64_t interval_us;
-	const char *fill;
-	bool filled;
 };
 
 static void layout_free(struct layout *l)
@@ -162,22 +159,8 @@ static int rebuild(struct gw_histfeed *f, const struct gw_snapshot *s)
 			map[d->first + 1 + k] = find_class(od, d->names[k], k);
 	}
 	gw_log(GW_LOG_DEBUG, "history: %zu bytes", gw_history_bytes(h));
-	if (f->h && f->interval_us == s->interval_us) {
+	if (f->h && f->interval_us == s->interval_us)
 		gw_history_carry(h, f->h, map);
-	} else if (f->fill && !f->filled) {
-		double t0 = gw_mono_now();
-		int n = gw_history_bench_fill(h, f->fill, gw_wall_now(), s->interval_us / 1e6);
-
-		if (n < 0)
-			gw_log(GW_LOG_ERR, "GATEWAYD_BENCH_FILL_HISTORY=%s: not idle or busy; "
-			       "ignored", f->fill);
-		else
-			gw_log(GW_LOG_INFO, "history: filled with %d passes of %s points in %.1f s "
-			       "(GATEWAYD_BENCH_FILL_HISTORY): %zu bytes at start, %zu packed", n,
-			       f->fill, gw_mono_now() - t0, gw_history_bytes(h),
-			       gw_history_packed_bytes(h));
-	}
-	f->filled = true;
 	free(map);
 	pthread_mutex_lock(&f->lock);
 	old = f->h;
@@ -273,11 +256,6 @@ int gw_histfeed_new(struct gw_histfeed **out)
 	}
 	*out = f;
 	return 0;
-}
-
-void gw_histfeed_bench_fill(struct gw_histfeed *f, const char *mode)
-{
-	f->fill = mode;
 }
 
 void gw_histfeed_free(struct gw_histfeed *f)

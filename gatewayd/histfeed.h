@@ -15,11 +15,6 @@ struct gw_histfeed;
 int gw_histfeed_new(struct gw_histfeed **out);
 void gw_histfeed_free(struct gw_histfeed *f);
 /*
- * The memory benchmark's knob (GATEWAYD_BENCH_FILL_HISTORY, gatewayd(8)): the first history
- * made, before its first pass, is filled with mode's points ("idle" or "busy"); NULL: not.
- */
-void gw_histfeed_bench_fill(struct gw_histfeed *f, const char *mode);
-/*
  * One snapshot as one pass, its figures as the sampler had them: rate achieved*8 (bits/s),
  * queue delay, drops/s, backlog; the latency of directions with latency.present (baseline,
  * the pass's loaded p50 and p99), the shaper's rate where autorate.present. From one thread

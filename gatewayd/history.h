@@ -59,12 +59,6 @@ int gw_history_query(struct gw_history *h, size_t series, double from, double to
  * tracks them for series i (track before carrying). */
 void gw_history_carry(struct gw_history *h, struct gw_history *from, const long *map);
 
-/* A bench knob (gatewayd/histfill.c): 24 h 15 min of points ending before now, "idle"
- * (zeros, as a class at rest) or "busy" (random traffic in every series, every pass).
- * Returns the passes pushed or -EINVAL for another mode. */
-int gw_history_bench_fill(struct gw_history *h, const char *mode, double now,
-			  double interval_s);
-
 /* The 16-bit log encoding the rings use (relative precision 0.07%), for tests. */
 uint16_t gw_hist_encode(double v);
 double gw_hist_decode(uint16_t c);

@@ -328,8 +328,7 @@ static void __attribute__((noreturn)) child_main(int sock, const int *fds, size_
 	 * fixed thresholds, so a rendering's big blocks go back (gatewayd/sys/memtune.h). */
 	gw_malloc_tune(true);
 	gw_lastcmp_init(&child_cmp, NULL);
-	if (gw_histfeed_new(&child_hist) == 0)
-		gw_histfeed_bench_fill(child_hist, getenv("GATEWAYD_BENCH_FILL_HISTORY"));
+	gw_histfeed_new(&child_hist);
 	if (child_read(&ch) < 0)
 		_exit(3);
 	_exit(0);	/* the kernel frees the rest; no server thread outlives this */

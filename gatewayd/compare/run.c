@@ -64,17 +64,15 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o,
 pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char *conf,
 			 const char *log, char *note, size_t notelen)
 {
-	char *argv[] = { (char *)o->self, "-c", (char *)conf, NULL };
-	pid_t p;
-
 	/* the kinds were probed once for the whole bench: the daemon need not fork a namespace
 	 * of its own to try them again (a second or more in a UML guest) */
-	setenv("GATEWAYD_SKIP_KIND_PROBE", "1", 1);
+	char *argv[] = { (char *)o->self, "-c", (char *)conf, "--no-kind-probe", NULL };
+	pid_t p;
+
 	/* a log a run before left (a queue given twice, a repetition) says "applied" already:
 	 * gone before the child makes its own, which the loop below may read before it is */
 	unlink(log);
 	p = cmp_spawn(b, CMP_NS_GW, argv, log);
-	unsetenv("GATEWAYD_SKIP_KIND_PROBE");
 	double end = cmp_now() + 20;
 
 	if (p < 0) {

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 #include "gatewayd/sys/clock.h"
@@ -44,8 +43,9 @@ struct flow {
 
 struct gw_loadgen {
 	struct gw_loadgen_opts o;
-	int ep, timer;
-	double start, end;		/* CLOCK_MONOTONIC */
+	const struct gw_clock *clk;	/* o.clock, or the real one */
+	int ep, timer;			/* the timer: the ticks, on clk */
+	double start, end;		/* clk's now */
 	bool done;
 	char error[160];
 	struct flow *flows;
@@ -177,7 +177,7 @@ static void flow_connected(struct gw_loadgen *g, struct flow *f, uint32_t tag)
 					 GW_LOAD_MODE_DOWNLOAD };
 	uint8_t hdr[GW_LOAD_HDR_MAX];
 	socklen_t len = sizeof(int);
-	double left = g->end - gw_mono_now();
+	double left = g->end - gw_clock_now(g->clk);
 	int e = 0;
 
 	if (getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0 || e) {
@@ -622,7 +622,7 @@ int gw_loadgen_run(struct gw_loadgen *g)
 
 		if (tag == TAG_TIMER) {
 			uint64_t exp;
-			double now = gw_mono_now();
+			double now = gw_clock_now(g->clk);
 
 			if (read(g->timer, &exp, sizeof(exp)) < 0)
 				continue;
@@ -690,6 +690,7 @@ static int loadgen_alloc(const struct gw_loadgen_opts *o, struct gw_loadgen **ou
 	if (!(g = calloc(1, sizeof(*g))))
 		return -ENOMEM;
 	g->o = *o;
+	g->clk = gw_clock_or_real(o->clock);
 	g->pid = -1;
 	g->pipe = -1;
 	g->iperf3_goodput[0] = g->iperf3_goodput[1] = NAN;
@@ -723,10 +724,8 @@ static int loadgen_alloc(const struct gw_loadgen_opts *o, struct gw_loadgen **ou
 int gw_loadgen_new(const struct gw_loadgen_opts *o, struct gw_loadgen **out, char *err,
 		   size_t errlen)
 {
-	struct itimerspec its = { 0 };
 	struct gw_loadgen *g;
 	size_t per_dir, nf;
-	int64_t tick_ns;
 	int r;
 
 	if ((r = loadgen_alloc(o, &g, err, errlen)))
@@ -734,17 +733,18 @@ int gw_loadgen_new(const struct gw_loadgen_opts *o, struct gw_loadgen **out, cha
 	per_dir = (size_t)o->flows;
 	nf = g->n_flows;
 	g->ep = epoll_create1(EPOLL_CLOEXEC);
-	g->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	tick_ns = (int64_t)(g->o.tick_s * 1e9);
-	its.it_interval.tv_sec = its.it_value.tv_sec = tick_ns / 1000000000;
-	its.it_interval.tv_nsec = its.it_value.tv_nsec = tick_ns % 1000000000;
-	if (g->ep < 0 || g->timer < 0 || timerfd_settime(g->timer, 0, &its, NULL) < 0 ||
-	    (r = ep_add(g, g->timer, EPOLLIN, TAG_TIMER, EPOLL_CTL_ADD))) {
-		r = r ? r : -errno;
+	r = g->ep < 0 ? -errno : 0;
+	if (!r && (g->timer = gw_clock_timer(g->clk)) < 0)
+		r = g->timer;
+	if (!r)
+		r = gw_clock_arm(g->clk, g->timer, g->o.tick_s, g->o.tick_s);
+	if (!r)
+		r = ep_add(g, g->timer, EPOLLIN, TAG_TIMER, EPOLL_CTL_ADD);
+	if (r) {
 		snprintf(err, errlen, "epoll/timer: %s", strerror(-r));
 		goto fail;
 	}
-	g->start = gw_mono_now();
+	g->start = gw_clock_now(g->clk);
 	g->end = g->start + g->o.duration_s;
 	if (o->iperf3) {
 		if ((r = iperf3_start(g, err, errlen)))
@@ -778,7 +778,7 @@ void gw_loadgen_free(struct gw_loadgen *g)
 		close_flows(g);
 	iperf3_kill(g);
 	gw_fd_close(&g->pipe);
-	gw_fd_close(&g->timer);
+	gw_clock_timer_close(g->clk, &g->timer);
 	gw_fd_close(&g->ep);
 	free(g->out);
 	free(g->flows);
@@ -824,7 +824,7 @@ void gw_loadgen_stop(struct gw_loadgen *g)
 		iperf3_finish(g, "stopped before its end");
 		return;
 	}
-	record_tick(g, gw_mono_now());
+	record_tick(g, gw_clock_now(g->clk));
 	finish_native(g);
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include "gatewayd/load/access.h"
+#include "gatewayd/sys/clock.h"
 
 #define GW_LOADGEN_MAX_FLOWS 64		/* per direction */
 #define GW_LOADGEN_MIN_DURATION_S 0.5
@@ -36,6 +37,7 @@ struct gw_loadgen_opts {
 	int rcvlowat;			/* download flows wake us at this many bytes (SO_RCVLOWAT;
 					 * 0: every segment). Counts come from the kernel's
 					 * TCP_INFO either way, so ticks stay exact. */
+	const struct gw_clock *clock;	/* the ticks' and the duration's; NULL: the real one */
 };
 
 struct gw_loadgen_flow {

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,13 +38,14 @@ struct gw_loadtest {
 	uint8_t token[GW_LOAD_TOKEN_MAX];	/* from sink_token_file; all zero: none */
 	double idle_s, ramp_s, phase_s, settle_s;
 
+	const struct gw_clock *clk;	/* the phases', the engine's and the samples' */
 	int ep, timer, lock;
 	struct gw_prober *prober;
 	struct gw_loadgen *gen;
 	struct gw_latency *lat[N_PHASES];
 	enum step step;
 	int phase;			/* the phase running, or next after a gap */
-	double step_end;		/* monotonic */
+	double step_end;		/* clk's now */
 	double idle_from, idle_to;
 	double load_from[N_PHASES], load_to[N_PHASES];	/* the part judged as loaded */
 	struct gw_snap_loadtest res;
@@ -82,15 +82,12 @@ double gw_loadtest_seconds(const struct gw_config *cfg)
 
 static void arm(struct gw_loadtest *t, double at)
 {
-	struct itimerspec its = { 0 };
-	double d = at - gw_mono_now();
+	double d = at - gw_clock_now(t->clk);
 
 	if (d < 0.001)
 		d = 0.001;
 	t->step_end = at;
-	its.it_value.tv_sec = (time_t)d;
-	its.it_value.tv_nsec = (long)((d - (double)(time_t)d) * 1e9);
-	timerfd_settime(t->timer, 0, &its, NULL);
+	gw_clock_arm(t->clk, t->timer, d, 0);
 }
 
 /* A probe's outcome, by when it left: idle phase, or the loaded part of a phase. */
@@ -150,6 +147,7 @@ static int start_phase(struct gw_loadtest *t, double now)
 		.duration_s = t->phase_s, .ramp_s = t->ramp_s,
 		.ifname = t->ifname[0] ? t->ifname : NULL,
 		.fwmark = t->pc.fwmark >= 0 ? t->pc.fwmark : -1,
+		.clock = t->clk,
 	};
 	struct gw_snap_load_dir *d = &t->res.dirs[t->phase];
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = TAG_GEN };
@@ -250,7 +248,7 @@ static void finish(struct gw_loadtest *t, double now)
 	t->step = S_DONE;
 	t->res.running = false;
 	t->res.phase[0] = '\0';
-	t->res.finished_unix = gw_wall_now();
+	t->res.finished_unix = gw_clock_wall(t->clk);
 }
 
 /* Move the test along by the clock; a failure ends it (with what was measured). */
@@ -311,12 +309,12 @@ int gw_loadtest_run(struct gw_loadtest *t)
 			break;
 		}
 	}
-	advance(t, gw_mono_now());
+	advance(t, gw_clock_now(t->clk));
 	return t->step == S_DONE ? 1 : 0;
 }
 
-static int new_test(const struct gw_config *cfg, bool own_prober, struct gw_loadtest **out,
-		    char *err, size_t errlen)
+static int new_test(const struct gw_config *cfg, const struct gw_clock *clk, bool own_prober,
+		    struct gw_loadtest **out, char *err, size_t errlen)
 {
 	const struct gw_probe_cfg *pc = &cfg->probe;
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -334,6 +332,7 @@ static int new_test(const struct gw_config *cfg, bool own_prober, struct gw_load
 	if (!(t = calloc(1, sizeof(*t))))
 		return -ENOMEM;
 	t->ep = t->timer = -1;
+	t->clk = gw_clock_or_real(clk);
 	t->lock = take_lock();
 	if (t->lock < 0) {
 		r = t->lock;
@@ -369,11 +368,14 @@ static int new_test(const struct gw_config *cfg, bool own_prober, struct gw_load
 		}
 	}
 	t->ep = epoll_create1(EPOLL_CLOEXEC);
-	t->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	r = t->ep < 0 ? -errno : 0;
+	if (!r && (t->timer = gw_clock_timer(t->clk)) < 0)
+		r = t->timer;
 	ev.data.u32 = TAG_TIMER;
-	if (t->ep < 0 || t->timer < 0 || epoll_ctl(t->ep, EPOLL_CTL_ADD, t->timer, &ev) < 0) {
+	if (!r && epoll_ctl(t->ep, EPOLL_CTL_ADD, t->timer, &ev) < 0)
 		r = -errno;
-		snprintf(err, errlen, "epoll/timer: %s", strerror(errno));
+	if (r) {
+		snprintf(err, errlen, "epoll/timer: %s", strerror(-r));
 		goto fail;
 	}
 	if (own_prober) {
@@ -389,12 +391,12 @@ static int new_test(const struct gw_config *cfg, bool own_prober, struct gw_load
 		}
 	}
 	t->res.present = t->res.running = true;
-	t->res.started_unix = gw_wall_now();
+	t->res.started_unix = gw_clock_wall(t->clk);
 	snprintf(t->res.sink, sizeof(t->res.sink), "%s", pc->sink);
 	snprintf(t->res.phase, sizeof(t->res.phase), "idle");
 	t->res.flows = pc->load_flows;
 	t->res.phase_s = t->phase_s;
-	t->idle_from = gw_mono_now();
+	t->idle_from = gw_clock_now(t->clk);
 	t->idle_to = t->idle_from + t->idle_s;
 	t->step = S_IDLE;
 	arm(t, t->idle_to);
@@ -408,13 +410,20 @@ fail:
 int gw_loadtest_new(const struct gw_config *cfg, struct gw_loadtest **out, char *err,
 		    size_t errlen)
 {
-	return new_test(cfg, true, out, err, errlen);
+	/* its own prober stamps its samples on the real clock: so must the test */
+	return new_test(cfg, NULL, true, out, err, errlen);
 }
 
 int gw_loadtest_new_fed(const struct gw_config *cfg, struct gw_loadtest **out, char *err,
 			size_t errlen)
 {
-	return new_test(cfg, false, out, err, errlen);
+	return new_test(cfg, NULL, false, out, err, errlen);
+}
+
+int gw_loadtest_new_clock(const struct gw_config *cfg, const struct gw_clock *clk,
+			  struct gw_loadtest **out, char *err, size_t errlen)
+{
+	return new_test(cfg, clk, false, out, err, errlen);
 }
 
 void gw_loadtest_free(struct gw_loadtest *t)
@@ -425,7 +434,7 @@ void gw_loadtest_free(struct gw_loadtest *t)
 	gw_prober_free(t->prober);
 	for (int p = 0; p < N_PHASES; p++)
 		gw_latency_free(t->lat[p]);
-	gw_fd_close(&t->timer);
+	gw_clock_timer_close(t->clk, &t->timer);
 	gw_fd_close(&t->ep);
 	gw_fd_close(&t->lock);
 	explicit_bzero(t->token, sizeof(t->token));

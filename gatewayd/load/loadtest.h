@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "config/config.h"
 #include "gatewayd/probe/prober.h"
+#include "gatewayd/sys/clock.h"
 #include "webui/snapshot.h"
 
 #define GW_LOADTEST_IDLE_S 2.0		/* the idle phase, at least (10 probe intervals) */
@@ -30,6 +31,10 @@ int gw_loadtest_new(const struct gw_config *cfg, struct gw_loadtest **out, char 
  * own beside it would put twice the probes on the link it measures). */
 int gw_loadtest_new_fed(const struct gw_config *cfg, struct gw_loadtest **out, char *err,
 			size_t errlen);
+/* gw_loadtest_new_fed on clk (NULL: the real clock): its phases, the engine's ticks and the
+ * samples' sent_mono all on that clock (a test's, which moves only when the test says). */
+int gw_loadtest_new_clock(const struct gw_config *cfg, const struct gw_clock *clk,
+			  struct gw_loadtest **out, char *err, size_t errlen);
 /* A probe sample for a test made by gw_loadtest_new_fed (ctx: the test); a gw_probe_cb. */
 void gw_loadtest_sample(void *ctx, const struct gw_probe_sample *s);
 void gw_loadtest_free(struct gw_loadtest *t);	/* stops everything at once */

@@ -12,7 +12,6 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 #include "config/config.h"
@@ -128,6 +127,7 @@ struct conn {
 #define IO_ROUNDS 8		/* chunks per connection per wake-up: others get their turn */
 
 struct gw_sink {
+	const struct gw_clock *clk;	/* the deadlines' and the timer's */
 	int ep, timer;
 	int lfd[GW_SINK_MAX_LISTEN];
 	size_t n_listen;
@@ -472,7 +472,7 @@ int gw_sink_run(struct gw_sink *s)
 {
 	struct epoll_event evs[32];
 	int n = epoll_wait(s->ep, evs, 32, 0);
-	double now = gw_mono_now();
+	double now = gw_clock_now(s->clk);
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
@@ -508,7 +508,13 @@ static int listen_one(const struct sockaddr_storage *a, socklen_t len)
 int gw_sink_new(const struct sockaddr_storage *addrs, const socklen_t *lens, size_t n,
 		struct gw_sink **out, char *err, size_t errlen)
 {
-	struct itimerspec its = { .it_interval.tv_nsec = 100000000, .it_value.tv_nsec = 100000000 };
+	return gw_sink_new_clock(NULL, addrs, lens, n, out, err, errlen);
+}
+
+int gw_sink_new_clock(const struct gw_clock *clk, const struct sockaddr_storage *addrs,
+		      const socklen_t *lens, size_t n, struct gw_sink **out, char *err,
+		      size_t errlen)
+{
 	struct gw_sink *s;
 	int r = 0;
 
@@ -518,6 +524,7 @@ int gw_sink_new(const struct sockaddr_storage *addrs, const socklen_t *lens, siz
 	}
 	if (!(s = calloc(1, sizeof(*s))))
 		return -ENOMEM;
+	s->clk = gw_clock_or_real(clk);
 	s->timer = -1;
 	s->acc.max_per_addr = GW_SINK_MAX_CONNS;	/* no share per address until told */
 	for (size_t i = 0; i < GW_SINK_MAX_CONNS; i++)
@@ -530,10 +537,14 @@ int gw_sink_new(const struct sockaddr_storage *addrs, const socklen_t *lens, siz
 		snprintf(err, errlen, "epoll: %s", strerror(-r));
 		goto fail;
 	}
-	s->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (s->timer < 0 || timerfd_settime(s->timer, 0, &its, NULL) < 0 ||
-	    (r = ep_set(s, EPOLL_CTL_ADD, s->timer, EPOLLIN, TAG_TIMER))) {
-		r = r ? r : -errno;
+	/* every 100 ms, what is past its time goes (on_timer) */
+	if ((s->timer = gw_clock_timer(s->clk)) < 0)
+		r = s->timer;
+	if (!r)
+		r = gw_clock_arm(s->clk, s->timer, 0.1, 0.1);
+	if (!r)
+		r = ep_set(s, EPOLL_CTL_ADD, s->timer, EPOLLIN, TAG_TIMER);
+	if (r) {
 		snprintf(err, errlen, "timer: %s", strerror(-r));
 		goto fail;
 	}
@@ -572,7 +583,7 @@ void gw_sink_free(struct gw_sink *s)
 			conn_close(s, &s->conns[i], true);
 	for (size_t i = 0; i < s->n_listen; i++)
 		close(s->lfd[i]);
-	gw_fd_close(&s->timer);
+	gw_clock_timer_close(s->clk, &s->timer);
 	gw_fd_close(&s->ep);
 	explicit_bzero(&s->acc, sizeof(s->acc));
 	free(s);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include "gatewayd/load/access.h"
+#include "gatewayd/sys/clock.h"
 
 #define GW_LOAD_MAGIC "GWLT"		/* client -> sink */
 #define GW_LOAD_REPLY_MAGIC "GWLR"	/* sink -> client */
@@ -92,6 +93,10 @@ struct gw_sink_access {
 /* Listen on each address (IPv4 or IPv6; port 0 picks one). Returns 0 or -errno with err. */
 int gw_sink_new(const struct sockaddr_storage *addrs, const socklen_t *lens, size_t n,
 		struct gw_sink **out, char *err, size_t errlen);
+/* The same on clk (NULL: the real clock): its durations, time-outs and its 100 ms timer. */
+int gw_sink_new_clock(const struct gw_clock *clk, const struct sockaddr_storage *addrs,
+		      const socklen_t *lens, size_t n, struct gw_sink **out, char *err,
+		      size_t errlen);
 void gw_sink_free(struct gw_sink *s);
 /* One fd (an epoll of the listeners, connections and a timer) for a loop to watch. */
 int gw_sink_fd(const struct gw_sink *s);

@@ -9,12 +9,14 @@
 # table; exits 1 only if something broke (targets: < 1% CPU, < 16 MB). The history and the
 # HTTP side live in the web process (gatewayd(8) PRIVILEGES), which its launcher forks: the
 # rings are looked for in the web process, and the last rows add up all three processes.
-# FILL=idle or busy starts the daemon with GATEWAYD_BENCH_FILL_HISTORY (gatewayd(8)): every
-# ring full at start (24 h 15 min of points: zeros, or random traffic in every series), so
-# the RSS is that of full rings, measured, not computed (target: issue 13's 24 MB at 1000
-# classes, 200 MB at 10,000).
+# FILL=idle or busy adds what the three processes would hold with every ring full (target:
+# issue 13's 24 MB at 1000 classes, 200 MB at 10,000): the web process's history at rest
+# swapped for a full one of the same series, both measured by build/bench/histfill
+# (tests/bench/histfill.c, the daemon's own history.c: 24 h 15 min of points, zeros or random
+# traffic in every series; `make bench-bins`), so no knob in the daemon fills its rings.
 # env: REST_N (1000), SETTLE (5 s), WINDOW (30 s), MINUTE (1: wait for a minute point),
-# FILL (none, idle or busy)
+# FILL (none, idle or busy), HISTFILL (the histfill program; build/bench/histfill beside
+# GATEWAYD's build)
 . "$(dirname "$0")/lib.bash"
 bench_preflight curl jq
 
@@ -23,9 +25,10 @@ SETTLE=${SETTLE:-5}
 WINDOW=${WINDOW:-30}
 MINUTE=${MINUTE:-1}
 FILL=${FILL:-none}
+HISTFILL=${HISTFILL:-$(dirname "$GATEWAYD")/bench/histfill}
 case $FILL in
 none) ;;
-idle | busy) export GATEWAYD_BENCH_FILL_HISTORY=$FILL ;;
+idle | busy) [ -x "$HISTFILL" ] || die "FILL=$FILL needs $HISTFILL (make bench-bins)" ;;
 *) die "FILL must be none, idle or busy" ;;
 esac
 # with full rings: issue 13's bounds
@@ -55,12 +58,6 @@ WEB_PID=$(ip netns exec "$NS" curl -s -m 5 http://127.0.0.1:9180/api/status | jq
 LAUNCH_PID=$(awk '$1 == "PPid:" { print $2 }' "/proc/$WEB_PID/status")
 hist=$(sed -n 's/.*history: \([0-9]*\) bytes.*/\1/p' "$TMPD/daemon.log" | head -n 1)
 [ -n "$hist" ] || { log "no \"history: N bytes\" line in the -v log"; hist=0; }
-filled=
-if [ "$FILL" != none ]; then
-	filled=$(grep -o 'history: filled .*' "$TMPD/daemon.log" | head -n 1)
-	[ -n "$filled" ] || die "FILL=$FILL but the daemon logged no \"history: filled\" line"
-	log "$filled"
-fi
 sleep "$SETTLE"
 
 # the window: no HTTP request at all (the server renders /api/status and /metrics lazily, on
@@ -103,10 +100,27 @@ fi
 threads=$(ls "/proc/$GW_PID/task" | wc -l)
 # the three processes: RSS counts the binary's and libraries' pages in each; Pss shares them out
 pss_kb() { awk '$1 == "Pss:" { print $2 }' "/proc/$1/smaps_rollup"; }
+read -r _ _ _ passes _ <<<"$(sample_fields "$NS")"
 read -r whwm wrss _ <<<"$(mem_kb "$WEB_PID")"
 read -r lhwm lrss _ <<<"$(mem_kb "$LAUNCH_PID")"
 sum_rss=$((rss3 + wrss + lrss))
 sum_pss=$(( $(pss_kb "$GW_PID") + $(pss_kb "$WEB_PID") + $(pss_kb "$LAUNCH_PID") ))
+# FILL: the web process's history as it is now (as many passes, of idle classes) and full, each
+# in a process of its own; one series per class and the direction's total
+if [ "$FILL" != none ]; then
+	kv() { sed -n "s/.*\b$1=\([^ ]*\).*/\1/p" <<<"$2"; }
+	h_rest=$("$HISTFILL" -p "${passes:-0}" "$((N + 1))" 1 idle) || die "$HISTFILL failed"
+	h_full=$("$HISTFILL" "$((N + 1))" 1 "$FILL") || die "$HISTFILL failed"
+	log "histfill at rest: $h_rest"
+	log "histfill full: $h_full"
+	# the same rings as the web process's, or the swap below is of unlike things
+	[ "$(kv bytes_at_start "$h_full")" = "$hist" ] ||
+		log "warning: histfill's rings take $(kv bytes_at_start "$h_full") bytes at start, the web process's $hist"
+	rest_kb=$(kv rss_kb "$h_rest") hfull_kb=$(kv rss_kb "$h_full")
+	fwrss=$((wrss - rest_kb + hfull_kb))
+	fsum_rss=$((sum_rss - rest_kb + hfull_kb))
+	fsum_pss=$((sum_pss - rest_kb + hfull_kb))
+fi
 read -r ranon rfile <<<"$(awk '$1 == "RssAnon:" { a = $2 } $1 == "RssFile:" { f = $2 } END { print a, f }' "/proc/$GW_PID/status")"
 
 daemon_stop rc "$GW_PID" 60
@@ -128,16 +142,19 @@ echo "| VmRSS / VmHWM after one GET of /api/status ($sbytes B) and /metrics ($mb
 	echo "| VmRSS / VmHWM after the first minute point ($m3 written) | $(mb "$rss3") / $(mb "$hwm3") | < $TARGET_MB MB | $(verdict_mb "$hwm3") |"
 echo "| history rings reserved (\`history: N bytes\`) | $(awk -v b="$hist" 'BEGIN { printf "%.1f MB", b / 1e6 }') | | mapping holding them, resident: $(mb "$ring_rss1") at the window's end, $(mb "$ring_rss3") last |"
 echo "| of the last VmRSS: file-backed (binary, shared libraries) / anonymous / the rings' mapping | $(mb "$rfile") / $(mb "$ranon") / $(mb "$ring_rss3") | | |"
-if [ "$FILL" = none ]; then
+[ "$FILL" = none ] &&
 	echo "| VmRSS once the rings are full (15 min raw, 24 h minute points; computed) | at least $(mb "$full_kb") | $(full_target "$full_kb") |"
-else
-	echo "| VmRSS / VmHWM with every ring full (FILL=$FILL: measured, as the row above) | $(mb "$rss3") / $(mb "$hwm3") | $(full_target "$hwm3") |"
-fi
 echo "| the web process (history, HTTP): VmRSS / VmHWM | $(mb "$wrss") / $(mb "$whwm") | | |"
 echo "| its launcher: VmRSS / VmHWM | $(mb "$lrss") / $(mb "$lhwm") | | |"
-echo "| the daemon, the web process and the launcher: VmRSS summed / Pss summed | $(mb "$sum_rss") / $(mb "$sum_pss") | $(full_target "$sum_pss") |"
+if [ "$FILL" = none ]; then
+	echo "| the daemon, the web process and the launcher: VmRSS summed / Pss summed | $(mb "$sum_rss") / $(mb "$sum_pss") | $(full_target "$sum_pss") |"
+else
+	echo "| the daemon, the web process and the launcher: VmRSS summed / Pss summed | $(mb "$sum_rss") / $(mb "$sum_pss") | | |"
+	echo "| a history of $((N + 1)) series (tests/bench/histfill): VmRSS it adds after the web process's $passes passes / with every ring full (FILL=$FILL: 24 h 15 min of points; $(kv packed_bytes "$h_full") bytes packed) | $(mb "$rest_kb") / $(mb "$hfull_kb") | | |"
+	echo "| with every ring full (the history at rest swapped for the full one): the web process's VmRSS | $(mb "$fwrss") | | |"
+	echo "| with every ring full: the three processes' VmRSS summed / Pss summed | $(mb "$fsum_rss") / $(mb "$fsum_pss") | $(full_target "$fsum_pss") |"
+fi
 echo
-[ -n "$filled" ] && echo "The daemon's log: \`$filled\`."
 echo "The last pass took $dur ms (lag $lag ms); $late of $ptot passes late." \
 	"$threads threads. The rings live in one anonymous mapping of $(mb "$ring_size") (glibc mmaps each big" \
 	"calloc and the kernel merges neighbours, so other big arrays may share it); \"resident\" is its Rss" \

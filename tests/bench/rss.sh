@@ -5,20 +5,24 @@
 # plan (peak RSS of the process). Then SIGTERM: the daemon must exit 0 and leave no tree.
 # VmSize is shown too: memory the daemon has reserved but not yet touched (calloc'd rings)
 # becomes RSS as it fills; the daemon runs with -v, which logs what the history rings reserve.
-# FILL=idle or busy starts the daemon with GATEWAYD_BENCH_FILL_HISTORY (gatewayd(8)): every
-# history ring full at start, so its figures are those of full rings (rest.sh says more).
-# Prints a markdown table; exits 1 if anything fails.
-# env: RSS_N (10000), SETTLE (5 s), FILL (none, idle or busy)
+# FILL=idle or busy adds a row: the memory the web process's history of N + 1 series takes with
+# every ring full (24 h 15 min of zeros, or of random traffic in every series), measured by
+# build/bench/histfill (tests/bench/histfill.c, the daemon's own history.c; `make
+# bench-bins`): the rings live in the web process, not in the daemon measured here (rest.sh
+# adds the three processes up). Prints a markdown table; exits 1 if anything fails.
+# env: RSS_N (10000), SETTLE (5 s), FILL (none, idle or busy), HISTFILL (the histfill program;
+# build/bench/histfill beside GATEWAYD's build)
 . "$(dirname "$0")/lib.bash"
 bench_preflight
 
 N=${RSS_N:-10000}
 SETTLE=${SETTLE:-5}
 FILL=${FILL:-none}
+HISTFILL=${HISTFILL:-$(dirname "$GATEWAYD")/bench/histfill}
 failed=0
 case $FILL in
 none) ;;
-idle | busy) export GATEWAYD_BENCH_FILL_HISTORY=$FILL ;;
+idle | busy) [ -x "$HISTFILL" ] || die "FILL=$FILL needs $HISTFILL (make bench-bins)" ;;
 *) die "FILL must be none, idle or busy" ;;
 esac
 
@@ -85,9 +89,6 @@ wait_log "$GW_PID" "$GW_LOG" "history: " 10
 hist=$(sed -n 's/.*history: \([0-9]*\) bytes.*/\1/p' "$GW_LOG" | head -n 1)
 [ -n "$hist" ] || { log "no \"history: N bytes\" line in the -v log"; hist=0; }
 read -r ring_size ring1 <<<"$(ring_kb "$GW_PID" "$hist")"
-[ "$FILL" = none ] || wait_log "$GW_PID" "$GW_LOG" "history: filled" 300
-filled=$(grep -o 'history: filled .*' "$GW_LOG" | head -n 1)
-[ "$FILL" = none ] || [ -n "$filled" ] || { log "FILL=$FILL but no \"history: filled\" line"; failed=1; }
 c=$(counts "$NS")
 [ "$c" = "$want" ] || { log "daemon tree has classes/qdiscs $c, want $want"; failed=1; }
 sleep "$SETTLE"
@@ -143,6 +144,12 @@ echo "History rings: $hist bytes reserved ($(awk -v b="$hist" 'BEGIN { printf "%
 	"\`gatewayd -v\` logs it). They live in one anonymous mapping of $(mib "$ring_size") (glibc mmaps each" \
 	"big calloc and the kernel merges neighbouring ones, so other big arrays share it); \"resident\" is" \
 	"that mapping's Rss in /proc/PID/smaps. The rings fill as time goes by: RSS grows toward the reserved size."
-[ -n "$filled" ] && echo "Every ring full from the start (FILL=$FILL), the daemon's log: \`$filled\`."
+if [ "$FILL" != none ]; then
+	filled=$("$HISTFILL" "$((N + 1))" 1 "$FILL") || { log "$HISTFILL failed"; failed=1; }
+	fkb=$(sed -n 's/.*rss_kb=\([0-9]*\).*/\1/p' <<<"$filled")
+	echo "The web process's history with every ring full (FILL=$FILL, measured in a process of" \
+		"its own, \`histfill $((N + 1)) 1 $FILL\`; the rings live in the web process, not in the" \
+		"daemon above): $(mib "${fkb:-0}") of RSS; \`$filled\`."
+fi
 echo "SIGTERM: daemon exited $rc in ${t_stop} s; classes left on v0: ${left%% *}, htb qdiscs left: $htb_left."
 exit "$failed"

@@ -23,16 +23,8 @@ daemon_reads() {
 }
 # wait_for CONDITION TIMEOUT [WHAT]
 . "$TOP/tests/wait_for.sh"
-
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $1${2:+: $2}"; }
-skip() { echo "skip - $1: $2"; }
-# check NAME CMD...: one counted check
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name" "failed: $*"; fi
-}
+# ok, not_ok NAME [DETAIL], skip NAME [WHY], check NAME CMD..., check_detail NAME DETAIL CMD...
+. "$TOP/tests/tap.sh"
 
 cleanup() {
 	local p ns

@@ -8,7 +8,6 @@
 # ifb (marked) and hook go on stop; a marked container ifb left by a kill -9 is cleaned at the
 # next start, an unmarked one survives.
 . "$(dirname "$0")/lib.sh"
-export GATEWAYD_SKIP_KIND_PROBE=1
 IFB="ifo-$$"	# the link's ifb: a name unique to this run
 RATE_E=20	# mbit, r1's egress (client -> server)
 RATE_I=10	# mbit, r1's ingress (server -> client)

@@ -24,7 +24,8 @@ CONF
 }
 conf false
 before=$(tree "$NS" v0)
-GATEWAYD_SKIP_KIND_PROBE=1 ip netns exec "$NS" "$GATEWAYD" -c "$TMPD/r.conf" --oneshot 2>"$TMPD/e1"
+# --no-kind-probe: the kernel itself refuses the kind this one lacks, at the apply
+ip netns exec "$NS" "$GATEWAYD" -c "$TMPD/r.conf" --oneshot --no-kind-probe 2>"$TMPD/e1"
 rc=$?
 check "refused apply exits 1" test $rc -eq 1
 check "the error names the link, class and object" grep -q "link 'wan' egress qdisc of class c on v0" "$TMPD/e1"
@@ -38,6 +39,9 @@ ip netns exec "$NS" "$GATEWAYD" -c "$TMPD/r.conf" --check 2>"$TMPD/e2"
 check "--check exits 2 for a kind this kernel lacks" test $? -eq 2
 check "--check names file:line and how to load it" \
 	grep -qE "r.conf:[0-9]+: .*fq_codel.*modprobe sch_fq_codel" "$TMPD/e2"
+out=$(ip netns exec "$NS" "$GATEWAYD" -c "$TMPD/r.conf" --check --no-kind-probe 2>&1)
+check "--check --no-kind-probe: the file is valid, the kinds not asked ($out)" \
+	grep -q "ok (1 link); qdisc kinds not probed (--no-kind-probe)" <<<"$out"
 
 # A foreign tree, left alone without replace
 ip netns exec "$NS" tc qdisc add dev v0 root handle 1: htb default 20
@@ -54,7 +58,7 @@ check "the foreign tree is untouched" test "$(tree "$NS" v0)" = "$foreign"
 
 # With replace = true and a kernel refusal, the foreign tree comes back as it was
 conf true
-GATEWAYD_SKIP_KIND_PROBE=1 ip netns exec "$NS" "$GATEWAYD" -c "$TMPD/r.conf" --oneshot 2>"$TMPD/e4"
+ip netns exec "$NS" "$GATEWAYD" -c "$TMPD/r.conf" --oneshot --no-kind-probe 2>"$TMPD/e4"
 check "replace = true, refused: exit 1" test $? -eq 1
 after=$(tree "$NS" v0)
 check "the foreign tree (qdiscs, classes, ingress filter) is put back" test "$after" = "$foreign"

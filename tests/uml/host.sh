@@ -35,14 +35,8 @@ uml_suite() {
 }
 
 # For a suite that judges on the host what a guest measured (gatewayd --compare --kernel uml):
-# ok NAME, not_ok NAME DETAIL, check NAME DETAIL CMD...: its counted lines.
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; }
-check() {
-	local name=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$name"; else not_ok "$name" "$detail"; fi
-}
+# ok NAME, not_ok NAME DETAIL, skip, check_detail NAME DETAIL CMD...: its counted lines.
+. tests/tap.sh
 # uml_scratch WHAT PREFIX: skip without root (exit 0); else T, a scratch directory under
 # /var/tmp (the guest's /tmp is its own), removed on exit, with the guest's run directory in
 # it (UML_RUN_TMPDIR: the other lane's UML suites count theirs in /var/tmp meanwhile).
@@ -61,5 +55,5 @@ uml_scratch() {
 uml_runs_left() {
 	local left
 	left=$(find "$UML_RUN_TMPDIR" -mindepth 1 -maxdepth 1 | wc -l)
-	check "no UML run directory left ($left)" "$left in $UML_RUN_TMPDIR" test "$left" = 0
+	check_detail "no UML run directory left ($left)" "$left in $UML_RUN_TMPDIR" test "$left" = 0
 }

@@ -12,28 +12,16 @@ UML_IP_R0=10.77.1.1
 UML_IP_R1=10.77.2.1
 UML_IP_S=10.77.2.2
 
-uml_fails=0
-
 # wait_for CONDITION TIMEOUT [WHAT]: poll every 0.1 s here (one exec costs ~0.15 s in UML).
 . "$(dirname "${BASH_SOURCE[0]}")/../wait_for.sh"
 # shellcheck disable=SC2034  # read by wait_for
 WAIT_FOR_STEP=0.1
 
 # ---- reporting: the lines tests/run counts ---------------------------------------------
-ok() { echo "ok - $1"; }
-not_ok() {
-	echo "not ok - $1: $2"
-	uml_fails=$((uml_fails + 1))
-}
-skip() { echo "skip - $1: $2"; }
-# check NAME DETAIL CMD...: ok if CMD succeeds, else not ok with DETAIL.
-check() {
-	local name=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$name"; else not_ok "$name" "$detail"; fi
-}
-# Exit status for the end of a guest script: 1 if any not_ok was printed.
-uml_status() { [ "$uml_fails" -eq 0 ]; }
+# ok, not_ok NAME [DETAIL], skip, check_detail NAME DETAIL CMD...; a guest script ends with
+# tap_status (1 if it printed a not ok)
+# shellcheck source=tests/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 # in_ns NS CMD...: run CMD in namespace NS ("" = the guest's initial namespace).
 in_ns() {
@@ -57,13 +45,14 @@ uml_guest_begin() {
 	uml_topology || { not_ok "topology" "uml_topology failed"; exit 1; }
 }
 
-# uml_gw_start CONF [NS]: gatewayd -c CONF in NS (the router's), its log in $T/log; waits (30 s)
-# until it logged "applied and verified". Sets GWPID. On failure prints the log as a comment.
+# uml_gw_start CONF [NS [ARG...]]: gatewayd -c CONF [ARG...] in NS (the router's), its log in
+# $T/log; waits (30 s) until it logged "applied and verified". Sets GWPID. On failure prints the
+# log as a comment.
 uml_gw_start() {
 	# emptied here, not by the background shell's redirection: a look before that would read
 	# the previous daemon's "applied and verified"
 	: >"$T/log"
-	ip netns exec "${2:-$UML_NS_R}" "$GW" -c "$1" >>"$T/log" 2>&1 &
+	ip netns exec "${2:-$UML_NS_R}" "$GW" -c "$1" "${@:3}" >>"$T/log" 2>&1 &
 	GWPID=$!
 	# builtins only in the condition: an exec costs ~0.15 s here
 	wait_for '[[ $(<"$T/log") == *"applied and verified"* ]] || ! kill -0 $GWPID 2>/dev/null' 30 \

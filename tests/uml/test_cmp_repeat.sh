@@ -42,7 +42,7 @@ if [ $rc -ne 0 ] || [ ! -s "$R" ]; then
 fi
 ok "--repeat 3 --rate 40mbit/10mbit in UML: status 0 and results"
 probs=$(python3 tests/uml/compare_check.py "$T/out" 2>&1)
-check "results.json valid against docs/compare-schema.md, SVGs well-formed" "$probs" test -z "$probs"
+check_detail "results.json valid against docs/compare-schema.md, SVGs well-formed" "$probs" test -z "$probs"
 
 python3 - "$T/out" "$T/run.log" <<'EOF' || not_ok "the checks" "python3 ended early"
 import json, statistics, sys, traceback

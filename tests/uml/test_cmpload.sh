@@ -27,11 +27,11 @@ rc=$?
 grep -v '^    ' "$T/run.log" | tail -25 | sed 's/^/# /'
 echo "# the guest run took $((SECONDS - s0)) s"
 R=$T/out/results.json
-check "--profile bidir --flows 2 --family 46 in UML: status 0 and results ($rc)" \
+check_detail "--profile bidir --flows 2 --family 46 in UML: status 0 and results ($rc)" \
 	"$(tail -3 "$T/run.log")" eval '[ $rc -eq 0 ] && [ -s "$R" ]'
 [ -s "$R" ] || exit 0
 probs=$(python3 tests/uml/compare_check.py "$T/out" 2>&1)
-check "results.json valid against docs/compare-schema.md, SVGs well-formed" "$probs" test -z "$probs"
+check_detail "results.json valid against docs/compare-schema.md, SVGs well-formed" "$probs" test -z "$probs"
 
 python3 - "$R" <<'EOF' || not_ok "the checks" "python3 ended early"
 import json, sys

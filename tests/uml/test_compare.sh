@@ -23,7 +23,7 @@
 #    with the bench's link (wan on g1); afterwards no tap of the guest's and the host's
 #    namespaces as they were (the relay's end: guest/compare.sh's leftovers).
 # Run from the repo root as root.
-# set -u, the repo root, GATEWAYD, and ok / not_ok / check
+# set -u, the repo root, GATEWAYD, and ok / not_ok / check_detail (tests/tap.sh)
 # shellcheck source-path=SCRIPTDIR source=host.sh
 . "$(dirname "$0")/host.sh"
 DUR=${COMPARE_DURATION:-10s}
@@ -49,29 +49,29 @@ printf '#!/bin/sh\nprintf "%%s\\n" "$@" >%s/fake-args\n' "$T" >"$T/fake-uml"
 chmod +x "$T/fake-uml"
 out=$(GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare --rate 12mbit --rtt 30ms --duration 9s --qdiscs fifo,cake --out "$T/fake-out" 2>&1)
 if [ $host_has_all = 0 ]; then
-	check "auto: this kernel lacks a qdisc, so the run goes to UML and says so" "$out" \
+	check_detail "auto: this kernel lacks a qdisc, so the run goes to UML and says so" "$out" \
 		grep -q "running the comparison inside User-Mode Linux" <<<"$out"
 	args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
-	check "the helper gets the same settings: $args" "$args" grep -q -- \
+	check_detail "the helper gets the same settings: $args" "$args" grep -q -- \
 		"-- $GATEWAYD --compare --in-uml --kernel host --rate 12mbit --rtt 30000us --duration 9.000s --qdiscs fifo,cake --out $T/fake-out" \
 		<<<"$args"
 	if [ -c /dev/net/tun ]; then
-		check "the helper is asked for the guest's network (--net), for the status page" "$args" \
+		check_detail "the helper is asked for the guest's network (--net), for the status page" "$args" \
 			grep -q -- "--net .*-- $GATEWAYD" <<<"$args"
 		rm -f "$T/fake-args"
 		GATEWAYD_UML_NET=0 GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare --kernel uml \
 			--qdiscs fifo --out "$T/fake-out" >/dev/null 2>&1
 		args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
-		check "GATEWAYD_UML_NET=0: no --net" "$args" eval '[ -n "$args" ] && ! grep -q -- "--net" <<<"$args"'
+		check_detail "GATEWAYD_UML_NET=0: no --net" "$args" eval '[ -n "$args" ] && ! grep -q -- "--net" <<<"$args"'
 		# the scenario's guest failed at once when booted with --net (compare.c says): not asked
 		rm -f "$T/fake-args"
 		GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare --kernel uml --scenario variable \
 			--out "$T/fake-out" >/dev/null 2>&1
 		args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
-		check "--scenario: no --net (yet)" "$args" eval '[ -n "$args" ] && ! grep -q -- "--net" <<<"$args"'
+		check_detail "--scenario: no --net (yet)" "$args" eval '[ -n "$args" ] && ! grep -q -- "--net" <<<"$args"'
 	fi
 else
-	check "auto: this kernel has every qdisc, so the run stays here" "$out" \
+	check_detail "auto: this kernel has every qdisc, so the run stays here" "$out" \
 		test ! -e "$T/fake-args"
 fi
 
@@ -80,7 +80,7 @@ rm -f "$T/fake-args"
 GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare --kernel uml --qdiscs fifo --profile upload \
 	--flows 2 --family 6 --out "$T/fake-out" >/dev/null 2>&1
 args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
-check "--profile, --flows and --family reach the guest: $args" "$args" \
+check_detail "--profile, --flows and --family reach the guest: $args" "$args" \
 	grep -q -- "--qdiscs fifo --profile upload --flows 2 --family 6 --out" <<<"$args"
 
 # -c CONFIG: the results go where that config's daemon looks (its compare_dir), unless --out;
@@ -95,13 +95,13 @@ EOF
 rm -f "$T/fake-args"
 GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare -c "$T/c.conf" --kernel uml --qdiscs fifo >/dev/null 2>&1
 args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
-check "-c CONFIG: the run writes to its compare_dir, and the guest benches its link: $args" "$args" \
+check_detail "-c CONFIG: the run writes to its compare_dir, and the guest benches its link: $args" "$args" \
 	eval 'grep -q -- "--out $T/cdir" <<<"$args" && grep -q -- "-c $T/c.conf --link wan --rtt" <<<"$args" &&
 		grep -q -- "--qdiscs fifo " <<<"$args" && ! grep -q -- "--rate" <<<"$args"'
 printf 'compare_dir = 5;\n' >"$T/bad.conf"
 out=$(timeout 10 "$GATEWAYD" --compare -c "$T/bad.conf" 2>&1)
 rc=$?
-check "-c with a bad config: status 2 and file:line ($rc: $out)" "$out" \
+check_detail "-c with a bad config: status 2 and file:line ($rc: $out)" "$out" \
 	eval '[ $rc -eq 2 ] && grep -q "bad.conf:1: .compare_dir. must be a string" <<<"$out"'
 
 # 2. Ctrl-C during the load, on this kernel (--kernel host: the fifo alone where it lacks
@@ -114,14 +114,14 @@ sleep 1	# a duration: a second into the load, then the ^C
 kill -INT $pid
 wait $pid
 rc=$?
-check "SIGINT during the load: status 130 (status $rc), and it says it removes the testbed" \
+check_detail "SIGINT during the load: status 130 (status $rc), and it says it removes the testbed" \
 	"$(tail -5 "$out" | tr '\n' ' ')" grep -q "interrupted: removing the testbed" "$out"
 [ $rc -eq 130 ] || not_ok "SIGINT: status 130" "status $rc"
 leftovers() { echo "namespaces $(ls /run/netns 2>/dev/null | grep -c "^gwcmp$pid-"), processes $(pgrep -f -c "gatewayd -c /tmp/gwcmp\." || true), scratch dirs $(find /tmp -maxdepth 1 -name 'gwcmp.*' -newer "$T/fake-uml" | wc -l)"; }
 # (the bench's children may take a moment more to go than the bench itself: 0.5 s at most)
 wait_for '[ "$(leftovers)" = "namespaces 0, processes 0, scratch dirs 0" ]' 0.5 "the bench's leftovers to go"
 left=$(leftovers)
-check "SIGINT leaves nothing behind: $left" "$left" test "$left" = "namespaces 0, processes 0, scratch dirs 0"
+check_detail "SIGINT leaves nothing behind: $left" "$left" test "$left" = "namespaces 0, processes 0, scratch dirs 0"
 
 # 3. the real thing, in a guest; fq_codel with a knob the kernel must report back
 FQ=fq_codel:target=4ms
@@ -155,14 +155,14 @@ wait $guest
 rc=$?
 hostcpu_stop
 echo "# guest run: $((SECONDS - s0)) s"
-check "the guest script's status comes back through gatewayd-uml: 0" "status $rc" test $rc -eq 0
-check "4. the bench announced its page for this host ($page_url, through tap gwuml$guest: $page_tap)" \
+check_detail "the guest script's status comes back through gatewayd-uml: 0" "status $rc" test $rc -eq 0
+check_detail "4. the bench announced its page for this host ($page_url, through tap gwuml$guest: $page_tap)" \
 	"$(grep 'status page' "$T/bench.log" 2>/dev/null)" eval '[ -n "$page_url" ] && [ "$page_tap" = 1 ]'
-check "4. ${page_url}api/status from the host: the bench's daemon's JSON, its link wan on g1" \
+check_detail "4. ${page_url}api/status from the host: the bench's daemon's JSON, its link wan on g1" \
 	"$(head -c 300 "$T/page.json" 2>/dev/null)" test "$link" = wan
 page_tap=$(ip -o link show 2>/dev/null | grep -c ": gwuml${guest}[:@]")
 netns_after=$(ip netns list | grep '^gwcmp' | sort)
-check "4. after the run: no tap gwuml$guest ($page_tap), no bench namespace of the host's changed" \
+check_detail "4. after the run: no tap gwuml$guest ($page_tap), no bench namespace of the host's changed" \
 	"before [$netns_before] after [$netns_after]" \
 	eval '[ "$page_tap" = 0 ] && [ "$netns_before" = "$netns_after" ]'
 R=$T/out/results.json
@@ -171,7 +171,7 @@ if [ ! -s "$R" ]; then
 	exit 0
 fi
 probs=$(python3 tests/uml/compare_check.py "$T/out" 2>&1)
-check "results.json valid against docs/compare-schema.md, SVGs well-formed and non-empty" "$probs" test -z "$probs"
+check_detail "results.json valid against docs/compare-schema.md, SVGs well-formed and non-empty" "$probs" test -z "$probs"
 # flent's own file of each queue's run (issue 16): flent itself opens and plots them, and what
 # it reads back equals results.json (Debian's python3: flent's module and matplotlib are its)
 s1=$SECONDS
@@ -196,13 +196,13 @@ targets_ok() { # "up:3999us down:3999us ": both directions, each within 0.5% of 
 		}
 		exit !(seen["up"] && seen["down"]) }'
 }
-check "--qdiscs $FQ: its column is labelled $fq_label, the kernel's fq_codel reads $fq_targets" \
+check_detail "--qdiscs $FQ: its column is labelled $fq_label, the kernel's fq_codel reads $fq_targets" \
 	"$fq_label; $fq_targets" eval '[ "$fq_label" = "$FQ" ] && targets_ok'
 rate=$(jq -r .config.rate_bps "$R")
 f95=$(fig fifo .latency_ms.induced.p95)
 for q in fq_codel cake cake-shaper; do
 	p95=$(fig $q .latency_ms.induced.p95)
-	check "fifo's induced p95 ($f95 ms) at least 10x $q's ($p95 ms)" "$f95 vs $p95" \
+	check_detail "fifo's induced p95 ($f95 ms) at least 10x $q's ($p95 ms)" "$f95 vs $p95" \
 		awk -v f="$f95" -v q="$p95" 'BEGIN { exit !(f != "null" && q != "null" && f >= 10 * (q > 0.1 ? q : 0.1)) }'
 done
 # the UDP probes' one-way delays: the fifo's queue shows in each direction's own figure, and
@@ -212,7 +212,7 @@ for d in up down; do
 	fu=$(fig fifo .udp_latency_ms.$d.induced.p95)
 	for q in fq_codel cake cake-shaper; do
 		u=$(fig $q .udp_latency_ms.$d.induced.p95)
-		check "UDP one-way $d: fifo's induced p95 ($fu ms) at least 5x $q's ($u ms)" "$fu vs $u" \
+		check_detail "UDP one-way $d: fifo's induced p95 ($fu ms) at least 5x $q's ($u ms)" "$fu vs $u" \
 			awk -v f="$fu" -v q="$u" 'BEGIN { exit !(f != "null" && q != "null" && f >= 50 && f >= 5 * (q > 0.1 ? q : 0.1)) }'
 	done
 done
@@ -223,11 +223,11 @@ done
 for q in fq_codel cake cake-shaper; do
 	for d in up down; do
 		j=$(fig $q .udp_latency_ms.$d.jitter) fj=$(fig fifo .udp_latency_ms.$d.jitter)
-		check "VoIP jitter $d: $q's $j ms under 5 ms and a fifth of the fifo's $fj ms" "$j vs $fj" \
+		check_detail "VoIP jitter $d: $q's $j ms under 5 ms and a fifth of the fifo's $fj ms" "$j vs $fj" \
 			awk -v j="$j" -v f="$fj" 'BEGIN { exit !(j != "null" && f != "null" && j < 5 && j <= f / 5) }'
 	done
 	l=$(fig $q .udp_latency_ms.rtt.loaded.lost) n=$(fig $q .udp_latency_ms.rtt.loaded.samples)
-	check "VoIP under load: $q lost $l of $n (at most 1%)" "$l of $n" \
+	check_detail "VoIP under load: $q lost $l of $n (at most 1%)" "$l of $n" \
 		awk -v l="$l" -v n="$n" 'BEGIN { exit !(n >= 100 && l <= n / 100) }'
 done
 # The bulk TCP flows' own RTT (their senders' smoothed RTT, every tick, under load), less the
@@ -242,7 +242,7 @@ for d in up down; do
 	done
 	for q in fq_codel cake; do
 		t=$(fig $q .tcp_rtt.$d.induced_p50_ms)
-		check "the bulk flows' own induced RTT $d: fifo's p50 ($ftcp ms) at least 5x $q's ($t ms)" "$ftcp vs $t" \
+		check_detail "the bulk flows' own induced RTT $d: fifo's p50 ($ftcp ms) at least 5x $q's ($t ms)" "$ftcp vs $t" \
 			awk -v f="$ftcp" -v q="$t" 'BEGIN { exit !(f != "null" && q != "null" && f >= 5 * (q > 0.5 ? q : 0.5)) }'
 	done
 done
@@ -250,7 +250,7 @@ done
 # is best effort, so that tin holds it: upward the flood too, whose own queue its figures
 # then are (tens of ms average, seconds at the peak); downward the TCP flows alone, near
 # cake's 5 ms target (here 2.9-3.1 ms). No other queue has tins
-check "cake's tins each way with their delays under load, best effort's near the target downward" \
+check_detail "cake's tins each way with their delays under load, best effort's near the target downward" \
 	"the tins printed above" python3 -c '
 import json, sys
 for r in json.load(open(sys.argv[1]))["runs"]:
@@ -357,5 +357,5 @@ if [ ${#again[@]} -gt 0 ]; then
 	done
 fi
 left=$(find /var/tmp -maxdepth 1 -name 'gatewayd-uml.*' -newer "$T/fake-uml" | wc -l)
-check "no UML run directory of ours left on the host ($left)" "$left" test "$left" = 0
+check_detail "no UML run directory of ours left on the host ($left)" "$left" test "$left" = 0
 exit 0

@@ -12,12 +12,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 run=tests/uml/uml-run
-fails=0
-ok() { echo "ok - $1"; }
-not_ok() {
-	echo "not ok - $1: $2"
-	fails=$((fails + 1))
-}
+# ok, not_ok NAME DETAIL, skip
+. tests/tap.sh
 
 if [ "$(id -u)" != 0 ]; then
 	echo "skip - uml harness: needs root"
@@ -187,4 +183,4 @@ else
 	not_ok "no guest process left on the host" "$procs"
 fi
 echo "# whole suite took $((SECONDS - t0)) s"
-[ "$fails" -eq 0 ]
+tap_status

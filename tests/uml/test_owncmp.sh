@@ -14,7 +14,7 @@
 #    the kernel's own fq_codel at target 2ms, sfq, pie, both ways (no match rules there:
 #    Debian's linux.uml has no nftables family gatewayd can classify with).
 # Run from the repo root as root.
-# set -u, the repo root, GATEWAYD, and ok / not_ok / check
+# set -u, the repo root, GATEWAYD, and ok / not_ok / check_detail (tests/tap.sh)
 # shellcheck source-path=SCRIPTDIR source=host.sh
 . "$(dirname "$0")/host.sh"
 if [ "$(id -u)" != 0 ]; then
@@ -54,7 +54,7 @@ refused() { # NAME WANT ARGS...: status 2 and WANT in what it said
 	shift 2
 	out=$(timeout 20 "$GATEWAYD" --compare --kernel host --duration 4s --out "$T/never" "$@" 2>&1)
 	rc=$?
-	check "$name: status 2, \"$want\" ($rc: $out)" "$out" \
+	check_detail "$name: status 2, \"$want\" ($rc: $out)" "$out" \
 		eval '[ $rc -eq 2 ] && grep -qF -- "$want" <<<"$out" && [ ! -e "$T/never/results.json" ]'
 }
 echo "links = ( $(link a 'kind = "fifo";' 'kind = "fifo";'), $(link b 'kind = "fifo";' 'kind = "fifo";' | sed 's/eth9/eth8/') );" >"$T/two.conf"
@@ -83,17 +83,17 @@ rc=$?
 out=$(cat "$T/host.log")
 grep -v '^    ' <<<"$out" | sed 's/^/# /'
 left=$(ip netns list | grep -c "^gwcmp$pid-")
-check "the host run leaves no namespace of its own ($left)" "$left" test "$left" = 0
+check_detail "the host run leaves no namespace of its own ($left)" "$left" test "$left" = 0
 R=$T/host/results.json
-check "-c on the host kernel: status 0 and results ($rc)" "$(tail -3 <<<"$out")" \
+check_detail "-c on the host kernel: status 0 and results ($rc)" "$(tail -3 <<<"$out")" \
 	eval '[ $rc -eq 0 ] && [ -s "$R" ]'
 probs=$(python3 tests/uml/compare_check.py "$T/host" 2>&1)
-check "results.json valid against docs/compare-schema.md, SVGs well-formed" "$probs" test -z "$probs"
+check_detail "results.json valid against docs/compare-schema.md, SVGs well-formed" "$probs" test -z "$probs"
 runs=$(jq -r '[.runs[] | "\(.label)/\(.tree)"] | join(" ")' "$R" 2>/dev/null)
-check "the runs: the fifo on the bench's tree, then the link as written ($runs)" "$runs" \
+check_detail "the runs: the fifo on the bench's tree, then the link as written ($runs)" "$runs" \
 	test "$runs" = "fifo/bench home/config"
 own=$(jq -r '.config | "\(.own_tree.file) \(.own_tree.link) \(.rate_bps_up) \(.rate_bps_down)"' "$R" 2>/dev/null)
-check "results.json names the file and link, and the link's rates ($own)" "$own" \
+check_detail "results.json names the file and link, and the link's rates ($own)" "$own" \
 	test "$own" = "$T/home.conf home 8000000 16000000"
 # the kernel's tree, read back: every leaf and class of both ways, sorted
 tree() { # LABEL DIRECTION: "KIND PARAMS" of its leaves, then its classes' rates
@@ -104,19 +104,19 @@ tree() { # LABEL DIRECTION: "KIND PARAMS" of its leaves, then its classes' rates
 		else empty end' "$R" | sort | tr '\n' ';'
 }
 up=$(tree home up) down=$(tree home down)
-check "the link's egress in the kernel as written: $up" "$up" test "$up" = \
+check_detail "the link's egress in the kernel as written: $up" "$up" test "$up" = \
 	"class 2mbit/8mbit;class 6mbit/8mbit;class 8mbit/8mbit;leaf pfifo limit 300;leaf pfifo limit 50;"
-check "the link's ingress (the bench's ifb) as written: $down" "$down" test "$down" = \
+check_detail "the link's ingress (the bench's ifb) as written: $down" "$down" test "$down" = \
 	"class 14mbit/16mbit;class 16mbit/16mbit;class 2mbit/16mbit;leaf pfifo limit 300;leaf pfifo limit 50;"
 fig() { jq -r --arg l "$1" ".runs[] | select(.label == \$l) | $2 // \"null\"" "$R"; }
 f95=$(fig fifo .latency_ms.induced.p95) h95=$(fig home .latency_ms.induced.p95)
 # the probes are ICMP: the link's voice class holds them apart from the bulk flows, which the
 # one fifo of the bench's own tree queues them behind (hundreds of ms without netem)
-check "its ICMP class keeps the probes out of the bulk queue: induced p95 $h95 ms against the fifo's $f95 ms" \
+check_detail "its ICMP class keeps the probes out of the bulk queue: induced p95 $h95 ms against the fifo's $f95 ms" \
 	"$h95 vs $f95" awk -v h="$h95" -v f="$f95" \
 	'BEGIN { exit !(h != "null" && f != "null" && f >= 100 && h <= f / 10) }'
 gu=$(fig home .goodput_bps.up) au=$(fig home .shaper_accuracy.up)
-check "its upload shaped at the link's 8 Mbit/s: goodput $gu bit/s (85-105%), the shaper's accuracy $au (0.95-1.05)" \
+check_detail "its upload shaped at the link's 8 Mbit/s: goodput $gu bit/s (85-105%), the shaper's accuracy $au (0.95-1.05)" \
 	"$gu $au" awk -v g="$gu" -v a="$au" \
 	'BEGIN { exit !(g >= 0.85 * 8e6 && g <= 1.05 * 8e6 && a >= 0.95 && a <= 1.05) }'
 
@@ -133,12 +133,12 @@ rc=$?
 grep -v '^    ' "$T/uml.log" | sed 's/^/# /'
 echo "# the guest run took $((SECONDS - s0)) s"
 R=$T/uml/results.json
-check "-c with --qdiscs in UML: status 0 and results ($rc)" "$(tail -3 "$T/uml.log")" \
+check_detail "-c with --qdiscs in UML: status 0 and results ($rc)" "$(tail -3 "$T/uml.log")" \
 	eval '[ $rc -eq 0 ] && [ -s "$R" ]'
 probs=$(python3 tests/uml/compare_check.py "$T/uml" 2>&1)
-check "its results.json valid against docs/compare-schema.md, SVGs well-formed" "$probs" test -z "$probs"
+check_detail "its results.json valid against docs/compare-schema.md, SVGs well-formed" "$probs" test -z "$probs"
 runs=$(jq -r '[.runs[] | "\(.label)/\(.tree)/\(.ran)"] | join(" ")' "$R" 2>/dev/null)
-check "five runs: fifo, the link as written, then each queue in its leaves ($runs)" "$runs" test "$runs" = \
+check_detail "five runs: fifo, the link as written, then each queue in its leaves ($runs)" "$runs" test "$runs" = \
 	"fifo/bench/true home/config/true home+fq_codel:target=2ms/config/true home+sfq/config/true home+pie/config/true"
 # leaves LABEL: each direction's leaf kinds and the knob that tells them apart, sorted
 leaves() {
@@ -152,15 +152,15 @@ leaves() {
 }
 got=$(leaves home)
 # fq_codel's default target is 5ms; the kernel keeps codel's times in 1.024 us units
-check "as written: voice a 50-packet fifo, bulk fq_codel at quantum 300, both ways ($got)" "$got" \
+check_detail "as written: voice a 50-packet fifo, bulk fq_codel at quantum 300, both ways ($got)" "$got" \
 	test "$got" = "down fq_codel target 4999us quantum 300;down pfifo limit 50;up fq_codel target 4999us quantum 300;up pfifo limit 50;"
 got=$(leaves home+fq_codel:target=2ms)
-check "+fq_codel:target=2ms: every leaf the kernel's fq_codel at target 2ms ($got)" "$got" \
+check_detail "+fq_codel:target=2ms: every leaf the kernel's fq_codel at target 2ms ($got)" "$got" \
 	test "$got" = "down fq_codel target 1999us quantum 1514;down fq_codel target 1999us quantum 1514;up fq_codel target 1999us quantum 1514;up fq_codel target 1999us quantum 1514;"
 for k in sfq pie; do
 	got=$(leaves home+$k)
-	check "+$k: every leaf the kernel's $k ($got)" "$got" test "$got" = "down $k;down $k;up $k;up $k;"
+	check_detail "+$k: every leaf the kernel's $k ($got)" "$got" test "$got" = "down $k;down $k;up $k;up $k;"
 done
 left=$(find /var/tmp -maxdepth 1 -name 'gatewayd-uml.*' -newer "$T/home.conf" | wc -l)
-check "no UML run directory left on the host ($left)" "$left" test "$left" = 0
+check_detail "no UML run directory left on the host ($left)" "$left" test "$left" = 0
 exit 0

@@ -18,7 +18,7 @@
 #    again; one from a step in which the guest's CPU was 85% busy or more is skipped with its
 #    figure (at 40/10 Mbit/s the one-CPU guest can be: the figures are then the CPU's).
 # Run from the repo root as root.
-# set -u, the repo root, GATEWAYD, and ok / not_ok / check
+# set -u, the repo root, GATEWAYD, and ok / not_ok / check_detail (tests/tap.sh)
 # shellcheck source-path=SCRIPTDIR source=host.sh
 . "$(dirname "$0")/host.sh"
 STEP=${SCENARIO_STEP:-9s}
@@ -43,7 +43,7 @@ for bad in "--scenario steady" "--scenario variable --steps 40/10,twelve/4" \
 	# shellcheck disable=SC2086
 	out=$(timeout 10 "$GATEWAYD" --compare $bad --out "$T/never" 2>&1)
 	rc=$?
-	check "refused with status 2: $bad ($rc: $(head -1 <<<"$out"))" "$out" test $rc -eq 2
+	check_detail "refused with status 2: $bad ($rc: $(head -1 <<<"$out"))" "$out" test $rc -eq 2
 done
 printf '#!/bin/sh\nprintf "%%s\\n" "$@" >%s/fake-args\n' "$T" >"$T/fake-uml"
 chmod +x "$T/fake-uml"
@@ -52,7 +52,7 @@ GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare --kernel uml --scenari
 	--probe-method udp \
 	--out "$T/fake-out" >/dev/null 2>&1
 args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
-check "the helper gets the scenario's settings: $args" "$args" grep -q -- \
+check_detail "the helper gets the scenario's settings: $args" "$args" grep -q -- \
 	"--out $T/fake-out --scenario variable --steps 40000kbit/10000kbit,12000kbit/4000kbit --step-time 15.000s --ways fixed,none --autorate window = 12; --probe-method udp" \
 	<<<"$args"
 
@@ -63,7 +63,7 @@ run_guest() {	# OUT WAYS
 		"$PWD/tests/uml/guest/scenario.sh" "$GATEWAYD" "$1" "$STEP" "$2"
 	rc=$?
 	echo "# guest run: $((SECONDS - s0)) s"
-	check "the guest script's status comes back through gatewayd-uml: 0" "status $rc" test $rc -eq 0
+	check_detail "the guest script's status comes back through gatewayd-uml: 0" "status $rc" test $rc -eq 0
 }
 run_guest "$T/out" autorate,fixed,none
 R=$T/out/results.json
@@ -72,14 +72,14 @@ if [ ! -s "$R" ]; then
 	exit 0
 fi
 probs=$(python3 tests/uml/scenario_check.py "$T/out" 2>&1)
-check "results.json has the documented shape, SVGs well-formed and non-empty" "$probs" test -z "$probs"
+check_detail "results.json has the documented shape, SVGs well-formed and non-empty" "$probs" test -z "$probs"
 
 # per way and step: "figure" for jq path P of step K (0-based) of way W
 sfig() { jq -r --arg w "$1" --argjson k "$2" ".runs[] | select(.way == \$w) | .steps[\$k] | $3 // \"null\"" "$R"; }
 nsteps=$(jq '.config.steps_bps | length' "$R")
 for w in autorate fixed none; do
 	ran=$(jq -r --arg w $w '.runs[] | select(.way == $w) | .ran' "$R")
-	check "$w: ran ($(jq -r --arg w $w '.runs[] | select(.way == $w) | .note' "$R"))" "$ran" test "$ran" = true
+	check_detail "$w: ran ($(jq -r --arg w $w '.runs[] | select(.way == $w) | .note' "$R"))" "$ran" test "$ran" = true
 done
 
 # the bench: the box's bottleneck is what the steps say
@@ -88,7 +88,7 @@ for w in autorate fixed none; do
 		for d in up down; do
 			a=$(sfig $w $k .achieved_bps.$d)
 			c=$(sfig $w $k .capacity_bps.$d)
-			check "$w, step $((k + 1)): the box sends $d at most its capacity ($(awk -v a="$a" 'BEGIN { printf "%.2f", a / 1e6 }') of $(awk -v c="$c" 'BEGIN { print c / 1e6 }') Mbit/s)" \
+			check_detail "$w, step $((k + 1)): the box sends $d at most its capacity ($(awk -v a="$a" 'BEGIN { printf "%.2f", a / 1e6 }') of $(awk -v c="$c" 'BEGIN { print c / 1e6 }') Mbit/s)" \
 				"$a vs $c" awk -v a="$a" -v c="$c" 'BEGIN { exit !(a != "null" && a <= 1.03 * c) }'
 		done
 	done
@@ -99,15 +99,15 @@ for ((k = 0; k < nsteps; k++)); do
 	best=$(jq -r --argjson k $k '.runs[] | select(.way == "none") | .steps[$k] |
 		[(.achieved_bps.up // 0) / .capacity_bps.up, (.achieved_bps.down // 0) / .capacity_bps.down] | max' "$R")
 	p95=$(sfig none $k .induced_ms.settled.p95)
-	check "none, step $((k + 1)): the unshaped gateway fills the box one way at least ($(awk -v b="$best" 'BEGIN { printf "%.0f", b * 100 }')% of its capacity)" \
+	check_detail "none, step $((k + 1)): the unshaped gateway fills the box one way at least ($(awk -v b="$best" 'BEGIN { printf "%.0f", b * 100 }')% of its capacity)" \
 		"$best" awk -v b="$best" 'BEGIN { exit !(b >= 0.8) }'
-	check "none, step $((k + 1)): a standing queue in the box, induced p95 $p95 ms >= 100" "$p95" \
+	check_detail "none, step $((k + 1)): a standing queue in the box, induced p95 $p95 ms >= 100" "$p95" \
 		awk -v p="$p95" 'BEGIN { exit !(p != "null" && p >= 100) }'
 done
 fch=$(jq -r '.runs[] | select(.way == "fixed") | .shaper_changes' "$R")
 ach=$(jq -r '.runs[] | select(.way == "autorate") | .shaper_changes' "$R")
-check "fixed: the shaper's rate never moved ($fch changes)" "$fch" test "$fch" = 0
-check "autorate: the shaper's rate moved ($ach changes)" "$ach" awk -v c="$ach" 'BEGIN { exit !(c != "null" && c > 0) }'
+check_detail "fixed: the shaper's rate never moved ($fch changes)" "$fch" test "$fch" = 0
+check_detail "autorate: the shaper's rate moved ($ach changes)" "$ach" awk -v c="$ach" 'BEGIN { exit !(c != "null" && c > 0) }'
 # the drop to step 2: each direction whose queue stood in the box (30 ms or more at its peak)
 # is cut under its base; at least one of them is
 cut=0
@@ -120,17 +120,17 @@ for d in up down; do
 		continue
 	fi
 	cut=$((cut + 1))
-	check "autorate: in the drop to step 2 its $d rate came under its base ($(awk -v s="$sh2" 'BEGIN { printf "%.1f", s / 1e6 }') < $(awk -v s="$base" 'BEGIN { print s / 1e6 }') Mbit/s; the box's queue peaked at $pq ms)" \
+	check_detail "autorate: in the drop to step 2 its $d rate came under its base ($(awk -v s="$sh2" 'BEGIN { printf "%.1f", s / 1e6 }') < $(awk -v s="$base" 'BEGIN { print s / 1e6 }') Mbit/s; the box's queue peaked at $pq ms)" \
 		"$sh2" awk -v s="$sh2" -v b="$base" 'BEGIN { exit !(s != "null" && s < b) }'
 done
-check "autorate: the drop to step 2 queued in the box at least one way ($cut)" "$cut" test "$cut" -ge 1
+check_detail "autorate: the drop to step 2 queued in the box at least one way ($cut)" "$cut" test "$cut" -ge 1
 
 # the issue's acceptance. The fixed rate's first:
 for ((k = 0; k < nsteps; k++)); do
 	below=$(jq -r --argjson k $k '.config as $c | ($c.steps_bps[$k].up < $c.fixed_bps.up or $c.steps_bps[$k].down < $c.fixed_bps.down)' "$R")
 	[ "$below" = true ] || continue
 	p95=$(sfig fixed $k .induced_ms.settled.p95)
-	check "fixed, step $((k + 1)) below its rate: induced p95 $p95 ms >= 100" "$p95" \
+	check_detail "fixed, step $((k + 1)) below its rate: induced p95 $p95 ms >= 100" "$p95" \
 		awk -v p="$p95" 'BEGIN { exit !(p != "null" && p >= 100) }'
 done
 # autorate's: "name|figure|verdict" lines from results $1. A step in which the bench's CPU
@@ -193,5 +193,5 @@ if [ ${#first[@]} -gt 0 ]; then
 	done < <(autorate_figures "$R")
 fi
 left=$(find /var/tmp -maxdepth 1 -name 'gatewayd-uml.*' -newer "$T/fake-uml" | wc -l)
-check "no UML run directory of ours left on the host ($left)" "$left" test "$left" = 0
+check_detail "no UML run directory of ours left on the host ($left)" "$left" test "$left" = 0
 exit 0

@@ -1,7 +1,10 @@
 /* tests/unit/test_loadgen.c: the load-test protocol's header and reply, Jain's index, and the
  * load engine against the sink over loopback (real sockets, no root): both directions, IPv4
- * and IPv6, byte counts that agree with the sink's, refusals and the connection bound; and an
- * iperf3 client's JSON report read as the load test reads it (gw_loadgen_iperf3_report). */
+ * and IPv6, byte counts that agree with the sink's, refusals and the connection bound; the
+ * load test's schedule fed its probes; and an iperf3 client's JSON report read as the load
+ * test reads it (gw_loadgen_iperf3_report). The engine, the sink and the load test run on a
+ * fake clock (fake_clock.h): what they did by a time is judged on it, to the tick, and the
+ * wall clock only bounds the loops. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -10,12 +13,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
-#include <time.h>
 #include <unistd.h>
 #include "config/config.h"
 #include "gatewayd/load/engine.h"
 #include "gatewayd/load/loadtest.h"
 #include "gatewayd/load/sink.h"
+#include "tests/unit/fake_clock.h"
 #include "tests/unit/tap.h"
 
 static void test_header(void)
@@ -82,29 +85,40 @@ static void test_jain(void)
 	CHECK(isnan(gw_jain_index(eq, 0)), "jain: no flows: NAN");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
+/* The clock of the engine, the sink and the load test: it moves only in steps of drive(). */
+static struct fake_clock fc;
+#define STEP_S 0.01
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+static double fnow(void)
+{
+	return fake_clock_now(&fc);
 }
 
-/* Drive the sink (and the generator, if any) until the generator ends or for secs. */
+/* On to the next whole second: a run started there ends on a tick whose time is exactly its
+ * start plus its duration (a double of whole seconds adds without rounding). */
+static void align(void)
+{
+	fake_clock_advance(&fc, ceil(fnow()) - fnow());
+}
+
+/* Serve the sink (and run the engine, if any), then move the clock a step, until secs have
+ * passed on it or the engine has ended. Before each turn a real poll lets loopback move what
+ * is ready (2 ms at most when nothing is: a connection's handshake on loopback is done by
+ * then), so sockets go at their own pace and the clock at the test's. */
 static void drive(struct gw_sink *s, struct gw_loadgen *g, double secs)
 {
-	double end = now_s() + secs;
+	double end = fnow() + secs;
 
-	while (now_s() < end) {
+	for (;;) {
 		struct pollfd p[2] = { { .fd = gw_sink_fd(s), .events = POLLIN },
 				       { .fd = g ? gw_loadgen_fd(g) : -1, .events = POLLIN } };
+		double left = end - fnow();
 
-		double left = end - now_s();
-
-		poll(p, 2, left < 0.02 ? (int)(left * 1000) : 20);
+		poll(p, 2, 2);
 		gw_sink_run(s);
-		if (g && gw_loadgen_run(g) != 0)
-			break;
+		if ((g && gw_loadgen_run(g) != 0) || left < 1e-9)
+			return;
+		fake_clock_advance(&fc, left < STEP_S ? left : STEP_S);
 	}
 }
 
@@ -131,7 +145,7 @@ static void addr_of(struct sockaddr_storage *ss, socklen_t *len, int family, int
 static void run_phase(struct gw_sink *s, int family, int port, enum gw_load_phase ph)
 {
 	struct gw_loadgen_opts o = { .phase = ph, .flows = 3, .duration_s = 1.0, .ramp_s = 0.2,
-				     .fwmark = -1 };
+				     .fwmark = -1, .clock = &fc.clock };
 	const char *name = gw_load_phase_name(ph);
 	const char *fam = family == AF_INET ? "IPv4" : "IPv6";
 	struct gw_sink_stats before, after;
@@ -145,13 +159,14 @@ static void run_phase(struct gw_sink *s, int family, int port, enum gw_load_phas
 
 	addr_of(&o.sink, &o.sinklen, family, port);
 	gw_sink_get_stats(s, &before);
-	t0 = now_s();
+	align();
+	t0 = fnow();
 	r = gw_loadgen_new(&o, &g, err, sizeof(err));
 	if (!CHECK(r == 0, "%s %s: generator starts (%s)", fam, name, err))
 		return;
 	drive(s, g, 5);
-	CHECK(gw_loadgen_done(g), "%s %s: done after %.2f s (duration 1 s)", fam, name, now_s() - t0);
-	CHECK(now_s() - t0 < 1.5, "%s %s: ended on time", fam, name);
+	CHECK(gw_loadgen_done(g) && fabs(fnow() - t0 - 1.0) < 1e-9,
+	      "%s %s: done at its duration, 1 s on its clock (%.3f s)", fam, name, fnow() - t0);
 	CHECK_EQ_STR(gw_loadgen_error(g), "", "loadgen error");
 	for (size_t i = 0; i < gw_loadgen_n_flows(g); i++) {
 		const struct gw_loadgen_flow *f = gw_loadgen_flow(g, i);
@@ -162,8 +177,10 @@ static void run_phase(struct gw_sink *s, int family, int port, enum gw_load_phas
 			monotonic &= gw_loadgen_tick_bytes(g, i, k) >= gw_loadgen_tick_bytes(g, i, k - 1);
 	}
 	CHECK_EQ_INT(accepted, ph == GW_PHASE_BOTH ? 6 : 3, "flows accepted");
-	CHECK(gw_loadgen_n_ticks(g) >= 8 && gw_loadgen_n_ticks(g) <= 14,
-	      "%s %s: %zu ticks of 0.1 s", fam, name, gw_loadgen_n_ticks(g));
+	CHECK(gw_loadgen_n_ticks(g) == 11 && gw_loadgen_tick_time(g, 0) == 0 &&
+	      fabs(gw_loadgen_tick_time(g, 10) - 1.0) < 1e-9,
+	      "%s %s: %zu ticks, every 0.1 s from 0 to 1 s (the last at %.3f s)", fam, name,
+	      gw_loadgen_n_ticks(g), gw_loadgen_tick_time(g, gw_loadgen_n_ticks(g) - 1));
 	CHECK(monotonic, "%s %s: per-flow counts never go back", fam, name);
 	drive(s, NULL, 0.3);	/* let the sink see the ends */
 	gw_sink_get_stats(s, &after);
@@ -219,7 +236,7 @@ static int raw_connect(int port, const void *data, size_t len)
 static void test_longest(struct gw_sink *s, int port)
 {
 	struct gw_loadgen_opts o = { .phase = GW_PHASE_BOTH, .flows = 2, .fwmark = -1,
-				     .duration_s = GW_LOADGEN_MAX_DURATION_S };
+				     .duration_s = GW_LOADGEN_MAX_DURATION_S, .clock = &fc.clock };
 	struct gw_loadgen *g;
 	char err[256] = "";
 	size_t ok = 0;
@@ -241,14 +258,15 @@ static void test_longest(struct gw_sink *s, int port)
 static void test_lowat_stop(struct gw_sink *s, int port)
 {
 	struct gw_loadgen_opts o = { .phase = GW_PHASE_BOTH, .flows = 2, .fwmark = -1,
-				     .duration_s = 30, .rcvlowat = 32768 };
+				     .duration_s = 30, .rcvlowat = 32768, .clock = &fc.clock };
 	struct gw_loadgen *g;
 	char err[256] = "";
 	uint64_t sum[2] = { 0, 0 };
-	double t0;
+	size_t nt;
 
 	gw_sink_set_rcvlowat(s, 32768);
 	addr_of(&o.sink, &o.sinklen, AF_INET, port);
+	align();
 	if (!CHECK(gw_loadgen_new(&o, &g, err, sizeof(err)) == 0, "low-water flows start (%s)", err))
 		return;
 	drive(s, g, 0.6);
@@ -273,9 +291,11 @@ static void test_lowat_stop(struct gw_sink *s, int port)
 	uint64_t none;
 
 	CHECK(gw_sink_upload_bytes(s, 1, &none) == -ENOENT, "no upload from port 1: -ENOENT");
-	t0 = now_s();
 	gw_loadgen_stop(g);
-	CHECK(gw_loadgen_done(g) && now_s() - t0 < 0.1, "stopped at once, done");
+	nt = gw_loadgen_n_ticks(g);
+	CHECK(gw_loadgen_done(g) && nt > 0 && fabs(gw_loadgen_tick_time(g, nt - 1) - 0.6) < 1e-9,
+	      "stopped before its 30 s: done, its last count at the stop (%.3f s)",
+	      nt ? gw_loadgen_tick_time(g, nt - 1) : -1.0);
 	CHECK_EQ_STR(gw_loadgen_error(g), "", "a stopped test has no error");
 	CHECK(gw_loadgen_run(g) == 1, "run after the stop: finished");
 	for (size_t i = 0; i < gw_loadgen_n_flows(g); i++)
@@ -283,8 +303,7 @@ static void test_lowat_stop(struct gw_sink *s, int port)
 	CHECK(sum[GW_FLOW_DOWN] > 1000000 && sum[GW_FLOW_UP] > 1000000,
 	      "per 32 KB wake-ups both ways moved data in 0.6 s (%llu down, %llu up)",
 	      (unsigned long long)sum[GW_FLOW_DOWN], (unsigned long long)sum[GW_FLOW_UP]);
-	CHECK(gw_loadgen_n_ticks(g) >= 6 && gw_loadgen_n_ticks(g) <= 10,
-	      "ticks up to the stop: %zu", gw_loadgen_n_ticks(g));
+	CHECK(nt == 8, "ticks: 0 to 0.6 s every 0.1 s, then the stop's (%zu)", nt);
 	gw_loadgen_free(g);
 	drive(s, NULL, 0.2);
 }
@@ -328,6 +347,7 @@ static void test_refusals(struct gw_sink *s, int port)
 	int fds[GW_SINK_MAX_CONNS + 10], fd;
 	size_t n = 0;
 	ssize_t got;
+	double t0;
 
 	gw_sink_get_stats(s, &st0);
 	fd = raw_connect(port, "GET / HTTP/1.0\r\n\r\n", 18);
@@ -345,6 +365,7 @@ static void test_refusals(struct gw_sink *s, int port)
 	CHECK_EQ_INT(st.malformed - st0.malformed, 2, "two malformed headers counted");
 	CHECK_EQ_INT(st.open, 0, "none left open");
 
+	t0 = fnow();
 	while (n < sizeof(fds) / sizeof(fds[0]) && (fds[n] = raw_connect(port, NULL, 0)) >= 0) {
 		n++;
 		drive(s, NULL, 0.005);
@@ -356,7 +377,13 @@ static void test_refusals(struct gw_sink *s, int port)
 	      (unsigned long long)st.open, GW_SINK_MAX_CONNS);
 	CHECK(st.refused_full - st0.refused_full >= 10, "bound: %llu refused while full",
 	      (unsigned long long)(st.refused_full - st0.refused_full));
-	drive(s, NULL, GW_SINK_HDR_TIMEOUT_S + 0.3);
+	/* the first came at t0: none is closed for its silence short of the time-out */
+	drive(s, NULL, t0 + GW_SINK_HDR_TIMEOUT_S - 0.05 - fnow());
+	gw_sink_get_stats(s, &st);
+	CHECK(st.idle_closed == st0.idle_closed && st.open == GW_SINK_MAX_CONNS,
+	      "silent clients: none closed %.2f s after the first came (%llu open)",
+	      fnow() - t0, (unsigned long long)st.open);
+	drive(s, NULL, GW_SINK_HDR_TIMEOUT_S);
 	gw_sink_get_stats(s, &st);
 	CHECK(st.open == 0 && st.idle_closed - st0.idle_closed >= GW_SINK_MAX_CONNS - 1,
 	      "silent clients closed after the header time-out (%llu idle closed, %llu open)",
@@ -372,22 +399,24 @@ static void test_never_reads(struct gw_sink *s, int port)
 	struct gw_load_hdr h = { .version = 1, .mode = GW_LOAD_MODE_DOWNLOAD, .duration_ms = 300 };
 	struct gw_sink_stats st0, st;
 	uint8_t hdr[GW_LOAD_HDR_LEN];
-	double t0 = now_s(), closed = -1;
+	double t0 = fnow(), closed = -1;
 	int fd;
 
 	gw_sink_get_stats(s, &st0);
 	gw_load_hdr_build(hdr, &h);
 	fd = raw_connect(port, hdr, sizeof(hdr));
-	while (now_s() - t0 < 3.5) {
+	while (fnow() - t0 < 3.5) {
 		drive(s, NULL, 0.05);
 		gw_sink_get_stats(s, &st);
 		if (st.open == 0 && st.completed > st0.completed) {
-			closed = now_s() - t0;
+			closed = fnow() - t0;
 			break;
 		}
 	}
-	CHECK(closed > 0.3 && closed < 0.3 + GW_SINK_MARGIN_S + 0.3,
-	      "a download nobody reads ends by its duration + margin (%.2f s of 0.3 + 2)", closed);
+	/* its duration ends on one of the sink's 100 ms ticks, the margin on another */
+	CHECK(closed >= 0.3 + GW_SINK_MARGIN_S - 1e-9 && closed <= 0.3 + GW_SINK_MARGIN_S + 0.25,
+	      "a download nobody reads is reset once its duration and the margin are over "
+	      "(%.2f s on the sink's clock, of 0.3 + 2)", closed);
 	if (fd >= 0)
 		close(fd);
 }
@@ -396,35 +425,39 @@ static void test_never_reads(struct gw_sink *s, int port)
 static void test_not_a_sink(void)
 {
 	struct gw_loadgen_opts o = { .phase = GW_PHASE_UPLOAD, .flows = 2, .duration_s = 1.0,
-				     .fwmark = -1 };
+				     .fwmark = -1, .clock = &fc.clock };
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	struct gw_loadgen *g;
 	char err[256];
 	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), c1, c2;
-	double t0 = now_s();
+	double t0;
 
 	addr_of(&ss, &sl, AF_INET, 0);
 	bind(lfd, (struct sockaddr *)&ss, sl);
 	listen(lfd, 8);
 	o.sinklen = sizeof(o.sink);
 	getsockname(lfd, (struct sockaddr *)&o.sink, &o.sinklen);
+	align();
+	t0 = fnow();
 	if (!CHECK(gw_loadgen_new(&o, &g, err, sizeof(err)) == 0, "generator to a plain listener"))
 		return;
 	c1 = accept(lfd, NULL, NULL);
 	c2 = accept(lfd, NULL, NULL);
 	send(c1, "HTTP/1.1 400 Bad\r\n", 18, MSG_NOSIGNAL);
 	close(c2);
-	while (gw_loadgen_run(g) == 0 && now_s() - t0 < 5) {
+	while (gw_loadgen_run(g) == 0 && fnow() - t0 < 5) {
 		struct pollfd p = { .fd = gw_loadgen_fd(g), .events = POLLIN };
 
-		poll(&p, 1, 50);
+		poll(&p, 1, 2);
+		fake_clock_advance(&fc, STEP_S);
 	}
 	CHECK(gw_loadgen_done(g) && strstr(gw_loadgen_error(g), "accepted no flow"),
 	      "not a sink: \"%s\"", gw_loadgen_error(g));
 	CHECK(strstr(gw_loadgen_flow(g, 0)->error, "not a gatewayd sink") != NULL,
 	      "flow 0: \"%s\"", gw_loadgen_flow(g, 0)->error);
-	CHECK(now_s() - t0 < 1.5, "ended at its duration");
+	CHECK(fabs(fnow() - t0 - 1.0) < 1e-9, "ended at its duration, 1 s on its clock (%.3f s)",
+	      fnow() - t0);
 	gw_loadgen_free(g);
 	close(c1);
 	close(lfd);
@@ -553,6 +586,90 @@ static void test_iperf3_report(void)
 	gw_loadgen_free(g);
 }
 
+/* A load test fed its probes, as the daemon feeds it, on the fake clock against the sink: its
+ * schedule to the step (2 s idle, three phases of 2 s each with their first 0.5 s left out, a
+ * 1 s gap between them, 0.7 s to settle), each probe judged by when it left, and each phase's
+ * figures from its flows and its own probes. */
+static void test_loadtest_clock(struct gw_sink *s, int port)
+{
+	static const char *const names[3] = { "download", "upload", "both" };
+	/* each phase's probes from its loaded part: 2.5-4, 5.5-7, 8.5-10 s; at 10 ms and 10 ms
+	 * more a second, their RTTs lie between these */
+	static const double lo[3] = { 35, 65, 95 }, hi[3] = { 49, 79, 109 };
+	char text[1024], err[512] = "";
+	struct gw_config *cfg = NULL;
+	struct gw_loadtest *t = NULL;
+	struct gw_snap_loadtest r;
+	double t0, start[3] = { -1, -1, -1 };
+	int rc = 0;
+
+	snprintf(text, sizeof(text), "links = ( { name = \"wan\"; interface = \"lo\"; egress = { "
+		 "shaper = \"tbf\"; rate = \"10mbit\"; }; } );\nprobe = { targets = [ "
+		 "\"127.0.0.1\" ]; interval = \"100ms\"; timeout = \"500ms\"; sink = "
+		 "\"127.0.0.1:%d\"; load_duration = \"2s\"; load_flows = 2; };\n", port);
+	if (!CHECK(gw_config_load_string("t.conf", text, &cfg, err, sizeof(err)) == 0,
+		   "load test: its config (%s)", err))
+		return;
+	align();
+	t0 = fnow();
+	if (!CHECK(gw_loadtest_new_clock(cfg, &fc.clock, &t, err, sizeof(err)) == 0,
+		   "load test on the fake clock: starts (%s)", err)) {
+		gw_config_free(cfg);
+		return;
+	}
+	/* a probe every 0.1 s, half a step off the schedule's edges, its RTT saying when it
+	 * left: 10 ms at the start, 10 ms more every second */
+	for (long i = 0; rc == 0 && i < 3000; i++) {
+		struct pollfd p[2] = { { .fd = gw_sink_fd(s), .events = POLLIN },
+				       { .fd = gw_loadtest_fd(t), .events = POLLIN } };
+		double rel = fnow() - t0;
+
+		if (i % 10 == 5) {
+			struct gw_probe_sample smp = { .seq = (uint32_t)(i / 10), .sent_mono = fnow(),
+						       .sent_wall = 1.7e9 + fnow(), .target_up = true,
+						       .rtt_ms = 10 + 10 * rel, .owd_up_ms = NAN,
+						       .owd_down_ms = NAN };
+
+			gw_loadtest_sample(t, &smp);
+		}
+		poll(p, 2, 2);
+		gw_sink_run(s);
+		rc = gw_loadtest_run(t);
+		gw_loadtest_result(t, &r);
+		for (int k = 0; k < 3; k++)
+			if (start[k] < 0 && !strcmp(r.phase, names[k]))
+				start[k] = rel;
+		if (rc == 0)
+			fake_clock_advance(&fc, STEP_S);
+	}
+	CHECK(rc == 1 && fabs(fnow() - t0 - 10.7) < 1e-6 && !r.running && !r.error[0],
+	      "load test: finished 10.7 s on its clock after it started (%.2f s; \"%s\")",
+	      fnow() - t0, r.error);
+	CHECK(fabs(r.finished_unix - r.started_unix - 10.7) < 1e-6,
+	      "load test: its start and end in unix time, 10.7 s apart on the same clock");
+	CHECK(fabs(start[0] - 2) < 1e-6 && fabs(start[1] - 5) < 1e-6 && fabs(start[2] - 8) < 1e-6,
+	      "load test: its phases began at 2, 5 and 8 s (%.2f, %.2f, %.2f)", start[0], start[1],
+	      start[2]);
+	for (int k = 0; k < 3 && r.n_dirs == 3; k++) {
+		const struct gw_snap_load_dir *d = &r.dirs[k];
+
+		CHECK(d->flows == (k == 2 ? 4 : 2) && d->goodput_bps > 1e6,
+		      "load test %s: %d flows, goodput %.0f Mbit/s", names[k], d->flows,
+		      d->goodput_bps / 1e6);
+		CHECK(d->loaded_samples == 15 && d->loaded_p50_ms >= lo[k] && d->loaded_p50_ms <= hi[k],
+		      "load test %s: the 15 probes of its loaded part judged loaded (%llu), their "
+		      "p50 %.1f ms theirs (%.0f-%.0f)", names[k],
+		      (unsigned long long)d->loaded_samples, d->loaded_p50_ms, lo[k], hi[k]);
+		CHECK(d->idle_p50_ms >= 10 && d->idle_p50_ms <= 29,
+		      "load test %s: its idle p50 %.1f ms from the first 2 s (10-29)", names[k],
+		      d->idle_p50_ms);
+	}
+	CHECK_EQ_INT(r.n_dirs, 3, "load test: three phases");
+	gw_loadtest_free(t);
+	gw_config_free(cfg);
+	drive(s, NULL, 0.3);
+}
+
 int main(void)
 {
 	struct sockaddr_storage ss[2];
@@ -562,14 +679,15 @@ int main(void)
 	int p4, p6;
 
 	signal(SIGPIPE, SIG_IGN);
+	fake_clock_init(&fc, 1000);
 	test_header();
 	test_jain();
 	test_config();
 	test_iperf3_report();
 	addr_of(&ss[0], &lens[0], AF_INET, 0);
 	addr_of(&ss[1], &lens[1], AF_INET6, 0);
-	if (!CHECK(gw_sink_new(ss, lens, 2, &s, err, sizeof(err)) == 0, "sink on 127.0.0.1 and ::1 (%s)",
-		   err))
+	if (!CHECK(gw_sink_new_clock(&fc.clock, ss, lens, 2, &s, err, sizeof(err)) == 0,
+		   "sink on 127.0.0.1 and ::1 (%s)", err))
 		return tap_done();
 	p4 = gw_sink_port(s, 0);
 	p6 = gw_sink_port(s, 1);
@@ -583,7 +701,9 @@ int main(void)
 	test_lowat_stop(s, p4);
 	test_lowat_trickle(s, p4);
 	run_phase(s, AF_INET, p4, GW_PHASE_DOWNLOAD);	/* still serving */
+	test_loadtest_clock(s, p4);
 	gw_sink_free(s);
 	test_not_a_sink();
+	CHECK_EQ_INT(fake_clock_open(&fc), 0, "every timer on the clock closed again");
 	return tap_done();
 }

@@ -1,6 +1,7 @@
 /* tests/unit/test_sinkaccess.c: who the sink and the reflector serve: the version 2 header and
  * its token, the token file, the allow-list, the per-address token buckets, the rate-limited
- * log; and a token-holding load engine against a sink that wants it, over loopback. */
+ * log; and a token-holding load engine against a sink that wants it, over loopback, both on a
+ * fake clock (fake_clock.h). */
 #include <errno.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include "gatewayd/load/access.h"
@@ -19,6 +19,7 @@
 #include "gatewayd/load/sink.h"
 #include "gatewayd/probe/ratelimit.h"
 #include "gatewayd/sys/ratelog.h"
+#include "tests/unit/fake_clock.h"
 #include "tests/unit/tap.h"
 
 static const char TOKEN[] = "s3cr3t-t0ken-for-the-sink";
@@ -275,26 +276,26 @@ static void test_ratelog(void)
 	CHECK_EQ_INT(held, 499, "ratelog: the second line counts the 499 held back");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
+/* The engine's and the sink's clock: it moves only in drive()'s steps. */
+static struct fake_clock fc;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
+/* Serve the sink (and run the engine, if any), then move the clock 10 ms, until secs have
+ * passed on it or the engine has ended; a real poll before each turn (2 ms at most) lets
+ * loopback move what is ready. */
 static void drive(struct gw_sink *s, struct gw_loadgen *g, double secs)
 {
-	double end = now_s() + secs;
+	double end = fake_clock_now(&fc) + secs;
 
-	while (now_s() < end) {
+	for (;;) {
 		struct pollfd p[2] = { { .fd = gw_sink_fd(s), .events = POLLIN },
 				       { .fd = g ? gw_loadgen_fd(g) : -1, .events = POLLIN } };
+		double left = end - fake_clock_now(&fc);
 
-		poll(p, 2, 20);
+		poll(p, 2, 2);
 		gw_sink_run(s);
-		if (g && gw_loadgen_run(g) != 0)
-			break;
+		if ((g && gw_loadgen_run(g) != 0) || left < 1e-9)
+			return;
+		fake_clock_advance(&fc, left < 0.01 ? left : 0.01);
 	}
 }
 
@@ -303,7 +304,7 @@ static void drive(struct gw_sink *s, struct gw_loadgen *g, double secs)
 static void run_engine(struct gw_sink *s, int port, bool with_token, const char *name)
 {
 	struct gw_loadgen_opts o = { .phase = GW_PHASE_BOTH, .flows = 2, .duration_s = 1.0,
-				     .ramp_s = 0.2, .fwmark = -1 };
+				     .ramp_s = 0.2, .fwmark = -1, .clock = &fc.clock };
 	struct sockaddr_in *a = (struct sockaddr_in *)&o.sink;
 	struct gw_loadgen *g;
 	char err[256] = "";
@@ -320,6 +321,7 @@ static void run_engine(struct gw_sink *s, int port, bool with_token, const char 
 		   err))
 		return;
 	drive(s, g, 4);
+	CHECK(gw_loadgen_done(g), "%s: the engine ran its 1 s on its clock", name);
 	for (size_t i = 0; i < gw_loadgen_n_flows(g); i++) {
 		accepted += gw_loadgen_flow(g, i)->accepted;
 	}
@@ -348,8 +350,8 @@ static void test_engine(void)
 	struct gw_sink *s;
 	char err[256] = "";
 
-	if (!CHECK(gw_sink_new(&ss, &len, 1, &s, err, sizeof(err)) == 0, "sink on 127.0.0.1 (%s)",
-		   err))
+	if (!CHECK(gw_sink_new_clock(&fc.clock, &ss, &len, 1, &s, err, sizeof(err)) == 0,
+		   "sink on 127.0.0.1 (%s)", err))
 		return;
 	memcpy(acc.token, TOKEN, strlen(TOKEN));
 	gw_sink_set_access(s, &acc);
@@ -412,6 +414,7 @@ static void test_config(void)
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
+	fake_clock_init(&fc, 1000);
 	test_header_v2();
 	test_token_file();
 	test_allow();
@@ -419,5 +422,6 @@ int main(void)
 	test_ratelog();
 	test_config();
 	test_engine();
+	CHECK_EQ_INT(fake_clock_open(&fc), 0, "every timer on the clock closed again");
 	return tap_done();
 }

@@ -19,14 +19,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { # check NAME CMD...: ok when CMD succeeds
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else bad "$name"; fi
-}
+# ok, not_ok NAME [DETAIL], skip, check NAME CMD...; tap_status at the end
+. tests/tap.sh
 
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -46,6 +40,6 @@ start_fake() {
 }
 
 if [ ! -x "$FAKE" ]; then
-	bad "fake server $FAKE is built (make unit-bins)"
+	not_ok "fake server $FAKE is built (make unit-bins)"
 	exit 1
 fi

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/webui/lib.sh
 . tests/webui/lib.sh
 if ! start_fake main; then
-	bad "fake server starts"
+	not_ok "fake server starts"
 	exit 1
 fi
 B=http://127.0.0.1:$port
@@ -261,7 +261,7 @@ if start_fake auth -a "$tmp/users"; then
 	check "auth: the page needs it too" test "$(code $A/)" = 401
 	check "auth: /healthz stays open" test "$(code $A/healthz)" = 200
 else
-	bad "fake server starts with an auth file"
+	not_ok "fake server starts with an auth file"
 fi
 printf 'admin:plaintext\n' >"$tmp/badusers"
 "$FAKE" -l "127.0.0.1:$(free_port)" -a "$tmp/badusers" >/dev/null 2>"$tmp/bad.err" &
@@ -376,7 +376,7 @@ assert sys.argv[2] == sys.argv[3] and sys.argv[4] in d["error"], d' "$tmp/err.js
 	rm -r "$tmp/cmp"
 	cmp_err "no compare directory at all is a 404" 404 "no comparison has run yet"
 else
-	bad "fake server starts with a compare directory"
+	not_ok "fake server starts with a compare directory"
 fi
 check "a server with no compare directory answers /api/compare 404 JSON" \
 	test "$(code $B/api/compare)/$(header content-type $B/api/compare)" = "404/application/json"
@@ -389,4 +389,4 @@ rc=$?
 check "the server stops cleanly on SIGTERM (exit $rc$(grep -m1 -o 'ERROR: [A-Za-z]*Sanitizer.*' "$tmp/main.err"))" \
 	bash -c "[ $rc -eq 0 ] && ! grep -q Sanitizer '$tmp/main.err'"
 pids=("${pids[@]:1}")
-[ "$fails" -eq 0 ]
+tap_status

@@ -39,7 +39,7 @@ if start_fake tls -a "$tmp/users" -t "$tmp/cert.pem" -k "$tmp/key.pem" -n 5 -b 3
 	tls_port=$port
 	tls_err=$tmp/tls.err
 else
-	bad "fake server starts with TLS"
+	not_ok "fake server starts with TLS"
 	tls_port=
 fi
 "$FAKE" -l "127.0.0.1:$(free_port)" -t "$tmp/cert.pem" -k "$tmp/other.key" >/dev/null 2>"$tmp/badkey.err" &
@@ -116,7 +116,7 @@ if start_fake backoff -a "$tmp/users" -n 3 -b 2; then
 	check "a second failure in a row is answered late (0.25 s; took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s for two)" \
 		awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 0.25) }'
 else
-	bad "fake server starts with an auth file"
+	not_ok "fake server starts with an auth file"
 fi
 
 # --- Host names: the defaults, and allowed_hosts
@@ -168,5 +168,5 @@ elif start_fake memory -m $((4 << 20)); then
 	wait_for "[ \"\$(code '$M')\" = 200 ]" 10 "the held replies to be let go"
 	check "memory: once they are gone, /api/history is 200 again" test "$(code "$M")" = 200
 fi
-echo "# test_http_lan: $fails failed"
-[ "$fails" = 0 ]
+echo "# test_http_lan: $tap_fails failed"
+tap_status

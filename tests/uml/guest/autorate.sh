@@ -179,13 +179,13 @@ CONF
 	if [ $fok -ne 0 ] && [ "${busy:-0}" -ge 95 ]; then
 		echo "skip - $name: the rates to follow the modem down within 12 s ($follow s; $(tail -1 "$T/rates.$key")): the guest's CPU was $busy% busy, so the figure is the CPU's"
 	else
-		check "$name: both directions' rates followed the modem down to <= 7 Mbit/s within 12 s, in /api/status and the kernel's $key ($follow s; $(tail -1 "$T/rates.$key"); CPU $busy% busy)" \
+		check_detail "$name: both directions' rates followed the modem down to <= 7 Mbit/s within 12 s, in /api/status and the kernel's $key ($follow s; $(tail -1 "$T/rates.$key"); CPU $busy% busy)" \
 			"$(tr '\n' ';' <"$T/rates.$key")" test $fok -eq 0
 	fi
 	wait $tcp $udpu $udpd
 	lap "$name: the load ended"
 	# with no load the rates stay put until idle_after: the kernel's must be the status's
-	check "$name: after the load, the kernel's $key is the rate /api/status says" \
+	check_detail "$name: after the load, the kernel's $key is the rate /api/status says" \
 		"status egress, kernel egress, status ingress, kernel ingress: $(rates "$key")" \
 		wait_for "agreed $key" 3 "$name: the status's rates in the kernel"
 	# near 100: the one CPU held the load back (the host was busy), not the modem
@@ -201,13 +201,13 @@ CONF
 	wait $mon 2>/dev/null
 	api /api/status >"$T/status.$name"
 	jq -c '.links[0].directions[] | {direction, autorate}' "$T/status.$name" | sed "s/^/# $name: /"
-	check "$name: changes by bloat in both directions, none refused" \
+	check_detail "$name: changes by bloat in both directions, none refused" \
 		"$(jq -c '[.links[0].directions[].autorate | {changes, refused_total}]' "$T/status.$name")" \
 		bash -c "jq -e '[.links[0].directions[] | .autorate.changes.bloat >= 1 and .autorate.refused_total == 0] | all and length == 2' '$T/status.$name' >/dev/null"
 	# the same qdiscs: handles, kinds and parents; their counters only grew; no drop
-	check "$name: the same qdiscs by handle, kind and parent" "before: $b0; after: $b1" \
+	check_detail "$name: the same qdiscs by handle, kind and parent" "before: $b0; after: $b1" \
 		test "$(echo "$b0" | cut -d' ' -f1-4)" = "$(echo "$b1" | cut -d' ' -f1-4)"
-	check "$name: every qdisc's counters grew (none was replaced)" "before: $b0; after: $b1" \
+	check_detail "$name: every qdisc's counters grew (none was replaced)" "before: $b0; after: $b1" \
 		awk -v a="$b0" -v b="$b1" 'BEGIN { n = split(a, x, "\n"); split(b, y, "\n")
 			for (i = 1; i <= n; i++) { split(x[i], p, " "); split(y[i], q, " ")
 				if (!(q[5] > p[5] && q[7] > p[7])) exit 1 } exit !(n >= 2) }'
@@ -219,16 +219,16 @@ CONF
 	nq=$(grep -c '^qdisc ' "$T/mon.$name")
 	nd=$(grep -c '^deleted qdisc' "$T/mon.$name")
 	echo "# $name: tc monitor: $nq qdisc changes, $nd qdisc deletions, $(grep -c '^class' "$T/mon.$name") class events; $(grep -v '^qdisc\|^deleted qdisc\|^class' "$T/mon.$name" | head -3 | tr '\n' ';')"
-	check "$name: tc monitor: no qdisc deleted or replaced ($nd), the shapers changed ($nq changes)" \
+	check_detail "$name: tc monitor: no qdisc deleted or replaced ($nd), the shapers changed ($nq changes)" \
 		"$(grep qdisc "$T/mon.$name" | head -5 | tr '\n' ';')" \
 		bash -c "[ $nd = 0 ] && [ $nq -ge 2 ] && ! grep '^qdisc' '$T/mon.$name' | grep -qv '^qdisc $kind e000: '"
-	check "$name: the log says why each direction moved" "$(grep autorate: "$T/log" | head -4 | tr '\n' ';')" \
+	check_detail "$name: the log says why each direction moved" "$(grep autorate: "$T/log" | head -4 | tr '\n' ';')" \
 		bash -c "grep -qE \"autorate: link 'wan' egress .*(bloat: delay|bloat [1-9])\" '$T/log' &&
 			grep -qE \"autorate: link 'wan' ingress .*(bloat: delay|bloat [1-9])\" '$T/log'"
 	grep 'autorate:' "$T/log" | head -6 | sed "s/^/# $name log: /"
 	local u
 	for u in udpu udpd; do
-		check "$name: the UDP stream ($u) lost nothing ($(jq -c '.end.sum | {packets, lost_packets, out_of_order}' "$T/$u.$name" 2>/dev/null))" \
+		check_detail "$name: the UDP stream ($u) lost nothing ($(jq -c '.end.sum | {packets, lost_packets, out_of_order}' "$T/$u.$name" 2>/dev/null))" \
 			"$(head -c 300 "$T/$u.$name")" \
 			bash -c "jq -e '.end.sum.packets > 1000 and .end.sum.lost_packets == 0' '$T/$u.$name' >/dev/null"
 	done
@@ -236,10 +236,10 @@ CONF
 	echo "# $name: the modem: $(tc -n $NM -s -j qdisc show dev m1 | jq -c '[.[] | {handle, drops}]') up, $(tc -n $NM -s -j qdisc show dev m0 | jq -c '[.[] | {handle, drops}]') down"
 	uml_gw_stop
 	rc=$?
-	check "$name: gatewayd exits 0" "status $rc" test $rc -eq 0
+	check_detail "$name: gatewayd exits 0" "status $rc" test $rc -eq 0
 }
 
 phase cake bandwidth cake 'shaper = "cake"; rate = "14mbit";'
 phase tbf rate tbf 'shaper = "tbf"; rate = "14mbit"; child = { kind = "fq_codel"; };'
 lap "done"
-uml_status
+tap_status

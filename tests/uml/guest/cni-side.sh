@@ -165,8 +165,8 @@ fi
 del "$PLUGINS/bandwidth" id-ref cref
 del "$CNI" id-gw cgw
 left=$(ip netns exec $H tc qdisc show | grep -Ev "qdisc noqueue|qdisc noop" ; ip -n $H -o link show type ifb)
-check "after both DELs: no qdisc or ifb left in the host namespace" "$left" test -z "$left"
+check_detail "after both DELs: no qdisc or ifb left in the host namespace" "$left" test -z "$left"
 ip netns del cref
 ip netns del cgw
 ip netns del $H
-uml_status
+tap_status

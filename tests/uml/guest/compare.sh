@@ -31,9 +31,9 @@ s0=$SECONDS
 rc=$?
 sed 's/^/# /' "$LOG" | grep -v '^#     '	# the table, without the progress lines
 echo "# the run took $((SECONDS - s0)) s"
-check "--compare ends with status 0 (status $rc)" "$(tail -5 "$LOG" | tr '\n' ' ')" test $rc -eq 0
+check_detail "--compare ends with status 0 (status $rc)" "$(tail -5 "$LOG" | tr '\n' ' ')" test $rc -eq 0
 left=$(leftovers)
-check "a whole run leaves nothing behind: $left" "$left" eval "leftovers >/dev/null"
+check_detail "a whole run leaves nothing behind: $left" "$left" eval "leftovers >/dev/null"
 
 rm -rf "$T"
-uml_status
+tap_status

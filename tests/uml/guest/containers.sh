@@ -20,7 +20,7 @@ containers = ( { interfaces = "vc*"; netns = "ctr-*";
     ingress = { rate = "4mbit"; }; } );
 CONF
 out=$("$GW" -c "$T/c.conf" --check 2>&1)
-check "--check: the default child fq_codel is there in this kernel" "$out" test $? -eq 0
+check_detail "--check: the default child fq_codel is there in this kernel" "$out" test $? -eq 0
 : >"$T/log"	# there before the first look
 ip netns exec $H "$GW" -c "$T/c.conf" >>"$T/log" 2>&1 &
 GWPID=$!
@@ -65,21 +65,21 @@ for try in 1 2; do
 	[ -n "$mbit" ] || echo "# iperf3: $(echo "$json" | grep -m1 error)"
 	num_below "${sent:-0}" 4.8 || break
 done
-check "the container's traffic held at 90-100% of its ingress cap ($mbit Mbit/s)" "$mbit" \
+check_detail "the container's traffic held at 90-100% of its ingress cap ($mbit Mbit/s)" "$mbit" \
 	num_between "${mbit:-0}" 3.6 4
 iperf_srv
 json=$(timeout 25 ip netns exec $C iperf3 -c 10.66.0.1 -t 3 -O 1 -P 2 -J 2>&1)
 echo "# TCP from the container, 2 flows: $(echo "$json" | jq -r '.end.sum_received.bits_per_second / 1e6 | . * 100 | round / 100' 2>/dev/null) Mbit/s"
 wait $SRV
 p=$(qdisc_get gwc-$idx e000:10 $H .packets)
-check "the ifb's fq_codel carried it ($p packets)" "$p" num_between "${p:-0}" 1000 100000000
+check_detail "the ifb's fq_codel carried it ($p packets)" "$p" num_between "${p:-0}" 1000 100000000
 
 # the container goes: its ifb goes with it
 ip netns del $C
-check "container gone: ifb gwc-$idx removed" "still there" wait_for "! ip -n $H link show gwc-$idx >/dev/null 2>&1" 5
+check_detail "container gone: ifb gwc-$idx removed" "still there" wait_for "! ip -n $H link show gwc-$idx >/dev/null 2>&1" 5
 kill -TERM $GWPID
 wait $GWPID
 rc=$?
-check "SIGTERM: exit 0" "status $rc" test $rc -eq 0
+check_detail "SIGTERM: exit 0" "status $rc" test $rc -eq 0
 grep -q "container vc1: shaped" "$T/log" || echo "# log: $(tr '\n' '|' <"$T/log")"
-uml_status
+tap_status

@@ -18,7 +18,7 @@ links = ( { name = "wan"; interface = "r1"; linklayer = "docsis";
   ingress = { shaper = "cake"; rate = "30mbit"; ifb = "ifb-wan"; child = { kind = "cake"; ingress = true; }; }; } );
 CONF
 out=$("$GW" -c "$T/a.conf" --check 2>&1)
-check "--check: this kernel has every kind" "$out" test $? -eq 0
+check_detail "--check: this kernel has every kind" "$out" test $? -eq 0
 if uml_gw_start "$T/a.conf"; then
 	ok "htb + fq_codel + cake children, cake ingress: applied and verified"
 	expect_qdisc "egress root is htb e000:" r1 root gwr htb '.handle == "e000:"'
@@ -32,11 +32,11 @@ if uml_gw_start "$T/a.conf"; then
 	# traffic from the server into the router's r1 goes through the ifb's cake
 	timeout 10 ip netns exec $UML_NS_S ping -q -c 5 -i 0.2 $UML_IP_C >/dev/null
 	p=$(qdisc_packets ifb-wan root gwr)
-	check "ingress traffic passes the ifb's cake ($p packets)" "$p" num_between "${p:-0}" 5 100000
+	check_detail "ingress traffic passes the ifb's cake ($p packets)" "$p" num_between "${p:-0}" 5 100000
 	uml_gw_stop
 	rc=$?
-	check "SIGTERM: exit 0" "status $rc" test $rc -eq 0
-	check "stop removes the ifb" "ifb-wan still there" bash -c "! ip -n gwr link show ifb-wan 2>/dev/null"
+	check_detail "SIGTERM: exit 0" "status $rc" test $rc -eq 0
+	check_detail "stop removes the ifb" "ifb-wan still there" bash -c "! ip -n gwr link show ifb-wan 2>/dev/null"
 	expect_qdisc "stop gives r1 its default qdisc back" r1 root gwr noqueue
 else
 	not_ok "htb + fq_codel + cake children, cake ingress" "gatewayd failed"
@@ -109,7 +109,7 @@ echo "# htb 3mbit, netem 10ms: 4 TCP flows: fifo ${g_fifo}, fq_codel ${g_fq}, ca
 # suite checks shaping accuracy tightly
 for k in fifo fq cake; do
 	eval "g=\$g_$k"
-	check "$k: TCP goodput $g Mbit/s within 2.1-3.02 of 3mbit" "$g" num_between "$g" 2.1 3.02
+	check_detail "$k: TCP goodput $g Mbit/s within 2.1-3.02 of 3mbit" "$g" num_between "$g" 2.1 3.02
 done
 # what the flood's sender got out (Mbit/s): a guest the host starves sends less than the shaper
 # passes (2.1 Mbit/s seen in CI), and then no queue fills whatever the child
@@ -123,11 +123,11 @@ if awk -v f="$f_fifo" 'BEGIN { exit !(f < 3.3) }' &&
 	! awk -v f="$p_fifo" -v q="$p_fq" 'BEGIN { exit !(f != "" && f > 50 && f > 4 * q) }'; then
 	skip "fifo fills under the flood" "the flood's sender got out only $f_fifo Mbit/s, under 1.1x the 3 mbit shaper (the host starved the guest): ping $p_fifo ms"
 else
-	check "fifo fills under the flood: ping $p_fifo ms, over 50 ms and 4x fq_codel's $p_fq" "$p_fifo; flood: $(tail -4 "$T/udp-fifo" | tr '\n' ' ')" \
+	check_detail "fifo fills under the flood: ping $p_fifo ms, over 50 ms and 4x fq_codel's $p_fq" "$p_fifo; flood: $(tail -4 "$T/udp-fifo" | tr '\n' ' ')" \
 		awk -v f="$p_fifo" -v q="$p_fq" 'BEGIN { exit !(f != "" && f > 50 && f > 4 * q) }'
 fi
-check "fq_codel isolates the flood: ping $p_fq ms under 25 ms" "$p_fq" num_below "$p_fq" 25
-check "cake isolates the flood: ping $p_cake ms under 25 ms" "$p_cake" num_below "$p_cake" 25
+check_detail "fq_codel isolates the flood: ping $p_fq ms under 25 ms" "$p_fq" num_below "$p_fq" 25
+check_detail "cake isolates the flood: ping $p_cake ms under 25 ms" "$p_cake" num_below "$p_cake" 25
 
 # 4. the extended statistics reach /api/status, equal to tc's
 cls() { jq -r ".links[0].directions[0].classes[0].$2" "$T/status-$1.json"; }
@@ -135,19 +135,19 @@ tcq() { jq -r ".[] | select(.handle == \"1000:\") | $2" "$T/tc-$1.json"; }
 tcq2() { jq -r ".[] | select(.handle == \"1000:\") | $2" "$T/tc2-$1.json"; }
 # same Q VALUE TC_EXPR: VALUE is tc's TC_EXPR as read before the status or just after it
 same() { [ "$2" = "$(tcq "$1" "$3" | jq -c .)" ] || [ "$2" = "$(tcq2 "$1" "$3" | jq -c .)" ]; }
-check "fq_codel: maxpacket $(cls fq_codel fq_codel.max_packet_bytes) equals tc's" "$(tcq fq_codel .maxpacket)" \
+check_detail "fq_codel: maxpacket $(cls fq_codel fq_codel.max_packet_bytes) equals tc's" "$(tcq fq_codel .maxpacket)" \
 	test "$(cls fq_codel fq_codel.max_packet_bytes)" = "$(tcq fq_codel .maxpacket)"
-check "fq_codel: new_flow_count $(cls fq_codel fq_codel.new_flow_count) > 0 and equals tc's" "$(tcq fq_codel .new_flow_count)" \
+check_detail "fq_codel: new_flow_count $(cls fq_codel fq_codel.new_flow_count) > 0 and equals tc's" "$(tcq fq_codel .new_flow_count)" \
 	eval 'same fq_codel "$(cls fq_codel fq_codel.new_flow_count)" .new_flow_count && [ "$(tcq fq_codel .new_flow_count)" -gt 0 ]'
-check "fq_codel: drop_overlimit equals tc's ($(cls fq_codel fq_codel.drop_overlimit_packets))" "$(tcq fq_codel .drop_overlimit)" \
+check_detail "fq_codel: drop_overlimit equals tc's ($(cls fq_codel fq_codel.drop_overlimit_packets))" "$(tcq fq_codel .drop_overlimit)" \
 	same fq_codel "$(cls fq_codel fq_codel.drop_overlimit_packets)" .drop_overlimit
-check "fq_codel: the class's drops $(cls fq_codel dropped_packets) are its queue's, tc: $(tcq fq_codel .drops)" "" \
+check_detail "fq_codel: the class's drops $(cls fq_codel dropped_packets) are its queue's, tc: $(tcq fq_codel .drops)" "" \
 	eval 'same fq_codel "$(cls fq_codel dropped_packets)" .drops && [ "$(tcq fq_codel .drops)" -gt 0 ]'
 ntins=$(jq -r '.links[0].directions[0].classes[0].cake.tins | length' "$T/status-cake.json")
-check "cake: $ntins tins, as tc shows" "$(tcq cake '.tins | length')" test "$ntins" = "$(tcq cake '.tins | length')" -a "$ntins" -ge 1
+check_detail "cake: $ntins tins, as tc shows" "$(tcq cake '.tins | length')" test "$ntins" = "$(tcq cake '.tins | length')" -a "$ntins" -ge 1
 ours=$(jq -c '[.links[0].directions[0].classes[0].cake.tins[].sent_bytes]' "$T/status-cake.json")
-check "cake: per-tin sent bytes $ours equal tc's" "$(tcq cake '[.tins[].sent_bytes]')" \
+check_detail "cake: per-tin sent bytes $ours equal tc's" "$(tcq cake '[.tins[].sent_bytes]')" \
 	eval '[ -n "$ours" ] && [ "$ours" != "[]" ] && same cake "$ours" "[.tins[].sent_bytes]"'
-check "cake: the busy tin has flows and a peak delay" "$(jq -c '.links[0].directions[0].classes[0].cake' "$T/status-cake.json" | head -c 600)" \
+check_detail "cake: the busy tin has flows and a peak delay" "$(jq -c '.links[0].directions[0].classes[0].cake' "$T/status-cake.json" | head -c 600)" \
 	test "$(jq '[.links[0].directions[0].classes[0].cake.tins[] | select(.sent_bytes > 100000 and .peak_delay_ms > 0 and .bulk_flows + .sparse_flows >= 0)] | length' "$T/status-cake.json")" -ge 1
-uml_status
+tap_status

@@ -28,7 +28,7 @@ fi
 # and the guest's init itself (a bash, PID 1) runs told so: from the kernel command line
 if [ "${GWUML_XSTATE:-}" = fx ]; then
 	init_env=$(tr '\0' '\n' </proc/1/environ)
-	check "the guest's init runs without AVX too (GLIBC_TUNABLES in PID 1's environment)" \
+	check_detail "the guest's init runs without AVX too (GLIBC_TUNABLES in PID 1's environment)" \
 		"$(grep -c . <<<"$init_env") variables, none GLIBC_TUNABLES" \
 		grep -q '^GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX,' <<<"$init_env"
 fi
@@ -120,4 +120,4 @@ else
 	not_ok "loaded ping below 40 ms" "${loaded:-no result} ms (idle ${idle:-?} ms)"
 fi
 stamp "load done"
-uml_status
+tap_status

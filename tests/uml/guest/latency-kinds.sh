@@ -14,7 +14,7 @@ uml_netem_far 10ms limit 10000
 
 T0=$(date +%s.%N)
 # the kinds are known here (tests/uml/test_gatewayd.sh checks them): no probe fork
-gw_run() { GATEWAYD_SKIP_KIND_PROBE=1 uml_gw_start "$1"; }
+gw_run() { uml_gw_start "$1" "$UML_NS_R" --no-kind-probe; }
 # rate FILE: an iperf3 output's receiver rate as "VALUE UNIT" (builtins only), "0 bits/sec"
 rate() {
 	local l w prev="0" out="0 bits/sec"
@@ -55,7 +55,7 @@ run() {
 	wait $GWPID
 	rc=$?
 	wait $srv 2>/dev/null
-	check "$kind: gatewayd exits 0" "status $rc: $(tail -3 "$T/log")" test $rc -eq 0
+	check_detail "$kind: gatewayd exits 0" "status $rc: $(tail -3 "$T/log")" test $rc -eq 0
 }
 
 el() { awk -v a="$T0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -91,7 +91,7 @@ judge() {
 }
 function mbit(v, u) { return u ~ /^G/ ? v * 1000 : u ~ /^M/ ? v : u ~ /^K/ ? v / 1000 : v / 1e6 }
 function r(name, cond) { print (cond ? "ok - " : "not ok - ") name; if (!cond) bad++ }' ||
-		uml_fails=$((uml_fails + 1))
+		tap_fails=$((tap_fails + 1))
 }
 
 # the binaries into the guest's page cache first: a first exec reads them through hostfs and
@@ -129,4 +129,4 @@ for k in $KINDS; do
 	[ -f "$T/load-$k.json" ] && judge "$k"
 	echo "# $k done at $(el) s"
 done
-uml_status
+tap_status

@@ -34,9 +34,9 @@ CONF
 }
 conf "$limit" >"$T/a.conf"
 out=$("$GW" -c "$T/a.conf" --check 2>&1)
-check "--check: this kernel has $KIND ($out)" "$out" test $? -eq 0
+check_detail "--check: this kernel has $KIND ($out)" "$out" test $? -eq 0
 out=$("$GW" -c "$T/a.conf" --dry-run 2>&1)
-check "--dry-run: tc-$KIND(8)'s words" "$out" grep -qF \
+check_detail "--dry-run: tc-$KIND(8)'s words" "$out" grep -qF \
 	"parent e000:10 handle 1000: $KIND $KIND_TC" <<<"$out"
 
 if uml_gw_start "$T/a.conf"; then
@@ -56,27 +56,27 @@ if uml_gw_start "$T/a.conf"; then
 	ip netns exec $UML_NS_R curl -s --max-time 5 http://127.0.0.1:9180/metrics >"$T/metrics"
 	k=$(jq -r '.links[0].directions[0].classes[1].kind' "$T/status.json")
 	tcn=$(qdisc_packets r1 e000:11 gwr)
-	check "/api/status: class plain is kind $KIND ($k) and counted the pings ($n, tc $tcn)" \
+	check_detail "/api/status: class plain is kind $KIND ($k) and counted the pings ($n, tc $tcn)" \
 		"$k $n" eval '[ "$k" = "$KIND" ] && [ "$n" -ge 20 ] && [ "$n" -le "$tcn" ]'
 	other=$(jq -c '.links[0].directions[0].classes[0] | [.fq_codel, .cake]' "$T/status.json")
-	check "/api/status: a $KIND class has no fq_codel or cake statistics" "$other" \
+	check_detail "/api/status: a $KIND class has no fq_codel or cake statistics" "$other" \
 		test "$other" = "[null,null]"
-	check "/metrics: the $KIND class's packets" "$(grep 'class="plain"' "$T/metrics" | head -3)" \
+	check_detail "/metrics: the $KIND class's packets" "$(grep 'class="plain"' "$T/metrics" | head -3)" \
 		grep -q "gatewayd_class_sent_packets_total{link=\"wan\",direction=\"egress\",class=\"plain\",kind=\"$KIND\"} [1-9]" "$T/metrics"
 	[ "$(type -t kind_checks)" = function ] && kind_checks
 	conf "$reloaded" >"$T/a.conf"
 	kill -HUP $GWPID
 	wait_for '[[ $(<"$T/log") == *reloaded* ]]' 6 "gatewayd to log the reload"
-	check "reload: logged" "$(tail -3 "$T/log")" grep -q "reloaded" "$T/log"
+	check_detail "reload: logged" "$(tail -3 "$T/log")" grep -q "reloaded" "$T/log"
 	expect_qdisc "reload: class tuned's $KIND limit is $reloaded now" r1 e000:10 gwr "$KIND" \
 		".options.limit == $reloaded"
 	uml_gw_stop
 	rc=$?
-	check "SIGTERM: exit 0" "status $rc" test $rc -eq 0
+	check_detail "SIGTERM: exit 0" "status $rc" test $rc -eq 0
 	expect_qdisc "stop gives r1 its default qdisc back" r1 root gwr noqueue
 else
 	not_ok "htb + $KIND, tbf + $KIND: applied" "$(cat "$T/log")"
 	kill -TERM $GWPID 2>/dev/null
 	wait $GWPID
 fi
-uml_status
+tap_status

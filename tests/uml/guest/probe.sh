@@ -86,7 +86,7 @@ judge() {
 	echo "# netem 20ms, $m: gatewayd median ${S[p50]} ms (p90 ${S[p90]}, p99 ${S[p99]}," \
 		"kernel stamps tx ${S[tx]} rx ${S[rx]} of ${S[received]}), ping median $far_ping ms," \
 		"held to $ref us: difference $d us"
-	check "netem 20ms, $m: every RTT from kernel stamps" "$SLINE" \
+	check_detail "netem 20ms, $m: every RTT from kernel stamps" "$SLINE" \
 		test "${S[tx]}/${S[rx]}" = 150/150
 	if [ "$(milli "${S[p50]}")" -ge 20000 ] && [ "${d#-}" -le "$lim" ]; then
 		ok "netem 20ms, $m: median RTT within $lim us of ping's (${S[p50]} ms vs $ref us)"
@@ -126,7 +126,7 @@ for try in 1 2; do
 	r2=$?
 	[ $r1 = 2 ] || [ $r2 = 2 ] || break
 done
-check "near side: ping's overhead is small (${off} us, -50..600)" "$near_gw vs $near_ping" \
+check_detail "near side: ping's overhead is small (${off} us, -50..600)" "$near_gw vs $near_ping" \
 	test "$off" -ge -50 -a "$off" -le 600
 lap delay
 
@@ -138,9 +138,9 @@ lap loss run
 summary "$T/loss.out" $UML_IP_S
 lost=${S[lost]:-0}
 echo "# netem loss 5%: $lost of ${S[samples]} probes lost (${S[samples]:+$((lost * 10000 / ${S[samples]}))} per 10,000), link_lost ${S[link_lost]}"
-check "netem loss 5%: 2000 probes reported, each once" "samples ${S[samples]}, seqs ${#SEQS[@]}" \
+check_detail "netem loss 5%: 2000 probes reported, each once" "samples ${S[samples]}, seqs ${#SEQS[@]}" \
 	test "${S[samples]}/${#SEQS[@]}" = 2000/2000
-check "netem loss 5%: measured loss 3..7% ($lost of 2000)" "$SLINE" test "$lost" -ge 60 -a "$lost" -le 140
+check_detail "netem loss 5%: measured loss 3..7% ($lost of 2000)" "$SLINE" test "$lost" -ge 60 -a "$lost" -le 140
 # a probe sent before the target's first answer is the target's by design (nothing was known
 # of it yet), so a loss among the very first probes is not the link's; every later one is
 early=$(awk -v t="$UML_IP_S" '$1 == t && $2 ~ /^seq=/ {
@@ -148,9 +148,9 @@ early=$(awk -v t="$UML_IP_S" '$1 == t && $2 ~ /^seq=/ {
 	if ($4 == "lost=0" && (first == "" || seq < first)) first = seq
 	if ($4 == "lost=1") lostseq[seq] = 1
 } END { n = 0; for (s in lostseq) if (first == "" || s + 0 < first) n++; print n }' "$T/loss.out")
-check "netem loss 5%: every loss after the first answer counted as the link's (target stayed up; $early before it)" \
+check_detail "netem loss 5%: every loss after the first answer counted as the link's (target stayed up; $early before it)" \
 	"$SLINE" test "${S[link_lost]}" = "$((lost - early))"
-check "netem loss 5%: at most the first few probes went before the first answer ($early lost)" \
+check_detail "netem loss 5%: at most the first few probes went before the first answer ($early lost)" \
 	"$SLINE" test "$early" -le 3
 
 # 3. reordering and duplication (jitter larger than the interval, 10% duplicates), over UDP:
@@ -164,15 +164,15 @@ once=0
 for ((i = 0; i < 300; i++)); do [ "${SEQS[i]:-0}" = 1 ] && once=$((once + 1)); done
 echo "# reorder: ${#SEQS[@]} seqs reported, $once of 0..299 exactly once, lost ${S[lost]}," \
 	"reordered ${S[reordered]}, duplicates ${S[duplicates]}"
-check "reordering: each of the 300 probes reported exactly once" "$once of 300, ${#SEQS[@]} seqs" \
+check_detail "reordering: each of the 300 probes reported exactly once" "$once of 300, ${#SEQS[@]} seqs" \
 	test "$once/${#SEQS[@]}" = 300/300
-check "reordering: none lost" "$SLINE" test "${S[lost]}" = 0
-check "reordering: seen and flagged" "$SLINE" test "${S[reordered]:-0}" -gt 10
-check "duplicates: seen, counted, not reported as samples" "$SLINE" \
+check_detail "reordering: none lost" "$SLINE" test "${S[lost]}" = 0
+check_detail "reordering: seen and flagged" "$SLINE" test "${S[reordered]:-0}" -gt 10
+check_detail "duplicates: seen, counted, not reported as samples" "$SLINE" \
 	test "${S[duplicates]:-0}" -gt 10
 
 kill -TERM $RPID
 wait $RPID
 while IFS= read -r line; do [[ $line == "reflect: answered"* ]] && echo "# $line"; done <"$T/reflect.log"
 lap end
-uml_status
+tap_status

@@ -28,9 +28,9 @@ s0=$SECONDS
 rc=$?
 sed 's/^/# /' "$T/full" | grep -v '^#     '	# the table, without the progress lines
 echo "# the run took $((SECONDS - s0)) s"
-check "--compare --scenario variable ends with status 0 (status $rc)" "$(tail -5 "$T/full" | tr '\n' ' ')" test $rc -eq 0
+check_detail "--compare --scenario variable ends with status 0 (status $rc)" "$(tail -5 "$T/full" | tr '\n' ' ')" test $rc -eq 0
 left=$(leftovers)
-check "the scenario leaves nothing behind: $left" "$left" eval "leftovers >/dev/null"
+check_detail "the scenario leaves nothing behind: $left" "$left" eval "leftovers >/dev/null"
 
 rm -rf "$T"
-uml_status
+tap_status

@@ -13,11 +13,11 @@ kind_checks() {
 	pie=$(jq -c '.links[0].directions[0].classes[1].pie' "$T/status.json")
 	pin=$(jq -r '.links[0].directions[0].classes[1].pie.packets_in' "$T/status.json")
 	tcin=$(qdisc_get r1 e000:11 gwr .pkts_in)
-	check "/api/status: pie's own packets_in $pin, as tc's ($tcin)" "$pie" \
+	check_detail "/api/status: pie's own packets_in $pin, as tc's ($tcin)" "$pie" \
 		eval '[ "$pin" -ge 20 ] && [ "$pin" -le "$tcin" ]'
-	check "/api/status: pie's queue delay and drop probability are numbers" "$pie" \
+	check_detail "/api/status: pie's queue delay and drop probability are numbers" "$pie" \
 		eval 'jq -e ".links[0].directions[0].classes[1].pie | (.queue_delay_ms | type) == \"number\" and (.drop_probability | type) == \"number\"" "$T/status.json" >/dev/null'
-	check "/metrics: pie's own families, HELP and TYPE" "$(grep gatewayd_pie_ "$T/metrics" | head -4)" \
+	check_detail "/metrics: pie's own families, HELP and TYPE" "$(grep gatewayd_pie_ "$T/metrics" | head -4)" \
 		eval 'grep -q "^# TYPE gatewayd_pie_packets_in_total counter" "$T/metrics" &&
 		      grep -q "gatewayd_pie_packets_in_total{link=\"wan\",direction=\"egress\",class=\"plain\",kind=\"pie\"} [1-9]" "$T/metrics"'
 }
