@@ -213,8 +213,9 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	struct gw_applied applied;
 	struct gw_nl *nl;
 	sigset_t held;
-	int sfd = -1, lock, r, rc = EXIT_OK, sig;
-	pid_t holder;
+	int sfd = -1, r, rc = EXIT_OK, sig;
+	struct gw_lock lock;
+	struct gw_lock_holder holder;
 
 	if (mode == MODE_RUN)
 		raise_fd_limit();
@@ -225,27 +226,31 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		return EXIT_RUNTIME;
 	}
 	/* before anything is looked at: a second daemon would take the first's tree for a
-	 * leftover to adopt, and its ifbs for its own */
-	if ((lock = gw_instance_lock(GW_INSTANCE_LOCK, &holder)) < 0) {
-		if (lock == -EBUSY && holder > 0)
-			gw_log(GW_LOG_ERR, "another gatewayd (pid %d) runs in this network namespace; "
-			       "one per namespace", (int)holder);
-		else if (lock == -EBUSY)
+	 * leftover to adopt, and its ifbs for its own. This makes /run/gatewayd if it is missing
+	 * (gatewayd/sys/rundir.c); the lock is held for the process's life. */
+	if ((r = gw_lock_take(GW_LOCK_INSTANCE, &lock, &holder, err, sizeof(err)))) {
+		if (r == -EBUSY && holder.pid > 0)
+			gw_log(GW_LOG_ERR, "another gatewayd (pid %d, uid %u%s) runs in this "
+			       "network namespace (its lock: %s); one per namespace",
+			       (int)holder.pid, (unsigned)holder.uid, holder.uid_from_file ?
+			       " as the lock file's owner" : "", err);
+		else if (r == -EBUSY)
 			gw_log(GW_LOG_ERR, "another gatewayd runs in this network namespace (its pid "
-			       "could not be read); one per namespace");
+			       "could not be read; its lock: %s); one per namespace", err);
 		else
-			gw_log(GW_LOG_ERR, "the one-instance lock: %s", strerror(-lock));
+			gw_log(GW_LOG_ERR, "the one-instance lock: %s", err);
 		close(sfd);
 		return EXIT_RUNTIME;
 	}
+	err[0] = '\0';
 	if (mode == MODE_ONESHOT && (r = oneshot_hold(&held))) {
 		gw_log(GW_LOG_ERR, "blocking signals: %s", strerror(-r));
-		close(lock);
+		gw_lock_release(&lock);
 		return EXIT_RUNTIME;
 	}
 	if ((r = gw_nl_open(&nl))) {
 		gw_log(GW_LOG_ERR, "opening rtnetlink: %s", strerror(-r));
-		close(lock);
+		gw_lock_release(&lock);
 		return EXIT_RUNTIME;
 	}
 	r = gw_apply_stoppable(nl, *cfgp, NULL, &applied, mode == MODE_ONESHOT ? oneshot_stop : NULL,
@@ -256,14 +261,14 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		if (r == 0)
 			gw_applied_free(&applied);
 		gw_nl_close(nl);
-		close(lock);
+		gw_lock_release(&lock);
 		return rc;
 	}
 	if (r) {
 		gw_log(GW_LOG_ERR, "%s", err);
 		gw_log(GW_LOG_ERR, "nothing was applied; every device is as it was");
 		gw_nl_close(nl);
-		close(lock);
+		gw_lock_release(&lock);
 		return EXIT_RUNTIME;
 	}
 	gw_log(GW_LOG_INFO, "applied and verified %zu objects on %zu device%s in %.2f ms%s",
@@ -278,7 +283,7 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	if (mode == MODE_ONESHOT) {
 		gw_applied_free(&applied);
 		gw_nl_close(nl);
-		close(lock);
+		gw_lock_release(&lock);
 		return EXIT_OK;
 	}
 	if ((r = serve(cfgp, nl, &applied, sfd))) {
@@ -297,7 +302,8 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	gw_applied_free(&applied);
 	gw_nl_close(nl);
 	close(sfd);
-	close(lock);	/* the last: a next start may adopt only once nothing of ours runs */
+	/* the last: a next start may adopt only once nothing of ours runs */
+	gw_lock_release(&lock);
 	return rc;
 }
 
