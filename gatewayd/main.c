@@ -40,7 +40,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gatewayd -c FILE [--check | --dry-run | --oneshot | --probe COUNT] [-v]\n"
-		"       gatewayd --reflect ADDR:PORT [--reflect-rate N]\n"
+		"       gatewayd --reflect ADDR:PORT [--reflect-rate N] [--reflect-total N]\n"
 		"       gatewayd --sink ADDR:PORT [--token-file F] [--allow PREFIX,...]\n"
 		"  -c, --config FILE  the configuration (see gatewayd.conf(5))\n"
 		"      --check        validate the file (and the kernel's qdisc kinds) and exit\n"
@@ -49,7 +49,9 @@ static void usage(FILE *f)
 		"      --probe COUNT  only probe the config's targets COUNT times (0: until ^C),\n"
 		"                     a line per sample and a summary; shapes nothing\n"
 		"      --reflect ADDR:PORT  answer UDP probes (no -c); e.g. [::]:2112\n"
-		"      --reflect-rate N  answer at most N probes a second from one address\n"
+		"      --reflect-rate N  answer at most N probes a second from one address (an\n"
+		"                        IPv6 /64)\n"
+		"      --reflect-total N  and at most N a second in all (default 50 x the rate)\n"
 		"      --load-test    one load test to the probe block's sink, a table; shapes nothing\n"
 		"      --sink ADDR:PORT  serve as a load-test sink (no -c; repeatable, up to 4)\n"
 		"      --token-file F    the sink serves clients with the token in F...\n"
@@ -359,11 +361,11 @@ static int parse_int_opt(const char *name, const char *s, long lo, long hi, int 
 	return 0;
 }
 
-static int run_reflect(const char *addr, double rate)
+static int run_reflect(const char *addr, double rate, double total)
 {
 	struct gw_reflect_stats st;
 	char err[256] = "";
-	int r = gw_reflect_run(addr, rate, stderr, &st, err, sizeof(err));
+	int r = gw_reflect_run(addr, rate, total, stderr, &st, err, sizeof(err));
 
 	if (r)
 		fprintf(stderr, "%s\n", err);
@@ -414,6 +416,7 @@ int main(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'A' },
 		{ "max-per-address", required_argument, NULL, 'M' },
 		{ "reflect-rate", required_argument, NULL, 'F' },
+		{ "reflect-total", required_argument, NULL, 'X' },
 		{ "systemd-dropin", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -423,7 +426,7 @@ int main(int argc, char **argv)
 	size_t n_sinks = 0;
 	struct gw_sink_opts sink_opts = { 0 };
 	bool sink_opt = false;
-	double reflect_rate = 0;
+	double reflect_rate = 0, reflect_total = 0;
 	enum mode mode = MODE_RUN;
 	struct gw_config *cfg;
 	char err[2048] = "";
@@ -508,16 +511,25 @@ int main(int argc, char **argv)
 			reflect_rate = v;
 			break;
 		}
+		case 'X': {
+			int v;
+
+			if (parse_int_opt("--reflect-total", optarg, 1, GW_REFLECT_RATE_MAX, &v))
+				return EXIT_USAGE;
+			reflect_total = v;
+			break;
+		}
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (n_sinks && !file && !reflect && !reflect_rate && optind == argc)
+	if (n_sinks && !file && !reflect && !reflect_rate && !reflect_total && optind == argc)
 		return gw_sink_main(sinks, n_sinks, &sink_opts);
 	if (reflect && !file && !sink_opt && optind == argc)
-		return run_reflect(reflect, reflect_rate);
-	if (!file || reflect || optind != argc || n_sinks || sink_opt || reflect_rate) {
+		return run_reflect(reflect, reflect_rate, reflect_total);
+	if (!file || reflect || optind != argc || n_sinks || sink_opt || reflect_rate ||
+	    reflect_total) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
