@@ -318,7 +318,7 @@ int gw_ctlsock_open(const char *path, gw_ctlsock_handler h, void *arg, struct gw
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	snprintf(s->name, sizeof(s->name), "%s", slash + 1);
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	/* made at start if missing (gatewayd/sys/rundir.c) */
+	/* made as root at start if missing: the service user's (gatewayd/sys/rundir.c) */
 	if ((s->dir_fd = gw_rundir_open(dir[0] ? dir : "/", true, err, errlen)) < 0) {
 		r = s->dir_fd;
 		goto bad;

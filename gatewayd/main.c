@@ -228,8 +228,9 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		return EXIT_RUNTIME;
 	}
 	/* before anything is looked at: a second daemon would take the first's tree for a
-	 * leftover to adopt, and its ifbs for its own. This makes /run/gatewayd if it is missing
-	 * (gatewayd/sys/rundir.c); the lock is held for the process's life. */
+	 * leftover to adopt, and its ifbs for its own. As root: this makes /run/gatewayd, the
+	 * service user's (gatewayd/sys/rundir.c), and the lock is held across the later change
+	 * of uid. */
 	if ((r = gw_lock_take(GW_LOCK_INSTANCE, &lock, &holder, err, sizeof(err)))) {
 		if (r == -EBUSY && holder.pid > 0)
 			gw_log(GW_LOG_ERR, "another gatewayd (pid %d, uid %u%s) runs in this "

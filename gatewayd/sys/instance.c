@@ -89,17 +89,20 @@ static int holder(int fd, const struct stat *st, struct gw_lock_holder *h)
 }
 
 /* One try: 0 held, -EBUSY, -EAGAIN (the file changed under us: again), -errno. */
-static int try_once(int dir, const char *where, const char *name, uid_t svc, int *out,
-		    struct gw_lock_holder *h, char *err, size_t errlen)
+static int try_once(int dir, const char *where, const char *name, uid_t svc, gid_t svc_gid,
+		    int *out, struct gw_lock_holder *h, char *err, size_t errlen)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	const int flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
 	struct stat st, now;
+	bool made = true;
 	int fd, r;
 
 	fd = openat(dir, name, flags | O_CREAT | O_EXCL, 0600);
-	if (fd < 0 && errno == EEXIST)
+	if (fd < 0 && errno == EEXIST) {
+		made = false;
 		fd = openat(dir, name, flags);
+	}
 	if (fd < 0)
 		return errno == ENOENT ? -EAGAIN :
 			fail(err, errlen, -errno, "%s/%s: %s", where, name, strerror(errno));
@@ -107,10 +110,15 @@ static int try_once(int dir, const char *where, const char *name, uid_t svc, int
 		r = fail(err, errlen, -errno, "%s/%s: %s", where, name, strerror(errno));
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_nlink != 1 ||
-	    (st.st_uid != 0 && st.st_uid != svc && st.st_uid != geteuid())) {
-		r = fail(err, errlen, -EPERM, "%s/%s: not a regular file of root or the service's "
-			 "user with one link: refused", where, name);
+	/* (whoever made it could write in the directory: root or its owner, gw_rundir_open) */
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		r = fail(err, errlen, -EPERM, "%s/%s: not a regular file with one link: refused",
+			 where, name);
+		goto out;
+	}
+	/* made by root: the service user's, so that a daemon started as that user opens it too */
+	if (made && geteuid() == 0 && svc && fchown(fd, svc, svc_gid)) {
+		r = fail(err, errlen, -errno, "%s/%s: %s", where, name, strerror(errno));
 		goto out;
 	}
 	if (fcntl(fd, F_SETLK, &fl)) {
@@ -150,7 +158,7 @@ int gw_lock_take_in(const char *path, const char *what, struct gw_lock *l,
 	gw_rundir_owner(&svc, &gid);
 	r = -EAGAIN;
 	for (int i = 0; i < TRIES && r == -EAGAIN; i++)
-		r = try_once(l->dir, path, l->name, svc, &l->fd, h, err, errlen);
+		r = try_once(l->dir, path, l->name, svc, gid, &l->fd, h, err, errlen);
 	if (r == -EAGAIN)
 		fail(err, errlen, r, "%s/%s: removed and made again %d times while it was "
 		     "taken", path, l->name, TRIES);

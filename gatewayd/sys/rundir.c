@@ -51,11 +51,13 @@ static bool owner_ok(uid_t uid, const uid_t *ok, size_t n)
  * is nobody else's before it is handed over: chown'd through its fd to give_uid when root made
  * it, then chmod'd to mode), opened with O_NOFOLLOW, its owner one of ok[] or root and no
  * write for group or others. A link swapped in for it is refused at the open; a directory
- * swapped in after the mkdir is checked like any other.
+ * swapped in after the mkdir is checked like any other. reclaim: root gives it give_uid and
+ * mode even when it was there already (the daemon's own directory, as systemd does with a
+ * RuntimeDirectory= at each start).
  */
 static int open_dir(int pfd, const char *where, const char *name, mode_t mode, bool make,
-		    uid_t give_uid, gid_t give_gid, const uid_t *ok, size_t n_ok, const char *who,
-		    char *err, size_t errlen)
+		    bool reclaim, uid_t give_uid, gid_t give_gid, const uid_t *ok, size_t n_ok,
+		    const char *who, char *err, size_t errlen)
 {
 	bool made = false;
 	struct stat st;
@@ -80,13 +82,13 @@ static int open_dir(int pfd, const char *where, const char *name, mode_t mode, b
 		r = -errno;
 		goto bad;
 	}
-	if (made && st.st_uid == geteuid()) {
-		if (geteuid() == 0 && give_uid != 0 && (fchown(fd, give_uid, give_gid) ||
-							fstat(fd, &st))) {
+	if ((made && st.st_uid == geteuid()) || (reclaim && geteuid() == 0)) {
+		if (geteuid() == 0 && (st.st_uid != give_uid || st.st_gid != give_gid) &&
+		    (fchown(fd, give_uid, give_gid) || fstat(fd, &st))) {
 			r = -errno;
 			goto bad;
 		}
-		if (fchmod(fd, mode) || fstat(fd, &st)) {
+		if ((st.st_mode & 07777) != mode && (fchmod(fd, mode) || fstat(fd, &st))) {
 			r = -errno;
 			goto bad;
 		}
@@ -130,7 +132,7 @@ int gw_rundir_open(const char *path, bool make, char *err, size_t errlen)
 			    strerror(errno));
 	gw_rundir_owner(&ok[0], &gid);
 	ok[1] = geteuid();
-	fd = open_dir(pfd, parent, name, 0755, make, 0, 0, ok, 2,
+	fd = open_dir(pfd, parent, name, 0755, make, !strcmp(path, GW_RUN_DIR), ok[0], gid, ok, 2,
 		      ok[0] ? "the user " GW_SERVICE_USER " (nor this process's)" :
 		      "this process's uid", err, errlen);
 	close(pfd);
@@ -146,7 +148,7 @@ int gw_rundir_sub(int dfd, const char *what, const char *name, mode_t mode, bool
 		return fail(err, errlen, -EINVAL, "%s/%s: not one name", what, name);
 	if (fstat(dfd, &st))
 		return fail(err, errlen, -errno, "%s: %s", what, strerror(errno));
-	return open_dir(dfd, what, name, mode, make, st.st_uid, st.st_gid, &st.st_uid, 1,
+	return open_dir(dfd, what, name, mode, make, false, st.st_uid, st.st_gid, &st.st_uid, 1,
 			"the owner of the directory it is in", err, errlen);
 }
 

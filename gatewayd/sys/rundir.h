@@ -19,11 +19,13 @@ void gw_rundir_owner(uid_t *uid, gid_t *gid);
 
 /*
  * path (absolute) as a directory fd (read-only, CLOEXEC), its last component not followed. With
- * make, a missing directory is made (0755, its maker's). It must be a directory owned by root,
- * by the service user or by this process's uid, and not writable by group or others: anyone
- * else who could write in it could swap what root then opens there. 0 or more: the fd;
- * -ENOENT (missing, !make), -ELOOP (a link), -ENOTDIR, -EPERM (its owner or mode), -errno; err
- * says which and where.
+ * make, a missing directory is made (0755; made by root, it is handed to the service user
+ * through the fd, never by path). GW_RUN_DIR itself, the daemon's by its name, root makes the
+ * service user's and 0755 even when it was there (as systemd's RuntimeDirectory= does). It
+ * must be a directory owned by root, by the service user or by this process's uid, and not
+ * writable by group or others: anyone else who could write in it could swap what root then
+ * opens there. 0 or more: the fd; -ENOENT (missing, !make), -ELOOP (a link), -ENOTDIR, -EPERM
+ * (its owner or mode), -errno; err says which and where.
  */
 int gw_rundir_open(const char *path, bool make, char *err, size_t errlen);
 

@@ -191,10 +191,10 @@ install -d -o gatewayd -g gatewayd -m 0755 "$SW/cni"
 chmod 0777 "$SW/cni"
 checkx "cni/ writable by others: refused" 'refused "$SW" "cni: writable by others"'
 rm -rf "$SW/cni"
-# made by the plugin where there was none: 0755, as the daemon makes it
+# made by the plugin where there was none: the service user's, 0755 (as the daemon makes it)
 mkdir "$TMPD/new"
 call "$CNI" ADD id-rd "/run/netns/$C1" eth0 <<<"$(gwconf "$TMPD/new/run")"
-checkx "a missing directory is made, 0755 ($(owner "$TMPD/new/run"))" \
-	'[ $? -eq 0 ] && [ "$(owner "$TMPD/new/run")" = "root:root 755" ]' 2>/dev/null
+checkx "a missing directory is made, the user gatewayd's, 0755 ($(owner "$TMPD/new/run"))" \
+	'[ $? -eq 0 ] && [ "$(owner "$TMPD/new/run")" = "gatewayd:gatewayd 755" ]' 2>/dev/null
 call "$CNI" DEL id-rd "/run/netns/$C1" eth0 <<<"$(gwconf "$TMPD/new/run")"
 echo "# $(wc -l <"$TMPD/stderr") lines on the plugin's stderr"; sort "$TMPD/stderr" | uniq -c | sort -rn | head -20 | sed "s/^/# /"

@@ -83,6 +83,10 @@ check "uid $NOBODY can neither open nor lock it while the daemon runs ($got)" \
 	bash -c "[ '$got' = 'EACCES EACCES EACCES' ]"
 check "the directory: writable by its owner alone ($(stat -c '%U %a' "$RUNDIR"))" \
 	bash -c "[ \"\$(( 0\$(stat -c %a $RUNDIR) & 022 ))\" = 0 ]"
+# started as root, the daemon makes its directory the service user's (root's without one)
+want=$(id -un gatewayd 2>/dev/null || echo root)
+check "... $want's, 0755, as the daemon left it ($(stat -c '%U %a' "$RUNDIR"))" \
+	test "$(stat -c '%U %a' "$RUNDIR")" = "$want 755"
 
 # -- a second daemon in the namespace: refused with the first's pid and uid
 ip netns exec "$NS" "$GATEWAYD" -c "$TMPD/min.conf" >"$TMPD/second.log" 2>&1
