@@ -21,6 +21,7 @@
 #include "gatewayd/sys/clock.h"
 #include "gatewayd/sys/fd.h"
 #include "gatewayd/sys/log.h"
+#include "gatewayd/sys/rundir.h"
 #include "gatewayd/tree/apply.h"
 #include "gatewayd/tree/ctrreg.h"
 #include "qdisc/link.h"
@@ -47,7 +48,8 @@ struct gw_cnictr {
 	struct gw_monitor *mon;		/* link and tc notifications */
 	int ep, timer_fd;
 	uint64_t netns;			/* our network namespace's inode */
-	char state_dir[128];
+	char sock_dir[128];		/* the control socket's directory, for messages */
+	char state_dir[136];		/* and "cni" in it */
 	/* v and n: the loop changes them (the lock is the one they were read under from other
 	 * threads) */
 	pthread_mutex_t lock;
@@ -104,9 +106,12 @@ static void arm(struct gw_cnictr *c)
 	timerfd_settime(c->timer_fd, 0, &its, NULL);
 }
 
-static void state_path(const struct gw_cnictr *c, const char *mark, char *buf, size_t len)
+/* The plugin's state directory, "cni" in the socket's, through the socket's directory fd:
+ * never a link, owned by root or by that directory's owner (gatewayd/sys/rundir.c). */
+static int state_dir_open(const struct gw_cnictr *c, char *err, size_t errlen)
 {
-	snprintf(buf, len, "%s/%s", c->state_dir, mark + strlen(GW_CTR_REG_IFB_MARK));
+	return gw_rundir_sub(gw_ctlsock_dirfd(c->sock), c->sock_dir, "cni", 0700, false, err,
+			     errlen);
 }
 
 /* ---- the kernel's side ---------------------------------------------------------------------- */
@@ -222,12 +227,15 @@ static int redo(struct gw_cnictr *c, struct entry *e, char *err, size_t errlen)
 static void clean_up(struct gw_cnictr *c, const struct entry *e)
 {
 	struct gw_link_info info;
-	char path[256], what[64] = "";
+	char what[64] = "", err[256];
+	int dfd;
 
 	if (marked_ifb(c, e, &info) && gw_link_del(c->nl, e->m.ifb, NULL) == 0)
 		snprintf(what, sizeof(what), "its ifb %s, ", e->m.ifb);
-	state_path(c, e->mark, path, sizeof(path));
-	unlink(path);
+	if ((dfd = state_dir_open(c, err, sizeof(err))) >= 0) {
+		unlinkat(dfd, e->mark + strlen(GW_CTR_REG_IFB_MARK), 0);
+		close(dfd);
+	}
 	gw_log(GW_LOG_INFO, "cni container %s: host end %s gone without a DEL; removed %sits "
 	       "state file", e->m.id, e->m.host_if, what);
 }
@@ -436,11 +444,20 @@ static int adopt_file(struct gw_cnictr *c, int dfd, const char *name)
 static void adopt(struct gw_cnictr *c)
 {
 	size_t seen = 0, got = 0;
+	char err[512];
 	struct dirent *d;
-	DIR *dir = opendir(c->state_dir);
+	int dfd = state_dir_open(c, err, sizeof(err));
+	DIR *dir;
 
-	if (!dir)
+	if (dfd < 0) {
+		if (dfd != -ENOENT)
+			gw_log(GW_LOG_WARNING, "cni state files: %s; none adopted", err);
 		return;
+	}
+	if (!(dir = fdopendir(dfd))) {
+		close(dfd);
+		return;
+	}
 	while ((d = readdir(dir)) && seen < GW_CNICTR_FILES_MAX) {
 		/* "MARK.PID": a file the plugin was writing when it stopped */
 		if (d->d_name[0] == '.' || strchr(d->d_name, '.'))
@@ -544,8 +561,9 @@ int gw_cnictr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_cnict
 	if (stat("/proc/self/ns/net", &st) == 0)
 		c->netns = (uint64_t)st.st_ino;
 	/* the plugin's: the socket's directory, and "cni" in it */
-	snprintf(c->state_dir, sizeof(c->state_dir), "%.*s/cni",
-		 (int)(strrchr(path, '/') - path), path);
+	snprintf(c->sock_dir, sizeof(c->sock_dir), "%.*s", (int)(strrchr(path, '/') - path),
+		 path);
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s/cni", c->sock_dir);
 	c->ep = epoll_create1(EPOLL_CLOEXEC);
 	c->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	if (c->ep < 0 || c->timer_fd < 0) {

@@ -1,6 +1,7 @@
 /* gatewayd/ctlsock.c: the control socket: accept root's peers (SO_PEERCRED), read one message
  * of at most GW_CTR_REG_MAX bytes within a deadline, hand it over, write one reply line, close.
- * Every fd non-blocking; every refusal answered and logged, at most a line per 10 s. */
+ * Every fd non-blocking; every refusal answered and logged, at most a line per 10 s. The socket
+ * file is made, looked at and removed through its directory's fd (gatewayd/sys/rundir.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include "gatewayd/sys/fd.h"
 #include "gatewayd/sys/log.h"
 #include "gatewayd/sys/ratelog.h"
+#include "gatewayd/sys/rundir.h"
 #include "gatewayd/tree/ctrreg.h"
 
 #define TICK_S 0.25		/* the deadlines are looked at this often while a client is there */
@@ -32,9 +34,9 @@ struct client {
 
 struct gw_ctlsock {
 	int ep, listen_fd, timer_fd;
+	int dir_fd;		/* the socket's directory: everything there goes through it */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	bool made_dir;
+	char name[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	dev_t dev;
 	ino_t ino;		/* the socket file, to remove only our own at close */
 	gw_ctlsock_handler h;
@@ -233,27 +235,54 @@ int gw_ctlsock_fd(const struct gw_ctlsock *s)
 	return s->ep;
 }
 
-/* A socket file at path: a live daemon's (-EADDRINUSE), stale (removed: 0), not a socket
- * (-EEXIST), or nothing (0). */
-static int clear_path(const char *path)
+int gw_ctlsock_dirfd(const struct gw_ctlsock *s)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd, r;
+	return s->dir_fd;
+}
 
-	if (lstat(path, &st))
+/* unix socket address of path, "/proc/self/fd/N..." as gw_rundir_fdpath makes it */
+static int sun_of(const char *path, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa->sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa->sun_path, path, strlen(path));
+	return 0;
+}
+
+/* A socket file called name in dfd: a live daemon's (-EADDRINUSE), stale (removed: 0), not a
+ * socket (-EEXIST), or nothing (0). It is connected to through an O_PATH fd of the file itself,
+ * so a link put there is never followed. */
+static int clear_old(int dfd, const char *name)
+{
+	struct sockaddr_un sa;
+	char via[64];
+	struct stat st;
+	int pfd, fd, r;
+
+	pfd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISSOCK(st.st_mode))
+	if (fstat(pfd, &st) || !S_ISSOCK(st.st_mode)) {
+		close(pfd);
 		return -EEXIST;
-	memcpy(sa.sun_path, path, strlen(path));
+	}
+	if ((r = gw_rundir_fdpath(pfd, NULL, via, sizeof(via))) || (r = sun_of(via, &sa))) {
+		close(pfd);
+		return r;
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
+	if (fd < 0) {
+		close(pfd);
 		return -errno;
+	}
 	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 	/* EAGAIN: a live listener whose backlog is full */
 	r = r == 0 || errno == EAGAIN ? -EADDRINUSE : 0;
 	close(fd);
-	if (!r && unlink(path) && errno != ENOENT)
+	close(pfd);
+	if (!r && unlinkat(dfd, name, 0) && errno != ENOENT)
 		r = -errno;
 	return r;
 }
@@ -269,33 +298,37 @@ static int fail(char *err, size_t errlen, int r, const char *what, const char *p
 int gw_ctlsock_open(const char *path, gw_ctlsock_handler h, void *arg, struct gw_ctlsock **out,
 		    char *err, size_t errlen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;
 	struct gw_ctlsock *s;
+	char dir[sizeof(sa.sun_path)], via[sizeof(sa.sun_path)];
+	const char *slash = strrchr(path, '/');
 	struct stat st;
-	char *slash;
 	int r;
 
 	*out = NULL;
-	if (strlen(path) >= sizeof(sa.sun_path) || path[0] != '/')
+	if (strlen(path) >= sizeof(sa.sun_path) || path[0] != '/' || !slash[1])
 		return fail(err, errlen, -ENAMETOOLONG, "control socket", path);
 	if (!(s = calloc(1, sizeof(*s))))
 		return -ENOMEM;
-	s->ep = s->listen_fd = s->timer_fd = -1;
+	s->ep = s->listen_fd = s->timer_fd = s->dir_fd = -1;
 	for (size_t k = 0; k < GW_CTLSOCK_CLIENTS; k++)
 		s->c[k].fd = -1;
 	s->h = h;
 	s->arg = arg;
 	snprintf(s->path, sizeof(s->path), "%s", path);
-	snprintf(s->dir, sizeof(s->dir), "%s", path);
-	slash = strrchr(s->dir, '/');
-	*slash = '\0';
-	if (s->dir[0] && mkdir(s->dir, 0755) == 0)
-		s->made_dir = true;
-	else if (s->dir[0] && errno != EEXIST) {
-		r = fail(err, errlen, -errno, "control socket's directory", s->dir);
+	snprintf(s->name, sizeof(s->name), "%s", slash + 1);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	/* made as root at start if missing: the service user's (gatewayd/sys/rundir.c) */
+	if ((s->dir_fd = gw_rundir_open(dir[0] ? dir : "/", true, err, errlen)) < 0) {
+		r = s->dir_fd;
 		goto bad;
 	}
-	if ((r = clear_path(path))) {
+	if ((r = clear_old(s->dir_fd, s->name))) {
+		fail(err, errlen, r, "control socket", path);
+		goto bad;
+	}
+	if ((r = gw_rundir_fdpath(s->dir_fd, s->name, via, sizeof(via))) ||
+	    (r = sun_of(via, &sa))) {
 		fail(err, errlen, r, "control socket", path);
 		goto bad;
 	}
@@ -307,12 +340,17 @@ int gw_ctlsock_open(const char *path, gw_ctlsock_handler h, void *arg, struct gw
 		goto bad;
 	}
 	/* the mode the file is made with (Linux takes it from the socket's inode, less the
-	 * umask): never a moment when anyone else could connect */
+	 * umask, which can only take more away): never a moment when anyone else could
+	 * connect, and no chmod by path after */
 	fchmod(s->listen_fd, 0600);
-	memcpy(sa.sun_path, path, strlen(path));
-	if (bind(s->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) ||
-	    stat(path, &st) || listen(s->listen_fd, GW_CTLSOCK_CLIENTS)) {
+	if (bind(s->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    fstatat(s->dir_fd, s->name, &st, AT_SYMLINK_NOFOLLOW) ||
+	    listen(s->listen_fd, GW_CTLSOCK_CLIENTS)) {
 		r = fail(err, errlen, -errno, "control socket", path);
+		goto bad;
+	}
+	if (!S_ISSOCK(st.st_mode) || (st.st_mode & 077)) {
+		r = fail(err, errlen, -EPERM, "control socket", path);
 		goto bad;
 	}
 	s->dev = st.st_dev;
@@ -339,14 +377,14 @@ void gw_ctlsock_close(struct gw_ctlsock *s)
 		return;
 	for (size_t k = 0; k < GW_CTLSOCK_CLIENTS; k++)
 		gw_fd_close(&s->c[k].fd);
-	if (s->listen_fd >= 0 && lstat(s->path, &st) == 0 && st.st_dev == s->dev &&
+	if (s->listen_fd >= 0 && s->dev &&
+	    fstatat(s->dir_fd, s->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == s->dev &&
 	    st.st_ino == s->ino)
-		unlink(s->path);
+		unlinkat(s->dir_fd, s->name, 0);
 	gw_fd_close(&s->listen_fd);
 	gw_fd_close(&s->timer_fd);
 	gw_fd_close(&s->ep);
-	/* the directory goes with us if we made it and nothing else is in it */
-	if (s->made_dir)
-		rmdir(s->dir);
+	/* the directory stays: the plugin's state files and the locks are in it */
+	gw_fd_close(&s->dir_fd);
 	free(s);
 }

@@ -40,7 +40,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gatewayd -c FILE [--check | --dry-run | --oneshot | --probe COUNT] [-v]\n"
-		"       gatewayd --reflect ADDR:PORT [--reflect-rate N]\n"
+		"       gatewayd --reflect ADDR:PORT [--reflect-rate N] [--reflect-total N]\n"
 		"       gatewayd --sink ADDR:PORT [--token-file F] [--allow PREFIX,...]\n"
 		"  -c, --config FILE  the configuration (see gatewayd.conf(5))\n"
 		"      --check        validate the file (and the kernel's qdisc kinds) and exit\n"
@@ -51,7 +51,9 @@ static void usage(FILE *f)
 		"      --probe COUNT  only probe the config's targets COUNT times (0: until ^C),\n"
 		"                     a line per sample and a summary; shapes nothing\n"
 		"      --reflect ADDR:PORT  answer UDP probes (no -c); e.g. [::]:2112\n"
-		"      --reflect-rate N  answer at most N probes a second from one address\n"
+		"      --reflect-rate N  answer at most N probes a second from one address (an\n"
+		"                        IPv6 /64)\n"
+		"      --reflect-total N  and at most N a second in all (default 50 x the rate)\n"
 		"      --load-test    one load test to the probe block's sink, a table; shapes nothing\n"
 		"      --sink ADDR:PORT  serve as a load-test sink (no -c; repeatable, up to 4)\n"
 		"      --token-file F    the sink serves clients with the token in F...\n"
@@ -249,8 +251,9 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	struct gw_applied applied;
 	struct gw_nl *nl;
 	sigset_t held;
-	int sfd = -1, lock, r, rc = EXIT_OK, sig;
-	pid_t holder;
+	int sfd = -1, r, rc = EXIT_OK, sig;
+	struct gw_lock lock;
+	struct gw_lock_holder holder;
 
 	if (mode == MODE_RUN)
 		raise_fd_limit();
@@ -261,27 +264,32 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		return EXIT_RUNTIME;
 	}
 	/* before anything is looked at: a second daemon would take the first's tree for a
-	 * leftover to adopt, and its ifbs for its own */
-	if ((lock = gw_instance_lock(GW_INSTANCE_LOCK, &holder)) < 0) {
-		if (lock == -EBUSY && holder > 0)
-			gw_log(GW_LOG_ERR, "another gatewayd (pid %d) runs in this network namespace; "
-			       "one per namespace", (int)holder);
-		else if (lock == -EBUSY)
+	 * leftover to adopt, and its ifbs for its own. As root: this makes /run/gatewayd, the
+	 * service user's (gatewayd/sys/rundir.c), and the lock is held across the later change
+	 * of uid. */
+	if ((r = gw_lock_take(GW_LOCK_INSTANCE, &lock, &holder, err, sizeof(err)))) {
+		if (r == -EBUSY && holder.pid > 0)
+			gw_log(GW_LOG_ERR, "another gatewayd (pid %d, uid %u%s) runs in this "
+			       "network namespace (its lock: %s); one per namespace",
+			       (int)holder.pid, (unsigned)holder.uid, holder.uid_from_file ?
+			       " as the lock file's owner" : "", err);
+		else if (r == -EBUSY)
 			gw_log(GW_LOG_ERR, "another gatewayd runs in this network namespace (its pid "
-			       "could not be read); one per namespace");
+			       "could not be read; its lock: %s); one per namespace", err);
 		else
-			gw_log(GW_LOG_ERR, "the one-instance lock: %s", strerror(-lock));
+			gw_log(GW_LOG_ERR, "the one-instance lock: %s", err);
 		close(sfd);
 		return EXIT_RUNTIME;
 	}
+	err[0] = '\0';
 	if (mode == MODE_ONESHOT && (r = oneshot_hold(&held))) {
 		gw_log(GW_LOG_ERR, "blocking signals: %s", strerror(-r));
-		close(lock);
+		gw_lock_release(&lock);
 		return EXIT_RUNTIME;
 	}
 	if ((r = gw_nl_open(&nl))) {
 		gw_log(GW_LOG_ERR, "opening rtnetlink: %s", strerror(-r));
-		close(lock);
+		gw_lock_release(&lock);
 		return EXIT_RUNTIME;
 	}
 	r = gw_apply_stoppable(nl, *cfgp, NULL, &applied, mode == MODE_ONESHOT ? oneshot_stop : NULL,
@@ -292,14 +300,14 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		if (r == 0)
 			gw_applied_free(&applied);
 		gw_nl_close(nl);
-		close(lock);
+		gw_lock_release(&lock);
 		return rc;
 	}
 	if (r) {
 		gw_log(GW_LOG_ERR, "%s", err);
 		gw_log(GW_LOG_ERR, "nothing was applied; every device is as it was");
 		gw_nl_close(nl);
-		close(lock);
+		gw_lock_release(&lock);
 		return EXIT_RUNTIME;
 	}
 	gw_log(GW_LOG_INFO, "applied and verified %zu objects on %zu device%s in %.2f ms%s",
@@ -314,7 +322,7 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	if (mode == MODE_ONESHOT) {
 		gw_applied_free(&applied);
 		gw_nl_close(nl);
-		close(lock);
+		gw_lock_release(&lock);
 		return EXIT_OK;
 	}
 	if ((r = serve(cfgp, nl, &applied, sfd))) {
@@ -333,7 +341,8 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	gw_applied_free(&applied);
 	gw_nl_close(nl);
 	close(sfd);
-	close(lock);	/* the last: a next start may adopt only once nothing of ours runs */
+	/* the last: a next start may adopt only once nothing of ours runs */
+	gw_lock_release(&lock);
 	return rc;
 }
 
@@ -389,11 +398,11 @@ static int parse_int_opt(const char *name, const char *s, long lo, long hi, int 
 	return 0;
 }
 
-static int run_reflect(const char *addr, double rate)
+static int run_reflect(const char *addr, double rate, double total)
 {
 	struct gw_reflect_stats st;
 	char err[256] = "";
-	int r = gw_reflect_run(addr, rate, stderr, &st, err, sizeof(err));
+	int r = gw_reflect_run(addr, rate, total, stderr, &st, err, sizeof(err));
 
 	if (r)
 		fprintf(stderr, "%s\n", err);
@@ -444,6 +453,7 @@ int main(int argc, char **argv)
 		{ "allow", required_argument, NULL, 'A' },
 		{ "max-per-address", required_argument, NULL, 'M' },
 		{ "reflect-rate", required_argument, NULL, 'F' },
+		{ "reflect-total", required_argument, NULL, 'X' },
 		{ "systemd-dropin", no_argument, NULL, 'D' },
 		{ "no-kind-probe", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
@@ -454,7 +464,7 @@ int main(int argc, char **argv)
 	size_t n_sinks = 0;
 	struct gw_sink_opts sink_opts = { 0 };
 	bool sink_opt = false;
-	double reflect_rate = 0;
+	double reflect_rate = 0, reflect_total = 0;
 	enum mode mode = MODE_RUN;
 	struct gw_config *cfg;
 	char err[2048] = "";
@@ -539,16 +549,25 @@ int main(int argc, char **argv)
 			reflect_rate = v;
 			break;
 		}
+		case 'X': {
+			int v;
+
+			if (parse_int_opt("--reflect-total", optarg, 1, GW_REFLECT_RATE_MAX, &v))
+				return EXIT_USAGE;
+			reflect_total = v;
+			break;
+		}
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
-	if (n_sinks && !file && !reflect && !reflect_rate && optind == argc)
+	if (n_sinks && !file && !reflect && !reflect_rate && !reflect_total && optind == argc)
 		return gw_sink_main(sinks, n_sinks, &sink_opts);
 	if (reflect && !file && !sink_opt && optind == argc)
-		return run_reflect(reflect, reflect_rate);
-	if (!file || reflect || optind != argc || n_sinks || sink_opt || reflect_rate) {
+		return run_reflect(reflect, reflect_rate, reflect_total);
+	if (!file || reflect || optind != argc || n_sinks || sink_opt || reflect_rate ||
+	    reflect_total) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}

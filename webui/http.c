@@ -27,7 +27,7 @@
 #include "webui/webui.h"
 
 #define CONN_LIMIT_TOTAL 2048	/* shared out between the listen addresses; idle ones time out */
-#define CONN_LIMIT_PER_IP 32
+#define CONN_LIMIT_PER_IP 32	/* per address, an IPv6 /64 as one (webui/limit.c) */
 #define HTTP_THREADS 2
 #define CONN_TIMEOUT_S 10	/* idle; the guard bounds slow trickles */
 #define CONN_MEMORY 16384	/* request line and headers must fit: larger gets 4xx */
@@ -632,6 +632,41 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	gw_guard_request(w->guard, c, false);
 }
 
+/*
+ * Connections per address: libmicrohttpd's own limit (MHD_OPTION_PER_IP_CONNECTION_LIMIT)
+ * counts exact addresses, so one IPv6 host, with a /64 to itself, could take every slot. The
+ * limiter counts them as it counts failed logins (gw_limit_conn_*): refused before they are
+ * taken on (the accept policy), and, should two threads' accepts have passed it at once, shut
+ * down as they start, so the bound holds.
+ */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *sa, socklen_t len)
+{
+	struct gw_webui *w = cls;
+
+	(void)len;
+	return !w->limit || gw_limit_conn_room(w->limit, sa) ? MHD_YES : MHD_NO;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct gw_webui *w = cls;
+	const union MHD_ConnectionInfo *a, *fd;
+
+	gw_guard_notify(w->guard, c, socket_context, code);
+	if (!w->limit ||
+	    !(a = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS)) ||
+	    !a->client_addr)
+		return;
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		gw_limit_conn_end(w->limit, a->client_addr);
+	} else if (code == MHD_CONNECTION_NOTIFY_STARTED &&
+		   !gw_limit_conn_begin(w->limit, a->client_addr) &&
+		   (fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD))) {
+		shutdown(fd->connect_fd, SHUT_RDWR);
+	}
+}
+
 /* Our own listening socket, so a bind failure comes back as its errno, not just "failed". */
 static int listen_on(const struct gw_webui_listen *l, int *fd_out, bool *v6)
 {
@@ -668,7 +703,7 @@ int gw_webui_bind(const struct gw_webui_listen *l, int *fd, char *err, size_t er
 	return r;
 }
 
-#define N_SERVER_OPTIONS 8
+#define N_SERVER_OPTIONS 7
 
 /* The bounds and hooks of every server (tests/fuzz/fuzz_http.c runs its own with these too). */
 static void server_options(struct gw_webui *w, unsigned int limit,
@@ -676,12 +711,11 @@ static void server_options(struct gw_webui *w, unsigned int limit,
 {
 	const struct MHD_OptionItem v[N_SERVER_OPTIONS] = {
 		{ MHD_OPTION_CONNECTION_LIMIT, limit, NULL },
-		{ MHD_OPTION_PER_IP_CONNECTION_LIMIT, CONN_LIMIT_PER_IP, NULL },
 		{ MHD_OPTION_CONNECTION_TIMEOUT, CONN_TIMEOUT_S, NULL },
 		{ MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONN_MEMORY, NULL },
 		/* two-argument options: the function as the value, its argument as the pointer */
 		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, w },
-		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)gw_guard_notify, w->guard },
+		{ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, w },
 		{ MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL },
 		{ MHD_OPTION_END, 0, NULL },
 	};
@@ -729,8 +763,8 @@ static int start_one(struct gw_webui *w, const struct gw_webui_listen *l, int gi
 	 * libmicrohttpd's own GnuTLS, the PEM text in memory for the server's life */
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			     MHD_ALLOW_SUSPEND_RESUME | (v6 ? MHD_USE_IPv6 : 0) |
-			     (w->conf.cert_pem ? MHD_USE_TLS : 0), 0, NULL,
-			     NULL, on_request, w,
+			     (w->conf.cert_pem ? MHD_USE_TLS : 0), 0, on_accept,
+			     w, on_request, w,
 			     MHD_OPTION_LISTEN_SOCKET, (MHD_socket)mhd_fd,
 			     MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)HTTP_THREADS,
 			     MHD_OPTION_ARRAY, opts,
@@ -845,6 +879,7 @@ int gw_webui_start_opts(const struct gw_webui_listen *listen, size_t n_listen,
 		snprintf(err, errlen, "web UI: %s", strerror(-r));
 		goto fail;
 	}
+	gw_limit_set_conn_max(w->limit, CONN_LIMIT_PER_IP);
 	set_limits(w, opts);
 	if ((r = start_servers(w, err, errlen)))
 		goto fail;

@@ -1,5 +1,6 @@
-/* webui/limit.c: failed logins per client address, with a bounded table, delayed answers
- * through suspend/resume (a thread of its own resumes them) and rate-limited log lines. */
+/* webui/limit.c: limits per client address: failed logins, with a bounded table, delayed answers
+ * through suspend/resume (a thread of its own resumes them) and rate-limited log lines; and the
+ * connections each address has open. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
@@ -16,6 +17,13 @@ struct entry {
 	int family;		/* 0: free */
 	unsigned int fails;
 	double last_fail, locked_until;
+};
+
+/* Connections open from one address (an IPv6 /64). */
+struct conns {
+	unsigned char addr[16];
+	int family;
+	unsigned int open;
 };
 
 struct deferred {
@@ -38,6 +46,10 @@ struct gw_limit {
 	double log_window;	/* start of the current window of log lines */
 	double window;		/* its length: 60 s */
 	unsigned int logged, suppressed;
+	/* connections: the addresses with any open, packed at the front */
+	unsigned int conn_max;
+	size_t n_conns;
+	struct conns conns[GW_LIMIT_CONN_ADDRS];
 };
 
 static double mono_now(void)
@@ -331,6 +343,84 @@ void gw_limit_set(struct gw_limit *l, unsigned int fail_limit, double backoff_s)
 	l->fail_limit = fail_limit ? fail_limit : 5;
 	l->backoff = backoff_s > 0 ? backoff_s : 60;
 	pthread_mutex_unlock(&l->lock);
+}
+
+/* ---- connections per address ---------------------------------------------------------- */
+
+void gw_limit_set_conn_max(struct gw_limit *l, unsigned int max)
+{
+	pthread_mutex_lock(&l->lock);
+	l->conn_max = max;
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Called with the lock held: sa's entry, made when add (NULL: not there, or no room). */
+static struct conns *conns_of(struct gw_limit *l, const struct sockaddr *sa, bool add)
+{
+	unsigned char key[16];
+	int family = key_of(sa, key);
+	struct conns *c;
+
+	if (!family)
+		return NULL;
+	for (size_t i = 0; i < l->n_conns; i++)
+		if (l->conns[i].family == family && !memcmp(l->conns[i].addr, key, 16))
+			return &l->conns[i];
+	if (!add || l->n_conns >= GW_LIMIT_CONN_ADDRS)
+		return NULL;
+	c = &l->conns[l->n_conns++];
+	c->family = family;
+	memcpy(c->addr, key, 16);
+	c->open = 0;
+	return c;
+}
+
+bool gw_limit_conn_room(struct gw_limit *l, const struct sockaddr *sa)
+{
+	struct conns *c;
+	bool room;
+
+	pthread_mutex_lock(&l->lock);
+	c = conns_of(l, sa, false);
+	room = !l->conn_max || (c ? c->open < l->conn_max : l->n_conns < GW_LIMIT_CONN_ADDRS);
+	pthread_mutex_unlock(&l->lock);
+	return room;
+}
+
+bool gw_limit_conn_begin(struct gw_limit *l, const struct sockaddr *sa)
+{
+	struct conns *c;
+	bool ok;
+
+	pthread_mutex_lock(&l->lock);
+	if ((c = conns_of(l, sa, true)))
+		c->open++;
+	/* another thread's accept may have come between its room and this: counted, and
+	 * refused here, so the bound holds exactly */
+	ok = !l->conn_max || (c && c->open <= l->conn_max);
+	pthread_mutex_unlock(&l->lock);
+	return ok;
+}
+
+void gw_limit_conn_end(struct gw_limit *l, const struct sockaddr *sa)
+{
+	struct conns *c;
+
+	pthread_mutex_lock(&l->lock);
+	if ((c = conns_of(l, sa, false)) && c->open && !--c->open)
+		*c = l->conns[--l->n_conns];	/* the last one fills its place */
+	pthread_mutex_unlock(&l->lock);
+}
+
+unsigned int gw_limit_conn_count(struct gw_limit *l, const struct sockaddr *sa)
+{
+	struct conns *c;
+	unsigned int n;
+
+	pthread_mutex_lock(&l->lock);
+	n = (c = conns_of(l, sa, false)) ? c->open : 0;
+	pthread_mutex_unlock(&l->lock);
+	return n;
 }
 
 int gw_limit_new(unsigned int fail_limit, double backoff_s, gw_webui_log_fn log, void *log_ctx,

@@ -1,5 +1,6 @@
-/* webui/limit.h: failed logins per client address: counted, answered later and later, then
- * refused (429) for a back-off; logged at a bounded rate. */
+/* webui/limit.h: limits per client address (an IPv6 /64 as one): failed logins counted,
+ * answered later and later, then refused (429) for a back-off, logged at a bounded rate; and
+ * the connections open at once. */
 #ifndef GW_WEBUI_LIMIT_H
 #define GW_WEBUI_LIMIT_H
 
@@ -43,6 +44,22 @@ int gw_limit_defer(struct gw_limit *l, struct MHD_Connection *c, double delay);
  * servers stop (libmicrohttpd must not stop with a suspended connection). */
 void gw_limit_release(struct gw_limit *l);
 void gw_limit_hold(struct gw_limit *l);
+
+/*
+ * Connections open at once per address, counted as failed logins are (an IPv6 /64, which one
+ * host has to itself, is one address; an IPv4-mapped address is its IPv4 one), in a table of
+ * GW_LIMIT_CONN_ADDRS addresses, more than the server's connections all told. max 0: no bound.
+ * room: whether sa may open one more (the server's accept policy, before it takes it on).
+ * begin: one more from sa, counted; false when that is over max (or the table is full): the
+ * caller ends it. end: one fewer (for every begin, counted or not). Thread-safe.
+ */
+#define GW_LIMIT_CONN_ADDRS 4096
+void gw_limit_set_conn_max(struct gw_limit *l, unsigned int max);
+bool gw_limit_conn_room(struct gw_limit *l, const struct sockaddr *sa);
+bool gw_limit_conn_begin(struct gw_limit *l, const struct sockaddr *sa);
+void gw_limit_conn_end(struct gw_limit *l, const struct sockaddr *sa);
+/* How many connections sa's address (its /64) has open now. */
+unsigned int gw_limit_conn_count(struct gw_limit *l, const struct sockaddr *sa);
 
 /* "10.0.0.5" or "fd00::5" into buf (for messages). */
 void gw_limit_addr_text(const struct sockaddr *sa, char *buf, size_t len);

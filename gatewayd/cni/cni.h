@@ -149,13 +149,13 @@ int gw_cni_del(const struct gw_cni_env *env, const struct gw_cni_conf *c,
  * daemon said ok, 1 when there is no daemon (no socket, nobody listening, controlSocket ""),
  * -errno with the daemon's answer or the failure in err. The state file, beside the socket in
  * "cni/", holds the same registration for a daemon started later: write 0 or -errno with err.
+ * The socket's directory, "cni/" and the files are reached through directory fds only
+ * (gatewayd/sys/rundir.c), and the daemon must be root or the directory's owner.
  */
 void gw_cni_reg_fill(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 		     const struct gw_cni_shaped *sh, enum gw_ctr_reg_op op, struct gw_ctr_reg *m);
 int gw_cni_tell(const struct gw_cni_conf *c, const struct gw_ctr_reg *m, char *err,
 		size_t errlen);
-void gw_cni_state_path(const struct gw_cni_conf *c, const char *id, const char *ifname,
-		       char *buf, size_t len);
 int gw_cni_state_write(const struct gw_cni_conf *c, const struct gw_ctr_reg *m, char *err,
 		       size_t errlen);
 void gw_cni_state_remove(const struct gw_cni_conf *c, const char *id, const char *ifname);

@@ -126,33 +126,45 @@ static int get_limit(struct json_object *o, const char *where, const char *dir,
 	if (!rate)
 		return gw_cni_fail(e, GW_CNI_E_CONFIG, "invalid network config",
 				   "%s.%s is set, so %s must be too", where, bkey, rkey);
-	if (rate < GW_MIN_RATE * 8 || rate > GW_MAX_RATE * 8)
-		return gw_cni_fail(e, GW_CNI_E_CONFIG, "rate out of range",
-				   "%s.%s %" PRIu64 " is out of range %llu..%llu bits/s", where,
-				   rkey, rate, GW_MIN_RATE * 8, GW_MAX_RATE * 8);
 	out->rate = rate / 8;
 	out->burst = GW_UNSET;
 	if (given)
 		*given = true;
-	if (!burst || (burst >= GW_CNI_BURST_ANY && burst < GW_CNI_BURST_TOO_BIG))
-		return 0;
-	if (burst >= GW_CNI_BURST_TOO_BIG)
+	/* the runtimes' "no burst" markers (up to 4 GB): derived */
+	if (burst && burst < GW_CNI_BURST_ANY)
+		out->burst = (int64_t)(burst / 8);
+	/* in bytes, the bounds the daemon holds a registration to (gatewayd/tree/ctrreg.c) */
+	switch (gw_ctr_limit_check(out->rate, out->burst)) {
+	case GW_CTR_LIMIT_OK:
+		if (burst < GW_CNI_BURST_TOO_BIG)
+			return 0;
 		return gw_cni_fail(e, GW_CNI_E_CONFIG, "burst out of range",
 				   "%s.%s %" PRIu64 " bits: a burst cannot be 4 GB or more", where,
 				   bkey, burst);
-	if (burst < GW_CNI_BURST_MIN)
+	case GW_CTR_LIMIT_RATE:
+		return gw_cni_fail(e, GW_CNI_E_CONFIG, "rate out of range",
+				   "%s.%s %" PRIu64 " is out of range %llu..%llu bits/s", where,
+				   rkey, rate, GW_MIN_RATE * 8, GW_MAX_RATE * 8);
+	case GW_CTR_LIMIT_BURST_SMALL:
 		return gw_cni_fail(e, GW_CNI_E_CONFIG, "burst out of range",
 				   "%s.%s %" PRIu64 " bits is less than one full-size packet "
 				   "(%llu bits)", where, bkey, burst, GW_CNI_BURST_MIN);
-	/* htb keeps a bucket as time at the rate in 32 bits of 64 ns ticks: about 274 s */
-	if ((unsigned __int128)(burst / 8) * 1000000000ULL / out->rate / 64 >= UINT32_MAX)
+	case GW_CTR_LIMIT_BURST_LONG:
 		return gw_cni_fail(e, GW_CNI_E_CONFIG, "burst out of range",
 				   "%s.%s %" PRIu64 " bits lasts more than 274 s at %s %" PRIu64
 				   " bits/s, longer than htb can hold", where, bkey, burst, rkey,
 				   rate);
-	out->burst = (int64_t)(burst / 8);
-	return 0;
+	case GW_CTR_LIMIT_BURST_BIG:		/* under GW_CNI_BURST_ANY bits: never */
+	case GW_CTR_LIMIT_BURST_NO_RATE:	/* the rate is there: never */
+		break;
+	}
+	return gw_cni_fail(e, GW_CNI_E_CONFIG, "burst out of range", "%s.%s %" PRIu64 " bits",
+			   where, bkey, burst);
 }
+
+/* The plugin's bits and the registration's bytes name the same bounds. */
+_Static_assert(GW_CNI_BURST_MIN / 8 == GW_CTR_BURST_MIN, "one packet of burst");
+_Static_assert((GW_CNI_BURST_ANY - 1) / 8 == GW_CTR_BURST_MAX, "the largest burst given");
 
 /* One of unshapedSubnets and shapedSubnets in o (1 given, 0 absent, null or empty), into
  * c's list; the reference plugin's net.ParseCIDR takes an address with its length and masks

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include "gatewayd/sys/clock.h"
@@ -19,6 +18,7 @@
 #include "gatewayd/load/loadtest.h"
 #include "gatewayd/sys/log.h"
 #include "gatewayd/sys/fd.h"
+#include "gatewayd/sys/instance.h"
 #include "gatewayd/probe/prober.h"
 #include "gatewayd/sys/signals.h"
 
@@ -39,7 +39,8 @@ struct gw_loadtest {
 	double idle_s, ramp_s, phase_s, settle_s;
 
 	const struct gw_clock *clk;	/* the phases', the engine's and the samples' */
-	int ep, timer, lock;
+	int ep, timer;
+	struct gw_lock lock;		/* one test per namespace (gatewayd/sys/instance.c) */
 	struct gw_prober *prober;
 	struct gw_loadgen *gen;
 	struct gw_latency *lat[N_PHASES];
@@ -108,27 +109,6 @@ void gw_loadtest_sample(void *ctx, const struct gw_probe_sample *s)
 			return;
 		}
 	}
-}
-
-/* One test at a time per network namespace, daemon or command line: an abstract unix socket
- * name is the lock (abstract names are per namespace, and go with the process). */
-static int take_lock(void)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	static const char name[] = "gatewayd-load-test";
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-
-	if (fd < 0)
-		return -errno;
-	memcpy(a.sun_path + 1, name, sizeof(name) - 1);
-	if (bind(fd, (struct sockaddr *)&a, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-							 sizeof(name) - 1)) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e == -EADDRINUSE ? -EBUSY : e;
-	}
-	return fd;
 }
 
 static const char *link_interface(const struct gw_config *cfg)
@@ -319,7 +299,9 @@ static int new_test(const struct gw_config *cfg, const struct gw_clock *clk, boo
 	const struct gw_probe_cfg *pc = &cfg->probe;
 	struct epoll_event ev = { .events = EPOLLIN };
 	const char *ifname = link_interface(cfg);
+	struct gw_lock_holder holder;
 	struct gw_loadtest *t;
+	char why[256];
 	double total;
 	int r = 0;
 
@@ -333,11 +315,18 @@ static int new_test(const struct gw_config *cfg, const struct gw_clock *clk, boo
 		return -ENOMEM;
 	t->ep = t->timer = -1;
 	t->clk = gw_clock_or_real(clk);
-	t->lock = take_lock();
-	if (t->lock < 0) {
-		r = t->lock;
-		snprintf(err, errlen, r == -EBUSY ? "another load test is running (in this network "
-			 "namespace): one at a time" : "its lock: %s", strerror(-r));
+	t->lock = (struct gw_lock){ .fd = -1, .dir = -1 };
+	/* one test at a time per network namespace, daemon or command line */
+	if ((r = gw_lock_take(GW_LOCK_LOADTEST, &t->lock, &holder, why, sizeof(why)))) {
+		if (r == -EBUSY && holder.pid > 0)
+			snprintf(err, errlen, "another load test is running in this network "
+				 "namespace (pid %d, uid %u): one at a time", (int)holder.pid,
+				 (unsigned)holder.uid);
+		else if (r == -EBUSY)
+			snprintf(err, errlen, "another load test is running in this network "
+				 "namespace: one at a time");
+		else
+			snprintf(err, errlen, "its lock: %s", why);
 		goto fail;
 	}
 	t->pc = *pc;
@@ -436,7 +425,7 @@ void gw_loadtest_free(struct gw_loadtest *t)
 		gw_latency_free(t->lat[p]);
 	gw_clock_timer_close(t->clk, &t->timer);
 	gw_fd_close(&t->ep);
-	gw_fd_close(&t->lock);
+	gw_lock_release(&t->lock);
 	explicit_bzero(t->token, sizeof(t->token));
 	free(t);
 }

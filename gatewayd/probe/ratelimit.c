@@ -139,8 +139,35 @@ bool gw_ratelimit_key(const struct sockaddr_storage *ss, uint8_t key[16])
 		return true;
 	}
 	if (ss->ss_family == AF_INET6) {
-		memcpy(key, &((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		/* IPv4-mapped: the whole address, an IPv4 source's key; else the /64 */
+		memcpy(key, a, IN6_IS_ADDR_V4MAPPED(a) ? 16 : 8);
 		return true;
 	}
 	return false;
+}
+
+void gw_bucket_init(struct gw_bucket *b, double rate, double burst)
+{
+	b->rate = rate;
+	b->burst = burst < 1 ? 1 : burst;
+	b->tokens = b->burst;
+	b->last = -1;
+}
+
+bool gw_bucket_take(struct gw_bucket *b, double now)
+{
+	if (b->last < 0)
+		b->last = now;
+	if (now > b->last) {
+		b->tokens += (now - b->last) * b->rate;
+		if (b->tokens > b->burst)
+			b->tokens = b->burst;
+		b->last = now;
+	}
+	if (b->tokens < 1)
+		return false;
+	b->tokens -= 1;
+	return true;
 }

@@ -1,6 +1,7 @@
 /* gatewayd/probe/ratelimit.h: token buckets per source address in a bounded table, for the
  * reflector: a flood with one (spoofed) source is answered at the bucket's rate, not at the
- * rate it arrives, whatever else is sent at the same time. */
+ * rate it arrives, whatever else is sent at the same time; an IPv6 source is its /64 (one
+ * host has a /64 to itself); and one bucket for all, the cap on the answers overall. */
 #ifndef GW_RATELIMIT_H
 #define GW_RATELIMIT_H
 
@@ -24,7 +25,17 @@ void gw_ratelimit_free(struct gw_ratelimit *rl);
  * enough to be forgotten) draws from one bucket shared by all such; *shared says so.
  */
 bool gw_ratelimit_take(struct gw_ratelimit *rl, const uint8_t key[16], double now, bool *shared);
-/* The key of an AF_INET or AF_INET6 address; false for another family. */
+/* The key of an AF_INET or AF_INET6 address: an IPv4 address (or IPv4-mapped IPv6) as
+ * ::ffff:a.b.c.d, any other IPv6 address as its /64 (the rest zero); false for another
+ * family. */
 bool gw_ratelimit_key(const struct sockaddr_storage *ss, uint8_t key[16]);
+
+/* One token bucket: rate tokens a second, at most burst (at least 1), full at first. */
+struct gw_bucket {
+	double rate, burst, tokens, last;
+};
+void gw_bucket_init(struct gw_bucket *b, double rate, double burst);
+/* A token at now (seconds, monotonic): true and taken, or false (empty). */
+bool gw_bucket_take(struct gw_bucket *b, double now);
 
 #endif

@@ -1,6 +1,7 @@
 /* gatewayd/probe/reflector.c: the UDP reflector: answers each valid probe with its own kernel
- * receive stamp and send time, within its source's rate; refuses (and counts) everything else.
- * Its memory is one buffer and a fixed table of token buckets, whatever arrives. */
+ * receive stamp and send time, within its source's rate (an IPv6 source is its /64) and the
+ * rate of all answers; refuses (and counts) everything else. Its memory is one buffer and a
+ * fixed table of token buckets, whatever arrives. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/errqueue.h>
@@ -34,8 +35,10 @@ struct reflector {
 	FILE *log;
 	struct gw_reflect_stats *st;
 	struct gw_ratelimit *rl;
-	double rate;
+	double rate, total_rate;
+	struct gw_bucket total;		/* every answer takes a token here too */
 	struct gw_ratelog log_limit;	/* a line per 10 s at most about dropped probes */
+	struct gw_ratelog total_log;	/* and one about the total */
 	uint8_t buf[GW_PROBE_PKT_MAX];
 };
 
@@ -51,12 +54,12 @@ static void print_stats(FILE *log, const struct gw_reflect_stats *s)
 {
 	fprintf(log, "reflect: answered %llu; refused too_short %llu too_long %llu bad_magic %llu "
 		"bad_version %llu not_request %llu; send_failed %llu; rate_limited %llu "
-		"(shared bucket %llu)\n",
+		"(shared bucket %llu); total_limited %llu\n",
 		(unsigned long long)s->answered, (unsigned long long)s->too_short,
 		(unsigned long long)s->too_long, (unsigned long long)s->bad_magic,
 		(unsigned long long)s->bad_version, (unsigned long long)s->not_request,
 		(unsigned long long)s->send_failed, (unsigned long long)s->rate_limited,
-		(unsigned long long)s->shared);
+		(unsigned long long)s->shared, (unsigned long long)s->total_limited);
 	fflush(log);
 }
 
@@ -96,18 +99,33 @@ static uint64_t scan_cmsgs(struct msghdr *msg, uint8_t *pktinfo, size_t *pilen, 
 	return (uint64_t)stamp;
 }
 
+/* The source as it is counted: an IPv4 address, an IPv6 /64. */
+static void source_text(const struct sockaddr_storage *from, char *buf, size_t len)
+{
+	uint8_t key[16];
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	if (!gw_ratelimit_key(from, key)) {
+		snprintf(buf, len, "?");
+	} else if (from->ss_family == AF_INET ||
+		   IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)from)->sin6_addr)) {
+		inet_ntop(AF_INET, key + 12, a, sizeof(a));
+		snprintf(buf, len, "%s", a);
+	} else {
+		inet_ntop(AF_INET6, key, a, sizeof(a));
+		snprintf(buf, len, "%s/64", a);
+	}
+}
+
 static void log_limited(struct reflector *r, const struct sockaddr_storage *from, double now,
 			bool shared)
 {
-	char host[INET6_ADDRSTRLEN] = "?";
+	char host[INET6_ADDRSTRLEN + 4];
 	uint64_t held;
-	const void *ip = from->ss_family == AF_INET6 ?
-		(const void *)&((const struct sockaddr_in6 *)from)->sin6_addr :
-		(const void *)&((const struct sockaddr_in *)from)->sin_addr;
 
 	if (!gw_ratelog_ok(&r->log_limit, now, GW_RATELOG_EVERY_S, &held))
 		return;
-	inet_ntop(from->ss_family, ip, host, sizeof(host));
+	source_text(from, host, sizeof(host));
 	fprintf(r->log, "reflect: probes from %s over %.0f a second%s: not answered (%llu more "
 		"dropped in the last %.0f s, not logged; %llu in all)\n", host, r->rate,
 		shared ? " (a shared bucket: the table of sources is full)" : "",
@@ -116,11 +134,13 @@ static void log_limited(struct reflector *r, const struct sockaddr_storage *from
 	fflush(r->log);
 }
 
-/* Whether the probe's source is within its rate; counted and logged when it is not. */
+/* Whether the probe's source is within its rate, and all answers within theirs; counted and
+ * logged when not. */
 static bool within_rate(struct reflector *r, const struct sockaddr_storage *from)
 {
 	uint8_t key[16];
 	double now = gw_mono_now();
+	uint64_t held;
 	bool shared, ok;
 
 	if (!gw_ratelimit_key(from, key))
@@ -130,8 +150,19 @@ static bool within_rate(struct reflector *r, const struct sockaddr_storage *from
 	if (!ok) {
 		r->st->rate_limited++;
 		log_limited(r, from, now, shared);
+		return false;
 	}
-	return ok;
+	if (gw_bucket_take(&r->total, now))
+		return true;
+	r->st->total_limited++;
+	if (gw_ratelog_ok(&r->total_log, now, GW_RATELOG_EVERY_S, &held)) {
+		fprintf(r->log, "reflect: over %.0f answers a second in all: probes not answered "
+			"(%llu more in the last %.0f s, not logged; %llu in all)\n", r->total_rate,
+			(unsigned long long)held, GW_RATELOG_EVERY_S,
+			(unsigned long long)r->st->total_limited);
+		fflush(r->log);
+	}
+	return false;
 }
 
 static void count_refusal(struct gw_reflect_stats *st, int err)
@@ -268,8 +299,8 @@ static int loop(struct reflector *r)
 	}
 }
 
-int gw_reflect_run(const char *addr, double rate, FILE *log, struct gw_reflect_stats *stats,
-		   char *err, size_t errlen)
+int gw_reflect_run(const char *addr, double rate, double total, FILE *log,
+		   struct gw_reflect_stats *stats, char *err, size_t errlen)
 {
 	struct reflector *r;
 	struct sockaddr_storage ss;
@@ -290,6 +321,8 @@ int gw_reflect_run(const char *addr, double rate, FILE *log, struct gw_reflect_s
 	r->log = log;
 	r->st = stats;
 	r->rate = rate > 0 ? rate : GW_REFLECT_RATE_DEFAULT;
+	r->total_rate = total > 0 ? total : r->rate * GW_REFLECT_TOTAL_FACTOR;
+	gw_bucket_init(&r->total, r->total_rate, r->total_rate);
 	if ((ret = gw_ratelimit_new(r->rate, r->rate < 1 ? 1 : r->rate, 0, &r->rl))) {
 		snprintf(err, errlen, "reflect: %s", strerror(-ret));
 		goto out;
@@ -308,8 +341,8 @@ int gw_reflect_run(const char *addr, double rate, FILE *log, struct gw_reflect_s
 		snprintf(err, errlen, "reflect: giving up privileges: %s", why);
 		goto out;
 	}
-	fprintf(log, "reflect: answering probes on %s (at most %.0f a second from one address)\n",
-		addr, r->rate);
+	fprintf(log, "reflect: answering probes on %s (at most %.0f a second from one address, an "
+		"IPv6 /64; %.0f a second in all)\n", addr, r->rate, r->total_rate);
 	fflush(log);
 	ret = loop(r);
 	if (ret)

@@ -14,9 +14,6 @@
 #include "qdisc/link.h"
 #include "qdisc/qdisc.h"
 
-#define RATE_MAX 10000000000000ULL	/* bytes/s: 80 Tbit/s, far above any veth */
-#define BURST_MIN 1500LL		/* bytes */
-#define BURST_MAX 4294967295LL
 
 /* FNV-1a over the three strings, each with its NUL, so ("ab", "c") and ("a", "bc") differ. */
 static uint64_t key_hash(const char *network, const char *id, const char *ifname, uint64_t seed)
@@ -74,6 +71,24 @@ bool gw_ctr_reg_valid_id(const char *s, size_t max)
 		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '.' && *s != '-')
 			return false;
 	return true;
+}
+
+enum gw_ctr_limit_fault gw_ctr_limit_check(uint64_t rate, int64_t burst)
+{
+	if (!rate)
+		return burst == GW_UNSET ? GW_CTR_LIMIT_OK : GW_CTR_LIMIT_BURST_NO_RATE;
+	if (rate < GW_MIN_RATE || rate > GW_MAX_RATE)
+		return GW_CTR_LIMIT_RATE;
+	if (burst == GW_UNSET)
+		return GW_CTR_LIMIT_OK;
+	if (burst < GW_CTR_BURST_MIN)
+		return GW_CTR_LIMIT_BURST_SMALL;
+	if (burst > GW_CTR_BURST_MAX)
+		return GW_CTR_LIMIT_BURST_BIG;
+	/* htb keeps a bucket as time at the rate in 32 bits of 64 ns ticks */
+	if ((unsigned __int128)burst * 1000000000ULL / rate / 64 >= UINT32_MAX)
+		return GW_CTR_LIMIT_BURST_LONG;
+	return GW_CTR_LIMIT_OK;
 }
 
 bool gw_ctr_reg_same(const struct gw_ctr_reg *a, const struct gw_ctr_reg *b)
@@ -204,7 +219,7 @@ static bool parse_burst(const char *s, int64_t *out)
 		*out = GW_UNSET;
 		return true;
 	}
-	if (!parse_u64(s, BURST_MAX, &v) || (int64_t)v < BURST_MIN)
+	if (!parse_u64(s, INT64_MAX, &v))
 		return false;
 	*out = (int64_t)v;
 	return true;
@@ -297,15 +312,15 @@ static int set_value(struct gw_ctr_reg *m, enum key k, const char *v, char *err,
 		return 0;
 	case K_IN_RATE:
 	case K_E_RATE:
-		if (!parse_u64(v, RATE_MAX, k == K_IN_RATE ? &m->ingress.rate : &m->egress.rate))
-			return fail(err, errlen, -EINVAL, "%s: not bytes/s from 0 to %llu",
-				    key_names[k], RATE_MAX);
-		return 0;
+		if (!parse_u64(v, UINT64_MAX, k == K_IN_RATE ? &m->ingress.rate : &m->egress.rate))
+			return fail(err, errlen, -EINVAL, "%s: not a whole number of bytes/s",
+				    key_names[k]);
+		return 0;	/* its range: check_limit */
 	case K_IN_BURST:
 	case K_E_BURST:
 		if (!parse_burst(v, k == K_IN_BURST ? &m->ingress.burst : &m->egress.burst))
-			return fail(err, errlen, -EINVAL, "%s: not \"-\" or bytes from %lld to "
-				    "%lld", key_names[k], BURST_MIN, BURST_MAX);
+			return fail(err, errlen, -EINVAL, "%s: not \"-\" or a whole number of "
+				    "bytes", key_names[k]);
 		return 0;
 	case K_QUEUE:
 		if (strlen(v) >= sizeof(m->queue))
@@ -342,6 +357,32 @@ static int check_head(const char *line, unsigned int *version, char *err, size_t
 	return 0;
 }
 
+/* One direction's rate and burst within the bounds gatewayd-cni holds its config to. */
+static int check_limit(const struct gw_ctr_reg_limit *l, const char *dir, char *err,
+		       size_t errlen)
+{
+	switch (gw_ctr_limit_check(l->rate, l->burst)) {
+	case GW_CTR_LIMIT_OK:
+		return 0;
+	case GW_CTR_LIMIT_RATE:
+		return fail(err, errlen, -EINVAL, "%s_rate %" PRIu64 " bytes/s: out of range: 0 "
+			    "for none, or %llu to %llu bytes/s (8 kbit/s to 100 Tbit/s), as "
+			    "gatewayd-cni takes them", dir, l->rate, GW_MIN_RATE, GW_MAX_RATE);
+	case GW_CTR_LIMIT_BURST_NO_RATE:
+		return fail(err, errlen, -EINVAL, "a burst without its rate");
+	case GW_CTR_LIMIT_BURST_SMALL:
+	case GW_CTR_LIMIT_BURST_BIG:
+		return fail(err, errlen, -EINVAL, "%s_burst %" PRId64 " bytes: out of range: \"-\" "
+			    "or %lld to %lld bytes, as gatewayd-cni takes them", dir, l->burst,
+			    GW_CTR_BURST_MIN, GW_CTR_BURST_MAX);
+	case GW_CTR_LIMIT_BURST_LONG:
+		return fail(err, errlen, -EINVAL, "%s_burst %" PRId64 " bytes lasts more than "
+			    "274 s at %s_rate %" PRIu64 " bytes/s, longer than htb can hold", dir,
+			    l->burst, dir, l->rate);
+	}
+	return -EINVAL;
+}
+
 /* What each op needs, and what the values must agree on. */
 static int check_whole(struct gw_ctr_reg *m, const bool *seen, char *err, size_t errlen)
 {
@@ -370,9 +411,9 @@ static int check_whole(struct gw_ctr_reg *m, const bool *seen, char *err, size_t
 	if (!m->ingress.rate && !m->egress.rate)
 		return fail(err, errlen, -EINVAL, "nothing is limited: ingress_rate and "
 			    "egress_rate are both 0");
-	if ((!m->ingress.rate && m->ingress.burst != GW_UNSET) ||
-	    (!m->egress.rate && m->egress.burst != GW_UNSET))
-		return fail(err, errlen, -EINVAL, "a burst without its rate");
+	if (check_limit(&m->ingress, "ingress", err, errlen) ||
+	    check_limit(&m->egress, "egress", err, errlen))
+		return -EINVAL;
 	/* the ifb is the one this container's name gives, or none: a registration can never
 	 * name someone else's device for the daemon to remove */
 	gw_ctr_reg_ifb_name(m->network, m->id, m->ifname, want, sizeof(want));

@@ -28,6 +28,26 @@
 
 enum gw_ctr_reg_op { GW_CTR_REG_REGISTER = 1, GW_CTR_REG_UNREGISTER = 2 };
 
+/*
+ * The bounds of one direction's limit, the same on both sides: gatewayd-cni holds its network
+ * config to them (once its bits are bytes) and the daemon every registration it is sent or
+ * adopts, so the daemon takes nothing the plugin would refuse. Rate: 0 (none) or GW_MIN_RATE
+ * to GW_MAX_RATE bytes/s (8 kbit/s to 100 Tbit/s). Burst: GW_UNSET (derived) or
+ * GW_CTR_BURST_MIN to GW_CTR_BURST_MAX bytes, and no longer at the rate than htb keeps a
+ * bucket (2^32 ticks of 64 ns: about 274 s).
+ */
+#define GW_CTR_BURST_MIN 1500LL		/* one full-size packet */
+#define GW_CTR_BURST_MAX 268435455LL	/* 2^31 - 2 bits: below the runtimes' "no burst" */
+enum gw_ctr_limit_fault {
+	GW_CTR_LIMIT_OK,
+	GW_CTR_LIMIT_RATE,		/* rate out of range */
+	GW_CTR_LIMIT_BURST_NO_RATE,	/* a burst, and rate 0 */
+	GW_CTR_LIMIT_BURST_SMALL,	/* under GW_CTR_BURST_MIN */
+	GW_CTR_LIMIT_BURST_BIG,		/* over GW_CTR_BURST_MAX */
+	GW_CTR_LIMIT_BURST_LONG,	/* more than htb can hold at the rate */
+};
+enum gw_ctr_limit_fault gw_ctr_limit_check(uint64_t rate, int64_t burst);
+
 /* One direction's limit, as runtimeConfig.bandwidth means it: bytes/s (0: none), and the
  * burst in bytes (GW_UNSET: derived). */
 struct gw_ctr_reg_limit {

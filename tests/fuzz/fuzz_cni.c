@@ -11,9 +11,11 @@
  * has a supported version, a valid network name, rates in range or 0, bursts unset or of at
  * least one packet, a leaf kind as its queue, at most GW_CNI_HOST_IFACES valid host interface
  * names, at most GW_CTR_SUBNETS_MAX subnets, each a prefix of its family with the host bits
- * zero, and a prevResult where ADD and CHECK need one; an accepted environment's names are
- * what the spec allows. */
+ * zero, and a prevResult where ADD and CHECK need one; the registration ADD would send the
+ * daemon for it is one the daemon's decoder takes (the daemon never refuses what the plugin
+ * accepted: one set of bounds); an accepted environment's names are what the spec allows. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -66,6 +68,33 @@ static void fuzz_env(const uint8_t *data, size_t size)
 	free(copy);
 }
 
+/* What ADD registers for c, through the daemon's decoder: taken, with the same limits. */
+static void check_registration(const struct gw_cni_conf *c)
+{
+	static const struct gw_cni_env env = { .cmd = GW_CNI_ADD, .container_id = "fuzz-1",
+					       .netns = "/run/netns/fuzz", .ifname = "eth0" };
+	struct gw_cni_shaped sh = { .host_if = "veth0fuzz", .host_ifindex = 7 };
+	char text[GW_CTR_REG_MAX + 1], err[300];
+	struct gw_ctr_reg m, back;
+	int n;
+
+	if (!gw_cni_shapes(c))
+		return;
+	gw_ctr_reg_ifb_name(c->name, env.container_id, env.ifname, sh.ifb, sizeof(sh.ifb));
+	if (!c->egress.rate)
+		sh.ifb[0] = '\0';
+	gw_cni_reg_fill(&env, c, &sh, GW_CTR_REG_REGISTER, &m);
+	if ((n = gw_ctr_reg_encode(&m, text, sizeof(text))) < 0)
+		return;	/* a queue's text at its bound, spelt out: may not fit, told apart */
+	if (gw_ctr_reg_decode(text, (size_t)n, &back, err, sizeof(err))) {
+		fprintf(stderr, "fuzz_cni: the daemon refuses what the plugin took: %s\n", err);
+		abort();
+	}
+	if (back.ingress.rate != c->ingress.rate || back.egress.rate != c->egress.rate ||
+	    back.ingress.burst != c->ingress.burst || back.egress.burst != c->egress.burst)
+		abort();
+}
+
 static void check_conf(const struct gw_cni_conf *c, enum gw_cni_cmd cmd)
 {
 	const struct gw_cni_limit *l[2] = { &c->ingress, &c->egress };
@@ -90,6 +119,8 @@ static void check_conf(const struct gw_cni_conf *c, enum gw_cni_cmd cmd)
 			abort();
 	if ((cmd == GW_CNI_ADD || cmd == GW_CNI_CHECK) && !c->prev)
 		abort();
+	if (cmd == GW_CNI_ADD)
+		check_registration(c);
 	if (c->n_subnets > GW_CTR_SUBNETS_MAX)
 		abort();
 	for (size_t i = 0; i < c->n_subnets; i++) {

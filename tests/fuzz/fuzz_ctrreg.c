@@ -7,9 +7,11 @@
  * Checked, so a broken promise crashes: where a message ends is within it and after a blank
  * line; a refusal is -EINVAL or -EPROTONOSUPPORT with a one-line message; an accepted message
  * ends at its blank line, its names are valid ids and interface names, a register's rates are
- * not both 0, its ifb is the one its name gives (or none), its subnets (at most 64, each a
- * prefix of its family with the host bits zero) only in a register, its tree can be built,
- * and it encodes to text that decodes to the same fields. */
+ * not both 0, each 0 or within gatewayd-cni's bounds (1000 to 12.5e12 bytes/s) and its burst
+ * derived or within them (1500 to 268435455 bytes, and no longer than htb holds at the rate),
+ * its ifb is the one its name gives (or none), its subnets (at most 64, each a prefix of its
+ * family with the host bits zero) only in a register, its tree can be built, and it encodes
+ * to text that decodes to the same fields. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,6 +48,19 @@ static bool prefix_ok(const struct gw_prefix *p)
 	return true;
 }
 
+/* The plugin's bounds, spelt out again here rather than through gw_ctr_limit_check. */
+static bool limit_ok(const struct gw_ctr_reg_limit *l)
+{
+	if (!l->rate)
+		return l->burst == GW_UNSET;
+	if (l->rate < 1000 || l->rate > 12500000000000ULL)
+		return false;
+	if (l->burst == GW_UNSET)
+		return true;
+	return l->burst >= 1500 && l->burst <= 268435455 &&
+	       (double)l->burst / (double)l->rate < 4294967295.0 * 64e-9;
+}
+
 static void check_accepted(const struct gw_ctr_reg *m)
 {
 	char text[GW_CTR_REG_MAX + 1], err[300], want[IFNAMSIZ];
@@ -64,7 +79,8 @@ static void check_accepted(const struct gw_ctr_reg *m)
 			abort();
 	if (m->op == GW_CTR_REG_REGISTER) {
 		if (!gw_ctr_reg_valid_ifname(m->host_if) || m->host_ifindex <= 0 ||
-		    (!m->ingress.rate && !m->egress.rate) || !m->netns[0])
+		    (!m->ingress.rate && !m->egress.rate) || !m->netns[0] ||
+		    !limit_ok(&m->ingress) || !limit_ok(&m->egress))
 			abort();
 		gw_ctr_reg_ifb_name(m->network, m->id, m->ifname, want, sizeof(want));
 		if (m->egress.rate ? strcmp(m->ifb, want) : m->ifb[0] != '\0')

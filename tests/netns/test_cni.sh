@@ -404,6 +404,14 @@ checkx "a message longer than 8 KiB: refused" \
 reg=$(sed 's/^ifb gwn-.*/ifb gwn-00000000000/' "$STATE"/*)
 checkx "a registration naming an ifb not its own: refused" \
 	'ctl "$reg"$'"'"'\n\n'"'"' | grep -q "^error ifb: egress is limited, so it must be gwn-"'
+# the plugin's own bounds on a config hold for a registration too (gw_ctr_limit_check)
+reg=$(sed 's/^ingress_rate .*/ingress_rate 1/' "$STATE"/*)
+got=$(ctl "$reg"$'\n\n')
+checkx "a registration of 1 B/s: refused, with the bounds ($got)" \
+	'grep -q "^error ingress_rate 1 bytes/s: out of range: 0 for none, or 1000 to 12500000000000 bytes/s" <<<"$got"'
+reg=$(sed 's/^ingress_burst .*/ingress_burst 4294967295/' "$STATE"/*)
+checkx "a registration with a 4 GiB burst: refused" \
+	'ctl "$reg"$'"'"'\n\n'"'"' | grep -q "^error ingress_burst 4294967295 bytes: out of range"'
 checkx "gatewayd still running after the refusals, the fifth still shown" \
 	'kill -0 $GW_PID && shown $V5 id-five'
 call "$CNI" DEL id-five "/run/netns/$C5" eth0 <<<"$G5"

@@ -103,12 +103,15 @@ check "  and the config itself, readable, is not named" bash -c "! grep -q 'warn
 gw_stop
 
 # -- no such user --------------------------------------------------------------------------
-# /etc/passwd and /etc/group without it, in a mount namespace of the daemon's own
+# /etc/passwd and /etc/group without it, in a mount namespace of the daemon's own, with a
+# /run/gatewayd of its own too: without the user, the daemon hands the run directory to root,
+# which the other suites' daemons (user gatewayd) share
 grep -v "^$GW_USER:" /etc/passwd >"$TMPD/passwd"
 grep -v "^$GW_USER:" /etc/group >"$TMPD/group"
 chmod 644 "$TMPD/passwd" "$TMPD/group"
 GW_LOG=$TMPD/nouser.log
 unshare -m --propagation private sh -c 'mount --bind "$1" /etc/passwd && mount --bind "$2" /etc/group &&
+	mkdir -p /run/gatewayd && mount -t tmpfs -o mode=0755 gwrun /run/gatewayd &&
 	exec ip netns exec "$3" "$4" -c "$5"' sh "$TMPD/passwd" "$TMPD/group" "$NS" "$GATEWAYD" \
 	"$CONF" >"$GW_LOG" 2>&1 &
 GW_PID=$!

@@ -75,3 +75,68 @@ check "sampling stayed on time: $((n1 - n0)) passes (at least $want due, one may
 	test "$((late1 - late0))" -le 1 -a "$((n1 - n0))" -ge "$((want - 1))"
 gw_stop
 check "clean stop" test $? -eq 0
+
+# -- connections per address count an IPv6 /64 as one (as failed logins do): 64 addresses of
+# one /64 with 8 connections each (512) get the 32 slots one address gets, not 64 x 32
+ns_new NS6 http6 || { not_ok "namespace"; exit 1; }
+ip -n "$NS6" addr add fd83::1/64 dev lo nodad
+ip -n "$NS6" addr add fd84::2/64 dev lo nodad
+for i in $(seq 1 64); do
+	ip -n "$NS6" addr add "fd83::$(printf %x $((0x100 + i)))/64" dev lo nodad
+done
+cat >"$TMPD/w6.conf" <<CONF
+unconfigured = true;
+listen = "[fd83::1]:9180";
+control_socket = "";
+CONF
+gw_start "$NS6" "$TMPD/w6.conf" || { not_ok "gatewayd starts on [fd83::1]" "$(cat "$GW_LOG")"; exit 1; }
+wait_for "ip netns exec $NS6 curl -s --max-time 2 -o /dev/null 'http://[fd83::1]:9180/healthz'" 5 \
+	"the status page on [fd83::1]"
+# open N connections from each address of SRC (comma-separated), wait 2 s, print how many the
+# server still holds (the rest it closed at once)
+cat >"$TMPD/slots.py" <<'PY'
+import socket, sys, time
+srcs, n = sys.argv[1].split(","), int(sys.argv[2])
+socks = []
+for src in srcs:
+    for _ in range(n):
+        s = socket.socket(socket.AF_INET6)
+        s.bind((src, 0))
+        s.settimeout(2)
+        try:
+            s.connect(("fd83::1", 9180))
+            socks.append(s)
+        except OSError:
+            s.close()
+time.sleep(2)	# a duration: what the server turns away it closes at once
+held = 0
+for s in socks:
+    s.setblocking(False)
+    try:
+        held += s.recv(1, socket.MSG_PEEK) != b""
+    except BlockingIOError:
+        held += 1
+    except OSError:
+        pass
+print(held, flush=True)
+time.sleep(float(sys.argv[3]) if len(sys.argv) > 3 else 0)
+PY
+srcs=$(for i in $(seq 1 64); do printf 'fd83::%x,' $((0x100 + i)); done)
+many=$(ip netns exec "$NS6" timeout 30 python3 "$TMPD/slots.py" "${srcs%,}" 8)
+one=$(ip netns exec "$NS6" timeout 30 python3 "$TMPD/slots.py" fd84::2 40)
+echo "# 64 addresses of fd83::/64 x 8 connections: $many held; one address (fd84::2) x 40: $one held"
+check "64 addresses of one /64 get no more slots than one address ($many vs $one, 32 each)" \
+	test "$many" = 32 -a "$one" = 32
+ip netns exec "$NS6" timeout 30 python3 "$TMPD/slots.py" "${srcs%,}" 1 4 >"$TMPD/slots.out" &
+SLOTS=$!
+PIDS+=($SLOTS)
+wait_for "[ -s '$TMPD/slots.out' ]" 10 "64 connections from the /64 to be counted"
+code=$(ip netns exec "$NS6" curl -s -o /dev/null -w '%{http_code}' --max-time 2 \
+	--interface fd84::2 'http://[fd83::1]:9180/healthz')
+check "the /64 at its 32 ($(cat "$TMPD/slots.out") held): another /64 is served meanwhile ($code)" \
+	test "$(cat "$TMPD/slots.out")" = 32 -a "$code" = 200
+wait "$SLOTS"
+code=$(ip netns exec "$NS6" curl -s -o /dev/null -w '%{http_code}' --max-time 2 \
+	--interface fd83::140 'http://[fd83::1]:9180/healthz')
+check "once they closed, an address of the /64 is served again ($code)" test "$code" = 200
+gw_stop

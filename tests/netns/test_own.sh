@@ -65,7 +65,7 @@ TREE=$(tree "$NS_R" r1)
 ip netns exec "$NS_R" "$GATEWAYD" -c "$TMPD/o.conf" >"$TMPD/second.log" 2>&1
 rc=$?
 check "a second instance in the namespace exits 1" test $rc -eq 1
-check "... naming the first's pid" grep -q "another gatewayd (pid $FIRST_PID) runs in this network namespace" "$TMPD/second.log"
+check "... naming the first's pid and uid" grep -q "another gatewayd (pid $FIRST_PID, uid [0-9]*) runs in this network namespace" "$TMPD/second.log"
 check "... touching nothing" test "$(tree "$NS_R" r1)" = "$TREE"
 ip netns exec "$NS_R" "$GATEWAYD" -c "$TMPD/o.conf" --oneshot >"$TMPD/second.log" 2>&1
 check "--oneshot beside it exits 1 too" test $? -eq 1

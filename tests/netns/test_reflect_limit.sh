@@ -4,7 +4,10 @@
 # overflowing, so what is not answered is the limit's doing) is answered at no more than
 # --reflect-rate, while the prober's 20 Hz stream from a second address, at the same time, is
 # answered in full; the drops are counted and their log lines bounded. Without the option the
-# reflector says its default (200 a second).
+# reflector says its default (200 a second). An IPv6 source is its /64: a flood from 64
+# addresses of one /64 is answered as one source's, while a prober in the next /64 is answered
+# in full. And all answers have a cap of their own (--reflect-total): three sources, each over
+# its rate, are answered at the total, not at three times the rate.
 . "$(dirname "$0")/lib.sh"
 
 PORT=2112
@@ -27,29 +30,34 @@ check "the reflector says its rate per source" grep -q "at most $RATE a second f
 check "bound, the reflector runs as nobody with no capabilities and no_new_privs ($(privs "$RPID"))" \
 	test "$(privs "$RPID")" = "$DROPPED"
 
-# the flood: valid requests (docs/probe-protocol.md) from 10.82.0.2 at PPS a second for 2 s,
-# replies drained as they come; prints "SENT REPLIES"
+# the flood: valid requests (docs/probe-protocol.md) from SRC (addresses separated by commas,
+# taken in turn) at PPS a second for 2 s, replies drained as they come; prints "SENT REPLIES"
 cat >"$TMPD/flood.py" <<'PY'
 import socket, struct, sys, time
-src, dst, port, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+srcs, dst, port, secs = sys.argv[1].split(","), sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 pps = int(sys.argv[5])
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-s.bind((src, 0))
-s.setblocking(False)
+fam = socket.AF_INET6 if ":" in dst else socket.AF_INET
+socks = []
+for src in srcs:
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    s.bind((src, 0))
+    s.setblocking(False)
+    socks.append(s)
 cookie = 0x5eed
 sent = got = 0
 t0 = time.monotonic()
 end = t0 + secs
 def drain():
     global got
-    while True:
-        try:
-            b = s.recv(2048)
-        except BlockingIOError:
-            return
-        if b[:4] == b"GWPR" and b[5] == 2:
-            got += 1
+    for s in socks:
+        while True:
+            try:
+                b = s.recv(2048)
+            except BlockingIOError:
+                break
+            if b[:4] == b"GWPR" and b[5] == 2:
+                got += 1
 while time.monotonic() < end:
     # paced: no more than pps a second so far (a burst of 64 at most)
     if sent >= (time.monotonic() - t0) * pps:
@@ -59,7 +67,7 @@ while time.monotonic() < end:
     for _ in range(64):
         pkt = b"GWPR" + struct.pack("!BBHIIQQQ", 1, 1, 0, sent, cookie, time.time_ns(), 0, 0)
         try:
-            s.sendto(pkt, (dst, port))
+            socks[sent % len(socks)].sendto(pkt, (dst, port))
             sent += 1
         except BlockingIOError:
             break
@@ -116,9 +124,86 @@ wait_for "! kill -0 $RPID 2>/dev/null" 5 "the reflector to stop"
 
 # the default
 ip netns exec "$NS_R" "$GATEWAYD" --reflect "10.82.0.1:$PORT" 2>"$TMPD/default.log" &
-PIDS+=($!)
+DPID=$!
+PIDS+=($DPID)
 wait_for "grep -q answering '$TMPD/default.log'" 5 "the reflector to start"
-check "without --reflect-rate: 200 a second from one address" \
-	grep -q "at most 200 a second from one address" "$TMPD/default.log"
+check "without --reflect-rate: 200 a second from one address, 10,000 in all" \
+	grep -q "at most 200 a second from one address, an IPv6 /64; 10000 a second in all" "$TMPD/default.log"
 ip netns exec "$NS_R" timeout 5 "$GATEWAYD" --reflect "10.82.0.1:$PORT" --reflect-rate 0 >"$TMPD/e" 2>&1
 check "--reflect-rate 0: exit 2" test $? -eq 2
+kill -TERM "$DPID"
+wait_for "! kill -0 $DPID 2>/dev/null" 5 "the reflector on its defaults to stop"
+
+# -- IPv6: a source is its /64. 64 addresses of fd82:0:0:1::/64 flood together; the prober is
+# in fd82:0:0:2::/64 (on the same link: the reflector's route to it is the link)
+ip -n "$NS_R" addr add fd82:0:0:1::1/64 dev rlr0 nodad
+ip -n "$NS_R" route add fd82:0:0:2::/64 dev rlr0
+ip -n "$NS_C" addr add fd82:0:0:2::3/64 dev rlc0 nodad
+srcs=
+for i in $(seq 1 64); do
+	a=fd82:0:0:1::$(printf %x $((0x100 + i)))
+	ip -n "$NS_C" addr add "$a/64" dev rlc0 nodad
+	srcs=${srcs:+$srcs,}$a
+done
+ip netns exec "$NS_C" ping -c 2 -i 0.2 -W 1 fd82:0:0:1::1 >/dev/null 2>&1	# neighbours settle
+RLOG6=$TMPD/reflect6.log
+ip netns exec "$NS_R" "$GATEWAYD" --reflect "[fd82:0:0:1::1]:$PORT" --reflect-rate $RATE 2>"$RLOG6" &
+RPID=$!
+PIDS+=("$RPID")
+wait_for "grep -q answering '$RLOG6'" 5 "the IPv6 reflector to log that it answers"
+cat >"$TMPD/probe6.conf" <<EOF
+links = ( { name = "up"; interface = "rlc0";
+            egress = { shaper = "tbf"; rate = "1gbit"; child = { kind = "fifo"; }; }; } );
+probe = { method = "udp"; targets = [ "[fd82:0:0:1::1]:$PORT" ]; interval = "50ms"; timeout = "1s";
+          source = "fd82:0:0:2::3"; };
+EOF
+ip netns exec "$NS_C" timeout 20 python3 "$TMPD/flood.py" "$srcs" fd82:0:0:1::1 $PORT 2 $PPS \
+	>"$TMPD/flood6.out" &
+FLOOD6=$!
+PIDS+=("$FLOOD6")
+ip netns exec "$NS_C" timeout 20 "$GATEWAYD" -c "$TMPD/probe6.conf" --probe 36 >"$TMPD/probe6.out" 2>&1
+wait "$FLOOD6"
+read -r sent replies <"$TMPD/flood6.out"
+echo "# IPv6 flood from 64 addresses of one /64: $sent sent in $secs s, $replies answered (one address's at most: $max)"
+check "the flood from 64 addresses of one /64 was sent ($sent)" test "${sent:-0}" -ge $((PPS * secs / 2))
+check "64 addresses of one /64 are answered as one source: $replies <= $max" \
+	test "${replies:-99999}" -le $max -a "${replies:-0}" -ge $((RATE * secs * 8 / 10))
+grep "^# \[\?fd82" "$TMPD/probe6.out" | sed 's/^/# prober: /'
+rcv=$(grep "^# \[\?fd82" "$TMPD/probe6.out" | sed -E 's/.* received ([0-9]+).*/\1/')
+check "the prober's 20 Hz from the next /64 beside it: 36 of 36 answered (${rcv:-none})" \
+	test "${rcv:-0}" = 36
+check "the drop's line names the /64" \
+	grep -q "^reflect: probes from fd82:0:0:1::/64 over $RATE a second: not answered" "$RLOG6"
+kill -TERM "$RPID"
+wait_for "! kill -0 $RPID 2>/dev/null" 5 "the IPv6 reflector to stop"
+
+# -- the cap on all answers: 3 sources at 1,000 a second each, each over its rate of 100; 150
+# a second in all (and its one-second burst) answered
+TOTAL=150
+ip -n "$NS_C" addr add 10.82.0.4/24 dev rlc0
+ip -n "$NS_C" addr add 10.82.0.5/24 dev rlc0
+RLOGT=$TMPD/reflect-total.log
+ip netns exec "$NS_R" "$GATEWAYD" --reflect "10.82.0.1:$PORT" --reflect-rate $RATE \
+	--reflect-total $TOTAL 2>"$RLOGT" &
+RPID=$!
+PIDS+=("$RPID")
+wait_for "grep -q answering '$RLOGT'" 5 "the reflector with a total to log that it answers"
+check "it says its total" grep -q "$TOTAL a second in all" "$RLOGT"
+ip netns exec "$NS_C" timeout 20 python3 "$TMPD/flood.py" 10.82.0.2,10.82.0.4,10.82.0.5 10.82.0.1 \
+	$PORT 2 3000 >"$TMPD/flood3.out"
+read -r sent replies <"$TMPD/flood3.out"
+tmax=$((TOTAL * secs + TOTAL + TOTAL / 5))
+echo "# 3 sources at 1000 a second each: $sent sent, $replies answered (the total's at most: $tmax; each source's rate alone would allow $((3 * max)))"
+check "three sources over their rates are answered at the total, not 3 x the rate: $replies <= $tmax" \
+	test "${replies:-99999}" -le $tmax -a "${replies:-0}" -ge $((TOTAL * secs * 8 / 10))
+n=$(grep -c "^reflect: answered" "$RLOGT")
+kill -USR1 "$RPID"
+wait_for '[ "$(grep -c "^reflect: answered" "$RLOGT")" -gt '"$n"' ]' 5 "the reflector's counters"
+line=$(grep "^reflect: answered" "$RLOGT" | tail -1)
+echo "# $line"
+tl=$(echo "$line" | sed -E 's/.*total_limited ([0-9]+).*/\1/')
+check "the ones over the total counted apart (total_limited $tl)" test "${tl:-0}" -gt 0
+check "... and logged in one line" \
+	test "$(grep -c "^reflect: over $TOTAL answers a second in all" "$RLOGT")" -eq 1
+ip netns exec "$NS_R" timeout 5 "$GATEWAYD" --reflect "10.82.0.1:$PORT" --reflect-total 0 >"$TMPD/e" 2>&1
+check "--reflect-total 0: exit 2" test $? -eq 2

@@ -8,6 +8,8 @@
 #   CapabilityBoundingSet=, AmbientCapabilities=, NoNewPrivileges=  read from UNIT (setpriv)
 #   ProtectSystem=strict, ProtectKernelTunables=, ProtectControlGroups=: every mount read-only
 #   PrivateTmp=, ProtectHome=  empty tmpfs over /tmp /var/tmp /home /root /run/user
+#   RuntimeDirectory=, RuntimeDirectoryMode=  a tmpfs over /run/NAME, UID's, of that mode (the
+#                              daemon's locks and control socket are there)
 #   PrivateDevices=            a /dev with null zero full random urandom tty and nothing else
 #   ProtectProc=invisible, ProcSubset=pid: a procfs of its own, hidepid=invisible,subset=pid
 #   PrivateIPC=, ProtectHostname=: IPC and UTS namespaces of its own
@@ -43,6 +45,9 @@ caps() {
 }
 
 exec 9<"$keep"	# DIR itself, to bind back after /tmp is covered
+rundirs=$(sed -n 's/^RuntimeDirectory=//p' "$unit")
+rundir_mode=$(sed -n 's/^RuntimeDirectoryMode=//p' "$unit")
+for d in $rundirs; do mkdir -p "/run/$d"; done	# a mount point, before / is read-only
 findmnt -rn -o TARGET | while read -r m; do
 	mount -o remount,bind,ro "$m" 2>/dev/null || true
 done
@@ -50,6 +55,9 @@ for d in /tmp /var/tmp /home /root /run/user; do
 	if [ -d "$d" ]; then mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$d"; fi
 done
 chmod 1777 /tmp /var/tmp
+for d in $rundirs; do
+	mount -t tmpfs -o "mode=${rundir_mode:-0755},uid=$uid,gid=$uid,nosuid,nodev" tmpfs "/run/$d"
+done
 mount -t tmpfs -o mode=0755,nosuid,noexec tmpfs /dev
 mknod -m 0666 /dev/null c 1 3
 mknod -m 0666 /dev/zero c 1 5

@@ -154,8 +154,8 @@ static void test_ranges(void)
 	CHECK(parse_bw("\"ingressRate\":7999,\"ingressBurst\":100000", &c, &e) != 0 &&
 	      e.code == GW_CNI_E_CONFIG && strstr(e.details, "ingressRate"),
 	      "a rate under 8000 bits/s: code 7 (%s)", e.details);
-	CHECK(parse_bw("\"egressRate\":100000000000001,\"egressBurst\":100000", &c, &e) != 0 &&
-	      e.code == GW_CNI_E_CONFIG, "a rate over 100 Tbit/s: code 7");
+	CHECK(parse_bw("\"egressRate\":100000000000008,\"egressBurst\":100000", &c, &e) != 0 &&
+	      e.code == GW_CNI_E_CONFIG, "a rate a byte/s over 100 Tbit/s: code 7");
 	CHECK(parse_bw("\"egressRate\":18446744073709551615,\"egressBurst\":100000", &c, &e) != 0 &&
 	      e.code == GW_CNI_E_CONFIG, "a rate of 2^64-1: code 7");
 	CHECK(parse_bw("\"egressRate\":-1000000,\"egressBurst\":100000", &c, &e) != 0 &&

@@ -153,9 +153,24 @@ static void test_refusals(void)
 	refused("ifindex not a number", "host_ifindex", "host_ifindex 4x", "not an interface index");
 	refused("host_netns missing", "host_netns", NULL, "host_netns is missing");
 	refused("rate too high", "ingress_rate", "ingress_rate 99999999999999999",
-		"ingress_rate: not bytes/s");
-	refused("rate negative", "egress_rate", "egress_rate -1", "egress_rate: not bytes/s");
-	refused("burst too small", "ingress_burst", "ingress_burst 100", "ingress_burst: not");
+		"ingress_rate 99999999999999999 bytes/s: out of range");
+	refused("rate negative", "egress_rate", "egress_rate -1",
+		"egress_rate: not a whole number");
+	refused("burst too small", "ingress_burst", "ingress_burst 100",
+		"ingress_burst 100 bytes: out of range");
+	/* the plugin's own bounds (gw_ctr_limit_check), which the daemon took beyond before */
+	refused("a registration of 1 B/s", "ingress_rate", "ingress_rate 1",
+		"ingress_rate 1 bytes/s: out of range: 0 for none, or 1000 to 12500000000000 "
+		"bytes/s (8 kbit/s to 100 Tbit/s), as gatewayd-cni takes them");
+	refused("999 B/s", "egress_rate", "egress_rate 999", "egress_rate 999 bytes/s: out of");
+	refused("a rate over 100 Tbit/s", "ingress_rate", "ingress_rate 12500000000001",
+		"out of range");
+	refused("a burst of 4 GiB", "ingress_burst", "ingress_burst 4294967295",
+		"ingress_burst 4294967295 bytes: out of range: \"-\" or 1500 to 268435455 bytes");
+	refused("a burst just above the plugin's largest", "ingress_burst",
+		"ingress_burst 268435456", "out of range");
+	refused("a burst htb cannot hold at the rate (2.5 MB/s for 1000 s)", "ingress_burst",
+		"ingress_burst 2500000000", "out of range");
 	refused("someone else's ifb", "ifb", "ifb eth1", "ifb: egress is limited, so it must be");
 	refused("no ifb for a limited egress", "ifb", NULL, "ifb: egress is limited");
 	refused("a queue that is not one", "queue", "queue child = { kind = \"nope\"; };",
@@ -173,6 +188,32 @@ static void test_refusals(void)
 		"egress_rate 0\negress_burst 9000\n\n", &m, err, sizeof(err));
 	CHECK(r == -EINVAL && strstr(err, "a burst without its rate"), "burst without rate: "
 	      "refused (%s)", err);
+	r = dec("gatewayd-control 1\nop register\nid a\nnetwork n\nifname eth0\nnetns /x\n"
+		"host_if v\nhost_ifindex 3\nhost_netns 1\ningress_rate 1000\ningress_burst -\n"
+		"egress_rate 0\negress_burst -\n\n", &m, err, sizeof(err));
+	CHECK(r == 0 && m.ingress.rate == 1000, "the lowest rate, 1000 bytes/s: taken (%s)", err);
+	r = dec("gatewayd-control 1\nop register\nid a\nnetwork n\nifname eth0\nnetns /x\n"
+		"host_if v\nhost_ifindex 3\nhost_netns 1\ningress_rate 1000\ningress_burst 300000\n"
+		"egress_rate 0\negress_burst -\n\n", &m, err, sizeof(err));
+	CHECK(r == -EINVAL && strstr(err, "ingress_burst 300000 bytes lasts more than 274 s at "
+				     "ingress_rate 1000 bytes/s"),
+	      "300 s of burst at 1000 bytes/s: refused (%s)", err);
+	r = dec("gatewayd-control 1\nop register\nid a\nnetwork n\nifname eth0\nnetns /x\n"
+		"host_if v\nhost_ifindex 3\nhost_netns 1\ningress_rate 12500000000000\n"
+		"ingress_burst 268435455\negress_rate 0\negress_burst -\n\n", &m, err, sizeof(err));
+	CHECK(r == 0 && m.ingress.burst == 268435455,
+	      "the highest rate and the largest burst: taken (%s)", err);
+	for (int fault = GW_CTR_LIMIT_OK; fault <= GW_CTR_LIMIT_BURST_LONG; fault++) {
+		static const struct { uint64_t rate; int64_t burst; } v[] = {
+			{ 1000, GW_UNSET }, { 999, GW_UNSET }, { 0, 1500 }, { 1000, 1499 },
+			{ 12500000000000ULL, 268435456 }, { 1000, 274878 },
+		};
+
+		CHECK(gw_ctr_limit_check(v[fault].rate, v[fault].burst) ==
+		      (enum gw_ctr_limit_fault)fault, "gw_ctr_limit_check: fault %d", fault);
+	}
+	CHECK_EQ_INT(gw_ctr_limit_check(1000, 274877), GW_CTR_LIMIT_OK,
+		     "274,877 bytes at 1000 bytes/s: the longest bucket htb keeps");
 	r = dec("gatewayd-control 1\nop unregister\nid a\nnetwork n\nifname eth0\nhost_if v\n\n",
 		&m, err, sizeof(err));
 	CHECK(r == -EINVAL && strstr(err, "host_if: not a key of unregister"),

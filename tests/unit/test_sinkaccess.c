@@ -264,6 +264,63 @@ static void test_ratelimit(void)
 	CHECK(gw_ratelimit_new(0, 10, 0, &rl) == -EINVAL, "ratelimit: rate 0 refused");
 }
 
+/* An IPv6 host has a /64 to itself: its 2^64 addresses are one source, as one IPv4 address. */
+static void test_ratelimit_prefix(void)
+{
+	struct gw_ratelimit *rl;
+	uint8_t k[16], other[16];
+	bool shared;
+	int one = 0, many = 0, beside = 0;
+
+	if (!CHECK(gw_ratelimit_new(10, 10, 0, &rl) == 0, "ratelimit: a table at 10/s, burst 10"))
+		return;
+	for (int i = 0; i < 640; i++) {	/* one address, 640 probes at one instant */
+		key_of("2001:db8:1:2::7", k);
+		one += gw_ratelimit_take(rl, k, 10.0, &shared);
+	}
+	for (int i = 0; i < 640; i++) {	/* 64 addresses of another /64, 10 each */
+		char ip[64];
+
+		snprintf(ip, sizeof(ip), "2001:db8:1:3:%x::%x", i % 64, i + 1);
+		key_of(ip, k);
+		many += gw_ratelimit_take(rl, k, 10.0, &shared);
+	}
+	key_of("2001:db8:1:4::1", other);
+	for (int i = 0; i < 20; i++)
+		beside += gw_ratelimit_take(rl, other, 10.0, &shared);
+	CHECK(one == 10 && many == 10,
+	      "ratelimit: 64 addresses of one /64 answered no more than one address (%d vs %d)",
+	      many, one);
+	CHECK_EQ_INT(beside, 10, "ratelimit: the next /64 is a source of its own");
+	key_of("2001:db8:1:3:ffff:ffff:ffff:ffff", k);
+	key_of("2001:db8:1:3::", other);
+	CHECK(!memcmp(k, other, 16), "ratelimit: the key of an IPv6 address is its /64");
+	key_of("192.0.2.1", k);
+	key_of("192.0.2.2", other);
+	CHECK(memcmp(k, other, 16) != 0, "ratelimit: IPv4 stays per address");
+	key_of("::ffff:192.0.2.2", k);
+	CHECK(!memcmp(k, other, 16), "ratelimit: IPv4-mapped IPv6 is its IPv4 address, not ::/64");
+	gw_ratelimit_free(rl);
+}
+
+/* The reflector's cap on all answers: a bucket of its own, after the source's. */
+static void test_bucket(void)
+{
+	struct gw_bucket b;
+	int n = 0;
+
+	gw_bucket_init(&b, 100, 100);
+	for (int i = 0; i < 1000; i++)
+		n += gw_bucket_take(&b, 1.0);
+	CHECK_EQ_INT(n, 100, "bucket: 1000 at once: its burst of 100");
+	n = 0;
+	for (int i = 0; i < 10000; i++)		/* 10,000 a second for 2 s */
+		n += gw_bucket_take(&b, 1.0 + i / 5000.0);
+	CHECK(n >= 199 && n <= 201, "bucket: then 10,000 a second for 2 s: %d (100 a second)", n);
+	gw_bucket_init(&b, 5, 0.2);
+	CHECK(gw_bucket_take(&b, 0) && !gw_bucket_take(&b, 0), "bucket: a burst under 1 is 1");
+}
+
 static void test_ratelog(void)
 {
 	struct gw_ratelog rl = { 0 };
@@ -419,6 +476,8 @@ int main(void)
 	test_token_file();
 	test_allow();
 	test_ratelimit();
+	test_ratelimit_prefix();
+	test_bucket();
 	test_ratelog();
 	test_config();
 	test_engine();

@@ -21,6 +21,7 @@
 #include "tests/unit/tap.h"
 #include "tests/unit/xstats.h"
 #include "webui/auth.h"
+#include "webui/limit.h"
 #include "webui/render.h"
 #include "webui/webui.h"
 
@@ -1019,6 +1020,86 @@ static void test_probers(struct gw_snapshot *s)
 	memset(&s->probe, 0, sizeof(s->probe));
 }
 
+static struct sockaddr_storage addr_of(const char *ip)
+{
+	struct sockaddr_storage ss;
+
+	memset(&ss, 0, sizeof(ss));
+	if (strchr(ip, ':')) {
+		ss.ss_family = AF_INET6;
+		inet_pton(AF_INET6, ip, &((struct sockaddr_in6 *)&ss)->sin6_addr);
+	} else {
+		ss.ss_family = AF_INET;
+		inet_pton(AF_INET, ip, &((struct sockaddr_in *)&ss)->sin_addr);
+	}
+	return ss;
+}
+
+/* Tries n connections from ip: how many the limiter lets begin (the others are ended). */
+static int conns_from(struct gw_limit *l, const char *ip, int n)
+{
+	struct sockaddr_storage ss = addr_of(ip);
+	int got = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (gw_limit_conn_room(l, (struct sockaddr *)&ss) &&
+		    gw_limit_conn_begin(l, (struct sockaddr *)&ss))
+			got++;
+		else if (!gw_limit_conn_room(l, (struct sockaddr *)&ss))
+			continue;	/* refused before it was taken on: no end to come */
+		else
+			gw_limit_conn_end(l, (struct sockaddr *)&ss);
+	}
+	return got;
+}
+
+/* The server's connections per address count an IPv6 /64 as one, as failed logins do. */
+static void test_conn_limit(void)
+{
+	struct sockaddr_storage ss;
+	struct gw_limit *l;
+	int one, many = 0, v4a, v4b;
+
+	if (!CHECK(gw_limit_new(5, 30, NULL, NULL, &l) == 0, "conn limit: a limiter"))
+		return;
+	gw_limit_set_conn_max(l, 32);
+	one = conns_from(l, "2001:db8:1:1::5", 100);
+	for (int i = 0; i < 64; i++) {
+		char ip[64];
+
+		snprintf(ip, sizeof(ip), "2001:db8:1:2:%x:%x::1", i, i * 7);
+		many += conns_from(l, ip, 32);
+	}
+	CHECK(one == 32 && many == 32,
+	      "conn limit: 64 addresses of one /64, 32 each, get no more slots than one address "
+	      "(%d vs %d of 32)", many, one);
+	CHECK_EQ_INT(conns_from(l, "2001:db8:1:3::1", 40), 32,
+		     "conn limit: the next /64 has its own");
+	v4a = conns_from(l, "192.0.2.1", 40);
+	v4b = conns_from(l, "192.0.2.2", 40);
+	CHECK(v4a == 32 && v4b == 32, "conn limit: IPv4 per address (%d, %d)", v4a, v4b);
+	CHECK_EQ_INT(conns_from(l, "::ffff:192.0.2.1", 5), 0,
+		     "conn limit: IPv4-mapped IPv6 counts as its IPv4 address");
+	ss = addr_of("2001:db8:1:2:ffff::9");
+	CHECK_EQ_INT(gw_limit_conn_count(l, (struct sockaddr *)&ss), 32,
+		     "conn limit: the /64's count");
+	for (int i = 0; i < 10; i++)
+		gw_limit_conn_end(l, (struct sockaddr *)&ss);
+	CHECK_EQ_INT(conns_from(l, "2001:db8:1:2::77", 20), 10,
+		     "conn limit: 10 ended, 10 more from anywhere in the /64");
+	/* past the accept policy at once (two threads): begin counts it and says no */
+	ss = addr_of("2001:db8:1:1::6");
+	CHECK(!gw_limit_conn_begin(l, (struct sockaddr *)&ss) &&
+	      gw_limit_conn_count(l, (struct sockaddr *)&ss) == 33,
+	      "conn limit: one over (a race past room) is counted and refused");
+	gw_limit_conn_end(l, (struct sockaddr *)&ss);
+	for (int i = 0; i < 32; i++)
+		gw_limit_conn_end(l, (struct sockaddr *)&ss);
+	CHECK_EQ_INT(gw_limit_conn_count(l, (struct sockaddr *)&ss), 0,
+		     "conn limit: all ended, the address forgotten");
+	gw_limit_free(l);
+}
+
 int main(void)
 {
 	struct gw_snapshot *s = make_snapshot();
@@ -1038,5 +1119,6 @@ int main(void)
 	test_snapshot_put();
 	test_server();
 	test_given_socket();
+	test_conn_limit();
 	return tap_done();
 }
