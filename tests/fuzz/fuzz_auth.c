@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_auth.c: libFuzzer target: any bytes as the basic-auth users file
- * (gw_auth_load, webui/auth.c), read from a file as the daemon reads it (a memfd, opened by its
- * /proc/self/fd path), then one login checked against what loaded.
+ * (gw_auth_load_fd, webui/auth.c), read from an open file as the web process reads the one
+ * the daemon hands it (a memfd), then one login checked against what loaded.
  *
  * Checked, so a broken promise crashes: the answer is 0 with a table, or -EINVAL/-ENOMEM with
  * no table and one line "PATH:LINE: message" or "PATH: message" (LINE within the file's lines);
@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	r = gw_auth_load(path, &a, err, sizeof(err));
+	r = gw_auth_load_fd(fd, path, &a, err, sizeof(err));
 	if (r) {
 		if ((r != -EINVAL && r != -ENOMEM) || a)
 			abort();
