@@ -33,8 +33,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 . tests/wait_for.sh
 . tests/uml/hostcpu.sh
-T=$(mktemp -d /var/tmp/gwcmp-test.XXXXXX)	# not /tmp: the guest has its own /tmp
-trap 'rm -rf "$T"' EXIT
+# T under /var/tmp (the guest has its own /tmp), the guests' run directories in T/uml
+uml_scratch "the comparison bench" gwcmp-test
 
 # 1. kernel choice, through a recording stand-in for the helper
 host_has_all=1
@@ -356,6 +356,5 @@ if [ ${#again[@]} -gt 0 ]; then
 		done < <(own_figures $q)
 	done
 fi
-left=$(find /var/tmp -maxdepth 1 -name 'gatewayd-uml.*' -newer "$T/fake-uml" | wc -l)
-check_detail "no UML run directory of ours left on the host ($left)" "$left" test "$left" = 0
+uml_runs_left
 exit 0

@@ -30,8 +30,8 @@ if [ ! -x /usr/bin/linux.uml ]; then
 	echo "skip - the varying-link bench: no /usr/bin/linux.uml (apt-get install user-mode-linux)"
 	exit 0
 fi
-T=$(mktemp -d /var/tmp/gwsc-test.XXXXXX)	# not /tmp: the guest has its own /tmp
-trap 'rm -rf "$T"' EXIT
+# T under /var/tmp (the guest has its own /tmp), the guests' run directories in T/uml
+uml_scratch "the varying-link bench" gwsc-test
 
 # 1. options
 for bad in "--scenario steady" "--scenario variable --steps 40/10,twelve/4" \
@@ -192,6 +192,5 @@ if [ ${#first[@]} -gt 0 ]; then
 		esac
 	done < <(autorate_figures "$R")
 fi
-left=$(find /var/tmp -maxdepth 1 -name 'gatewayd-uml.*' -newer "$T/fake-uml" | wc -l)
-check_detail "no UML run directory of ours left on the host ($left)" "$left" test "$left" = 0
+uml_runs_left
 exit 0
