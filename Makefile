@@ -28,17 +28,21 @@ ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -I. $(PKG_CFLAGS) \
 LDLIBS_ALL = $(PKG_LIBS) -lcrypt -pthread -lm
 
 # Each folder is its own archive, linked from the top layer down; LAYERS (below) says which
-# folders' headers each one may include, and every build checks it.
-FOLDERS := gatewayd gatewayd/cni gatewayd/compare gatewayd/load gatewayd/probe gatewayd/tree webui config \
-	qdisc gatewayd/sys
+# folders' headers each one may include, and every build checks it. The libraries first, in
+# the order of the layers, then the programs: gatewayd (the daemon), cni (the CNI plugin),
+# bench (the comparison bench).
+# (a list reversed: the archives are linked from the top layer down)
+reverse = $(if $(1),$(call reverse,$(wordlist 2,$(words $(1)),$(1))) $(firstword $(1)))
+LIB_FOLDERS := sys qdisc config tree probe load webui
+FOLDERS := gatewayd cni bench $(call reverse,$(LIB_FOLDERS))
 lib_of = $(BUILD)/lib/$(subst /,_,$(1)).a
 # the programs' mains are not in their folders' archives
-MAINS := gatewayd/main.c gatewayd/cni/main.c
+MAINS := gatewayd/main.c cni/main.c
 src_of = $(filter-out $(MAINS),$(sort $(wildcard $(1)/*.c)))
 LIBS := $(foreach f,$(FOLDERS),$(call lib_of,$(f)))
-ROUTER_LIBS := $(filter-out $(call lib_of,gatewayd/compare) $(call lib_of,gatewayd/cni),$(LIBS))
+ROUTER_LIBS := $(filter-out $(call lib_of,bench) $(call lib_of,cni),$(LIBS))
 # the CNI plugin: the daemon's tree code without the daemon
-CNI_LIBS := $(foreach f,gatewayd/cni gatewayd/tree config qdisc gatewayd/sys,$(call lib_of,$(f)))
+CNI_LIBS := $(foreach f,cni tree config qdisc sys,$(call lib_of,$(f)))
 ALL_SRC := $(foreach f,$(FOLDERS),$(call src_of,$(f)))
 ALL_HDR := $(foreach f,$(FOLDERS),$(wildcard $(f)/*.h))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -50,21 +54,21 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
 # Who may include whom. A folder's files include their own folder's headers and those named
 # here (a folder, or one header); anything else stops the build. The daemon (gatewayd/) never
-# includes the bench; qdisc/ and gatewayd/sys/ include nothing above them; config/ only
+# includes the bench; qdisc/ and sys/ include nothing above them; config/ only
 # qdisc/'s model and kind tables; webui/ renders snapshots and knows neither the config parser
-# nor the kernel layer; the CNI plugin (gatewayd/cni/) builds trees as the daemon does, without
+# nor the kernel layer; the CNI plugin (cni/) builds trees as the daemon does, without
 # the daemon. gatewayd/main.c is the command line and may name every mode.
 LAYERS := \
+	sys: \
 	qdisc: \
-	gatewayd/sys: \
 	config:qdisc/model.h,qdisc/qdisc.h,qdisc/kind.h \
-	webui:qdisc/kind.h \
-	gatewayd/probe:gatewayd/sys,config,qdisc/model.h,webui/snapshot.h \
-	gatewayd/load:gatewayd/sys,gatewayd/probe,config,qdisc/model.h,webui/snapshot.h \
-	gatewayd/tree:gatewayd/sys,config,qdisc \
-	gatewayd/cni:gatewayd/sys,gatewayd/tree,config,qdisc \
-	gatewayd/compare:gatewayd/sys,gatewayd/probe,gatewayd/load,gatewayd/tree,config,qdisc,webui/snapshot.h \
-	gatewayd:gatewayd/sys,gatewayd/probe,gatewayd/load,gatewayd/tree,config,qdisc,webui
+	tree:sys,config,qdisc \
+	probe:sys,config,qdisc/model.h,webui/snapshot.h \
+	load:sys,probe,config,qdisc/model.h,webui/snapshot.h \
+	webui:sys,qdisc/kind.h,qdisc/qdisc.h \
+	gatewayd:sys,qdisc,config,tree,probe,load,webui \
+	cni:sys,tree,config,qdisc \
+	bench:sys,qdisc,config,tree,probe,load,webui/snapshot.h
 LAYER_EXEMPT := gatewayd/main.c
 
 .PHONY: all router deps deps-pkgs users check-deps test test-unit test-netns test-uml test-webui asan bench bench-bins \
@@ -119,11 +123,11 @@ $(BUILD)/gatewayd: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/main.o $(LIBS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
 
 # the chained CNI plugin, run by container runtimes (gatewayd-cni(8))
-$(BUILD)/gatewayd-cni: $(BUILD)/layers.ok $(BUILD)/obj/gatewayd/cni/main.o $(CNI_LIBS)
+$(BUILD)/gatewayd-cni: $(BUILD)/layers.ok $(BUILD)/obj/cni/main.o $(CNI_LIBS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(filter-out $(BUILD)/layers.ok,$^) $(LDLIBS_ALL)
 
-# how uml/gatewayd-uml starts linux.uml on a CPU whose XSAVE area UML cannot hand back
-$(BUILD)/gatewayd-uml-exec: uml/gatewayd-uml-exec.c
+# how bench/uml/gatewayd-uml starts linux.uml on a CPU whose XSAVE area UML cannot hand back
+$(BUILD)/gatewayd-uml-exec: bench/uml/gatewayd-uml-exec.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lseccomp
 
@@ -228,8 +232,8 @@ install: all
 	install -D -m 0755 $(BUILD)/gatewayd $(DESTDIR)$(SBINDIR)/gatewayd
 	install -D -m 0755 $(BUILD)/gatewayd-cni $(DESTDIR)$(CNIDIR)/gatewayd-cni
 	# --compare's User-Mode Linux helper: found at ../libexec/gatewayd/ from the binary
-	install -D -m 0755 uml/gatewayd-uml $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml
-	install -D -m 0755 uml/gatewayd-uml-init $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml-init
+	install -D -m 0755 bench/uml/gatewayd-uml $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml
+	install -D -m 0755 bench/uml/gatewayd-uml-init $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml-init
 	install -D -m 0755 $(BUILD)/gatewayd-uml-exec $(DESTDIR)$(LIBEXECDIR)/gatewayd-uml-exec
 	install -d $(DESTDIR)$(UNITDIR)
 	sed -e 's|/usr/local/sbin|$(SBINDIR)|g' -e 's|/etc/gatewayd|$(SYSCONFDIR)/gatewayd|g' \

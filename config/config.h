@@ -118,7 +118,7 @@ struct gw_link_cfg {
 	int line;
 };
 
-/* The latency prober (gatewayd/probe/prober.c) and its load test (gatewayd/load/loadtest.c). */
+/* The latency prober (probe/prober.c) and its load test (load/loadtest.c). */
 #define GW_MAX_PROBE_TARGETS 16
 #define GW_PROBE_HOST_MAX 64	/* a target or sink as written: IP literal, optional :port */
 #define GW_PROBE_TOKEN_PATH_MAX 256	/* sink_token_file, with its NUL */
@@ -232,7 +232,7 @@ struct gw_config {
 	/* gatewayd's nft table goes with this config's tree: true for a parsed config, false
 	 * for the one-link configs containers are shaped with (they must not touch it) */
 	bool owns_nft;
-	/* a container's tree with subnets (gatewayd/tree/ctrtree.c): its classes are sorted by
+	/* a container's tree with subnets (tree/ctrtree.c): its classes are sorted by
 	 * u32 filters on the htb roots of both its devices, the interface and the ifb */
 	bool classify_u32;
 };

@@ -230,7 +230,7 @@ static int parse_load(struct cfg_parser *p, const config_setting_t *grp, struct 
 	if (ret < 0)
 		return ret;
 	if (ret) {
-		/* "iperf3:IP:PORT": an iperf3 server as the sink (gatewayd/load/loadtest.c) */
+		/* "iperf3:IP:PORT": an iperf3 server as the sink (load/loadtest.c) */
 		bool iperf3 = !strncmp(v, "iperf3:", 7);
 
 		if (gw_parse_listen(iperf3 ? v + 7 : v, &pc->sink_addr, &pc->sink_addrlen))

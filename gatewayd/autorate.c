@@ -7,9 +7,9 @@
 #include <string.h>
 #include "gatewayd/autorate.h"
 #include "gatewayd/autorate_ctl.h"
-#include "gatewayd/sys/clock.h"
-#include "gatewayd/sys/log.h"
-#include "gatewayd/tree/retune.h"
+#include "sys/clock.h"
+#include "sys/log.h"
+#include "tree/retune.h"
 
 /* What one direction has said in the log, so it says at most a line per GW_AUTORATE_LOG_EVERY_S. */
 struct ar_log {

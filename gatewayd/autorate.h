@@ -1,14 +1,14 @@
 /* gatewayd/autorate.h: autorate in the daemon: feeds the controller (autorate_ctl.c) with the
  * prober's samples and the sampling passes' achieved rates, moves the kernel's rates in place
- * (gatewayd/tree/retune.c), logs why (rate-limited) and fills the snapshot's autorate
+ * (tree/retune.c), logs why (rate-limited) and fills the snapshot's autorate
  * sections. */
 #ifndef GW_AUTORATE_H
 #define GW_AUTORATE_H
 
 #include "config/config.h"
-#include "gatewayd/probe/prober.h"
+#include "probe/prober.h"
 #include "gatewayd/status.h"
-#include "gatewayd/tree/apply.h"
+#include "tree/apply.h"
 #include "webui/snapshot.h"
 
 #define GW_AUTORATE_LOG_EVERY_S 10.0	/* at most one line per direction this often */

@@ -18,12 +18,12 @@
 #include "gatewayd/cnictr.h"
 #include "gatewayd/ctlsock.h"
 #include "gatewayd/sampler.h"
-#include "gatewayd/sys/clock.h"
-#include "gatewayd/sys/fd.h"
-#include "gatewayd/sys/log.h"
-#include "gatewayd/sys/rundir.h"
-#include "gatewayd/tree/apply.h"
-#include "gatewayd/tree/ctrreg.h"
+#include "sys/clock.h"
+#include "sys/fd.h"
+#include "sys/log.h"
+#include "sys/rundir.h"
+#include "tree/apply.h"
+#include "tree/ctrreg.h"
 #include "qdisc/link.h"
 #include "qdisc/monitor.h"
 #include "qdisc/peer.h"
@@ -107,7 +107,7 @@ static void arm(struct gw_cnictr *c)
 }
 
 /* The plugin's state directory, "cni" in the socket's, through the socket's directory fd:
- * never a link, owned by root or by that directory's owner (gatewayd/sys/rundir.c). */
+ * never a link, owned by root or by that directory's owner (sys/rundir.c). */
 static int state_dir_open(const struct gw_cnictr *c, char *err, size_t errlen)
 {
 	return gw_rundir_sub(gw_ctlsock_dirfd(c->sock), c->sock_dir, "cni", 0700, false, err,

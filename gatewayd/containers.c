@@ -17,12 +17,12 @@
 #include <unistd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
-#include "gatewayd/sys/clock.h"
-#include "gatewayd/tree/apply.h"
-#include "gatewayd/tree/own.h"
+#include "sys/clock.h"
+#include "tree/apply.h"
+#include "tree/own.h"
 #include "gatewayd/containers.h"
-#include "gatewayd/sys/log.h"
-#include "gatewayd/sys/fd.h"
+#include "sys/log.h"
+#include "sys/fd.h"
 #include "gatewayd/sampler.h"
 #include "qdisc/monitor.h"
 
@@ -627,7 +627,7 @@ static void free_rules(struct gw_ctr *c)
 }
 
 /* ifbs named like ours that no container of ours uses, and carrying gatewayd's mark
- * (gatewayd/tree/own.c): left by a run that was killed. An unmarked one is someone else's. */
+ * (tree/own.c): left by a run that was killed. An unmarked one is someone else's. */
 static int stale_cb(const struct gw_plink *l, void *arg)
 {
 	struct gw_ctr *c = arg;

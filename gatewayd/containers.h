@@ -10,7 +10,7 @@
 #include "config/config.h"
 #include "qdisc/nl.h"
 #include "qdisc/peer.h"
-#include "gatewayd/tree/ctrtree.h"
+#include "tree/ctrtree.h"
 #include "webui/snapshot.h"
 
 #define GW_CTR_MAX 4096			/* interfaces shaped or waiting at once */
@@ -43,6 +43,6 @@ void gw_ctr_netns_pattern(const struct gw_container_cfg *r, char *buf, size_t le
 /* Interfaces never taken as containers: loopback, ifbs, a configured link's devices. */
 bool gw_ctr_excluded(const struct gw_config *cfg, const struct gw_plink *l);
 
-/* gw_ctr_synthesize and gw_ctr_ifb_name: gatewayd/tree/ctrtree.h */
+/* gw_ctr_synthesize and gw_ctr_ifb_name: tree/ctrtree.h */
 
 #endif

@@ -1,7 +1,7 @@
 /* gatewayd/ctlsock.c: the control socket: accept root's peers (SO_PEERCRED), read one message
  * of at most GW_CTR_REG_MAX bytes within a deadline, hand it over, write one reply line, close.
  * Every fd non-blocking; every refusal answered and logged, at most a line per 10 s. The socket
- * file is made, looked at and removed through its directory's fd (gatewayd/sys/rundir.c). */
+ * file is made, looked at and removed through its directory's fd (sys/rundir.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -15,12 +15,12 @@
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include "gatewayd/ctlsock.h"
-#include "gatewayd/sys/clock.h"
-#include "gatewayd/sys/fd.h"
-#include "gatewayd/sys/log.h"
-#include "gatewayd/sys/ratelog.h"
-#include "gatewayd/sys/rundir.h"
-#include "gatewayd/tree/ctrreg.h"
+#include "sys/clock.h"
+#include "sys/fd.h"
+#include "sys/log.h"
+#include "sys/ratelog.h"
+#include "sys/rundir.h"
+#include "tree/ctrreg.h"
 
 #define TICK_S 0.25		/* the deadlines are looked at this often while a client is there */
 #define ACCEPT_PER_WAKE 32
@@ -318,7 +318,7 @@ int gw_ctlsock_open(const char *path, gw_ctlsock_handler h, void *arg, struct gw
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	snprintf(s->name, sizeof(s->name), "%s", slash + 1);
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-	/* made as root at start if missing: the service user's (gatewayd/sys/rundir.c) */
+	/* made as root at start if missing: the service user's (sys/rundir.c) */
 	if ((s->dir_fd = gw_rundir_open(dir[0] ? dir : "/", true, err, errlen)) < 0) {
 		r = s->dir_fd;
 		goto bad;

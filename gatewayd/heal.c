@@ -11,12 +11,12 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
-#include "gatewayd/tree/classify.h"
+#include "tree/classify.h"
 #include "gatewayd/heal.h"
-#include "gatewayd/sys/log.h"
-#include "gatewayd/tree/mend.h"
-#include "gatewayd/tree/reload.h"
-#include "gatewayd/tree/own.h"
+#include "sys/log.h"
+#include "tree/mend.h"
+#include "tree/reload.h"
+#include "tree/own.h"
 #include "qdisc/nft.h"
 
 struct scan {

@@ -11,15 +11,15 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
-#include "gatewayd/sys/log.h"
+#include "sys/log.h"
 #include "gatewayd/heal.h"
-#include "gatewayd/load/loadtest.h"
-#include "gatewayd/tree/reload.h"
+#include "load/loadtest.h"
+#include "tree/reload.h"
 #include "gatewayd/web.h"
 #include "gatewayd/loop.h"
 #include "gatewayd/dropin.h"
-#include "gatewayd/sys/notify.h"
-#include "gatewayd/sys/fd.h"
+#include "sys/notify.h"
+#include "sys/fd.h"
 
 /* A periodic timer whose first expiry is right away. */
 static int timer_open(int64_t interval_us)
@@ -265,7 +265,7 @@ struct fds {
 
 static int watch(struct fds *f, int fd);
 
-/* ---- the active load test (gatewayd/load/loadtest.c): SIGUSR1 or load_every; one at a time ---- */
+/* ---- the active load test (load/loadtest.c): SIGUSR1 or load_every; one at a time ---- */
 
 /* Arm (or disarm, at 0) the schedule: the first test one period after start or reload. */
 static void load_schedule(struct fds *f, int64_t every_us, int64_t *armed_us)

@@ -3,8 +3,8 @@
 #define GW_LOOP_H
 
 #include "config/config.h"
-#include "gatewayd/tree/apply.h"
-#include "gatewayd/sys/clock.h"
+#include "tree/apply.h"
+#include "sys/clock.h"
 #include "gatewayd/probing.h"
 #include "gatewayd/autorate.h"
 #include "gatewayd/cnictr.h"

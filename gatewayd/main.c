@@ -8,29 +8,29 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "config/config.h"
-#include "gatewayd/tree/apply.h"
+#include "tree/apply.h"
 #ifndef GW_NO_COMPARE
-#include "gatewayd/compare/compare.h"
+#include "bench/compare.h"
 #endif
 #include "gatewayd/dropin.h"
-#include "gatewayd/tree/dryrun.h"
-#include "gatewayd/tree/kinds.h"
-#include "gatewayd/sys/log.h"
-#include "gatewayd/sys/memtune.h"
-#include "gatewayd/load/loadtest.h"
+#include "tree/dryrun.h"
+#include "tree/kinds.h"
+#include "sys/log.h"
+#include "sys/memtune.h"
+#include "load/loadtest.h"
 #include "gatewayd/loop.h"
-#include "gatewayd/sys/instance.h"
-#include "gatewayd/sys/notify.h"
-#include "gatewayd/sys/privdrop.h"
-#include "gatewayd/probe/cli.h"
-#include "gatewayd/probe/reflector.h"
+#include "sys/instance.h"
+#include "sys/notify.h"
+#include "sys/privdrop.h"
+#include "probe/cli.h"
+#include "probe/reflector.h"
 #include "gatewayd/sampler.h"
-#include "gatewayd/load/sink.h"
+#include "load/sink.h"
 #include "gatewayd/status.h"
 #include "gatewayd/web.h"
 #include "gatewayd/webproc.h"
 #include "webui/webui.h"
-#include "gatewayd/sys/signals.h"
+#include "sys/signals.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_LOAD_TEST,
@@ -137,7 +137,7 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		return r;
 	}
 	/* shaping is the job; a page that cannot be served is an error, not a reason to stop.
-	 * The page is served by a process of its own, unprivileged (gatewayd/webchild.c),
+	 * The page is served by a process of its own, unprivileged (webui/webchild.c),
 	 * started before the capabilities go (what restarts it keeps what that takes). */
 	if (gw_webproc_start(&web, cfg, gw_mono_now(), err, sizeof(err))) {
 		gw_log(GW_LOG_ERR, "status page: %s; shaping goes on without it", err);
@@ -265,7 +265,7 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	}
 	/* before anything is looked at: a second daemon would take the first's tree for a
 	 * leftover to adopt, and its ifbs for its own. As root: this makes /run/gatewayd, the
-	 * service user's (gatewayd/sys/rundir.c), and the lock is held across the later change
+	 * service user's (sys/rundir.c), and the lock is held across the later change
 	 * of uid. */
 	if ((r = gw_lock_take(GW_LOCK_INSTANCE, &lock, &holder, err, sizeof(err)))) {
 		if (r == -EBUSY && holder.pid > 0)

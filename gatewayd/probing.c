@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
-#include "gatewayd/probe/latency.h"
+#include "probe/latency.h"
 #include "gatewayd/probing.h"
-#include "gatewayd/sys/log.h"
-#include "gatewayd/probe/prober.h"
+#include "sys/log.h"
+#include "probe/prober.h"
 
 #define N_PASSES 16	/* passes remembered for late verdicts (a loss is judged a timeout later) */
 

@@ -1,4 +1,4 @@
-/* gatewayd/probing.h: the daemon's probing: runs gatewayd/probe/prober.c on each probed link
+/* gatewayd/probing.h: the daemon's probing: runs probe/prober.c on each probed link
  * (the link's own probe block, or the global one's link), judges every sample against each
  * direction's load of that link as the sampling passes saw it, keeps a gw_latency per link and
  * direction, and fills the snapshot's latency and probe sections. */
@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 #include "config/config.h"
-#include "gatewayd/probe/latency.h"
-#include "gatewayd/probe/prober.h"
+#include "probe/latency.h"
+#include "probe/prober.h"
 #include "gatewayd/sampler.h"
 #include "webui/snapshot.h"
 

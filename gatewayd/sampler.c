@@ -10,7 +10,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include "gatewayd/sampler.h"
-#include "gatewayd/sys/clock.h"
+#include "sys/clock.h"
 #include "qdisc/stats.h"
 
 struct slot {

@@ -5,7 +5,7 @@
 #define GW_SAMPLER_H
 
 #include "config/config.h"
-#include "gatewayd/tree/apply.h"
+#include "tree/apply.h"
 #include "webui/snapshot.h"
 
 struct gw_sampler;

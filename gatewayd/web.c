@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "gatewayd/sys/log.h"
+#include "sys/log.h"
 #include "gatewayd/web.h"
 
 static void web_log(void *ctx, int level, const char *msg)

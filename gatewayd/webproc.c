@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "gatewayd/sys/log.h"
+#include "sys/log.h"
 #include "gatewayd/web.h"
 #include "gatewayd/webproc.h"
 #include "webui/auth.h"
@@ -56,7 +56,7 @@ static const char *path_of(const struct gw_wire_settings *ws, int i)
 }
 
 /*
- * Open ws's files (gatewayd/sys/secret.h: no link, no FIFO, a regular file others cannot
+ * Open ws's files (sys/secret.h: no link, no FIFO, a regular file others cannot
  * read, bounded). A file of old's at the same path whose signature has not changed is not
  * opened again (the daemon, no longer root after its start, may not be able to): its fd is
  * duplicated. 0 and out, or -errno with err (nothing left open).

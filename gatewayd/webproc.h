@@ -1,5 +1,5 @@
 /* gatewayd/webproc.h: the daemon's side of its web process: the listening sockets bound, the
- * auth and TLS files opened and checked, the process started (gatewayd/webchild.c), each
+ * auth and TLS files opened and checked, the process started (webui/webchild.c), each
  * pass's snapshot sent with what the daemon knows of the process, and a reload's settings
  * applied or refused. */
 #ifndef GW_WEBPROC_H
@@ -7,8 +7,8 @@
 
 #include <stdbool.h>
 #include "config/config.h"
-#include "gatewayd/sys/secret.h"
-#include "gatewayd/webchild.h"
+#include "sys/secret.h"
+#include "webui/webchild.h"
 #include "webui/snapshot.h"
 
 struct gw_webproc {
@@ -23,7 +23,7 @@ struct gw_webproc {
 };
 
 /*
- * Bind cfg's listen addresses, open and check its auth and TLS files (gatewayd/sys/secret.h),
+ * Bind cfg's listen addresses, open and check its auth and TLS files (sys/secret.h),
  * and start the web process's launcher and the process (before the daemon gives up its
  * capabilities: the launcher keeps what it takes to give a web process a user of its own).
  * Files that fail are logged and the page waits for a reload that mends them (0: the

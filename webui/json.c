@@ -433,7 +433,7 @@ static void add_load_dir(struct jw *w, struct json_object *arr, const struct gw_
 	jw_num(w, o, "induced_mean_ms", d->induced_mean_ms, 6);
 	jw_num(w, o, "induced_p99_ms", d->induced_p99_ms, 6);
 	jw_str(w, o, "grade", d->grade);
-	/* the load test's own additions (gatewayd/load/loadtest.c) */
+	/* the load test's own additions (load/loadtest.c) */
 	jw_num(w, o, "download_bits_per_second", d->down_bps, 10);
 	jw_num(w, o, "upload_bits_per_second", d->up_bps, 10);
 	jw_num(w, o, "fairness", d->fairness, 4);

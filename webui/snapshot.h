@@ -172,7 +172,7 @@ struct gw_snap_probe {
 	struct gw_snap_target targets[16];
 };
 
-/* The web process, as the daemon sees it (gatewayd/webchild.c): it fills this in each
+/* The web process, as the daemon sees it (webui/webchild.c): it fills this in each
  * snapshot it sends. */
 struct gw_snap_web {
 	bool present;			/* the page is served by a web process */

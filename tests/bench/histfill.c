@@ -20,8 +20,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "gatewayd/history.h"
-#include "gatewayd/sys/memtune.h"
+#include "webui/history.h"
+#include "sys/memtune.h"
 
 /* passes in each of the 1440 minutes before the raw ring's 15 minutes */
 #define FILL_PER_MINUTE 3

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_cni.c: libFuzzer target: what a container runtime hands gatewayd-cni, through
- * its parsers (gatewayd/cni/parse.c, env.c).
+ * its parsers (cni/parse.c, env.c).
  *
  * Input: one byte, then the rest. Byte & 0x80: the rest is the environment, CNI_COMMAND,
  * CNI_CONTAINERID, CNI_NETNS and CNI_IFNAME separated by NULs (gw_cni_env_read). Otherwise
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "gatewayd/cni/cni.h"
+#include "cni/cni.h"
 #include "qdisc/qdisc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config/config.h"
-#include "gatewayd/tree/dryrun.h"
-#include "gatewayd/tree/plan.h"
+#include "tree/dryrun.h"
+#include "tree/plan.h"
 
 /* the harness's own bound; the daemon's is 16 MiB, but nothing new hides past 64 KiB */
 #define CONFIG_FUZZ_MAX 65536

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include "config/config.h"
 #include "gatewayd/heal.h"
-#include "gatewayd/tree/apply.h"
+#include "tree/apply.h"
 #include "qdisc/monitor.h"
 #include "qdisc/nft.h"
 #include "tests/fuzz/nlguard.h"

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_probe.c: libFuzzer target: what the network hands the prober and the
- * reflector (gatewayd/probe/packet.c).
+ * reflector (probe/packet.c).
  *
  * Input: 1 byte, then the datagram. Without its bit 2 (value 4) the byte's low 2 bits pick the
  * reader: 0 the UDP probe packet (gw_probe_pkt_parse, and the reflector's gw_probe_pkt_reflect
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "gatewayd/probe/packet.h"
+#include "probe/packet.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

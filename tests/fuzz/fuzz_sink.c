@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gatewayd/load/access.h"
-#include "gatewayd/load/sink.h"
+#include "load/access.h"
+#include "load/sink.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -29,7 +29,7 @@
 #include <netlink/msg.h>
 #include "config/config.h"
 #include "tests/unit/stats_msgs.h"
-#include "gatewayd/tree/plan.h"
+#include "tree/plan.h"
 #include "qdisc/nl.h"
 #include "qdisc/qdisc.h"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The bench's output files on a full disk and in a directory that is not root's own
-# (gatewayd/compare/outfile.c), through `--compare-report --out` over saved runs (no kernel,
+# (bench/outfile.c), through `--compare-report --out` over saved runs (no kernel,
 # quick; tests/netns/test_lastcmp.sh does the same with a real --compare): on a 64 KiB tmpfs a
 # report that does not fit fails and says why, leaves no .tmp, and what was there stays whole;
 # an --out owned by another user, writable by group or others, or a link is refused before

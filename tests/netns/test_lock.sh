@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/netns/test_lock.sh: the one-instance lock and the load test's lock are a lock no
 # stranger can take: POSIX record locks on files in /run/gatewayd named for the network
-# namespace (gatewayd/sys/instance.c). A listener that uid 65534 bound beforehand on the old
+# namespace (sys/instance.c). A listener that uid 65534 bound beforehand on the old
 # abstract socket names (@gatewayd-instance, @gatewayd-load-test), and the same uid trying to
 # make, open or lock the new files, do not stop gatewayd from starting; a second gatewayd in
 # the namespace is refused, naming the first's pid and uid as the kernel reports them; one in

@@ -129,10 +129,10 @@ s0=$SECONDS
 # the bench's namespaces (gwcmp*) on the host: the guest makes its own, none here (the other
 # lane's suites make and remove namespaces of their own meanwhile)
 netns_before=$(ip netns list | grep '^gwcmp' | sort)
-# through the product's own helper (uml/gatewayd-uml), so its boot, streaming and status
+# through the product's own helper (bench/uml/gatewayd-uml), so its boot, streaming and status
 # passing are what is tested; the guest script gets the harness's lib.sh by name (--env);
 # --net and the bench's output in $T/bench.log: the host reads the status page meanwhile (4.)
-uml/gatewayd-uml --net --timeout 220 --visible "$T" --env "UML_LIB=$PWD/tests/uml/lib.sh" -- \
+bench/uml/gatewayd-uml --net --timeout 220 --visible "$T" --env "UML_LIB=$PWD/tests/uml/lib.sh" -- \
 	"$PWD/tests/uml/guest/compare.sh" "$GATEWAYD" "$T/out" "$DUR" "fifo,$FQ,cake,cake-shaper" \
 	"$T/bench.log" &
 guest=$!

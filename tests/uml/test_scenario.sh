@@ -59,7 +59,7 @@ check_detail "the helper gets the scenario's settings: $args" "$args" grep -q --
 # 2. the real thing, in a guest, through the product's own helper
 run_guest() {	# OUT WAYS
 	local s0=$SECONDS rc
-	uml/gatewayd-uml --timeout 400 --visible "$T" --env "UML_LIB=$PWD/tests/uml/lib.sh" -- \
+	bench/uml/gatewayd-uml --timeout 400 --visible "$T" --env "UML_LIB=$PWD/tests/uml/lib.sh" -- \
 		"$PWD/tests/uml/guest/scenario.sh" "$GATEWAYD" "$1" "$STEP" "$2"
 	rc=$?
 	echo "# guest run: $((SECONDS - s0)) s"

@@ -1,4 +1,4 @@
-/* tests/unit/fake_clock.h: a clock for the clock seam (gatewayd/sys/clock.h) that moves only
+/* tests/unit/fake_clock.h: a clock for the clock seam (sys/clock.h) that moves only
  * when the test moves it: the load engine, the sink and the load test run on it, so a test
  * says how much time passed and judges what they did by then, never by how long it took. Its
  * timers are eventfds: readable, as a timerfd is, once the clock has passed their time. */
@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "gatewayd/sys/clock.h"
+#include "sys/clock.h"
 
 #define FAKE_CLOCK_TIMERS 64
 

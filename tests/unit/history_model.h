@@ -1,5 +1,5 @@
 /* tests/unit/history_model.h: what the history must answer, written from what
- * gatewayd/history.h promises and not from history.c: every pass is kept whole, with the
+ * webui/history.h promises and not from history.c: every pass is kept whole, with the
  * doubles that were pushed, and each answer is worked out when it is asked for with plain
  * arithmetic (the last raw_len passes as they came; per closed minute the least, the mean
  * and the greatest value). There is no ring, no 16-bit code and no packed block here, so a
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gatewayd/history.h"
+#include "webui/history.h"
 
 #define HM_SERIES 16	/* series a model holds, at most */
 

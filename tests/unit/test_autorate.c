@@ -8,7 +8,7 @@
 
 #include "config/config.h"
 #include "gatewayd/autorate_ctl.h"
-#include "gatewayd/history.h"
+#include "webui/history.h"
 #include "tests/unit/autorate_cfg.h"
 #include "tests/unit/tap.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "gatewayd/compare/html.h"
+#include "bench/html.h"
 #include "tests/unit/tap.h"
 
 #define FIX "tests/unit/cmpreport/good/results.json"

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "gatewayd/compare/bench.h"
+#include "bench/bench.h"
 #include "tests/unit/tap.h"
 
 static struct cmp_pick picks[CMP_MAX_QDISCS];

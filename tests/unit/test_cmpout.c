@@ -1,4 +1,4 @@
-/* tests/unit/test_cmpout.c: the bench's output files (gatewayd/compare/outfile.c): written
+/* tests/unit/test_cmpout.c: the bench's output files (bench/outfile.c): written
  * whole or not at all, 0644, no temporary left on any failure (a file-size limit stands in
  * for a full disk: tests/netns/test_cmpout.sh fills a real one), the old file intact; a
  * directory that is not the caller's own or that others may write refused; links not
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <json-c/json.h>
-#include "gatewayd/compare/outfile.h"
+#include "bench/outfile.h"
 #include "tap.h"
 
 static char dir[64];

@@ -1,4 +1,4 @@
-/* tests/unit/test_cmpown.c: `--compare -c CONFIG`'s runs (gatewayd/compare/owntree.c, no
+/* tests/unit/test_cmpown.c: `--compare -c CONFIG`'s runs (bench/owntree.c, no
  * root, no kernel): the picks it makes, the rates it takes, and the config each run's daemon
  * gets: the one link, on the bench's devices, with the user's classes, matches and queues,
  * and nothing else of the user's file; with --qdiscs, that queue in every leaf. */
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "config/config.h"
-#include "gatewayd/compare/bench.h"
+#include "bench/bench.h"
 #include "qdisc/qdisc.h"
 #include "tests/unit/tap.h"
 #include "webui/lastcmp.h"

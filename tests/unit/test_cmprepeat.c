@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "gatewayd/compare/bench.h"
-#include "gatewayd/compare/repeat.h"
-#include "gatewayd/compare/report.h"
+#include "bench/bench.h"
+#include "bench/repeat.h"
+#include "bench/report.h"
 #include "tests/unit/tap.h"
 #include "webui/lastcmp.h"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "gatewayd/compare/report.h"
+#include "bench/report.h"
 #include "tests/unit/tap.h"
 
 #define FIX "tests/unit/cmpreport"

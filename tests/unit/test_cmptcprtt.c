@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "gatewayd/compare/bench.h"
-#include "gatewayd/compare/report.h"
-#include "gatewayd/sys/grow.h"
+#include "bench/bench.h"
+#include "bench/report.h"
+#include "sys/grow.h"
 #include "tests/unit/tap.h"
 
 #define TICKS 200	/* 0.05 + 0.1 k s: 0.05 .. 19.95, never on a window's edge */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "gatewayd/cni/cni.h"
+#include "cni/cni.h"
 #include "qdisc/qdisc.h"
 #include "tap.h"
 

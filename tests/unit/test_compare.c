@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "gatewayd/compare/bench.h"
-#include "gatewayd/sys/grow.h"
+#include "bench/bench.h"
+#include "sys/grow.h"
 #include "tests/unit/tap.h"
 
 static void add_sample(struct cmp_result *r, float t, float rtt, int ph)

@@ -1,13 +1,13 @@
 /* tests/unit/test_fake_cmptree.c: the bench's read-back of the gateway's tree for its metadata
- * (cmp_read_tree, gatewayd/compare/sysinfo.c) against the in-memory kernel: the bench's own
+ * (cmp_read_tree, bench/sysinfo.c) against the in-memory kernel: the bench's own
  * tree on g1 and its ifb, every qdisc and class with the kernel's parameters, its direction
  * and the tc command that makes it; another device's objects left out. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/pkt_sched.h>
-#include "gatewayd/compare/bench.h"
-#include "gatewayd/tree/apply.h"
+#include "bench/bench.h"
+#include "tree/apply.h"
 #include "tests/unit/fake_kernel.h"
 #include "tests/unit/tap.h"
 

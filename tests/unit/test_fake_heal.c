@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <linux/pkt_sched.h>
 #include "gatewayd/heal.h"
-#include "gatewayd/tree/reload.h"
-#include "gatewayd/tree/retune.h"
+#include "tree/reload.h"
+#include "tree/retune.h"
 #include "qdisc/link.h"
 #include "tests/unit/fake_kernel.h"
 #include "tests/unit/tap.h"

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "gatewayd/heal.h"
-#include "gatewayd/tree/reload.h"
+#include "tree/reload.h"
 #include "qdisc/nft.h"
 #include "tests/unit/fake_kernel.h"
 #include "tests/unit/tap.h"

@@ -9,8 +9,8 @@
 #include <unistd.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
-#include "gatewayd/tree/apply.h"
-#include "gatewayd/tree/own.h"
+#include "tree/apply.h"
+#include "tree/own.h"
 #include "qdisc/link.h"
 #include "tests/unit/fake_kernel.h"
 #include "tests/unit/tap.h"

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <linux/pkt_sched.h>
-#include "gatewayd/tree/reload.h"
+#include "tree/reload.h"
 #include "tests/unit/fake_kernel.h"
 #include "tests/unit/tap.h"
 

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <linux/pkt_sched.h>
-#include "gatewayd/tree/retune.h"
+#include "tree/retune.h"
 #include "tests/unit/fake_kernel.h"
 #include "tests/unit/tap.h"
 

@@ -1,4 +1,4 @@
-/* tests/unit/test_flent.c: the bench's flent data file (gatewayd/compare/flent.c) on a made-up
+/* tests/unit/test_flent.c: the bench's flent data file (bench/flent.c) on a made-up
  * run: its name, gzip, format version 4, rrul_be's series names, raw values in flent's shape,
  * the series interpolated onto x_values as flent's aggregator does, the computed sums and
  * averages, and the metadata (flent's keys and gatewayd's); results.json's `metadata`. */
@@ -9,8 +9,8 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include <zlib.h>
-#include "gatewayd/compare/bench.h"
-#include "gatewayd/sys/grow.h"
+#include "bench/bench.h"
+#include "sys/grow.h"
 #include "tests/unit/tap.h"
 
 #define T0 1796187650.25	/* 2026-12-02 05:00:50.25 UTC */

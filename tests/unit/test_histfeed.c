@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gatewayd/histfeed.h"
-#include "gatewayd/history.h"
+#include "webui/histfeed.h"
+#include "webui/history.h"
 #include "tests/unit/tap.h"
 
 #define MAXPTS 1000

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gatewayd/history.h"
+#include "webui/history.h"
 #include "gatewayd/sampler.h"
 #include "tests/unit/history_model.h"
 #include "tests/unit/tap.h"

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "gatewayd/history.h"
-#include "gatewayd/probe/latency.h"
+#include "webui/history.h"
+#include "probe/latency.h"
 #include "gatewayd/probing.h"
 #include "tests/unit/tap.h"
 

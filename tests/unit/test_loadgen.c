@@ -15,9 +15,9 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 #include "config/config.h"
-#include "gatewayd/load/engine.h"
-#include "gatewayd/load/loadtest.h"
-#include "gatewayd/load/sink.h"
+#include "load/engine.h"
+#include "load/loadtest.h"
+#include "load/sink.h"
 #include "tests/unit/fake_clock.h"
 #include "tests/unit/tap.h"
 

@@ -12,9 +12,9 @@
 #include <linux/rtnetlink.h>
 
 #include "config/config.h"
-#include "gatewayd/tree/classify.h"
-#include "gatewayd/tree/ctrtree.h"
-#include "gatewayd/tree/plan.h"
+#include "tree/classify.h"
+#include "tree/ctrtree.h"
+#include "tree/plan.h"
 #include "qdisc/nft.h"
 #include "qdisc/qdisc.h"
 #include "tests/unit/tap.h"

@@ -1,4 +1,4 @@
-/* tests/unit/test_memtune.c: gatewayd/sys/memtune.c. glibc raises its mmap threshold to the
+/* tests/unit/test_memtune.c: sys/memtune.c. glibc raises its mmap threshold to the
  * largest mapped block freed, so a 1 MB block after a freed 2 MB one comes from the heap;
  * after gw_malloc_tune it has a mapping of its own again, and what the environment says about
  * malloc wins. Each case in a child of its own (malloc's settings are the process's). */
@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gatewayd/sys/memtune.h"
+#include "sys/memtune.h"
 #include "tests/unit/tap.h"
 
 enum { CONTROL, TUNED, ENV_WINS };

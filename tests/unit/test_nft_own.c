@@ -8,7 +8,7 @@
 #include <string.h>
 #include "config/config.h"
 #include "gatewayd/heal.h"
-#include "gatewayd/tree/apply.h"
+#include "tree/apply.h"
 #include "qdisc/monitor.h"
 #include "qdisc/nft.h"
 #include "tests/unit/tap.h"

@@ -4,7 +4,7 @@
 #include <net/if_arp.h>
 #include <linux/pkt_sched.h>
 #include <stdlib.h>
-#include "gatewayd/tree/plan.h"
+#include "tree/plan.h"
 #include "tests/unit/tap.h"
 
 static const struct gw_sizing none = { .set = false };

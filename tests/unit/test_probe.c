@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "config/config.h"
-#include "gatewayd/probe/prober.h"
-#include "gatewayd/probe/packet.h"
+#include "probe/prober.h"
+#include "probe/packet.h"
 #include "tests/unit/tap.h"
 
 static char err[512];

@@ -1,4 +1,4 @@
-/* tests/unit/test_sandbox.c: the web process's seccomp filter (gatewayd/sys/sandbox.c), each
+/* tests/unit/test_sandbox.c: the web process's seccomp filter (sys/sandbox.c), each
  * case in a child of its own: after it, /proc says Seccomp 2, NoNewPrivs 1, CapEff 0; threads,
  * memory, reading files, naming a thread and libmicrohttpd serving a request on a socket opened
  * before it all work; a netlink socket, a file opened for writing, execve, any ioctl (TIOCSTI,
@@ -22,8 +22,8 @@
 #include <linux/netlink.h>
 #include <microhttpd.h>
 
-#include "gatewayd/sys/privdrop.h"
-#include "gatewayd/sys/sandbox.h"
+#include "sys/privdrop.h"
+#include "sys/sandbox.h"
 #include "tests/unit/tap.h"
 
 static void enter(void)

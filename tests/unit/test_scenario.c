@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "gatewayd/compare/scenario.h"
-#include "gatewayd/sys/grow.h"
+#include "bench/scenario.h"
+#include "sys/grow.h"
 #include "tests/unit/tap.h"
 
 static void test_options(void)

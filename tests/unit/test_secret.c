@@ -1,4 +1,4 @@
-/* tests/unit/test_secret.c: the secret-file opener (gatewayd/sys/secret.c): a FIFO is refused
+/* tests/unit/test_secret.c: the secret-file opener (sys/secret.c): a FIFO is refused
  * at once instead of waited on, a link is not followed, a file others may read (or write) is
  * refused unless public, a file over its bound is refused, each with the file named; the
  * content is read from the one fd whatever its offset, a file that changed since it was
@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
-#include "gatewayd/sys/clock.h"
-#include "gatewayd/sys/secret.h"
+#include "sys/clock.h"
+#include "sys/secret.h"
 #include "tests/unit/tap.h"
 
 static char dir[] = "/tmp/gw-secret.XXXXXX";

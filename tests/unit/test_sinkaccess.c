@@ -12,13 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "gatewayd/load/access.h"
+#include "load/access.h"
 #include "config/config.h"
-#include "gatewayd/load/engine.h"
-#include "gatewayd/load/loadtest.h"
-#include "gatewayd/load/sink.h"
-#include "gatewayd/probe/ratelimit.h"
-#include "gatewayd/sys/ratelog.h"
+#include "load/engine.h"
+#include "load/loadtest.h"
+#include "load/sink.h"
+#include "probe/ratelimit.h"
+#include "sys/ratelog.h"
 #include "tests/unit/fake_clock.h"
 #include "tests/unit/tap.h"
 

@@ -6,7 +6,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <stdlib.h>
-#include "gatewayd/history.h"
+#include "webui/history.h"
 #include "gatewayd/sampler.h"
 #include "qdisc/stats.h"
 #include "tests/unit/stats_msgs.h"

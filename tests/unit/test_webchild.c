@@ -1,4 +1,4 @@
-/* tests/unit/test_webchild.c: the web process (gatewayd/webchild.c) and its launcher. Before
+/* tests/unit/test_webchild.c: the web process (webui/webchild.c) and its launcher. Before
  * it reads a byte it has a session of its own and no terminal, /dev/null for stdin and
  * stdout, a user of its own (gatewayd-web, else nobody; never root, never the daemon's) with
  * no capabilities, no_new_privs and the filter, and it cannot open the auth file, the TLS key
@@ -35,11 +35,11 @@
 #include <linux/capability.h>
 
 #include "config/config.h"
-#include "gatewayd/sys/clock.h"
-#include "gatewayd/sys/helper.h"
-#include "gatewayd/sys/privdrop.h"
-#include "gatewayd/sys/secret.h"
-#include "gatewayd/webchild.h"
+#include "sys/clock.h"
+#include "sys/helper.h"
+#include "sys/privdrop.h"
+#include "sys/secret.h"
+#include "webui/webchild.h"
 #include "tests/unit/tap.h"
 #include "webui/webui.h"
 

@@ -17,7 +17,7 @@ else
 	ok "guest modules"
 fi
 # On a CPU whose XSAVE area linux.uml cannot hand back, the guest keeps x87 and SSE state
-# only (uml/gatewayd-uml-exec.c): the tools the suites read results with must still compute.
+# only (bench/uml/gatewayd-uml-exec.c): the tools the suites read results with must still compute.
 py=$(python3 -c 'import json; print(json.dumps({"r": [x * 1.5 for x in range(4)], "s": "-".join("abc")}))')
 jqr=$(echo "$py" | jq -c '[.r[] * 2 | sqrt] + [.s | ascii_upcase]')
 if [ "$py" = '{"r": [0.0, 1.5, 3.0, 4.5], "s": "a-b-c"}' ] && [ "$jqr" = '[0,1.7320508075688772,2.449489742783178,3,"A-B-C"]' ]; then

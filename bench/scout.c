@@ -1,0 +1,197 @@
+/* bench/scout.c: the varying-link scenario's results.json (schema
+ * `gatewayd-compare-scenario`, docs/compare.md): the settings, per way and step the figures,
+ * the acceptance's verdicts, and the raw probes, ticks and flows they came from. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <json-c/json.h>
+#include "bench/outfile.h"
+#include "bench/scenario.h"
+
+#define SC_SCHEMA_VERSION 1
+
+static struct json_object *ind(const double v[3])
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "p50", cmp_json_num(v[0]));
+	json_object_object_add(o, "p95", cmp_json_num(v[1]));
+	json_object_object_add(o, "p99", cmp_json_num(v[2]));
+	return o;
+}
+
+static struct json_object *step_json(const struct cmp_sc_step *st)
+{
+	struct json_object *o = json_object_new_object(), *a;
+
+	json_object_object_add(o, "start_s", cmp_json_num(st->start));
+	json_object_object_add(o, "end_s", cmp_json_num(st->end));
+	json_object_object_add(o, "capacity_bps", cmp_json_pair((double)st->cap[0], (double)st->cap[1]));
+	json_object_object_add(o, "drop", json_object_new_boolean(st->drop));
+	a = json_object_new_object();
+	json_object_object_add(a, "whole", cmp_json_pct(&st->all));
+	json_object_object_add(a, "settled", cmp_json_pct(&st->settled));
+	json_object_object_add(o, "rtt_ms", a);
+	a = json_object_new_object();
+	json_object_object_add(a, "whole", ind(st->ind_all));
+	json_object_object_add(a, "settled", ind(st->ind_settled));
+	json_object_object_add(o, "induced_ms", a);
+	json_object_object_add(o, "goodput_bps", cmp_json_pair(st->goodput[0], st->goodput[1]));
+	json_object_object_add(o, "goodput_share", cmp_json_pair(st->share[0], st->share[1]));
+	json_object_object_add(o, "achieved_bps", cmp_json_pair(st->achieved[0], st->achieved[1]));
+	json_object_object_add(o, "shaper_bps", cmp_json_pair(st->shaper[0], st->shaper[1]));
+	json_object_object_add(o, "peak_queue_ms", cmp_json_pair(st->peak_queue_ms[0], st->peak_queue_ms[1]));
+	json_object_object_add(o, "cpu_busy", cmp_json_num(st->cpu_busy));
+	if (st->drop) {
+		json_object_object_add(o, "recovered", json_object_new_boolean(!isinf(st->recover_s)));
+		json_object_object_add(o, "recovery_s", cmp_json_num(st->recover_s));
+	}
+	return o;
+}
+
+static struct json_object *run_json(const struct cmp_opts *o, const struct cmp_sc_run *x)
+{
+	struct json_object *j = json_object_new_object(), *a;
+
+	json_object_object_add(j, "way", json_object_new_string(cmp_way_name(x->way)));
+	json_object_object_add(j, "ran", json_object_new_boolean(x->ran));
+	json_object_object_add(j, "note", json_object_new_string(x->note));
+	if (!x->ran)
+		return j;
+	json_object_object_add(j, "baseline_ms", cmp_json_num(x->baseline_ms));
+	json_object_object_add(j, "idle_rtt_ms", cmp_json_pct(&x->idle));
+	json_object_object_add(j, "shaper_changes", json_object_new_int64((int64_t)x->changes));
+	a = json_object_new_array();
+	for (size_t k = 0; k < o->sc.n_steps; k++)
+		json_object_array_add(a, step_json(&x->st[k]));
+	json_object_object_add(j, "steps", a);
+
+	a = json_object_new_array();
+	for (size_t i = 0; i < x->r.n_samples; i++) {
+		struct json_object *pt = json_object_new_array();
+
+		json_object_array_add(pt, cmp_json_num(x->r.samples[i].t));
+		json_object_array_add(pt, cmp_json_num(x->r.samples[i].rtt_ms));
+		json_object_array_add(pt, json_object_new_int(x->r.samples[i].phase));
+		json_object_array_add(a, pt);
+	}
+	json_object_object_add(j, "samples", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < x->n_pts; i++) {
+		const struct cmp_sc_point *q = &x->pts[i];
+		struct json_object *pt = json_object_new_array();
+
+		json_object_array_add(pt, cmp_json_num(q->t));
+		for (int d = 0; d < 2; d++)
+			json_object_array_add(pt, json_object_new_int64((int64_t)q->cap[d]));
+		for (int d = 0; d < 2; d++)
+			json_object_array_add(pt, json_object_new_int64((int64_t)q->shaper[d]));
+		for (int d = 0; d < 2; d++)
+			json_object_array_add(pt, json_object_new_int64((int64_t)q->box_bytes[d]));
+		for (int d = 0; d < 2; d++)
+			json_object_array_add(pt, json_object_new_int64(q->box_backlog[d]));
+		json_object_array_add(a, pt);
+	}
+	json_object_object_add(j, "ticks", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < x->r.n_flows; i++) {
+		const struct cmp_flow *f = &x->r.flows[i];
+		struct json_object *fo = json_object_new_object(), *ser = json_object_new_array();
+
+		json_object_object_add(fo, "name", json_object_new_string(f->name));
+		json_object_object_add(fo, "direction", json_object_new_string(f->up ? "up" : "down"));
+		for (size_t k = 0; k < f->n; k++) {
+			struct json_object *pt = json_object_new_array();
+
+			json_object_array_add(pt, cmp_json_num(f->t[k]));
+			json_object_array_add(pt, cmp_json_num(f->mbps[k] * 1e6));
+			json_object_array_add(ser, pt);
+		}
+		json_object_object_add(fo, "series", ser);
+		json_object_array_add(a, fo);
+	}
+	json_object_object_add(j, "flows", a);
+	return j;
+}
+
+static struct json_object *verdict(int v, const char *why)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "pass", v < 0 ? NULL : json_object_new_boolean(v > 0));
+	json_object_object_add(o, "figures", json_object_new_string(why));
+	return o;
+}
+
+static struct json_object *config_json(const struct cmp_opts *o)
+{
+	const struct cmp_scenario *sc = &o->sc;
+	struct json_object *c = json_object_new_object(), *a, *ar;
+
+	json_object_object_add(c, "scenario", json_object_new_string("variable"));
+	a = json_object_new_array();
+	for (size_t k = 0; k < sc->n_steps; k++)
+		json_object_array_add(a, cmp_json_pair((double)sc->cap[k][0], (double)sc->cap[k][1]));
+	json_object_object_add(c, "steps_bps", a);
+	json_object_object_add(c, "step_s", cmp_json_num(sc->step_s));
+	json_object_object_add(c, "settle_s", cmp_json_num(CMP_SC_SETTLE_S));
+	json_object_object_add(c, "idle_s", cmp_json_num(CMP_SC_IDLE_S));
+	json_object_object_add(c, "rtt_ms", cmp_json_num(o->no_delay ? 0 : o->rtt_us / 1000.0));
+	json_object_object_add(c, "netem", json_object_new_boolean(!o->no_delay));
+	json_object_object_add(c, "probe_hz", json_object_new_int(CMP_PROBE_HZ));
+	json_object_object_add(c, "tcp_flows_per_direction", json_object_new_int(CMP_TCP_FLOWS));
+	json_object_object_add(c, "box_fifo_bytes", json_object_new_int(CMP_SC_BOX_FIFO));
+	json_object_object_add(c, "queue", json_object_new_string(cmp_qdisc_name(o->qdiscs[0])));
+	ar = json_object_new_object();
+	json_object_object_add(ar, "min_bps", cmp_json_pair((double)sc->min[0], (double)sc->min[1]));
+	json_object_object_add(ar, "base_bps", cmp_json_pair((double)sc->base[0], (double)sc->base[1]));
+	json_object_object_add(ar, "max_bps", cmp_json_pair((double)sc->max[0], (double)sc->max[1]));
+	json_object_object_add(ar, "keys", json_object_new_string(sc->ar_keys));
+	json_object_object_add(c, "autorate", ar);
+	json_object_object_add(c, "probe_method", json_object_new_string(sc->probe_method));
+	json_object_object_add(c, "fixed_bps", cmp_json_pair((double)sc->base[0], (double)sc->base[1]));
+	a = json_object_new_object();
+	json_object_object_add(a, "induced_p95_ms", cmp_json_num(CMP_SC_BOUND_MS));
+	json_object_object_add(a, "goodput_share", cmp_json_num(CMP_SC_SHARE));
+	json_object_object_add(a, "fixed_induced_p95_ms", cmp_json_num(CMP_SC_FIXED_MS));
+	json_object_object_add(a, "recovery_window_s", cmp_json_num(CMP_SC_WINDOW_S));
+	json_object_object_add(c, "bounds", a);
+	return c;
+}
+
+int cmp_sc_write_json(const char *path, const struct cmp_opts *o, const struct cmp_sc_run *runs,
+		      size_t n, const struct cmp_sc_verdict *v, const char *kernel, char *err,
+		      size_t errlen)
+{
+	struct json_object *root = json_object_new_object(), *a;
+	struct utsname u;
+	int ret;
+
+	if (!root) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	json_object_object_add(root, "schema", json_object_new_string("gatewayd-compare-scenario"));
+	json_object_object_add(root, "version", json_object_new_int(SC_SCHEMA_VERSION));
+	json_object_object_add(root, "gatewayd_version", json_object_new_string(GW_VERSION));
+	json_object_object_add(root, "generated_unix", json_object_new_int64((int64_t)time(NULL)));
+	json_object_object_add(root, "kernel", json_object_new_string(kernel));
+	json_object_object_add(root, "kernel_release",
+			       json_object_new_string(uname(&u) == 0 ? u.release : ""));
+	json_object_object_add(root, "config", config_json(o));
+	a = json_object_new_object();
+	json_object_object_add(a, "autorate_latency", verdict(v->latency, v->why_latency));
+	json_object_object_add(a, "autorate_goodput", verdict(v->goodput, v->why_goodput));
+	json_object_object_add(a, "fixed_latency", verdict(v->fixed, v->why_fixed));
+	json_object_object_add(root, "acceptance", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, run_json(o, &runs[i]));
+	json_object_object_add(root, "runs", a);
+	ret = cmp_out_json(path, root, err, errlen);
+	json_object_put(root);
+	return ret;
+}
