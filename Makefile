@@ -72,7 +72,7 @@ LAYERS := \
 LAYER_EXEMPT := gatewayd/main.c
 
 .PHONY: all router deps deps-pkgs users check-deps test test-unit test-netns test-uml test-webui asan bench bench-bins \
-	install clean demo fuzz fuzz-bins layers man-lint deb
+	install clean demo fuzz fuzz-bins layers man-lint deb screenshot
 
 all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni $(BUILD)/gatewayd-uml-exec
 
@@ -172,6 +172,12 @@ test-webui: all unit-bins
 	tests/run "BUILD=$(BUILD) bash tests/webui/test_http.sh" \
 		"BUILD=$(BUILD) bash tests/webui/test_http_lan.sh" \
 		"BUILD=$(BUILD) bash tests/webui/test_page.sh"
+
+# the README's screenshot of the status page (docs/status-page.png), taken again by the page's
+# test against the fake snapshot server
+screenshot: all unit-bins
+	tests/run "BUILD=$(BUILD) bash tests/webui/test_page.sh"
+	cp $(BUILD)/screenshots/status-page.png docs/status-page.png
 
 # Debian packages: build, tests (netns, UML, traffic) and benches.
 DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \

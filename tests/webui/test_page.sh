@@ -4,8 +4,9 @@
 # console errors, polls, draws real and changing data, fits a phone, shows each class's queue
 # statistics by name (cake's tins as a table, the fake's pie class with no code of its own),
 # shows every figure, table and chart it should, each found by its id and drawn in a
-# screenshot, and its script names no queue kind; screenshots are saved in $BUILD/screenshots/.
-# No root. Prints "ok - ..." / "not ok - ..." / "skip - ..." lines.
+# screenshot, and its script names no queue kind; screenshots are saved in $BUILD/screenshots/
+# (`make screenshot` copies the first to docs/status-page.png). No root. Prints "ok - ..." /
+# "not ok - ..." / "skip - ..." lines.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
