@@ -72,9 +72,9 @@ LAYERS := \
 LAYER_EXEMPT := gatewayd/main.c
 
 .PHONY: all router deps deps-pkgs users check-deps test test-unit test-netns test-uml test-webui asan bench bench-bins \
-	install clean demo fuzz fuzz-bins layers man-lint deb screenshot
+	install clean demo fuzz fuzz-bins layers man-lint deb screenshot docs-check design-check
 
-all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni $(BUILD)/gatewayd-uml-exec
+all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni $(BUILD)/gatewayd-uml-exec docs-check
 
 # the router's binary: everything but the comparison bench (--compare says it is not built in)
 router: $(BUILD)/gatewayd-router
@@ -93,6 +93,20 @@ $(BUILD)/layers.ok: $(ALL_SRC) $(ALL_HDR) $(MAINS) Makefile
 	@touch $@
 
 layers: $(BUILD)/layers.ok
+
+# The docs checks (tests/docs/), run by every build as LAYERS is, so the docs cannot go stale:
+# every source file is named in docs/design.md's layout (design-check).
+# tests/docs/test_checks.sh shows each one failing.
+DOC_FOLDERS := $(LIB_FOLDERS) gatewayd cni bench
+DOC_FILES := $(shell find $(DOC_FOLDERS) -type f 2>/dev/null)
+docs-check: design-check
+
+$(BUILD)/design.ok: docs/design.md tests/docs/check_layout.sh $(DOC_FILES)
+	@mkdir -p $(dir $@)
+	@bash tests/docs/check_layout.sh docs/design.md $(DOC_FOLDERS)
+	@touch $@
+
+design-check: $(BUILD)/design.ok
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
