@@ -72,7 +72,8 @@ LAYERS := \
 LAYER_EXEMPT := gatewayd/main.c
 
 .PHONY: all router deps deps-pkgs users check-deps test test-unit test-netns test-uml test-webui asan bench bench-bins \
-	install clean demo fuzz fuzz-bins layers man-lint deb screenshot docs-check design-check
+	install clean demo fuzz fuzz-bins layers man-lint deb screenshot docs-check design-check \
+	kinds-check
 
 all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni $(BUILD)/gatewayd-uml-exec docs-check
 
@@ -95,11 +96,13 @@ $(BUILD)/layers.ok: $(ALL_SRC) $(ALL_HDR) $(MAINS) Makefile
 layers: $(BUILD)/layers.ok
 
 # The docs checks (tests/docs/), run by every build as LAYERS is, so the docs cannot go stale:
-# every source file is named in docs/design.md's layout (design-check).
-# tests/docs/test_checks.sh shows each one failing.
+# every source file is named in docs/design.md's layout (design-check); every list of qdisc
+# kinds the prose marks is the registry's, as a program built on qdisc/registry.c lists them
+# (kinds-check). tests/docs/test_checks.sh shows each one failing.
 DOC_FOLDERS := $(LIB_FOLDERS) gatewayd cni bench
 DOC_FILES := $(shell find $(DOC_FOLDERS) -type f 2>/dev/null)
-docs-check: design-check
+KIND_PROSE := $(wildcard *.md docs/*.md webui/*.md man/*.[1-9])
+docs-check: design-check kinds-check
 
 $(BUILD)/design.ok: docs/design.md tests/docs/check_layout.sh $(DOC_FILES)
 	@mkdir -p $(dir $@)
@@ -107,6 +110,15 @@ $(BUILD)/design.ok: docs/design.md tests/docs/check_layout.sh $(DOC_FILES)
 	@touch $@
 
 design-check: $(BUILD)/design.ok
+
+$(BUILD)/list-kinds: tests/docs/list_kinds.c $(call lib_of,qdisc)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/kinds.ok: $(BUILD)/list-kinds tests/docs/check_kinds.sh $(KIND_PROSE)
+	@bash tests/docs/check_kinds.sh $(BUILD)/list-kinds $(KIND_PROSE)
+	@touch $@
+
+kinds-check: $(BUILD)/kinds.ok
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # tests/docs/test_checks.sh: the build's docs checks (tests/docs/) pass on this tree and fail,
 # naming the file, on doctored copies of it: a source file missing from docs/design.md's
-# layout, or named there but gone. No root.
+# layout, or named there but gone; a kind missing from, or foreign to, a marked list in the
+# README or a man page, or added to the registry (a lister that says so). No root; needs
+# $BUILD/list-kinds (make all).
+# shellcheck disable=SC2016  # the checks given to eval expand there, not here
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+BUILD=${BUILD:-build}
 . tests/tap.sh
 TOP=$PWD
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 FOLDERS=(sys qdisc config tree probe load webui gatewayd cni bench)
+LISTER=$TOP/$BUILD/list-kinds
+PROSE=$(ls ./*.md docs/*.md webui/*.md man/*.[1-9])
 
 # expect_fail NAME PATTERN CMD...: CMD exits 1 and says PATTERN (a grep -E)
 expect_fail() {
@@ -31,7 +37,6 @@ mkdir "$tmp/tree"
 cp -r "${FOLDERS[@]}" docs "$tmp/tree/"
 cd "$tmp/tree" || exit 1
 layout() { bash "$TOP/tests/docs/check_layout.sh" "$@" "${FOLDERS[@]}"; }
-# shellcheck disable=SC2016  # backticks of Markdown, not a command
 sed 's/(`heal.c`)/(self-healing)/' docs/design.md >"$tmp/design-noheal.md"
 expect_fail "design-check: a file the layout no longer names fails" \
 	'gatewayd/heal\.c is not named in the layout' layout "$tmp/design-noheal.md"
@@ -48,11 +53,53 @@ expect_fail "design-check: a header of its own (no .c of its stem) not in the la
 	'tree/alone\.h is not named' layout docs/design.md
 rm tree/alone.h
 mv gatewayd/heal.c gatewayd/selfheal.c
-# shellcheck disable=SC2016  # backticks of Markdown, not a command
 expect_fail "design-check: a file renamed and the layout not is named both ways" \
 	'the gatewayd/ row names `heal\.c`, which is not there' layout docs/design.md
 mv gatewayd/selfheal.c gatewayd/heal.c
 check "design-check: the copy passes again once undoctored" layout docs/design.md
 cd "$TOP" || exit 1
+
+# -- every marked list of kinds is the registry's ---------------------------------------
+if [ ! -x "$LISTER" ]; then
+	not_ok "kinds-check: $LISTER is built (make all)"
+	tap_status
+	exit
+fi
+check "kinds-check: the registry lists leaf and shaper kinds ($("$LISTER" | paste -sd';'))" \
+	eval '"$LISTER" | grep -qx "leaf fifo.*" && "$LISTER" | grep -qx "shaper .*"'
+# shellcheck disable=SC2086  # the prose files, word-split on purpose
+check "kinds-check: every marked list in README, docs/ and man/ is the registry's" \
+	bash tests/docs/check_kinds.sh "$LISTER" $PROSE
+# shellcheck disable=SC2086
+lists=$(grep -hcE -e '(^|[^`])<!-- kinds:leaf -->' -e '^\.\\" kinds:leaf$' $PROSE |
+	awk '{ n += $1 } END { print n + 0 }')
+check "kinds-check: the README and the man pages mark their lists ($lists of leaf kinds)" \
+	[ "$lists" -ge 4 ]
+# a kind added to the registry: every leaf list fails until the prose names it
+printf '#!/bin/sh\n"%s" | sed "/^leaf /s/$/ red/"\n' "$LISTER" >"$tmp/lister-red"
+chmod +x "$tmp/lister-red"
+# shellcheck disable=SC2086
+out=$(bash tests/docs/check_kinds.sh "$tmp/lister-red" $PROSE 2>&1)
+n=$(printf '%s\n' "$out" | grep -c 'missing: red')
+check_detail "kinds-check: a kind added to the registry fails each of the $lists leaf lists ($n)" \
+	"$out" [ "$n" -eq "$lists" ]
+sed 's/, \*\*sfq\*\* or \*\*pie\*\*<!-- \/kinds -->/ or **sfq**<!-- \/kinds -->/' README.md \
+	>"$tmp/README-nopie.md"
+expect_fail "kinds-check: the README's list without pie fails" \
+	'README-nopie\.md:[0-9]+: the leaf kinds .*missing: pie' \
+	bash tests/docs/check_kinds.sh "$LISTER" "$tmp/README-nopie.md"
+sed 's/\*\*pie\*\*<!-- \/kinds -->/**pie** or **codel**<!-- \/kinds -->/' README.md \
+	>"$tmp/README-codel.md"
+expect_fail "kinds-check: a word in a list that is no kind fails" 'not kinds: codel' \
+	bash tests/docs/check_kinds.sh "$LISTER" "$tmp/README-codel.md"
+grep -v '^\.BR pie ),' man/gatewayd-cni.8 >"$tmp/cni-nopie.8"
+expect_fail "kinds-check: the CNI man page's list without pie fails" \
+	'cni-nopie\.8:[0-9]+: the leaf kinds .*missing: pie' \
+	bash tests/docs/check_kinds.sh "$LISTER" "$tmp/cni-nopie.8"
+sed '0,/^\.\\" \/kinds$/{/^\.\\" \/kinds$/d}' man/gatewayd.8 >"$tmp/unclosed.8"
+expect_fail "kinds-check: a list left open fails" 'opened inside|not closed' \
+	bash tests/docs/check_kinds.sh "$LISTER" "$tmp/unclosed.8"
+expect_fail "kinds-check: prose with no marked list at all fails" 'no marked list' \
+	bash tests/docs/check_kinds.sh "$LISTER" BENCHMARKS.md
 
 tap_status
