@@ -73,7 +73,7 @@ LAYER_EXEMPT := gatewayd/main.c
 
 .PHONY: all router deps deps-pkgs users check-deps test test-unit test-netns test-uml test-webui asan bench bench-bins \
 	install clean demo fuzz fuzz-bins layers man-lint deb screenshot docs-check design-check \
-	kinds-check
+	kinds-check copies-check
 
 all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni $(BUILD)/gatewayd-uml-exec docs-check
 
@@ -98,11 +98,12 @@ layers: $(BUILD)/layers.ok
 # The docs checks (tests/docs/), run by every build as LAYERS is, so the docs cannot go stale:
 # every source file is named in docs/design.md's layout (design-check); every list of qdisc
 # kinds the prose marks is the registry's, as a program built on qdisc/registry.c lists them
-# (kinds-check). tests/docs/test_checks.sh shows each one failing.
+# (kinds-check); the README's copy of the demo's table is docs/demo-table.md (copies-check).
+# tests/docs/test_checks.sh shows each one failing.
 DOC_FOLDERS := $(LIB_FOLDERS) gatewayd cni bench
 DOC_FILES := $(shell find $(DOC_FOLDERS) -type f 2>/dev/null)
 KIND_PROSE := $(wildcard *.md docs/*.md webui/*.md man/*.[1-9])
-docs-check: design-check kinds-check
+docs-check: design-check kinds-check copies-check
 
 $(BUILD)/design.ok: docs/design.md tests/docs/check_layout.sh $(DOC_FILES)
 	@mkdir -p $(dir $@)
@@ -119,6 +120,13 @@ $(BUILD)/kinds.ok: $(BUILD)/list-kinds tests/docs/check_kinds.sh $(KIND_PROSE)
 	@touch $@
 
 kinds-check: $(BUILD)/kinds.ok
+
+$(BUILD)/copies.ok: README.md docs/demo-table.md tests/docs/copies.sh
+	@mkdir -p $(dir $@)
+	@bash tests/docs/copies.sh check README.md
+	@touch $@
+
+copies-check: $(BUILD)/copies.ok
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tests/docs/test_checks.sh: the build's docs checks (tests/docs/) pass on this tree and fail,
 # naming the file, on doctored copies of it: a source file missing from docs/design.md's
-# layout, or named there but gone; a kind missing from, or foreign to, a marked list in the
-# README or a man page, or added to the registry (a lister that says so). No root; needs
-# $BUILD/list-kinds (make all).
+# layout or named there but gone; a kind missing from, or foreign to, a marked list in the
+# README or a man page, or added to the registry (a lister that says so); the README's copy of
+# the demo's table edited by hand. And the demo's table has every row the README says to read,
+# and tests/demo.sh writes it (with root, a stand-in for the bench). Needs $BUILD/list-kinds
+# (make all) and jq; no root but for the last.
 # shellcheck disable=SC2016  # the checks given to eval expand there, not here
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -102,4 +104,68 @@ expect_fail "kinds-check: a list left open fails" 'opened inside|not closed' \
 expect_fail "kinds-check: prose with no marked list at all fails" 'no marked list' \
 	bash tests/docs/check_kinds.sh "$LISTER" BENCHMARKS.md
 
+# -- the README's copy of the demo's table ------------------------------------------------
+check "copies-check: the README's copy of docs/demo-table.md is that file" \
+	bash tests/docs/copies.sh check README.md
+mkdir -p "$tmp/copy/docs"
+cp README.md "$tmp/copy/"
+sed '0,/| A+ |/s/| A+ |/| A |/' docs/demo-table.md >"$tmp/copy/docs/demo-table.md"
+cd "$tmp/copy" || exit 1
+expect_fail "copies-check: a figure changed on one side fails" \
+	'README\.md:[0-9]+: the copy of docs/demo-table\.md differs' \
+	bash "$TOP/tests/docs/copies.sh" check README.md
+check "copies-check: update brings the copy in line" \
+	eval 'bash "$TOP/tests/docs/copies.sh" update README.md &&
+		bash "$TOP/tests/docs/copies.sh" check README.md &&
+		grep -qF "$(sed -n "/| A |/p" docs/demo-table.md | head -1)" README.md'
+grep -v '^<!-- /copy -->$' README.md >README-open.md
+expect_fail "copies-check: a copy left open fails" 'not closed' \
+	bash "$TOP/tests/docs/copies.sh" check README-open.md
+grep -v -e '^<!-- copy of ' -e '^<!-- /copy -->$' README.md >README-none.md
+expect_fail "copies-check: a README whose copy is no longer marked fails" 'holds no copy' \
+	bash "$TOP/tests/docs/copies.sh" check README-none.md
+cd "$TOP" || exit 1
+
+# -- the demo's table: the rows the README says to read, from a results.json --------------
+if ! command -v jq >/dev/null; then
+	skip "the demo's table from results.json" "no jq (make deps installs it)"
+	tap_status
+	exit
+fi
+table=$(bash tests/docs/demo_table.sh tests/webui/compare/results.json)
+check_detail "demo table: a fixture's results.json gives a row per figure, a column per queue" \
+	"$table" eval '[ "$(printf "%s\n" "$table" | grep -c "^| ")" -eq 11 ] &&
+		printf "%s\n" "$table" | grep -q "^| | fifo |$" &&
+		printf "%s\n" "$table" | grep -q "^| induced p50 / p95 (ms) | 335.1 / 657.6 |$"'
+# each row the README's text names in bold ("Read the **induced** row first ...") is there
+read_first=$(sed -n '/^Read the \*\*induced\*\*/,/^$/p' README.md | grep -o '\*\*[^*]*\*\*' |
+	tr -d '*')
+missing=$(printf '%s\n' "$read_first" | while IFS= read -r r; do
+	grep -q "^| $r" docs/demo-table.md || echo "$r"
+done)
+check_detail "demo table: every row the README says to read is in it ($(printf '%s\n' \
+	"$read_first" | paste -sd,))" "missing: $missing" eval '[ -n "$read_first" ] && [ -z "$missing" ]'
+
+# -- tests/demo.sh's docs step, the bench stood in for by a fixture's run --------------------
+if [ "$(id -u)" -ne 0 ]; then
+	skip "demo.sh writes the table and plots" "tests/demo.sh needs root"
+	tap_status
+	exit
+fi
+cat >"$tmp/bench" <<EOF
+#!/bin/sh
+# a stand-in for gatewayd --compare --out DIR: a saved run's files into DIR
+while [ \$# -gt 0 ]; do [ "\$1" = --out ] && out=\$2; shift; done
+mkdir -p "\$out" && cp "$TOP"/tests/webui/compare/* "\$out/"
+EOF
+chmod +x "$tmp/bench"
+mkdir "$tmp/docs"
+out=$(GATEWAYD=$tmp/bench DEMO_OUT=$tmp/run DEMO_DOCS=$tmp/docs bash tests/demo.sh 2>&1)
+check_detail "demo.sh: the run's table into DEMO_DOCS/demo-table.md, its plots into compare/" \
+	"$out" eval 'cmp -s "$tmp/docs/demo-table.md" <(bash tests/docs/demo_table.sh \
+		tests/webui/compare/results.json) && [ -f "$tmp/docs/compare/latency-cdf.svg" ]'
+rm -rf "${tmp:?}/docs"/*
+out=$(GATEWAYD=$tmp/bench DEMO_OUT=$tmp/run DEMO_ARGS="--duration 5s" bash tests/demo.sh 2>&1)
+check_detail "demo.sh: a run other than the defaults (DEMO_ARGS) writes no docs" "$out" \
+	eval '! printf "%s\n" "$out" | grep -q "== wrote" && [ -z "$(ls "$tmp/docs")" ]'
 tap_status
