@@ -72,9 +72,10 @@ LAYERS := \
 LAYER_EXEMPT := gatewayd/main.c
 
 .PHONY: all router deps deps-pkgs users check-deps test test-unit test-netns test-uml test-webui asan bench bench-bins \
-	install clean demo fuzz fuzz-bins layers man-lint deb
+	install clean demo fuzz fuzz-bins layers man-lint deb screenshot docs-check design-check \
+	kinds-check copies-check
 
-all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni $(BUILD)/gatewayd-uml-exec
+all: $(BUILD)/gatewayd $(BUILD)/gatewayd-cni $(BUILD)/gatewayd-uml-exec docs-check
 
 # the router's binary: everything but the comparison bench (--compare says it is not built in)
 router: $(BUILD)/gatewayd-router
@@ -93,6 +94,39 @@ $(BUILD)/layers.ok: $(ALL_SRC) $(ALL_HDR) $(MAINS) Makefile
 	@touch $@
 
 layers: $(BUILD)/layers.ok
+
+# The docs checks (tests/docs/), run by every build as LAYERS is, so the docs cannot go stale:
+# every source file is named in docs/design.md's layout (design-check); every list of qdisc
+# kinds the prose marks is the registry's, as a program built on qdisc/registry.c lists them
+# (kinds-check); the README's copy of the demo's table is docs/demo-table.md (copies-check).
+# tests/docs/test_checks.sh shows each one failing.
+DOC_FOLDERS := $(LIB_FOLDERS) gatewayd cni bench
+DOC_FILES := $(shell find $(DOC_FOLDERS) -type f 2>/dev/null)
+KIND_PROSE := $(wildcard *.md docs/*.md webui/*.md man/*.[1-9])
+docs-check: design-check kinds-check copies-check
+
+$(BUILD)/design.ok: docs/design.md tests/docs/check_layout.sh $(DOC_FILES)
+	@mkdir -p $(dir $@)
+	@bash tests/docs/check_layout.sh docs/design.md $(DOC_FOLDERS)
+	@touch $@
+
+design-check: $(BUILD)/design.ok
+
+$(BUILD)/list-kinds: tests/docs/list_kinds.c $(call lib_of,qdisc)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS_ALL)
+
+$(BUILD)/kinds.ok: $(BUILD)/list-kinds tests/docs/check_kinds.sh $(KIND_PROSE)
+	@bash tests/docs/check_kinds.sh $(BUILD)/list-kinds $(KIND_PROSE)
+	@touch $@
+
+kinds-check: $(BUILD)/kinds.ok
+
+$(BUILD)/copies.ok: README.md docs/demo-table.md tests/docs/copies.sh
+	@mkdir -p $(dir $@)
+	@bash tests/docs/copies.sh check README.md
+	@touch $@
+
+copies-check: $(BUILD)/copies.ok
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -172,6 +206,12 @@ test-webui: all unit-bins
 	tests/run "BUILD=$(BUILD) bash tests/webui/test_http.sh" \
 		"BUILD=$(BUILD) bash tests/webui/test_http_lan.sh" \
 		"BUILD=$(BUILD) bash tests/webui/test_page.sh"
+
+# the README's screenshot of the status page (docs/status-page.png), taken again by the page's
+# test against the fake snapshot server
+screenshot: all unit-bins
+	tests/run "BUILD=$(BUILD) bash tests/webui/test_page.sh"
+	cp $(BUILD)/screenshots/status-page.png docs/status-page.png
 
 # Debian packages: build, tests (netns, UML, traffic) and benches.
 DEB_PKGS := build-essential pkg-config libnl-3-dev libnl-route-3-dev libmnl-dev libnftnl-dev \

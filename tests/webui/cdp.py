@@ -160,12 +160,9 @@ def console_problems(events):
     return out
 
 
-MARKERS = """(() => {
-  const b = document.body.dataset;
-  const canvases = [...document.querySelectorAll('canvas')];
-  /* non-blank: pixels drawn in the plot area, beyond the grid and labels */
-  const inked = canvases.map((c) => {
-    /* read back through a copy, so the page's own canvases stay GPU-friendly (no warning) */
+# A canvas's pixels drawn (not blank: the plot area, beyond the grid and labels), read back
+# through a copy, so the page's own canvases stay GPU-friendly (no warning); for MARKERS, IDS.
+INKED = """const inkedPixels = (c) => {
     const copy = document.createElement('canvas');
     copy.width = c.width;
     copy.height = c.height;
@@ -175,7 +172,13 @@ MARKERS = """(() => {
     let n = 0;
     for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
     return n;
-  });
+  };"""
+
+MARKERS = """(() => {
+  """ + INKED + """
+  const b = document.body.dataset;
+  const canvases = [...document.querySelectorAll('canvas')];
+  const inked = canvases.map(inkedPixels);
   return {
     updates: +b.updates, errors: +b.errors, firstSeq: +b.firstSeq, lastSeq: +b.lastSeq,
     changes: +b.changes, history: +(b.history || 0),
@@ -231,6 +234,156 @@ KIND_JSON = """(async () => {
   }
   return out;
 })()"""
+
+
+# The ids the page must hold, from what /api/status and /api/compare say it shows, and each
+# element found by its id: where it is on the page, whether it shows (a size, not hidden), and
+# what it holds (a table's body rows with text, a chart's points and inked pixels, a box's
+# text and its figures other than a dash). The page's colours and labels play no part.
+IDS = """(async () => {
+  """ + INKED + """
+  const d = await (await fetch('/api/status', { cache: 'no-store' })).json();
+  const want = ['health', 'sampler'];
+  for (const l of d.links) {
+    if (l.present === false) continue;
+    for (const dr of l.directions) {
+      if (dr.foreign_hook) continue;
+      const k = l.name + '/' + dr.direction;
+      want.push('dir:' + k, 'figures:' + k, 'classes:' + k, 'chart-rate:' + k, 'chart-delay:' + k,
+        'chart-drops:' + k);
+      if (dr.latency) want.push('latency:' + k, 'chart-latency:' + k);
+    }
+  }
+  if (d.loadtest) want.push('probe', 'loadtest');
+  if ((await fetch('/api/compare', { cache: 'no-store' })).ok)
+    want.push('lastcmp', 'lastcmp-table', 'lastcmp-plots');
+  return want.map((id) => {
+    const e = document.getElementById(id);
+    if (!e) return { id, found: false };
+    const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+    const o = { id, found: true, tag: e.tagName.toLowerCase(), x: r.left + scrollX,
+      y: r.top + scrollY, w: r.width, h: r.height,
+      visible: r.width > 0 && r.height > 0 && cs.visibility === 'visible' &&
+        cs.display !== 'none' && !e.closest('[hidden]'),
+      text: e.innerText.trim().length };
+    if (o.tag === 'table')
+      o.rows = [...e.tBodies].reduce((n, b) => n + [...b.rows].filter((r) =>
+        r.innerText.trim()).length, 0);
+    if (o.tag === 'canvas') {
+      o.points = +e.dataset.points;
+      o.inked = inkedPixels(e);
+    }
+    o.figures = [...e.querySelectorAll('.tile .v')].filter((v) =>
+      v.textContent.trim() && v.textContent.trim() !== '\u2013').length;
+    o.imgs = [...e.querySelectorAll('img')].filter((i) => i.complete && i.naturalWidth > 0).length;
+    return o;
+  });
+})()"""
+
+
+def empty_reason(o):
+    """Why an element found by id does not show what it should ("" when it does)."""
+    if not o["found"]:
+        return "no element"
+    if not o["visible"]:
+        return "not visible (%dx%d)" % (o["w"], o["h"])
+    kind = o["id"].split(":")[0]
+    if o["tag"] == "table" and not o.get("rows"):
+        return "a table with no rows"
+    if o["tag"] == "canvas" and (o["points"] <= MIN_POINTS or o["inked"] <= 500):
+        return "a chart of %d points, %d inked pixels" % (o["points"], o["inked"])
+    if kind in ("figures", "latency") and o["figures"] < 5:
+        return "%d figures shown" % o["figures"]
+    if kind == "lastcmp-plots" and o["imgs"] < 2:
+        return "%d plots drawn" % o["imgs"]
+    if o["tag"] != "canvas" and o["text"] == 0 and not o["imgs"]:
+        return "no text"
+    return ""
+
+
+def clip_png(b, x, y, w, h):
+    r = b.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
+                                          "clip": {"x": x, "y": y, "width": w, "height": h,
+                                                   "scale": 1}})
+    return len(base64.b64decode(r["data"]))
+
+
+# a box of the page's background, below everything, sized as the element judged
+BLANK = """((w, h) => {
+  let e = document.getElementById('cdp-blank');
+  if (!e) {
+    e = document.body.appendChild(document.createElement('div'));
+    e.id = 'cdp-blank';
+    e.style.cssText = 'position:absolute;left:0;background:' +
+      getComputedStyle(document.body).backgroundColor;
+  }
+  e.style.top = (document.documentElement.scrollHeight + 10) + 'px';
+  e.style.width = w + 'px';
+  e.style.height = h + 'px';
+  const r = e.getBoundingClientRect();
+  return [r.left + scrollX, r.top + scrollY];
+})"""
+
+
+def shot_blank(b, o):
+    """The element as a screenshot shows it, against a blank box of its size: a PNG of one
+    colour compresses to little, text or a plot to several times that."""
+    n = clip_png(b, o["x"], o["y"], o["w"], o["h"])
+    bx, by = b.eval("%s(%f, %f)" % (BLANK, o["w"], o["h"]))
+    blank = clip_png(b, bx, by, o["w"], o["h"])
+    b.eval("document.getElementById('cdp-blank').remove()")
+    if os.environ.get("CDP_DEBUG_SHOTS"):
+        print("# %s %dx%d: %d bytes, blank %d" % (o["id"], o["w"], o["h"], n, blank))
+    return (n < 2 * blank + 500, n, blank)
+
+
+def judge_ids(b):
+    """Each id the page must hold: found, visible, not empty, and not blank in a screenshot of
+    it. Returns the ids judged and the reasons of those that fail."""
+    bad = []
+    shown = b.eval(IDS)
+    for o in shown:
+        why = empty_reason(o)
+        if not why:
+            blank, n, nb = shot_blank(b, o)
+            if blank:
+                why = "blank in the screenshot (%d bytes of PNG, a blank box %d)" % (n, nb)
+        if why:
+            bad.append("%s: %s" % (o["id"], why))
+    return shown, bad
+
+
+def check_ids(b):
+    shown, bad = judge_ids(b)
+    kinds = sorted({o["id"].split(":")[0] for o in shown})
+    check(len(shown) > 2 and not bad,
+          "%d elements found by id, each visible, not empty and drawn in the screenshot (%s)%s" %
+          (len(shown), ", ".join(kinds), "" if not bad else ": " + "; ".join(bad)[:600]))
+
+
+# The judge must be able to fail: a chart hidden, a class table emptied, a figure box's id
+# taken away and another direction's figures made transparent (there to the DOM, blank to the
+# eye: only the screenshot tells) must each be named.
+SPOIL = """(() => {
+  const chart = document.querySelector('canvas[id^="chart-rate:"]');
+  const table = document.querySelector('table[id^="classes:"]');
+  const [figs, clear] = document.querySelectorAll('[id^="figures:"]');
+  const ids = [chart.id, table.id, figs.id, clear.id];
+  chart.style.visibility = 'hidden';
+  for (const b of table.tBodies) b.textContent = '';
+  figs.removeAttribute('id');
+  clear.style.opacity = '0';
+  return ids;
+})()"""
+
+
+def check_ids_fail(b):
+    spoilt = b.eval(SPOIL)
+    _, bad = judge_ids(b)
+    named = [i for i in spoilt if any(x.startswith(i + ": ") for x in bad)]
+    check(named == spoilt and len(bad) == len(spoilt),
+          "the id check fails on a hidden chart, an emptied table, a missing id and a "
+          "transparent box (%s)" % ("; ".join(bad)[:500] or "nothing failed"))
 
 
 def check_kinds(shown, want):
@@ -339,6 +492,7 @@ def main():
                   "the last load test: a bar per flow, the slow one shorter (%s)" %
                   " | ".join(",".join("%.0f" % h for h in b) for b in bars))
         check(m2["scrollWidth"] <= 1280, "no sideways scrolling at 1280 px")
+        check_ids(b)
         if EXPECT_WAITING is not None:
             check(m2["waiting"] == [EXPECT_WAITING],
                   "a waiting link shows %r instead of charts (%s)" % (EXPECT_WAITING, m2["waiting"]))
@@ -363,6 +517,10 @@ def main():
         check(m3["scrollWidth"] <= 390, "fits a 390 px phone (scrollWidth %d)" % m3["scrollWidth"])
         check(min(m3["points"] or [0]) > MIN_POINTS, "charts still drawn on the phone")
 
+        b.send("Emulation.setDeviceMetricsOverride",
+               {"width": 1280, "height": 1600, "deviceScaleFactor": 1, "mobile": False})
+        b.pump(0.5)
+        check_ids_fail(b)
         problems = console_problems(b.events)
         check(not problems, "no console errors or warnings" +
               ("" if not problems else ": " + "; ".join(problems)[:600]))

@@ -2,8 +2,11 @@
 # tests/webui/test_page.sh: the status page in headless Chromium (Debian's chromium, driven
 # over --remote-debugging-pipe by tests/webui/cdp.py) against the fake server: it loads with no
 # console errors, polls, draws real and changing data, fits a phone, shows each class's queue
-# statistics by name (cake's tins as a table, the fake's pie class with no code of its own), and
-# its script names no queue kind; screenshots are saved in $BUILD/screenshots/. No root. Prints "ok - ..." / "not ok - ..." / "skip - ..." lines.
+# statistics by name (cake's tins as a table, the fake's pie class with no code of its own),
+# shows every figure, table and chart it should, each found by its id and drawn in a
+# screenshot, and its script names no queue kind; screenshots are saved in $BUILD/screenshots/
+# (`make screenshot` copies the first to docs/status-page.png). No root. Prints "ok - ..." /
+# "not ok - ..." / "skip - ..." lines.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}

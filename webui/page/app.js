@@ -575,6 +575,20 @@
 		return v;
 	}
 
+	/* Ids by "link/direction", for links and for the tests, which find every figure, table
+	 * and chart by them (tests/webui/cdp.py): "dir:wan/egress", "figures:", "latency:",
+	 * "classes:", "chart-rate:", "chart-delay:", "chart-latency:", "chart-drops:". */
+	function setIds(v) {
+		const k = v.link + "/" + v.direction;
+		v.root.id = "dir:" + k;
+		v.rate.root.parentNode.id = "figures:" + k;
+		if (v.lat) v.lat.grade.root.parentNode.id = "latency:" + k;
+		v.root.querySelector("table.classes").id = "classes:" + k;
+		for (const [name, c] of [["rate", v.rateChart], ["delay", v.delayChart],
+			["latency", v.latChart], ["drops", v.dropChart]])
+			if (c) c.canvas.id = "chart-" + name + ":" + k;
+	}
+
 	function buildLayout(status) {
 		const main = document.getElementById("links");
 		main.textContent = "";
@@ -608,6 +622,7 @@
 				}
 				const v = dirView(link, d);
 				dirs.appendChild(v.root);
+				setIds(v);
 				st.dirs.push(v);
 			}
 		}
@@ -753,6 +768,7 @@
 				"at " + fmtClock(lt.finished_unix_seconds)) + " to " + (lt.sink || "?")));
 			if (lt.error) h.appendChild(el("span", "bad", " \u2013 " + lt.error));
 			const t = box.appendChild(el("div", "tablewrap")).appendChild(el("table", "loadtest"));
+			t.id = "loadtest";
 			const hr = t.appendChild(el("thead")).appendChild(el("tr"));
 			for (const x of ["Direction", "Goodput", "Per flow", "Idle p50", "Loaded p50 / p99", "Induced mean / p99", "Grade"])
 				hr.appendChild(el("th", null, x));
@@ -936,6 +952,7 @@
 			" \u00b7 " + cfg.duration_s + " s per queue \u00b7 " + (c.kernel || "?") + " kernel " +
 			(c.kernel_release || "") + " \u00b7 gatewayd " + (c.gatewayd_version || "?")));
 		const t = box.appendChild(el("div", "tablewrap")).appendChild(el("table", "cmp"));
+		t.id = "lastcmp-table";
 		const hr = t.appendChild(el("thead")).appendChild(el("tr"));
 		for (const x of ["Queue", "Goodput up / down", "Induced p50 / p99", "Grade", "Drops up / down"])
 			hr.appendChild(el("th", null, x));
@@ -958,6 +975,7 @@
 			tr.appendChild(el("td", null, cnt(d.up) + " / " + cnt(d.down)));
 		}
 		const plots = box.appendChild(el("div", "plots"));
+		plots.id = "lastcmp-plots";
 		for (const name of c.plots || []) {
 			const a = plots.appendChild(el("a"));
 			a.href = "/compare/" + encodeURIComponent(name);
