@@ -7,7 +7,7 @@
 
 #include "config/config.h"
 #include "probe/prober.h"
-#include "gatewayd/status.h"
+#include "gatewayd/sampler.h"
 #include "tree/apply.h"
 #include "webui/snapshot.h"
 
@@ -16,9 +16,10 @@
 struct gw_autorate;
 
 /* For cfg's directions with an autorate block (none: *out is still made, and does nothing).
- * nl, a and st are the loop's; they outlive it. 0 or -ENOMEM. */
+ * nl, a and sampler are the loop's; they outlive it (*sampler is the one in use, which a
+ * reload may replace: a step retargets it). 0 or -ENOMEM. */
 int gw_autorate_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_applied *a,
-		    struct gw_status *st, struct gw_autorate **out);
+		    struct gw_sampler **sampler, struct gw_autorate **out);
 void gw_autorate_free(struct gw_autorate *ar);
 /* One probe's outcome on the link named link, as it arrives (gw_probing_on_sample's shape:
  * ctx is the gw_autorate). */

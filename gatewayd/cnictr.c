@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,9 +49,6 @@ struct gw_cnictr {
 	uint64_t netns;			/* our network namespace's inode */
 	char sock_dir[128];		/* the control socket's directory, for messages */
 	char state_dir[136];		/* and "cni" in it */
-	/* v and n: the loop changes them (the lock is the one they were read under from other
-	 * threads) */
-	pthread_mutex_t lock;
 	struct entry **v;
 	size_t n;
 	bool all_dirty;
@@ -80,22 +76,18 @@ static struct entry *find_key(struct gw_cnictr *c, const struct gw_ctr_reg *m, s
 
 static void take_out(struct gw_cnictr *c, size_t at)
 {
-	pthread_mutex_lock(&c->lock);
 	c->v[at] = c->v[--c->n];
-	pthread_mutex_unlock(&c->lock);
 }
 
 static int put_in(struct gw_cnictr *c, struct entry *e)
 {
 	void *n;
 
-	pthread_mutex_lock(&c->lock);
 	n = realloc(c->v, (c->n + 1) * sizeof(*c->v));
 	if (n) {
 		c->v = n;
 		c->v[c->n++] = e;
 	}
-	pthread_mutex_unlock(&c->lock);
 	return n ? 0 : -ENOMEM;
 }
 
@@ -139,16 +131,11 @@ static int host_end_there(struct gw_cnictr *c, const struct entry *e)
 	return !strcmp(l.kind, "veth") && !strcmp(l.name, e->m.host_if);
 }
 
-/* The sampler in, the old one out, under the lock gw_cnictr_history reads it with. */
-static void set_sampler(struct gw_cnictr *c, struct entry *e, struct gw_sampler *s)
+/* The sampler in, the old one out. */
+static void set_sampler(struct entry *e, struct gw_sampler *s)
 {
-	struct gw_sampler *old;
-
-	pthread_mutex_lock(&c->lock);
-	old = e->sampler;
+	gw_sampler_free(e->sampler);
 	e->sampler = s;
-	pthread_mutex_unlock(&c->lock);
-	gw_sampler_free(old);
 }
 
 /* The tree the plugin made read back into e (its plan from the kernel's facts now), and its
@@ -158,7 +145,7 @@ static int read_back(struct gw_cnictr *c, struct entry *e, char *why, size_t why
 	struct gw_sampler *sampler;
 	int r;
 
-	set_sampler(c, e, NULL);
+	set_sampler(e, NULL);
 	gw_applied_free(&e->applied);
 	if ((r = gw_ctr_reg_planned(c->nl, &e->s, e->mark, &e->applied, why, whylen)))
 		return r;
@@ -173,7 +160,7 @@ static int read_back(struct gw_cnictr *c, struct entry *e, char *why, size_t why
 		return r;
 	if ((r = gw_sampler_new(&e->s.cfg, &e->applied, &sampler)))
 		return snprintf(why, whylen, "%s", strerror(-r)), r;
-	set_sampler(c, e, sampler);
+	set_sampler(e, sampler);
 	return 0;
 }
 
@@ -201,7 +188,7 @@ static int redo(struct gw_cnictr *c, struct entry *e, char *err, size_t errlen)
 		rm.n_devs = 2;
 	}
 	gw_remove(c->nl, &rm, ignored, sizeof(ignored));
-	set_sampler(c, e, NULL);
+	set_sampler(e, NULL);
 	gw_applied_free(&e->applied);
 	if (e->m.ifb[0]) {
 		if (gw_link_get(c->nl, e->m.ifb, &info, NULL) == 0) {
@@ -216,7 +203,7 @@ static int redo(struct gw_cnictr *c, struct entry *e, char *err, size_t errlen)
 	}
 	r = gw_apply(c->nl, &e->s.cfg, NULL, &e->applied, err, errlen);
 	if (!r && (r = gw_sampler_new(&e->s.cfg, &e->applied, &sampler)) == 0)
-		set_sampler(c, e, sampler);
+		set_sampler(e, sampler);
 	if (r && made && marked_ifb(c, e, &info))
 		gw_link_del(c->nl, e->m.ifb, NULL);
 	return r;
@@ -551,10 +538,6 @@ int gw_cnictr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_cnict
 		return 0;
 	if (!(c = calloc(1, sizeof(*c))))
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
-	if (pthread_mutex_init(&c->lock, NULL)) {
-		free(c);
-		return snprintf(err, errlen, "out of memory"), -ENOMEM;
-	}
 	c->interval_us = cfg->interval_us;
 	c->nl = nl;
 	c->ep = c->timer_fd = -1;
@@ -604,7 +587,6 @@ void gw_cnictr_free(struct gw_cnictr *c)
 	gw_monitor_close(c->mon);
 	gw_fd_close(&c->timer_fd);
 	gw_fd_close(&c->ep);
-	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 

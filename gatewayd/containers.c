@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,9 +54,6 @@ struct gw_ctr {
 	struct gw_nl *q;		/* look-ups, strict (address dumps in other namespaces) */
 	int ep, timer_fd;
 	struct gw_monitor *links, *addrs;	/* link and address notifications */
-	/* v and n, and each one's sampler and name: the loop changes them, gw_ctr_follows
-	 * reads them under this lock */
-	pthread_mutex_t lock;
 	struct shaped **v;
 	size_t n;
 	struct pending *p;
@@ -338,15 +334,12 @@ static int shape(struct gw_ctr *c, const struct gw_plink *l, size_t rule)
 	void *n;
 	int r;
 
-	pthread_mutex_lock(&c->lock);
 	n = s ? realloc(c->v, (c->n + 1) * sizeof(*c->v)) : NULL;
-	if (n)
-		c->v = n;
-	pthread_mutex_unlock(&c->lock);
 	if (!n) {
 		free(s);
 		return -ENOMEM;
 	}
+	c->v = n;
 	s->ifindex = l->ifindex;
 	s->rule = rule;
 	gw_ctr_synthesize(c->cfg, &c->cfg->containers[rule], l->name, l->ifindex, &s->s);
@@ -366,9 +359,7 @@ static int shape(struct gw_ctr *c, const struct gw_plink *l, size_t rule)
 		add_pending(c, l->ifindex, true);
 		return r;
 	}
-	pthread_mutex_lock(&c->lock);
 	c->v[c->n++] = s;
-	pthread_mutex_unlock(&c->lock);
 	drop_pending(c, l->ifindex);
 	describe(s, what, sizeof(what));
 	gw_log(GW_LOG_INFO, "container %s: shaped (%s) in %.1f ms", l->name, what,
@@ -381,9 +372,7 @@ static void unshape_at(struct gw_ctr *c, size_t at, const char *why)
 	struct shaped *s = c->v[at];
 	char err[512] = "";
 
-	pthread_mutex_lock(&c->lock);
 	c->v[at] = c->v[--c->n];
-	pthread_mutex_unlock(&c->lock);
 	if (gw_remove(c->nl, &s->applied, err, sizeof(err)))
 		gw_log(GW_LOG_ERR, "container %s: %s", s->s.link.interface, err);
 	else if (why)
@@ -396,12 +385,11 @@ static void unshape_at(struct gw_ctr *c, size_t at, const char *why)
 
 /* The interface of a tracked container was renamed: the tree stays (it is on the index), the
  * names follow. A new sampler reads the same kernel counters, so totals carry on. */
-static void rename_shaped(struct gw_ctr *c, struct shaped *s, const char *name)
+static void rename_shaped(struct shaped *s, const char *name)
 {
 	struct gw_sampler *ns, *old = NULL;
 
 	gw_log(GW_LOG_INFO, "container %s: renamed %s", s->s.link.interface, name);
-	pthread_mutex_lock(&c->lock);
 	snprintf(s->s.link.interface, sizeof(s->s.link.interface), "%s", name);
 	snprintf(s->s.link.name, sizeof(s->s.link.name), GW_CTR_LINK_PREFIX "%s", name);
 	for (size_t i = 0; i < s->applied.n_devs; i++)
@@ -412,7 +400,6 @@ static void rename_shaped(struct gw_ctr *c, struct shaped *s, const char *name)
 		old = s->sampler;
 		s->sampler = ns;
 	}
-	pthread_mutex_unlock(&c->lock);
 	gw_sampler_free(old);
 }
 
@@ -460,7 +447,7 @@ static void evaluate(struct gw_ctr *c, int ifindex)
 				   "no longer matches its entry");
 		} else {
 			if (strcmp(s->s.link.interface, l.name))
-				rename_shaped(c, s, l.name);
+				rename_shaped(s, l.name);
 			check_tree(c, at);
 			return;
 		}
@@ -657,10 +644,6 @@ int gw_ctr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_ctr **ou
 
 	if (!c)
 		return -ENOMEM;
-	if (pthread_mutex_init(&c->lock, NULL)) {
-		free(c);
-		return -ENOMEM;
-	}
 	c->cfg = cfg;
 	c->nl = nl;
 	c->ep = c->timer_fd = -1;
@@ -710,7 +693,6 @@ void gw_ctr_free(struct gw_ctr *c)
 	gw_monitor_close(c->addrs);
 	gw_fd_close(&c->timer_fd);
 	gw_nl_close(c->q);
-	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
@@ -718,10 +700,8 @@ bool gw_ctr_follows(struct gw_ctr *c, const char *link)
 {
 	bool r = false;
 
-	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->n && !r; i++)
 		r = !strcmp(c->v[i]->s.link.name, link);
-	pthread_mutex_unlock(&c->lock);
 	return r;
 }
 

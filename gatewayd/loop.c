@@ -65,7 +65,7 @@ static void notify_status(const struct gw_snapshot *snap)
 }
 
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
-static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_status *st,
+static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_loop_state *st,
 		   struct gw_probing *lat, uint64_t expirations, double due, struct gw_ctr *ctr,
 		   struct gw_cnictr *cni, struct gw_autorate *ar, struct gw_webproc *web)
 {
@@ -107,8 +107,8 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 	snap->loadtest = st->loadtest;
 	notify_status(snap);
 	if (web)
-		gw_webproc_send(web, snap, gw_mono_now());
-	gw_status_publish(st, snap);
+		gw_webproc_send(web, snap, gw_mono_now());	/* it takes a reference if it keeps it */
+	gw_snapshot_put(snap);
 }
 
 enum { SIG_NONE = 0, SIG_STOP = 1, SIG_RELOAD = 2, SIG_LOADTEST = 4 };
@@ -177,7 +177,7 @@ static int reload_web(struct gw_loop_ctx *c, const struct gw_config *cfg, char *
 /* SIGHUP: a new config, all or nothing; the old one stays on any failure. */
 static void reload(struct gw_loop_ctx *c)
 {
-	struct gw_status *st = c->st;
+	struct gw_loop_state *st = &c->st;
 	struct gw_reload_done done;
 	struct gw_config *next;
 	char err[1024] = "";
@@ -221,12 +221,11 @@ static void reload(struct gw_loop_ctx *c)
 		/* a sampler for the new tree, with the history and totals of what carried on */
 		if (gw_sampler_new(next, c->applied, &s) == 0) {
 			gw_sampler_carry(s, st->sampler, c->applied, done.fresh);
-			gw_sampler_free(gw_status_swap_sampler(st, s));
+			gw_sampler_free(st->sampler);
+			st->sampler = s;
 		}
 	} else {
-		pthread_mutex_lock(&st->lock);
 		gw_sampler_retarget(st->sampler, next, c->applied);
-		pthread_mutex_unlock(&st->lock);
 	}
 	gw_reload_done_free(&done);
 	if (c->lat)
@@ -320,12 +319,12 @@ static void load_start(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest 
 	       "latency from %s", why, c->cfg->probe.sink, c->cfg->probe.load_flows,
 	       (double)c->cfg->probe.load_duration_us / 1e6, gw_loadtest_seconds(c->cfg),
 	       fed ? "the daemon's probes" : "probes of its own (the daemon's prober is not running)");
-	gw_loadtest_result(*lt, &c->st->loadtest);
+	gw_loadtest_result(*lt, &c->st.loadtest);
 }
 
 static void load_run(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest **lt)
 {
-	struct gw_snap_loadtest *r = &c->st->loadtest;
+	struct gw_snap_loadtest *r = &c->st.loadtest;
 	int ret = gw_loadtest_run(*lt);
 
 	gw_loadtest_result(*lt, r);
@@ -379,7 +378,7 @@ static void heal(struct gw_loop_ctx *c, struct gw_heal_retry *retry)
 	int r;
 
 	link_ifindexes(c, before);
-	r = gw_heal(c->nl, c->mon, c->cfg, c->applied, c->st->sampler, err, sizeof(err));
+	r = gw_heal(c->nl, c->mon, c->cfg, c->applied, c->st.sampler, err, sizeof(err));
 	link_ifindexes(c, after);
 	/* a link's interface came, went or is another one now: its prober follows it */
 	for (size_t i = 0; c->lat && i < c->cfg->n_links && i < GW_MAX_LINKS; i++)
@@ -508,7 +507,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 	int64_t load_every = 0;
 	int r = gw_probing_new(c->cfg, &c->lat);
 
-	if (!r && !(r = gw_autorate_new(c->cfg, c->nl, c->applied, c->st, &c->ar)))
+	if (!r && !(r = gw_autorate_new(c->cfg, c->nl, c->applied, &c->st.sampler, &c->ar)))
 		gw_probing_on_sample(c->lat, gw_autorate_sample, c->ar);
 	if (!r)
 		r = loop_open(&f, c);
@@ -595,14 +594,14 @@ int gw_loop_run(struct gw_loop_ctx *c)
 					arm_heal(f.heal);
 			}
 			if (fd == f.sample) {
-				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due, c->ctr, c->cni,
+				sample(c->cfg, c->nl, &c->st, c->lat, exp, next_due, c->ctr, c->cni,
 				       c->ar, c->web);
 				next_due += interval * (double)exp;
 				/* keep trying while broken (backing off), and catch what no event
 				 * announced: a pass that found a root missing, a waiting link's
 				 * interface when there are no notifications to say it came */
 				if (gw_heal_retry_due(&retry, gw_mono_now()) ||
-				    (!retry.broken && c->st->last_sample_error[0]) ||
+				    (!retry.broken && c->st.last_sample_error[0]) ||
 				    (!c->mon && gw_applied_waiting(c->cfg, c->applied)))
 					arm_heal(f.heal);
 			}

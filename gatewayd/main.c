@@ -26,7 +26,6 @@
 #include "probe/reflector.h"
 #include "gatewayd/sampler.h"
 #include "load/sink.h"
-#include "gatewayd/status.h"
 #include "gatewayd/web.h"
 #include "gatewayd/webproc.h"
 #include "webui/webui.h"
@@ -122,20 +121,15 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 {
 	struct gw_config *cfg = *cfgp;
 	struct gw_loop_ctx ctx = { .sfd = sfd, .cfg = cfg, .nl = nl, .applied = a };
-	struct gw_sampler *sampler;
 	struct gw_webproc web;
-	struct gw_status st;
 	char err[512], more[64] = "";
 	size_t waiting;
 	int r;
 
 	gw_malloc_tune(false);	/* before the launcher's fork: it and the web process inherit it */
-	if ((r = gw_sampler_new(cfg, a, &sampler)))
+	if ((r = gw_sampler_new(cfg, a, &ctx.st.sampler)))
 		return r;
-	if ((r = gw_status_init(&st, sampler, gw_mono_now()))) {
-		gw_sampler_free(sampler);
-		return r;
-	}
+	ctx.st.start_mono = gw_mono_now();
 	/* shaping is the job; a page that cannot be served is an error, not a reason to stop.
 	 * The page is served by a process of its own, unprivileged (webui/webchild.c),
 	 * started before the capabilities go (what restarts it keeps what that takes). */
@@ -169,7 +163,6 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 			 waiting == 1 ? "its" : "their");
 	gw_notifyf("READY=1\nSTATUS=shaping %zu link%s, %zu objects%s", cfg->n_links - waiting,
 		   cfg->n_links - waiting == 1 ? "" : "s", a->plan.n, more);
-	ctx.st = &st;
 	if ((r = gw_monitor_open(&ctx.mon)))
 		gw_log(GW_LOG_ERR, "link and qdisc notifications: %s; no self-healing",
 		       strerror(-r));
@@ -180,8 +173,7 @@ stop:
 	gw_monitor_close(ctx.mon);
 	if (ctx.web)
 		gw_webproc_stop(ctx.web);
-	gw_sampler_free(st.sampler);	/* a reload may have replaced the first one */
-	gw_status_destroy(&st);
+	gw_sampler_free(ctx.st.sampler);	/* a reload may have replaced the first one */
 	*cfgp = ctx.cfg;
 	return r;
 }
