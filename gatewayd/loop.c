@@ -67,7 +67,7 @@ static void notify_status(const struct gw_snapshot *snap)
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
 static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_loop_state *st,
 		   struct gw_probing *lat, uint64_t expirations, double due, struct gw_ctr *ctr,
-		   struct gw_cnictr *cni, struct gw_autorate *ar, struct gw_webproc *web)
+		   struct gw_cnictr *cni, struct gw_autorate *ar, struct gw_web *web)
 {
 	char err[256] = "";
 	struct gw_snapshot *snap;
@@ -107,7 +107,7 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_loop
 	snap->loadtest = st->loadtest;
 	notify_status(snap);
 	if (web)
-		gw_webproc_send(web, snap, gw_mono_now());	/* it takes a reference if it keeps it */
+		gw_web_send(web, snap, gw_mono_now());	/* it takes a reference if it keeps it */
 	gw_snapshot_put(snap);
 }
 
@@ -159,7 +159,7 @@ static int reload_web(struct gw_loop_ctx *c, const struct gw_config *cfg, char *
 
 	if (!c->web)
 		return 0;
-	r = gw_webproc_reload(c->web, cfg, gw_mono_now(), e, sizeof(e));
+	r = gw_web_reload(c->web, cfg, gw_mono_now(), e, sizeof(e));
 	if (r == 1)
 		gw_log(GW_LOG_INFO, "reload: status page restarted on %s://%s/%s (a new web "
 		       "process: its history starts again)", cfg->tls_cert ? "https" : "http",

@@ -10,8 +10,7 @@
 #include "gatewayd/cnictr.h"
 #include "gatewayd/containers.h"
 #include "gatewayd/sampler.h"
-#include "gatewayd/webproc.h"
-#include "webui/webui.h"
+#include "gatewayd/web.h"
 #include "qdisc/monitor.h"
 #include "qdisc/nl.h"
 
@@ -37,7 +36,7 @@ struct gw_loop_ctx {
 	struct gw_autorate *ar;		/* autorate; gw_loop_run makes and frees it */
 	struct gw_ctr *ctr;		/* containers followed; NULL: none */
 	struct gw_cnictr *cni;		/* containers gatewayd-cni registered; NULL: no socket */
-	struct gw_webproc *web;		/* the web process: each pass's snapshot goes to it, a
+	struct gw_web *web;		/* the web process: each pass's snapshot goes to it, a
 					 * reload's settings too; NULL: no page */
 };
 

@@ -27,7 +27,6 @@
 #include "gatewayd/sampler.h"
 #include "load/sink.h"
 #include "gatewayd/web.h"
-#include "gatewayd/webproc.h"
 #include "webui/webui.h"
 #include "sys/signals.h"
 
@@ -121,7 +120,7 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 {
 	struct gw_config *cfg = *cfgp;
 	struct gw_loop_ctx ctx = { .sfd = sfd, .cfg = cfg, .nl = nl, .applied = a };
-	struct gw_webproc web;
+	struct gw_web web;
 	char err[512], more[64] = "";
 	size_t waiting;
 	int r;
@@ -133,7 +132,7 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 	/* shaping is the job; a page that cannot be served is an error, not a reason to stop.
 	 * The page is served by a process of its own, unprivileged (webui/webchild.c),
 	 * started before the capabilities go (what restarts it keeps what that takes). */
-	if (gw_webproc_start(&web, cfg, gw_mono_now(), err, sizeof(err))) {
+	if (gw_web_start(&web, cfg, gw_mono_now(), err, sizeof(err))) {
 		gw_log(GW_LOG_ERR, "status page: %s; shaping goes on without it", err);
 	} else {
 		gw_log(GW_LOG_INFO, "status page on %s://%s/", cfg->tls_cert ? "https" : "http",
@@ -172,7 +171,7 @@ stop:
 	gw_cnictr_free(ctx.cni);	/* the plugin's trees stay: its DEL removes them */
 	gw_monitor_close(ctx.mon);
 	if (ctx.web)
-		gw_webproc_stop(ctx.web);
+		gw_web_stop(ctx.web);
 	gw_sampler_free(ctx.st.sampler);	/* a reload may have replaced the first one */
 	*cfgp = ctx.cfg;
 	return r;
