@@ -103,13 +103,13 @@ static int bind_all(const struct gw_webui_listen *listen, size_t n, int *fds, ch
 
 static void files_close(struct gw_secret *f)
 {
-	for (int i = 0; i < GW_WEBCHILD_FILES; i++)
+	for (int i = 0; i < GW_WEBPROC_FILES; i++)
 		gw_secret_close(&f[i]);
 }
 
 static void files_fds(const struct gw_secret *f, int *fds)
 {
-	for (int i = 0; i < GW_WEBCHILD_FILES; i++)
+	for (int i = 0; i < GW_WEBPROC_FILES; i++)
 		fds[i] = f[i].fd;
 }
 
@@ -135,9 +135,9 @@ static int files_open(const struct gw_wire_settings *ws, const struct gw_wire_se
 	static const size_t max[] = { GW_AUTH_FILE_MAX, GW_WEBUI_PEM_MAX, GW_WEBUI_PEM_MAX };
 	int r;
 
-	for (int i = 0; i < GW_WEBCHILD_FILES; i++)
+	for (int i = 0; i < GW_WEBPROC_FILES; i++)
 		out[i] = GW_SECRET_NONE;
-	for (int i = 0; i < GW_WEBCHILD_FILES; i++) {
+	for (int i = 0; i < GW_WEBPROC_FILES; i++) {
 		const char *p = path_of(ws, i), *was = old_ws ? path_of(old_ws, i) : NULL;
 		struct gw_secret_sig now;
 
@@ -166,7 +166,7 @@ fail:
 /* Whether the files were all kept (the same fds' files, by signature). */
 static bool files_same(const struct gw_secret *a, const struct gw_secret *b)
 {
-	for (int i = 0; i < GW_WEBCHILD_FILES; i++)
+	for (int i = 0; i < GW_WEBPROC_FILES; i++)
 		if ((a[i].fd >= 0) != (b[i].fd >= 0) ||
 		    (a[i].fd >= 0 && !gw_secret_sig_same(&a[i].sig, &b[i].sig)))
 			return false;
@@ -184,7 +184,7 @@ static int files_check(const struct gw_config *cfg, const struct gw_secret *file
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
 	struct gw_webui_opts o;
 	size_t n = settings(cfg, listen, &o);
-	int fds[GW_WEBCHILD_FILES], r;
+	int fds[GW_WEBPROC_FILES], r;
 	struct conf c;
 
 	files_fds(files, fds);
@@ -229,12 +229,12 @@ int gw_web_start(struct gw_web *w, const struct gw_config *cfg, double now, char
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
 	struct gw_webui_opts o;
 	size_t n = settings(cfg, listen, &o);
-	int files[GW_WEBCHILD_FILES];
+	int files[GW_WEBPROC_FILES];
 	char e[512];
 	int r;
 
 	memset(w, 0, sizeof(*w));
-	for (int i = 0; i < GW_WEBCHILD_FILES; i++)
+	for (int i = 0; i < GW_WEBPROC_FILES; i++)
 		w->files[i] = GW_SECRET_NONE;
 	if (!(w->ws = calloc(1, sizeof(*w->ws)))) {
 		snprintf(err, errlen, "out of memory");
@@ -287,11 +287,11 @@ int gw_web_reload(struct gw_web *w, const struct gw_config *cfg, double now, cha
 		      size_t errlen)
 {
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
-	struct gw_secret files[GW_WEBCHILD_FILES];
+	struct gw_secret files[GW_WEBPROC_FILES];
 	struct gw_wire_settings *ws;
 	struct gw_webui_opts o;
 	size_t n = settings(cfg, listen, &o);
-	int fds[GW_WEBUI_MAX_LISTEN], ffds[GW_WEBCHILD_FILES], r;
+	int fds[GW_WEBUI_MAX_LISTEN], ffds[GW_WEBPROC_FILES], r;
 	bool moved;
 
 	if (!w->c)

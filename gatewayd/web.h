@@ -18,7 +18,7 @@ struct gw_web {
 	struct gw_wire_settings *ws;	/* what the process serves (or will, once not parked) */
 	/* the auth file, the certificate and the key, open and signed: handed to every web
 	 * process, which may not open them itself; their bytes are not kept here */
-	struct gw_secret files[GW_WEBCHILD_FILES];
+	struct gw_secret files[GW_WEBPROC_FILES];
 	bool parked;			/* the files failed at start: no process until a reload */
 };
 
