@@ -15,9 +15,9 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include "gatewayd/cnictr.h"
-#include "gatewayd/ctlsock.h"
 #include "gatewayd/sampler.h"
 #include "sys/clock.h"
+#include "sys/ctlsock.h"
 #include "sys/fd.h"
 #include "sys/log.h"
 #include "sys/rundir.h"
@@ -362,6 +362,13 @@ static void on_message(void *arg, const char *msg, size_t len, char *reply, size
 	snprintf(reply, replylen, "ok");
 }
 
+/* The control socket's messages: registrations (tree/ctrreg.h, docs/cni.md). */
+static const struct gw_ctlsock_proto ctl_proto = {
+	.msg_max = GW_CTR_REG_MAX,
+	.complete = gw_ctr_reg_complete,
+	.handle = on_message,
+};
+
 /* ---- adoption -------------------------------------------------------------------------------- */
 
 /* One state file: 1 adopted, 0 not (logged), -1 not ours to look at (another namespace's). */
@@ -554,7 +561,7 @@ int gw_cnictr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_cnict
 		snprintf(err, errlen, "%s", strerror(-r));
 		goto fail;
 	}
-	if ((r = gw_ctlsock_open(path, on_message, c, &c->sock, err, errlen)))
+	if ((r = gw_ctlsock_open(path, &ctl_proto, c, &c->sock, err, errlen)))
 		goto fail;
 	/* subscribed before the state files are read: nothing that changes between is missed */
 	if ((r = gw_nl_monitor(nl, RTMGRP_LINK | RTMGRP_TC, false, &c->mon))) {

@@ -10,13 +10,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "sys/ctlsock.h"
 #include "tree/apply.h"
 #include "tree/ctrtree.h"
 
 #define GW_CTR_REG_MAGIC "gatewayd-control"
 #define GW_CTR_REG_VERSION 2		/* the newest spoken; 1 is still read and written */
 #define GW_CTR_REG_MAX 8192		/* one message (and one state file), bytes */
-#define GW_CTR_REG_REPLY_MAX 512	/* one reply line, bytes with its newline */
+#define GW_CTR_REG_REPLY_MAX GW_CTLSOCK_REPLY_MAX	/* one reply line, with its newline */
 #define GW_CTR_REG_ID_MAX 255		/* as CNI_CONTAINERID */
 #define GW_CTR_REG_NETNS_MAX 1023
 #define GW_CTR_REG_NAME_MAX 128		/* the network's name */
