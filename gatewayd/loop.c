@@ -17,7 +17,7 @@
 #include "tree/reload.h"
 #include "gatewayd/web.h"
 #include "gatewayd/loop.h"
-#include "gatewayd/dropin.h"
+#include "config/systemd_dropin.h"
 #include "sys/notify.h"
 #include "sys/fd.h"
 
@@ -139,7 +139,7 @@ static void keep_fixed(const struct gw_config *cur, struct gw_config *next)
 {
 	/* under systemd, the unit's IPAddressAllow=/SocketBindAllow= came from the config at the
 	 * last daemon-reload (gatewayd-generator): new targets would go unanswered unsaid */
-	if (getenv("INVOCATION_ID") && gw_dropin_changed(cur, next))
+	if (getenv("INVOCATION_ID") && gw_systemd_dropin_changed(cur, next))
 		gw_log(GW_LOG_WARNING, "reload: the listen addresses, probe targets or sink changed: "
 		       "gatewayd.service's address allow lists follow at `systemctl daemon-reload` "
 		       "and a restart");

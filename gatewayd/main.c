@@ -12,7 +12,7 @@
 #ifndef GW_NO_COMPARE
 #include "bench/compare.h"
 #endif
-#include "gatewayd/dropin.h"
+#include "config/systemd_dropin.h"
 #include "tree/dryrun.h"
 #include "tree/kinds.h"
 #include "sys/log.h"
@@ -415,7 +415,7 @@ static int print_dropin(struct gw_config *cfg)
 			break;
 		}
 		buf = b;
-		r = gw_dropin_render(cfg, buf, len);
+		r = gw_systemd_dropin_render(cfg, buf, len);
 	}
 	if (r)
 		fprintf(stderr, "%s: the drop-in: %s\n", cfg->file, strerror(-r));
