@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gatewayd/autorate.h"
-#include "gatewayd/autorate_ctl.h"
+#include "tree/autorate_ctl.h"
 #include "sys/clock.h"
 #include "sys/log.h"
 #include "tree/retune.h"

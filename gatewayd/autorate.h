@@ -1,6 +1,6 @@
-/* gatewayd/autorate.h: autorate in the daemon: feeds the controller (autorate_ctl.c) with the
- * prober's samples and the sampling passes' achieved rates, moves the kernel's rates in place
- * (tree/retune.c), logs why (rate-limited) and fills the snapshot's autorate
+/* gatewayd/autorate.h: autorate in the daemon: feeds the controller (tree/autorate_ctl.c)
+ * with the probers' samples and the sampling passes' achieved rates, moves the kernel's rates
+ * in place (tree/retune.c), logs why (rate-limited) and fills the snapshot's autorate
  * sections. */
 #ifndef GW_AUTORATE_H
 #define GW_AUTORATE_H
