@@ -21,7 +21,7 @@ struct gw_autorate;
 int gw_autorate_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_applied *a,
 		    struct gw_sampler **sampler, struct gw_autorate **out);
 void gw_autorate_free(struct gw_autorate *ar);
-/* One probe's outcome on the link named link, as it arrives (gw_probing_on_sample's shape:
+/* One probe's outcome on the link named link, as it arrives (gw_probe_links_on_sample's shape:
  * ctx is the gw_autorate). */
 void gw_autorate_sample(void *ctx, const char *link, const struct gw_probe_sample *s);
 /* After a sampling pass at monotonic time mono: each direction's achieved rate from snap

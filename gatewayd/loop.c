@@ -66,7 +66,7 @@ static void notify_status(const struct gw_snapshot *snap)
 
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
 static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_loop_state *st,
-		   struct gw_probing *lat, uint64_t expirations, double due, struct gw_ctr *ctr,
+		   struct gw_probe_links *lat, uint64_t expirations, double due, struct gw_ctr *ctr,
 		   struct gw_cnictr *cni, struct gw_autorate *ar, struct gw_web *web)
 {
 	char err[256] = "";
@@ -93,7 +93,7 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_loop
 		gw_log(GW_LOG_WARNING, "%s", err);
 	snprintf(st->last_sample_error, sizeof(st->last_sample_error), "%s", err);
 	if (lat)
-		gw_probing_pass(lat, snap, t0);
+		gw_probe_links_pass(lat, snap, t0);
 	/* the pass's achieved rates step autorate; its section shows the rates after */
 	gw_autorate_pass(ar, snap, t0);
 	snap->seq = st->samples;
@@ -103,7 +103,7 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_loop
 	snap->samples_total = st->samples;
 	snap->late_samples_total = st->late;
 	snprintf(snap->last_error, sizeof(snap->last_error), "%s", err[0] ? err :
-		 st->reload_error[0] || !lat ? st->reload_error : gw_probing_error(lat));
+		 st->reload_error[0] || !lat ? st->reload_error : gw_probe_links_error(lat));
 	snap->loadtest = st->loadtest;
 	notify_status(snap);
 	if (web)
@@ -229,7 +229,7 @@ static void reload(struct gw_loop_ctx *c)
 	}
 	gw_reload_done_free(&done);
 	if (c->lat)
-		gw_probing_reload(c->lat, next);
+		gw_probe_links_reload(c->lat, next);
 	if (c->ctr && !next->n_containers) {
 		/* the last entry went: so do every container tree and ifb (closing its fd takes
 		 * it out of the loop's epoll) */
@@ -293,7 +293,7 @@ static void load_start(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest 
 {
 	/* the daemon's prober is the test's: the same probe block, and one stream of probes on
 	 * the link rather than two (the test starts its own only when the daemon's is not up) */
-	bool fed = gw_probing_probing(c->lat);
+	bool fed = gw_probe_links_running(c->lat);
 	char err[512];
 
 	if (*lt) {
@@ -314,7 +314,7 @@ static void load_start(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest 
 		return;
 	}
 	if (fed)
-		gw_probing_tap(c->lat, gw_loadtest_sample, *lt);
+		gw_probe_links_tap(c->lat, gw_loadtest_sample, *lt);
 	gw_log(GW_LOG_INFO, "load test (%s): sink %s, %d flows, %.0f s per direction, about %.0f s; "
 	       "latency from %s", why, c->cfg->probe.sink, c->cfg->probe.load_flows,
 	       (double)c->cfg->probe.load_duration_us / 1e6, gw_loadtest_seconds(c->cfg),
@@ -331,7 +331,7 @@ static void load_run(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest **
 	if (ret == 0)
 		return;
 	epoll_ctl(f->ep, EPOLL_CTL_DEL, f->load_test, NULL);
-	gw_probing_tap(c->lat, NULL, NULL);
+	gw_probe_links_tap(c->lat, NULL, NULL);
 	gw_loadtest_free(*lt);
 	*lt = NULL;
 	f->load_test = -1;
@@ -383,7 +383,7 @@ static void heal(struct gw_loop_ctx *c, struct gw_heal_retry *retry)
 	/* a link's interface came, went or is another one now: its prober follows it */
 	for (size_t i = 0; c->lat && i < c->cfg->n_links && i < GW_MAX_LINKS; i++)
 		if (before[i] != after[i])
-			gw_probing_relink(c->lat, c->cfg->links[i].name, after[i] > 0);
+			gw_probe_links_relink(c->lat, c->cfg->links[i].name, after[i] > 0);
 
 	if (r == 1 || r == 2)
 		gw_log(GW_LOG_WARNING, "%s; restored %s in %.1f ms", err,
@@ -452,7 +452,7 @@ static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 	}
 	/* the prober: one fd for its life, whatever reloads do to it */
 	if (!r && c->lat)
-		r = watch(f, f->probe = gw_probing_fd(c->lat));
+		r = watch(f, f->probe = gw_probe_links_fd(c->lat));
 	if (!r && c->ctr)
 		r = watch(f, gw_ctr_fd(c->ctr));
 	if (!r && c->cni)
@@ -505,10 +505,10 @@ int gw_loop_run(struct gw_loop_ctx *c)
 	struct gw_heal_retry retry = { .broken = false };
 	struct gw_loadtest *lt = NULL;
 	int64_t load_every = 0;
-	int r = gw_probing_new(c->cfg, &c->lat);
+	int r = gw_probe_links_new(c->cfg, &c->lat);
 
 	if (!r && !(r = gw_autorate_new(c->cfg, c->nl, c->applied, &c->st.sampler, &c->ar)))
-		gw_probing_on_sample(c->lat, gw_autorate_sample, c->ar);
+		gw_probe_links_on_sample(c->lat, gw_autorate_sample, c->ar);
 	if (!r)
 		r = loop_open(&f, c);
 	if (r)
@@ -576,7 +576,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 			if (fd == f.monitor && gw_heal_pending(c->mon, c->nl, c->cfg, c->applied))
 				arm_heal(f.heal);
 			if (fd == f.probe) {
-				gw_probing_run(c->lat);
+				gw_probe_links_run(c->lat);
 				continue;
 			}
 			if (fd != c->sfd && fd != f.monitor && read(fd, &exp, sizeof(exp)) != sizeof(exp))
@@ -609,7 +609,7 @@ int gw_loop_run(struct gw_loop_ctx *c)
 	}
 out:
 	if (c->lat)
-		gw_probing_tap(c->lat, NULL, NULL);
+		gw_probe_links_tap(c->lat, NULL, NULL);
 	gw_loadtest_free(lt);	/* its flows and probes stop at once */
 	gw_fd_close(&f.load_every);
 	/* the monitor's fd belongs to the monitor */
@@ -617,7 +617,7 @@ out:
 	gw_fd_close(&f.watchdog);
 	gw_fd_close(&f.heal);
 	gw_fd_close(&f.ep);
-	gw_probing_free(c->lat);
+	gw_probe_links_free(c->lat);
 	c->lat = NULL;
 	gw_autorate_free(c->ar);
 	c->ar = NULL;

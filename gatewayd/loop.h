@@ -5,7 +5,7 @@
 #include "config/config.h"
 #include "tree/apply.h"
 #include "sys/clock.h"
-#include "gatewayd/probing.h"
+#include "probe/links.h"
 #include "gatewayd/autorate.h"
 #include "gatewayd/cnictr.h"
 #include "gatewayd/containers.h"
@@ -32,7 +32,7 @@ struct gw_loop_ctx {
 	struct gw_loop_state st;	/* the caller sets sampler and start_mono */
 	struct gw_applied *applied;	/* replaced in place when the tree is rebuilt */
 	struct gw_monitor *mon;		/* link and tc notifications; NULL: no self-healing */
-	struct gw_probing *lat;		/* the prober; gw_loop_run makes and frees it */
+	struct gw_probe_links *lat;		/* the prober; gw_loop_run makes and frees it */
 	struct gw_autorate *ar;		/* autorate; gw_loop_run makes and frees it */
 	struct gw_ctr *ctr;		/* containers followed; NULL: none */
 	struct gw_cnictr *cni;		/* containers gatewayd-cni registered; NULL: no socket */

@@ -1,7 +1,7 @@
 /* gatewayd/web.h: the daemon's side of its web process: the page's settings from the config,
- * the listening sockets bound, the auth and TLS files opened and checked, the process started (webui/webchild.c), each
- * pass's snapshot sent with what the daemon knows of the process, and a reload's settings
- * applied or refused. */
+ * the listening sockets bound, the auth and TLS files opened and checked, the process started
+ * (webui/webchild.c), each pass's snapshot sent with what the daemon knows of the process,
+ * and a reload's settings applied or refused. */
 #ifndef GW_WEB_H
 #define GW_WEB_H
 
