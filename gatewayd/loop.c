@@ -66,8 +66,9 @@ static void notify_status(const struct gw_snapshot *snap)
 
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
 static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_loop_state *st,
-		   struct gw_probe_links *lat, uint64_t expirations, double due, struct gw_ctr *ctr,
-		   struct gw_cnictr *cni, struct gw_autorate *ar, struct gw_web *web)
+		   struct gw_probe_links *lat, uint64_t expirations, double due,
+		   struct gw_ctr_followed *ctr, struct gw_ctr_registered *cni, struct gw_autorate *ar,
+		   struct gw_web *web)
 {
 	char err[256] = "";
 	struct gw_snapshot *snap;
@@ -84,9 +85,9 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_loop
 		return;
 	}
 	/* the containers' directions go after the configured links' */
-	if (ctr && (r = gw_ctr_sample(ctr, snap->unix_time, snap)))
+	if (ctr && (r = gw_ctr_followed_sample(ctr, snap->unix_time, snap)))
 		gw_log(GW_LOG_ERR, "sampling containers: %s", strerror(-r));
-	if (cni && (r = gw_cnictr_sample(cni, snap->unix_time, snap)))
+	if (cni && (r = gw_ctr_registered_sample(cni, snap->unix_time, snap)))
 		gw_log(GW_LOG_ERR, "sampling cni containers: %s", strerror(-r));
 	/* a standing problem is logged when it starts, not every interval */
 	if (err[0] && strcmp(err, st->last_sample_error))
@@ -233,9 +234,9 @@ static void reload(struct gw_loop_ctx *c)
 	if (c->ctr && !next->n_containers) {
 		/* the last entry went: so do every container tree and ifb (closing its fd takes
 		 * it out of the loop's epoll) */
-		size_t n = gw_ctr_count(c->ctr);
+		size_t n = gw_ctr_followed_count(c->ctr);
 
-		gw_ctr_free(c->ctr);
+		gw_ctr_followed_free(c->ctr);
 		c->ctr = NULL;
 		gw_log(GW_LOG_INFO, "reload: no containers entry any more; %zu container tree%s "
 		       "removed", n, n == 1 ? "" : "s");
@@ -248,7 +249,7 @@ static void reload(struct gw_loop_ctx *c)
 	/* the reload's own events pass; a foreign change made meanwhile is healed after it */
 	gw_heal_absorb(c->mon, c->nl, c->cfg, c->applied);
 	if (c->ctr)
-		gw_ctr_reload(c->ctr, next);
+		gw_ctr_followed_reload(c->ctr, next);
 	st->reload_error[0] = '\0';
 	gw_log(GW_LOG_INFO, "reloaded %s: %s", next->file, done.summary);
 	gw_notify("READY=1");
@@ -408,13 +409,15 @@ static void follow_containers(struct gw_loop_ctx *c, struct fds *f)
 
 	if (c->ctr || !c->cfg->n_containers)
 		return;
-	if ((r = gw_ctr_new(c->cfg, c->nl, &c->ctr)) || (r = watch(f, gw_ctr_fd(c->ctr)))) {
+	if ((r = gw_ctr_followed_new(c->cfg, c->nl, &c->ctr)) ||
+	    (r = watch(f, gw_ctr_followed_fd(c->ctr)))) {
 		gw_log(GW_LOG_ERR, "reload: containers: %s; they are not shaped", strerror(-r));
-		gw_ctr_free(c->ctr);
+		gw_ctr_followed_free(c->ctr);
 		c->ctr = NULL;
 		return;
 	}
-	gw_log(GW_LOG_INFO, "reload: following containers: %zu shaped now", gw_ctr_count(c->ctr));
+	gw_log(GW_LOG_INFO, "reload: following containers: %zu shaped now",
+	       gw_ctr_followed_count(c->ctr));
 }
 
 static void watchdog_kick(void *arg)
@@ -454,9 +457,9 @@ static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 	if (!r && c->lat)
 		r = watch(f, f->probe = gw_probe_links_fd(c->lat));
 	if (!r && c->ctr)
-		r = watch(f, gw_ctr_fd(c->ctr));
+		r = watch(f, gw_ctr_followed_fd(c->ctr));
 	if (!r && c->cni)
-		r = watch(f, gw_cnictr_fd(c->cni));
+		r = watch(f, gw_ctr_registered_fd(c->cni));
 	/* the web process's launcher: its deaths are heard there */
 	if (!r && c->web && gw_webchild_launcher_fd(c->web->c) >= 0)
 		r = watch(f, gw_webchild_launcher_fd(c->web->c));
@@ -565,12 +568,12 @@ int gw_loop_run(struct gw_loop_ctx *c)
 				load_run(c, &f, &lt);
 				continue;
 			}
-			if (c->ctr && fd == gw_ctr_fd(c->ctr)) {
-				gw_ctr_dispatch(c->ctr);
+			if (c->ctr && fd == gw_ctr_followed_fd(c->ctr)) {
+				gw_ctr_followed_dispatch(c->ctr);
 				continue;
 			}
-			if (c->cni && fd == gw_cnictr_fd(c->cni)) {
-				gw_cnictr_dispatch(c->cni);
+			if (c->cni && fd == gw_ctr_registered_fd(c->cni)) {
+				gw_ctr_registered_dispatch(c->cni);
 				continue;
 			}
 			if (fd == f.monitor && gw_heal_pending(c->mon, c->nl, c->cfg, c->applied))

@@ -7,8 +7,8 @@
 #include "sys/clock.h"
 #include "probe/links.h"
 #include "gatewayd/autorate.h"
-#include "gatewayd/cnictr.h"
-#include "gatewayd/containers.h"
+#include "gatewayd/ctr_registered.h"
+#include "gatewayd/ctr_followed.h"
 #include "gatewayd/sampler.h"
 #include "gatewayd/web.h"
 #include "qdisc/monitor.h"
@@ -32,10 +32,10 @@ struct gw_loop_ctx {
 	struct gw_loop_state st;	/* the caller sets sampler and start_mono */
 	struct gw_applied *applied;	/* replaced in place when the tree is rebuilt */
 	struct gw_monitor *mon;		/* link and tc notifications; NULL: no self-healing */
-	struct gw_probe_links *lat;		/* the prober; gw_loop_run makes and frees it */
+	struct gw_probe_links *lat;	/* the probers; gw_loop_run makes and frees them */
 	struct gw_autorate *ar;		/* autorate; gw_loop_run makes and frees it */
-	struct gw_ctr *ctr;		/* containers followed; NULL: none */
-	struct gw_cnictr *cni;		/* containers gatewayd-cni registered; NULL: no socket */
+	struct gw_ctr_followed *ctr;	/* containers followed; NULL: none */
+	struct gw_ctr_registered *cni;	/* containers gatewayd-cni registered; NULL: no socket */
 	struct gw_web *web;		/* the web process: each pass's snapshot goes to it, a
 					 * reload's settings too; NULL: no page */
 };

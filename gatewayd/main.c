@@ -140,12 +140,13 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		ctx.web = &web;
 	}
 	/* containers there now are shaped before we say we are ready */
-	if (cfg->n_containers && (r = gw_ctr_new(cfg, nl, &ctx.ctr)))
+	if (cfg->n_containers && (r = gw_ctr_followed_new(cfg, nl, &ctx.ctr)))
 		gw_log(GW_LOG_ERR, "containers: %s; they are not shaped", strerror(-r));
 	else if (ctx.ctr)
-		gw_log(GW_LOG_INFO, "following containers: %zu shaped now", gw_ctr_count(ctx.ctr));
+		gw_log(GW_LOG_INFO, "following containers: %zu shaped now",
+		       gw_ctr_followed_count(ctx.ctr));
 	/* containers gatewayd-cni shaped: registered from now on, and those there adopted */
-	if (gw_cnictr_new(cfg, nl, &ctx.cni, err, sizeof(err)))
+	if (gw_ctr_registered_new(cfg, nl, &ctx.cni, err, sizeof(err)))
 		gw_log(GW_LOG_WARNING, "control socket: %s; containers gatewayd-cni shapes are not "
 		       "watched by this gatewayd", err);
 	if (cfg->unconfigured)
@@ -167,8 +168,8 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		       strerror(-r));
 	r = gw_loop_run(&ctx);
 stop:
-	gw_ctr_free(ctx.ctr);	/* every container tree and ifb goes */
-	gw_cnictr_free(ctx.cni);	/* the plugin's trees stay: its DEL removes them */
+	gw_ctr_followed_free(ctx.ctr);	/* every container tree and ifb goes */
+	gw_ctr_registered_free(ctx.cni);	/* the plugin's trees stay: its DEL removes them */
 	gw_monitor_close(ctx.mon);
 	if (ctx.web)
 		gw_web_stop(ctx.web);

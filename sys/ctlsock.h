@@ -1,7 +1,7 @@
 /* sys/ctlsock.h: a local control socket: a unix stream socket, root's peers only, one bounded
  * message and one reply line per connection, never blocking the loop. What a message is (its
  * bound, where it ends) and what it means are the caller's: the daemon's registrations of CNI
- * containers (tree/ctrreg.h, docs/cni.md). */
+ * containers (tree/ctr_registration.h, docs/cni.md). */
 #ifndef GW_CTLSOCK_H
 #define GW_CTLSOCK_H
 
