@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "sys/clock.h"
 #include "probe/latency.h"
-#include "load/engine.h"
+#include "load/loadgen.h"
 #include "load/loadtest.h"
 #include "sys/log.h"
 #include "sys/fd.h"
