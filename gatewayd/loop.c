@@ -59,7 +59,7 @@ static void notify_status(const struct gw_snapshot *snap)
 		pos += (size_t)snprintf(line + pos, sizeof(line) - pos, "%s%s %s %s %.1f/%.1f Mbit/s",
 					i ? "; " : "", d->link, d->direction, d->shaper,
 					d->total.achieved_bytes_per_s * 8 / 1e6,
-					(double)d->rate_bytes_per_s * 8 / 1e6);
+					(double)d->rate_in_force_bytes_per_s * 8 / 1e6);
 	}
 	gw_notify(line);
 }

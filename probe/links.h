@@ -22,7 +22,7 @@ struct gw_probe_links_load {
 	enum gw_load_state state;	/* GW_LOAD_UNKNOWN: no verdict (first pass, no rates) */
 	double achieved_bytes_per_s;	/* the direction's total over that pass */
 	double utilisation;		/* achieved / configured rate */
-	uint64_t rate_bytes_per_s;	/* the configured rate (the running config's) */
+	uint64_t rate_bytes_per_s;	/* the rate in force (the running plan's) */
 };
 
 /* A probe sample as its link's prober judges it, with the load it is judged against. */
