@@ -65,11 +65,9 @@ static void notify_status(const struct gw_snapshot *snap)
 }
 
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
-static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_loop_state *st,
-		   struct gw_probe_links *lat, uint64_t expirations, double due,
-		   struct gw_ctr_followed *ctr, struct gw_ctr_registered *cni, struct gw_autorate *ar,
-		   struct gw_web *web)
+static void sample(struct gw_loop_ctx *c, uint64_t expirations, double due)
 {
+	struct gw_loop_state *st = &c->st;
 	char err[256] = "";
 	struct gw_snapshot *snap;
 	double t0 = gw_mono_now();
@@ -77,26 +75,26 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_loop
 
 	st->samples++;
 	/* more than one expiry means a whole interval went by without a pass */
-	if (expirations > 1 || t0 - due > cfg->interval_us / 1e6 / 2)
+	if (expirations > 1 || t0 - due > c->cfg->interval_us / 1e6 / 2)
 		st->late++;
-	r = gw_sampler_pass(st->sampler, nl, gw_wall_now(), &snap, err, sizeof(err));
+	r = gw_sampler_pass(st->sampler, c->nl, gw_wall_now(), &snap, err, sizeof(err));
 	if (r) {
 		gw_log(GW_LOG_ERR, "sampling: %s", err);
 		return;
 	}
 	/* the containers' directions go after the configured links' */
-	if (ctr && (r = gw_ctr_followed_sample(ctr, snap->unix_time, snap)))
+	if (c->ctr && (r = gw_ctr_followed_sample(c->ctr, snap->unix_time, snap)))
 		gw_log(GW_LOG_ERR, "sampling containers: %s", strerror(-r));
-	if (cni && (r = gw_ctr_registered_sample(cni, snap->unix_time, snap)))
+	if (c->cni && (r = gw_ctr_registered_sample(c->cni, snap->unix_time, snap)))
 		gw_log(GW_LOG_ERR, "sampling cni containers: %s", strerror(-r));
 	/* a standing problem is logged when it starts, not every interval */
 	if (err[0] && strcmp(err, st->last_sample_error))
 		gw_log(GW_LOG_WARNING, "%s", err);
 	snprintf(st->last_sample_error, sizeof(st->last_sample_error), "%s", err);
-	if (lat)
-		gw_probe_links_pass(lat, snap, t0);
+	if (c->lat)
+		gw_probe_links_pass(c->lat, snap, t0);
 	/* the pass's achieved rates step autorate; its section shows the rates after */
-	gw_autorate_pass(ar, snap, t0);
+	gw_autorate_pass(c->ar, snap, t0);
 	snap->seq = st->samples;
 	snap->uptime_s = t0 - st->start_mono;
 	snap->sample_ms = (gw_mono_now() - t0) * 1000;
@@ -104,11 +102,11 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_loop
 	snap->samples_total = st->samples;
 	snap->late_samples_total = st->late;
 	snprintf(snap->last_error, sizeof(snap->last_error), "%s", err[0] ? err :
-		 st->reload_error[0] || !lat ? st->reload_error : gw_probe_links_error(lat));
+		 st->reload_error[0] || !c->lat ? st->reload_error : gw_probe_links_error(c->lat));
 	snap->loadtest = st->loadtest;
 	notify_status(snap);
-	if (web)
-		gw_web_send(web, snap, gw_mono_now());	/* it takes a reference if it keeps it */
+	if (c->web)
+		gw_web_send(c->web, snap, gw_mono_now());	/* it takes a reference to keep it */
 	gw_snapshot_put(snap);
 }
 
@@ -500,129 +498,167 @@ static int web_timeout_ms(const struct gw_loop_ctx *c)
 	return at <= now ? 0 : (int)((at - now) * 1000) + 1;
 }
 
+/* What the loop keeps from one wake to the next, beside the context. */
+struct run {
+	struct fds f;
+	struct gw_heal_retry retry;
+	struct gw_loadtest *lt;		/* the running load test; NULL: none */
+	int64_t load_every;		/* the schedule's period armed now (0: none) */
+	double interval, next_due;	/* the passes': seconds, and when the next is due */
+};
+
+/* The keep-alive first: not after a sampling pass or a reload of the same wake. Its events
+ * are marked done (INT_MIN: no fd is that). */
+static void pet_watchdog(const struct fds *f, struct epoll_event *got, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t exp;
+
+		if (got[i].data.fd != f->watchdog || f->watchdog < 0)
+			continue;
+		if (read(f->watchdog, &exp, sizeof(exp)) == sizeof(exp))
+			gw_watchdog_pet();
+		got[i].data.fd = INT_MIN;
+	}
+}
+
+/* The signals that came: true when one says stop. */
+static bool on_signals(struct gw_loop_ctx *c, struct run *r)
+{
+	int what = on_signal(c->sfd);
+
+	if (what & SIG_STOP)
+		return true;
+	if (what & SIG_RELOAD) {
+		reload(c);
+		follow_containers(c, &r->f);
+		load_schedule(&r->f, c->cfg->probe.load_every_us, &r->load_every);
+	}
+	if (what & SIG_LOADTEST)
+		load_start(c, &r->f, &r->lt, "SIGUSR1");
+	return false;
+}
+
+/* The sampling timer expired exp times: a pass. */
+static void on_sample_timer(struct gw_loop_ctx *c, struct run *r, uint64_t exp)
+{
+	sample(c, exp, r->next_due);
+	r->next_due += r->interval * (double)exp;
+	/* keep trying while broken (backing off), and catch what no event announced: a pass
+	 * that found a root missing, a waiting link's interface when there are no
+	 * notifications to say it came */
+	if (gw_heal_retry_due(&r->retry, gw_mono_now()) ||
+	    (!r->retry.broken && c->st.last_sample_error[0]) ||
+	    (!c->mon && gw_applied_waiting(c->cfg, c->applied)))
+		arm_heal(r->f.heal);
+}
+
+/* One fd the epoll said is ready; true when the loop is to stop. */
+static bool on_fd(struct gw_loop_ctx *c, struct run *r, int fd)
+{
+	struct fds *f = &r->f;
+	uint64_t exp = 0;
+
+	if (c->web && (fd == f->web || fd == gw_webchild_launcher_fd(c->web->c)))
+		return false;	/* polled on every wake */
+	if (fd == c->sfd) {
+		if (on_signals(c, r))
+			return true;
+	} else if (fd == f->load_test && r->lt) {
+		load_run(c, f, &r->lt);
+		return false;
+	} else if (c->ctr && fd == gw_ctr_followed_fd(c->ctr)) {
+		gw_ctr_followed_dispatch(c->ctr);
+		return false;
+	} else if (c->cni && fd == gw_ctr_registered_fd(c->cni)) {
+		gw_ctr_registered_dispatch(c->cni);
+		return false;
+	} else if (fd == f->monitor) {
+		if (gw_heal_pending(c->mon, c->nl, c->cfg, c->applied))
+			arm_heal(f->heal);
+	} else if (fd == f->probe) {
+		gw_probe_links_run(c->lat);
+		return false;
+	} else if (read(fd, &exp, sizeof(exp)) != sizeof(exp)) {
+		return false;	/* a timer: not expired after all */
+	}
+	if (fd == f->load_every)
+		load_start(c, f, &r->lt, "scheduled");
+	if (fd == f->heal)
+		heal(c, &r->retry);
+	/* someone else's change came while we made our own (a reload, a heal); while healing
+	 * fails, the retries' back-off decides (what a failed try undid raised events of its
+	 * own) */
+	if (c->applied->heal_due) {
+		c->applied->heal_due = false;
+		if (!r->retry.broken)
+			arm_heal(f->heal);
+	}
+	if (fd == f->sample)
+		on_sample_timer(c, r, exp);
+	return false;
+}
+
+/* The probers and autorate made, every fd in the epoll, the load tests scheduled. */
+static int run_open(struct gw_loop_ctx *c, struct run *r)
+{
+	int ret = gw_probe_links_new(c->cfg, &c->lat);
+
+	if (!ret && !(ret = gw_autorate_new(c->cfg, c->nl, c->applied, &c->st.sampler, &c->ar)))
+		gw_probe_links_on_sample(c->lat, gw_autorate_sample, c->ar);
+	if (!ret)
+		ret = loop_open(&r->f, c);
+	if (!ret)
+		load_schedule(&r->f, c->cfg->probe.load_every_us, &r->load_every);
+	return ret;
+}
+
+static void run_close(struct gw_loop_ctx *c, struct run *r)
+{
+	if (c->lat)
+		gw_probe_links_tap(c->lat, NULL, NULL);
+	gw_loadtest_free(r->lt);	/* its flows and probes stop at once */
+	gw_fd_close(&r->f.load_every);
+	/* the monitor's fd belongs to the monitor */
+	gw_fd_close(&r->f.sample);
+	gw_fd_close(&r->f.watchdog);
+	gw_fd_close(&r->f.heal);
+	gw_fd_close(&r->f.ep);
+	gw_probe_links_free(c->lat);
+	c->lat = NULL;
+	gw_autorate_free(c->ar);
+	c->ar = NULL;
+}
+
 int gw_loop_run(struct gw_loop_ctx *c)
 {
-	struct fds f = { .ep = -1, .sample = -1, .watchdog = -1, .monitor = -1, .heal = -1,
-			 .probe = -1, .load_every = -1, .load_test = -1, .web = -1 };
-	double interval = c->cfg->interval_us / 1e6, next_due = gw_mono_now();
-	struct gw_heal_retry retry = { .broken = false };
-	struct gw_loadtest *lt = NULL;
-	int64_t load_every = 0;
-	int r = gw_probe_links_new(c->cfg, &c->lat);
+	struct run r = { .f = { .ep = -1, .sample = -1, .watchdog = -1, .monitor = -1, .heal = -1,
+				.probe = -1, .load_every = -1, .load_test = -1, .web = -1 },
+			 .interval = c->cfg->interval_us / 1e6, .next_due = gw_mono_now() };
+	bool stop = false;
+	int ret = run_open(c, &r);
 
-	if (!r && !(r = gw_autorate_new(c->cfg, c->nl, c->applied, &c->st.sampler, &c->ar)))
-		gw_probe_links_on_sample(c->lat, gw_autorate_sample, c->ar);
-	if (!r)
-		r = loop_open(&f, c);
-	if (r)
-		goto out;
-	load_schedule(&f, c->cfg->probe.load_every_us, &load_every);
-	for (;;) {
+	while (!ret && !stop) {
 		struct epoll_event got[8];
 		int n;
 
-		web_sync(&f, c);
-		n = epoll_wait(f.ep, got, 8, web_timeout_ms(c));
+		web_sync(&r.f, c);
+		n = epoll_wait(r.f.ep, got, 8, web_timeout_ms(c));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			r = -errno;
-			goto out;
+			ret = -errno;
+			break;
 		}
 		gw_watchdog_woke();
 		/* the web process: a frame goes on being written, a death is heard, a restart
 		 * is due; nothing of it waits */
 		if (c->web)
 			gw_webchild_poll(c->web->c, gw_mono_now());
-		/* the keep-alive first: not after a sampling pass or a reload of the same wake */
-		for (int i = 0; i < n; i++) {
-			uint64_t exp;
-
-			if (got[i].data.fd != f.watchdog || f.watchdog < 0)
-				continue;
-			if (read(f.watchdog, &exp, sizeof(exp)) == sizeof(exp))
-				gw_watchdog_pet();
-			got[i].data.fd = INT_MIN;	/* done: no fd below is that */
-		}
-		for (int i = 0; i < n; i++) {
-			int fd = got[i].data.fd;
-			uint64_t exp = 0;
-
-			if (c->web && (fd == f.web ||
-				       fd == gw_webchild_launcher_fd(c->web->c)))
-				continue;	/* polled above */
-			if (fd == c->sfd) {
-				int what = on_signal(c->sfd);
-
-				if (what & SIG_STOP)
-					goto out;
-				if (what & SIG_RELOAD) {
-					reload(c);
-					follow_containers(c, &f);
-					load_schedule(&f, c->cfg->probe.load_every_us, &load_every);
-				}
-				if (what & SIG_LOADTEST)
-					load_start(c, &f, &lt, "SIGUSR1");
-			}
-			if (fd == f.load_test && lt) {
-				load_run(c, &f, &lt);
-				continue;
-			}
-			if (c->ctr && fd == gw_ctr_followed_fd(c->ctr)) {
-				gw_ctr_followed_dispatch(c->ctr);
-				continue;
-			}
-			if (c->cni && fd == gw_ctr_registered_fd(c->cni)) {
-				gw_ctr_registered_dispatch(c->cni);
-				continue;
-			}
-			if (fd == f.monitor && gw_heal_pending(c->mon, c->nl, c->cfg, c->applied))
-				arm_heal(f.heal);
-			if (fd == f.probe) {
-				gw_probe_links_run(c->lat);
-				continue;
-			}
-			if (fd != c->sfd && fd != f.monitor && read(fd, &exp, sizeof(exp)) != sizeof(exp))
-				continue;
-			if (fd == f.load_every)
-				load_start(c, &f, &lt, "scheduled");
-			if (fd == f.heal)
-				heal(c, &retry);
-			/* someone else's change came while we made our own (a reload, a heal); while
-			 * healing fails, the retries' back-off decides (what a failed try undid
-			 * raised events of its own) */
-			if (c->applied->heal_due) {
-				c->applied->heal_due = false;
-				if (!retry.broken)
-					arm_heal(f.heal);
-			}
-			if (fd == f.sample) {
-				sample(c->cfg, c->nl, &c->st, c->lat, exp, next_due, c->ctr, c->cni,
-				       c->ar, c->web);
-				next_due += interval * (double)exp;
-				/* keep trying while broken (backing off), and catch what no event
-				 * announced: a pass that found a root missing, a waiting link's
-				 * interface when there are no notifications to say it came */
-				if (gw_heal_retry_due(&retry, gw_mono_now()) ||
-				    (!retry.broken && c->st.last_sample_error[0]) ||
-				    (!c->mon && gw_applied_waiting(c->cfg, c->applied)))
-					arm_heal(f.heal);
-			}
-		}
+		pet_watchdog(&r.f, got, n);
+		for (int i = 0; i < n && !stop; i++)
+			stop = on_fd(c, &r, got[i].data.fd);
 	}
-out:
-	if (c->lat)
-		gw_probe_links_tap(c->lat, NULL, NULL);
-	gw_loadtest_free(lt);	/* its flows and probes stop at once */
-	gw_fd_close(&f.load_every);
-	/* the monitor's fd belongs to the monitor */
-	gw_fd_close(&f.sample);
-	gw_fd_close(&f.watchdog);
-	gw_fd_close(&f.heal);
-	gw_fd_close(&f.ep);
-	gw_probe_links_free(c->lat);
-	c->lat = NULL;
-	gw_autorate_free(c->ar);
-	c->ar = NULL;
-	return r;
+	run_close(c, &r);
+	return ret;
 }
