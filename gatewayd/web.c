@@ -20,28 +20,6 @@ static void web_log(void *ctx, int level, const char *msg)
 	gw_log(level <= 3 ? GW_LOG_ERR : level == 4 ? GW_LOG_WARNING : GW_LOG_INFO, "%s", msg);
 }
 
-/* listen[GW_WEBUI_MAX_LISTEN] and *o from cfg (pointing into it); returns how many addresses. */
-static size_t settings(const struct gw_config *cfg, struct gw_webui_listen *listen,
-		       struct gw_webui_opts *o)
-{
-	size_t n = cfg->n_listen < GW_WEBUI_MAX_LISTEN ? cfg->n_listen : GW_WEBUI_MAX_LISTEN;
-
-	for (size_t i = 0; i < n; i++)
-		listen[i] = (struct gw_webui_listen){ cfg->listen[i], cfg->listen_addr[i],
-						      cfg->listen_addrlen[i] };
-	memset(o, 0, sizeof(*o));
-	o->auth_file = cfg->auth_file;
-	o->tls_cert = cfg->tls_cert;
-	o->tls_key = cfg->tls_key;
-	o->allowed_hosts = (const char *const *)cfg->allowed_hosts;
-	o->n_allowed_hosts = cfg->n_allowed_hosts;
-	o->auth_fail_limit = cfg->auth_fail_limit;
-	o->auth_fail_backoff_s = (double)cfg->auth_fail_backoff_us / 1e6;
-	o->memory_max = cfg->http_memory_max;
-	o->log = web_log;
-	return n;
-}
-
 /* dst[cap] from src (NULL: ""): false when it does not fit */
 static bool put(char *dst, size_t cap, const char *src)
 {
@@ -174,21 +152,24 @@ static bool files_same(const struct gw_secret *a, const struct gw_secret *b)
 }
 
 /*
- * What the web process will make of ws and files, read and checked here (the users' hashes
- * parsed, the PEM files looked at) and then let go of: the daemon keeps the files' fds and
- * signatures, never the key's bytes. 0 or -errno with err.
+ * What the web process will make of ws and files (through its own reading of ws,
+ * gw_wire_settings_opts), read and checked here (the users' hashes parsed, the PEM files
+ * looked at) and then let go of: the daemon keeps the files' fds and signatures, never the
+ * key's bytes. 0 or -errno with err.
  */
-static int files_check(const struct gw_config *cfg, const struct gw_secret *files, char *err,
-		       size_t errlen)
+static int files_check(const struct gw_wire_settings *ws, const struct gw_secret *files,
+		       char *err, size_t errlen)
 {
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
+	const char *hosts[GW_WEBUI_MAX_HOSTS];
 	struct gw_webui_opts o;
-	size_t n = settings(cfg, listen, &o);
+	size_t n = gw_wire_settings_opts(ws, listen, &o, hosts);
 	int fds[GW_WEBPROC_FILES], r;
 	struct conf c;
 
 	files_fds(files, fds);
 	o.file_fds = fds;
+	o.log = web_log;
 	if ((r = gw_webui_conf_load(&c, listen, n, &o, err, errlen)))
 		return r;
 	gw_webui_conf_free(&c);	/* wipes the key */
@@ -227,10 +208,11 @@ int gw_web_start(struct gw_web *w, const struct gw_config *cfg, double now, char
 		     size_t errlen)
 {
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
+	const char *hosts[GW_WEBUI_MAX_HOSTS];
 	struct gw_webui_opts o;
-	size_t n = settings(cfg, listen, &o);
 	int files[GW_WEBPROC_FILES];
 	char e[512];
+	size_t n;
 	int r;
 
 	memset(w, 0, sizeof(*w));
@@ -244,13 +226,14 @@ int gw_web_start(struct gw_web *w, const struct gw_config *cfg, double now, char
 		snprintf(err, errlen, "a listen address, path or Host name is too long");
 		goto fail;
 	}
+	n = gw_wire_settings_opts(w->ws, listen, &o, hosts);
 	if ((r = bind_all(listen, n, w->fds, err, errlen)))
 		goto fail;
 	w->n_fds = n;
 	/* files that cannot be served are said now: the launcher starts, and the page with it
 	 * once a reload mends them (never a page without the auth it was given) */
 	w->parked = files_open(w->ws, NULL, NULL, w->files, e, sizeof(e)) ||
-		    files_check(cfg, w->files, e, sizeof(e));
+		    files_check(w->ws, w->files, e, sizeof(e));
 	if (w->parked) {
 		gw_log(GW_LOG_ERR, "status page: %s; not served until a reload mends it", e);
 		files_close(w->files);
@@ -287,11 +270,12 @@ int gw_web_reload(struct gw_web *w, const struct gw_config *cfg, double now, cha
 		      size_t errlen)
 {
 	struct gw_webui_listen listen[GW_WEBUI_MAX_LISTEN];
+	const char *hosts[GW_WEBUI_MAX_HOSTS];
 	struct gw_secret files[GW_WEBPROC_FILES];
 	struct gw_wire_settings *ws;
 	struct gw_webui_opts o;
-	size_t n = settings(cfg, listen, &o);
 	int fds[GW_WEBUI_MAX_LISTEN], ffds[GW_WEBPROC_FILES], r;
+	size_t n;
 	bool moved;
 
 	if (!w->c)
@@ -315,11 +299,12 @@ int gw_web_reload(struct gw_web *w, const struct gw_config *cfg, double now, cha
 		goto out;
 	}
 	/* read and checked here: what the new process will serve */
-	if ((r = files_check(cfg, files, err, errlen))) {
+	if ((r = files_check(ws, files, err, errlen))) {
 		files_close(files);
 		goto out;
 	}
 	moved = !same_listen(ws, w->ws);
+	n = gw_wire_settings_opts(ws, listen, &o, hosts);
 	if (moved && (r = bind_all(listen, n, fds, err, errlen))) {
 		files_close(files);
 		goto out;
