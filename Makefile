@@ -70,6 +70,8 @@ LAYERS := \
 	cni:sys,tree,config,qdisc \
 	bench:sys,qdisc,config,tree,probe,load,webui/snapshot.h
 LAYER_EXEMPT := gatewayd/main.c
+# gatewayd/ holds the daemon alone; what is a library lives in the layer it belongs to
+GATEWAYD_MAX_FILES := 15
 
 .PHONY: all router deps deps-pkgs users check-deps test test-unit test-netns test-uml test-webui asan bench bench-bins \
 	install clean demo fuzz fuzz-bins layers man-lint deb screenshot docs-check design-check \
@@ -91,6 +93,8 @@ $(BUILD)/layers.ok: $(ALL_SRC) $(ALL_HDR) $(MAINS) Makefile
 			[ $$ok = 1 ] || { echo "$$f: includes $$inc, which $$d/ may not (Makefile LAYERS)"; bad=1; }; \
 		done; \
 	done; [ $$bad = 0 ]
+	@n=$(words $(wildcard gatewayd/*.c gatewayd/*.h)); [ $$n -le $(GATEWAYD_MAX_FILES) ] || { \
+		echo "gatewayd/ holds $$n files, at most $(GATEWAYD_MAX_FILES): a library goes to its layer"; exit 1; }
 	@touch $@
 
 layers: $(BUILD)/layers.ok

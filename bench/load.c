@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include "bench/bench.h"
-#include "load/engine.h"
+#include "load/loadgen.h"
 #include "load/sink.h"
 #include "sys/fd.h"
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "qdisc/model.h"
-#include "tree/ctrreg.h"
+#include "tree/ctr_registration.h"
 
 struct json_object;
 

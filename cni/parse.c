@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 #include "cni/cni.h"
 #include "config/config.h"
-#include "tree/ctrreg.h"
+#include "tree/ctr_registration.h"
 #include "qdisc/qdisc.h"
 
 const char *const gw_cni_versions[] = { "0.3.0", "0.3.1", "0.4.0", "1.0.0", NULL };
@@ -33,7 +33,7 @@ int gw_cni_version_cmp(const char *a, const char *b)
 	return version_index(a) - version_index(b);
 }
 
-/* the names and the mark are the registration's (tree/ctrreg.c): the daemon finds
+/* the names and the mark are the registration's (tree/ctr_registration.c): the daemon finds
  * them again the same way */
 void gw_cni_ifb_name(const char *network, const char *id, const char *ifname, char *buf,
 		     size_t len)
@@ -133,7 +133,7 @@ static int get_limit(struct json_object *o, const char *where, const char *dir,
 	/* the runtimes' "no burst" markers (up to 4 GB): derived */
 	if (burst && burst < GW_CNI_BURST_ANY)
 		out->burst = (int64_t)(burst / 8);
-	/* in bytes, the bounds the daemon holds a registration to (tree/ctrreg.c) */
+	/* in bytes, the bounds the daemon holds a registration to (tree/ctr_registration.c) */
 	switch (gw_ctr_limit_check(out->rate, out->burst)) {
 	case GW_CTR_LIMIT_OK:
 		if (burst < GW_CNI_BURST_TOO_BIG)
@@ -352,7 +352,7 @@ static int parse_queue(struct json_object *root, struct gw_cni_conf *c, struct g
 		return r;
 	if (gw_child_parse_text(text, "queue", GW_KIND_HTB, &c->queue, err, sizeof(err)))
 		return gw_cni_fail(e, GW_CNI_E_CONFIG, "invalid network config", "%s", err);
-	/* the daemon is told the queue in the same words (tree/ctrreg.c) */
+	/* the daemon is told the queue in the same words (tree/ctr_registration.c) */
 	snprintf(c->queue_text, sizeof(c->queue_text), "%s", text);
 	return 0;
 }

@@ -15,7 +15,7 @@
 #include "cni/cni.h"
 #include "sys/clock.h"
 #include "sys/rundir.h"
-#include "tree/ctrreg.h"
+#include "tree/ctr_registration.h"
 
 #define REPLY_TIMEOUT_MS 2000	/* a daemon busy in a long reload still answers well within */
 

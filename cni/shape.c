@@ -1,6 +1,6 @@
 /* cni/shape.c: ADD, CHECK and DEL in the kernel. The container's interface is found
  * in its namespace, its veth peer on the host is shaped with the tree gatewayd gives a
- * container (tree/ctrtree.c) through the daemon's own apply, read-back and removal,
+ * container (tree/ctr_tree.c) through the daemon's own apply, read-back and removal,
  * and nothing is kept between calls: DEL and CHECK find everything again from the network's
  * name, the container id and the interface name. */
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <linux/pkt_sched.h>
 #include "cni/cni.h"
 #include "tree/apply.h"
-#include "tree/ctrtree.h"
+#include "tree/ctr_tree.h"
 #include "tree/own.h"
 #include "qdisc/link.h"
 #include "qdisc/peer.h"
@@ -143,7 +143,7 @@ static int need_host_end(struct gw_nl *nl, const struct gw_cni_env *env,
 }
 
 /* The container's tree on host interface name (index ifindex): the registration's
- * (tree/ctrreg.c), so the daemon told of it builds the same one. */
+ * (tree/ctr_registration.c), so the daemon told of it builds the same one. */
 static int synthesize(const struct gw_cni_env *env, const struct gw_cni_conf *c,
 		      const char *name, int ifindex, struct gw_ctr_synth *s,
 		      struct gw_cni_error *e)

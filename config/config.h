@@ -168,7 +168,7 @@ struct gw_probe_cfg {
 };
 
 /* Containers (config/parse_containers.c): interfaces that come and go, each given its own
- * limit in both directions while it exists (gatewayd/containers.c). */
+ * limit in both directions while it exists (gatewayd/ctr_followed.c). */
 #define GW_MAX_CONTAINER_RULES 64
 /* the names of container ifbs ("gwc-" + an ifindex): no link's interface or ifb may take one */
 #define GW_CTR_RESERVED_PREFIX "gwc-"
@@ -184,7 +184,7 @@ struct gw_ctr_dir_cfg {
 	int line;
 };
 
-struct gw_container_cfg {
+struct gw_ctr_cfg {
 	char globs[GW_CTR_MAX_GLOBS][GW_CTR_GLOB_MAX];	/* fnmatch(3) patterns on the name */
 	size_t n_globs;
 	/* "" = any namespace; else the peer's namespace must be one of the files this glob(3)
@@ -227,12 +227,12 @@ struct gw_config {
 	bool keep_on_stop;	/* leave the tree in the kernel when gatewayd stops */
 	bool unconfigured;	/* `unconfigured = true`: no links, no containers, nothing shaped */
 	struct gw_probe_cfg probe;
-	struct gw_container_cfg *containers;	/* may be empty; links may then be empty too */
+	struct gw_ctr_cfg *containers;	/* may be empty; links may then be empty too */
 	size_t n_containers;
 	/* gatewayd's nft table goes with this config's tree: true for a parsed config, false
 	 * for the one-link configs containers are shaped with (they must not touch it) */
 	bool owns_nft;
-	/* a container's tree with subnets (tree/ctrtree.c): its classes are sorted by
+	/* a container's tree with subnets (tree/ctr_tree.c): its classes are sorted by
 	 * u32 filters on the htb roots of both its devices, the interface and the ifb */
 	bool classify_u32;
 };

@@ -1,5 +1,5 @@
 /* config/parse_containers.c: `containers = ( { interfaces = "veth*"; ... } );` into struct
- * gw_container_cfg: which interfaces (name, the namespace behind them, an address there) and
+ * gw_ctr_cfg: which interfaces (name, the namespace behind them, an address there) and
  * the limit each one gets in each direction. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,7 +28,7 @@ static bool valid_glob(const char *s)
 }
 
 static int add_glob(struct cfg_parser *p, const config_setting_t *s, const char *where,
-		    struct gw_container_cfg *c)
+		    struct gw_ctr_cfg *c)
 {
 	const char *v = config_setting_get_string(s);
 
@@ -45,7 +45,7 @@ static int add_glob(struct cfg_parser *p, const config_setting_t *s, const char 
 
 /* interfaces = "veth*"; or interfaces = [ "veth*", "cali*" ]; */
 static int parse_globs(struct cfg_parser *p, const config_setting_t *grp, const char *where,
-		       struct gw_container_cfg *c)
+		       struct gw_ctr_cfg *c)
 {
 	const config_setting_t *s = config_setting_get_member(grp, "interfaces");
 	int n, ret;
@@ -70,7 +70,7 @@ static int parse_globs(struct cfg_parser *p, const config_setting_t *grp, const 
 /* netns = "web-*" (a name under /run/netns, as `ip netns` makes them) or an absolute path
  * pattern such as "/run/docker/netns/[0-9a-f]*" (Docker names its namespaces so). */
 static int parse_netns(struct cfg_parser *p, const config_setting_t *grp, const char *where,
-		       struct gw_container_cfg *c)
+		       struct gw_ctr_cfg *c)
 {
 	const config_setting_t *s;
 	const char *v;
@@ -106,7 +106,7 @@ static bool host_bits_clear(const uint8_t *a, int bytes, int len)
 
 /* address = "10.0.0.0/24" or "fd00::/64"; a bare address is a /32 or /128. */
 static int parse_address(struct cfg_parser *p, const config_setting_t *grp, const char *where,
-			 struct gw_container_cfg *c)
+			 struct gw_ctr_cfg *c)
 {
 	char buf[64], *slash, *end;
 	const config_setting_t *s;
@@ -183,7 +183,7 @@ static int parse_ctr_dir(struct cfg_parser *p, const config_setting_t *grp, cons
 }
 
 static int parse_container(struct cfg_parser *p, const config_setting_t *grp, size_t index,
-			   struct gw_container_cfg *c)
+			   struct gw_ctr_cfg *c)
 {
 	char where[CFG_WHERE_MAX];
 	int ret;

@@ -146,7 +146,7 @@ static int check_link_pair(struct cfg_parser *p, const config_setting_t *gi,
 		return cfg_error(p, config_setting_get_member(gi, "interface"), where,
 				 "interface \"%s\" is the ifb device of link '%s'", a->interface,
 				 b->name);
-	/* container ifbs are "gwc-" + an index (gatewayd/containers.c): a link's device by that
+	/* container ifbs are "gwc-" + an index (gatewayd/ctr_followed.c): a link's device by that
 	 * name would be taken for one, and deleted by the container tracker at start */
 	if (a == b && !strncmp(a->interface, GW_CTR_RESERVED_PREFIX,
 			       sizeof(GW_CTR_RESERVED_PREFIX) - 1))

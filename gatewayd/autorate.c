@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gatewayd/autorate.h"
-#include "gatewayd/autorate_ctl.h"
+#include "tree/autorate_ctl.h"
 #include "sys/clock.h"
 #include "sys/log.h"
 #include "tree/retune.h"
@@ -32,7 +32,7 @@ struct gw_autorate {
 	const struct gw_config *cfg;
 	struct gw_nl *nl;
 	struct gw_applied *a;
-	struct gw_status *st;
+	struct gw_sampler **sampler;	/* the loop's, which a reload may replace */
 	struct ar_link *l;
 	size_t n;
 };
@@ -85,13 +85,13 @@ static int build(struct gw_autorate *ar, const struct gw_config *cfg)
 }
 
 int gw_autorate_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_applied *a,
-		    struct gw_status *st, struct gw_autorate **out)
+		    struct gw_sampler **sampler, struct gw_autorate **out)
 {
 	struct gw_autorate *ar = calloc(1, sizeof(*ar));
 
 	if (!ar)
 		return -ENOMEM;
-	*ar = (struct gw_autorate){ .nl = nl, .a = a, .st = st };
+	*ar = (struct gw_autorate){ .nl = nl, .a = a, .sampler = sampler };
 	if (build(ar, cfg)) {
 		free(ar);
 		return -ENOMEM;
@@ -215,9 +215,7 @@ static void apply(struct gw_autorate *ar, struct ar_link *l, unsigned int moved,
 			continue;
 		}
 		/* the sampler's rates, utilisation and accuracy follow the plan */
-		pthread_mutex_lock(&ar->st->lock);
-		gw_sampler_retarget(ar->st->sampler, ar->cfg, ar->a);
-		pthread_mutex_unlock(&ar->st->lock);
+		gw_sampler_retarget(*ar->sampler, ar->cfg, ar->a);
 		log_change(ar, l, d, from, r, now);
 	}
 }

@@ -14,7 +14,7 @@
 #include "tree/classify.h"
 #include "gatewayd/heal.h"
 #include "sys/log.h"
-#include "tree/mend.h"
+#include "tree/heal_inplace.h"
 #include "tree/reload.h"
 #include "tree/own.h"
 #include "qdisc/nft.h"
@@ -291,7 +291,7 @@ static void remove_links(struct gw_nl *nl, struct gw_applied *a, const bool *red
 	}
 }
 
-/* What differs is mended in place where it can be (gw_mend: a class's rate, a leaf, the
+/* What differs is mended in place where it can be (gw_heal_inplace: a class's rate, a leaf, the
  * redirect), not in the links that are stuck. 4 when it was (found says what was found),
  * -errno when the links must be made again. */
 static int mend(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a,
@@ -309,7 +309,8 @@ static int mend(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied
 		goto out;
 	/* no read-back to confirm: the plan is what start-up verified the kernel keeps as
 	 * planned, and a change that comes meanwhile has its own notification */
-	r = gw_mend(nl, cfg, a, state, got, stuck, found, foundlen, refused, sizeof(refused));
+	r = gw_heal_inplace(nl, cfg, a, state, got, stuck, found, foundlen, refused,
+			    sizeof(refused));
 	r = r > 0 ? 4 : r ? r : -EAGAIN;
 	if (refused[0])
 		gw_log(GW_LOG_WARNING, "mending in place: %s; making the link again instead",
@@ -452,8 +453,8 @@ static int check(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applie
 	if (state && (got || !mend))
 		r = gw_readback_got(nl, cfg, a, state, got, why, whylen);
 	if (r == -EPROTO && mend) {
-		int n = gw_mend(nl, cfg, a, state, got, NULL, found, foundlen, refused,
-				sizeof(refused));
+		int n = gw_heal_inplace(nl, cfg, a, state, got, NULL, found, foundlen, refused,
+					sizeof(refused));
 
 		r = n > 0 ? 4 : -EPROTO;
 		if (refused[0])

@@ -30,7 +30,7 @@ bool gw_heal_absorb(struct gw_monitor *m, struct gw_nl *nl, const struct gw_conf
  * or came back under another index is made again from what is there (gone: it waits, with no
  * objects and its ifb deleted; required links excepted, whose interface gone is such a cause).
  * Objects someone else changed or deleted (a class's rate, a leaf, the redirect) are mended
- * in place (tree/mend.c) where they can be; a root gone or replaced makes the link
+ * in place (tree/heal_inplace.c) where they can be; a root gone or replaced makes the link
  * again. Returns 0 when it was intact, 1 when the tree was restored (links shaped again among
  * it), 2 when only the classifiers were, 3 when links only started waiting, 4 when objects
  * were mended in place (err says what was found, object by object), -errno when it could not

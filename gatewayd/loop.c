@@ -17,7 +17,7 @@
 #include "tree/reload.h"
 #include "gatewayd/web.h"
 #include "gatewayd/loop.h"
-#include "gatewayd/dropin.h"
+#include "config/systemd_dropin.h"
 #include "sys/notify.h"
 #include "sys/fd.h"
 
@@ -59,16 +59,15 @@ static void notify_status(const struct gw_snapshot *snap)
 		pos += (size_t)snprintf(line + pos, sizeof(line) - pos, "%s%s %s %s %.1f/%.1f Mbit/s",
 					i ? "; " : "", d->link, d->direction, d->shaper,
 					d->total.achieved_bytes_per_s * 8 / 1e6,
-					(double)d->rate_bytes_per_s * 8 / 1e6);
+					(double)d->rate_in_force_bytes_per_s * 8 / 1e6);
 	}
 	gw_notify(line);
 }
 
 /* One pass; the loop's own health (duration, lateness) goes into the snapshot. */
-static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_status *st,
-		   struct gw_probing *lat, uint64_t expirations, double due, struct gw_ctr *ctr,
-		   struct gw_cnictr *cni, struct gw_autorate *ar, struct gw_webproc *web)
+static void sample(struct gw_loop_ctx *c, uint64_t expirations, double due)
 {
+	struct gw_loop_state *st = &c->st;
 	char err[256] = "";
 	struct gw_snapshot *snap;
 	double t0 = gw_mono_now();
@@ -76,26 +75,26 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 
 	st->samples++;
 	/* more than one expiry means a whole interval went by without a pass */
-	if (expirations > 1 || t0 - due > cfg->interval_us / 1e6 / 2)
+	if (expirations > 1 || t0 - due > c->cfg->interval_us / 1e6 / 2)
 		st->late++;
-	r = gw_sampler_pass(st->sampler, nl, gw_wall_now(), &snap, err, sizeof(err));
+	r = gw_sampler_pass(st->sampler, c->nl, gw_wall_now(), &snap, err, sizeof(err));
 	if (r) {
 		gw_log(GW_LOG_ERR, "sampling: %s", err);
 		return;
 	}
 	/* the containers' directions go after the configured links' */
-	if (ctr && (r = gw_ctr_sample(ctr, snap->unix_time, snap)))
+	if (c->ctr && (r = gw_ctr_followed_sample(c->ctr, snap->unix_time, snap)))
 		gw_log(GW_LOG_ERR, "sampling containers: %s", strerror(-r));
-	if (cni && (r = gw_cnictr_sample(cni, snap->unix_time, snap)))
+	if (c->cni && (r = gw_ctr_registered_sample(c->cni, snap->unix_time, snap)))
 		gw_log(GW_LOG_ERR, "sampling cni containers: %s", strerror(-r));
 	/* a standing problem is logged when it starts, not every interval */
 	if (err[0] && strcmp(err, st->last_sample_error))
 		gw_log(GW_LOG_WARNING, "%s", err);
 	snprintf(st->last_sample_error, sizeof(st->last_sample_error), "%s", err);
-	if (lat)
-		gw_probing_pass(lat, snap, t0);
+	if (c->lat)
+		gw_probe_links_pass(c->lat, snap, t0);
 	/* the pass's achieved rates step autorate; its section shows the rates after */
-	gw_autorate_pass(ar, snap, t0);
+	gw_autorate_pass(c->ar, snap, t0);
 	snap->seq = st->samples;
 	snap->uptime_s = t0 - st->start_mono;
 	snap->sample_ms = (gw_mono_now() - t0) * 1000;
@@ -103,12 +102,12 @@ static void sample(const struct gw_config *cfg, struct gw_nl *nl, struct gw_stat
 	snap->samples_total = st->samples;
 	snap->late_samples_total = st->late;
 	snprintf(snap->last_error, sizeof(snap->last_error), "%s", err[0] ? err :
-		 st->reload_error[0] || !lat ? st->reload_error : gw_probing_error(lat));
+		 st->reload_error[0] || !c->lat ? st->reload_error : gw_probe_links_error(c->lat));
 	snap->loadtest = st->loadtest;
 	notify_status(snap);
-	if (web)
-		gw_webproc_send(web, snap, gw_mono_now());
-	gw_status_publish(st, snap);
+	if (c->web)
+		gw_web_send(c->web, snap, gw_mono_now());	/* it takes a reference to keep it */
+	gw_snapshot_put(snap);
 }
 
 enum { SIG_NONE = 0, SIG_STOP = 1, SIG_RELOAD = 2, SIG_LOADTEST = 4 };
@@ -139,7 +138,7 @@ static void keep_fixed(const struct gw_config *cur, struct gw_config *next)
 {
 	/* under systemd, the unit's IPAddressAllow=/SocketBindAllow= came from the config at the
 	 * last daemon-reload (gatewayd-generator): new targets would go unanswered unsaid */
-	if (getenv("INVOCATION_ID") && gw_dropin_changed(cur, next))
+	if (getenv("INVOCATION_ID") && gw_systemd_dropin_changed(cur, next))
 		gw_log(GW_LOG_WARNING, "reload: the listen addresses, probe targets or sink changed: "
 		       "gatewayd.service's address allow lists follow at `systemctl daemon-reload` "
 		       "and a restart");
@@ -159,7 +158,7 @@ static int reload_web(struct gw_loop_ctx *c, const struct gw_config *cfg, char *
 
 	if (!c->web)
 		return 0;
-	r = gw_webproc_reload(c->web, cfg, gw_mono_now(), e, sizeof(e));
+	r = gw_web_reload(c->web, cfg, gw_mono_now(), e, sizeof(e));
 	if (r == 1)
 		gw_log(GW_LOG_INFO, "reload: status page restarted on %s://%s/%s (a new web "
 		       "process: its history starts again)", cfg->tls_cert ? "https" : "http",
@@ -177,7 +176,7 @@ static int reload_web(struct gw_loop_ctx *c, const struct gw_config *cfg, char *
 /* SIGHUP: a new config, all or nothing; the old one stays on any failure. */
 static void reload(struct gw_loop_ctx *c)
 {
-	struct gw_status *st = c->st;
+	struct gw_loop_state *st = &c->st;
 	struct gw_reload_done done;
 	struct gw_config *next;
 	char err[1024] = "";
@@ -221,22 +220,21 @@ static void reload(struct gw_loop_ctx *c)
 		/* a sampler for the new tree, with the history and totals of what carried on */
 		if (gw_sampler_new(next, c->applied, &s) == 0) {
 			gw_sampler_carry(s, st->sampler, c->applied, done.fresh);
-			gw_sampler_free(gw_status_swap_sampler(st, s));
+			gw_sampler_free(st->sampler);
+			st->sampler = s;
 		}
 	} else {
-		pthread_mutex_lock(&st->lock);
 		gw_sampler_retarget(st->sampler, next, c->applied);
-		pthread_mutex_unlock(&st->lock);
 	}
 	gw_reload_done_free(&done);
 	if (c->lat)
-		gw_probing_reload(c->lat, next);
+		gw_probe_links_reload(c->lat, next);
 	if (c->ctr && !next->n_containers) {
 		/* the last entry went: so do every container tree and ifb (closing its fd takes
 		 * it out of the loop's epoll) */
-		size_t n = gw_ctr_count(c->ctr);
+		size_t n = gw_ctr_followed_count(c->ctr);
 
-		gw_ctr_free(c->ctr);
+		gw_ctr_followed_free(c->ctr);
 		c->ctr = NULL;
 		gw_log(GW_LOG_INFO, "reload: no containers entry any more; %zu container tree%s "
 		       "removed", n, n == 1 ? "" : "s");
@@ -249,7 +247,7 @@ static void reload(struct gw_loop_ctx *c)
 	/* the reload's own events pass; a foreign change made meanwhile is healed after it */
 	gw_heal_absorb(c->mon, c->nl, c->cfg, c->applied);
 	if (c->ctr)
-		gw_ctr_reload(c->ctr, next);
+		gw_ctr_followed_reload(c->ctr, next);
 	st->reload_error[0] = '\0';
 	gw_log(GW_LOG_INFO, "reloaded %s: %s", next->file, done.summary);
 	gw_notify("READY=1");
@@ -294,7 +292,7 @@ static void load_start(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest 
 {
 	/* the daemon's prober is the test's: the same probe block, and one stream of probes on
 	 * the link rather than two (the test starts its own only when the daemon's is not up) */
-	bool fed = gw_probing_probing(c->lat);
+	bool fed = gw_probe_links_running(c->lat);
 	char err[512];
 
 	if (*lt) {
@@ -315,24 +313,24 @@ static void load_start(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest 
 		return;
 	}
 	if (fed)
-		gw_probing_tap(c->lat, gw_loadtest_sample, *lt);
+		gw_probe_links_tap(c->lat, gw_loadtest_sample, *lt);
 	gw_log(GW_LOG_INFO, "load test (%s): sink %s, %d flows, %.0f s per direction, about %.0f s; "
 	       "latency from %s", why, c->cfg->probe.sink, c->cfg->probe.load_flows,
 	       (double)c->cfg->probe.load_duration_us / 1e6, gw_loadtest_seconds(c->cfg),
 	       fed ? "the daemon's probes" : "probes of its own (the daemon's prober is not running)");
-	gw_loadtest_result(*lt, &c->st->loadtest);
+	gw_loadtest_result(*lt, &c->st.loadtest);
 }
 
 static void load_run(struct gw_loop_ctx *c, struct fds *f, struct gw_loadtest **lt)
 {
-	struct gw_snap_loadtest *r = &c->st->loadtest;
+	struct gw_snap_loadtest *r = &c->st.loadtest;
 	int ret = gw_loadtest_run(*lt);
 
 	gw_loadtest_result(*lt, r);
 	if (ret == 0)
 		return;
 	epoll_ctl(f->ep, EPOLL_CTL_DEL, f->load_test, NULL);
-	gw_probing_tap(c->lat, NULL, NULL);
+	gw_probe_links_tap(c->lat, NULL, NULL);
 	gw_loadtest_free(*lt);
 	*lt = NULL;
 	f->load_test = -1;
@@ -379,12 +377,12 @@ static void heal(struct gw_loop_ctx *c, struct gw_heal_retry *retry)
 	int r;
 
 	link_ifindexes(c, before);
-	r = gw_heal(c->nl, c->mon, c->cfg, c->applied, c->st->sampler, err, sizeof(err));
+	r = gw_heal(c->nl, c->mon, c->cfg, c->applied, c->st.sampler, err, sizeof(err));
 	link_ifindexes(c, after);
 	/* a link's interface came, went or is another one now: its prober follows it */
 	for (size_t i = 0; c->lat && i < c->cfg->n_links && i < GW_MAX_LINKS; i++)
 		if (before[i] != after[i])
-			gw_probing_relink(c->lat, c->cfg->links[i].name, after[i] > 0);
+			gw_probe_links_relink(c->lat, c->cfg->links[i].name, after[i] > 0);
 
 	if (r == 1 || r == 2)
 		gw_log(GW_LOG_WARNING, "%s; restored %s in %.1f ms", err,
@@ -409,13 +407,15 @@ static void follow_containers(struct gw_loop_ctx *c, struct fds *f)
 
 	if (c->ctr || !c->cfg->n_containers)
 		return;
-	if ((r = gw_ctr_new(c->cfg, c->nl, &c->ctr)) || (r = watch(f, gw_ctr_fd(c->ctr)))) {
+	if ((r = gw_ctr_followed_new(c->cfg, c->nl, &c->ctr)) ||
+	    (r = watch(f, gw_ctr_followed_fd(c->ctr)))) {
 		gw_log(GW_LOG_ERR, "reload: containers: %s; they are not shaped", strerror(-r));
-		gw_ctr_free(c->ctr);
+		gw_ctr_followed_free(c->ctr);
 		c->ctr = NULL;
 		return;
 	}
-	gw_log(GW_LOG_INFO, "reload: following containers: %zu shaped now", gw_ctr_count(c->ctr));
+	gw_log(GW_LOG_INFO, "reload: following containers: %zu shaped now",
+	       gw_ctr_followed_count(c->ctr));
 }
 
 static void watchdog_kick(void *arg)
@@ -453,11 +453,11 @@ static int loop_open(struct fds *f, const struct gw_loop_ctx *c)
 	}
 	/* the prober: one fd for its life, whatever reloads do to it */
 	if (!r && c->lat)
-		r = watch(f, f->probe = gw_probing_fd(c->lat));
+		r = watch(f, f->probe = gw_probe_links_fd(c->lat));
 	if (!r && c->ctr)
-		r = watch(f, gw_ctr_fd(c->ctr));
+		r = watch(f, gw_ctr_followed_fd(c->ctr));
 	if (!r && c->cni)
-		r = watch(f, gw_cnictr_fd(c->cni));
+		r = watch(f, gw_ctr_registered_fd(c->cni));
 	/* the web process's launcher: its deaths are heard there */
 	if (!r && c->web && gw_webchild_launcher_fd(c->web->c) >= 0)
 		r = watch(f, gw_webchild_launcher_fd(c->web->c));
@@ -498,129 +498,167 @@ static int web_timeout_ms(const struct gw_loop_ctx *c)
 	return at <= now ? 0 : (int)((at - now) * 1000) + 1;
 }
 
+/* What the loop keeps from one wake to the next, beside the context. */
+struct run {
+	struct fds f;
+	struct gw_heal_retry retry;
+	struct gw_loadtest *lt;		/* the running load test; NULL: none */
+	int64_t load_every;		/* the schedule's period armed now (0: none) */
+	double interval, next_due;	/* the passes': seconds, and when the next is due */
+};
+
+/* The keep-alive first: not after a sampling pass or a reload of the same wake. Its events
+ * are marked done (INT_MIN: no fd is that). */
+static void pet_watchdog(const struct fds *f, struct epoll_event *got, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint64_t exp;
+
+		if (got[i].data.fd != f->watchdog || f->watchdog < 0)
+			continue;
+		if (read(f->watchdog, &exp, sizeof(exp)) == sizeof(exp))
+			gw_watchdog_pet();
+		got[i].data.fd = INT_MIN;
+	}
+}
+
+/* The signals that came: true when one says stop. */
+static bool on_signals(struct gw_loop_ctx *c, struct run *r)
+{
+	int what = on_signal(c->sfd);
+
+	if (what & SIG_STOP)
+		return true;
+	if (what & SIG_RELOAD) {
+		reload(c);
+		follow_containers(c, &r->f);
+		load_schedule(&r->f, c->cfg->probe.load_every_us, &r->load_every);
+	}
+	if (what & SIG_LOADTEST)
+		load_start(c, &r->f, &r->lt, "SIGUSR1");
+	return false;
+}
+
+/* The sampling timer expired exp times: a pass. */
+static void on_sample_timer(struct gw_loop_ctx *c, struct run *r, uint64_t exp)
+{
+	sample(c, exp, r->next_due);
+	r->next_due += r->interval * (double)exp;
+	/* keep trying while broken (backing off), and catch what no event announced: a pass
+	 * that found a root missing, a waiting link's interface when there are no
+	 * notifications to say it came */
+	if (gw_heal_retry_due(&r->retry, gw_mono_now()) ||
+	    (!r->retry.broken && c->st.last_sample_error[0]) ||
+	    (!c->mon && gw_applied_waiting(c->cfg, c->applied)))
+		arm_heal(r->f.heal);
+}
+
+/* One fd the epoll said is ready; true when the loop is to stop. */
+static bool on_fd(struct gw_loop_ctx *c, struct run *r, int fd)
+{
+	struct fds *f = &r->f;
+	uint64_t exp = 0;
+
+	if (c->web && (fd == f->web || fd == gw_webchild_launcher_fd(c->web->c)))
+		return false;	/* polled on every wake */
+	if (fd == c->sfd) {
+		if (on_signals(c, r))
+			return true;
+	} else if (fd == f->load_test && r->lt) {
+		load_run(c, f, &r->lt);
+		return false;
+	} else if (c->ctr && fd == gw_ctr_followed_fd(c->ctr)) {
+		gw_ctr_followed_dispatch(c->ctr);
+		return false;
+	} else if (c->cni && fd == gw_ctr_registered_fd(c->cni)) {
+		gw_ctr_registered_dispatch(c->cni);
+		return false;
+	} else if (fd == f->monitor) {
+		if (gw_heal_pending(c->mon, c->nl, c->cfg, c->applied))
+			arm_heal(f->heal);
+	} else if (fd == f->probe) {
+		gw_probe_links_run(c->lat);
+		return false;
+	} else if (read(fd, &exp, sizeof(exp)) != sizeof(exp)) {
+		return false;	/* a timer: not expired after all */
+	}
+	if (fd == f->load_every)
+		load_start(c, f, &r->lt, "scheduled");
+	if (fd == f->heal)
+		heal(c, &r->retry);
+	/* someone else's change came while we made our own (a reload, a heal); while healing
+	 * fails, the retries' back-off decides (what a failed try undid raised events of its
+	 * own) */
+	if (c->applied->heal_due) {
+		c->applied->heal_due = false;
+		if (!r->retry.broken)
+			arm_heal(f->heal);
+	}
+	if (fd == f->sample)
+		on_sample_timer(c, r, exp);
+	return false;
+}
+
+/* The probers and autorate made, every fd in the epoll, the load tests scheduled. */
+static int run_open(struct gw_loop_ctx *c, struct run *r)
+{
+	int ret = gw_probe_links_new(c->cfg, &c->lat);
+
+	if (!ret && !(ret = gw_autorate_new(c->cfg, c->nl, c->applied, &c->st.sampler, &c->ar)))
+		gw_probe_links_on_sample(c->lat, gw_autorate_sample, c->ar);
+	if (!ret)
+		ret = loop_open(&r->f, c);
+	if (!ret)
+		load_schedule(&r->f, c->cfg->probe.load_every_us, &r->load_every);
+	return ret;
+}
+
+static void run_close(struct gw_loop_ctx *c, struct run *r)
+{
+	if (c->lat)
+		gw_probe_links_tap(c->lat, NULL, NULL);
+	gw_loadtest_free(r->lt);	/* its flows and probes stop at once */
+	gw_fd_close(&r->f.load_every);
+	/* the monitor's fd belongs to the monitor */
+	gw_fd_close(&r->f.sample);
+	gw_fd_close(&r->f.watchdog);
+	gw_fd_close(&r->f.heal);
+	gw_fd_close(&r->f.ep);
+	gw_probe_links_free(c->lat);
+	c->lat = NULL;
+	gw_autorate_free(c->ar);
+	c->ar = NULL;
+}
+
 int gw_loop_run(struct gw_loop_ctx *c)
 {
-	struct fds f = { .ep = -1, .sample = -1, .watchdog = -1, .monitor = -1, .heal = -1,
-			 .probe = -1, .load_every = -1, .load_test = -1, .web = -1 };
-	double interval = c->cfg->interval_us / 1e6, next_due = gw_mono_now();
-	struct gw_heal_retry retry = { .broken = false };
-	struct gw_loadtest *lt = NULL;
-	int64_t load_every = 0;
-	int r = gw_probing_new(c->cfg, &c->lat);
+	struct run r = { .f = { .ep = -1, .sample = -1, .watchdog = -1, .monitor = -1, .heal = -1,
+				.probe = -1, .load_every = -1, .load_test = -1, .web = -1 },
+			 .interval = c->cfg->interval_us / 1e6, .next_due = gw_mono_now() };
+	bool stop = false;
+	int ret = run_open(c, &r);
 
-	if (!r && !(r = gw_autorate_new(c->cfg, c->nl, c->applied, c->st, &c->ar)))
-		gw_probing_on_sample(c->lat, gw_autorate_sample, c->ar);
-	if (!r)
-		r = loop_open(&f, c);
-	if (r)
-		goto out;
-	load_schedule(&f, c->cfg->probe.load_every_us, &load_every);
-	for (;;) {
+	while (!ret && !stop) {
 		struct epoll_event got[8];
 		int n;
 
-		web_sync(&f, c);
-		n = epoll_wait(f.ep, got, 8, web_timeout_ms(c));
+		web_sync(&r.f, c);
+		n = epoll_wait(r.f.ep, got, 8, web_timeout_ms(c));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			r = -errno;
-			goto out;
+			ret = -errno;
+			break;
 		}
 		gw_watchdog_woke();
 		/* the web process: a frame goes on being written, a death is heard, a restart
 		 * is due; nothing of it waits */
 		if (c->web)
 			gw_webchild_poll(c->web->c, gw_mono_now());
-		/* the keep-alive first: not after a sampling pass or a reload of the same wake */
-		for (int i = 0; i < n; i++) {
-			uint64_t exp;
-
-			if (got[i].data.fd != f.watchdog || f.watchdog < 0)
-				continue;
-			if (read(f.watchdog, &exp, sizeof(exp)) == sizeof(exp))
-				gw_watchdog_pet();
-			got[i].data.fd = INT_MIN;	/* done: no fd below is that */
-		}
-		for (int i = 0; i < n; i++) {
-			int fd = got[i].data.fd;
-			uint64_t exp = 0;
-
-			if (c->web && (fd == f.web ||
-				       fd == gw_webchild_launcher_fd(c->web->c)))
-				continue;	/* polled above */
-			if (fd == c->sfd) {
-				int what = on_signal(c->sfd);
-
-				if (what & SIG_STOP)
-					goto out;
-				if (what & SIG_RELOAD) {
-					reload(c);
-					follow_containers(c, &f);
-					load_schedule(&f, c->cfg->probe.load_every_us, &load_every);
-				}
-				if (what & SIG_LOADTEST)
-					load_start(c, &f, &lt, "SIGUSR1");
-			}
-			if (fd == f.load_test && lt) {
-				load_run(c, &f, &lt);
-				continue;
-			}
-			if (c->ctr && fd == gw_ctr_fd(c->ctr)) {
-				gw_ctr_dispatch(c->ctr);
-				continue;
-			}
-			if (c->cni && fd == gw_cnictr_fd(c->cni)) {
-				gw_cnictr_dispatch(c->cni);
-				continue;
-			}
-			if (fd == f.monitor && gw_heal_pending(c->mon, c->nl, c->cfg, c->applied))
-				arm_heal(f.heal);
-			if (fd == f.probe) {
-				gw_probing_run(c->lat);
-				continue;
-			}
-			if (fd != c->sfd && fd != f.monitor && read(fd, &exp, sizeof(exp)) != sizeof(exp))
-				continue;
-			if (fd == f.load_every)
-				load_start(c, &f, &lt, "scheduled");
-			if (fd == f.heal)
-				heal(c, &retry);
-			/* someone else's change came while we made our own (a reload, a heal); while
-			 * healing fails, the retries' back-off decides (what a failed try undid
-			 * raised events of its own) */
-			if (c->applied->heal_due) {
-				c->applied->heal_due = false;
-				if (!retry.broken)
-					arm_heal(f.heal);
-			}
-			if (fd == f.sample) {
-				sample(c->cfg, c->nl, c->st, c->lat, exp, next_due, c->ctr, c->cni,
-				       c->ar, c->web);
-				next_due += interval * (double)exp;
-				/* keep trying while broken (backing off), and catch what no event
-				 * announced: a pass that found a root missing, a waiting link's
-				 * interface when there are no notifications to say it came */
-				if (gw_heal_retry_due(&retry, gw_mono_now()) ||
-				    (!retry.broken && c->st->last_sample_error[0]) ||
-				    (!c->mon && gw_applied_waiting(c->cfg, c->applied)))
-					arm_heal(f.heal);
-			}
-		}
+		pet_watchdog(&r.f, got, n);
+		for (int i = 0; i < n && !stop; i++)
+			stop = on_fd(c, &r, got[i].data.fd);
 	}
-out:
-	if (c->lat)
-		gw_probing_tap(c->lat, NULL, NULL);
-	gw_loadtest_free(lt);	/* its flows and probes stop at once */
-	gw_fd_close(&f.load_every);
-	/* the monitor's fd belongs to the monitor */
-	gw_fd_close(&f.sample);
-	gw_fd_close(&f.watchdog);
-	gw_fd_close(&f.heal);
-	gw_fd_close(&f.ep);
-	gw_probing_free(c->lat);
-	c->lat = NULL;
-	gw_autorate_free(c->ar);
-	c->ar = NULL;
-	return r;
+	run_close(c, &r);
+	return ret;
 }

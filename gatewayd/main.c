@@ -12,7 +12,7 @@
 #ifndef GW_NO_COMPARE
 #include "bench/compare.h"
 #endif
-#include "gatewayd/dropin.h"
+#include "config/systemd_dropin.h"
 #include "tree/dryrun.h"
 #include "tree/kinds.h"
 #include "sys/log.h"
@@ -26,15 +26,11 @@
 #include "probe/reflector.h"
 #include "gatewayd/sampler.h"
 #include "load/sink.h"
-#include "gatewayd/status.h"
 #include "gatewayd/web.h"
-#include "gatewayd/webproc.h"
 #include "webui/webui.h"
 #include "sys/signals.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
-enum mode { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_LOAD_TEST,
-	    MODE_DROPIN };
 
 static void usage(FILE *f)
 {
@@ -122,24 +118,19 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 {
 	struct gw_config *cfg = *cfgp;
 	struct gw_loop_ctx ctx = { .sfd = sfd, .cfg = cfg, .nl = nl, .applied = a };
-	struct gw_sampler *sampler;
-	struct gw_webproc web;
-	struct gw_status st;
+	struct gw_web web;
 	char err[512], more[64] = "";
 	size_t waiting;
 	int r;
 
 	gw_malloc_tune(false);	/* before the launcher's fork: it and the web process inherit it */
-	if ((r = gw_sampler_new(cfg, a, &sampler)))
+	if ((r = gw_sampler_new(cfg, a, &ctx.st.sampler)))
 		return r;
-	if ((r = gw_status_init(&st, sampler, gw_mono_now()))) {
-		gw_sampler_free(sampler);
-		return r;
-	}
+	ctx.st.start_mono = gw_mono_now();
 	/* shaping is the job; a page that cannot be served is an error, not a reason to stop.
 	 * The page is served by a process of its own, unprivileged (webui/webchild.c),
 	 * started before the capabilities go (what restarts it keeps what that takes). */
-	if (gw_webproc_start(&web, cfg, gw_mono_now(), err, sizeof(err))) {
+	if (gw_web_start(&web, cfg, gw_mono_now(), err, sizeof(err))) {
 		gw_log(GW_LOG_ERR, "status page: %s; shaping goes on without it", err);
 	} else {
 		gw_log(GW_LOG_INFO, "status page on %s://%s/", cfg->tls_cert ? "https" : "http",
@@ -147,12 +138,13 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 		ctx.web = &web;
 	}
 	/* containers there now are shaped before we say we are ready */
-	if (cfg->n_containers && (r = gw_ctr_new(cfg, nl, &ctx.ctr)))
+	if (cfg->n_containers && (r = gw_ctr_followed_new(cfg, nl, &ctx.ctr)))
 		gw_log(GW_LOG_ERR, "containers: %s; they are not shaped", strerror(-r));
 	else if (ctx.ctr)
-		gw_log(GW_LOG_INFO, "following containers: %zu shaped now", gw_ctr_count(ctx.ctr));
+		gw_log(GW_LOG_INFO, "following containers: %zu shaped now",
+		       gw_ctr_followed_count(ctx.ctr));
 	/* containers gatewayd-cni shaped: registered from now on, and those there adopted */
-	if (gw_cnictr_new(cfg, nl, &ctx.cni, err, sizeof(err)))
+	if (gw_ctr_registered_new(cfg, nl, &ctx.cni, err, sizeof(err)))
 		gw_log(GW_LOG_WARNING, "control socket: %s; containers gatewayd-cni shapes are not "
 		       "watched by this gatewayd", err);
 	if (cfg->unconfigured)
@@ -169,19 +161,17 @@ static int serve(struct gw_config **cfgp, struct gw_nl *nl, struct gw_applied *a
 			 waiting == 1 ? "its" : "their");
 	gw_notifyf("READY=1\nSTATUS=shaping %zu link%s, %zu objects%s", cfg->n_links - waiting,
 		   cfg->n_links - waiting == 1 ? "" : "s", a->plan.n, more);
-	ctx.st = &st;
 	if ((r = gw_monitor_open(&ctx.mon)))
 		gw_log(GW_LOG_ERR, "link and qdisc notifications: %s; no self-healing",
 		       strerror(-r));
 	r = gw_loop_run(&ctx);
 stop:
-	gw_ctr_free(ctx.ctr);	/* every container tree and ifb goes */
-	gw_cnictr_free(ctx.cni);	/* the plugin's trees stay: its DEL removes them */
+	gw_ctr_followed_free(ctx.ctr);	/* every container tree and ifb goes */
+	gw_ctr_registered_free(ctx.cni);	/* the plugin's trees stay: its DEL removes them */
 	gw_monitor_close(ctx.mon);
 	if (ctx.web)
-		gw_webproc_stop(ctx.web);
-	gw_sampler_free(st.sampler);	/* a reload may have replaced the first one */
-	gw_status_destroy(&st);
+		gw_web_stop(ctx.web);
+	gw_sampler_free(ctx.st.sampler);	/* a reload may have replaced the first one */
 	*cfgp = ctx.cfg;
 	return r;
 }
@@ -245,7 +235,61 @@ static int oneshot_interrupted(struct gw_nl *nl, struct gw_applied *a, int r, in
 	return 128 + sig;
 }
 
-static int apply_and_run(struct gw_config **cfgp, enum mode mode)
+/* Before anything is looked at: a second daemon would take the first's tree for a leftover to
+ * adopt, and its ifbs for its own. As root: this makes /run/gatewayd, the service user's
+ * (sys/rundir.c), and the lock is held across the later change of uid. 0 or -errno (logged). */
+static int take_instance_lock(struct gw_lock *lock)
+{
+	struct gw_lock_holder holder;
+	char err[512];
+	int r = gw_lock_take(GW_LOCK_INSTANCE, lock, &holder, err, sizeof(err));
+
+	if (r == -EBUSY && holder.pid > 0)
+		gw_log(GW_LOG_ERR, "another gatewayd (pid %d, uid %u%s) runs in this "
+		       "network namespace (its lock: %s); one per namespace",
+		       (int)holder.pid, (unsigned)holder.uid, holder.uid_from_file ?
+		       " as the lock file's owner" : "", err);
+	else if (r == -EBUSY)
+		gw_log(GW_LOG_ERR, "another gatewayd runs in this network namespace (its pid "
+		       "could not be read; its lock: %s); one per namespace", err);
+	else if (r)
+		gw_log(GW_LOG_ERR, "the one-instance lock: %s", err);
+	return r;
+}
+
+static void say_applied(const struct gw_config *cfg, const struct gw_applied *a)
+{
+	gw_log(GW_LOG_INFO, "applied and verified %zu objects on %zu device%s in %.2f ms%s",
+	       a->plan.n, a->n_devs, a->n_devs == 1 ? "" : "s", a->seconds * 1000,
+	       a->adopted && a->plan.n ?
+	       " (the tree was already in place: adopted, not rebuilt)" : "");
+	for (size_t i = 0; i < cfg->n_links; i++)
+		if (a->facts[i].absent)
+			gw_log(GW_LOG_WARNING, "link '%s': interface %s does not exist; waiting "
+			       "for it", cfg->links[i].name, cfg->links[i].interface);
+}
+
+/* The daemon stops: what it made goes, unless the config keeps it. EXIT_OK or EXIT_RUNTIME. */
+static int unshape(struct gw_nl *nl, const struct gw_config *cfg, struct gw_applied *a)
+{
+	char err[2048] = "";
+
+	if (cfg->keep_on_stop) {
+		/* the next start adopts it */
+		gw_log(GW_LOG_INFO, "keep_on_stop: the tree stays in the kernel");
+		return EXIT_OK;
+	}
+	if (gw_remove(nl, a, err, sizeof(err))) {
+		gw_log(GW_LOG_ERR, "%s", err);
+		return EXIT_RUNTIME;
+	}
+	gw_log(GW_LOG_INFO, "removed everything gatewayd created");
+	return EXIT_OK;
+}
+
+/* Apply *cfgp's tree, verified, and then (oneshot false) shape and serve until told to stop,
+ * or (oneshot) exit leaving it in place. An exit status. */
+static int apply_and_run(struct gw_config **cfgp, bool oneshot)
 {
 	char err[2048] = "";
 	struct gw_applied applied;
@@ -253,36 +297,20 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 	sigset_t held;
 	int sfd = -1, r, rc = EXIT_OK, sig;
 	struct gw_lock lock;
-	struct gw_lock_holder holder;
 
-	if (mode == MODE_RUN)
+	if (!oneshot)
 		raise_fd_limit();
 	/* signals are blocked before the tree exists, so a SIGTERM cannot strand it */
 	/* SIGUSR1: a load test now */
-	if (mode == MODE_RUN && (sfd = gw_signalfd(SIGTERM, SIGINT, SIGHUP, SIGUSR1, 0)) < 0) {
+	if (!oneshot && (sfd = gw_signalfd(SIGTERM, SIGINT, SIGHUP, SIGUSR1, 0)) < 0) {
 		gw_log(GW_LOG_ERR, "signalfd: %s", strerror(-sfd));
 		return EXIT_RUNTIME;
 	}
-	/* before anything is looked at: a second daemon would take the first's tree for a
-	 * leftover to adopt, and its ifbs for its own. As root: this makes /run/gatewayd, the
-	 * service user's (sys/rundir.c), and the lock is held across the later change
-	 * of uid. */
-	if ((r = gw_lock_take(GW_LOCK_INSTANCE, &lock, &holder, err, sizeof(err)))) {
-		if (r == -EBUSY && holder.pid > 0)
-			gw_log(GW_LOG_ERR, "another gatewayd (pid %d, uid %u%s) runs in this "
-			       "network namespace (its lock: %s); one per namespace",
-			       (int)holder.pid, (unsigned)holder.uid, holder.uid_from_file ?
-			       " as the lock file's owner" : "", err);
-		else if (r == -EBUSY)
-			gw_log(GW_LOG_ERR, "another gatewayd runs in this network namespace (its pid "
-			       "could not be read; its lock: %s); one per namespace", err);
-		else
-			gw_log(GW_LOG_ERR, "the one-instance lock: %s", err);
+	if (take_instance_lock(&lock)) {
 		close(sfd);
 		return EXIT_RUNTIME;
 	}
-	err[0] = '\0';
-	if (mode == MODE_ONESHOT && (r = oneshot_hold(&held))) {
+	if (oneshot && (r = oneshot_hold(&held))) {
 		gw_log(GW_LOG_ERR, "blocking signals: %s", strerror(-r));
 		gw_lock_release(&lock);
 		return EXIT_RUNTIME;
@@ -292,10 +320,10 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		gw_lock_release(&lock);
 		return EXIT_RUNTIME;
 	}
-	r = gw_apply_stoppable(nl, *cfgp, NULL, &applied, mode == MODE_ONESHOT ? oneshot_stop : NULL,
-			       &held, err, sizeof(err));
+	r = gw_apply_stoppable(nl, *cfgp, NULL, &applied, oneshot ? oneshot_stop : NULL, &held,
+			       err, sizeof(err));
 	/* after this look the tree is complete and verified: a later signal leaves it in place */
-	if (mode == MODE_ONESHOT && (r == 0 || r == -EINTR) && (sig = oneshot_pending(&held))) {
+	if (oneshot && (r == 0 || r == -EINTR) && (sig = oneshot_pending(&held))) {
 		rc = oneshot_interrupted(nl, &applied, r, sig, err, sizeof(err));
 		if (r == 0)
 			gw_applied_free(&applied);
@@ -310,37 +338,17 @@ static int apply_and_run(struct gw_config **cfgp, enum mode mode)
 		gw_lock_release(&lock);
 		return EXIT_RUNTIME;
 	}
-	gw_log(GW_LOG_INFO, "applied and verified %zu objects on %zu device%s in %.2f ms%s",
-	       applied.plan.n, applied.n_devs, applied.n_devs == 1 ? "" : "s",
-	       applied.seconds * 1000,
-	       applied.adopted && applied.plan.n ?
-	       " (the tree was already in place: adopted, not rebuilt)" : "");
-	for (size_t i = 0; i < (*cfgp)->n_links; i++)
-		if (applied.facts[i].absent)
-			gw_log(GW_LOG_WARNING, "link '%s': interface %s does not exist; waiting for it",
-			       (*cfgp)->links[i].name, (*cfgp)->links[i].interface);
-	if (mode == MODE_ONESHOT) {
-		gw_applied_free(&applied);
-		gw_nl_close(nl);
-		gw_lock_release(&lock);
-		return EXIT_OK;
-	}
-	if ((r = serve(cfgp, nl, &applied, sfd))) {
+	say_applied(*cfgp, &applied);
+	if (!oneshot && (r = serve(cfgp, nl, &applied, sfd))) {
 		gw_log(GW_LOG_ERR, "%s", strerror(-r));
 		rc = EXIT_RUNTIME;
 	}
-	if ((*cfgp)->keep_on_stop) {
-		/* the next start adopts it */
-		gw_log(GW_LOG_INFO, "keep_on_stop: the tree stays in the kernel");
-	} else if (gw_remove(nl, &applied, err, sizeof(err))) {
-		gw_log(GW_LOG_ERR, "%s", err);
+	if (!oneshot && unshape(nl, *cfgp, &applied))
 		rc = EXIT_RUNTIME;
-	} else {
-		gw_log(GW_LOG_INFO, "removed everything gatewayd created");
-	}
 	gw_applied_free(&applied);
 	gw_nl_close(nl);
-	close(sfd);
+	if (sfd >= 0)
+		close(sfd);
 	/* the last: a next start may adopt only once nothing of ours runs */
 	gw_lock_release(&lock);
 	return rc;
@@ -369,14 +377,248 @@ static size_t missing_interfaces(const struct gw_config *cfg, struct gw_nl *nl)
 	return errors;
 }
 
-static int parse_count(const char *s, unsigned long long *out)
+/* ---- the command line: its modes and options, in tables ---- */
+
+/* What the command line said. */
+struct cmdline {
+	int mode;			/* an index into modes[] */
+	const char *file;		/* -c FILE */
+	bool kind_probe;		/* not --no-kind-probe */
+	unsigned long long probe_count;	/* --probe COUNT */
+	const char *reflect;		/* --reflect ADDR:PORT */
+	double reflect_rate, reflect_total;
+	const char *sinks[GW_SINK_MAX_LISTEN + 1];	/* --sink ADDR:PORT, repeated */
+	size_t n_sinks;
+	struct gw_sink_opts sink;
+};
+
+/* A mode run with -c FILE's config (the caller frees *cfg after: a reload may replace it),
+ * or without one (*cfg NULL). Returns an exit status. */
+typedef int (*mode_fn)(const struct cmdline *cl, struct gw_config **cfg);
+
+/* The qdisc kinds the config names, asked of the kernel first (not with --no-kind-probe: the
+ * caller knows the kinds are there, as the bench that probed them once, or wants the kernel's
+ * own refusal at the apply, a test of it). False when one is missing (said). */
+static bool kinds_there(const struct cmdline *cl, const struct gw_config *cfg, bool *probed)
+{
+	char err[2048];
+
+	*probed = false;
+	if (cl->kind_probe && gw_kinds_check(cfg, probed, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return false;
+	}
+	return true;
+}
+
+static int run_daemon(const struct cmdline *cl, struct gw_config **cfg)
+{
+	bool probed;
+
+	return kinds_there(cl, *cfg, &probed) ? apply_and_run(cfg, false) : EXIT_USAGE;
+}
+
+static int run_oneshot(const struct cmdline *cl, struct gw_config **cfg)
+{
+	bool probed;
+
+	return kinds_there(cl, *cfg, &probed) ? apply_and_run(cfg, true) : EXIT_USAGE;
+}
+
+static int run_check(const struct cmdline *cl, struct gw_config **cfg)
+{
+	const struct gw_config *c = *cfg;
+	struct gw_nl *nl = NULL;
+	size_t missing;
+	bool probed;
+
+	if (!kinds_there(cl, c, &probed))
+		return EXIT_USAGE;
+	gw_nl_open(&nl);
+	missing = missing_interfaces(c, nl);
+	gw_nl_close(nl);
+	if (missing)
+		return EXIT_RUNTIME;
+	printf("%s: ok (%zu link%s)%s\n", c->file, c->n_links, c->n_links == 1 ? "" : "s",
+	       probed ? "" : !cl->kind_probe ? "; qdisc kinds not probed (--no-kind-probe)" :
+	       "; qdisc kinds not probed (that needs CAP_SYS_ADMIN for a private network "
+	       "namespace)");
+	return EXIT_OK;
+}
+
+static int run_dry_run(const struct cmdline *cl, struct gw_config **cfg)
+{
+	struct gw_nl *nl = NULL;
+	char err[2048] = "";
+	size_t missing;
+	int r;
+
+	(void)cl;
+	gw_nl_open(&nl);	/* only to read MTUs; without it defaults are assumed */
+	missing = missing_interfaces(*cfg, nl);
+	r = gw_dryrun(stdout, nl, *cfg, err, sizeof(err));
+	gw_nl_close(nl);
+	if (r)
+		fprintf(stderr, "%s\n", err);
+	return r || missing ? EXIT_RUNTIME : EXIT_OK;
+}
+
+static int run_probe(const struct cmdline *cl, struct gw_config **cfg)
+{
+	char err[2048] = "";
+	int r = gw_probe_cli(*cfg, cl->probe_count, stdout, err, sizeof(err));
+
+	if (r)
+		fprintf(stderr, "%s\n", err);
+	return r ? (r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME) : EXIT_OK;
+}
+
+static int run_load_test(const struct cmdline *cl, struct gw_config **cfg)
+{
+	(void)cl;
+	return gw_loadtest_main(*cfg);
+}
+
+/* --systemd-dropin: what the generator writes; a config that needs more room than any real
+ * one is an error, not a cut list. */
+static int run_dropin(const struct cmdline *cl, struct gw_config **cfg)
+{
+	char *buf = NULL;
+	int r = -ENOSPC;
+
+	(void)cl;
+	for (size_t len = 16384; r == -ENOSPC && len <= (1u << 20); len *= 4) {
+		char *b = realloc(buf, len);
+
+		if (!b) {
+			r = -ENOMEM;
+			break;
+		}
+		buf = b;
+		r = gw_systemd_dropin_render(*cfg, buf, len);
+	}
+	if (r)
+		fprintf(stderr, "%s: the drop-in: %s\n", (*cfg)->file, strerror(-r));
+	else
+		fputs(buf, stdout);
+	free(buf);
+	return r ? EXIT_RUNTIME : EXIT_OK;
+}
+
+static int run_reflect(const struct cmdline *cl, struct gw_config **cfg)
+{
+	struct gw_reflect_stats st;
+	char err[256] = "";
+	int r = gw_reflect_run(cl->reflect, cl->reflect_rate, cl->reflect_total, stderr, &st, err,
+			       sizeof(err));
+
+	(void)cfg;
+	if (r)
+		fprintf(stderr, "%s\n", err);
+	return r ? (r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME) : EXIT_OK;
+}
+
+static int run_sink(const struct cmdline *cl, struct gw_config **cfg)
+{
+	(void)cfg;
+	return gw_sink_main(cl->sinks, cl->n_sinks, &cl->sink);
+}
+
+/* --compare and --compare-report: the comparison bench, whose options are its own. */
+static int run_compare(int argc, char **argv)
+{
+#ifndef GW_NO_COMPARE
+	return gw_compare_main(argc, argv);
+#else
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "gatewayd: this build has no comparison bench (a router's, "
+		"`make router`); the full build has --compare\n");
+	return EXIT_USAGE;
+#endif
+}
+
+static int run_compare_report(int argc, char **argv)
+{
+#ifndef GW_NO_COMPARE
+	return gw_compare_report_main(argc, argv);
+#else
+	return run_compare(argc, argv);
+#endif
+}
+
+enum { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_LOAD_TEST, MODE_DROPIN,
+       MODE_REFLECT, MODE_SINK, MODE_COMPARE, MODE_COMPARE_REPORT, N_MODES };
+
+/* The modes: the option that selects one (the daemon: -c FILE alone), whether it runs on a
+ * config, and what runs it; a mode with argv_fn takes the whole command line as its own. */
+static const struct mode {
+	const char *option;
+	bool config;
+	mode_fn fn;
+	int (*argv_fn)(int argc, char **argv);
+} modes[N_MODES] = {
+	[MODE_RUN] = { "-c FILE", true, run_daemon, NULL },
+	[MODE_CHECK] = { "--check", true, run_check, NULL },
+	[MODE_DRY_RUN] = { "--dry-run", true, run_dry_run, NULL },
+	[MODE_ONESHOT] = { "--oneshot", true, run_oneshot, NULL },
+	[MODE_PROBE] = { "--probe", true, run_probe, NULL },
+	[MODE_LOAD_TEST] = { "--load-test", true, run_load_test, NULL },
+	[MODE_DROPIN] = { "--systemd-dropin", true, run_dropin, NULL },
+	[MODE_REFLECT] = { "--reflect", false, run_reflect, NULL },
+	[MODE_SINK] = { "--sink", false, run_sink, NULL },
+	[MODE_COMPARE] = { "--compare", false, NULL, run_compare },
+	[MODE_COMPARE_REPORT] = { "--compare-report", false, NULL, run_compare_report },
+};
+
+/* An option's action: 0, -EINVAL (a bad value, said), or 1: done, exit 0 (--help). */
+typedef int (*opt_fn)(struct cmdline *cl, const char *arg);
+
+static int set_file(struct cmdline *cl, const char *arg)
+{
+	cl->file = arg;
+	return 0;
+}
+
+static int set_verbose(struct cmdline *cl, const char *arg)
+{
+	(void)cl;
+	(void)arg;
+	gw_log_set_verbose(1);
+	return 0;
+}
+
+static int set_no_kind_probe(struct cmdline *cl, const char *arg)
+{
+	(void)arg;
+	cl->kind_probe = false;
+	return 0;
+}
+
+static int print_version(struct cmdline *cl, const char *arg)
+{
+	(void)cl;
+	(void)arg;
+	printf("gatewayd %s\n", GW_VERSION);
+	return 1;
+}
+
+static int print_help(struct cmdline *cl, const char *arg)
+{
+	(void)cl;
+	(void)arg;
+	usage(stdout);
+	return 1;
+}
+
+static int set_probe_count(struct cmdline *cl, const char *arg)
 {
 	char *end;
 
 	errno = 0;
-	*out = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || *out > 100000000ULL) {
-		fprintf(stderr, "--probe \"%s\": expected a count of probes, 0..100000000\n", s);
+	cl->probe_count = strtoull(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || cl->probe_count > 100000000ULL) {
+		fprintf(stderr, "--probe \"%s\": expected a count of probes, 0..100000000\n", arg);
 		return -EINVAL;
 	}
 	return 0;
@@ -398,235 +640,148 @@ static int parse_int_opt(const char *name, const char *s, long lo, long hi, int 
 	return 0;
 }
 
-static int run_reflect(const char *addr, double rate, double total)
+static int set_reflect(struct cmdline *cl, const char *arg)
 {
-	struct gw_reflect_stats st;
-	char err[256] = "";
-	int r = gw_reflect_run(addr, rate, total, stderr, &st, err, sizeof(err));
-
-	if (r)
-		fprintf(stderr, "%s\n", err);
-	return r ? (r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME) : EXIT_OK;
+	cl->reflect = arg;
+	return 0;
 }
 
-/* --systemd-dropin: what the generator writes; a config that needs more room than any real
- * one is an error, not a cut list. */
-static int print_dropin(struct gw_config *cfg)
+static int set_reflect_rate(struct cmdline *cl, const char *arg)
 {
-	char *buf = NULL;
-	int r = -ENOSPC;
+	int v, r = parse_int_opt("--reflect-rate", arg, 1, GW_REFLECT_RATE_MAX, &v);
 
-	for (size_t len = 16384; r == -ENOSPC && len <= (1u << 20); len *= 4) {
-		char *b = realloc(buf, len);
+	cl->reflect_rate = v;
+	return r;
+}
 
-		if (!b) {
-			r = -ENOMEM;
-			break;
+static int set_reflect_total(struct cmdline *cl, const char *arg)
+{
+	int v, r = parse_int_opt("--reflect-total", arg, 1, GW_REFLECT_RATE_MAX, &v);
+
+	cl->reflect_total = v;
+	return r;
+}
+
+static int add_sink(struct cmdline *cl, const char *arg)
+{
+	if (cl->n_sinks < GW_SINK_MAX_LISTEN + 1)	/* one too many: the sink says so */
+		cl->sinks[cl->n_sinks++] = arg;
+	return 0;
+}
+
+static int set_token_file(struct cmdline *cl, const char *arg)
+{
+	cl->sink.token_file = arg;
+	return 0;
+}
+
+static int set_allow(struct cmdline *cl, const char *arg)
+{
+	cl->sink.allow = arg;
+	return 0;
+}
+
+static int set_max_per_address(struct cmdline *cl, const char *arg)
+{
+	return parse_int_opt("--max-per-address", arg, 1, GW_SINK_MAX_CONNS,
+			     &cl->sink.max_per_addr);
+}
+
+#define ANY_MODE (-1)
+
+/* The options: the mode each selects (the last one given wins) or whose value it sets
+ * (ANY_MODE: any mode's). A value for another mode than the one selected is a usage error. */
+static const struct opt {
+	const char *name;
+	char short_name;
+	int has_arg;
+	int mode;
+	bool selects;
+	opt_fn fn;
+} opts[] = {
+	{ "config", 'c', required_argument, ANY_MODE, false, set_file },
+	{ "verbose", 'v', no_argument, ANY_MODE, false, set_verbose },
+	{ "version", 0, no_argument, ANY_MODE, false, print_version },
+	{ "help", 'h', no_argument, ANY_MODE, false, print_help },
+	{ "no-kind-probe", 0, no_argument, ANY_MODE, false, set_no_kind_probe },
+	{ "check", 0, no_argument, MODE_CHECK, true, NULL },
+	{ "dry-run", 0, no_argument, MODE_DRY_RUN, true, NULL },
+	{ "oneshot", 0, no_argument, MODE_ONESHOT, true, NULL },
+	{ "probe", 0, required_argument, MODE_PROBE, true, set_probe_count },
+	{ "load-test", 0, no_argument, MODE_LOAD_TEST, true, NULL },
+	{ "systemd-dropin", 0, no_argument, MODE_DROPIN, true, NULL },
+	{ "reflect", 0, required_argument, MODE_REFLECT, true, set_reflect },
+	{ "reflect-rate", 0, required_argument, MODE_REFLECT, false, set_reflect_rate },
+	{ "reflect-total", 0, required_argument, MODE_REFLECT, false, set_reflect_total },
+	{ "sink", 0, required_argument, MODE_SINK, true, add_sink },
+	{ "token-file", 0, required_argument, MODE_SINK, false, set_token_file },
+	{ "allow", 0, required_argument, MODE_SINK, false, set_allow },
+	{ "max-per-address", 0, required_argument, MODE_SINK, false, set_max_per_address },
+};
+
+#define N_OPTS (sizeof(opts) / sizeof(opts[0]))
+
+/* The option getopt_long returned c for: a short name, or 256 + its index. */
+static const struct opt *opt_of(int c)
+{
+	for (size_t i = 0; i < N_OPTS; i++)
+		if (c == 256 + (int)i || (opts[i].short_name && c == opts[i].short_name))
+			return &opts[i];
+	return NULL;
+}
+
+/* argv into cl by the tables: 0; 1 when an option said all there is (--help, --version);
+ * -EINVAL on a usage error (said). */
+static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
+{
+	struct option lo[N_OPTS + 1] = { { NULL, 0, NULL, 0 } };
+	unsigned int valued = 0;	/* bit m: a value of mode m's own was given */
+	int c, r;
+
+	for (size_t i = 0; i < N_OPTS; i++)
+		lo[i] = (struct option){ opts[i].name, opts[i].has_arg, NULL, 256 + (int)i };
+	while ((c = getopt_long(argc, argv, "c:vh", lo, NULL)) != -1) {
+		const struct opt *o = opt_of(c);
+
+		if (!o) {
+			usage(stderr);
+			return -EINVAL;
 		}
-		buf = b;
-		r = gw_dropin_render(cfg, buf, len);
+		if (o->selects)
+			cl->mode = o->mode;
+		if (o->fn && o->mode != ANY_MODE)
+			valued |= 1u << o->mode;
+		if (o->fn && (r = o->fn(cl, optarg)))
+			return r;
 	}
-	if (r)
-		fprintf(stderr, "%s: the drop-in: %s\n", cfg->file, strerror(-r));
-	else
-		fputs(buf, stdout);
-	free(buf);
-	gw_config_free(cfg);
-	return r ? EXIT_RUNTIME : EXIT_OK;
+	/* one mode, with values of its own only, a config where it runs on one and none else */
+	if (optind != argc || (valued & ~(1u << cl->mode)) ||
+	    !cl->file != !modes[cl->mode].config) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "check", no_argument, NULL, 'C' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "oneshot", no_argument, NULL, 'o' },
-		{ "probe", required_argument, NULL, 'P' },
-		{ "reflect", required_argument, NULL, 'R' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "sink", required_argument, NULL, 'S' },
-		{ "load-test", no_argument, NULL, 'L' },
-		{ "token-file", required_argument, NULL, 'T' },
-		{ "allow", required_argument, NULL, 'A' },
-		{ "max-per-address", required_argument, NULL, 'M' },
-		{ "reflect-rate", required_argument, NULL, 'F' },
-		{ "reflect-total", required_argument, NULL, 'X' },
-		{ "systemd-dropin", no_argument, NULL, 'D' },
-		{ "no-kind-probe", no_argument, NULL, 'K' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *file = NULL, *reflect = NULL;
-	unsigned long long probe_count = 0;
-	const char *sinks[GW_SINK_MAX_LISTEN + 1];
-	size_t n_sinks = 0;
-	struct gw_sink_opts sink_opts = { 0 };
-	bool sink_opt = false;
-	double reflect_rate = 0, reflect_total = 0;
-	enum mode mode = MODE_RUN;
-	struct gw_config *cfg;
+	struct cmdline cl = { .mode = MODE_RUN, .kind_probe = true };
+	struct gw_config *cfg = NULL;
 	char err[2048] = "";
-	bool probed = false, kind_probe = true;
-	int c, r;
+	int r;
 
-	for (int i = 1; i < argc; i++)	/* the comparison bench has options of its own */
-		if (!strcmp(argv[i], "--compare") || !strcmp(argv[i], "--compare-report")) {
-#ifndef GW_NO_COMPARE
-			if (!strcmp(argv[i], "--compare-report"))
-				return gw_compare_report_main(argc, argv);
-			return gw_compare_main(argc, argv);
-#else
-			fprintf(stderr, "gatewayd: this build has no comparison bench (a router's, "
-				"`make router`); the full build has --compare\n");
-			return 2;
-#endif
-		}
-	while ((c = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			file = optarg;
-			break;
-		case 'C':
-			mode = MODE_CHECK;
-			break;
-		case 'n':
-			mode = MODE_DRY_RUN;
-			break;
-		case 'o':
-			mode = MODE_ONESHOT;
-			break;
-		case 'P':
-			if (parse_count(optarg, &probe_count))
-				return EXIT_USAGE;
-			mode = MODE_PROBE;
-			break;
-		case 'R':
-			reflect = optarg;
-			break;
-		case 'v':
-			gw_log_set_verbose(1);
-			break;
-		case 'V':
-			printf("gatewayd %s\n", GW_VERSION);
-			return EXIT_OK;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		case 'L':
-			mode = MODE_LOAD_TEST;
-			break;
-		case 'D':
-			mode = MODE_DROPIN;
-			break;
-		case 'K':
-			kind_probe = false;
-			break;
-		case 'S':
-			if (n_sinks < GW_SINK_MAX_LISTEN + 1)
-				sinks[n_sinks++] = optarg;
-			break;
-		case 'T':
-			sink_opts.token_file = optarg;
-			sink_opt = true;
-			break;
-		case 'A':
-			sink_opts.allow = optarg;
-			sink_opt = true;
-			break;
-		case 'M':
-			if (parse_int_opt("--max-per-address", optarg, 1, GW_SINK_MAX_CONNS,
-					  &sink_opts.max_per_addr))
-				return EXIT_USAGE;
-			sink_opt = true;
-			break;
-		case 'F': {
-			int v;
-
-			if (parse_int_opt("--reflect-rate", optarg, 1, GW_REFLECT_RATE_MAX, &v))
-				return EXIT_USAGE;
-			reflect_rate = v;
-			break;
-		}
-		case 'X': {
-			int v;
-
-			if (parse_int_opt("--reflect-total", optarg, 1, GW_REFLECT_RATE_MAX, &v))
-				return EXIT_USAGE;
-			reflect_total = v;
-			break;
-		}
-		default:
-			usage(stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (n_sinks && !file && !reflect && !reflect_rate && !reflect_total && optind == argc)
-		return gw_sink_main(sinks, n_sinks, &sink_opts);
-	if (reflect && !file && !sink_opt && optind == argc)
-		return run_reflect(reflect, reflect_rate, reflect_total);
-	if (!file || reflect || optind != argc || n_sinks || sink_opt || reflect_rate ||
-	    reflect_total) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	if (gw_config_load(file, &cfg, err, sizeof(err))) {
+	/* a mode whose options are its own (the bench's) takes the whole command line */
+	for (int i = 1; i < argc; i++)
+		for (size_t m = 0; m < N_MODES; m++)
+			if (modes[m].argv_fn && !strcmp(argv[i], modes[m].option))
+				return modes[m].argv_fn(argc, argv);
+	if ((r = parse_cmdline(argc, argv, &cl)))
+		return r < 0 ? EXIT_USAGE : EXIT_OK;
+	if (modes[cl.mode].config && gw_config_load(cl.file, &cfg, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return EXIT_USAGE;
 	}
-	if (mode == MODE_DROPIN)
-		return print_dropin(cfg);
-	if (mode == MODE_DRY_RUN) {
-		struct gw_nl *nl = NULL;
-		size_t missing;
-
-		gw_nl_open(&nl);	/* only to read MTUs; without it defaults are assumed */
-		missing = missing_interfaces(cfg, nl);
-		r = gw_dryrun(stdout, nl, cfg, err, sizeof(err));
-		gw_nl_close(nl);
-		if (r)
-			fprintf(stderr, "%s\n", err);
-		gw_config_free(cfg);
-		return r || missing ? EXIT_RUNTIME : EXIT_OK;
-	}
-	if (mode == MODE_PROBE) {
-		r = gw_probe_cli(cfg, probe_count, stdout, err, sizeof(err));
-		if (r)
-			fprintf(stderr, "%s\n", err);
-		gw_config_free(cfg);
-		return r ? (r == -EINVAL ? EXIT_USAGE : EXIT_RUNTIME) : EXIT_OK;
-	}
-	if (mode == MODE_LOAD_TEST) {
-		r = gw_loadtest_main(cfg);
-		gw_config_free(cfg);
-		return r;
-	}
-	/* the caller knows the kinds are there (the bench probed them once), or wants the
-	 * kernel's own refusal at the apply (a test of it) */
-	if (kind_probe && gw_kinds_check(cfg, &probed, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		gw_config_free(cfg);
-		return EXIT_USAGE;
-	}
-	if (mode == MODE_CHECK) {
-		struct gw_nl *nl = NULL;
-		size_t missing;
-
-		gw_nl_open(&nl);
-		missing = missing_interfaces(cfg, nl);
-		gw_nl_close(nl);
-		if (missing) {
-			gw_config_free(cfg);
-			return EXIT_RUNTIME;
-		}
-		printf("%s: ok (%zu link%s)%s\n", file, cfg->n_links, cfg->n_links == 1 ? "" : "s",
-		       probed ? "" : !kind_probe ? "; qdisc kinds not probed (--no-kind-probe)" :
-		       "; qdisc kinds not probed (that needs CAP_SYS_ADMIN for a private network namespace)");
-		gw_config_free(cfg);
-		return EXIT_OK;
-	}
-	r = apply_and_run(&cfg, mode);
+	r = modes[cl.mode].fn(&cl, &cfg);
 	gw_config_free(cfg);
 	return r;
 }

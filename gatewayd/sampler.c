@@ -564,7 +564,7 @@ static void fill_class(struct gw_snap_class *o, const struct slot *c, const char
 	memset(o, 0, sizeof(*o));
 	snprintf(o->name, sizeof(o->name), "%s", c->name);
 	snprintf(o->kind, sizeof(o->kind), "%s", kind);
-	o->rate_bytes_per_s = c->rate;
+	o->rate_in_force_bytes_per_s = c->rate;
 	o->ceil_bytes_per_s = c->ceil;
 	o->bytes = c->total.bytes;
 	o->packets = c->total.packets;
@@ -607,7 +607,7 @@ static struct gw_snapshot *build_snapshot(struct gw_sampler *s, double now)
 		snprintf(o->device, sizeof(o->device), "%s", d->device);
 		snprintf(o->direction, sizeof(o->direction), "%s", gw_direction_name(d->dir));
 		snprintf(o->shaper, sizeof(o->shaper), "%s", gw_kind_name(d->shaper));
-		o->rate_bytes_per_s = d->total.rate;
+		o->rate_in_force_bytes_per_s = d->total.rate;
 		o->waiting = d->waiting && !d->foreign;
 		if (d->foreign)
 			snprintf(o->foreign_hook, sizeof(o->foreign_hook), "%s", d->hook_kind);

@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include "sys/clock.h"
 #include "probe/latency.h"
-#include "load/engine.h"
+#include "load/loadgen.h"
 #include "load/loadtest.h"
 #include "sys/log.h"
 #include "sys/fd.h"
@@ -293,15 +293,61 @@ int gw_loadtest_run(struct gw_loadtest *t)
 	return t->step == S_DONE ? 1 : 0;
 }
 
+/* One test at a time per network namespace, daemon or command line: 0, or -errno with err. */
+static int take_lock(struct gw_lock *lock, char *err, size_t errlen)
+{
+	struct gw_lock_holder holder;
+	char why[256];
+	int r = gw_lock_take(GW_LOCK_LOADTEST, lock, &holder, why, sizeof(why));
+
+	if (r == -EBUSY && holder.pid > 0)
+		snprintf(err, errlen, "another load test is running in this network namespace "
+			 "(pid %d, uid %u): one at a time", (int)holder.pid, (unsigned)holder.uid);
+	else if (r == -EBUSY)
+		snprintf(err, errlen, "another load test is running in this network namespace: "
+			 "one at a time");
+	else if (r)
+		snprintf(err, errlen, "its lock: %s", why);
+	return r;
+}
+
+/* The test's epoll and timer, and its own prober when the daemon's does not feed it: 0, or
+ * -errno with err. */
+static int open_fds(struct gw_loadtest *t, bool own_prober, char *err, size_t errlen)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = TAG_TIMER };
+	int r;
+
+	t->ep = epoll_create1(EPOLL_CLOEXEC);
+	r = t->ep < 0 ? -errno : 0;
+	if (!r && (t->timer = gw_clock_timer(t->clk)) < 0)
+		r = t->timer;
+	if (!r && epoll_ctl(t->ep, EPOLL_CTL_ADD, t->timer, &ev) < 0)
+		r = -errno;
+	if (r) {
+		snprintf(err, errlen, "epoll/timer: %s", strerror(-r));
+		return r;
+	}
+	if (!own_prober)
+		return 0;
+	r = gw_prober_new(&t->pc, t->ifname[0] ? t->ifname : NULL, gw_loadtest_sample, t,
+			  &t->prober, err, errlen);
+	if (r)
+		return r;
+	ev.data.u32 = TAG_PROBER;
+	if (epoll_ctl(t->ep, EPOLL_CTL_ADD, gw_prober_fd(t->prober), &ev) < 0) {
+		r = -errno;
+		snprintf(err, errlen, "epoll: %s", strerror(errno));
+	}
+	return r;
+}
+
 static int new_test(const struct gw_config *cfg, const struct gw_clock *clk, bool own_prober,
 		    struct gw_loadtest **out, char *err, size_t errlen)
 {
 	const struct gw_probe_cfg *pc = &cfg->probe;
-	struct epoll_event ev = { .events = EPOLLIN };
 	const char *ifname = link_interface(cfg);
-	struct gw_lock_holder holder;
 	struct gw_loadtest *t;
-	char why[256];
 	double total;
 	int r = 0;
 
@@ -316,19 +362,8 @@ static int new_test(const struct gw_config *cfg, const struct gw_clock *clk, boo
 	t->ep = t->timer = -1;
 	t->clk = gw_clock_or_real(clk);
 	t->lock = (struct gw_lock){ .fd = -1, .dir = -1 };
-	/* one test at a time per network namespace, daemon or command line */
-	if ((r = gw_lock_take(GW_LOCK_LOADTEST, &t->lock, &holder, why, sizeof(why)))) {
-		if (r == -EBUSY && holder.pid > 0)
-			snprintf(err, errlen, "another load test is running in this network "
-				 "namespace (pid %d, uid %u): one at a time", (int)holder.pid,
-				 (unsigned)holder.uid);
-		else if (r == -EBUSY)
-			snprintf(err, errlen, "another load test is running in this network "
-				 "namespace: one at a time");
-		else
-			snprintf(err, errlen, "its lock: %s", why);
+	if ((r = take_lock(&t->lock, err, errlen)))
 		goto fail;
-	}
 	t->pc = *pc;
 	if (gw_loadtest_sink(pc->sink, &t->sink, &t->sinklen, &t->iperf3)) {
 		snprintf(err, errlen, "sink \"%s\": expected \"IP:PORT\" or \"iperf3:IP:PORT\"",
@@ -356,29 +391,8 @@ static int new_test(const struct gw_config *cfg, const struct gw_clock *clk, boo
 			goto fail;
 		}
 	}
-	t->ep = epoll_create1(EPOLL_CLOEXEC);
-	r = t->ep < 0 ? -errno : 0;
-	if (!r && (t->timer = gw_clock_timer(t->clk)) < 0)
-		r = t->timer;
-	ev.data.u32 = TAG_TIMER;
-	if (!r && epoll_ctl(t->ep, EPOLL_CTL_ADD, t->timer, &ev) < 0)
-		r = -errno;
-	if (r) {
-		snprintf(err, errlen, "epoll/timer: %s", strerror(-r));
+	if ((r = open_fds(t, own_prober, err, errlen)))
 		goto fail;
-	}
-	if (own_prober) {
-		r = gw_prober_new(&t->pc, t->ifname[0] ? t->ifname : NULL, gw_loadtest_sample, t,
-				  &t->prober, err, errlen);
-		if (r)
-			goto fail;
-		ev.data.u32 = TAG_PROBER;
-		if (epoll_ctl(t->ep, EPOLL_CTL_ADD, gw_prober_fd(t->prober), &ev) < 0) {
-			r = -errno;
-			snprintf(err, errlen, "epoll: %s", strerror(errno));
-			goto fail;
-		}
-	}
 	t->res.present = t->res.running = true;
 	t->res.started_unix = gw_clock_wall(t->clk);
 	snprintf(t->res.sink, sizeof(t->res.sink), "%s", pc->sink);

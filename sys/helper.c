@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include "sys/forked.h"
 #include "sys/helper.h"
 #include "sys/privdrop.h"
 
@@ -70,15 +71,10 @@ void gw_helper_exec(const char *const *argv, int out_fd, bool drop, const uid_t 
 	static const char *const users[] = { GW_HELPER_USER, NULL };
 	pid_t parent = getppid();
 	char err[256];
-	sigset_t none;
 	int null;
 
 	/* the caller's mask and handlers (a daemon's signalfd) are not the program's */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
+	gw_forked_signals();
 	/* no terminal to reach, nothing of ours to read but its own output pipe */
 	if (setsid() < 0 || (null = open("/dev/null", O_RDWR)) < 0 ||
 	    dup2(null, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(null, 2) < 0)

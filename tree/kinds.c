@@ -87,7 +87,7 @@ static void note(bool *want, struct use *first, enum gw_kind k, int line, const 
 static void collect_containers(const struct gw_config *cfg, bool *want, struct use *first)
 {
 	for (size_t i = 0; i < cfg->n_containers; i++) {
-		const struct gw_container_cfg *r = &cfg->containers[i];
+		const struct gw_ctr_cfg *r = &cfg->containers[i];
 
 		for (int d = 0; d < 2; d++) {
 			const struct gw_ctr_dir_cfg *rd = &r->dir[d];

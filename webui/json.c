@@ -150,7 +150,9 @@ static void add_class(struct jw *w, struct json_object *parent, const char *key,
 		return;
 	jw_str(w, c, "name", k->name);
 	jw_str(w, c, "kind", k->kind);
-	jw_u64(w, c, "rate_bits_per_second", k->rate_bytes_per_s * 8);
+	jw_u64(w, c, "rate_in_force_bits_per_second", k->rate_in_force_bytes_per_s * 8);
+	/* its name before: a deprecated alias, kept for one release (status-schema.md) */
+	jw_u64(w, c, "rate_bits_per_second", k->rate_in_force_bytes_per_s * 8);
 	jw_u64(w, c, "ceil_bits_per_second", k->ceil_bytes_per_s * 8);
 	jw_u64(w, c, "sent_bytes", k->bytes);
 	jw_u64(w, c, "sent_packets", k->packets);
@@ -249,7 +251,8 @@ static void add_dir(struct jw *w, struct json_object *dirs, const struct gw_snap
 	jw_str(w, o, "direction", d->direction);
 	jw_str(w, o, "device", d->device);
 	jw_str(w, o, "shaper", d->shaper);
-	jw_u64(w, o, "rate_bits_per_second", d->rate_bytes_per_s * 8);
+	jw_u64(w, o, "rate_in_force_bits_per_second", d->rate_in_force_bytes_per_s * 8);
+	jw_u64(w, o, "rate_bits_per_second", d->rate_in_force_bytes_per_s * 8);	/* deprecated */
 	jw_bool(w, o, "waiting", d->waiting);
 	if (d->foreign_hook[0])
 		jw_str(w, o, "foreign_hook", d->foreign_hook);

@@ -21,8 +21,9 @@ struct gw_snap_class {
 	char kind[16];			/* qdisc kind of its queue: "fifo", "fq_codel", "cake", or
 					 * the shaper's kind for a total */
 	/* rates are bytes/s, as planned; the renderers turn them into bits where they print */
-	uint64_t rate_bytes_per_s;	/* configured rate */
-	uint64_t ceil_bytes_per_s;	/* configured ceil (= rate where there is none) */
+	uint64_t rate_in_force_bytes_per_s;	/* the rate in force: the plan's, which autorate
+						 * moves (the config's where it does not run) */
+	uint64_t ceil_bytes_per_s;	/* the ceil in force (= rate where there is none) */
 
 	/* counters since gatewayd started shaping (wraps and resets already folded in) */
 	uint64_t bytes, packets, drops, overlimits, requeues, ecn_marks;
@@ -31,9 +32,9 @@ struct gw_snap_class {
 
 	/* derived over the last interval */
 	double achieved_bytes_per_s;	/* from the byte counter the shaper charges */
-	double utilisation;		/* achieved / configured rate, 0.. */
+	double utilisation;		/* achieved / rate in force, 0.. */
 	bool saturated;			/* the queue stayed backlogged the whole interval */
-	double accuracy;		/* achieved / configured when saturated, else NAN */
+	double accuracy;		/* achieved / rate in force when saturated, else NAN */
 	double queue_delay_ms;		/* backlog / rate; cake: its own average delay */
 	double drops_per_s, marks_per_s;
 
@@ -103,7 +104,7 @@ struct gw_snap_dir {
 	char device[IFNAMSIZ];		/* where the shaper sits: the interface, or the ifb */
 	char direction[8];		/* "egress" or "ingress" */
 	char shaper[8];			/* "htb", "tbf", "cake" */
-	uint64_t rate_bytes_per_s;	/* configured */
+	uint64_t rate_in_force_bytes_per_s;	/* the shaper's, as the class's above */
 	bool waiting;			/* the link's interface is not there: nothing is shaped,
 					 * total and classes hold no counters of this pass */
 	char foreign_hook[16];		/* ingress: the kind of a hook gatewayd did not create

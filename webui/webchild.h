@@ -1,8 +1,8 @@
-/* webui/webchild.h: the HTTP side in its own unprivileged, sandboxed process: the daemon
- * binds the listen sockets and opens the page's files, a launcher it forks at start makes the
- * web process from them, the daemon feeds it the web settings and each pass's snapshot in
- * wire frames (webui/wire.h), and it is restarted when it dies. The launcher also runs the
- * daemon's helper programs (sys/helper.h). */
+/* webui/webchild.h: the daemon's handle on its web child: the daemon binds the listen sockets
+ * and opens the page's files, a launcher it forks at start (webui/launcher.h) makes the web
+ * process (webui/webproc.h) from them, the daemon feeds it the web settings and each pass's
+ * snapshot in wire frames (webui/wire.h), and it is restarted when it dies. The launcher also
+ * runs the daemon's helper programs (sys/helper.h). */
 #ifndef GW_WEBCHILD_H
 #define GW_WEBCHILD_H
 
@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "webui/snapshot.h"
+#include "webui/webproc.h"
 #include "webui/wire.h"
 
 struct gw_webchild;
@@ -25,11 +26,9 @@ struct gw_webchild_stats {
 	bool up;
 };
 
-#define GW_WEBCHILD_FILES 3	/* the auth file, the TLS certificate, the TLS key */
-
 /*
  * Start the launcher, and the web process for ws, serving fds (the sockets the caller bound,
- * one per listen address of ws, in order) with files (GW_WEBCHILD_FILES fds the caller
+ * one per listen address of ws, in order) with files (GW_WEBPROC_FILES fds the caller
  * opened: auth, cert, key; -1 for one not set; NULL: none). The caller keeps all of them open
  * for the restarts. park: the launcher alone for now (the page's files could not be read),
  * a web process once gw_webchild_replace gives what it needs. Returns 0 and *out, or -errno
@@ -67,19 +66,5 @@ void gw_webchild_stats(const struct gw_webchild *c, double now, struct gw_webchi
 /* Stop the process (the end of its stream, then SIGKILL after a second), the helpers and the
  * launcher, and free everything. */
 void gw_webchild_stop(struct gw_webchild *c);
-
-/* Test seams, set only by test programs (tests/unit/test_webchild.c): gatewayd never sets
- * them and reads nothing from its environment for them. hook runs in the web process at each
- * stage; fd (when hook is set) is left open in it for the hook to write to. */
-enum gw_webchild_stage {
-	GW_WEB_DROPPED,		/* its user, capabilities and filter in place; nothing read yet */
-	GW_WEB_SERVING,		/* its server started (main thread) */
-	GW_WEB_REQUEST,		/* the first request for a snapshot, in the thread answering it */
-};
-struct gw_webchild_test {
-	void (*hook)(enum gw_webchild_stage stage, int fd);
-	int fd;
-};
-extern struct gw_webchild_test gw_webchild_test;
 
 #endif

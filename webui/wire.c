@@ -282,7 +282,7 @@ static void io_class(struct wio *w, struct gw_snap_class *c)
 {
 	io_str(w, c->name, sizeof(c->name));
 	io_str(w, c->kind, sizeof(c->kind));
-	io_u64(w, &c->rate_bytes_per_s);
+	io_u64(w, &c->rate_in_force_bytes_per_s);
 	io_u64(w, &c->ceil_bytes_per_s);
 	io_u64(w, &c->bytes);
 	io_u64(w, &c->packets);
@@ -365,7 +365,7 @@ static void io_dir(struct wio *w, struct gw_snap_dir *d)
 	io_str(w, d->device, sizeof(d->device));
 	io_str(w, d->direction, sizeof(d->direction));
 	io_str(w, d->shaper, sizeof(d->shaper));
-	io_u64(w, &d->rate_bytes_per_s);
+	io_u64(w, &d->rate_in_force_bytes_per_s);
 	io_bool(w, &d->waiting);
 	io_str(w, d->foreign_hook, sizeof(d->foreign_hook));
 	io_class(w, &d->total);

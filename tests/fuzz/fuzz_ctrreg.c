@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_ctrreg.c: libFuzzer target: what a peer of the daemon's control socket sends,
- * and what a state file of gatewayd-cni holds (tree/ctrreg.c, docs/cni.md).
+ * and what a state file of gatewayd-cni holds (tree/ctr_registration.c, docs/cni.md).
  *
  * Input: the message's bytes. gw_ctr_reg_complete on them, then gw_ctr_reg_decode on a copy of
  * exactly the input (ASan sees a read past it).
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "tree/ctrreg.h"
+#include "tree/ctr_registration.h"
 #include "qdisc/qdisc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -52,13 +52,13 @@ static void build_snapshot(void)
 	snprintf(snap.last_error, sizeof(snap.last_error), "last reload failed: x.conf:3: \"q\"");
 	snprintf(c[0].name, sizeof(c[0].name), "voice");
 	snprintf(c[0].kind, sizeof(c[0].kind), "fq_codel");
-	c[0].rate_bytes_per_s = c[0].ceil_bytes_per_s = 1250000;
+	c[0].rate_in_force_bytes_per_s = c[0].ceil_bytes_per_s = 1250000;
 	c[0].accuracy = NAN;
 	c[0].x.desc = gw_fq_codel_ops.xdesc;
 	xstat_set(&c[0].x, "max_packet_bytes", 1514);
 	snprintf(c[1].name, sizeof(c[1].name), "bulk");
 	snprintf(c[1].kind, sizeof(c[1].kind), "cake");
-	c[1].rate_bytes_per_s = 11250000;
+	c[1].rate_in_force_bytes_per_s = 11250000;
 	c[1].ceil_bytes_per_s = 12500000;
 	c[1].achieved_bytes_per_s = 89e6 / 8;
 	c[1].accuracy = 0.99;
@@ -74,7 +74,7 @@ static void build_snapshot(void)
 		snprintf(o->device, sizeof(o->device), d ? "ifb4eth0" : "eth0");
 		snprintf(o->direction, sizeof(o->direction), "%s", d ? "ingress" : "egress");
 		snprintf(o->shaper, sizeof(o->shaper), "%s", d ? "cake" : "htb");
-		o->rate_bytes_per_s = 12500000;
+		o->rate_in_force_bytes_per_s = 12500000;
 		snprintf(o->total.name, sizeof(o->total.name), "total");
 		snprintf(o->total.kind, sizeof(o->total.kind), "%s", o->shaper);
 		o->total.accuracy = NAN;

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_iperf3.c: libFuzzer target: any bytes as the JSON report `iperf3 -c ... -J`
- * prints, which the load test reads when its sink is an iperf3 server (load/engine.c,
+ * prints, which the load test reads when its sink is an iperf3 server (load/loadgen.c,
  * through gw_loadgen_iperf3_report; the report carries the server's own figures, so it is
  * outside input).
  *
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
-#include "load/engine.h"
+#include "load/loadgen.h"
 
 #define PREFIX 2
 

@@ -2,8 +2,9 @@
  * questions (qdisc/peer.c): which interface this is and where its veth peer lives
  * (gw_plink_parse of a link notification, gw_plink_get, gw_plink_dump), which namespace id a
  * namespace file has (gw_netns_id), and which addresses the peer has in its namespace
- * (gw_peer_addrs); then what containers.c decides from them (gw_ctr_excluded, the entries'
- * name patterns, gw_ctr_prefix_has on each address).
+ * (gw_peer_addrs); then what gatewayd/ctr_followed.c decides from them
+ * (gw_ctr_followed_excluded, the entries' name patterns, gw_ctr_followed_prefix_has on each
+ * address).
  *
  * Input: 4 bytes, then netlink messages: the kernel's reply to every request made (the kernel
  * seam, gw_nl_open_ops, hands them over as the socket would). Byte 0 picks the type every
@@ -21,7 +22,7 @@
 #include <sys/socket.h>
 #include <linux/rtnetlink.h>
 #include "config/config.h"
-#include "gatewayd/containers.h"
+#include "gatewayd/ctr_followed.h"
 #include "qdisc/nl.h"
 #include "qdisc/peer.h"
 #include "tests/fuzz/nlguard.h"
@@ -90,10 +91,10 @@ static void check_plink(const struct gw_plink *l)
 	if (l->ifindex <= 0 || !memchr(l->name, '\0', sizeof(l->name)) ||
 	    !memchr(l->kind, '\0', sizeof(l->kind)) || !memchr(l->alias, '\0', sizeof(l->alias)))
 		abort();
-	/* what match() in containers.c asks of it */
-	gw_ctr_excluded(cfg, l);
+	/* what match() in ctr_followed.c asks of it */
+	gw_ctr_followed_excluded(cfg, l);
 	for (size_t r = 0; r < cfg->n_containers; r++)
-		gw_ctr_name_matches(&cfg->containers[r], l->name);
+		gw_ctr_followed_name_matches(&cfg->containers[r], l->name);
 }
 
 static int dump_cb(const struct gw_plink *l, void *arg)
@@ -108,7 +109,7 @@ static int addr_cb(int family, const void *addr, void *arg)
 	if (family != AF_INET && family != AF_INET6)
 		abort();
 	for (size_t r = 0; r < cfg->n_containers; r++)
-		gw_ctr_prefix_has(&cfg->containers[r], family, addr);
+		gw_ctr_followed_prefix_has(&cfg->containers[r], family, addr);
 	(*(size_t *)arg)++;
 	return 0;
 }

@@ -24,6 +24,12 @@ check "/healthz answers ok" bash -c "[ \"\$(ip netns exec $NS_R curl -s --max-ti
 J=$(api /api/status)
 check "idle: the direction reads not saturated, accuracy null" \
 	bash -c "echo '$J' | jq -e '.links[0].directions[0].total | .saturated == false and .accuracy == null' >/dev/null"
+# the rate in force, and its deprecated alias (one release) with the same value
+check "the rates in force: direction 40 mbit, bulk 30, other 10, each also under its deprecated name" \
+	bash -c "echo '$J' | jq -e '.links[0].directions[0] | [.rate_in_force_bits_per_second,
+		.rate_bits_per_second, (.total, .classes[] | .rate_in_force_bits_per_second,
+		.rate_bits_per_second)] == [40000000, 40000000, 40000000, 40000000, 30000000,
+		30000000, 10000000, 10000000]' >/dev/null"
 
 # a saturating load: 4 TCP flows, 6 s; sample /api/status every 0.5 s meanwhile
 ip netns exec "$NS_S" timeout 30 iperf3 -s -1 -B 10.77.2.2 >/dev/null 2>&1 &
@@ -86,6 +92,13 @@ check "the idle class 'other' reads 0 bytes sent" test "$(jt classes[1].sent_byt
 api /metrics >"$TMPD/metrics"
 check "/metrics carries the class counters with link/direction/class/kind labels" \
 	grep -qE '^gatewayd_class_sent_bytes_total\{link="wan",direction="egress",class="bulk",kind="fifo"\} [0-9]+' "$TMPD/metrics"
+for fam in rate_in_force configured_rate; do
+	check "/metrics: gatewayd_{class,direction}_${fam}_bytes_per_second, bulk 30 mbit, the direction 40" \
+		bash -c "grep -qx 'gatewayd_class_${fam}_bytes_per_second{link=\"wan\",direction=\"egress\",class=\"bulk\",kind=\"fifo\"} 3750000' '$TMPD/metrics' &&
+			 grep -qx 'gatewayd_direction_${fam}_bytes_per_second{link=\"wan\",direction=\"egress\",kind=\"htb\"} 5000000' '$TMPD/metrics'"
+done
+check "/metrics: configured_rate's HELP says it is deprecated" \
+	grep -q '^# HELP gatewayd_class_configured_rate_bytes_per_second Deprecated' "$TMPD/metrics"
 if command -v promtool >/dev/null; then
 	check "promtool check metrics passes" bash -c "promtool check metrics <'$TMPD/metrics'"
 else

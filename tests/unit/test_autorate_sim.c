@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "gatewayd/autorate_ctl.h"
+#include "tree/autorate_ctl.h"
 #include "tests/unit/autorate_cfg.h"
 #include "tests/unit/tap.h"
 

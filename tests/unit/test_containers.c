@@ -1,12 +1,12 @@
 /* tests/unit/test_containers.c: the `containers` config (values, defaults, every refusal with
- * its line) and the matching rules gatewayd/containers.c applies to an interface. */
+ * its line) and the matching rules gatewayd/ctr_followed.c applies to an interface. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/config.h"
-#include "gatewayd/containers.h"
+#include "gatewayd/ctr_followed.h"
 #include "tests/unit/tap.h"
 
 static char err[512];
@@ -32,7 +32,7 @@ static void test_full(void)
 		"  { interfaces = [ \"cali*\", \"tap?\" ]; netns = \"/run/docker/netns/*\";\n"
 		"    address = \"fd00:1::/64\"; ingress = { rate = \"1mbit\"; }; }\n"
 		");\n", &ret);
-	const struct gw_container_cfg *c;
+	const struct gw_ctr_cfg *c;
 
 	CHECK(ret == 0 && cfg, "full: loads without links (ret %d, \"%s\")", ret, err);
 	if (!cfg)
@@ -158,7 +158,7 @@ static void test_matching(void)
 		"                 address = \"fd00:1:2::/48\";\n"
 		"                 egress = { rate = \"1mbit\"; ceil = \"2mbit\"; };\n"
 		"                 ingress = { rate = \"3mbit\"; }; } );\n", &ret);
-	const struct gw_container_cfg *r, *r6;
+	const struct gw_ctr_cfg *r, *r6;
 	uint8_t a4[4], a6[16];
 	char buf[300];
 	struct gw_plink l = { .ifindex = 7, .peer_nsid = -1 };
@@ -169,38 +169,38 @@ static void test_matching(void)
 		return;
 	r = &cfg->containers[0];
 	r6 = &cfg->containers[1];
-	CHECK(gw_ctr_name_matches(r, "veth1234") && gw_ctr_name_matches(r, "caliAx") &&
-	      !gw_ctr_name_matches(r, "caliABx") && !gw_ctr_name_matches(r, "eth0") &&
-	      !gw_ctr_name_matches(r, "tap0"), "name patterns: veth*, cali?x");
+	CHECK(gw_ctr_followed_name_matches(r, "veth1234") && gw_ctr_followed_name_matches(r, "caliAx") &&
+	      !gw_ctr_followed_name_matches(r, "caliABx") && !gw_ctr_followed_name_matches(r, "eth0") &&
+	      !gw_ctr_followed_name_matches(r, "tap0"), "name patterns: veth*, cali?x");
 	inet_pton(AF_INET, "10.1.255.3", a4);
-	CHECK(gw_ctr_prefix_has(r, AF_INET, a4), "10.1.255.3 is in 10.1.0.0/16");
+	CHECK(gw_ctr_followed_prefix_has(r, AF_INET, a4), "10.1.255.3 is in 10.1.0.0/16");
 	inet_pton(AF_INET, "10.2.0.1", a4);
-	CHECK(!gw_ctr_prefix_has(r, AF_INET, a4), "10.2.0.1 is not");
+	CHECK(!gw_ctr_followed_prefix_has(r, AF_INET, a4), "10.2.0.1 is not");
 	inet_pton(AF_INET6, "fd00:1:2:ffff::1", a6);
-	CHECK(gw_ctr_prefix_has(r6, AF_INET6, a6) && !gw_ctr_prefix_has(r, AF_INET6, a6),
+	CHECK(gw_ctr_followed_prefix_has(r6, AF_INET6, a6) && !gw_ctr_followed_prefix_has(r, AF_INET6, a6),
 	      "fd00:1:2:ffff::1 is in fd00:1:2::/48, and not in an IPv4 prefix");
 	inet_pton(AF_INET6, "fd00:1:3::1", a6);
-	CHECK(!gw_ctr_prefix_has(r6, AF_INET6, a6), "fd00:1:3::1 is not in fd00:1:2::/48");
-	gw_ctr_netns_pattern(r, buf, sizeof(buf));
+	CHECK(!gw_ctr_followed_prefix_has(r6, AF_INET6, a6), "fd00:1:3::1 is not in fd00:1:2::/48");
+	gw_ctr_followed_netns_pattern(r, buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "/run/netns/web-*", "a netns name is looked for in /run/netns");
-	gw_ctr_netns_pattern(r6, buf, sizeof(buf));
+	gw_ctr_followed_netns_pattern(r6, buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "/run/docker/netns/*", "an absolute netns pattern is taken as it is");
 	gw_ctr_ifb_name(2147483647, buf, sizeof(buf));
 	CHECK(!strcmp(buf, "gwc-2147483647") && strlen(buf) < IFNAMSIZ,
 	      "the largest ifindex still makes an ifb name that fits (%s)", buf);
 	snprintf(l.name, sizeof(l.name), "veth-wan");
-	CHECK(gw_ctr_excluded(cfg, &l), "a configured link's interface is never a container");
+	CHECK(gw_ctr_followed_excluded(cfg, &l), "a configured link's interface is never a container");
 	snprintf(l.name, sizeof(l.name), "vethifb");
-	CHECK(gw_ctr_excluded(cfg, &l), "nor its ifb");
+	CHECK(gw_ctr_followed_excluded(cfg, &l), "nor its ifb");
 	snprintf(l.name, sizeof(l.name), "gwc-12");
-	CHECK(gw_ctr_excluded(cfg, &l), "nor a container ifb");
+	CHECK(gw_ctr_followed_excluded(cfg, &l), "nor a container ifb");
 	snprintf(l.name, sizeof(l.name), "veth9");
 	snprintf(l.kind, sizeof(l.kind), "ifb");
-	CHECK(gw_ctr_excluded(cfg, &l), "nor any ifb");
+	CHECK(gw_ctr_followed_excluded(cfg, &l), "nor any ifb");
 	snprintf(l.kind, sizeof(l.kind), "veth");
-	CHECK(!gw_ctr_excluded(cfg, &l), "a veth is a candidate");
+	CHECK(!gw_ctr_followed_excluded(cfg, &l), "a veth is a candidate");
 	l.flags = IFF_LOOPBACK;
-	CHECK(gw_ctr_excluded(cfg, &l), "loopback never is");
+	CHECK(gw_ctr_followed_excluded(cfg, &l), "loopback never is");
 
 	gw_ctr_synthesize(cfg, r6, "tap0", 42, &s);
 	CHECK(s.cfg.n_links == 1 && s.cfg.links == &s.link, "one link, in the synthesized config");

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config/config.h"
-#include "tree/ctrreg.h"
+#include "tree/ctr_registration.h"
 #include "qdisc/qdisc.h"
 #include "tap.h"
 

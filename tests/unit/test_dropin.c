@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "config/config.h"
-#include "gatewayd/dropin.h"
+#include "config/systemd_dropin.h"
 #include "tests/unit/tap.h"
 
 #define LINK "links = ( { name = \"wan\"; interface = \"eth0\";\n" \
@@ -26,7 +26,7 @@ static bool render(const char *name, const char *text)
 		CHECK(0, "%s: the config parses (%s)", name, err);
 		return false;
 	}
-	r = gw_dropin_render(cfg, out, sizeof(out));
+	r = gw_systemd_dropin_render(cfg, out, sizeof(out));
 	gw_config_free(cfg);
 	CHECK(r == 0, "%s: rendered (ret %d)", name, r);
 	return r == 0;
@@ -223,11 +223,11 @@ static void too_small(void)
 		return;
 	}
 	memset(small, 'x', sizeof(small));
-	r = gw_dropin_render(cfg, small, sizeof(small));
+	r = gw_systemd_dropin_render(cfg, small, sizeof(small));
 	CHECK(r == -ENOSPC && small[0] == '\0', "64 bytes: -ENOSPC and an empty string (ret %d)", r);
-	r = gw_dropin_render(cfg, small, 0);
+	r = gw_systemd_dropin_render(cfg, small, 0);
 	CHECK(r == -ENOSPC, "0 bytes: -ENOSPC (ret %d)", r);
-	r = gw_dropin_render(cfg, out, sizeof(out));
+	r = gw_systemd_dropin_render(cfg, out, sizeof(out));
 	CHECK(r == 0 && strlen(out) > 64, "the same config fits in %zu bytes", sizeof(out));
 	gw_config_free(cfg);
 }
@@ -262,21 +262,21 @@ static void changed(void)
 
 	if (!a || !b)
 		goto out;
-	CHECK(!gw_dropin_changed(a, b), "the same addresses from another file name: unchanged");
+	CHECK(!gw_systemd_dropin_changed(a, b), "the same addresses from another file name: unchanged");
 	if ((c = load("rate", rate))) {
-		CHECK(!gw_dropin_changed(a, c), "a new rate and probe interval: unchanged");
+		CHECK(!gw_systemd_dropin_changed(a, c), "a new rate and probe interval: unchanged");
 		gw_config_free(c);
 	}
 	if ((c = load("target", target))) {
-		CHECK(gw_dropin_changed(a, c), "another probe target: changed");
+		CHECK(gw_systemd_dropin_changed(a, c), "another probe target: changed");
 		gw_config_free(c);
 	}
 	if ((c = load("sink", sink))) {
-		CHECK(gw_dropin_changed(a, c), "another sink: changed");
+		CHECK(gw_systemd_dropin_changed(a, c), "another sink: changed");
 		gw_config_free(c);
 	}
 	if ((c = load("port", port))) {
-		CHECK(gw_dropin_changed(a, c), "another listen port: changed");
+		CHECK(gw_systemd_dropin_changed(a, c), "another listen port: changed");
 		gw_config_free(c);
 	}
 out:

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <linux/pkt_sched.h>
-#include "gatewayd/containers.h"
+#include "gatewayd/ctr_followed.h"
 #include "qdisc/link.h"
 #include "tests/unit/fake_kernel.h"
 #include "tests/unit/tap.h"
@@ -15,12 +15,12 @@ static const char *conf =
 	"  egress = { rate = \"10mbit\"; ceil = \"20mbit\"; child = { kind = \"fifo\"; limit = 100; }; };\n"
 	"  ingress = { rate = \"5mbit\"; }; } );\n";
 
-static bool shaped(struct gw_ctr *c, const char *ifname)
+static bool shaped(struct gw_ctr_followed *c, const char *ifname)
 {
 	char link[64];
 
 	snprintf(link, sizeof(link), GW_CTR_LINK_PREFIX "%s", ifname);
-	return gw_ctr_follows(c, link);
+	return gw_ctr_followed_has(c, link);
 }
 
 static bool tree_on(const struct fk *k, const char *dev, uint64_t ceil)
@@ -37,7 +37,7 @@ int main(void)
 	struct gw_config *cfg = NULL;
 	struct fk *k = fk_new();
 	struct gw_nl *nl, *out;
-	struct gw_ctr *c;
+	struct gw_ctr_followed *c;
 	struct gw_tc_obj o;
 	char err[512] = "", ifb[IFNAMSIZ], ifb2[IFNAMSIZ], *before, *after;
 	int v1, v2;
@@ -48,7 +48,7 @@ int main(void)
 		return tap_done();
 	v1 = fk_link_add(k, "veth1", "veth");
 	fk_link_add(k, "eth5", "veth");
-	if (!CHECK(gw_ctr_new(cfg, nl, &c) == 0, "tracking starts"))
+	if (!CHECK(gw_ctr_followed_new(cfg, nl, &c) == 0, "tracking starts"))
 		return tap_done();
 	gw_ctr_ifb_name(v1, ifb, sizeof(ifb));
 	CHECK(shaped(c, "veth1") && tree_on(k, "veth1", 2500000) && tree_on(k, ifb, 625000),
@@ -58,20 +58,20 @@ int main(void)
 	CHECK(!shaped(c, "eth5") && fk_log_count(k, " eth5 ") == 0, "eth5 matches no entry: untouched");
 
 	v2 = fk_link_add(k, "veth2", "veth");
-	gw_ctr_dispatch(c);
+	gw_ctr_followed_dispatch(c);
 	gw_ctr_ifb_name(v2, ifb2, sizeof(ifb2));
 	CHECK(shaped(c, "veth2") && tree_on(k, "veth2", 2500000) && fk_ifindex(k, ifb2),
 	      "veth2, appearing later, is shaped when its notification is read");
 
 	CHECK(gw_link_del(out, "veth2", NULL) == 0, "veth2 deleted from outside");
-	gw_ctr_dispatch(c);
+	gw_ctr_followed_dispatch(c);
 	CHECK(!shaped(c, "veth2") && !fk_ifindex(k, ifb2), "veth2 is forgotten and its ifb deleted");
 
 	before = fk_state(k);
 	fk_refuse_nth(k, 3, -ENOMEM, "fake: no memory for the class");
 	fk_link_add(k, "veth3", "veth");
 	after = fk_state(k);	/* before the dispatch: veth3 is there, nothing of ours */
-	gw_ctr_dispatch(c);
+	gw_ctr_followed_dispatch(c);
 	free(before);
 	before = fk_state(k);
 	CHECK(!shaped(c, "veth3") && !strcmp(before, after) && fk_log_count(k, " = -12") == 1,
@@ -79,7 +79,7 @@ int main(void)
 	free(before);
 	free(after);
 
-	gw_ctr_free(c);
+	gw_ctr_followed_free(c);
 	CHECK(fk_count(k) == 0 && !fk_ifindex(k, ifb), "stopping takes every container's tree and ifb away");
 	gw_nl_close(nl);
 	gw_nl_close(out);

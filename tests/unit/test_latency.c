@@ -9,7 +9,7 @@
 #include <string.h>
 #include "webui/history.h"
 #include "probe/latency.h"
-#include "gatewayd/probing.h"
+#include "probe/links.h"
 #include "tests/unit/tap.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) <= (eps))
@@ -412,11 +412,11 @@ static void snap_dirs(struct gw_snapshot *snap, struct gw_snap_dir *d, double ut
 	snap->n_dirs = 2;
 }
 
-static void feed(struct gw_probing *m, double sent, double rtt)
+static void feed(struct gw_probe_links *m, double sent, double rtt)
 {
 	struct gw_probe_sample s = smp(0, sent, rtt);
 
-	gw_probing_sample(m, &s);
+	gw_probe_links_sample(m, &s);
 }
 
 /* The daemon's judging: a sample takes the verdict of the pass that covers its send time, for
@@ -440,33 +440,33 @@ static void test_probing(void)
 	struct gw_snap_dir d[2];
 	struct gw_snapshot snap;
 	struct gw_config *cfg;
-	struct gw_probing *m;
+	struct gw_probe_links *m;
 	char err[256];
 
 	if (!CHECK(gw_config_load_string("t", conf, &cfg, err, sizeof(err)) == 0, "config: %s", err))
 		return;
-	if (!CHECK(gw_probing_new(cfg, &m) == 0, "the daemon's probing made"))
+	if (!CHECK(gw_probe_links_new(cfg, &m) == 0, "the daemon's probing made"))
 		return;
 	feed(m, 0.5, 30);	/* before any pass: the first pass covers it, with no verdict */
 	snap_dirs(&snap, d, 0.05, 0, 0.05);
-	gw_probing_pass(m, &snap, 1.0);
+	gw_probe_links_pass(m, &snap, 1.0);
 	feed(m, 1.2, 10);
 	feed(m, 1.5, 10);
 	snap_dirs(&snap, d, 0.02, 0, 0.9);	/* egress idle, ingress loaded */
-	gw_probing_pass(m, &snap, 2.0);
+	gw_probe_links_pass(m, &snap, 2.0);
 	CHECK(d[0].latency.present && d[0].latency.idle.samples == 2 && d[0].latency.loaded.samples == 0 &&
 	      d[1].latency.loaded.samples == 2 && d[1].latency.idle.samples == 0,
 	      "each direction judges the same samples by its own load (egress idle %llu, ingress loaded %llu)",
 	      (unsigned long long)d[0].latency.idle.samples, (unsigned long long)d[1].latency.loaded.samples);
 	CHECK(snap.probe.enabled && snap.probe.n_targets == 1 && !strcmp(snap.probe.targets[0].host, "192.0.2.1"),
-	      "the snapshot names the targets (%s)", gw_probing_error(m));
+	      "the snapshot names the targets (%s)", gw_probe_links_error(m));
 	feed(m, 2.3, 100);
 	snap_dirs(&snap, d, 0.3, 3000, 0.05);	/* egress: no standing backlog yet (first of two) */
-	gw_probing_pass(m, &snap, 3.0);
+	gw_probe_links_pass(m, &snap, 3.0);
 	feed(m, 2.5, NAN);	/* a loss, judged a timeout later: its pass is the one at 3.0 */
 	feed(m, 3.5, 100);
 	snap_dirs(&snap, d, 0.3, 3000, 0.05);	/* egress: backlogged at both ends now: loaded */
-	gw_probing_pass(m, &snap, 4.0);
+	gw_probe_links_pass(m, &snap, 4.0);
 	CHECK(d[0].latency.idle.samples == 2 && d[0].latency.loaded.samples == 1 &&
 	      d[0].latency.loaded.p50_ms == 100 && d[0].latency.loaded.lost == 0,
 	      "egress: 30%% with a passing backlog is neither; a standing backlog is loaded (%llu loaded)",
@@ -479,18 +479,18 @@ static void test_probing(void)
 	      "every reply in the histogram (%llu), this pass's loaded figures set",
 	      (unsigned long long)d[0].latency.hist_count);
 	/* a load test's tap: every sample as it comes, until cleared; the judging goes on */
-	CHECK(!gw_probing_probing(m), "no prober on a made-up interface (%s)", gw_probing_error(m));
-	gw_probing_tap(m, tap_count, &tapped);
+	CHECK(!gw_probe_links_running(m), "no prober on a made-up interface (%s)", gw_probe_links_error(m));
+	gw_probe_links_tap(m, tap_count, &tapped);
 	feed(m, 4.2, 20);
 	feed(m, 4.4, NAN);
-	gw_probing_tap(m, NULL, NULL);
+	gw_probe_links_tap(m, NULL, NULL);
 	feed(m, 4.6, 20);
 	CHECK(tapped == 2, "the tap saw the 2 samples while it was set (%d)", tapped);
 	snap_dirs(&snap, d, 0.02, 0, 0.02);
-	gw_probing_pass(m, &snap, 5.0);
+	gw_probe_links_pass(m, &snap, 5.0);
 	CHECK(d[0].latency.idle.samples == 5, "tapped samples are judged as well (%llu idle)",
 	      (unsigned long long)d[0].latency.idle.samples);
-	gw_probing_free(m);
+	gw_probe_links_free(m);
 	gw_config_free(cfg);
 }
 
@@ -515,7 +515,7 @@ struct hooked {
 	bool ingress_present;
 };
 
-static void hook_count(void *ctx, const struct gw_probing_judged *j)
+static void hook_count(void *ctx, const struct gw_probe_links_judged *j)
 {
 	struct hooked *h = ctx;
 	int k = !strcmp(j->link, "lte");
@@ -542,11 +542,11 @@ static void snap_two(struct gw_snapshot *snap, struct gw_snap_dir *d, double uti
 	snap->n_dirs = 4;
 }
 
-static void feed_link(struct gw_probing *m, const char *link, double sent, double rtt)
+static void feed_link(struct gw_probe_links *m, const char *link, double sent, double rtt)
 {
 	struct gw_probe_sample s = smp(0, sent, rtt);
 
-	CHECK(gw_probing_sample_link(m, link, &s) == 0, "a sample for link %s", link);
+	CHECK(gw_probe_links_sample_link(m, link, &s) == 0, "a sample for link %s", link);
 }
 
 static struct gw_config *two_links(const char *text)
@@ -570,27 +570,27 @@ static void test_probing_links(void)
 	struct gw_snapshot snap = { 0 };
 	struct hooked h;
 	struct gw_probe_sample s;
-	struct gw_probing *m;
+	struct gw_probe_links *m;
 
 	memset(&h, 0, sizeof(h));
-	if (!cfg || !CHECK(gw_probing_new(cfg, &m) == 0, "two links' probing made"))
+	if (!cfg || !CHECK(gw_probe_links_new(cfg, &m) == 0, "two links' probing made"))
 		return;
-	CHECK_EQ_INT(gw_probing_links(m), 2, "two probed links");
-	CHECK(strstr(gw_probing_error(m), "link 'wan' (gwtestnone0) not running") &&
-	      strstr(gw_probing_error(m), "link 'lte' (gwtestnone1) not running"),
-	      "each link's prober says why it is not running (%s)", gw_probing_error(m));
-	CHECK(!gw_probing_probing(m), "no global block: no load test's prober");
+	CHECK_EQ_INT(gw_probe_links_count(m), 2, "two probed links");
+	CHECK(strstr(gw_probe_links_error(m), "link 'wan' (gwtestnone0) not running") &&
+	      strstr(gw_probe_links_error(m), "link 'lte' (gwtestnone1) not running"),
+	      "each link's prober says why it is not running (%s)", gw_probe_links_error(m));
+	CHECK(!gw_probe_links_running(m), "no global block: no load test's prober");
 	s = smp(0, 0.1, 10);
-	CHECK(gw_probing_sample_link(m, "dsl", &s) == -ENOENT, "no such probed link: -ENOENT");
-	gw_probing_set_hook(m, hook_count, &h);
+	CHECK(gw_probe_links_sample_link(m, "dsl", &s) == -ENOENT, "no such probed link: -ENOENT");
+	gw_probe_links_set_hook(m, hook_count, &h);
 	snap_two(&snap, d, 0.02);
-	gw_probing_pass(m, &snap, 1.0);	/* the first pass: no verdict */
+	gw_probe_links_pass(m, &snap, 1.0);	/* the first pass: no verdict */
 	for (int i = 0; i < 4; i++) {
 		feed_link(m, "wan", 1.1 + i * 0.2, 80);	/* wan's queue full */
 		feed_link(m, "lte", 1.1 + i * 0.2, 30);
 	}
 	snap_two(&snap, d, 0.95);			/* wan's egress loaded */
-	gw_probing_pass(m, &snap, 2.0);
+	gw_probe_links_pass(m, &snap, 2.0);
 	CHECK(d[0].latency.present && d[0].latency.loaded.samples == 4 &&
 	      d[0].latency.loaded.p50_ms == 80 && d[1].latency.idle.samples == 4,
 	      "wan: its samples, egress loaded, ingress idle (%llu loaded, %llu idle)",
@@ -619,12 +619,12 @@ static void test_probing_links(void)
 	next = two_links(TWO_LINKS("probe = { targets = [ \"192.0.2.1\" ]; };",
 				   "probe = { targets = [ \"198.51.100.1\" ]; };", ""));
 	if (next) {
-		gw_probing_reload(m, next);
+		gw_probe_links_reload(m, next);
 		gw_config_free(cfg);
 		cfg = next;
 	}
 	snap_two(&snap, d, 0.02);
-	gw_probing_pass(m, &snap, 3.0);
+	gw_probe_links_pass(m, &snap, 3.0);
 	CHECK(d[0].latency.loaded.samples == 4 && d[2].latency.idle.samples == 4 &&
 	      snap.n_probes == 2 && snap.probes[1].n_targets == 1,
 	      "reload: both links' figures kept, lte's new targets shown (%llu, %llu)",
@@ -634,37 +634,37 @@ static void test_probing_links(void)
 	/* wan's block goes, lte's stays: wan is not probed any more */
 	next = two_links(TWO_LINKS("", "probe = { targets = [ \"198.51.100.1\" ]; };", ""));
 	if (next) {
-		gw_probing_reload(m, next);
+		gw_probe_links_reload(m, next);
 		gw_config_free(cfg);
 		cfg = next;
 	}
 	snap_two(&snap, d, 0.02);
-	gw_probing_pass(m, &snap, 4.0);
-	CHECK(gw_probing_links(m) == 1 && !d[0].latency.present && d[2].latency.present &&
+	gw_probe_links_pass(m, &snap, 4.0);
+	CHECK(gw_probe_links_count(m) == 1 && !d[0].latency.present && d[2].latency.present &&
 	      d[2].latency.idle.samples == 4 && !strcmp(snap.probe.link, "lte"),
-	      "reload: wan no longer probed, lte's figures kept (%zu probed)", gw_probing_links(m));
+	      "reload: wan no longer probed, lte's figures kept (%zu probed)", gw_probe_links_count(m));
 	s = smp(0, 4.1, 10);
-	CHECK(gw_probing_sample_link(m, "wan", &s) == -ENOENT, "wan's prober gone");
+	CHECK(gw_probe_links_sample_link(m, "wan", &s) == -ENOENT, "wan's prober gone");
 
 	/* the global block comes for wan: probe is the global block's, probes lists both */
 	next = two_links(TWO_LINKS("", "probe = { targets = [ \"198.51.100.1\" ]; };",
 				   "probe = { targets = \"192.0.2.7\"; };\n"));
 	if (next) {
-		gw_probing_reload(m, next);
+		gw_probe_links_reload(m, next);
 		gw_config_free(cfg);
 		cfg = next;
 	}
 	feed_link(m, "wan", 4.2, 15);
 	snap_two(&snap, d, 0.02);
-	gw_probing_pass(m, &snap, 5.0);
-	CHECK(gw_probing_links(m) == 2 && !strcmp(snap.probe.link, "wan") &&
+	gw_probe_links_pass(m, &snap, 5.0);
+	CHECK(gw_probe_links_count(m) == 2 && !strcmp(snap.probe.link, "wan") &&
 	      !strcmp(snap.probe.targets[0].host, "192.0.2.7") && snap.n_probes == 2 &&
 	      !strcmp(snap.probes[0].link, "wan") && d[0].latency.present &&
 	      d[0].latency.hist_count == 1,
 	      "reload: the global block's wan prober started, probe is its (%s)", snap.probe.link);
-	gw_probing_set_hook(m, NULL, NULL);
+	gw_probe_links_set_hook(m, NULL, NULL);
 	free(snap.probes);
-	gw_probing_free(m);
+	gw_probe_links_free(m);
 	gw_config_free(cfg);
 }
 

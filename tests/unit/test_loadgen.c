@@ -15,7 +15,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 #include "config/config.h"
-#include "load/engine.h"
+#include "load/loadgen.h"
 #include "load/loadtest.h"
 #include "load/sink.h"
 #include "tests/unit/fake_clock.h"

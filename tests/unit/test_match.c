@@ -13,7 +13,7 @@
 
 #include "config/config.h"
 #include "tree/classify.h"
-#include "tree/ctrtree.h"
+#include "tree/ctr_tree.h"
 #include "tree/plan.h"
 #include "qdisc/nft.h"
 #include "qdisc/qdisc.h"
@@ -333,7 +333,7 @@ static void test_u32_readback(void)
 	struct gw_u32_got got;
 	struct nl_msg *m = NULL;
 	struct gw_ctr_synth s;
-	struct gw_container_cfg cc;
+	struct gw_ctr_cfg cc;
 	struct gw_config main_cfg = { .file = (char *)"t" };
 	struct gw_classify c;
 	struct gw_plan p;

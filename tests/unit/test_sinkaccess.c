@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include "load/access.h"
 #include "config/config.h"
-#include "load/engine.h"
+#include "load/loadgen.h"
 #include "load/loadtest.h"
 #include "load/sink.h"
 #include "probe/ratelimit.h"

@@ -207,14 +207,14 @@ static const char *open_err(const char *path)
 	return errno == EACCES ? "EACCES" : "other";
 }
 
-static void hook(enum gw_webchild_stage stage, int fd)
+static void hook(enum gw_webproc_stage stage, int fd)
 {
 	static const char *const names[] = { "dropped", "serving", "request" };
 	char st[4096], sp[1024], line[1024];
 	struct stat s0, s1;
 	int sid = 0, tty = -1;
 
-	if (stage == GW_WEB_SERVING && hook_tiocsti) {
+	if (stage == GW_WEBPROC_SERVING && hook_tiocsti) {
 		char c = 'w';
 
 		/* stderr is the terminal gatewayd was started from (the log goes there) */
@@ -232,7 +232,7 @@ static void hook(enum gw_webchild_stage stage, int fd)
 	add_field(st, "\nCapAmb", "capamb", line, sizeof(line));
 	add_field(st, "\nNoNewPrivs", "nnp", line, sizeof(line));
 	add_field(st, "\nSeccomp:", "seccomp", line, sizeof(line));
-	if (stage == GW_WEB_DROPPED) {
+	if (stage == GW_WEBPROC_DROPPED) {
 		/* session (field 6) and terminal (7) after "(comm) " */
 		if (slurp("/proc/self/stat", sp, sizeof(sp)) > 0 && strrchr(sp, ')'))
 			sscanf(strrchr(sp, ')') + 2, "%*c %*d %*d %d %d", &sid, &tty);
@@ -374,7 +374,7 @@ static int tty_scenario(void)
 	ws->listen_addr[0] = l.addr;
 	ws->listen_len[0] = l.len;
 	hook_tiocsti = true;
-	gw_webchild_test = (struct gw_webchild_test){ hook, pfd[1] };
+	gw_webproc_test = (struct gw_webproc_test){ hook, pfd[1] };
 	if (!CHECK(gw_webchild_start(ws, &fd, 1, NULL, false, gw_mono_now(), &c, err,
 				     sizeof(err)) == 0, "web process started under a terminal (%s)",
 		   err))
@@ -611,7 +611,7 @@ int main(void)
 	struct gw_webchild_stats st;
 	struct gw_secret auth;
 	char addr[32], err[512] = "", v[128], acc[16384] = "", *buf = malloc(1 << 16);
-	int port = free_port(), fd = -1, files[GW_WEBCHILD_FILES] = { -1, -1, -1 }, hp[2];
+	int port = free_port(), fd = -1, files[GW_WEBPROC_FILES] = { -1, -1, -1 }, hp[2];
 	double worst = 0;
 	pid_t first, killer_pid = -1;
 	int killer[2] = { -1, -1 };
@@ -673,7 +673,7 @@ int main(void)
 	files[0] = auth.fd;
 	if (pipe2(hp, O_CLOEXEC | O_NONBLOCK))
 		return tap_done();
-	gw_webchild_test = (struct gw_webchild_test){ hook, hp[1] };
+	gw_webproc_test = (struct gw_webproc_test){ hook, hp[1] };
 	if (!CHECK(gw_webchild_start(ws, &fd, 1, files, false, gw_mono_now(), &c, err,
 				     sizeof(err)) == 0, "web process started (%s)", err))
 		return tap_done();

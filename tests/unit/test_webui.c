@@ -34,7 +34,7 @@ static void fill_class(struct gw_snap_class *c, const char *name, const char *ki
 {
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->kind, sizeof(c->kind), "%s", kind);
-	c->rate_bytes_per_s = rate / 8;
+	c->rate_in_force_bytes_per_s = rate / 8;
 	c->ceil_bytes_per_s = rate * 2 / 8;
 	c->bytes = 123456789012ULL;
 	c->packets = 98765;
@@ -84,7 +84,7 @@ static void fill_dir(struct gw_snap_dir *d, const char *link, const char *iface,
 	snprintf(d->device, sizeof(d->device), "%s", iface);
 	snprintf(d->direction, sizeof(d->direction), "%s", direction);
 	snprintf(d->shaper, sizeof(d->shaper), "%s", shaper);
-	d->rate_bytes_per_s = rate / 8;
+	d->rate_in_force_bytes_per_s = rate / 8;
 	fill_class(&d->total, "total", shaper, rate, true);
 	d->classes = calloc(n, sizeof(*d->classes));
 	d->n_classes = n;
@@ -209,13 +209,23 @@ static void test_status_json(const struct gw_snapshot *s)
 	CHECK_EQ_STR(get_str(j, "links.0.directions.1.direction"), "ingress", "wan ingress");
 	CHECK_EQ_STR(get_str(j, "links.0.directions.1.device"), "ifb4eth0", "ingress device");
 	CHECK_EQ_STR(get_str(j, "links.0.directions.1.shaper"), "cake", "ingress shaper");
-	CHECK_EQ_INT(json_object_get_int64(get(j, "links.0.directions.0.rate_bits_per_second")),
-		     95000000, "direction rate_bits_per_second");
+	/* the rate in force, and its name before (a deprecated alias for one release) */
+	v = get(j, "links.0.directions.0");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "rate_in_force_bits_per_second")), 95000000,
+		     "direction rate_in_force_bits_per_second");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "rate_bits_per_second")), 95000000,
+		     "direction rate_bits_per_second: the same (deprecated alias)");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "total.rate_in_force_bits_per_second")),
+		     95000000, "total rate_in_force_bits_per_second");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "total.rate_bits_per_second")), 95000000,
+		     "total rate_bits_per_second: the same (deprecated alias)");
 	CHECK_EQ_STR(get_str(j, "links.0.directions.0.classes.1.name"), WEIRD,
 		     "quote and backslash survive in a name");
 	v = get(j, "links.0.directions.0.classes.0");
+	CHECK_EQ_INT(json_object_get_int64(get(v, "rate_in_force_bits_per_second")), 10000000,
+		     "class rate_in_force_bits_per_second");
 	CHECK_EQ_INT(json_object_get_int64(get(v, "rate_bits_per_second")), 10000000,
-		     "class rate_bits_per_second");
+		     "class rate_bits_per_second: the same (deprecated alias)");
 	CHECK_EQ_INT(json_object_get_int64(get(v, "ceil_bits_per_second")), 20000000,
 		     "class ceil_bits_per_second");
 	CHECK_EQ_INT(json_object_get_uint64(get(v, "sent_bytes")), 123456789012ULL,
@@ -315,9 +325,22 @@ static void test_metrics(const struct gw_snapshot *s)
 	CHECK(strstr(out, "gatewayd_class_shaping_accuracy_ratio{link=\"wan\",direction=\"egress\","
 			  "class=\"interactive\",kind=\"fq_codel\"} 0.99\n") != NULL,
 	      "accuracy when saturated");
+	CHECK(strstr(out, "gatewayd_class_rate_in_force_bytes_per_second{link=\"wan\","
+			  "direction=\"egress\",class=\"interactive\","
+			  "kind=\"fq_codel\"} 1250000\n"),
+	      "the rate in force in bytes per second (base unit)");
+	CHECK(strstr(out, "gatewayd_direction_rate_in_force_bytes_per_second{link=\"wan\","
+			  "direction=\"egress\",kind=\"htb\"} 11875000\n"),
+	      "the direction's rate in force");
 	CHECK(strstr(out, "gatewayd_class_configured_rate_bytes_per_second{link=\"wan\","
-			  "direction=\"egress\",class=\"interactive\",kind=\"fq_codel\"} 1250000\n"),
-	      "configured rate in bytes per second (base unit)");
+			  "direction=\"egress\",class=\"interactive\","
+			  "kind=\"fq_codel\"} 1250000\n"),
+	      "its deprecated alias: the same value");
+	CHECK(strstr(out, "gatewayd_direction_configured_rate_bytes_per_second{link=\"wan\","
+			  "direction=\"egress\",kind=\"htb\"} 11875000\n"),
+	      "the direction's deprecated alias: the same value");
+	CHECK(strstr(out, "# HELP gatewayd_class_configured_rate_bytes_per_second Deprecated"),
+	      "the alias's HELP says it is deprecated");
 	CHECK(strstr(out, "gatewayd_class_queue_delay_seconds{link=\"wan\",direction=\"egress\","
 			  "class=\"interactive\",kind=\"fq_codel\"} 0.0025\n"),
 	      "queue delay in seconds");

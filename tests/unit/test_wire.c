@@ -44,7 +44,7 @@ static void fill_class(struct gw_snap_class *c, int kind)
 {
 	ns(c->name, sizeof(c->name));
 	ns(c->kind, sizeof(c->kind));
-	c->rate_bytes_per_s = nu();
+	c->rate_in_force_bytes_per_s = nu();
 	c->ceil_bytes_per_s = nu();
 	c->bytes = nu();
 	c->packets = nu();
@@ -85,7 +85,7 @@ static void fill_dir(struct gw_snap_dir *d, size_t n)
 	ns(d->device, sizeof(d->device));
 	ns(d->direction, sizeof(d->direction));
 	ns(d->shaper, sizeof(d->shaper));
-	d->rate_bytes_per_s = nu();
+	d->rate_in_force_bytes_per_s = nu();
 	d->waiting = true;
 	ns(d->foreign_hook, sizeof(d->foreign_hook));
 	fill_class(&d->total, 0);

@@ -176,7 +176,7 @@ static void fill_class(struct fake *f, struct gw_snap_class *o, const struct fak
 
 	snprintf(o->name, sizeof(o->name), "%s", c->name);
 	snprintf(o->kind, sizeof(o->kind), "%s", c->kind);
-	o->rate_bytes_per_s = (uint64_t)(c->rate_mbit * 1e6 / 8);
+	o->rate_in_force_bytes_per_s = (uint64_t)(c->rate_mbit * 1e6 / 8);
 	o->ceil_bytes_per_s = (uint64_t)(c->ceil_mbit * 1e6 / 8);
 	f->bytes[d][k] += (uint64_t)(bps / 8 * f->interval);
 	f->packets[d][k] += (uint64_t)(bps / 8 * f->interval / 1200);
@@ -213,7 +213,7 @@ static void fill_total(struct gw_snap_dir *o, const struct fake_dir *d)
 
 	snprintf(t->name, sizeof(t->name), "total");
 	snprintf(t->kind, sizeof(t->kind), "%s", d->shaper);
-	t->rate_bytes_per_s = t->ceil_bytes_per_s = o->rate_bytes_per_s;
+	t->rate_in_force_bytes_per_s = t->ceil_bytes_per_s = o->rate_in_force_bytes_per_s;
 	for (size_t k = 0; k < o->n_classes; k++) {
 		const struct gw_snap_class *c = &o->classes[k];
 
@@ -229,8 +229,8 @@ static void fill_total(struct gw_snap_dir *o, const struct fake_dir *d)
 		t->marks_per_s += c->marks_per_s;
 		t->queue_delay_ms = fmax(t->queue_delay_ms, c->queue_delay_ms);
 	}
-	t->achieved_bytes_per_s = fmin(t->achieved_bytes_per_s, (double)o->rate_bytes_per_s * 0.999);
-	t->utilisation = t->achieved_bytes_per_s / (double)o->rate_bytes_per_s;
+	t->achieved_bytes_per_s = fmin(t->achieved_bytes_per_s, (double)o->rate_in_force_bytes_per_s * 0.999);
+	t->utilisation = t->achieved_bytes_per_s / (double)o->rate_in_force_bytes_per_s;
 	t->saturated = t->utilisation > 0.95;
 	t->accuracy = t->saturated ? t->utilisation : NAN;
 }
@@ -383,7 +383,7 @@ static struct gw_snapshot *build(struct fake *f, double t)
 		snprintf(o->device, sizeof(o->device), "%s", dirs[d].device);
 		snprintf(o->direction, sizeof(o->direction), "%s", dirs[d].direction);
 		snprintf(o->shaper, sizeof(o->shaper), "%s", dirs[d].shaper);
-		o->rate_bytes_per_s = (uint64_t)(dirs[d].rate_mbit * 1e6 / 8);
+		o->rate_in_force_bytes_per_s = (uint64_t)(dirs[d].rate_mbit * 1e6 / 8);
 		if (!(o->classes = calloc(dirs[d].n, sizeof(*o->classes)))) {
 			gw_snapshot_put(s);
 			return NULL;

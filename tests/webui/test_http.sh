@@ -47,6 +47,18 @@ c = d["links"][0]["directions"][0]["classes"][2]
 assert c["cake"]["tins"][3]["index"] == 3
 ' "$tmp/status.json"
 check "/api/status has no nan or inf" bash -c "! grep -qiE 'nan|inf[^o]' '$tmp/status.json'"
+check "every direction and class: the rate in force, and under rate_bits_per_second (deprecated) the same" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = 0
+for l in d["links"]:
+    for dr in l["directions"]:
+        for o in [dr, dr["total"]] + dr["classes"]:
+            assert o["rate_in_force_bits_per_second"] > 0, o
+            assert o["rate_bits_per_second"] == o["rate_in_force_bits_per_second"], o
+            n += 1
+assert n > 8, n
+' "$tmp/status.json"
 check "an idle class says accuracy null, saturated false" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -85,6 +97,15 @@ check "/metrics type is text/plain; version=0.0.4" \
 if command -v promtool >/dev/null; then
 	$C $B/metrics >"$tmp/metrics.txt"
 	check "promtool check metrics passes on /metrics" bash -c "promtool check metrics <'$tmp/metrics.txt'"
+	check "/metrics: every _rate_in_force_bytes_per_second sample, and the same under _configured_rate_ (deprecated)" python3 -c '
+import re, sys
+txt = open(sys.argv[1]).read()
+for kind in ("class", "direction"):
+    new = dict(re.findall(r"^gatewayd_%s_rate_in_force_bytes_per_second(\{[^}]*\}) (\S+)$" % kind, txt, re.M))
+    old = dict(re.findall(r"^gatewayd_%s_configured_rate_bytes_per_second(\{[^}]*\}) (\S+)$" % kind, txt, re.M))
+    assert len(new) >= 4 and new == old, (kind, new, old)
+    assert "# HELP gatewayd_%s_configured_rate_bytes_per_second Deprecated" % kind in txt
+' "$tmp/metrics.txt"
 	check "/metrics: the RTT histogram is cumulative, +Inf equals _count, per link and direction" python3 -c '
 import re, sys
 txt = open(sys.argv[1]).read()

@@ -429,7 +429,7 @@
 	const DELAY_HOW = "Queueing delay now: the queue's own measure where its kind keeps one, " +
 		"otherwise its backlog over its rate.";
 
-	const COLUMNS = ["Class", "Configured", "Achieved", "Accuracy", "Queue", "Drops", "ECN marks"];
+	const COLUMNS = ["Class", "Rate in force", "Achieved", "Accuracy", "Queue", "Drops", "ECN marks"];
 
 	function classRow(tbody, c, color, where) {
 		const tr = tbody.appendChild(el("tr"));
@@ -521,14 +521,15 @@
 		v.lines.push({ name: "total", s: total, color: cssVar("--total"), width: 2.2 });
 		d.classes.slice(0, MAX_CHART_CLASSES).forEach((c, i) => {
 			/* one queue that carries the direction's whole rate (tbf's, cake's): the total's line */
-			if (d.classes.length === 1 && c.rate_bits_per_second === d.rate_bits_per_second &&
-				c.ceil_bits_per_second === d.rate_bits_per_second) return;
+			if (d.classes.length === 1 &&
+				c.rate_in_force_bits_per_second === d.rate_in_force_bits_per_second &&
+				c.ceil_bits_per_second === d.rate_in_force_bits_per_second) return;
 			v.lines.push({ name: c.name, s: seriesFor(link.name + "/" + d.direction + "/" + c.name),
 				color: PALETTE[i % PALETTE.length], width: 1.5 });
 		});
 
 		const charts = root.appendChild(el("div", "charts"));
-		v.rateChart = chart("Rate vs configured");
+		v.rateChart = chart("Rate vs the rate in force");
 		v.delayChart = chart("Queue delay");
 		v.dropChart = chart("Drops per second");
 		/* beside the queue delay: what that queue does to a probe's round trip */
@@ -543,7 +544,7 @@
 		}
 		const ref = legend.appendChild(el("span"));
 		ref.appendChild(el("i", "dash"));
-		ref.appendChild(document.createTextNode(d.autorate ? "shaper rate now" : "configured rate"));
+		ref.appendChild(document.createTextNode(d.autorate ? "shaper rate now" : "rate in force"));
 		/* autorate: the shaper's rate over time, beside the achieved rate */
 		v.shaperLine = d.autorate ? { s: total, key: "shaper", color: cssVar("--warn"), width: 2 } : null;
 		if (v.shaperLine) {
@@ -631,8 +632,8 @@
 	/* ---- updates ---- */
 
 	function updateClassRow(row, c) {
-		setText(row.conf.v, fmtRate(c.rate_bits_per_second));
-		setText(row.conf.s, c.ceil_bits_per_second !== c.rate_bits_per_second ?
+		setText(row.conf.v, fmtRate(c.rate_in_force_bits_per_second));
+		setText(row.conf.s, c.ceil_bits_per_second !== c.rate_in_force_bits_per_second ?
 			"ceil " + fmtRate(c.ceil_bits_per_second) : "");
 		setText(row.ach.v, fmtRate(c.achieved_bits_per_second));
 		const ofCeil = c.achieved_bits_per_second / (c.ceil_bits_per_second || 1);
@@ -659,16 +660,16 @@
 
 	function updateDir(v, d) {
 		const t = d.total;
-		setText(v.meta, d.shaper + " on " + d.device + " \u00b7 " + fmtRate(d.rate_bits_per_second) +
+		setText(v.meta, d.shaper + " on " + d.device + " \u00b7 " + fmtRate(d.rate_in_force_bits_per_second) +
 			(d.autorate ? " \u00b7 autorate " + d.autorate.state + " (" + fmtRate(d.autorate.min_bits_per_second) +
 				" \u2013 " + fmtRate(d.autorate.max_bits_per_second) + ")" : ""));
 		setText(v.rate.v, fmtRate(t.achieved_bits_per_second));
-		setText(v.rate.s, "of " + fmtRate(d.rate_bits_per_second) + (isFinite(t.utilisation) &&
+		setText(v.rate.s, "of " + fmtRate(d.rate_in_force_bits_per_second) + (isFinite(t.utilisation) &&
 			t.utilisation !== null ? " \u00b7 " + (t.utilisation * 100).toFixed(0) + " %" : ""));
-		setBar(v.rateBar, t.achieved_bits_per_second / (d.rate_bits_per_second || 1));
+		setBar(v.rateBar, t.achieved_bits_per_second / (d.rate_in_force_bits_per_second || 1));
 		const a = accuracy(t);
 		setText(v.acc.v, a.text, a.cls);
-		setText(v.acc.s, t.saturated ? "achieved / configured" : "queue not backlogged");
+		setText(v.acc.s, t.saturated ? "achieved / rate in force" : "queue not backlogged");
 		setText(v.delay.v, fmtMs(t.queue_delay_ms));
 		setText(v.delay.s, "own or backlog / rate");
 		setText(v.backlog.v, fmtBytes(t.backlog_bytes));
@@ -678,7 +679,7 @@
 		setText(v.marks.v, fmtPerS(t.ecn_marks_per_second));
 		setText(v.marks.s, fmtCount(t.ecn_marked_packets) + " total");
 		d.classes.forEach((c, i) => v.rows[i] && updateClassRow(v.rows[i], c));
-		v.rateRef = d.rate_bits_per_second;
+		v.rateRef = d.rate_in_force_bits_per_second;
 		if (v.lat && d.latency) updateLatency(v.lat, d.latency);
 	}
 

@@ -1,4 +1,4 @@
-/* gatewayd/autorate_ctl.h: autorate's controller, pure: probe samples and achieved rates in,
+/* tree/autorate_ctl.h: autorate's controller, pure: probe samples and achieved rates in,
  * the rate each direction should shape to out. No kernel, no clock, no log (the caller gives
  * the time), so tests/unit drives it sample by sample. gatewayd/autorate.c puts it to work. */
 #ifndef GW_AUTORATE_CTL_H

@@ -1,4 +1,4 @@
-/* load/engine.c: the load engine: TCP flows to a gatewayd sink (or an iperf3 client
+/* load/loadgen.c: the load generator: TCP flows to a gatewayd sink (or an iperf3 client
  * process for an iperf3 server), non-blocking, every flow's bytes counted at fixed ticks. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "sys/clock.h"
 #include "sys/fd.h"
 #include "sys/helper.h"
-#include "load/engine.h"
+#include "load/loadgen.h"
 #include "load/sink.h"
 
 

@@ -1,4 +1,5 @@
-/* gatewayd/dropin.c: the config's addresses and ports as a systemd drop-in for gatewayd.service. */
+/* config/systemd_dropin.c: the config's addresses and ports as a systemd drop-in for the
+ * unit (gatewayd --systemd-dropin, systemd/gatewayd-generator). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gatewayd/dropin.h"
+#include "config/systemd_dropin.h"
 
 struct out {
 	char *buf;
@@ -127,7 +128,7 @@ static void probe_block(struct out *o, const struct gw_probe_cfg *p, bool *sourc
 		*source = true;
 }
 
-int gw_dropin_render(const struct gw_config *cfg, char *buf, size_t len)
+int gw_systemd_dropin_render(const struct gw_config *cfg, char *buf, size_t len)
 {
 	struct out o = { .buf = buf, .len = len };
 	bool source = false;
@@ -180,14 +181,15 @@ int gw_dropin_render(const struct gw_config *cfg, char *buf, size_t len)
 	return 0;
 }
 
-bool gw_dropin_changed(const struct gw_config *a, const struct gw_config *b)
+bool gw_systemd_dropin_changed(const struct gw_config *a, const struct gw_config *b)
 {
 	enum { LEN = 1 << 16 };
 	char *x = malloc(LEN), *y = malloc(LEN);
 	bool changed = true;
 
 	/* the first line names the file, which a reload does not change */
-	if (x && y && !gw_dropin_render(a, x, LEN) && !gw_dropin_render(b, y, LEN)) {
+	if (x && y && !gw_systemd_dropin_render(a, x, LEN) &&
+	    !gw_systemd_dropin_render(b, y, LEN)) {
 		const char *ex = strchr(x, '\n'), *ey = strchr(y, '\n');
 
 		changed = !ex || !ey || strcmp(ex, ey) != 0;

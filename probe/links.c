@@ -1,7 +1,7 @@
-/* gatewayd/probing.c: the probers in the daemon, one per probed link. A probe's RTT crosses both
- * directions of its link, so every sample is judged twice, each time against one direction's
- * load, and only against its own link's: each link's prober leaves through that link and has
- * its accumulators of its own.
+/* probe/links.c: the probers of the config's links, one per probed link, for the daemon. A
+ * probe's RTT crosses both directions of its link, so every sample is judged twice, each time
+ * against one direction's load, and only against its own link's: each link's prober leaves
+ * through that link and has its accumulators of its own.
  *
  * The load comes from the sampling passes, which see an interval only once it is over: a
  * sample waits (in a bounded queue) for the first pass at or after the moment it was sent, and
@@ -15,7 +15,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 #include "probe/latency.h"
-#include "gatewayd/probing.h"
+#include "probe/links.h"
 #include "sys/log.h"
 #include "probe/prober.h"
 
@@ -24,12 +24,12 @@
 /* One pass's load, per direction (enum gw_direction), as the link's samples are judged by. */
 struct pass {
 	double mono;
-	struct gw_probing_load dir[2];
+	struct gw_probe_links_load dir[2];
 };
 
 /* One probed link: its prober, the samples waiting for their pass, its accumulators. */
 struct lprobe {
-	struct gw_probing *set;
+	struct gw_probe_links *set;
 	struct gw_probe_cfg cfg;	/* its block (a copy: a reload frees the config); cfg.link
 					 * is the link's name */
 	bool global;			/* the global block's: the load test's link */
@@ -49,17 +49,17 @@ struct lprobe {
 	size_t pend_cap, pend_head, n_pend;
 };
 
-struct gw_probing {
+struct gw_probe_links {
 	int ep;				/* watches every prober's fd; stays across reloads */
 	int64_t interval_us;		/* the sampling interval */
 	struct lprobe *lp[GW_MAX_LINKS];	/* in the links' order */
 	size_t n;
 	char error[512];		/* the probers' errors, joined */
-	gw_probe_cb tap;		/* gw_probing_tap: the global block's samples */
+	gw_probe_cb tap;		/* gw_probe_links_tap: the global block's samples */
 	void *tap_ctx;
-	gw_probing_hook hook;		/* gw_probing_set_hook: every link's judged samples */
+	gw_probe_links_hook hook;	/* gw_probe_links_set_hook: every link's judged samples */
 	void *hook_ctx;
-	gw_probing_sample_fn on_sample;	/* gw_probing_on_sample */
+	gw_probe_links_sample_fn on_sample;	/* gw_probe_links_on_sample */
 	void *on_sample_ctx;
 };
 
@@ -71,7 +71,7 @@ static double probe_rate(const struct gw_probe_cfg *c)
 /* s judged under pass p (NULL: no verdict known) into both directions' figures. */
 static void judge(struct lprobe *lp, const struct gw_probe_sample *s, const struct pass *p)
 {
-	struct gw_probing *m = lp->set;
+	struct gw_probe_links *m = lp->set;
 
 	for (int d = 0; d < 2; d++) {
 		if (!lp->acc[d])
@@ -82,7 +82,7 @@ static void judge(struct lprobe *lp, const struct gw_probe_sample *s, const stru
 		gw_latency_add(lp->recent[d], s, st);
 	}
 	if (m->hook) {
-		struct gw_probing_judged j = { .link = lp->cfg.link, .sample = s };
+		struct gw_probe_links_judged j = { .link = lp->cfg.link, .sample = s };
 
 		for (int d = 0; d < 2; d++) {
 			if (p)
@@ -220,7 +220,7 @@ static int size_for(struct lprobe *lp, const struct gw_config *cfg, const struct
 			continue;
 		}
 		if (!lp->acc[d])
-			lp->acc[d] = gw_latency_new_rate(GW_PROBING_WINDOW_S, rate);
+			lp->acc[d] = gw_latency_new_rate(GW_PROBE_LINKS_WINDOW_S, rate);
 		else if (gw_latency_reserve(lp->acc[d], rate))
 			return -ENOMEM;
 		if (!lp->recent[d])
@@ -270,7 +270,7 @@ static void lp_free(struct lprobe *lp)
 	free(lp);
 }
 
-static void refresh_error(struct gw_probing *m)
+static void refresh_error(struct gw_probe_links *m)
 {
 	size_t len = 0;
 
@@ -284,7 +284,7 @@ static void refresh_error(struct gw_probing *m)
 }
 
 /* A new link's prober, or NULL (out of memory, said). */
-static struct lprobe *lp_new(struct gw_probing *m, const struct gw_config *cfg,
+static struct lprobe *lp_new(struct gw_probe_links *m, const struct gw_config *cfg,
 			     const struct gw_link_cfg *l, const struct gw_probe_cfg *pc)
 {
 	struct lprobe *lp = calloc(1, sizeof(*lp));
@@ -299,9 +299,9 @@ static struct lprobe *lp_new(struct gw_probing *m, const struct gw_config *cfg,
 	return lp;
 }
 
-int gw_probing_new(const struct gw_config *cfg, struct gw_probing **out)
+int gw_probe_links_new(const struct gw_config *cfg, struct gw_probe_links **out)
 {
-	struct gw_probing *m = calloc(1, sizeof(*m));
+	struct gw_probe_links *m = calloc(1, sizeof(*m));
 	int r;
 
 	if (!m)
@@ -319,7 +319,7 @@ int gw_probing_new(const struct gw_config *cfg, struct gw_probing **out)
 		if (!pc)
 			continue;
 		if (!(m->lp[m->n] = lp_new(m, cfg, &cfg->links[i], pc))) {
-			gw_probing_free(m);
+			gw_probe_links_free(m);
 			return -ENOMEM;
 		}
 		m->n++;
@@ -329,7 +329,7 @@ int gw_probing_new(const struct gw_config *cfg, struct gw_probing **out)
 	return 0;
 }
 
-void gw_probing_free(struct gw_probing *m)
+void gw_probe_links_free(struct gw_probe_links *m)
 {
 	if (!m)
 		return;
@@ -339,12 +339,12 @@ void gw_probing_free(struct gw_probing *m)
 	free(m);
 }
 
-int gw_probing_fd(const struct gw_probing *m)
+int gw_probe_links_fd(const struct gw_probe_links *m)
 {
 	return m->ep;
 }
 
-void gw_probing_run(struct gw_probing *m)
+void gw_probe_links_run(struct gw_probe_links *m)
 {
 	struct epoll_event ev[GW_MAX_LINKS];
 	bool changed = false;
@@ -372,7 +372,7 @@ void gw_probing_run(struct gw_probing *m)
 }
 
 /* The global block's prober (the load test's link), or NULL. */
-static struct lprobe *global_lp(const struct gw_probing *m)
+static struct lprobe *global_lp(const struct gw_probe_links *m)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (m->lp[i]->global)
@@ -380,7 +380,7 @@ static struct lprobe *global_lp(const struct gw_probing *m)
 	return NULL;
 }
 
-static struct lprobe *lp_of(const struct gw_probing *m, const char *link)
+static struct lprobe *lp_of(const struct gw_probe_links *m, const char *link)
 {
 	for (size_t i = 0; i < m->n; i++)	/* NULL: taken by a reload under way */
 		if (m->lp[i] && !strcmp(m->lp[i]->cfg.link, link))
@@ -388,13 +388,13 @@ static struct lprobe *lp_of(const struct gw_probing *m, const char *link)
 	return NULL;
 }
 
-void gw_probing_sample(struct gw_probing *m, const struct gw_probe_sample *s)
+void gw_probe_links_sample(struct gw_probe_links *m, const struct gw_probe_sample *s)
 {
 	if (m->n && m->lp[0]->pend_cap)
 		on_sample(m->lp[0], s);
 }
 
-int gw_probing_sample_link(struct gw_probing *m, const char *link,
+int gw_probe_links_sample_link(struct gw_probe_links *m, const char *link,
 			   const struct gw_probe_sample *s)
 {
 	struct lprobe *lp = lp_of(m, link);
@@ -405,37 +405,37 @@ int gw_probing_sample_link(struct gw_probing *m, const char *link,
 	return 0;
 }
 
-void gw_probing_tap(struct gw_probing *m, gw_probe_cb fn, void *ctx)
+void gw_probe_links_tap(struct gw_probe_links *m, gw_probe_cb fn, void *ctx)
 {
 	m->tap = fn;
 	m->tap_ctx = fn ? ctx : NULL;
 }
 
-void gw_probing_set_hook(struct gw_probing *m, gw_probing_hook fn, void *ctx)
+void gw_probe_links_set_hook(struct gw_probe_links *m, gw_probe_links_hook fn, void *ctx)
 {
 	m->hook = fn;
 	m->hook_ctx = fn ? ctx : NULL;
 }
 
-void gw_probing_on_sample(struct gw_probing *m, gw_probing_sample_fn fn, void *ctx)
+void gw_probe_links_on_sample(struct gw_probe_links *m, gw_probe_links_sample_fn fn, void *ctx)
 {
 	m->on_sample = fn;
 	m->on_sample_ctx = fn ? ctx : NULL;
 }
 
-bool gw_probing_probing(const struct gw_probing *m)
+bool gw_probe_links_running(const struct gw_probe_links *m)
 {
 	const struct lprobe *lp = global_lp(m);
 
 	return lp && lp->p;
 }
 
-size_t gw_probing_links(const struct gw_probing *m)
+size_t gw_probe_links_count(const struct gw_probe_links *m)
 {
 	return m->n;
 }
 
-const char *gw_probing_error(const struct gw_probing *m)
+const char *gw_probe_links_error(const struct gw_probe_links *m)
 {
 	return m->error;
 }
@@ -508,7 +508,7 @@ static void fill_probe(const struct lprobe *lp, struct gw_snap_probe *o)
 /* snap->probe: the global block's prober (else the first link's); snap->probes: every one,
  * when a config uses what today's single block could not say (a link's own block, a source),
  * so a config with one global block renders as it always did. */
-static void fill_probes(struct gw_probing *m, struct gw_snapshot *snap)
+static void fill_probes(struct gw_probe_links *m, struct gw_snapshot *snap)
 {
 	const struct lprobe *first = global_lp(m);
 	bool listed = false;
@@ -543,7 +543,7 @@ static void fill_latency(struct lprobe *lp, struct gw_snapshot *snap, double mon
 	}
 }
 
-void gw_probing_pass(struct gw_probing *m, struct gw_snapshot *snap, double mono)
+void gw_probe_links_pass(struct gw_probe_links *m, struct gw_snapshot *snap, double mono)
 {
 	if (!m->n)
 		return;
@@ -581,7 +581,7 @@ static const char *who(const char *link, bool global, char *buf, size_t len)
 
 /* lp (the running prober of link l's name, or NULL) for next's block pc: kept, changed in
  * place (its figures kept when the interface is the same) or made. NULL: out of memory. */
-static struct lprobe *reload_one(struct gw_probing *m, struct lprobe *lp,
+static struct lprobe *reload_one(struct gw_probe_links *m, struct lprobe *lp,
 				 const struct gw_config *next, const struct gw_link_cfg *l,
 				 const struct gw_probe_cfg *pc)
 {
@@ -618,7 +618,7 @@ static struct lprobe *reload_one(struct gw_probing *m, struct lprobe *lp,
 	return lp;
 }
 
-void gw_probing_reload(struct gw_probing *m, const struct gw_config *next)
+void gw_probe_links_reload(struct gw_probe_links *m, const struct gw_config *next)
 {
 	struct lprobe *keep[GW_MAX_LINKS];
 	char buf[GW_NAME_MAX + 16];
@@ -652,7 +652,7 @@ void gw_probing_reload(struct gw_probing *m, const struct gw_config *next)
 	refresh_error(m);
 }
 
-void gw_probing_relink(struct gw_probing *m, const char *link, bool there)
+void gw_probe_links_relink(struct gw_probe_links *m, const char *link, bool there)
 {
 	struct lprobe *lp = NULL;
 

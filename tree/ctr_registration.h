@@ -1,22 +1,23 @@
-/* tree/ctrreg.h: a CNI container's registration, as the plugin (cni/) sends it
+/* tree/ctr_registration.h: a CNI container's registration, as the plugin (cni/) sends it
  * to the daemon over the control socket and keeps it in its state file: the message's text
  * form (encode, decode with every field checked), and the tree it stands for, so the plugin
  * and the daemon build that tree, its ifb's name and its mark the same way. docs/cni.md is
  * the protocol. */
-#ifndef GW_TREE_CTRREG_H
-#define GW_TREE_CTRREG_H
+#ifndef GW_TREE_CTR_REGISTRATION_H
+#define GW_TREE_CTR_REGISTRATION_H
 
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "sys/ctlsock.h"
 #include "tree/apply.h"
-#include "tree/ctrtree.h"
+#include "tree/ctr_tree.h"
 
 #define GW_CTR_REG_MAGIC "gatewayd-control"
 #define GW_CTR_REG_VERSION 2		/* the newest spoken; 1 is still read and written */
 #define GW_CTR_REG_MAX 8192		/* one message (and one state file), bytes */
-#define GW_CTR_REG_REPLY_MAX 512	/* one reply line, bytes with its newline */
+#define GW_CTR_REG_REPLY_MAX GW_CTLSOCK_REPLY_MAX	/* one reply line, with its newline */
 #define GW_CTR_REG_ID_MAX 255		/* as CNI_CONTAINERID */
 #define GW_CTR_REG_NETNS_MAX 1023
 #define GW_CTR_REG_NAME_MAX 128		/* the network's name */

@@ -1,4 +1,4 @@
-/* load/engine.h: the load engine: N TCP flows per direction to a sink (gatewayd --sink,
+/* load/loadgen.h: the load generator: N TCP flows per direction to a sink (gatewayd --sink,
  * docs/load-protocol.md, or an iperf3 server), for a bounded time, with every flow's bytes
  * counted at fixed ticks so a caller can compute per-flow throughput and fairness. It is
  * driven like the prober: one fd to watch and a run function that never blocks. */

@@ -1,12 +1,12 @@
-/* tree/mend.h: putting back in place what someone else changed or deleted in the
+/* tree/heal_inplace.h: putting back in place what someone else changed or deleted in the
  * running tree (a class's rate, a leaf queue, the ingress redirect), object by object. */
-#ifndef GW_MEND_H
-#define GW_MEND_H
+#ifndef GW_HEAL_INPLACE_H
+#define GW_HEAL_INPLACE_H
 
 #include "tree/apply.h"
 
 /* Say at most this many objects by name in what was found; the rest are counted. */
-#define GW_MEND_SAY_MAX 4
+#define GW_HEAL_INPLACE_SAY_MAX 4
 
 /*
  * Mend the objects a read-back judged (state[i], and got[i] as read where it differs: see
@@ -21,12 +21,12 @@
  * place (a root qdisc gone or of another kind, an ingress hook): the link is made again
  * instead; another -errno when the kernel refused (err says which object and why).
  */
-int gw_mend(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
+int gw_heal_inplace(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
 	    const enum gw_obj_state *state, const struct gw_tc_obj *got, const bool *skip,
 	    char *found, size_t foundlen, char *err, size_t errlen);
 
 /* One clause of found for plan object p (got NULL: not in the kernel). */
-void gw_mend_say(const struct gw_plan_obj *p, const struct gw_tc_obj *got, char *buf,
+void gw_heal_inplace_say(const struct gw_plan_obj *p, const struct gw_tc_obj *got, char *buf,
 		 size_t len);
 
 #endif

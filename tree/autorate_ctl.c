@@ -1,11 +1,11 @@
-/* gatewayd/autorate_ctl.c: autorate's controller: the delay the load adds, judged per sample
+/* tree/autorate_ctl.c: autorate's controller: the delay the load adds, judged per sample
  * against a per-reflector baseline, K of the last N samples over the threshold as "bloat",
  * and the rate steps that follow (cut towards what the line carried, raise under load, finely
  * near the line's measured capacity, ease under a queue caught early, drift back to base when
  * idle). Pure: the caller gives every time and applies every step. */
 #include <math.h>
 #include <string.h>
-#include "gatewayd/autorate_ctl.h"
+#include "tree/autorate_ctl.h"
 
 enum { K_RTT = 0, K_UP = 1, K_DOWN = 2 };
 

@@ -1,6 +1,6 @@
-/* gatewayd/dropin.h: the systemd drop-in that confines the unit to the config's addresses. */
-#ifndef GW_DROPIN_H
-#define GW_DROPIN_H
+/* config/systemd_dropin.h: the systemd drop-in that confines the unit to the config's addresses. */
+#ifndef GW_SYSTEMD_DROPIN_H
+#define GW_SYSTEMD_DROPIN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include "config/config.h"
 
 /* Where the generator (systemd/gatewayd-generator) puts it, under its output directory. */
-#define GW_DROPIN_NAME "gatewayd.service.d/50-addresses.conf"
+#define GW_SYSTEMD_DROPIN_NAME "gatewayd.service.d/50-addresses.conf"
 
 /*
  * The [Service] section that narrows systemd/gatewayd.service's IPAddressDeny=any and
@@ -17,10 +17,10 @@
  * SocketBindAllow= for each listen port. Written into buf (NUL-terminated). Returns 0, or
  * -ENOSPC when buf is too small (buf then holds nothing usable).
  */
-int gw_dropin_render(const struct gw_config *cfg, char *buf, size_t len);
+int gw_systemd_dropin_render(const struct gw_config *cfg, char *buf, size_t len);
 
 /* The two configs' drop-ins differ (or one cannot be rendered): a reload from a to b leaves
  * the running unit's allow lists behind until a daemon-reload and a restart. */
-bool gw_dropin_changed(const struct gw_config *a, const struct gw_config *b);
+bool gw_systemd_dropin_changed(const struct gw_config *a, const struct gw_config *b);
 
 #endif

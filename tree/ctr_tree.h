@@ -1,8 +1,8 @@
-/* tree/ctrtree.h: the tree one container's interface gets, as a one-link config: what
- * the daemon's container shaping (gatewayd/containers.c) and the CNI plugin (cni/)
+/* tree/ctr_tree.h: the tree one container's interface gets, as a one-link config: what
+ * the daemon's container shaping (gatewayd/ctr_followed.c) and the CNI plugin (cni/)
  * both run through gw_apply, so a container is shaped the same way by either. */
-#ifndef GW_TREE_CTRTREE_H
-#define GW_TREE_CTRTREE_H
+#ifndef GW_TREE_CTR_TREE_H
+#define GW_TREE_CTR_TREE_H
 
 #include <stddef.h>
 #include "config/config.h"
@@ -31,7 +31,7 @@ struct gw_ctr_synth {
 /* htb with one class per present direction of r (rate assured, capped at ceil, r's child under
  * it), on interface ifname; ingress through "gwc-IFINDEX". main_cfg gives the file name and
  * interval. out is written whole: free what gw_ctr_subnets gave an earlier one first. */
-void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_container_cfg *r,
+void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_ctr_cfg *r,
 		       const char *ifname, int ifindex, struct gw_ctr_synth *out);
 /* Subnets into an out of gw_ctr_synthesize: each present direction gets a second class, not
  * limited (GW_CTR_UNSHAPED_RATE, the same child), under a top class at that rate. listed_shaped

@@ -1,4 +1,4 @@
-/* tree/ctrreg.c: a CNI container's registration as text and back, every field checked,
+/* tree/ctr_registration.c: a CNI container's registration as text and back, every field checked,
  * and the tree it stands for: shared by gatewayd-cni and the daemon (docs/cni.md). */
 #include <ctype.h>
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include "config/config.h"
 #include "tree/classify.h"
-#include "tree/ctrreg.h"
+#include "tree/ctr_registration.h"
 #include "tree/own.h"
 #include "qdisc/link.h"
 #include "qdisc/qdisc.h"
@@ -494,7 +494,7 @@ int gw_ctr_reg_synth(const struct gw_ctr_reg *m, struct gw_ctr_synth *s, char *e
 {
 	static char file[] = "gatewayd-cni";
 	struct gw_config main_cfg = { .file = file };
-	struct gw_container_cfg r;
+	struct gw_ctr_cfg r;
 	struct gw_child queue;
 	/* the reference plugin's ingress (into the container) is the host veth's egress */
 	const struct gw_ctr_reg_limit *lim[2] = { [GW_DIR_EGRESS] = &m->ingress,

@@ -1,5 +1,5 @@
-/* gatewayd/ctlsock.c: the control socket: accept root's peers (SO_PEERCRED), read one message
- * of at most GW_CTR_REG_MAX bytes within a deadline, hand it over, write one reply line, close.
+/* sys/ctlsock.c: a control socket: accept root's peers (SO_PEERCRED), read one message of at
+ * most the protocol's bound within a deadline, hand it over, write one reply line, close.
  * Every fd non-blocking; every refusal answered and logged, at most a line per 10 s. The socket
  * file is made, looked at and removed through its directory's fd (sys/rundir.c). */
 #include <errno.h>
@@ -14,13 +14,12 @@
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
-#include "gatewayd/ctlsock.h"
+#include "sys/ctlsock.h"
 #include "sys/clock.h"
 #include "sys/fd.h"
 #include "sys/log.h"
 #include "sys/ratelog.h"
 #include "sys/rundir.h"
-#include "tree/ctrreg.h"
 
 #define TICK_S 0.25		/* the deadlines are looked at this often while a client is there */
 #define ACCEPT_PER_WAKE 32
@@ -29,7 +28,7 @@ struct client {
 	int fd;			/* -1: a free slot */
 	double deadline;
 	size_t len;
-	char buf[GW_CTR_REG_MAX + 1];
+	char *buf;		/* msg_max + 1 bytes */
 };
 
 struct gw_ctlsock {
@@ -39,9 +38,10 @@ struct gw_ctlsock {
 	char name[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	dev_t dev;
 	ino_t ino;		/* the socket file, to remove only our own at close */
-	gw_ctlsock_handler h;
+	struct gw_ctlsock_proto proto;
 	void *arg;
 	struct client c[GW_CTLSOCK_CLIENTS];
+	char *bufs;		/* the clients' buffers, in one block */
 	size_t n;
 	bool ticking;
 	struct gw_ratelog rl;
@@ -69,7 +69,7 @@ static void note(struct gw_ctlsock *s, const char *fmt, ...)
 /* One reply line, best effort: it is far smaller than the socket's buffer. */
 static void reply_to(int fd, const char *text)
 {
-	char line[GW_CTR_REG_REPLY_MAX];
+	char line[GW_CTLSOCK_REPLY_MAX];
 	int n = snprintf(line, sizeof(line), "%s\n", text);
 
 	if (n >= (int)sizeof(line)) {
@@ -129,7 +129,7 @@ static void on_accept(struct gw_ctlsock *s)
 			continue;
 		}
 		if (cr.uid != 0) {
-			note(s, "refused pid %d, uid %u: only root may register containers",
+			note(s, "refused pid %d, uid %u: only root may use it",
 			     (int)cr.pid, (unsigned)cr.uid);
 			refuse(fd, "error permission denied: only root may use this socket");
 			continue;
@@ -157,12 +157,12 @@ static void on_accept(struct gw_ctlsock *s)
 
 static void on_client(struct gw_ctlsock *s, struct client *c)
 {
-	char reply[GW_CTR_REG_REPLY_MAX] = "";
+	char reply[GW_CTLSOCK_REPLY_MAX] = "";
 	size_t whole;
 	ssize_t r;
 
 	for (;;) {
-		r = read(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
+		r = read(c->fd, c->buf + c->len, s->proto.msg_max - c->len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && errno == EAGAIN)
@@ -174,10 +174,10 @@ static void on_client(struct gw_ctlsock *s, struct client *c)
 			return;
 		}
 		c->len += (size_t)r;
-		if ((whole = gw_ctr_reg_complete(c->buf, c->len)))
+		if ((whole = s->proto.complete(c->buf, c->len)))
 			break;
-		if (c->len >= sizeof(c->buf) - 1) {
-			note(s, "a message longer than %d bytes: refused", GW_CTR_REG_MAX);
+		if (c->len >= s->proto.msg_max) {
+			note(s, "a message longer than %zu bytes: refused", s->proto.msg_max);
 			reply_to(c->fd, "error message too long");
 			drop(s, c);
 			return;
@@ -185,7 +185,7 @@ static void on_client(struct gw_ctlsock *s, struct client *c)
 	}
 	c->buf[c->len] = '\0';
 	/* one message per connection: anything after its blank line is the decoder's to refuse */
-	s->h(s->arg, c->buf, c->len, reply, sizeof(reply));
+	s->proto.handle(s->arg, c->buf, c->len, reply, sizeof(reply));
 	if (!reply[0])
 		snprintf(reply, sizeof(reply), "error no answer");
 	if (strncmp(reply, "ok", 2))
@@ -295,8 +295,8 @@ static int fail(char *err, size_t errlen, int r, const char *what, const char *p
 	return r;
 }
 
-int gw_ctlsock_open(const char *path, gw_ctlsock_handler h, void *arg, struct gw_ctlsock **out,
-		    char *err, size_t errlen)
+int gw_ctlsock_open(const char *path, const struct gw_ctlsock_proto *proto, void *arg,
+		    struct gw_ctlsock **out, char *err, size_t errlen)
 {
 	struct sockaddr_un sa;
 	struct gw_ctlsock *s;
@@ -313,8 +313,14 @@ int gw_ctlsock_open(const char *path, gw_ctlsock_handler h, void *arg, struct gw
 	s->ep = s->listen_fd = s->timer_fd = s->dir_fd = -1;
 	for (size_t k = 0; k < GW_CTLSOCK_CLIENTS; k++)
 		s->c[k].fd = -1;
-	s->h = h;
+	s->proto = *proto;
 	s->arg = arg;
+	if (!(s->bufs = calloc(GW_CTLSOCK_CLIENTS, proto->msg_max + 1))) {
+		free(s);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < GW_CTLSOCK_CLIENTS; k++)
+		s->c[k].buf = s->bufs + k * (proto->msg_max + 1);
 	snprintf(s->path, sizeof(s->path), "%s", path);
 	snprintf(s->name, sizeof(s->name), "%s", slash + 1);
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
@@ -386,5 +392,6 @@ void gw_ctlsock_close(struct gw_ctlsock *s)
 	gw_fd_close(&s->ep);
 	/* the directory stays: the plugin's state files and the locks are in it */
 	gw_fd_close(&s->dir_fd);
+	free(s->bufs);
 	free(s);
 }

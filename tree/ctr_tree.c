@@ -1,11 +1,11 @@
-/* tree/ctrtree.c: the one-link config a container's interface is shaped by (htb, one
+/* tree/ctr_tree.c: the one-link config a container's interface is shaped by (htb, one
  * class per direction, the AQM leaf under it, ingress through an ifb; with subnets, a second
  * class that does not limit and the u32 filters that sort into the two). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tree/ctrtree.h"
+#include "tree/ctr_tree.h"
 
 void gw_ctr_ifb_name(int ifindex, char *buf, size_t len)
 {
@@ -14,7 +14,7 @@ void gw_ctr_ifb_name(int ifindex, char *buf, size_t len)
 
 /* htb with one class: the top class at the cap (ceil), the class assured rate and capped at
  * ceil, the entry's child under it. Ingress goes through "gwc-IFINDEX". */
-void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_container_cfg *r,
+void gw_ctr_synthesize(const struct gw_config *main_cfg, const struct gw_ctr_cfg *r,
 		       const char *ifname, int ifindex, struct gw_ctr_synth *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -1,4 +1,4 @@
-/* tree/mend.c: mending the running tree in place, object by object, where someone
+/* tree/heal_inplace.c: mending the running tree in place, object by object, where someone
  * else changed or deleted part of it: cheaper than making a link again (its other objects and
  * their counters stay, and 10,000 classes are not created anew for one changed rate). */
 #include <errno.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/pkt_sched.h>
-#include "tree/mend.h"
+#include "tree/heal_inplace.h"
 
 /* A qdisc that is the root of a device's tree or its ingress hook. */
 static bool is_top(const struct gw_tc_obj *o)
@@ -24,7 +24,7 @@ static bool same_tc_kind(const struct gw_tc_obj *w, const struct gw_tc_obj *g)
 						     gw_kind_tc_name(ops, &g->q));
 }
 
-void gw_mend_say(const struct gw_plan_obj *p, const struct gw_tc_obj *got, char *buf,
+void gw_heal_inplace_say(const struct gw_plan_obj *p, const struct gw_tc_obj *got, char *buf,
 		 size_t len)
 {
 	const struct gw_tc_obj *o = &p->obj;
@@ -82,20 +82,21 @@ static void say_found(const struct gw_applied *a, const enum gw_obj_state *state
 	int said = 0;
 
 	found[0] = '\0';
-	for (size_t i = 0; i < a->plan.n && said < GW_MEND_SAY_MAX; i++) {
+	for (size_t i = 0; i < a->plan.n && said < GW_HEAL_INPLACE_SAY_MAX; i++) {
 		const struct gw_plan_obj *p = &a->plan.objs[i];
 		char one[768];
 
 		if (state[i] == GW_OBJ_SAME || (skip && skip[p->link]))
 			continue;
-		gw_mend_say(p, state[i] == GW_OBJ_DIFFERS ? &got[i] : NULL, one, sizeof(one));
+		gw_heal_inplace_say(p, state[i] == GW_OBJ_DIFFERS ? &got[i] : NULL, one,
+				    sizeof(one));
 		gw_fmt(found, foundlen, &pos, "%s%s", said++ ? "; " : "", one);
 	}
 	if (n > said)
 		gw_fmt(found, foundlen, &pos, "; and %d more", n - said);
 }
 
-int gw_mend(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
+int gw_heal_inplace(struct gw_nl *nl, const struct gw_config *cfg, const struct gw_applied *a,
 	    const enum gw_obj_state *state, const struct gw_tc_obj *got, const bool *skip,
 	    char *found, size_t foundlen, char *err, size_t errlen)
 {

@@ -1,4 +1,4 @@
-/* gatewayd/containers.c: shaping that follows containers. Link notifications say an interface
+/* gatewayd/ctr_followed.c: shaping that follows containers. Link notifications say an interface
  * appeared, changed or went away; each one is then looked up afresh (notifications can be
  * stale or lost), matched against the `containers` entries and shaped, checked, renamed or
  * unshaped. A container's tree is a one-link config run through gw_apply, gw_verify and
@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <glob.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,7 @@
 #include "sys/clock.h"
 #include "tree/apply.h"
 #include "tree/own.h"
-#include "gatewayd/containers.h"
+#include "gatewayd/ctr_followed.h"
 #include "sys/log.h"
 #include "sys/fd.h"
 #include "gatewayd/sampler.h"
@@ -49,15 +48,12 @@ struct pending {
 	bool failed;
 };
 
-struct gw_ctr {
+struct gw_ctr_followed {
 	const struct gw_config *cfg;
 	struct gw_nl *nl;		/* tc requests: the daemon's */
 	struct gw_nl *q;		/* look-ups, strict (address dumps in other namespaces) */
 	int ep, timer_fd;
 	struct gw_monitor *links, *addrs;	/* link and address notifications */
-	/* v and n, and each one's sampler and name: the loop changes them, gw_ctr_follows
-	 * reads them under this lock */
-	pthread_mutex_t lock;
 	struct shaped **v;
 	size_t n;
 	struct pending *p;
@@ -78,7 +74,7 @@ struct gw_ctr {
 
 /* ---- matching (no kernel) ---------------------------------------------------------------- */
 
-bool gw_ctr_name_matches(const struct gw_container_cfg *r, const char *name)
+bool gw_ctr_followed_name_matches(const struct gw_ctr_cfg *r, const char *name)
 {
 	for (size_t i = 0; i < r->n_globs; i++)
 		if (fnmatch(r->globs[i], name, 0) == 0)
@@ -86,7 +82,7 @@ bool gw_ctr_name_matches(const struct gw_container_cfg *r, const char *name)
 	return false;
 }
 
-bool gw_ctr_prefix_has(const struct gw_container_cfg *r, int family, const void *addr)
+bool gw_ctr_followed_prefix_has(const struct gw_ctr_cfg *r, int family, const void *addr)
 {
 	const uint8_t *a = addr;
 	int len = r->prefix_len;
@@ -102,13 +98,13 @@ bool gw_ctr_prefix_has(const struct gw_container_cfg *r, int family, const void 
 	return true;
 }
 
-void gw_ctr_netns_pattern(const struct gw_container_cfg *r, char *buf, size_t len)
+void gw_ctr_followed_netns_pattern(const struct gw_ctr_cfg *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s", r->netns[0] == '/' ? "" : "/run/netns/", r->netns);
 }
 
 
-bool gw_ctr_excluded(const struct gw_config *cfg, const struct gw_plink *l)
+bool gw_ctr_followed_excluded(const struct gw_config *cfg, const struct gw_plink *l)
 {
 	if ((l->flags & IFF_LOOPBACK) || !strcmp(l->kind, "ifb") || !l->name[0] ||
 	    !strncmp(l->name, GW_CTR_IFB_PREFIX, strlen(GW_CTR_IFB_PREFIX)))
@@ -127,7 +123,7 @@ bool gw_ctr_excluded(const struct gw_config *cfg, const struct gw_plink *l)
 
 /* The ids of the namespaces entry r's netns pattern names now (files that are not
  * namespaces, or that our namespace has no id for, are skipped). */
-static void find_nsids(struct gw_ctr *c, size_t r)
+static void find_nsids(struct gw_ctr_followed *c, size_t r)
 {
 	char pattern[GW_CTR_NETNS_MAX + 16];
 	glob_t g;
@@ -135,7 +131,7 @@ static void find_nsids(struct gw_ctr *c, size_t r)
 	size_t n = 0;
 
 	c->nsids_known[r] = true;
-	gw_ctr_netns_pattern(&c->cfg->containers[r], pattern, sizeof(pattern));
+	gw_ctr_followed_netns_pattern(&c->cfg->containers[r], pattern, sizeof(pattern));
 	if (glob(pattern, GLOB_NOSORT, NULL, &g) != 0)
 		return;
 	ids = calloc(g.gl_pathc < NETNS_MAX_FILES ? g.gl_pathc : NETNS_MAX_FILES, sizeof(*ids));
@@ -153,7 +149,7 @@ static void find_nsids(struct gw_ctr *c, size_t r)
 	c->n_nsids[r] = ids ? n : 0;
 }
 
-static void forget_nsids(struct gw_ctr *c)
+static void forget_nsids(struct gw_ctr_followed *c)
 {
 	for (size_t r = 0; r < c->n_rules; r++) {
 		free(c->nsids[r]);
@@ -163,7 +159,7 @@ static void forget_nsids(struct gw_ctr *c)
 	}
 }
 
-static bool netns_ok(struct gw_ctr *c, size_t r, const struct gw_plink *l)
+static bool netns_ok(struct gw_ctr_followed *c, size_t r, const struct gw_plink *l)
 {
 	if (!c->cfg->containers[r].netns[0])
 		return true;
@@ -178,7 +174,7 @@ static bool netns_ok(struct gw_ctr *c, size_t r, const struct gw_plink *l)
 }
 
 struct addr_match {
-	const struct gw_container_cfg *r;
+	const struct gw_ctr_cfg *r;
 	bool hit;
 };
 
@@ -186,7 +182,7 @@ static int addr_cb(int family, const void *addr, void *arg)
 {
 	struct addr_match *m = arg;
 
-	if (gw_ctr_prefix_has(m->r, family, addr))
+	if (gw_ctr_followed_prefix_has(m->r, family, addr))
 		m->hit = true;
 	return m->hit ? 1 : 0;
 }
@@ -194,7 +190,7 @@ static int addr_cb(int family, const void *addr, void *arg)
 /* The address criterion is judged on the other end of the pair: the container's own
  * interface, read in its namespace (IFA_TARGET_NETNSID), not the host's routes or
  * neighbours, which a bridge (docker0) would hide behind its own device. */
-static bool address_ok(struct gw_ctr *c, size_t r, const struct gw_plink *l)
+static bool address_ok(struct gw_ctr_followed *c, size_t r, const struct gw_plink *l)
 {
 	struct addr_match m = { &c->cfg->containers[r], false };
 
@@ -208,14 +204,14 @@ static bool address_ok(struct gw_ctr *c, size_t r, const struct gw_plink *l)
 
 /* The first entry the interface matches in full: 1 with *rule set; 0 when a pattern matched
  * but a namespace or address did not (worth looking at again); -1 when no pattern did. */
-static int match(struct gw_ctr *c, const struct gw_plink *l, size_t *rule)
+static int match(struct gw_ctr_followed *c, const struct gw_plink *l, size_t *rule)
 {
 	bool named = false;
 
-	if (gw_ctr_excluded(c->cfg, l))
+	if (gw_ctr_followed_excluded(c->cfg, l))
 		return -1;
 	for (size_t r = 0; r < c->cfg->n_containers && r < c->n_rules; r++) {
-		if (!gw_ctr_name_matches(&c->cfg->containers[r], l->name))
+		if (!gw_ctr_followed_name_matches(&c->cfg->containers[r], l->name))
 			continue;
 		named = true;
 		if (netns_ok(c, r, l) && address_ok(c, r, l)) {
@@ -228,7 +224,7 @@ static int match(struct gw_ctr *c, const struct gw_plink *l, size_t *rule)
 
 /* ---- the table ----------------------------------------------------------------------------- */
 
-static struct shaped *find(struct gw_ctr *c, int ifindex, size_t *at)
+static struct shaped *find(struct gw_ctr_followed *c, int ifindex, size_t *at)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i]->ifindex == ifindex) {
@@ -239,7 +235,7 @@ static struct shaped *find(struct gw_ctr *c, int ifindex, size_t *at)
 	return NULL;
 }
 
-static struct pending *find_pending(struct gw_ctr *c, int ifindex)
+static struct pending *find_pending(struct gw_ctr_followed *c, int ifindex)
 {
 	for (size_t i = 0; i < c->np; i++)
 		if (c->p[i].ifindex == ifindex)
@@ -247,7 +243,7 @@ static struct pending *find_pending(struct gw_ctr *c, int ifindex)
 	return NULL;
 }
 
-static void drop_pending(struct gw_ctr *c, int ifindex)
+static void drop_pending(struct gw_ctr_followed *c, int ifindex)
 {
 	struct pending *p = find_pending(c, ifindex);
 
@@ -255,7 +251,7 @@ static void drop_pending(struct gw_ctr *c, int ifindex)
 		*p = c->p[--c->np];
 }
 
-static void set_timer(struct gw_ctr *c, double period)
+static void set_timer(struct gw_ctr_followed *c, double period)
 {
 	struct itimerspec its = { 0 };
 
@@ -272,7 +268,7 @@ static void set_timer(struct gw_ctr *c, double period)
 }
 
 /* Fast while something new waits, slow while only old ones do, off when none. */
-static void rearm(struct gw_ctr *c)
+static void rearm(struct gw_ctr_followed *c)
 {
 	double now = gw_mono_now(), period = 0;
 
@@ -286,7 +282,7 @@ static void rearm(struct gw_ctr *c)
 	set_timer(c, period);
 }
 
-static void add_pending(struct gw_ctr *c, int ifindex, bool failed)
+static void add_pending(struct gw_ctr_followed *c, int ifindex, bool failed)
 {
 	double now = gw_mono_now();
 	struct pending *p = find_pending(c, ifindex);
@@ -294,7 +290,7 @@ static void add_pending(struct gw_ctr *c, int ifindex, bool failed)
 	if (!p) {
 		void *n;
 
-		if (c->np + c->n >= GW_CTR_MAX)
+		if (c->np + c->n >= GW_CTR_FOLLOWED_MAX)
 			return;
 		if (!(n = realloc(c->p, (c->np + 1) * sizeof(*c->p))))
 			return;
@@ -309,7 +305,7 @@ static void add_pending(struct gw_ctr *c, int ifindex, bool failed)
 }
 
 /* A failure is logged when it is new, not at every retry. */
-static void log_once(struct gw_ctr *c, const char *msg)
+static void log_once(struct gw_ctr_followed *c, const char *msg)
 {
 	if (!strcmp(msg, c->last_err))
 		return;
@@ -330,7 +326,7 @@ static void describe(const struct shaped *s, char *buf, size_t len)
 		 i[0] ? s->s.link.dir[GW_DIR_INGRESS].ifb : "");
 }
 
-static int shape(struct gw_ctr *c, const struct gw_plink *l, size_t rule)
+static int shape(struct gw_ctr_followed *c, const struct gw_plink *l, size_t rule)
 {
 	struct shaped *s = calloc(1, sizeof(*s));
 	char err[1024] = "", what[128];
@@ -338,15 +334,12 @@ static int shape(struct gw_ctr *c, const struct gw_plink *l, size_t rule)
 	void *n;
 	int r;
 
-	pthread_mutex_lock(&c->lock);
 	n = s ? realloc(c->v, (c->n + 1) * sizeof(*c->v)) : NULL;
-	if (n)
-		c->v = n;
-	pthread_mutex_unlock(&c->lock);
 	if (!n) {
 		free(s);
 		return -ENOMEM;
 	}
+	c->v = n;
 	s->ifindex = l->ifindex;
 	s->rule = rule;
 	gw_ctr_synthesize(c->cfg, &c->cfg->containers[rule], l->name, l->ifindex, &s->s);
@@ -366,9 +359,7 @@ static int shape(struct gw_ctr *c, const struct gw_plink *l, size_t rule)
 		add_pending(c, l->ifindex, true);
 		return r;
 	}
-	pthread_mutex_lock(&c->lock);
 	c->v[c->n++] = s;
-	pthread_mutex_unlock(&c->lock);
 	drop_pending(c, l->ifindex);
 	describe(s, what, sizeof(what));
 	gw_log(GW_LOG_INFO, "container %s: shaped (%s) in %.1f ms", l->name, what,
@@ -376,14 +367,12 @@ static int shape(struct gw_ctr *c, const struct gw_plink *l, size_t rule)
 	return 0;
 }
 
-static void unshape_at(struct gw_ctr *c, size_t at, const char *why)
+static void unshape_at(struct gw_ctr_followed *c, size_t at, const char *why)
 {
 	struct shaped *s = c->v[at];
 	char err[512] = "";
 
-	pthread_mutex_lock(&c->lock);
 	c->v[at] = c->v[--c->n];
-	pthread_mutex_unlock(&c->lock);
 	if (gw_remove(c->nl, &s->applied, err, sizeof(err)))
 		gw_log(GW_LOG_ERR, "container %s: %s", s->s.link.interface, err);
 	else if (why)
@@ -396,12 +385,11 @@ static void unshape_at(struct gw_ctr *c, size_t at, const char *why)
 
 /* The interface of a tracked container was renamed: the tree stays (it is on the index), the
  * names follow. A new sampler reads the same kernel counters, so totals carry on. */
-static void rename_shaped(struct gw_ctr *c, struct shaped *s, const char *name)
+static void rename_shaped(struct shaped *s, const char *name)
 {
 	struct gw_sampler *ns, *old = NULL;
 
 	gw_log(GW_LOG_INFO, "container %s: renamed %s", s->s.link.interface, name);
-	pthread_mutex_lock(&c->lock);
 	snprintf(s->s.link.interface, sizeof(s->s.link.interface), "%s", name);
 	snprintf(s->s.link.name, sizeof(s->s.link.name), GW_CTR_LINK_PREFIX "%s", name);
 	for (size_t i = 0; i < s->applied.n_devs; i++)
@@ -412,13 +400,12 @@ static void rename_shaped(struct gw_ctr *c, struct shaped *s, const char *name)
 		old = s->sampler;
 		s->sampler = ns;
 	}
-	pthread_mutex_unlock(&c->lock);
 	gw_sampler_free(old);
 }
 
 /* Read the tree back; if it is not the plan (the device was replaced under the same index, a
  * qdisc was deleted), take what is left away and apply it afresh. */
-static void check_tree(struct gw_ctr *c, size_t at)
+static void check_tree(struct gw_ctr_followed *c, size_t at)
 {
 	struct shaped *s = c->v[at];
 	struct gw_plink l;
@@ -439,7 +426,7 @@ static void check_tree(struct gw_ctr *c, size_t at)
 }
 
 /* Look at one interface as it is now. */
-static void evaluate(struct gw_ctr *c, int ifindex)
+static void evaluate(struct gw_ctr_followed *c, int ifindex)
 {
 	struct gw_plink l;
 	struct shaped *s;
@@ -460,7 +447,7 @@ static void evaluate(struct gw_ctr *c, int ifindex)
 				   "no longer matches its entry");
 		} else {
 			if (strcmp(s->s.link.interface, l.name))
-				rename_shaped(c, s, l.name);
+				rename_shaped(s, l.name);
 			check_tree(c, at);
 			return;
 		}
@@ -473,14 +460,15 @@ static void evaluate(struct gw_ctr *c, int ifindex)
 		drop_pending(c, ifindex);
 }
 
-static void mark_dirty(struct gw_ctr *c, int ifindex)
+static void mark_dirty(struct gw_ctr_followed *c, int ifindex)
 {
 	void *n;
 
 	for (size_t i = 0; i < c->nd; i++)
 		if (c->dirty[i] == ifindex)
 			return;
-	if (c->nd >= GW_CTR_MAX || !(n = realloc(c->dirty, (c->nd + 1) * sizeof(*c->dirty)))) {
+	if (c->nd >= GW_CTR_FOLLOWED_MAX ||
+	    !(n = realloc(c->dirty, (c->nd + 1) * sizeof(*c->dirty)))) {
 		c->resync = true;
 		return;
 	}
@@ -495,7 +483,7 @@ static int collect_cb(const struct gw_plink *l, void *arg)
 }
 
 /* Everything afresh: what is tracked and gone, and every interface there is. */
-static void resync(struct gw_ctr *c)
+static void resync(struct gw_ctr_followed *c)
 {
 	c->resync = false;
 	for (size_t i = 0; i < c->n; i++)
@@ -506,7 +494,7 @@ static void resync(struct gw_ctr *c)
 		c->resync = true;	/* tried again at the next event or tick */
 }
 
-static void run_dirty(struct gw_ctr *c)
+static void run_dirty(struct gw_ctr_followed *c)
 {
 	/* evaluate() may add to the list (it does not), so walk a copy of the count */
 	for (size_t i = 0; i < c->nd; i++)
@@ -518,7 +506,7 @@ static void run_dirty(struct gw_ctr *c)
 
 /* ---- notifications -------------------------------------------------------------------------- */
 
-static void on_link_msg(struct gw_ctr *c, const struct nlmsghdr *h)
+static void on_link_msg(struct gw_ctr_followed *c, const struct nlmsghdr *h)
 {
 	struct gw_plink l;
 	size_t at;
@@ -539,8 +527,8 @@ static void on_link_msg(struct gw_ctr *c, const struct nlmsghdr *h)
 }
 
 struct drained {
-	struct gw_ctr *c;
-	void (*cb)(struct gw_ctr *, const struct nlmsghdr *);
+	struct gw_ctr_followed *c;
+	void (*cb)(struct gw_ctr_followed *, const struct nlmsghdr *);
 	bool got;
 };
 
@@ -556,8 +544,8 @@ static int drained_cb(const struct nlmsghdr *h, void *arg)
 
 /* Read a monitor's notifications; cb sees each message (NULL: only drain). Returns 1 if
  * anything came (lost ones too: then everything is looked at again). */
-static int drain(struct gw_ctr *c, struct gw_monitor *m,
-		 void (*cb)(struct gw_ctr *, const struct nlmsghdr *))
+static int drain(struct gw_ctr_followed *c, struct gw_monitor *m,
+		 void (*cb)(struct gw_ctr_followed *, const struct nlmsghdr *))
 {
 	struct drained d = { c, cb, false };
 
@@ -566,7 +554,7 @@ static int drain(struct gw_ctr *c, struct gw_monitor *m,
 	return d.got;
 }
 
-static void due_pending(struct gw_ctr *c, bool all)
+static void due_pending(struct gw_ctr_followed *c, bool all)
 {
 	double now = gw_mono_now();
 
@@ -575,7 +563,7 @@ static void due_pending(struct gw_ctr *c, bool all)
 			mark_dirty(c, c->p[i].ifindex);
 }
 
-void gw_ctr_dispatch(struct gw_ctr *c)
+void gw_ctr_followed_dispatch(struct gw_ctr_followed *c)
 {
 	uint64_t exp;
 	bool ticked;
@@ -602,7 +590,7 @@ static int add_fd(int ep, int fd)
 	return gw_epoll_set(ep, EPOLL_CTL_ADD, fd, EPOLLIN, (epoll_data_t){ .fd = fd });
 }
 
-static int alloc_rules(struct gw_ctr *c, size_t n)
+static int alloc_rules(struct gw_ctr_followed *c, size_t n)
 {
 	c->nsids = calloc(n + 1, sizeof(*c->nsids));
 	c->n_nsids = calloc(n + 1, sizeof(*c->n_nsids));
@@ -613,7 +601,7 @@ static int alloc_rules(struct gw_ctr *c, size_t n)
 	return 0;
 }
 
-static void free_rules(struct gw_ctr *c)
+static void free_rules(struct gw_ctr_followed *c)
 {
 	if (c->nsids)
 		forget_nsids(c);
@@ -630,7 +618,7 @@ static void free_rules(struct gw_ctr *c)
  * (tree/own.c): left by a run that was killed. An unmarked one is someone else's. */
 static int stale_cb(const struct gw_plink *l, void *arg)
 {
-	struct gw_ctr *c = arg;
+	struct gw_ctr_followed *c = arg;
 	char want[IFNAMSIZ];
 
 	if (strncmp(l->name, GW_CTR_IFB_PREFIX, strlen(GW_CTR_IFB_PREFIX)))
@@ -650,17 +638,14 @@ static int stale_cb(const struct gw_plink *l, void *arg)
 	return 0;
 }
 
-int gw_ctr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_ctr **out)
+int gw_ctr_followed_new(const struct gw_config *cfg, struct gw_nl *nl,
+			struct gw_ctr_followed **out)
 {
-	struct gw_ctr *c = calloc(1, sizeof(*c));
+	struct gw_ctr_followed *c = calloc(1, sizeof(*c));
 	int r = -ENOMEM;
 
 	if (!c)
 		return -ENOMEM;
-	if (pthread_mutex_init(&c->lock, NULL)) {
-		free(c);
-		return -ENOMEM;
-	}
 	c->cfg = cfg;
 	c->nl = nl;
 	c->ep = c->timer_fd = -1;
@@ -691,11 +676,11 @@ int gw_ctr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_ctr **ou
 	*out = c;
 	return 0;
 fail:
-	gw_ctr_free(c);
+	gw_ctr_followed_free(c);
 	return r;
 }
 
-void gw_ctr_free(struct gw_ctr *c)
+void gw_ctr_followed_free(struct gw_ctr_followed *c)
 {
 	if (!c)
 		return;
@@ -710,34 +695,31 @@ void gw_ctr_free(struct gw_ctr *c)
 	gw_monitor_close(c->addrs);
 	gw_fd_close(&c->timer_fd);
 	gw_nl_close(c->q);
-	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
-bool gw_ctr_follows(struct gw_ctr *c, const char *link)
+bool gw_ctr_followed_has(struct gw_ctr_followed *c, const char *link)
 {
 	bool r = false;
 
-	pthread_mutex_lock(&c->lock);
 	for (size_t i = 0; i < c->n && !r; i++)
 		r = !strcmp(c->v[i]->s.link.name, link);
-	pthread_mutex_unlock(&c->lock);
 	return r;
 }
 
-int gw_ctr_fd(const struct gw_ctr *c)
+int gw_ctr_followed_fd(const struct gw_ctr_followed *c)
 {
 	return c->ep;
 }
 
-size_t gw_ctr_count(const struct gw_ctr *c)
+size_t gw_ctr_followed_count(const struct gw_ctr_followed *c)
 {
 	return c ? c->n : 0;
 }
 
 /* Entries may have changed in any way: every tree is taken down and every interface looked
  * at again under the new entries (a container is unshaped for the few ms that takes). */
-void gw_ctr_reload(struct gw_ctr *c, const struct gw_config *cfg)
+void gw_ctr_followed_reload(struct gw_ctr_followed *c, const struct gw_config *cfg)
 {
 	free_rules(c);
 	while (c->n)
@@ -770,7 +752,7 @@ static int append_dirs(struct gw_snapshot *snap, struct gw_snapshot *cs)
 
 /* One qdisc dump of the namespace for every container: a dump walks all qdiscs there, so one
  * per container would cost n^2 each interval. */
-static int shared_qdisc_dump(struct gw_ctr *c)
+static int shared_qdisc_dump(struct gw_ctr_followed *c)
 {
 	struct gw_sampler_route *v;
 	size_t devs = 0, n = 0;
@@ -791,7 +773,7 @@ static int shared_qdisc_dump(struct gw_ctr *c)
 	return r;
 }
 
-int gw_ctr_sample(struct gw_ctr *c, double now, struct gw_snapshot *snap)
+int gw_ctr_followed_sample(struct gw_ctr_followed *c, double now, struct gw_snapshot *snap)
 {
 	bool missing = false;
 	double mono;

@@ -1,11 +1,10 @@
-/* gatewayd/cnictr.c: the containers gatewayd-cni registered: the control socket's messages
- * (register, unregister), each container's tree read back and sampled like a followed
+/* gatewayd/ctr_registered.c: the containers gatewayd-cni registered: the control socket's
+ * messages (register, unregister), each container's tree read back and sampled like a followed
  * container's, healed when it changes, adopted at start from the plugin's state files, and
  * cleaned up (its marked ifb, its state file) when its host veth goes without a DEL. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +14,15 @@
 #include <sys/timerfd.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
-#include "gatewayd/cnictr.h"
-#include "gatewayd/ctlsock.h"
+#include "gatewayd/ctr_registered.h"
 #include "gatewayd/sampler.h"
 #include "sys/clock.h"
+#include "sys/ctlsock.h"
 #include "sys/fd.h"
 #include "sys/log.h"
 #include "sys/rundir.h"
 #include "tree/apply.h"
-#include "tree/ctrreg.h"
+#include "tree/ctr_registration.h"
 #include "qdisc/link.h"
 #include "qdisc/monitor.h"
 #include "qdisc/peer.h"
@@ -41,7 +40,7 @@ struct entry {
 	bool dirty;			/* to be checked when the timer fires */
 };
 
-struct gw_cnictr {
+struct gw_ctr_registered {
 	int64_t interval_us;		/* the config's at start (a reload frees that config) */
 	struct gw_nl *nl;
 	struct gw_ctlsock *sock;
@@ -50,9 +49,6 @@ struct gw_cnictr {
 	uint64_t netns;			/* our network namespace's inode */
 	char sock_dir[128];		/* the control socket's directory, for messages */
 	char state_dir[136];		/* and "cni" in it */
-	/* v and n: the loop changes them (the lock is the one they were read under from other
-	 * threads) */
-	pthread_mutex_t lock;
 	struct entry **v;
 	size_t n;
 	bool all_dirty;
@@ -68,7 +64,7 @@ static void entry_free(struct entry *e)
 	free(e);
 }
 
-static struct entry *find_key(struct gw_cnictr *c, const struct gw_ctr_reg *m, size_t *at)
+static struct entry *find_key(struct gw_ctr_registered *c, const struct gw_ctr_reg *m, size_t *at)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (gw_ctr_reg_same(&c->v[i]->m, m)) {
@@ -78,28 +74,24 @@ static struct entry *find_key(struct gw_cnictr *c, const struct gw_ctr_reg *m, s
 	return NULL;
 }
 
-static void take_out(struct gw_cnictr *c, size_t at)
+static void take_out(struct gw_ctr_registered *c, size_t at)
 {
-	pthread_mutex_lock(&c->lock);
 	c->v[at] = c->v[--c->n];
-	pthread_mutex_unlock(&c->lock);
 }
 
-static int put_in(struct gw_cnictr *c, struct entry *e)
+static int put_in(struct gw_ctr_registered *c, struct entry *e)
 {
 	void *n;
 
-	pthread_mutex_lock(&c->lock);
 	n = realloc(c->v, (c->n + 1) * sizeof(*c->v));
 	if (n) {
 		c->v = n;
 		c->v[c->n++] = e;
 	}
-	pthread_mutex_unlock(&c->lock);
 	return n ? 0 : -ENOMEM;
 }
 
-static void arm(struct gw_cnictr *c)
+static void arm(struct gw_ctr_registered *c)
 {
 	struct itimerspec its = { .it_value = { 0, (long)(CHECK_DELAY_S * 1e9) } };
 
@@ -108,7 +100,7 @@ static void arm(struct gw_cnictr *c)
 
 /* The plugin's state directory, "cni" in the socket's, through the socket's directory fd:
  * never a link, owned by root or by that directory's owner (sys/rundir.c). */
-static int state_dir_open(const struct gw_cnictr *c, char *err, size_t errlen)
+static int state_dir_open(const struct gw_ctr_registered *c, char *err, size_t errlen)
 {
 	return gw_rundir_sub(gw_ctlsock_dirfd(c->sock), c->sock_dir, "cni", 0700, false, err,
 			     errlen);
@@ -117,7 +109,7 @@ static int state_dir_open(const struct gw_cnictr *c, char *err, size_t errlen)
 /* ---- the kernel's side ---------------------------------------------------------------------- */
 
 /* The ifb of e when it is there with e's mark: 1 (info filled), 0 when not. */
-static int marked_ifb(struct gw_cnictr *c, const struct entry *e, struct gw_link_info *info)
+static int marked_ifb(struct gw_ctr_registered *c, const struct entry *e, struct gw_link_info *info)
 {
 	if (!e->m.ifb[0] || gw_link_get(c->nl, e->m.ifb, info, NULL))
 		return 0;
@@ -127,7 +119,7 @@ static int marked_ifb(struct gw_cnictr *c, const struct entry *e, struct gw_link
 /* The host end as the registration names it, a veth of that name and index here: 1 there,
  * 0 gone (no such index, or another device has it now), -errno when the kernel could not say
  * (then nothing is taken for gone). */
-static int host_end_there(struct gw_cnictr *c, const struct entry *e)
+static int host_end_there(struct gw_ctr_registered *c, const struct entry *e)
 {
 	struct gw_plink l;
 	int r = gw_plink_get(c->nl, e->m.host_ifindex, &l, NULL);
@@ -139,26 +131,21 @@ static int host_end_there(struct gw_cnictr *c, const struct entry *e)
 	return !strcmp(l.kind, "veth") && !strcmp(l.name, e->m.host_if);
 }
 
-/* The sampler in, the old one out, under the lock gw_cnictr_history reads it with. */
-static void set_sampler(struct gw_cnictr *c, struct entry *e, struct gw_sampler *s)
+/* The sampler in, the old one out. */
+static void set_sampler(struct entry *e, struct gw_sampler *s)
 {
-	struct gw_sampler *old;
-
-	pthread_mutex_lock(&c->lock);
-	old = e->sampler;
+	gw_sampler_free(e->sampler);
 	e->sampler = s;
-	pthread_mutex_unlock(&c->lock);
-	gw_sampler_free(old);
 }
 
 /* The tree the plugin made read back into e (its plan from the kernel's facts now), and its
  * sampler: 0, -ENOENT (host end or ifb missing), -EPROTO (differs), -errno; why says. */
-static int read_back(struct gw_cnictr *c, struct entry *e, char *why, size_t whylen)
+static int read_back(struct gw_ctr_registered *c, struct entry *e, char *why, size_t whylen)
 {
 	struct gw_sampler *sampler;
 	int r;
 
-	set_sampler(c, e, NULL);
+	set_sampler(e, NULL);
 	gw_applied_free(&e->applied);
 	if ((r = gw_ctr_reg_planned(c->nl, &e->s, e->mark, &e->applied, why, whylen)))
 		return r;
@@ -173,13 +160,13 @@ static int read_back(struct gw_cnictr *c, struct entry *e, char *why, size_t why
 		return r;
 	if ((r = gw_sampler_new(&e->s.cfg, &e->applied, &sampler)))
 		return snprintf(why, whylen, "%s", strerror(-r)), r;
-	set_sampler(c, e, sampler);
+	set_sampler(e, sampler);
 	return 0;
 }
 
 /* Make e's tree again as the plugin's ADD makes it: what is left of it removed (our root and
  * hook on the host end, the ifb only with e's mark), the ifb made with the mark, applied. */
-static int redo(struct gw_cnictr *c, struct entry *e, char *err, size_t errlen)
+static int redo(struct gw_ctr_registered *c, struct entry *e, char *err, size_t errlen)
 {
 	struct gw_dev devs[2];
 	struct gw_applied rm = { .devs = devs };
@@ -201,7 +188,7 @@ static int redo(struct gw_cnictr *c, struct entry *e, char *err, size_t errlen)
 		rm.n_devs = 2;
 	}
 	gw_remove(c->nl, &rm, ignored, sizeof(ignored));
-	set_sampler(c, e, NULL);
+	set_sampler(e, NULL);
 	gw_applied_free(&e->applied);
 	if (e->m.ifb[0]) {
 		if (gw_link_get(c->nl, e->m.ifb, &info, NULL) == 0) {
@@ -216,7 +203,7 @@ static int redo(struct gw_cnictr *c, struct entry *e, char *err, size_t errlen)
 	}
 	r = gw_apply(c->nl, &e->s.cfg, NULL, &e->applied, err, errlen);
 	if (!r && (r = gw_sampler_new(&e->s.cfg, &e->applied, &sampler)) == 0)
-		set_sampler(c, e, sampler);
+		set_sampler(e, sampler);
 	if (r && made && marked_ifb(c, e, &info))
 		gw_link_del(c->nl, e->m.ifb, NULL);
 	return r;
@@ -224,7 +211,7 @@ static int redo(struct gw_cnictr *c, struct entry *e, char *err, size_t errlen)
 
 /* The host end went without a DEL (a runtime that crashed): what the plugin made and the
  * kernel did not take with the veth, its ifb (with its mark: ours only), and the state file. */
-static void clean_up(struct gw_cnictr *c, const struct entry *e)
+static void clean_up(struct gw_ctr_registered *c, const struct entry *e)
 {
 	struct gw_link_info info;
 	char what[64] = "", err[256];
@@ -242,7 +229,7 @@ static void clean_up(struct gw_cnictr *c, const struct entry *e)
 
 /* ---- the registry ---------------------------------------------------------------------------- */
 
-static struct entry *entry_new(struct gw_cnictr *c, const struct gw_ctr_reg *m, char *err,
+static struct entry *entry_new(struct gw_ctr_registered *c, const struct gw_ctr_reg *m, char *err,
 			       size_t errlen)
 {
 	struct entry *e = calloc(1, sizeof(*e));
@@ -263,7 +250,7 @@ static struct entry *entry_new(struct gw_cnictr *c, const struct gw_ctr_reg *m, 
 }
 
 /* A check of one container: gone (cleaned up, 1), its tree as registered (0), or made again. */
-static int check(struct gw_cnictr *c, size_t at)
+static int check(struct gw_ctr_registered *c, size_t at)
 {
 	struct entry *e = c->v[at];
 	char why[1024] = "", err[1024] = "";
@@ -290,7 +277,7 @@ static int check(struct gw_cnictr *c, size_t at)
 	return 0;
 }
 
-static void check_dirty(struct gw_cnictr *c)
+static void check_dirty(struct gw_ctr_registered *c)
 {
 	bool all = c->all_dirty;
 
@@ -300,7 +287,7 @@ static void check_dirty(struct gw_cnictr *c)
 			check(c, i);
 }
 
-static int do_register(struct gw_cnictr *c, const struct gw_ctr_reg *m, char *reply,
+static int do_register(struct gw_ctr_registered *c, const struct gw_ctr_reg *m, char *reply,
 		       size_t replylen)
 {
 	char err[512] = "", why[512] = "";
@@ -317,9 +304,9 @@ static int do_register(struct gw_cnictr *c, const struct gw_ctr_reg *m, char *re
 			return snprintf(reply, replylen, "error host_if %s is registered to "
 					"container %.64s already", m->host_if, c->v[i]->m.id);
 	old = find_key(c, m, &at);
-	if (!old && c->n >= GW_CNICTR_MAX)
+	if (!old && c->n >= GW_CTR_REGISTERED_MAX)
 		return snprintf(reply, replylen, "error busy: %d containers are registered "
-				"already", GW_CNICTR_MAX);
+				"already", GW_CTR_REGISTERED_MAX);
 	if (!(e = entry_new(c, m, err, sizeof(err))))
 		return snprintf(reply, replylen, "error %s", err);
 	if ((r = read_back(c, e, why, sizeof(why)))) {
@@ -343,7 +330,7 @@ static int do_register(struct gw_cnictr *c, const struct gw_ctr_reg *m, char *re
 /* The control socket's handler: one message, one reply line. */
 static void on_message(void *arg, const char *msg, size_t len, char *reply, size_t replylen)
 {
-	struct gw_cnictr *c = arg;
+	struct gw_ctr_registered *c = arg;
 	struct gw_ctr_reg m;
 	char err[300] = "";
 	struct entry *e;
@@ -375,10 +362,17 @@ static void on_message(void *arg, const char *msg, size_t len, char *reply, size
 	snprintf(reply, replylen, "ok");
 }
 
+/* The control socket's messages: registrations (tree/ctr_registration.h, docs/cni.md). */
+static const struct gw_ctlsock_proto ctl_proto = {
+	.msg_max = GW_CTR_REG_MAX,
+	.complete = gw_ctr_reg_complete,
+	.handle = on_message,
+};
+
 /* ---- adoption -------------------------------------------------------------------------------- */
 
 /* One state file: 1 adopted, 0 not (logged), -1 not ours to look at (another namespace's). */
-static int adopt_file(struct gw_cnictr *c, int dfd, const char *name)
+static int adopt_file(struct gw_ctr_registered *c, int dfd, const char *name)
 {
 	char text[GW_CTR_REG_MAX + 1], err[512] = "", mark[MARK_LEN];
 	struct gw_ctr_reg m;
@@ -413,7 +407,7 @@ static int adopt_file(struct gw_cnictr *c, int dfd, const char *name)
 	}
 	if (m.host_netns != c->netns)
 		return -1;
-	if (find_key(c, &m, &at) || c->n >= GW_CNICTR_MAX ||
+	if (find_key(c, &m, &at) || c->n >= GW_CTR_REGISTERED_MAX ||
 	    !(e = entry_new(c, &m, err, sizeof(err))))
 		return 0;
 	if ((r = host_end_there(c, e)) <= 0) {
@@ -441,7 +435,7 @@ static int adopt_file(struct gw_cnictr *c, int dfd, const char *name)
 	return 1;
 }
 
-static void adopt(struct gw_cnictr *c)
+static void adopt(struct gw_ctr_registered *c)
 {
 	size_t seen = 0, got = 0;
 	char err[512];
@@ -458,7 +452,7 @@ static void adopt(struct gw_cnictr *c)
 		close(dfd);
 		return;
 	}
-	while ((d = readdir(dir)) && seen < GW_CNICTR_FILES_MAX) {
+	while ((d = readdir(dir)) && seen < GW_CTR_REGISTERED_FILES_MAX) {
 		/* "MARK.PID": a file the plugin was writing when it stopped */
 		if (d->d_name[0] == '.' || strchr(d->d_name, '.'))
 			continue;
@@ -486,7 +480,7 @@ static bool ours(const struct entry *e, int ifindex)
 
 static int on_event(const struct nlmsghdr *h, void *arg)
 {
-	struct gw_cnictr *c = arg;
+	struct gw_ctr_registered *c = arg;
 	int ifindex;
 
 	if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK) {
@@ -511,7 +505,7 @@ static int on_event(const struct nlmsghdr *h, void *arg)
 	return 0;
 }
 
-void gw_cnictr_dispatch(struct gw_cnictr *c)
+void gw_ctr_registered_dispatch(struct gw_ctr_registered *c)
 {
 	struct epoll_event ev[4];
 	int n = epoll_wait(c->ep, ev, 4, 0);
@@ -538,11 +532,11 @@ static int add_fd(int ep, int fd)
 	return gw_epoll_set(ep, EPOLL_CTL_ADD, fd, EPOLLIN, (epoll_data_t){ .fd = fd });
 }
 
-int gw_cnictr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_cnictr **out,
-		  char *err, size_t errlen)
+int gw_ctr_registered_new(const struct gw_config *cfg, struct gw_nl *nl,
+			  struct gw_ctr_registered **out, char *err, size_t errlen)
 {
 	const char *path = cfg->control_socket ? cfg->control_socket : GW_CONTROL_SOCKET_DEFAULT;
-	struct gw_cnictr *c;
+	struct gw_ctr_registered *c;
 	struct stat st;
 	int r;
 
@@ -551,10 +545,6 @@ int gw_cnictr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_cnict
 		return 0;
 	if (!(c = calloc(1, sizeof(*c))))
 		return snprintf(err, errlen, "out of memory"), -ENOMEM;
-	if (pthread_mutex_init(&c->lock, NULL)) {
-		free(c);
-		return snprintf(err, errlen, "out of memory"), -ENOMEM;
-	}
 	c->interval_us = cfg->interval_us;
 	c->nl = nl;
 	c->ep = c->timer_fd = -1;
@@ -571,7 +561,7 @@ int gw_cnictr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_cnict
 		snprintf(err, errlen, "%s", strerror(-r));
 		goto fail;
 	}
-	if ((r = gw_ctlsock_open(path, on_message, c, &c->sock, err, errlen)))
+	if ((r = gw_ctlsock_open(path, &ctl_proto, c, &c->sock, err, errlen)))
 		goto fail;
 	/* subscribed before the state files are read: nothing that changes between is missed */
 	if ((r = gw_nl_monitor(nl, RTMGRP_LINK | RTMGRP_TC, false, &c->mon))) {
@@ -589,11 +579,11 @@ int gw_cnictr_new(const struct gw_config *cfg, struct gw_nl *nl, struct gw_cnict
 	*out = c;
 	return 0;
 fail:
-	gw_cnictr_free(c);
+	gw_ctr_registered_free(c);
 	return r;
 }
 
-void gw_cnictr_free(struct gw_cnictr *c)
+void gw_ctr_registered_free(struct gw_ctr_registered *c)
 {
 	if (!c)
 		return;
@@ -604,11 +594,10 @@ void gw_cnictr_free(struct gw_cnictr *c)
 	gw_monitor_close(c->mon);
 	gw_fd_close(&c->timer_fd);
 	gw_fd_close(&c->ep);
-	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
-int gw_cnictr_fd(const struct gw_cnictr *c)
+int gw_ctr_registered_fd(const struct gw_ctr_registered *c)
 {
 	return c->ep;
 }
@@ -616,7 +605,7 @@ int gw_cnictr_fd(const struct gw_cnictr *c)
 /* ---- sampling -------------------------------------------------------------------------------- */
 
 /* One qdisc dump for every container (a dump walks all qdiscs of the namespace). */
-static int shared_dump(struct gw_cnictr *c)
+static int shared_dump(struct gw_ctr_registered *c)
 {
 	struct gw_sampler_route *v;
 	size_t n = 0;
@@ -647,7 +636,7 @@ static void fill_cni(struct gw_snap_cni *s, const struct gw_ctr_reg *m)
 	snprintf(s->ifname, sizeof(s->ifname), "%s", m->ifname);
 }
 
-int gw_cnictr_sample(struct gw_cnictr *c, double now, struct gw_snapshot *snap)
+int gw_ctr_registered_sample(struct gw_ctr_registered *c, double now, struct gw_snapshot *snap)
 {
 	double mono;
 	int ret;
