@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
-#include "sys/clock.h"
 #include "sys/secret.h"
 #include "tests/unit/tap.h"
 
@@ -54,16 +53,17 @@ static int try_open(const char *name, unsigned int flags, size_t max, char *err,
 static void refusals(void)
 {
 	char err[512];
-	double t0;
 
 	put("ok", "admin:$6$x$y\n", 0640);
 	CHECK(try_open("ok", 0, 4096, err, sizeof(err)) == 0, "a regular file, 0640: opened (%s)",
 	      err);
 	CHECK(mkfifo(at("fifo"), 0600) == 0, "a FIFO made");
-	t0 = gw_mono_now();
+	/* a FIFO nobody writes to: an open that waited for a writer would wait for good, and
+	 * SIGALRM's default then ends the test, a failure */
+	alarm(30);
 	CHECK(try_open("fifo", 0, 4096, err, sizeof(err)) == -EINVAL && strstr(err, "FIFO") &&
-	      strstr(err, at("fifo")) && gw_mono_now() - t0 < 0.5,
-	      "a FIFO: refused in %.0f ms, not waited on (%s)", (gw_mono_now() - t0) * 1e3, err);
+	      strstr(err, at("fifo")), "a FIFO: refused, not waited on (%s)", err);
+	alarm(0);
 	CHECK(symlink(at("ok"), at("link")) == 0, "a link made");
 	CHECK(try_open("link", 0, 4096, err, sizeof(err)) == -ELOOP && strstr(err, "symbolic link"),
 	      "a link to a good file: not followed (%s)", err);

@@ -146,6 +146,40 @@ static bool page_shows(struct gw_webchild *c, int port, uint64_t seq, double tim
 		}                                                                             \
 	} while (0)
 
+/*
+ * After a kill -9: the death heard, the restart comes at the back-off and not before, and the
+ * gap counted is exactly it. The handle's time is the caller's (the loop's `now`): here a
+ * clock of the test's that stands still while the death is heard and then steps, so nothing is
+ * judged on how long the machine took; real time only bounds the wait for the launcher.
+ */
+static void restart_case(struct gw_webchild *c, uint64_t restarts, double down)
+{
+	const struct timespec ms5 = { 0, 5 * 1000 * 1000 };
+	double t = gw_mono_now(), bound = t + 3, at;
+	struct gw_webchild_stats st;
+
+	do {
+		gw_webchild_poll(c, t);
+		gw_webchild_stats(c, t, &st);
+		if (st.up)
+			nanosleep(&ms5, NULL);
+	} while (st.up && gw_mono_now() < bound);
+	at = gw_webchild_next_start(c);
+	if (!CHECK(!st.up && at >= t + 0.1, "the death heard: the next start %.3f s on (at least "
+		   "the 0.1 s back-off)", at - t))
+		return;
+	gw_webchild_poll(c, at - 0.001);
+	gw_webchild_stats(c, at - 0.001, &st);
+	CHECK(!st.up && st.restarts == restarts, "  not restarted before the back-off is over");
+	gw_webchild_poll(c, at);
+	gw_webchild_stats(c, at, &st);
+	CHECK(st.up && st.restarts == restarts + 1, "  restarted when it is (%llu restarts)",
+	      (unsigned long long)st.restarts);
+	CHECK(st.down_s - down > at - t - 1e-6 && st.down_s - down < at - t + 1e-6,
+	      "  down for %.3f s, the gap from the death to the restart (%.3f s)", st.down_s - down,
+	      at - t);
+}
+
 /* A field of /proc/PID/status, its text after the tab. */
 static bool proc_field(pid_t pid, const char *key, char *out, size_t cap)
 {
@@ -569,8 +603,10 @@ static void replace_case(struct gw_webchild *c, struct gw_wire_settings *ws, int
 	*fd = nfd;
 	*port = nport;
 	POLL_UNTIL(c, (gone = kill(old, 0) < 0 ? gw_mono_now() - t0 : -1) >= 0, 3);
-	CHECK(gone >= 0.9 && gone < 1.5, "a replaced process that does not go is killed by the "
-	      "launcher after %.2f s (1 s)", gone);
+	/* killed by the launcher when its second is over (tests/netns/test_web_reload.sh sees
+	 * the same in the daemon); here only that it is, within the wait's bound */
+	CHECK(gone >= 0, "a replaced process that does not go is killed by the launcher "
+	      "(%.2f s after)", gone);
 	CHECK(page_shows(c, nport, 11, 5), "the new process serves the new address");
 	gw_webchild_stats(c, gw_mono_now(), &st);
 	CHECK(st.pid != old && st.restarts == restarts, "  a new process (%d, was %d), not counted "
@@ -612,7 +648,6 @@ int main(void)
 	struct gw_secret auth;
 	char addr[32], err[512] = "", v[128], acc[16384] = "", *buf = malloc(1 << 16);
 	int port = free_port(), fd = -1, files[GW_WEBPROC_FILES] = { -1, -1, -1 }, hp[2];
-	double worst = 0;
 	pid_t first, killer_pid = -1;
 	int killer[2] = { -1, -1 };
 
@@ -722,19 +757,25 @@ int main(void)
 
 	/* stopped: nothing is read, the socket fills, and sending still never waits */
 	kill(st.pid, SIGSTOP);
+	/* a send that waited would wait for good (nobody reads): SIGALRM's default ends the
+	 * test then, which the runner counts as a failure */
+	alarm(30);
 	for (int i = 0; i < 40; i++) {
 		struct gw_snapshot *s = snapshot(100 + (uint64_t)i, 1000);
-		double t0 = gw_mono_now();
 
 		gw_webchild_send(c, s);
 		gw_webchild_poll(c, gw_mono_now());
-		if (gw_mono_now() - t0 > worst)
-			worst = gw_mono_now() - t0;
 		gw_snapshot_put(s);
 	}
+	alarm(0);
 	gw_webchild_stats(c, gw_mono_now(), &st);
-	CHECK(st.dropped > 0 && worst < 0.25, "a stopped process: %llu of 40 frames dropped, the "
-	      "slowest send %.1f ms", (unsigned long long)st.dropped, worst * 1e3);
+	{
+		struct pollfd out = { .fd = gw_webchild_fd(c), .events = POLLOUT };
+
+		CHECK(st.dropped > 0 && poll(&out, 1, 0) == 0 && gw_webchild_pending(c),
+		      "a stopped process: its socket full, a frame pending, %llu of 40 frames "
+		      "dropped, and every send returned", (unsigned long long)st.dropped);
+	}
 	kill(st.pid, SIGCONT);
 	CHECK(page_shows(c, port, 8, 5), "continued, it catches up");
 	gw_webchild_stats(c, gw_mono_now(), &st);
@@ -781,15 +822,11 @@ int main(void)
 		} else {
 			kill(first, SIGKILL);
 		}
-		POLL_UNTIL(c, (gw_webchild_stats(c, gw_mono_now(), &st), st.restarts > restarts),
-			   2);
+		restart_case(c, restarts, down);
 		CHECK(page_shows(c, port, 9, 5), "after kill -9 the page answers again");
 		gw_webchild_stats(c, gw_mono_now(), &st);
 		CHECK(st.up && st.restarts == restarts + 1 && st.pid != first,
 		      "restarted once (pid %d, was %d)", (int)st.pid, (int)first);
-		CHECK(st.down_s - down >= 0.09 && st.down_s - down < 1,
-		      "down for %.2f s (the back-off, doubled by the failed starts above)",
-		      st.down_s - down);
 	}
 	if (geteuid() == 0) {
 		dropped_checks(hook_line(hp[0], acc, sizeof(acc), "dropped", st.pid, 2),
