@@ -116,7 +116,8 @@ struct cmp_opts {
 	bool in_uml;			/* we are the guest side of --kernel uml */
 	bool no_delay;			/* the kernel has no netem: no added RTT */
 	bool have[CMP_Q_COUNT];		/* which qdiscs this kernel can build */
-	char self[4096];		/* this binary, for the gatewayd child */
+	char self[4096];		/* this binary, gatewayd-bench (a UML guest runs it again) */
+	char gatewayd[4096];		/* the daemon it starts: beside it (cmp_find_gatewayd) */
 	int repeat;			/* --repeat: every queue this many times, interleaved */
 	enum cmp_profile profile;	/* --profile */
 	int flows;			/* --flows: TCP flows per direction the profile loads */

@@ -520,6 +520,22 @@ static bool find_uml_helper(const char *self, char *out, size_t len)
 	return false;
 }
 
+/* The daemon the bench starts in its gateway (and as its reflector): beside this binary (the
+ * build tree), else ../../sbin/gatewayd from libexec/gatewayd/ where `make install` puts it. */
+static bool find_gatewayd(const char *self, char *out, size_t len)
+{
+	static const char *const rel[] = { "gatewayd", "../../sbin/gatewayd" };
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", self);
+	dirname(dir);
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+		if (snprintf(out, len, "%.*s/%s", (int)(len - 40), dir, rel[i]) < (int)len &&
+		    access(out, X_OK) == 0)
+			return true;
+	return false;
+}
+
 static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 {
 	char dur[32], tmo[32], rtt[32], q[CMP_QDISCS_TEXT_MAX] = "", steps[256] = "", stept[32];
@@ -1044,6 +1060,11 @@ static int compare_main(int argc, char **argv, struct cmp_opts *op)
 	bool out_given = o.out[0] != 0 || o.in_uml;
 	if (readlink("/proc/self/exe", o.self, sizeof(o.self) - 1) < 0) {
 		fprintf(stderr, "gatewayd: /proc/self/exe: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!find_gatewayd(o.self, o.gatewayd, sizeof(o.gatewayd))) {
+		fprintf(stderr, "gatewayd: no gatewayd beside %s or in ../../sbin/ from it: the bench starts the daemon it measures\n",
+			o.self);
 		return 1;
 	}
 	if (geteuid() != 0) {

@@ -66,7 +66,7 @@ pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char
 {
 	/* the kinds were probed once for the whole bench: the daemon need not fork a namespace
 	 * of its own to try them again (a second or more in a UML guest) */
-	char *argv[] = { (char *)o->self, "-c", (char *)conf, "--no-kind-probe", NULL };
+	char *argv[] = { (char *)o->gatewayd, "-c", (char *)conf, "--no-kind-probe", NULL };
 	pid_t p;
 
 	/* a log a run before left (a queue given twice, a repetition) says "applied" already:

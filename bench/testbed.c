@@ -406,7 +406,7 @@ socklen_t cmp_server_addr_in(int family, int port, struct sockaddr_storage *ss)
 /* The reflector (bench.h): the scenario's gateway probes and the comparison's UDP probes. */
 int cmp_start_reflector(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen)
 {
-	char log[512], addr[32], *argv[] = { (char *)o->self, "--reflect", addr, NULL };
+	char log[512], addr[32], *argv[] = { (char *)o->gatewayd, "--reflect", addr, NULL };
 	pid_t p;
 
 	/* "[::]" answers IPv4 as well */
