@@ -72,7 +72,7 @@ LAYERS := \
 	webui:sys,qdisc/kind.h,qdisc/qdisc.h \
 	gatewayd:sys,qdisc,config,tree,probe,load,webui \
 	cni:sys,tree,config,qdisc \
-	bench:sys,qdisc,config,tree,probe,load,webui/snapshot.h
+	bench:sys,qdisc,config,tree,probe,load,webui/snapshot.h,webui/benchfile.h,webui/benchrows.h
 LAYER_EXEMPT :=
 
 .PHONY: all router deps deps-pkgs users check-deps test test-unit test-netns test-uml test-webui asan bench bench-bins \

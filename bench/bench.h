@@ -423,9 +423,13 @@ struct json_object *cmp_offloads_json(const struct cmp_ifinfo *f);
 /* "1:10", "root" for a parent; "10:" for a handle */
 void cmp_tc_id(char *buf, size_t len, uint32_t id, bool handle);
 
-/* results.c: one run as results.json's runs[] has it */
+/* results.c: one run as results.json's runs[] has it; the same without its samples, series
+ * and tree (its name, label, place, note and figures: what a table needs); its figures alone
+ * (what a table prints, gw_bench_rows' paths) */
 struct json_object *cmp_run_json(const struct cmp_opts *o, const struct cmp_result *r,
 				 bool repeated);
+struct json_object *cmp_run_summary_json(const struct cmp_result *r, bool repeated);
+struct json_object *cmp_figures_json(const struct cmp_result *r);
 /* results.c: a figure as results.json writes it: 3 decimals, null (NULL) when not finite */
 struct json_object *cmp_json_num(double v);
 /* results.c: two figures as {"up", "down"}; a percentile set as {p50, p95, p99, mean, samples,

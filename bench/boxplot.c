@@ -12,6 +12,11 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void cmp_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_dbl);
+}
+
 void cmp_box_of(double *v, size_t n, struct cmp_box *b)
 {
 	b->n = n;

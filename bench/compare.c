@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <json-c/json.h>
 #include "config/config.h"
 #include "bench/compare.h"
 #include "bench/html.h"
@@ -24,8 +25,10 @@
 #include "bench/repeat.h"
 #include "bench/report.h"
 #include "bench/scenario.h"
+#include "bench/table.h"
 #include "sys/signals.h"
 #include "qdisc/qdisc.h"
+#include "webui/benchrows.h"
 
 static const char *const phnames[CMP_PH_COUNT] = { "idle", "tcp", "flood", "idle2" };
 
@@ -663,128 +666,28 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 	return 1;
 }
 
-static void fmt(char *buf, size_t len, int decimals, double v)
+/* The table of one run per queue: a column each, printed from each run's figures as
+ * results.json has them (bench/table.c). */
+static void print_rows(const struct cmp_result *r, size_t n)
 {
-	if (isnan(v))
-		snprintf(buf, len, "-");
+	const char **label = calloc(n + 1, sizeof(*label));
+	struct json_object **fig = calloc(n + 1, sizeof(*fig));
+
+	for (size_t i = 0; label && fig && i < n; i++) {
+		label[i] = cmp_result_label(&r[i]);
+		fig[i] = r[i].ran ? cmp_figures_json(&r[i]) : NULL;
+	}
+	if (label && fig)
+		cmp_table_print(NULL, label, fig, n, 13);
 	else
-		snprintf(buf, len, "%.*f", decimals, v);
+		printf("(no table: out of memory)\n");
+	for (size_t i = 0; fig && i < n; i++)
+		json_object_put(fig[i]);
+	free(label);
+	free(fig);
 }
 
-static void row(const char *label, struct cmp_result *r, size_t n, int f, size_t off)
-{
-	printf("%-26s", label);
-	for (size_t i = 0; i < n; i++) {
-		char b[32];
-
-		if (!r[i].ran) {
-			printf(" %13s", "skipped");
-			continue;
-		}
-		fmt(b, sizeof(b), f, *(const double *)((const char *)&r[i] + off));
-		printf(" %13s", b);
-	}
-	printf("\n");
-}
-
-#define ROW(label, f, field) row(label, r, n, f, offsetof(struct cmp_result, field))
-
-/* The table of one run per queue: a column each. */
-static void print_rows(struct cmp_result *r, size_t n)
-{
-	char b[64];
-
-	printf("%-26s", "");
-	for (size_t i = 0; i < n; i++)
-		printf(" %13s", cmp_result_label(&r[i]));
-	printf("\n");
-	for (size_t i = 0; i < n; i++) {	/* Mbit/s for the table */
-		r[i].goodput_bps[0] /= 1e6;
-		r[i].goodput_bps[1] /= 1e6;
-		r[i].accuracy[0] *= 100;
-		r[i].accuracy[1] *= 100;
-	}
-	ROW("goodput up (Mbit/s)", 2, goodput_bps[0]);
-	ROW("goodput down (Mbit/s)", 2, goodput_bps[1]);
-	ROW("shaper accuracy up (%)", 1, accuracy[0]);
-	ROW("shaper accuracy down (%)", 1, accuracy[1]);
-	ROW("idle RTT p50 (ms)", 1, idle.p50);
-	ROW("idle RTT p95 (ms)", 1, idle.p95);
-	ROW("idle RTT p99 (ms)", 1, idle.p99);
-	ROW("loaded RTT p50 (ms)", 1, loaded.p50);
-	ROW("loaded RTT p95 (ms)", 1, loaded.p95);
-	ROW("loaded RTT p99 (ms)", 1, loaded.p99);
-	ROW("induced p50 (ms)", 1, induced_p50);
-	ROW("induced p95 (ms)", 1, induced_p95);
-	ROW("induced p99 (ms)", 1, induced_p99);
-	ROW("induced mean (ms)", 1, induced_mean);
-	ROW("VoIP induced p95 (ms)", 1, udp[CMP_UDP_RTT].induced_p95);
-	ROW("VoIP one-way up p95", 1, udp[CMP_UDP_UP].induced_p95);
-	ROW("VoIP one-way down p95", 1, udp[CMP_UDP_DOWN].induced_p95);
-	ROW("VoIP jitter up (ms)", 2, udp[CMP_UDP_UP].jitter_ms);
-	ROW("VoIP jitter down (ms)", 2, udp[CMP_UDP_DOWN].jitter_ms);
-	ROW("Jain's fairness (TCP)", 3, jain);
-	for (size_t i = 0; i < n; i++)
-		r[i].cpu_busy *= 100;
-	ROW("bench CPU busy (%)", 0, cpu_busy);
-	for (size_t i = 0; i < n; i++)
-		r[i].cpu_busy /= 100;
-	/* the whole qdisc's backlog at its fullest, every flow's packets together: under an FQ
-	 * queue that is mostly the flood's own, which no other flow waits behind; what the
-	 * bulk flows themselves wait is their senders' RTT, beside it */
-	ROW("peak backlog up (ms)", 1, peak_ms[0]);
-	ROW("peak backlog down (ms)", 1, peak_ms[1]);
-	ROW("TCP RTT up p50 (ms)", 1, tcp_rtt[0].rtt.p50);
-	ROW("TCP RTT up p95 (ms)", 1, tcp_rtt[0].rtt.p95);
-	ROW("TCP RTT up p99 (ms)", 1, tcp_rtt[0].rtt.p99);
-	ROW("TCP RTT down p50 (ms)", 1, tcp_rtt[1].rtt.p50);
-	ROW("TCP RTT down p95 (ms)", 1, tcp_rtt[1].rtt.p95);
-	ROW("TCP RTT down p99 (ms)", 1, tcp_rtt[1].rtt.p99);
-	ROW("TCP induced up p50 (ms)", 1, tcp_rtt[0].induced_p50);
-	ROW("TCP induced down p50 (ms)", 1, tcp_rtt[1].induced_p50);
-	ROW("TCP induced up mean (ms)", 1, tcp_rtt[0].induced_mean);
-	ROW("TCP induced down mean (ms)", 1, tcp_rtt[1].induced_mean);
-	for (size_t i = 0; i < n; i++) {
-		r[i].goodput_bps[0] *= 1e6;
-		r[i].goodput_bps[1] *= 1e6;
-		r[i].accuracy[0] /= 100;
-		r[i].accuracy[1] /= 100;
-	}
-	printf("%-26s", "peak backlog up/dn (pkts)");
-	for (size_t i = 0; i < n; i++) {
-		snprintf(b, sizeof(b), "%u/%u", r[i].peak_pkts[0], r[i].peak_pkts[1]);
-		printf(" %13s", r[i].ran ? b : "skipped");
-	}
-	printf("\n%-26s", "drops up/down");
-	for (size_t i = 0; i < n; i++) {
-		snprintf(b, sizeof(b), "%llu/%llu", (unsigned long long)r[i].drops[0],
-			 (unsigned long long)r[i].drops[1]);
-		printf(" %13s", r[i].ran ? b : "skipped");
-	}
-	printf("\n%-26s", "ECN marks up/down");
-	for (size_t i = 0; i < n; i++) {
-		snprintf(b, sizeof(b), "%llu/%llu", (unsigned long long)r[i].marks[0],
-			 (unsigned long long)r[i].marks[1]);
-		printf(" %13s", r[i].ran ? b : "skipped");
-	}
-	printf("\n%-26s", "probes lost (loaded)");
-	for (size_t i = 0; i < n; i++) {
-		snprintf(b, sizeof(b), "%zu/%zu", r[i].loaded.lost, r[i].loaded.n);
-		printf(" %13s", r[i].ran ? b : "skipped");
-	}
-	printf("\n%-26s", "VoIP lost (loaded)");
-	for (size_t i = 0; i < n; i++) {
-		snprintf(b, sizeof(b), "%zu/%zu", r[i].udp[CMP_UDP_RTT].loaded.lost,
-			 r[i].udp[CMP_UDP_RTT].loaded.n);
-		printf(" %13s", r[i].ran ? b : "skipped");
-	}
-	printf("\n%-26s", "grade (induced mean)");
-	for (size_t i = 0; i < n; i++)
-		printf(" %13s", r[i].ran ? r[i].grade : "skipped");
-	printf("\n");
-}
-
-static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n)
+static void print_table(const struct cmp_opts *o, const struct cmp_result *r, size_t n)
 {
 	char rates[80];
 
@@ -814,7 +717,7 @@ static void print_table(const struct cmp_opts *o, struct cmp_result *r, size_t n
 			       r[i].repeat + 1, r[i].note);
 		else if (r[i].note[0])
 			printf("note: %s: %s\n", cmp_result_label(&r[i]), r[i].note);
-	fputs(REP_ROWS_KEY, stdout);
+	fputs(GW_BENCH_ROWS_KEY, stdout);
 	/* cake's own view of its queue: each tin's delay under load */
 	for (size_t i = 0; i < n && o->repeat <= 1; i++)
 		for (int d = 0; r[i].ran && d < 2; d++) {

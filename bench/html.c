@@ -18,6 +18,8 @@
 #include "bench/outfile.h"
 #include "bench/repeat.h"
 #include "bench/report.h"
+#include "webui/benchfile.h"
+#include "webui/benchrows.h"
 
 static const char style[] =
 	"body{font-family:sans-serif;margin:16px;color:#111;background:#fff}"
@@ -69,9 +71,9 @@ static void rate_text(char *buf, size_t len, int64_t bps)
 }
 
 /* A column's heading: its label, and which repetition in a repeated run ("fifo #2"). */
-static const char *col_name(const struct rep_col *c)
+static const char *col_name(const struct gw_bench_col *c)
 {
-	static char buf[4][REP_QLABEL_MAX + 16];
+	static char buf[4][GW_BENCH_LABEL_MAX + 16];
 	static unsigned next;
 	char *b = buf[next++ % 4];
 
@@ -83,11 +85,11 @@ static const char *col_name(const struct rep_col *c)
 
 /* A repeated run's table: a column per queue, each figure median [lo, hi] over the
  * repetitions (results.json's summary), and which pairs differ beyond the intervals. */
-static void summary_table(FILE *f, const struct rep_run *r)
+static void summary_table(FILE *f, const struct gw_bench_file *r)
 {
-	struct json_object *qs = rep_at(r->summary, "queues"), *d = rep_at(r->summary, "differences");
+	struct json_object *qs = gw_bench_at(r->summary, "queues"), *d = gw_bench_at(r->summary, "differences");
 	size_t nq = json_object_is_type(qs, json_type_array) ? json_object_array_length(qs) : 0;
-	char b[320], x[40], y[40];
+	char b[320];
 
 	cmp_repeat_interval_text(r->repetitions, b, sizeof(b));
 	fputs("<h2>Figures</h2>\n<p id=\"interval\">", f);
@@ -98,41 +100,24 @@ static void summary_table(FILE *f, const struct rep_run *r)
 		struct json_object *q = json_object_array_get_idx(qs, i);
 
 		/* column: the label, and its place in --qdiscs where two share one */
-		esc(f, text_of(rep_at(q, "column") ? rep_at(q, "column") : rep_at(q, "label")));
+		esc(f, text_of(gw_bench_at(q, "column") ? gw_bench_at(q, "column") : gw_bench_at(q, "label")));
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);
-	for (size_t k = 0; k < rep_n_num_rows; k++) {
+	for (size_t k = 0; k < gw_bench_n_rows; k++) {
+		const struct gw_bench_row *row = &gw_bench_rows[k];
+
 		fputs("<tr><th>", f);
-		esc(f, rep_num_rows[k].label);
+		esc(f, row->kind == GW_BENCH_ROW_GRADE ? CMP_REPEAT_GRADE_ROW : row->label);
 		fputs("</th>", f);
 		for (size_t i = 0; i < nq; i++) {
-			struct json_object *figs = rep_at(json_object_array_get_idx(qs, i), "figures");
-
-			cmp_repeat_cell(b, sizeof(b), json_object_is_type(figs, json_type_object) ?
-					json_object_object_get(figs, rep_num_rows[k].path) : NULL,
-					rep_num_rows[k].scale, rep_num_rows[k].dec);
-			fprintf(f, "<td class=\"n\">%s</td>", b);
+			cmp_repeat_row_cell(row, json_object_array_get_idx(qs, i), b, sizeof(b));
+			fputs("<td class=\"n\">", f);
+			esc(f, b);
+			fputs("</td>", f);
 		}
-		fputs("</tr>\n", f);
-	}
-	for (size_t k = 0; k < rep_n_pair_rows; k++) {
-		fprintf(f, "<tr><th>%s</th>", rep_pair_rows[k].label);
-		for (size_t i = 0; i < nq; i++) {
-			struct json_object *figs = rep_at(json_object_array_get_idx(qs, i), "figures");
-			bool o = json_object_is_type(figs, json_type_object);
-
-			cmp_repeat_count(x, sizeof(x), o ? json_object_object_get(figs, rep_pair_rows[k].a) : NULL);
-			cmp_repeat_count(y, sizeof(y), o ? json_object_object_get(figs, rep_pair_rows[k].b) : NULL);
-			fprintf(f, "<td class=\"n\">%s/%s</td>", x, y);
-		}
-		fputs("</tr>\n", f);
-	}
-	fputs("<tr><th>grade (median induced mean)</th>", f);
-	for (size_t i = 0; i < nq; i++) {
-		fputs("<td class=\"n\">", f);
-		esc(f, text_of(rep_at(json_object_array_get_idx(qs, i), "grade")));
-		fputs("</td>", f);
+		if (k + 1 < gw_bench_n_rows)
+			fputs("</tr>\n", f);
 	}
 	fputs("</tr>\n</table></div>\n", f);
 	if (nq < 2 || !json_object_is_type(d, json_type_array))
@@ -143,10 +128,10 @@ static void summary_table(FILE *f, const struct rep_run *r)
 		static const char *const what[2] = { "apart", "overlap" };
 
 		fputs("<li>", f);
-		esc(f, text_of(rep_at(e, "row")));
+		esc(f, text_of(gw_bench_at(e, "row")));
 		fputs(":", f);
 		for (int w = 0; w < 2; w++) {
-			struct json_object *a = rep_at(e, what[w]);
+			struct json_object *a = gw_bench_at(e, what[w]);
 			size_t np = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 
 			fprintf(f, "%s %s: ", w ? ";" : "", w ? "overlapping" : "apart");
@@ -166,7 +151,7 @@ static void summary_table(FILE *f, const struct rep_run *r)
 	fputs("</ul>\n", f);
 }
 
-static void table(FILE *f, const struct rep_run *runs, size_t n)
+static void table(FILE *f, const struct gw_bench_file *runs, size_t n)
 {
 	fputs("<h2>Figures</h2>\n<div class=\"tbl\"><table id=\"figures\">\n", f);
 	if (n > 1) {
@@ -186,53 +171,25 @@ static void table(FILE *f, const struct rep_run *runs, size_t n)
 			fputs("</th>", f);
 		}
 	fputs("</tr>\n", f);
-	for (size_t r = 0; r < rep_n_num_rows; r++) {
+	for (size_t r = 0; r < gw_bench_n_rows; r++) {
 		fputs("<tr><th>", f);
-		esc(f, rep_num_rows[r].label);
+		esc(f, gw_bench_rows[r].label);
 		fputs("</th>", f);
 		for (size_t i = 0; i < n; i++)
 			for (size_t k = 0; k < runs[i].n_cols; k++) {
-				const struct rep_col *c = &runs[i].col[k];
-				struct json_object *v = c->ran ? rep_at(c->fig, rep_num_rows[r].path) : NULL;
+				const struct gw_bench_col *c = &runs[i].col[k];
+				char cell[64];
 
-				if (!c->ran)
-					fputs("<td class=\"n\">skipped</td>", f);
-				else if (!v)
-					fputs("<td class=\"n\">-</td>", f);
-				else
-					fprintf(f, "<td class=\"n\">%.*f</td>", rep_num_rows[r].dec,
-						json_object_get_double(v) * rep_num_rows[r].scale);
+				gw_bench_cell(&gw_bench_rows[r], c->ran ? c->fig : NULL, cell,
+					      sizeof(cell));
+				fputs("<td class=\"n\">", f);
+				esc(f, cell);
+				fputs("</td>", f);
 			}
-		fputs("</tr>\n", f);
+		if (r + 1 < gw_bench_n_rows)
+			fputs("</tr>\n", f);
 	}
-	for (size_t r = 0; r < rep_n_pair_rows; r++) {
-		fprintf(f, "<tr><th>%s</th>", rep_pair_rows[r].label);
-		for (size_t i = 0; i < n; i++)
-			for (size_t k = 0; k < runs[i].n_cols; k++) {
-				const struct rep_col *c = &runs[i].col[k];
-
-				if (c->ran && (!rep_at(c->fig, rep_pair_rows[r].a) ||
-					       !rep_at(c->fig, rep_pair_rows[r].b)))
-					fputs("<td class=\"n\">-</td>", f);
-				else if (c->ran)
-					fprintf(f, "<td class=\"n\">%lld/%lld</td>",
-						(long long)json_object_get_int64(rep_at(c->fig, rep_pair_rows[r].a)),
-						(long long)json_object_get_int64(rep_at(c->fig, rep_pair_rows[r].b)));
-				else
-					fputs("<td class=\"n\">skipped</td>", f);
-			}
-		fputs("</tr>\n", f);
-	}
-	fputs("<tr><th>grade (induced mean)</th>", f);
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < runs[i].n_cols; k++) {
-			const struct rep_col *c = &runs[i].col[k];
-
-			fputs("<td class=\"n\">", f);
-			esc(f, c->ran ? json_object_get_string(rep_at(c->fig, "grade")) : "skipped");
-			fputs("</td>", f);
-		}
-	char key[] = REP_ROWS_KEY;
+	char key[] = GW_BENCH_ROWS_KEY;
 
 	/* the terminal's lines, as one paragraph */
 	for (char *p = key; *p; p++)
@@ -384,14 +341,14 @@ static void ends(FILE *f, const char *k, struct json_object *o)
 
 	if (!o)
 		return;
-	snprintf(v, sizeof(v), "client %s, server ", text_of(rep_at(o, "client")));
-	snprintf(v + strlen(v), sizeof(v) - strlen(v), "%s", text_of(rep_at(o, "server")));
+	snprintf(v, sizeof(v), "client %s, server ", text_of(gw_bench_at(o, "client")));
+	snprintf(v + strlen(v), sizeof(v) - strlen(v), "%s", text_of(gw_bench_at(o, "server")));
 	kv(f, k, v);
 }
 
 static void sysctls(FILE *f, struct json_object *sc)
 {
-	struct json_object *cl = rep_at(sc, "client"), *sv = rep_at(sc, "server"), *v;
+	struct json_object *cl = gw_bench_at(sc, "client"), *sv = gw_bench_at(sc, "server"), *v;
 
 	if (!json_object_is_type(cl, json_type_object))
 		return;
@@ -417,13 +374,13 @@ static void offloads(FILE *f, struct json_object *a)
 		return;
 	fputs("<table><tr><th>namespace</th><th>interface</th><th>offloads</th></tr>\n", f);
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		struct json_object *x = json_object_array_get_idx(a, i), *o = rep_at(x, "offloads");
+		struct json_object *x = json_object_array_get_idx(a, i), *o = gw_bench_at(x, "offloads");
 		bool first = true;
 
 		fputs("<tr><td>", f);
-		esc(f, text_of(rep_at(x, "namespace")));
+		esc(f, text_of(gw_bench_at(x, "namespace")));
 		fputs("</td><td>", f);
-		esc(f, text_of(rep_at(x, "interface")));
+		esc(f, text_of(gw_bench_at(x, "interface")));
 		fputs("</td><td>", f);
 		if (json_object_is_type(o, json_type_object)) {
 			json_object_object_foreach(o, k, v) {
@@ -439,7 +396,7 @@ static void offloads(FILE *f, struct json_object *a)
 }
 
 /* each queue's tree as the kernel reported it: the qdiscs' own parameters */
-static void trees(FILE *f, const struct rep_run *r)
+static void trees(FILE *f, const struct gw_bench_file *r)
 {
 	static const char *const keys[] = { "direction", "interface", "type", "kind", "handle",
 					    "parent", "params" };
@@ -461,7 +418,7 @@ static void trees(FILE *f, const struct rep_run *r)
 			fputs("<tr>", f);
 			for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
 				fputs("<td>", f);
-				esc(f, text_of(rep_at(q, keys[j])));
+				esc(f, text_of(gw_bench_at(q, keys[j])));
 				fputs("</td>", f);
 			}
 			fputs("</tr>\n", f);
@@ -470,7 +427,7 @@ static void trees(FILE *f, const struct rep_run *r)
 	}
 }
 
-static void settings(FILE *f, const struct rep_run *r, size_t n)
+static void settings(FILE *f, const struct gw_bench_file *r, size_t n)
 {
 	char when[40], b[160];
 	time_t g = (time_t)r->generated_unix;
@@ -492,14 +449,14 @@ static void settings(FILE *f, const struct rep_run *r, size_t n)
 	kv(f, "kernel that ran it", b);
 	kv(f, "kernel release", r->kernel_release);
 	if (m) {
-		kv(f, "kernel name", text_of(rep_at(m, "kernel_name")));
-		kv(f, "host name", text_of(rep_at(m, "hostname")));
-		ends(f, "TCP congestion control", rep_at(m, "congestion_control"));
-		ends(f, "ECN (net.ipv4.tcp_ecn)", rep_at(m, "tcp_ecn"));
+		kv(f, "kernel name", text_of(gw_bench_at(m, "kernel_name")));
+		kv(f, "host name", text_of(gw_bench_at(m, "hostname")));
+		ends(f, "TCP congestion control", gw_bench_at(m, "congestion_control"));
+		ends(f, "ECN (net.ipv4.tcp_ecn)", gw_bench_at(m, "tcp_ecn"));
 	}
 	for (size_t k = 0; k < r->n_cols; k++) {
-		const struct rep_col *c = &r->col[k];
-		struct json_object *v = c->ran ? rep_at(c->fig, "cpu_busy") : NULL;
+		const struct gw_bench_col *c = &r->col[k];
+		struct json_object *v = c->ran ? gw_bench_at(c->fig, "cpu_busy") : NULL;
 
 		snprintf(b, sizeof(b), "bench CPU busy under load: %s", col_name(c));
 		if (v)
@@ -525,13 +482,13 @@ static void settings(FILE *f, const struct rep_run *r, size_t n)
 	}
 	fputs("</table>\n", f);
 	if (m) {
-		offloads(f, rep_at(m, "offloads"));
-		sysctls(f, rep_at(m, "sysctls"));
+		offloads(f, gw_bench_at(m, "offloads"));
+		sysctls(f, gw_bench_at(m, "sysctls"));
 	}
 	trees(f, r);
 }
 
-int cmp_html_write(const char *dir, const struct rep_run *runs, size_t n,
+int cmp_html_write(const char *dir, const struct gw_bench_file *runs, size_t n,
 		   const char *const *plot_names, size_t n_plots, char *err, size_t errlen)
 {
 	char path[4200];
@@ -587,15 +544,15 @@ int cmp_html_write(const char *dir, const struct rep_run *runs, size_t n,
 
 int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
 {
-	static struct rep_run run;	/* big: not on the stack */
-	char names[REP_MAX_QUEUES + 4][REP_QLABEL_MAX + 16];
-	const char *plot_names[REP_MAX_QUEUES + 4];
+	static struct gw_bench_file run;	/* big: not on the stack */
+	char names[GW_BENCH_MAX_RUNS + 4][GW_BENCH_LABEL_MAX + 16];
+	const char *plot_names[GW_BENCH_MAX_RUNS + 4];
 	size_t n = 0;
 	int e;
 
 	memset(&run, 0, sizeof(run));
 	snprintf(run.dir, sizeof(run.dir), "%s", dir);
-	if ((e = rep_read_run(&run, err, errlen)))
+	if ((e = gw_bench_file_read(&run, 0, err, errlen)))
 		return e;
 	snprintf(names[n++], sizeof(names[0]), "latency-cdf.svg");
 	snprintf(names[n++], sizeof(names[0]), "latency-time.svg");
@@ -608,13 +565,10 @@ int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
 		if (run.col[k].ran && run.col[k].repeat <= 0) {
 			/* the plot --compare wrote: its label in a file name's characters
 			 * (flows-fq_codel_target-2ms.svg; flows-fifo.svg without knobs) */
-			snprintf(names[n], sizeof(names[0]), "flows-%s.svg", run.col[k].label);
-			for (char *c = names[n] + 6; c[4]; c++)
-				if (*c == '=')
-					*c = '-';
-				else if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-					   (*c >= '0' && *c <= '9') || strchr("._+-", *c)))
-					*c = '_';
+			char file[GW_BENCH_LABEL_MAX];
+
+			gw_bench_label_file(run.col[k].label, file, sizeof(file));
+			snprintf(names[n], sizeof(names[0]), "flows-%s.svg", file);
 			/* a file older than labels, or written apart from --compare: the queue's */
 			char path[4096 + sizeof(names[0])];
 			struct stat st;
@@ -630,6 +584,6 @@ int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
 	for (size_t i = 0; i < n; i++)
 		plot_names[i] = names[i];
 	e = cmp_html_write(dir, &run, 1, plot_names, n, err, errlen);
-	rep_run_free(&run);
+	gw_bench_file_free(&run);
 	return e;
 }

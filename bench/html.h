@@ -4,15 +4,15 @@
 #define GW_COMPARE_HTML_H
 
 #include <stddef.h>
-#include "bench/report.h"
+#include "webui/benchfile.h"
 
 #define CMP_HTML_NAME "report.html"
 #define CMP_HTML_SVG_MAX (8u << 20)	/* one plot embedded; the bench's are ~100 KB each */
 
-/* Writes dir/report.html over runs (read back by rdresults.c), embedding the plots named in
+/* Writes dir/report.html over runs (read back by webui/benchfile.c), embedding the plots named in
  * plots (files in dir; one that is missing, too big or holds anything but drawing is left
  * out, with a line saying so on the page). 0, or -errno with "PATH: what" in err. */
-int cmp_html_write(const char *dir, const struct rep_run *runs, size_t n,
+int cmp_html_write(const char *dir, const struct gw_bench_file *runs, size_t n,
 		   const char *const *plots, size_t n_plots, char *err, size_t errlen);
 
 /* report.html of one bench run directory, from its results.json and its plots

@@ -11,6 +11,8 @@
 #include "bench/bench.h"
 #include "bench/repeat.h"
 #include "bench/report.h"
+#include "webui/benchfile.h"
+#include "webui/benchrows.h"
 
 #define MAX_LABELS 16	/* the bench runs at most CMP_MAX_QDISCS */
 
@@ -124,18 +126,28 @@ static bool run_ran(struct json_object *run)
 	return json_object_object_get_ex(run, "ran", &v) && json_object_get_boolean(v);
 }
 
-/* Every figure the summary has: the table's number rows, then both halves of its pairs. */
+/* Every figure the summary has: each number row's of the table, then both of each pair's. */
 static size_t n_figures(void)
 {
-	return rep_n_num_rows + 2 * rep_n_pair_rows;
+	size_t n = 0;
+
+	for (size_t r = 0; r < gw_bench_n_rows; r++)
+		n += gw_bench_rows[r].kind == GW_BENCH_ROW_NUM ? 1 :
+		     gw_bench_rows[r].kind == GW_BENCH_ROW_PAIR ? 2 : 0;
+	return n;
 }
 
 static const char *figure_path(size_t f)
 {
-	if (f < rep_n_num_rows)
-		return rep_num_rows[f].path;
-	f -= rep_n_num_rows;
-	return f % 2 ? rep_pair_rows[f / 2].b : rep_pair_rows[f / 2].a;
+	for (size_t r = 0; r < gw_bench_n_rows; r++) {
+		const struct gw_bench_row *row = &gw_bench_rows[r];
+		size_t k = row->kind == GW_BENCH_ROW_NUM ? 1 : row->kind == GW_BENCH_ROW_PAIR ? 2 : 0;
+
+		if (f < k)
+			return f ? row->path2 : row->path;
+		f -= k;
+	}
+	return NULL;
 }
 
 /* The interval of figure path over the runs of group g that ran. */
@@ -154,7 +166,7 @@ static void label_ci(struct json_object *runs, const struct qgroup *g, const cha
 
 		if (!in_group(run, g) || !run_ran(run))
 			continue;
-		x = rep_at(run, path);
+		x = gw_bench_at(run, path);
 		v[m++] = x && (json_object_is_type(x, json_type_double) ||
 			       json_object_is_type(x, json_type_int)) ? json_object_get_double(x) : NAN;
 	}
@@ -258,7 +270,7 @@ struct json_object *cmp_summary_json(struct json_object *runs, int repetitions)
 	json_object_object_add(s, "queues", qs);
 	/* the headline figures: which pairs are apart beyond their intervals, which are not
 	 * (a pair where either has no interval is in neither) */
-	for (size_t f = 0; f < rep_n_num_rows; f++) {
+	for (size_t f = 0; f < gw_bench_n_rows && gw_bench_rows[f].kind == GW_BENCH_ROW_NUM; f++) {
 		struct json_object *d = json_object_new_object(), *ap = json_object_new_array();
 		struct json_object *ov = json_object_new_array();
 
@@ -271,8 +283,8 @@ struct json_object *cmp_summary_json(struct json_object *runs, int repetitions)
 				json_object_array_add(cmp_ci_apart(x, y) ? ap : ov,
 						      pair_json(labels[a].column, labels[b].column));
 			}
-		json_object_object_add(d, "figure", json_object_new_string(rep_num_rows[f].path));
-		json_object_object_add(d, "row", json_object_new_string(rep_num_rows[f].label));
+		json_object_object_add(d, "figure", json_object_new_string(gw_bench_rows[f].path));
+		json_object_object_add(d, "row", json_object_new_string(gw_bench_rows[f].label));
 		json_object_object_add(d, "apart", ap);
 		json_object_object_add(d, "overlap", ov);
 		json_object_array_add(diffs, d);
@@ -313,8 +325,8 @@ void cmp_repeat_interval_text(int n, char *buf, size_t len)
 
 void cmp_repeat_cell(char *buf, size_t len, struct json_object *fig, double scale, int dec)
 {
-	struct json_object *m = rep_at(fig, "median"), *lo = rep_at(fig, "lo"), *hi = rep_at(fig, "hi");
-	struct json_object *k = rep_at(fig, "n");
+	struct json_object *m = gw_bench_at(fig, "median"), *lo = gw_bench_at(fig, "lo"), *hi = gw_bench_at(fig, "hi");
+	struct json_object *k = gw_bench_at(fig, "n");
 
 	if (!m || !json_object_is_type(fig, json_type_object))
 		snprintf(buf, len, "-");
@@ -328,7 +340,7 @@ void cmp_repeat_cell(char *buf, size_t len, struct json_object *fig, double scal
 void cmp_repeat_count(char *buf, size_t len, struct json_object *fig)
 {
 	struct json_object *m = json_object_is_type(fig, json_type_object) ?
-				rep_at(fig, "median") : NULL;
+				gw_bench_at(fig, "median") : NULL;
 	double v = m ? json_object_get_double(m) : NAN;
 
 	if (isnan(v))
@@ -337,55 +349,60 @@ void cmp_repeat_count(char *buf, size_t len, struct json_object *fig)
 		snprintf(buf, len, v == floor(v) ? "%.0f" : "%.1f", v);
 }
 
+void cmp_repeat_row_cell(const struct gw_bench_row *row, struct json_object *q, char *buf,
+			 size_t len)
+{
+	struct json_object *figs = gw_bench_at(q, "figures"), *g;
+	char x[40], y[40];
+
+	if (!json_object_is_type(figs, json_type_object))
+		figs = NULL;
+	switch (row->kind) {
+	case GW_BENCH_ROW_NUM:
+		cmp_repeat_cell(buf, len, figs ? json_object_object_get(figs, row->path) : NULL,
+				row->scale, row->dec);
+		break;
+	case GW_BENCH_ROW_PAIR:
+		cmp_repeat_count(x, sizeof(x), figs ? json_object_object_get(figs, row->path) : NULL);
+		cmp_repeat_count(y, sizeof(y), figs ? json_object_object_get(figs, row->path2) : NULL);
+		snprintf(buf, len, "%s/%s", x, y);
+		break;
+	case GW_BENCH_ROW_GRADE:
+		g = gw_bench_at(q, "grade");
+		snprintf(buf, len, "%s", g ? json_object_get_string(g) : "-");
+		break;
+	}
+}
+
 #define COLW 24
 
 static void print_summary(struct json_object *s, int n)
 {
-	struct json_object *qs = rep_at(s, "queues"), *diffs = rep_at(s, "differences");
+	struct json_object *qs = gw_bench_at(s, "queues"), *diffs = gw_bench_at(s, "differences");
 	size_t nq = json_object_array_length(qs);
-	char b[320], x[40], y[40];
+	char b[320];
 
 	cmp_repeat_interval_text(n, b, sizeof(b));
 	printf("%s\n", b);
 	printf("%-26s", "");
 	for (size_t i = 0; i < nq; i++)
-		printf(" %*s", COLW, json_object_get_string(rep_at(json_object_array_get_idx(qs, i), "column")));
+		printf(" %*s", COLW, json_object_get_string(gw_bench_at(json_object_array_get_idx(qs, i), "column")));
 	printf("\n");
-	for (size_t r = 0; r < rep_n_num_rows; r++) {
-		printf("%-26s", rep_num_rows[r].label);
+	for (size_t r = 0; r < gw_bench_n_rows; r++) {
+		const struct gw_bench_row *row = &gw_bench_rows[r];
+
+		printf("%-26s", row->kind == GW_BENCH_ROW_GRADE ? CMP_REPEAT_GRADE_ROW : row->label);
 		for (size_t i = 0; i < nq; i++) {
 			struct json_object *q = json_object_array_get_idx(qs, i);
 
-			if (!json_object_get_int64(rep_at(q, "ran")))
+			if (row->kind != GW_BENCH_ROW_GRADE && !json_object_get_int64(gw_bench_at(q, "ran")))
 				snprintf(b, sizeof(b), "skipped");
 			else
-				cmp_repeat_cell(b, sizeof(b), json_object_object_get(rep_at(q, "figures"),
-									 rep_num_rows[r].path),
-				     rep_num_rows[r].scale, rep_num_rows[r].dec);
+				cmp_repeat_row_cell(row, q, b, sizeof(b));
 			printf(" %*s", COLW, b);
 		}
 		printf("\n");
 	}
-	for (size_t r = 0; r < rep_n_pair_rows; r++) {
-		printf("%-26s", rep_pair_rows[r].label);
-		for (size_t i = 0; i < nq; i++) {
-			struct json_object *q = json_object_array_get_idx(qs, i);
-			struct json_object *figs = rep_at(q, "figures");
-
-			cmp_repeat_count(x, sizeof(x), json_object_object_get(figs, rep_pair_rows[r].a));
-			cmp_repeat_count(y, sizeof(y), json_object_object_get(figs, rep_pair_rows[r].b));
-			snprintf(b, sizeof(b), "%s/%s", x, y);
-			printf(" %*s", COLW, json_object_get_int64(rep_at(q, "ran")) ? b : "skipped");
-		}
-		printf("\n");
-	}
-	printf("%-26s", "grade (median induced mean)");
-	for (size_t i = 0; i < nq; i++) {
-		struct json_object *g = rep_at(json_object_array_get_idx(qs, i), "grade");
-
-		printf(" %*s", COLW, g ? json_object_get_string(g) : "-");
-	}
-	printf("\n");
 	if (nq < 2)
 		return;
 	printf("beyond the intervals (two intervals apart) or not (overlapping), per figure:\n");
@@ -393,9 +410,9 @@ static void print_summary(struct json_object *s, int n)
 		struct json_object *d = json_object_array_get_idx(diffs, f);
 		static const char *const what[2] = { "apart", "overlap" };
 
-		printf("  %s:", json_object_get_string(rep_at(d, "row")));
+		printf("  %s:", json_object_get_string(gw_bench_at(d, "row")));
 		for (int w = 0; w < 2; w++) {
-			struct json_object *a = rep_at(d, what[w]);
+			struct json_object *a = gw_bench_at(d, what[w]);
 			size_t np = json_object_array_length(a);
 
 			printf("%s %s: ", w ? ";" : "", w ? "overlapping" : "apart");
@@ -428,7 +445,7 @@ void cmp_repeat_table(const struct cmp_opts *o, const struct cmp_result *r, size
 	struct json_object *runs = json_object_new_array(), *s;
 
 	for (size_t i = 0; i < n && runs; i++)
-		json_object_array_add(runs, cmp_run_json(o, &r[i], true));
+		json_object_array_add(runs, cmp_run_summary_json(&r[i], true));
 	if (!runs || !(s = cmp_summary_json(runs, o->repeat))) {
 		printf("(no table: out of memory)\n");
 		json_object_put(runs);
@@ -444,7 +461,7 @@ void cmp_repeat_table(const struct cmp_opts *o, const struct cmp_result *r, size
  * repetition's own figure marked on it. */
 int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 {
-	static struct rep_run run;	/* big: not on the stack */
+	static struct gw_bench_file run;	/* big: not on the stack */
 	static const char *const ind_kind[] = { "induced" }, *const dirs[] = { "up", "down" };
 	static const char *const ind_fig = "latency_ms.induced.p50";
 	static const char *const good_fig[2] = { "goodput_bps.up", "goodput_bps.down" };
@@ -452,7 +469,7 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 	struct cmp_box ib[MAX_LABELS], gb[MAX_LABELS][2];
 	struct cmp_svg_boxcol ic[MAX_LABELS], gc[MAX_LABELS];
 	double *pool[3] = { NULL, NULL, NULL };
-	static double marks[MAX_LABELS][3][REP_MAX_QUEUES];
+	static double marks[MAX_LABELS][3][GW_BENCH_MAX_RUNS];
 	size_t nl = 0, np[3], total[3] = { 0, 0, 0 };
 	char path[4200];
 	int e = 0;
@@ -461,7 +478,7 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 
 	memset(&run, 0, sizeof(run));
 	snprintf(run.dir, sizeof(run.dir), "%s", dir);
-	if ((e = rep_read_run(&run, err, errlen)))
+	if ((e = gw_bench_file_read(&run, GW_BENCH_SAMPLES, err, errlen)))
 		return e;
 	for (size_t k = 0; k < run.n_cols; k++) {
 		total[0] += run.col[k].n_induced;
@@ -490,7 +507,7 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 
 		np[0] = np[1] = np[2] = 0;
 		for (size_t k = 0; k < run.n_cols; k++) {
-			const struct rep_col *c = &run.col[k];
+			const struct gw_bench_col *c = &run.col[k];
 
 			if (strcmp(c->label, labels[l].label) || c->queue != labels[l].queue || !c->ran)
 				continue;
@@ -500,11 +517,11 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 				memcpy(pool[1 + d] + np[1 + d], c->good[d], c->n_good[d] * sizeof(double));
 				np[1 + d] += c->n_good[d];
 			}
-			struct json_object *v = rep_at(c->fig, ind_fig);
+			struct json_object *v = gw_bench_at(c->fig, ind_fig);
 
 			marks[l][0][nm] = v ? json_object_get_double(v) : NAN;
 			for (int d = 0; d < 2; d++) {
-				v = rep_at(c->fig, good_fig[d]);
+				v = gw_bench_at(c->fig, good_fig[d]);
 				marks[l][1 + d][nm] = v ? json_object_get_double(v) : NAN;
 			}
 			nm++;
@@ -531,6 +548,6 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(-e));
 	for (int w = 0; w < 3; w++)
 		free(pool[w]);
-	rep_run_free(&run);
+	gw_bench_file_free(&run);
 	return e;
 }

@@ -52,6 +52,13 @@ void cmp_repeat_interval_text(int n, char *buf, size_t len);
  * the median alone for one figure, "-" for none; a count's median ("997", "997.5"). */
 void cmp_repeat_cell(char *buf, size_t len, struct json_object *fig, double scale, int dec);
 void cmp_repeat_count(char *buf, size_t len, struct json_object *fig);
+/* A row of the table (webui/benchrows.h) in a repeated run's: the cell of one `summary`
+ * queue q, as above; the grade row's is the median induced mean's grade ("-" for none),
+ * headed CMP_REPEAT_GRADE_ROW. */
+struct gw_bench_row;
+void cmp_repeat_row_cell(const struct gw_bench_row *row, struct json_object *q, char *buf,
+			 size_t len);
+#define CMP_REPEAT_GRADE_ROW "grade (median induced mean)"
 
 /* box-induced.svg and box-goodput.svg in dir, from its results.json (as report.html reads it):
  * a box per label over the pooled samples of its repetitions, each repetition's own figure

@@ -18,6 +18,9 @@
 #include "bench/report.h"
 #include "bench/html.h"
 #include "bench/outfile.h"
+#include "bench/table.h"
+#include "webui/benchfile.h"
+#include "webui/benchrows.h"
 
 #define REP_OUT_VERSION 1
 #define LABEL_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+@:-"
@@ -50,7 +53,7 @@ static bool label_ok(const char *s)
 
 /* ARG as DIR=LABEL, or DIR alone (also a directory whose name holds a '='), labelled after
  * the directory's own name. */
-static int parse_run_arg(const char *arg, struct rep_run *r)
+static int parse_run_arg(const char *arg, struct gw_bench_file *r)
 {
 	char dir[4096], real[PATH_MAX];
 	const char *eq = strrchr(arg, '='), *label = NULL, *base;
@@ -92,78 +95,9 @@ static void rate_text(char *buf, size_t len, int64_t bps)
 		snprintf(buf, len, "%lldbit", (long long)bps);
 }
 
-struct table {
-	struct rep_run *runs;
-	size_t n_runs;
-	int w;	/* a column's width */
-};
-
-static void row_start(const char *label)
-{
-	printf("%-26s", label);
-}
-
-/* One row of numbers: each column's value at path, times scale, with decimals. */
-static void row_num(const struct table *t, const char *label, const char *path, double scale,
-		    int decimals)
-{
-	row_start(label);
-	for (size_t i = 0; i < t->n_runs; i++)
-		for (size_t k = 0; k < t->runs[i].n_cols; k++) {
-			const struct rep_col *c = &t->runs[i].col[k];
-			struct json_object *v = c->ran ? rep_at(c->fig, path) : NULL;
-			char b[48];
-
-			if (!c->ran)
-				snprintf(b, sizeof(b), "skipped");
-			else if (!v)
-				snprintf(b, sizeof(b), "-");
-			else
-				snprintf(b, sizeof(b), "%.*f", decimals, json_object_get_double(v) * scale);
-			printf(" %*s", t->w, b);
-		}
-	printf("\n");
-}
-
-/* One row of two integers, "a/b". */
-static void row_pair(const struct table *t, const char *label, const char *a, const char *b)
-{
-	row_start(label);
-	for (size_t i = 0; i < t->n_runs; i++)
-		for (size_t k = 0; k < t->runs[i].n_cols; k++) {
-			const struct rep_col *c = &t->runs[i].col[k];
-			char s[64];
-
-			/* a figure older files lack (the VoIP stream's): "-" */
-			if (c->ran && (!rep_at(c->fig, a) || !rep_at(c->fig, b)))
-				snprintf(s, sizeof(s), "-");
-			else if (c->ran)
-				snprintf(s, sizeof(s), "%lld/%lld",
-					 (long long)json_object_get_int64(rep_at(c->fig, a)),
-					 (long long)json_object_get_int64(rep_at(c->fig, b)));
-			else
-				snprintf(s, sizeof(s), "skipped");
-			printf(" %*s", t->w, s);
-		}
-	printf("\n");
-}
-
-static void row_text(const struct table *t, const char *label, int what)
-{
-	row_start(label);
-	for (size_t i = 0; i < t->n_runs; i++)
-		for (size_t k = 0; k < t->runs[i].n_cols; k++) {
-			const struct rep_col *c = &t->runs[i].col[k];
-
-			printf(" %*s", t->w, what == 0 ? t->runs[i].label : what == 1 ? c->label :
-			       c->ran ? json_object_get_string(rep_at(c->fig, "grade")) : "skipped");
-		}
-	printf("\n");
-}
-
 /* The config's settings (every key but the phases, which differ from run to run) that are
  * not the same in every run: their names into diff (a JSON array), a line each into warn. */
-static void settings_differ(struct rep_run *runs, size_t n, struct json_object *diff,
+static void settings_differ(struct gw_bench_file *runs, size_t n, struct json_object *diff,
 			    struct json_object *warn)
 {
 	struct json_object *keys = json_object_new_object();
@@ -234,20 +168,14 @@ static void settings_differ(struct rep_run *runs, size_t n, struct json_object *
 	json_object_put(keys);
 }
 
-static void print_table(struct rep_run *runs, size_t n, struct json_object *warn)
+/* Each run's settings in a line, and a warning where they differ. */
+static void print_settings(struct gw_bench_file *runs, size_t n, struct json_object *warn)
 {
-	struct table t = { .runs = runs, .n_runs = n, .w = 13 };
-
 	for (size_t i = 0; i < n; i++) {
 		char rate[80], when[32];
 		time_t g = (time_t)runs[i].generated_unix;
 		struct tm tm;
 
-		for (size_t k = 0; k < runs[i].n_cols; k++)
-			if ((int)strlen(runs[i].col[k].label) > t.w)
-				t.w = (int)strlen(runs[i].col[k].label);
-		if ((int)strlen(runs[i].label) > t.w)
-			t.w = (int)strlen(runs[i].label);
 		rate_text(rate, sizeof(rate), runs[i].rate_bps_down);
 		if (runs[i].rate_bps_up != runs[i].rate_bps_down) {
 			size_t l = strlen(rate);
@@ -273,20 +201,58 @@ static void print_table(struct rep_run *runs, size_t n, struct json_object *warn
 			printf("warning:   %s\n", json_object_get_string(json_object_array_get_idx(warn, i)));
 	}
 	printf("\n");
-	row_text(&t, "", 0);
-	row_text(&t, "", 1);
-	for (size_t r = 0; r < rep_n_num_rows; r++)
-		row_num(&t, rep_num_rows[r].label, rep_num_rows[r].path, rep_num_rows[r].scale,
-			rep_num_rows[r].dec);
-	for (size_t r = 0; r < rep_n_pair_rows; r++)
-		row_pair(&t, rep_pair_rows[r].label, rep_pair_rows[r].a, rep_pair_rows[r].b);
-	row_text(&t, "grade (induced mean)", 2);
-	fputs(REP_ROWS_KEY, stdout);
+}
+
+/* The table: every run's queues as columns (bench/table.c), headed by the run's label and
+ * the queue's, as wide as the widest; the notes under it. */
+static void print_table(struct gw_bench_file *runs, size_t n, struct json_object *warn)
+{
+	const char *top[REP_MAX_COLS], *label[REP_MAX_COLS];
+	struct json_object *fig[REP_MAX_COLS];
+	size_t nc = 0;
+	int w = 13;
+
+	print_settings(runs, n, warn);
+	for (size_t i = 0; i < n; i++) {
+		if ((int)strlen(runs[i].label) > w)
+			w = (int)strlen(runs[i].label);
+		for (size_t k = 0; k < runs[i].n_cols && nc < REP_MAX_COLS; k++, nc++) {
+			const struct gw_bench_col *c = &runs[i].col[k];
+
+			if ((int)strlen(c->label) > w)
+				w = (int)strlen(c->label);
+			top[nc] = runs[i].label;
+			label[nc] = c->label;
+			fig[nc] = c->ran ? c->fig : NULL;
+		}
+	}
+	cmp_table_print(top, label, fig, nc, w);
+	fputs(GW_BENCH_ROWS_KEY, stdout);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < runs[i].n_cols; k++)
 			if (runs[i].col[k].note[0])
 				printf("note: %s %s: %s\n", runs[i].label, runs[i].col[k].label,
 				       runs[i].col[k].note);
+}
+
+/* Each column's box figures, by its place across the runs: [0] induced latency, [1 + d]
+ * goodput direction d. */
+static struct cmp_box boxes[REP_MAX_COLS][3];
+
+/* The boxes, and each column's RTTs sorted for the CDF. */
+static void make_boxes(struct gw_bench_file *runs, size_t n)
+{
+	size_t nc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < runs[i].n_cols && nc < REP_MAX_COLS; k++, nc++) {
+			struct gw_bench_col *c = &runs[i].col[k];
+
+			cmp_sort(c->rtt, c->n_rtt);
+			cmp_box_of(c->induced, c->n_induced, &boxes[nc][0]);
+			for (int d = 0; d < 2; d++)
+				cmp_box_of(c->good[d], c->n_good[d], &boxes[nc][1 + d]);
+		}
 }
 
 static struct json_object *box_json(const struct cmp_box *b)
@@ -304,12 +270,13 @@ static struct json_object *box_json(const struct cmp_box *b)
 	return o;
 }
 
-static int write_json(const char *out, struct rep_run *runs, size_t n, struct json_object *diff,
+static int write_json(const char *out, struct gw_bench_file *runs, size_t n, struct json_object *diff,
 		      struct json_object *warn)
 {
 	struct json_object *root = json_object_new_object(), *ra = json_object_new_array();
 	struct json_object *ca = json_object_new_array(), *pa = json_object_new_array();
 	char path[4200], err[4600];
+	size_t nc = 0;
 	int ret;
 
 	json_object_object_add(root, "schema", json_object_new_string("gatewayd-compare-report"));
@@ -328,8 +295,8 @@ static int write_json(const char *out, struct rep_run *runs, size_t n, struct js
 				       json_object_new_string(runs[i].kernel_release));
 		json_object_object_add(r, "config", json_object_get(runs[i].config));
 		json_object_array_add(ra, r);
-		for (size_t k = 0; k < runs[i].n_cols; k++) {
-			const struct rep_col *c = &runs[i].col[k];
+		for (size_t k = 0; k < runs[i].n_cols && nc < REP_MAX_COLS; k++, nc++) {
+			const struct gw_bench_col *c = &runs[i].col[k];
 			struct json_object *o = json_object_new_object(), *b, *g;
 
 			json_object_object_add(o, "run", json_object_new_string(runs[i].label));
@@ -340,10 +307,10 @@ static int write_json(const char *out, struct rep_run *runs, size_t n, struct js
 			if (c->ran) {
 				json_object_object_add(o, "figures", json_object_get(c->fig));
 				b = json_object_new_object();
-				json_object_object_add(b, "induced_ms", box_json(&c->box_induced));
+				json_object_object_add(b, "induced_ms", box_json(&boxes[nc][0]));
 				g = json_object_new_object();
-				json_object_object_add(g, "up", box_json(&c->box_good[0]));
-				json_object_object_add(g, "down", box_json(&c->box_good[1]));
+				json_object_object_add(g, "up", box_json(&boxes[nc][1]));
+				json_object_object_add(g, "down", box_json(&boxes[nc][2]));
 				json_object_object_add(b, "goodput_bps", g);
 				json_object_object_add(o, "box", b);
 				json_object_object_add(o, "loaded_rtt_samples",
@@ -367,24 +334,24 @@ static int write_json(const char *out, struct rep_run *runs, size_t n, struct js
 	return ret;
 }
 
-static int write_plots(const char *out, struct rep_run *runs, size_t n)
+static int write_plots(const char *out, struct gw_bench_file *runs, size_t n)
 {
 	struct cmp_svg_cdfline lines[REP_MAX_COLS];
 	struct cmp_svg_boxcol ind[REP_MAX_COLS], good[REP_MAX_COLS];
-	char names[REP_MAX_COLS][REP_LABEL_MAX + REP_QLABEL_MAX + 2], path[4200];
+	char names[REP_MAX_COLS][REP_LABEL_MAX + GW_BENCH_LABEL_MAX + 2], path[4200];
 	static const char *const induced_kind[] = { "induced" }, *const dirs[] = { "up", "down" };
 	size_t nl = 0, nc = 0;
 	int bad = 0;
 
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < runs[i].n_cols && nc < REP_MAX_COLS; k++, nc++) {
-			const struct rep_col *c = &runs[i].col[k];
+			const struct gw_bench_col *c = &runs[i].col[k];
 
 			snprintf(names[nc], sizeof(names[nc]), "%s %s", runs[i].label, c->label);
 			ind[nc] = (struct cmp_svg_boxcol){ .line1 = runs[i].label, .line2 = c->label,
-							   .box = { &c->box_induced, NULL } };
+							   .box = { &boxes[nc][0], NULL } };
 			good[nc] = (struct cmp_svg_boxcol){ .line1 = runs[i].label, .line2 = c->label,
-							    .box = { &c->box_good[0], &c->box_good[1] } };
+							    .box = { &boxes[nc][1], &boxes[nc][2] } };
 			if (c->ran)
 				lines[nl++] = (struct cmp_svg_cdfline){ names[nc], c->rtt, c->n_rtt,
 									(int)nc, (int)i };
@@ -479,7 +446,7 @@ static int parse_opts(int argc, char **argv, char *out, size_t outlen, bool *htm
 }
 
 /* --html-only RUNDIR: one saved run's report.html, written in its own directory */
-static int html_only_main(struct rep_run *runs, size_t n, const char *out)
+static int html_only_main(struct gw_bench_file *runs, size_t n, const char *out)
 {
 	char err[1024];
 
@@ -500,7 +467,7 @@ static int html_only_main(struct rep_run *runs, size_t n, const char *out)
 
 int gw_compare_report_main(int argc, char **argv)
 {
-	static struct rep_run runs[REP_MAX_RUNS];	/* big: not on the stack */
+	static struct gw_bench_file runs[REP_MAX_RUNS];	/* big: not on the stack */
 	struct json_object *diff, *warn;
 	char out[4096] = "", err[1024], real[PATH_MAX];
 	size_t n = 0, cols = 0;
@@ -541,7 +508,7 @@ int gw_compare_report_main(int argc, char **argv)
 		goto usage_err;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (rep_read_run(&runs[i], err, sizeof(err))) {
+		if (gw_bench_file_read(&runs[i], GW_BENCH_SAMPLES, err, sizeof(err))) {
 			fprintf(stderr, "gatewayd: --compare-report: %s\n", err);
 			n = i;
 			goto usage_err;
@@ -556,9 +523,10 @@ int gw_compare_report_main(int argc, char **argv)
 	/* refused before anything is printed: not a directory of the caller's own */
 	if (out[0] && out_dir(out, real, sizeof(real))) {
 		for (size_t i = 0; i < n; i++)
-			rep_run_free(&runs[i]);
+			gw_bench_file_free(&runs[i]);
 		return 1;
 	}
+	make_boxes(runs, n);
 	diff = json_object_new_array();
 	warn = json_object_new_array();
 	settings_differ(runs, n, diff, warn);
@@ -577,10 +545,10 @@ int gw_compare_report_main(int argc, char **argv)
 	json_object_put(diff);
 	json_object_put(warn);
 	for (size_t i = 0; i < n; i++)
-		rep_run_free(&runs[i]);
+		gw_bench_file_free(&runs[i]);
 	return rc;
 usage_err:
 	for (size_t i = 0; i < n; i++)
-		rep_run_free(&runs[i]);
+		gw_bench_file_free(&runs[i]);
 	return 2;
 }

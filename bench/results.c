@@ -175,10 +175,231 @@ struct json_object *cmp_offloads_json(const struct cmp_ifinfo *f)
 	return o;
 }
 
-struct json_object *cmp_run_json(const struct cmp_opts *opts, const struct cmp_result *r,
-				 bool repeated)
+/* {p50, p95, p99, mean} of induced figures */
+static struct json_object *induced_json(double p50, double p95, double p99, double mean)
 {
-	struct json_object *o = json_object_new_object(), *lat, *ind, *a, *pq;
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "p50", cmp_json_num(p50));
+	json_object_object_add(o, "p95", cmp_json_num(p95));
+	json_object_object_add(o, "p99", cmp_json_num(p99));
+	json_object_object_add(o, "mean", cmp_json_num(mean));
+	return o;
+}
+
+/* The probes' figures: {baseline, idle, loaded, induced} */
+static struct json_object *latency_json(double baseline, const struct cmp_pct *idle,
+					const struct cmp_pct *loaded, double p50, double p95,
+					double p99, double mean)
+{
+	struct json_object *l = json_object_new_object();
+
+	json_object_object_add(l, "baseline", cmp_json_num(baseline));
+	json_object_object_add(l, "idle", cmp_json_pct(idle));
+	json_object_object_add(l, "loaded", cmp_json_pct(loaded));
+	json_object_object_add(l, "induced", induced_json(p50, p95, p99, mean));
+	return l;
+}
+
+/* the UDP probes: round trip and each way, as latency_ms, and each one's jitter */
+static struct json_object *udp_json(const struct cmp_result *r)
+{
+	static const char *const uname[CMP_UDP_N] = { "rtt", "up", "down" };
+	struct json_object *udp = json_object_new_object();
+
+	for (int k = 0; k < CMP_UDP_N; k++) {
+		const struct cmp_lat *u = &r->udp[k];
+		struct json_object *l = latency_json(u->baseline_ms, &u->idle, &u->loaded,
+						     u->induced_p50, u->induced_p95,
+						     u->induced_p99, u->induced_mean);
+
+		json_object_object_add(l, "jitter", cmp_json_num(u->jitter_ms));
+		json_object_object_add(udp, uname[k], l);
+	}
+	return udp;
+}
+
+/* {up, down} of two counts */
+static struct json_object *count_pair(uint64_t up, uint64_t down)
+{
+	struct json_object *a = json_object_new_object();
+
+	json_object_object_add(a, "up", json_object_new_int64((int64_t)up));
+	json_object_object_add(a, "down", json_object_new_int64((int64_t)down));
+	return a;
+}
+
+static struct json_object *peak_json(const struct cmp_result *r)
+{
+	struct json_object *pq = json_object_new_object();
+
+	for (int d = 0; d < 2; d++) {
+		struct json_object *a = json_object_new_object();
+
+		json_object_object_add(a, "packets", json_object_new_int64(r->peak_pkts[d]));
+		json_object_object_add(a, "ms", cmp_json_num(r->peak_ms[d]));
+		json_object_object_add(pq, d ? "down" : "up", a);
+	}
+	return pq;
+}
+
+/* a queue with tins (cake): each one's delays under load, as the queue itself reports */
+static struct json_object *tins_json(const struct cmp_result *r)
+{
+	struct json_object *tins = json_object_new_object();
+
+	for (int d = 0; d < 2; d++) {
+		struct json_object *arr = json_object_new_array();
+
+		for (int g = 0; g < r->n_tins[d]; g++) {
+			const struct cmp_tin *tn = &r->tins[d][g];
+			struct json_object *t = json_object_new_object();
+
+			json_object_object_add(t, "tin", json_object_new_string(tn->name));
+			json_object_object_add(t, "peak_delay_ms", cmp_json_num(tn->peak_ms));
+			json_object_object_add(t, "average_delay_ms", cmp_json_num(tn->avg_ms));
+			json_object_array_add(arr, t);
+		}
+		json_object_object_add(tins, d ? "down" : "up", arr);
+	}
+	return tins;
+}
+
+/* The derived figures of a run that ran, into o (a run of results.json, or an object of its
+ * own): what the table prints. */
+static void figures_into(struct json_object *o, const struct cmp_result *r)
+{
+	json_object_object_add(o, "goodput_bps", cmp_json_pair(r->goodput_bps[0], r->goodput_bps[1]));
+	json_object_object_add(o, "shaper_accuracy", cmp_json_pair(r->accuracy[0], r->accuracy[1]));
+	json_object_object_add(o, "latency_ms", latency_json(r->baseline_ms, &r->idle, &r->loaded,
+							    r->induced_p50, r->induced_p95,
+							    r->induced_p99, r->induced_mean));
+	json_object_object_add(o, "udp_latency_ms", udp_json(r));
+	json_object_object_add(o, "grade", json_object_new_string(r->grade ? r->grade : ""));
+	json_object_object_add(o, "drops", count_pair(r->drops[0], r->drops[1]));
+	json_object_object_add(o, "ecn_marks", count_pair(r->marks[0], r->marks[1]));
+	json_object_object_add(o, "peak_queue", peak_json(r));
+	if (r->n_tins[0] || r->n_tins[1])
+		json_object_object_add(o, "cake_tins", tins_json(r));
+	json_object_object_add(o, "tcp_rtt", tcp_rtt_json(r));
+	json_object_object_add(o, "jain_fairness", cmp_json_num(r->jain));
+	json_object_object_add(o, "cpu_busy", cmp_json_num(r->cpu_busy));
+}
+
+struct json_object *cmp_figures_json(const struct cmp_result *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (o)
+		figures_into(o, r);
+	return o;
+}
+
+/* a flow's series: [t, bits/s] each interval */
+static struct json_object *series_json(const struct cmp_flow *f)
+{
+	struct json_object *ser = json_object_new_array();
+
+	for (size_t k = 0; k < f->n; k++) {
+		struct json_object *pt = json_object_new_array();
+
+		json_object_array_add(pt, cmp_json_num(f->t[k]));
+		json_object_array_add(pt, cmp_json_num(f->mbps[k] * 1e6));
+		json_object_array_add(ser, pt);
+	}
+	return ser;
+}
+
+static struct json_object *flow_json(const struct cmp_flow *f)
+{
+	struct json_object *fo = json_object_new_object(), *ser;
+
+	json_object_object_add(fo, "name", json_object_new_string(f->name));
+	json_object_object_add(fo, "direction", json_object_new_string(f->up ? "up" : "down"));
+	json_object_object_add(fo, "protocol", json_object_new_string(f->udp ? "udp" : "tcp"));
+	/* the IP version it ran over (--family 46 mixes them) */
+	json_object_object_add(fo, "family", json_object_new_int(f->family == 6 ? 6 : 4));
+	json_object_object_add(fo, "mean_bps", cmp_json_num(f->mean_mbps * 1e6));
+	json_object_object_add(fo, "series", series_json(f));
+	if (f->udp)
+		return fo;
+	/* a TCP flow's sender's RTT every tick: [t, srtt_ms, rttvar_ms] */
+	ser = json_object_new_array();
+	for (size_t k = 0; k < f->n_rtt; k++) {
+		struct json_object *pt = json_object_new_array();
+
+		json_object_array_add(pt, cmp_json_num(f->rtt_t[k]));
+		json_object_array_add(pt, cmp_json_num(f->rtt_ms[k]));
+		json_object_array_add(pt, cmp_json_num(f->rttvar_ms[k]));
+		json_object_array_add(ser, pt);
+	}
+	json_object_object_add(fo, "rtt_series", ser);
+	return fo;
+}
+
+/* The raw samples: the ICMP probes [t, rtt, phase], the UDP ones [t, rtt, up, down, phase],
+ * the queue's ticks [t, backlog up, qlen up, backlog down, qlen down, sent up, sent down]. */
+static void samples_into(struct json_object *o, const struct cmp_result *r)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < r->n_samples; i++) {
+		struct json_object *pt = json_object_new_array();
+
+		json_object_array_add(pt, cmp_json_num(r->samples[i].t));
+		json_object_array_add(pt, cmp_json_num(r->samples[i].rtt_ms));
+		json_object_array_add(pt, json_object_new_int(r->samples[i].phase));
+		json_object_array_add(a, pt);
+	}
+	json_object_object_add(o, "samples", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < r->n_usamples; i++) {
+		const struct cmp_usample *u = &r->usamples[i];
+		struct json_object *pt = json_object_new_array();
+
+		json_object_array_add(pt, cmp_json_num(u->t));
+		for (int k = 0; k < CMP_UDP_N; k++)
+			json_object_array_add(pt, cmp_json_num(u->ms[k]));
+		json_object_array_add(pt, json_object_new_int(u->phase));
+		json_object_array_add(a, pt);
+	}
+	json_object_object_add(o, "udp_samples", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < r->n_qpoints; i++) {
+		const struct cmp_qpoint *q = &r->qpoints[i];
+		const int64_t v[6] = { q->backlog_bytes[0], q->qlen[0], q->backlog_bytes[1],
+				       q->qlen[1], (int64_t)q->shaper_bytes[0],
+				       (int64_t)q->shaper_bytes[1] };
+		struct json_object *pt = json_object_new_array();
+
+		json_object_array_add(pt, cmp_json_num(q->t));
+		for (int k = 0; k < 6; k++)
+			json_object_array_add(pt, json_object_new_int64(v[k]));
+		json_object_array_add(a, pt);
+	}
+	json_object_object_add(o, "queue", a);
+}
+
+/* each run's own phases: the load phases begin when the load reaches the gateway */
+static struct json_object *phases_json(const double *start)
+{
+	struct json_object *phases = json_object_new_array();
+
+	for (int p = 0; p < CMP_PH_COUNT; p++) {
+		struct json_object *ph = json_object_new_object();
+
+		json_object_object_add(ph, "name", json_object_new_string(cmp_phase_name(p)));
+		json_object_object_add(ph, "start_s", cmp_json_num(start[p]));
+		json_object_object_add(ph, "end_s", cmp_json_num(start[p + 1]));
+		json_object_array_add(phases, ph);
+	}
+	return phases;
+}
+
+/* A run's name, label, place and whether it ran: what its column shows in any case. */
+static struct json_object *run_head(const struct cmp_result *r, bool repeated)
+{
+	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "qdisc", json_object_new_string(cmp_qdisc_name(r->q)));
 	/* the column: the queue with the knobs it was given (fq_codel:target=2ms) */
@@ -194,177 +415,38 @@ struct json_object *cmp_run_json(const struct cmp_opts *opts, const struct cmp_r
 	json_object_object_add(o, "tree", json_object_new_string(r->own ? "config" : "bench"));
 	json_object_object_add(o, "ran", json_object_new_boolean(r->ran));
 	json_object_object_add(o, "note", json_object_new_string(r->note));
-	if (!r->ran)
-		return o;
-	struct json_object *phases = json_object_new_array();
+	return o;
+}
 
-	/* each run's own: the load phases begin when the load reaches the gateway */
-	for (int p = 0; p < CMP_PH_COUNT; p++) {
-		struct json_object *ph = json_object_new_object();
+struct json_object *cmp_run_summary_json(const struct cmp_result *r, bool repeated)
+{
+	struct json_object *o = run_head(r, repeated);
 
-		json_object_object_add(ph, "name", json_object_new_string(cmp_phase_name(p)));
-		json_object_object_add(ph, "start_s", cmp_json_num(r->phase_start[p]));
-		json_object_object_add(ph, "end_s", cmp_json_num(r->phase_start[p + 1]));
-		json_object_array_add(phases, ph);
-	}
-	json_object_object_add(o, "phases", phases);
-	json_object_object_add(o, "clients_started_s", cmp_json_num(r->clients_started));
-	json_object_object_add(o, "goodput_bps", cmp_json_pair(r->goodput_bps[0], r->goodput_bps[1]));
-	json_object_object_add(o, "shaper_accuracy", cmp_json_pair(r->accuracy[0], r->accuracy[1]));
-	lat = json_object_new_object();
-	json_object_object_add(lat, "baseline", cmp_json_num(r->baseline_ms));
-	json_object_object_add(lat, "idle", cmp_json_pct(&r->idle));
-	json_object_object_add(lat, "loaded", cmp_json_pct(&r->loaded));
-	ind = json_object_new_object();
-	json_object_object_add(ind, "p50", cmp_json_num(r->induced_p50));
-	json_object_object_add(ind, "p95", cmp_json_num(r->induced_p95));
-	json_object_object_add(ind, "p99", cmp_json_num(r->induced_p99));
-	json_object_object_add(ind, "mean", cmp_json_num(r->induced_mean));
-	json_object_object_add(lat, "induced", ind);
-	json_object_object_add(o, "latency_ms", lat);
-	/* the UDP probes: round trip and each way, as latency_ms */
-	struct json_object *udp = json_object_new_object();
-	static const char *const uname[CMP_UDP_N] = { "rtt", "up", "down" };
+	if (r->ran)
+		figures_into(o, r);
+	return o;
+}
 
-	for (int k = 0; k < CMP_UDP_N; k++) {
-		const struct cmp_lat *u = &r->udp[k];
-		struct json_object *l = json_object_new_object(), *in = json_object_new_object();
-
-		json_object_object_add(l, "baseline", cmp_json_num(u->baseline_ms));
-		json_object_object_add(l, "idle", cmp_json_pct(&u->idle));
-		json_object_object_add(l, "loaded", cmp_json_pct(&u->loaded));
-		json_object_object_add(in, "p50", cmp_json_num(u->induced_p50));
-		json_object_object_add(in, "p95", cmp_json_num(u->induced_p95));
-		json_object_object_add(in, "p99", cmp_json_num(u->induced_p99));
-		json_object_object_add(in, "mean", cmp_json_num(u->induced_mean));
-		json_object_object_add(l, "induced", in);
-		json_object_object_add(l, "jitter", cmp_json_num(u->jitter_ms));
-		json_object_object_add(udp, uname[k], l);
-	}
-	json_object_object_add(o, "udp_latency_ms", udp);
-	json_object_object_add(o, "grade", json_object_new_string(r->grade ? r->grade : ""));
-	a = json_object_new_object();
-	json_object_object_add(a, "up", json_object_new_int64((int64_t)r->drops[0]));
-	json_object_object_add(a, "down", json_object_new_int64((int64_t)r->drops[1]));
-	json_object_object_add(o, "drops", a);
-	a = json_object_new_object();
-	json_object_object_add(a, "up", json_object_new_int64((int64_t)r->marks[0]));
-	json_object_object_add(a, "down", json_object_new_int64((int64_t)r->marks[1]));
-	json_object_object_add(o, "ecn_marks", a);
-	pq = json_object_new_object();
-	for (int d = 0; d < 2; d++) {
-		a = json_object_new_object();
-		json_object_object_add(a, "packets", json_object_new_int64(r->peak_pkts[d]));
-		json_object_object_add(a, "ms", cmp_json_num(r->peak_ms[d]));
-		json_object_object_add(pq, d ? "down" : "up", a);
-	}
-	json_object_object_add(o, "peak_queue", pq);
-	/* a queue with tins (cake): each one's delays under load, as the queue itself reports */
-	if (r->n_tins[0] || r->n_tins[1]) {
-		struct json_object *tins = json_object_new_object();
-
-		for (int d = 0; d < 2; d++) {
-			struct json_object *arr = json_object_new_array();
-
-			for (int g = 0; g < r->n_tins[d]; g++) {
-				struct json_object *t = json_object_new_object();
-
-				json_object_object_add(t, "tin", json_object_new_string(r->tins[d][g].name));
-				json_object_object_add(t, "peak_delay_ms", cmp_json_num(r->tins[d][g].peak_ms));
-				json_object_object_add(t, "average_delay_ms", cmp_json_num(r->tins[d][g].avg_ms));
-				json_object_array_add(arr, t);
-			}
-			json_object_object_add(tins, d ? "down" : "up", arr);
-		}
-		json_object_object_add(o, "cake_tins", tins);
-	}
-	json_object_object_add(o, "tcp_rtt", tcp_rtt_json(r));
-	json_object_object_add(o, "jain_fairness", cmp_json_num(r->jain));
-	json_object_object_add(o, "cpu_busy", cmp_json_num(r->cpu_busy));
-
-	struct json_object *flows = json_object_new_array();
-
-	for (size_t i = 0; i < r->n_flows; i++) {
-		const struct cmp_flow *f = &r->flows[i];
-		struct json_object *fo = json_object_new_object(), *ser = json_object_new_array();
-
-		json_object_object_add(fo, "name", json_object_new_string(f->name));
-		json_object_object_add(fo, "direction", json_object_new_string(f->up ? "up" : "down"));
-		json_object_object_add(fo, "protocol", json_object_new_string(f->udp ? "udp" : "tcp"));
-		/* the IP version it ran over (--family 46 mixes them) */
-		json_object_object_add(fo, "family", json_object_new_int(f->family == 6 ? 6 : 4));
-		json_object_object_add(fo, "mean_bps", cmp_json_num(f->mean_mbps * 1e6));
-		for (size_t k = 0; k < f->n; k++) {
-			struct json_object *pt = json_object_new_array();
-
-			json_object_array_add(pt, cmp_json_num(f->t[k]));
-			json_object_array_add(pt, cmp_json_num(f->mbps[k] * 1e6));
-			json_object_array_add(ser, pt);
-		}
-		json_object_object_add(fo, "series", ser);
-		/* a TCP flow's sender's RTT every tick: [t, srtt_ms, rttvar_ms] */
-		if (!f->udp) {
-			ser = json_object_new_array();
-			for (size_t k = 0; k < f->n_rtt; k++) {
-				struct json_object *pt = json_object_new_array();
-
-				json_object_array_add(pt, cmp_json_num(f->rtt_t[k]));
-				json_object_array_add(pt, cmp_json_num(f->rtt_ms[k]));
-				json_object_array_add(pt, cmp_json_num(f->rttvar_ms[k]));
-				json_object_array_add(ser, pt);
-			}
-			json_object_object_add(fo, "rtt_series", ser);
-		}
-		json_object_array_add(flows, fo);
-	}
-	json_object_object_add(o, "flows", flows);
-	json_object_object_add(o, "t0_unix", json_object_new_double(round(r->t0_unix * 1e6) / 1e6));
+struct json_object *cmp_run_json(const struct cmp_opts *opts, const struct cmp_result *r,
+				 bool repeated)
+{
+	struct json_object *o = run_head(r, repeated), *flows;
 	char fname[256];
 
+	if (!r->ran)
+		return o;
+	json_object_object_add(o, "phases", phases_json(r->phase_start));
+	json_object_object_add(o, "clients_started_s", cmp_json_num(r->clients_started));
+	figures_into(o, r);
+	flows = json_object_new_array();
+	for (size_t i = 0; i < r->n_flows; i++)
+		json_object_array_add(flows, flow_json(&r->flows[i]));
+	json_object_object_add(o, "flows", flows);
+	json_object_object_add(o, "t0_unix", json_object_new_double(round(r->t0_unix * 1e6) / 1e6));
 	cmp_flent_name(opts, r, fname, sizeof(fname));
 	json_object_object_add(o, "flent_file", json_object_new_string(fname));
 	json_object_object_add(o, "qdiscs", tree_json(r));
-
-	struct json_object *samples = json_object_new_array();
-
-	for (size_t i = 0; i < r->n_samples; i++) {
-		struct json_object *pt = json_object_new_array();
-
-		json_object_array_add(pt, cmp_json_num(r->samples[i].t));
-		json_object_array_add(pt, cmp_json_num(r->samples[i].rtt_ms));
-		json_object_array_add(pt, json_object_new_int(r->samples[i].phase));
-		json_object_array_add(samples, pt);
-	}
-	json_object_object_add(o, "samples", samples);
-	samples = json_object_new_array();
-	for (size_t i = 0; i < r->n_usamples; i++) {
-		const struct cmp_usample *u = &r->usamples[i];
-		struct json_object *pt = json_object_new_array();
-
-		json_object_array_add(pt, cmp_json_num(u->t));
-		for (int k = 0; k < CMP_UDP_N; k++)
-			json_object_array_add(pt, cmp_json_num(u->ms[k]));
-		json_object_array_add(pt, json_object_new_int(u->phase));
-		json_object_array_add(samples, pt);
-	}
-	json_object_object_add(o, "udp_samples", samples);
-
-	struct json_object *queue = json_object_new_array();
-
-	for (size_t i = 0; i < r->n_qpoints; i++) {
-		const struct cmp_qpoint *q = &r->qpoints[i];
-		struct json_object *pt = json_object_new_array();
-
-		json_object_array_add(pt, cmp_json_num(q->t));
-		json_object_array_add(pt, json_object_new_int64(q->backlog_bytes[0]));
-		json_object_array_add(pt, json_object_new_int64(q->qlen[0]));
-		json_object_array_add(pt, json_object_new_int64(q->backlog_bytes[1]));
-		json_object_array_add(pt, json_object_new_int64(q->qlen[1]));
-		json_object_array_add(pt, json_object_new_int64((int64_t)q->shaper_bytes[0]));
-		json_object_array_add(pt, json_object_new_int64((int64_t)q->shaper_bytes[1]));
-		json_object_array_add(queue, pt);
-	}
-	json_object_object_add(o, "queue", queue);
+	samples_into(o, r);
 	return o;
 }
 

@@ -180,7 +180,10 @@ static void test_refusals(void)
 static void test_page(void)
 {
 	static const char text[] =
-		"{\"schema\":\"gatewayd-compare\",\"version\":1,\"generated_unix\":1,\"config\":{\"rate_bps\":8000000},"
+		"{\"schema\":\"gatewayd-compare\",\"version\":1,\"gatewayd_version\":\"0.1.0\","
+		"\"generated_unix\":1,\"kernel\":\"host\",\"kernel_release\":\"6.1\","
+		"\"config\":{\"rate_bps\":8000000,\"rtt_ms\":40,\"duration_s\":30,\"netem\":true,"
+		"\"phases\":[]},"
 		"\"runs\":[{\"qdisc\":\"fifo\",\"label\":\"fifo\",\"tree\":\"bench\",\"ran\":false,\"note\":\"\"},"
 		"{\"qdisc\":\"fifo\",\"label\":\"home\",\"tree\":\"config\",\"ran\":false,\"note\":\"\"},"
 		"{\"qdisc\":\"sfq\",\"label\":\"home+sfq\",\"tree\":\"config\",\"ran\":false,\"note\":\"\"},"

@@ -11,6 +11,7 @@
 #include "bench/repeat.h"
 #include "bench/report.h"
 #include "tests/unit/tap.h"
+#include "webui/benchfile.h"
 #include "webui/lastcmp.h"
 
 static bool near(double a, double b)
@@ -99,14 +100,14 @@ static struct json_object *run(const char *label, int rep, bool ran, double good
 
 static struct json_object *fig(struct json_object *s, size_t q, const char *path)
 {
-	struct json_object *figs = rep_at(json_object_array_get_idx(rep_at(s, "queues"), q), "figures");
+	struct json_object *figs = gw_bench_at(json_object_array_get_idx(gw_bench_at(s, "queues"), q), "figures");
 
 	return json_object_object_get(figs, path);
 }
 
 static double dbl(struct json_object *o, const char *k)
 {
-	struct json_object *v = rep_at(o, k);
+	struct json_object *v = gw_bench_at(o, k);
 
 	return v ? json_object_get_double(v) : NAN;
 }
@@ -127,15 +128,15 @@ static void test_summary(void)
 	CHECK(s != NULL, "a summary of 6 runs");
 	if (!s)
 		return;
-	CHECK(json_object_get_int(rep_at(s, "repetitions")) == 3, "repetitions: 3");
-	struct json_object *qs = rep_at(s, "queues");
+	CHECK(json_object_get_int(gw_bench_at(s, "repetitions")) == 3, "repetitions: 3");
+	struct json_object *qs = gw_bench_at(s, "queues");
 
 	CHECK(json_object_array_length(qs) == 2 &&
-	      !strcmp(json_object_get_string(rep_at(json_object_array_get_idx(qs, 0), "label")), "a") &&
-	      !strcmp(json_object_get_string(rep_at(json_object_array_get_idx(qs, 1), "label")), "b"),
+	      !strcmp(json_object_get_string(gw_bench_at(json_object_array_get_idx(qs, 0), "label")), "a") &&
+	      !strcmp(json_object_get_string(gw_bench_at(json_object_array_get_idx(qs, 1), "label")), "b"),
 	      "a queue per label, in the order they first ran");
-	CHECK(json_object_get_int(rep_at(json_object_array_get_idx(qs, 1), "runs")) == 3 &&
-	      json_object_get_int(rep_at(json_object_array_get_idx(qs, 1), "ran")) == 2,
+	CHECK(json_object_get_int(gw_bench_at(json_object_array_get_idx(qs, 1), "runs")) == 3 &&
+	      json_object_get_int(gw_bench_at(json_object_array_get_idx(qs, 1), "ran")) == 2,
 	      "b: 3 runs, 2 ran");
 	struct json_object *g = fig(s, 0, "goodput_bps.up");
 
@@ -151,23 +152,23 @@ static void test_summary(void)
 	g = fig(s, 0, "drops.up");
 	CHECK(dbl(g, "median") == 11, "a count's median too (drops.up: 10, 11, 12)");
 	g = fig(s, 0, "jain_fairness");
-	CHECK(g && dbl(g, "n") == 0 && !rep_at(g, "median"), "a figure no run has: n 0, median null");
-	CHECK(!strcmp(json_object_get_string(rep_at(json_object_array_get_idx(qs, 0), "grade")), "A"),
+	CHECK(g && dbl(g, "n") == 0 && !gw_bench_at(g, "median"), "a figure no run has: n 0, median null");
+	CHECK(!strcmp(json_object_get_string(gw_bench_at(json_object_array_get_idx(qs, 0), "grade")), "A"),
 	      "a's grade: of its median induced mean (6 ms: A)");
-	for (size_t i = 0; i < json_object_array_length(rep_at(s, "differences")); i++) {
-		struct json_object *x = json_object_array_get_idx(rep_at(s, "differences"), i);
+	for (size_t i = 0; i < json_object_array_length(gw_bench_at(s, "differences")); i++) {
+		struct json_object *x = json_object_array_get_idx(gw_bench_at(s, "differences"), i);
 
-		if (!strcmp(json_object_get_string(rep_at(x, "figure")), "goodput_bps.up"))
+		if (!strcmp(json_object_get_string(gw_bench_at(x, "figure")), "goodput_bps.up"))
 			d = x;
-		if (!strcmp(json_object_get_string(rep_at(x, "figure")), "latency_ms.induced.p50"))
-			CHECK(json_object_array_length(rep_at(x, "apart")) == 0 &&
-			      json_object_array_length(rep_at(x, "overlap")) == 0,
+		if (!strcmp(json_object_get_string(gw_bench_at(x, "figure")), "latency_ms.induced.p50"))
+			CHECK(json_object_array_length(gw_bench_at(x, "apart")) == 0 &&
+			      json_object_array_length(gw_bench_at(x, "overlap")) == 0,
 			      "induced p50: b has no interval, so the pair is in neither list");
 	}
-	CHECK(d && json_object_array_length(rep_at(d, "apart")) == 1 &&
-	      json_object_array_length(rep_at(d, "overlap")) == 0 &&
+	CHECK(d && json_object_array_length(gw_bench_at(d, "apart")) == 1 &&
+	      json_object_array_length(gw_bench_at(d, "overlap")) == 0 &&
 	      !strcmp(json_object_get_string(json_object_array_get_idx(
-			      json_object_array_get_idx(rep_at(d, "apart"), 0), 1)), "b"),
+			      json_object_array_get_idx(gw_bench_at(d, "apart"), 0), 1)), "b"),
 	      "goodput up: a [10, 12] and b [20, 22] apart");
 	char cellb[64];
 
@@ -198,10 +199,10 @@ static void test_summary(void)
 		json_object_array_add(runs, x);
 	}
 	s = cmp_summary_json(runs, 2);
-	qs = s ? rep_at(s, "queues") : NULL;
+	qs = s ? gw_bench_at(s, "queues") : NULL;
 	CHECK(qs && json_object_array_length(qs) == 2 &&
-	      !strcmp(json_object_get_string(rep_at(json_object_array_get_idx(qs, 0), "column")), "fifo (1)") &&
-	      !strcmp(json_object_get_string(rep_at(json_object_array_get_idx(qs, 1), "column")), "fifo (2)") &&
+	      !strcmp(json_object_get_string(gw_bench_at(json_object_array_get_idx(qs, 0), "column")), "fifo (1)") &&
+	      !strcmp(json_object_get_string(gw_bench_at(json_object_array_get_idx(qs, 1), "column")), "fifo (2)") &&
 	      dbl(fig(s, 1, "goodput_bps.up"), "median") == 10e6 + 2,
 	      "fifo,fifo: two columns, \"fifo (1)\" and \"fifo (2)\", each with its own runs");
 	json_object_put(s);
@@ -215,7 +216,7 @@ static void test_file(void)
 	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .repeat = 1 };
 	struct cmp_result r[4];
 	char dir[] = "/tmp/gwcmp-repeat.XXXXXX", path[128], err[256];
-	static struct rep_run rr;
+	static struct gw_bench_file rr;
 
 	memset(r, 0, sizeof(r));
 	CHECK(mkdtemp(dir) != NULL, "scratch dir");
@@ -228,24 +229,24 @@ static void test_file(void)
 	CHECK(cmp_write_json(path, &o, r, 2, "host", NULL, err, sizeof(err)) == 0, "--repeat 1 written");
 	struct json_object *root = json_object_from_file(path);
 
-	CHECK(root && !rep_at(root, "summary") && !rep_at(root, "config.repeat") &&
-	      !json_object_object_get_ex(json_object_array_get_idx(rep_at(root, "runs"), 0),
+	CHECK(root && !gw_bench_at(root, "summary") && !gw_bench_at(root, "config.repeat") &&
+	      !json_object_object_get_ex(json_object_array_get_idx(gw_bench_at(root, "runs"), 0),
 					 "repeat", NULL),
 	      "--repeat 1: no summary, no config.repeat, no runs[].repeat (the file as before)");
 	json_object_put(root);
 	o.repeat = 2;
 	CHECK(cmp_write_json(path, &o, r, 4, "host", NULL, err, sizeof(err)) == 0, "--repeat 2 written");
 	root = json_object_from_file(path);
-	CHECK(root && rep_at(root, "summary") && json_object_get_int(rep_at(root, "config.repeat")) == 2 &&
-	      json_object_get_int(rep_at(json_object_array_get_idx(rep_at(root, "runs"), 3), "repeat")) == 1,
+	CHECK(root && gw_bench_at(root, "summary") && json_object_get_int(gw_bench_at(root, "config.repeat")) == 2 &&
+	      json_object_get_int(gw_bench_at(json_object_array_get_idx(gw_bench_at(root, "runs"), 3), "repeat")) == 1,
 	      "--repeat 2: summary, config.repeat 2, runs[3].repeat 1");
 	json_object_put(root);
 	memset(&rr, 0, sizeof(rr));
 	snprintf(rr.dir, sizeof(rr.dir), "%s", dir);
-	CHECK(rep_read_run(&rr, err, sizeof(err)) == 0, "the reader takes a repeated file (%s)", err);
+	CHECK(gw_bench_file_read(&rr, GW_BENCH_SAMPLES, err, sizeof(err)) == 0, "the reader takes a repeated file (%s)", err);
 	CHECK(rr.n_cols == 4 && rr.repetitions == 2 && rr.summary && rr.col[0].repeat == 0 &&
 	      rr.col[3].repeat == 1, "4 columns, 2 repetitions, each column's own");
-	rep_run_free(&rr);
+	gw_bench_file_free(&rr);
 	/* the daemon's status page: the first repetition's runs (it takes at most 8) */
 	char *text = NULL, *sum = NULL;
 	size_t len = 0, slen = 0;
@@ -260,7 +261,7 @@ static void test_file(void)
 	      "the status page's summary of a repeated file (%s)", sum ? "" : err);
 	struct json_object *sj = sum ? json_tokener_parse(sum) : NULL;
 
-	CHECK(sj && json_object_array_length(rep_at(sj, "runs")) == 2,
+	CHECK(sj && json_object_array_length(gw_bench_at(sj, "runs")) == 2,
 	      "its runs: the first repetition's two");
 	json_object_put(sj);
 	free(sum);

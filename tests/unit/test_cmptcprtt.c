@@ -13,6 +13,8 @@
 #include "bench/report.h"
 #include "sys/grow.h"
 #include "tests/unit/tap.h"
+#include "webui/benchfile.h"
+#include "webui/benchrows.h"
 
 #define TICKS 200	/* 0.05 + 0.1 k s: 0.05 .. 19.95, never on a window's edge */
 
@@ -189,28 +191,28 @@ static void test_derive(void)
 	CHECK(cmp_write_json(path, &o, &r, 1, "host", NULL, err, sizeof(err)) == 0,
 	      "results.json written (%s)", err);
 	struct json_object *root = json_object_from_file(path);
-	struct json_object *run = root ? rep_at(root, "runs") : NULL;
+	struct json_object *run = root ? gw_bench_at(root, "runs") : NULL;
 
 	run = run ? json_object_array_get_idx(run, 0) : NULL;
 	CHECK(run != NULL, "results.json parses");
 	if (run) {
-		struct json_object *v = rep_at(run, "tcp_rtt.up.p50_ms");
+		struct json_object *v = gw_bench_at(run, "tcp_rtt.up.p50_ms");
 
 		CHECK(v && json_object_get_double(v) == 100, "tcp_rtt.up.p50_ms 100");
-		v = rep_at(run, "tcp_rtt.up.induced_mean_ms");
+		v = gw_bench_at(run, "tcp_rtt.up.induced_mean_ms");
 		CHECK(v && fabs(json_object_get_double(v) - 160) < 1e-3, "tcp_rtt.up.induced_mean_ms 160");
-		v = rep_at(run, "tcp_rtt.down.samples");
+		v = gw_bench_at(run, "tcp_rtt.down.samples");
 		CHECK(v && json_object_get_int64(v) == 108, "tcp_rtt.down.samples 108");
-		v = rep_at(run, "tcp_rtt.down.flows");
+		v = gw_bench_at(run, "tcp_rtt.down.flows");
 		CHECK(v && json_object_get_int64(v) == 1, "tcp_rtt.down.flows 1");
-		v = rep_at(run, "tcp_rtt.baseline_ms");
+		v = gw_bench_at(run, "tcp_rtt.baseline_ms");
 		CHECK(v && json_object_get_double(v) == 40, "tcp_rtt.baseline_ms: the probes'");
-		v = rep_at(run, "tcp_rtt.window_s");
+		v = gw_bench_at(run, "tcp_rtt.window_s");
 		CHECK(v && json_object_array_length(v) == 2 &&
 		      fabs(json_object_get_double(json_object_array_get_idx(v, 0)) - 6.2) < 1e-3,
 		      "tcp_rtt.window_s [6.2, 17]");
-		struct json_object *fl = json_object_array_get_idx(rep_at(run, "flows"), 0);
-		struct json_object *s = rep_at(fl, "rtt_series"), *pt;
+		struct json_object *fl = json_object_array_get_idx(gw_bench_at(run, "flows"), 0);
+		struct json_object *s = gw_bench_at(fl, "rtt_series"), *pt;
 
 		pt = s ? json_object_array_get_idx(s, 70) : NULL;
 		CHECK(s && json_object_array_length(s) == TICKS && pt &&
@@ -218,39 +220,39 @@ static void test_derive(void)
 		      json_object_get_double(json_object_array_get_idx(pt, 1)) == 100 &&
 		      json_object_get_double(json_object_array_get_idx(pt, 2)) == 10,
 		      "flows[0].rtt_series: every tick as [t, srtt, rttvar]");
-		fl = json_object_array_get_idx(rep_at(run, "flows"), 3);
+		fl = json_object_array_get_idx(gw_bench_at(run, "flows"), 3);
 		CHECK(!json_object_object_get_ex(fl, "rtt_series", NULL), "the flood has no rtt_series");
 	}
 
 	/* read back as --compare-report does: with it, without it (an older run), a bad one */
-	struct rep_run rr;
+	struct gw_bench_file rr;
 	const char *text;
 	int ret;
 
 	memset(&rr, 0, sizeof(rr));
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-	ret = rep_parse_run(&rr, path, text, strlen(text), err, sizeof(err));
+	ret = gw_bench_file_parse(&rr, path, text, strlen(text), GW_BENCH_SAMPLES, err, sizeof(err));
 	CHECK(ret == 0 && rr.n_cols == 1, "the saved-runs reader takes it (%s)", err);
 	if (ret == 0) {
 		size_t k;
 
-		for (k = 0; k < rep_n_num_rows; k++)
-			if (!strcmp(rep_num_rows[k].path, "tcp_rtt.up.induced_p50_ms"))
+		for (k = 0; k < gw_bench_n_rows; k++)
+			if (!strcmp(gw_bench_rows[k].path, "tcp_rtt.up.induced_p50_ms"))
 				break;
-		CHECK(k < rep_n_num_rows && rep_at(rr.col[0].fig, rep_num_rows[k].path) &&
-		      json_object_get_double(rep_at(rr.col[0].fig, rep_num_rows[k].path)) == 60,
+		CHECK(k < gw_bench_n_rows && gw_bench_at(rr.col[0].fig, gw_bench_rows[k].path) &&
+		      json_object_get_double(gw_bench_at(rr.col[0].fig, gw_bench_rows[k].path)) == 60,
 		      "the report's row 'TCP induced up p50' reads 60 from it");
-		rep_run_free(&rr);
+		gw_bench_file_free(&rr);
 	}
 	if (run) {
 		memset(&rr, 0, sizeof(rr));
 		json_object_object_del(run, "tcp_rtt");
 		text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-		ret = rep_parse_run(&rr, path, text, strlen(text), err, sizeof(err));
-		CHECK(ret == 0 && rr.n_cols == 1 && !rep_at(rr.col[0].fig, "tcp_rtt.up.p50_ms"),
+		ret = gw_bench_file_parse(&rr, path, text, strlen(text), GW_BENCH_SAMPLES, err, sizeof(err));
+		CHECK(ret == 0 && rr.n_cols == 1 && !gw_bench_at(rr.col[0].fig, "tcp_rtt.up.p50_ms"),
 		      "an older run without tcp_rtt is read, its rows with no figure (\"-\") (%s)", err);
 		if (ret == 0)
-			rep_run_free(&rr);
+			gw_bench_file_free(&rr);
 
 		struct json_object *t = json_object_new_object(), *up = json_object_new_object();
 
@@ -260,11 +262,11 @@ static void test_derive(void)
 		memset(&rr, 0, sizeof(rr));
 		err[0] = 0;
 		text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-		ret = rep_parse_run(&rr, path, text, strlen(text), err, sizeof(err));
+		ret = gw_bench_file_parse(&rr, path, text, strlen(text), GW_BENCH_SAMPLES, err, sizeof(err));
 		CHECK(ret < 0 && strstr(err, "tcp_rtt.up.p50_ms") && strstr(err, "a string"),
 		      "a tcp_rtt figure of the wrong type is refused, named (%s)", err);
 		if (ret == 0)
-			rep_run_free(&rr);
+			gw_bench_file_free(&rr);
 	}
 	json_object_put(root);
 	unlink(path);
