@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include "bench/percentile.h"
 
 #define CMP_MAX_QDISCS 8
 #define CMP_TCP_FLOWS 4		/* per direction, by default (--flows) */
@@ -180,11 +181,16 @@ struct cmp_usample {
 	uint8_t phase;
 };
 
-/* One direction's queue as sampled every tick. */
-struct cmp_qpoint {
-	float t;
-	uint32_t backlog_bytes[2], qlen[2];	/* [0] up (egress), [1] down (ifb) */
-	uint64_t shaper_bytes[2];
+/* One tick (CMP_TICK_S) of the bottleneck's counters (measure.c): a queue's run reads the
+ * gateway's shaper and queue; the varying-link scenario the delay box's bottleneck, its
+ * capacity, and the gateway's shaper rate. [0] up (the gateway's egress), [1] down (its ifb). */
+struct cmp_tick {
+	float t;			/* run time */
+	uint64_t bytes[2];		/* sent by the bottleneck */
+	uint32_t backlog_bytes[2];	/* bytes in its queue */
+	uint32_t qlen[2];		/* packets in it (a queue's run) */
+	uint64_t shaper[2];		/* the scenario: the gateway's shaper rate, bits/s; 0: none */
+	uint64_t cap[2];		/* the scenario: the box's capacity now, bits/s */
 	uint64_t cpu_busy, cpu_total;	/* /proc/stat's first line, in ticks */
 };
 
@@ -238,11 +244,6 @@ struct cmp_sysinfo {
 	size_t n_ifs;
 };
 
-struct cmp_pct {
-	double p50, p95, p99, mean;	/* ms; NAN when no sample */
-	size_t n, lost;
-};
-
 /* The bulk TCP flows' own RTT, one direction, over the loaded window (cmp_derive). */
 struct cmp_tcprtt {
 	struct cmp_pct rtt;		/* every flow's every tick together (lost: 0) */
@@ -272,8 +273,8 @@ struct cmp_result {
 	size_t n_samples, cap_samples;
 	struct cmp_usample *usamples;
 	size_t n_usamples, cap_usamples;
-	struct cmp_qpoint *qpoints;
-	size_t n_qpoints, cap_qpoints;
+	struct cmp_tick *ticks;
+	size_t n_ticks, cap_ticks;
 	struct cmp_flow flows[CMP_MAX_FLOWS];
 	size_t n_flows;
 
@@ -378,7 +379,19 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r);
 void cmp_tcp_rtt_of(const struct cmp_result *r, bool up, double lo, double hi,
 		    double baseline_ms, struct cmp_tcprtt *out);
 const char *cmp_grade(double induced_mean_ms);
-double cmp_percentile(double *sorted, size_t n, double p);
+/* Which probes a percentile set is of: the ICMP ones (k < 0) or the UDP ones' figure k (round
+ * trip, one way up, down), sent in phases ph_lo to ph_hi and at run time lo to before hi;
+ * ms: times compared to the ms, as results.json has them, so a reader counts the same ones */
+struct cmp_probe_sel {
+	int k, ph_lo, ph_hi;
+	double lo, hi;
+	bool ms;
+};
+void cmp_probe_pct(const struct cmp_result *r, const struct cmp_probe_sel *sel,
+		   struct cmp_pct *out);
+/* A flow's mean receiver rate over the intervals that lie in [lo, hi], weighted by their
+ * length, Mbit/s; NAN for none. */
+double cmp_flow_mean(const struct cmp_flow *f, double lo, double hi);
 
 /* compare_load.c: the load, generated in this process (TCP flows both ways, the UDP flood);
  * t0: the run's clock (cmp_now() - t0). */
@@ -429,7 +442,17 @@ void cmp_tc_id(char *buf, size_t len, uint32_t id, bool handle);
 struct json_object *cmp_run_json(const struct cmp_opts *o, const struct cmp_result *r,
 				 bool repeated);
 struct json_object *cmp_run_summary_json(const struct cmp_result *r, bool repeated);
+/* results.c: the ICMP probes as results.json has them ([t, rtt or null, phase] each); a
+ * flow's series ([t, bits/s] each interval) */
+struct json_object *cmp_samples_json(const struct cmp_result *r);
+struct json_object *cmp_series_json(const struct cmp_flow *f);
+/* results.c: the ticks, [t, then ncol (at most 16) counters row gives] each */
+struct json_object *cmp_ticks_json(const struct cmp_result *r, size_t ncol,
+				   void (*row)(const struct cmp_tick *k, int64_t *v));
 struct json_object *cmp_figures_json(const struct cmp_result *r);
+/* results.c: a results file's top (schema, version, gatewayd's version, the time, the kernel
+ * that ran it: "host" or "uml", and its release); NULL when out of memory */
+struct json_object *cmp_file_json(const char *schema, int version, const char *kernel);
 /* results.c: a figure as results.json writes it: 3 decimals, null (NULL) when not finite */
 struct json_object *cmp_json_num(double v);
 /* results.c: two figures as {"up", "down"}; a percentile set as {p50, p95, p99, mean, samples,

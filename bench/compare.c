@@ -827,10 +827,7 @@ static int write_outputs(const struct cmp_opts *o, struct cmp_result *r, size_t 
 		fprintf(stderr, "gatewayd: %s\n", err);
 		bad++;
 	}
-	if (bad)
-		fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
-			bad == 1 ? "" : "s", o->out);
-	else
+	if (!cmp_out_failed(bad, o->out))
 		printf("results: %s/results.json, report.html, latency-cdf.svg, latency-time.svg, %sflows-*.svg, %s-*.flent.gz (%d, for flent)\n",
 		       o->out, o->repeat > 1 ? CMP_BOX_INDUCED ", " CMP_BOX_GOODPUT ", " : "",
 		       cmp_flent_test(o), nflent);

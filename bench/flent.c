@@ -193,16 +193,8 @@ static int collect(enum ftest ft, const struct cmp_result *r, struct fseries *s,
 		sum += p->v[p->n - 1];
 	}
 	p->mean = p->n ? sum / (double)p->n : NAN;
-	/* by the time sent: replies come back in about that order, so this is short */
-	for (size_t j = 1; j < p->n; j++)
-		for (size_t k = j; k > 0 && p->t[k - 1] > p->t[k]; k--) {
-			double tt = p->t[k], vv = p->v[k];
-
-			p->t[k] = p->t[k - 1];
-			p->v[k] = p->v[k - 1];
-			p->t[k - 1] = tt;
-			p->v[k - 1] = vv;
-		}
+	/* by the time sent: replies come back in about that order */
+	cmp_sort_pairs(p->t, p->v, p->n);
 	return 0;
 }
 

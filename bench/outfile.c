@@ -213,3 +213,12 @@ void cmp_out_abort(struct cmp_out *w)
 	}
 	w->dfd = -1;
 }
+
+int cmp_out_failed(int bad, const char *dir)
+{
+	if (!bad)
+		return 0;
+	fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
+		bad == 1 ? "" : "s", dir);
+	return -EIO;
+}

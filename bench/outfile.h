@@ -40,6 +40,10 @@ int cmp_out_commit(struct cmp_out *w, char *err, size_t errlen);
 /* Given up: the temporary removed. */
 void cmp_out_abort(struct cmp_out *w);
 
+/* A run's output files that could not be written (each said already on stderr): a line
+ * saying how many, and -EIO; 0 when bad is 0. */
+int cmp_out_failed(int bad, const char *dir);
+
 struct json_object;
 /* root as plain JSON text into path, as above: 0, or -errno with err saying why. */
 int cmp_out_json(const char *path, struct json_object *root, char *err, size_t errlen);

@@ -16,13 +16,6 @@
 
 #define MAX_LABELS 16	/* the bench runs at most CMP_MAX_QDISCS */
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 double cmp_ci_coverage(size_t n, size_t k)
 {
 	double below = 0, c = 1;	/* C(n, i), exact in a double up to n = 1000 */
@@ -50,7 +43,7 @@ void cmp_ci_of(const double *v, size_t n, struct cmp_ci *ci)
 			x[m++] = v[i];
 	ci->n = m;
 	if (m) {
-		qsort(x, m, sizeof(*x), cmp_dbl);
+		cmp_sort(x, m);
 		ci->median = m % 2 ? x[m / 2] : (x[m / 2 - 1] + x[m / 2]) / 2;
 		/* the narrowest interval that still holds the median often enough; below 6
 		 * figures none does, and the range is the best there is */

@@ -1,5 +1,5 @@
-/* bench/report.h: what `gatewayd --compare-report` shares between its files: box-plot
- * statistics (boxplot.c), the report's plots (svg.c). Saved runs are read back by the one
+/* bench/report.h: what `gatewayd --compare-report` shares between its files: the report's
+ * plots (svg.c; box plots' figures from percentile.c). Saved runs are read back by the one
  * reader of results.json, webui/benchfile.c. Not a public API. */
 #ifndef GW_COMPARE_REPORT_H
 #define GW_COMPARE_REPORT_H
@@ -7,23 +7,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "bench/percentile.h"
 
 #define REP_MAX_RUNS 16		/* run directories on one command line */
 #define REP_MIN_RUNS 2
 #define REP_MAX_COLS 32		/* run x queue columns in one report: the plots' legends */
 #define REP_LABEL_MAX 32
-
-/* A box plot's figures of n values: nearest-rank percentiles, as the bench's table takes
- * them (so the median is the table's p50 and the upper whisker its p95); NAN when n is 0. */
-struct cmp_box {
-	size_t n;
-	double min, p5, q1, median, q3, p95, max;
-};
-
-/* Sorts v (n values, no NAN) from the least. */
-void cmp_sort(double *v, size_t n);
-/* Sorts v (n values, no NAN) and fills b. */
-void cmp_box_of(double *v, size_t n, struct cmp_box *b);
 
 /* svg.c: the report's plots. A line of a CDF: the sorted values x, drawn as the fraction at
  * most x; colour and dash pattern by index (dash 0: solid). */

@@ -295,8 +295,7 @@ struct json_object *cmp_figures_json(const struct cmp_result *r)
 	return o;
 }
 
-/* a flow's series: [t, bits/s] each interval */
-static struct json_object *series_json(const struct cmp_flow *f)
+struct json_object *cmp_series_json(const struct cmp_flow *f)
 {
 	struct json_object *ser = json_object_new_array();
 
@@ -320,7 +319,7 @@ static struct json_object *flow_json(const struct cmp_flow *f)
 	/* the IP version it ran over (--family 46 mixes them) */
 	json_object_object_add(fo, "family", json_object_new_int(f->family == 6 ? 6 : 4));
 	json_object_object_add(fo, "mean_bps", cmp_json_num(f->mean_mbps * 1e6));
-	json_object_object_add(fo, "series", series_json(f));
+	json_object_object_add(fo, "series", cmp_series_json(f));
 	if (f->udp)
 		return fo;
 	/* a TCP flow's sender's RTT every tick: [t, srtt_ms, rttvar_ms] */
@@ -337,9 +336,7 @@ static struct json_object *flow_json(const struct cmp_flow *f)
 	return fo;
 }
 
-/* The raw samples: the ICMP probes [t, rtt, phase], the UDP ones [t, rtt, up, down, phase],
- * the queue's ticks [t, backlog up, qlen up, backlog down, qlen down, sent up, sent down]. */
-static void samples_into(struct json_object *o, const struct cmp_result *r)
+struct json_object *cmp_samples_json(const struct cmp_result *r)
 {
 	struct json_object *a = json_object_new_array();
 
@@ -351,7 +348,44 @@ static void samples_into(struct json_object *o, const struct cmp_result *r)
 		json_object_array_add(pt, json_object_new_int(r->samples[i].phase));
 		json_object_array_add(a, pt);
 	}
-	json_object_object_add(o, "samples", a);
+	return a;
+}
+
+struct json_object *cmp_ticks_json(const struct cmp_result *r, size_t ncol,
+				   void (*row)(const struct cmp_tick *k, int64_t *v))
+{
+	struct json_object *a = json_object_new_array();
+	int64_t v[16];
+
+	for (size_t i = 0; i < r->n_ticks && ncol <= 16; i++) {
+		struct json_object *pt = json_object_new_array();
+
+		json_object_array_add(pt, cmp_json_num(r->ticks[i].t));
+		row(&r->ticks[i], v);
+		for (size_t k = 0; k < ncol; k++)
+			json_object_array_add(pt, json_object_new_int64(v[k]));
+		json_object_array_add(a, pt);
+	}
+	return a;
+}
+
+/* a queue's tick: [t, backlog up, qlen up, backlog down, qlen down, sent up, sent down] */
+static void queue_row(const struct cmp_tick *k, int64_t *v)
+{
+	v[0] = k->backlog_bytes[0];
+	v[1] = k->qlen[0];
+	v[2] = k->backlog_bytes[1];
+	v[3] = k->qlen[1];
+	v[4] = (int64_t)k->bytes[0];
+	v[5] = (int64_t)k->bytes[1];
+}
+
+/* The raw samples: the ICMP probes, the UDP ones [t, rtt, up, down, phase], the ticks. */
+static void samples_into(struct json_object *o, const struct cmp_result *r)
+{
+	struct json_object *a;
+
+	json_object_object_add(o, "samples", cmp_samples_json(r));
 	a = json_object_new_array();
 	for (size_t i = 0; i < r->n_usamples; i++) {
 		const struct cmp_usample *u = &r->usamples[i];
@@ -364,20 +398,7 @@ static void samples_into(struct json_object *o, const struct cmp_result *r)
 		json_object_array_add(a, pt);
 	}
 	json_object_object_add(o, "udp_samples", a);
-	a = json_object_new_array();
-	for (size_t i = 0; i < r->n_qpoints; i++) {
-		const struct cmp_qpoint *q = &r->qpoints[i];
-		const int64_t v[6] = { q->backlog_bytes[0], q->qlen[0], q->backlog_bytes[1],
-				       q->qlen[1], (int64_t)q->shaper_bytes[0],
-				       (int64_t)q->shaper_bytes[1] };
-		struct json_object *pt = json_object_new_array();
-
-		json_object_array_add(pt, cmp_json_num(q->t));
-		for (int k = 0; k < 6; k++)
-			json_object_array_add(pt, json_object_new_int64(v[k]));
-		json_object_array_add(a, pt);
-	}
-	json_object_object_add(o, "queue", a);
+	json_object_object_add(o, "queue", cmp_ticks_json(r, 6, queue_row));
 }
 
 /* each run's own phases: the load phases begin when the load reaches the gateway */
@@ -450,25 +471,35 @@ struct json_object *cmp_run_json(const struct cmp_opts *opts, const struct cmp_r
 	return o;
 }
 
+struct json_object *cmp_file_json(const char *schema, int version, const char *kernel)
+{
+	struct json_object *root = json_object_new_object();
+	struct utsname u;
+
+	if (!root)
+		return NULL;
+	json_object_object_add(root, "schema", json_object_new_string(schema));
+	json_object_object_add(root, "version", json_object_new_int(version));
+	json_object_object_add(root, "gatewayd_version", json_object_new_string(GW_VERSION));
+	json_object_object_add(root, "generated_unix", json_object_new_int64((int64_t)time(NULL)));
+	json_object_object_add(root, "kernel", json_object_new_string(kernel));
+	json_object_object_add(root, "kernel_release",
+			       json_object_new_string(uname(&u) == 0 ? u.release : ""));
+	return root;
+}
+
 int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n,
 		   const char *kernel_used, const struct cmp_sysinfo *si, char *err,
 		   size_t errlen)
 {
-	struct json_object *root = json_object_new_object(), *cfg, *phases, *runs;
-	struct utsname u;
+	struct json_object *root = cmp_file_json("gatewayd-compare", CMP_SCHEMA_VERSION,
+						 kernel_used), *cfg, *phases, *runs;
 	int ret;
 
 	if (!root) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	json_object_object_add(root, "schema", json_object_new_string("gatewayd-compare"));
-	json_object_object_add(root, "version", json_object_new_int(CMP_SCHEMA_VERSION));
-	json_object_object_add(root, "gatewayd_version", json_object_new_string(GW_VERSION));
-	json_object_object_add(root, "generated_unix", json_object_new_int64((int64_t)time(NULL)));
-	json_object_object_add(root, "kernel", json_object_new_string(kernel_used));
-	json_object_object_add(root, "kernel_release",
-			       json_object_new_string(uname(&u) == 0 ? u.release : ""));
 	if (si)
 		json_object_object_add(root, "metadata", meta_json(si, kernel_used));
 	cfg = json_object_new_object();

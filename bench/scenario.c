@@ -19,6 +19,8 @@
 #include <arpa/inet.h>
 #include <linux/rtnetlink.h>
 #include "config/config.h"
+#include "bench/measure.h"
+#include "bench/outfile.h"
 #include "bench/relay.h"
 #include "bench/scenario.h"
 #include "probe/prober.h"
@@ -232,37 +234,31 @@ static int box_set(struct box *x, const struct cmp_opts *o, size_t k, char *err,
 
 /* --- one way's run --- */
 
+/* A way's run: its steps (which begin when the load reaches the box) and what it reads every
+ * tick: the box's bottleneck, and the gateway's shaper when gatewayd runs. */
 struct sc_ctx {
 	struct cmp_sc_run *x;
-	double t0;
+	const struct cmp_opts *o;
+	struct cmp_bed *b;
 	size_t started;			/* steps started so far */
-	double last_rtt;
-	/* the gateway's shaper, when gatewayd runs: its netlink socket and devices */
-	struct gw_nl *gw_nl;
+	double spawned;			/* when the flows were started; -1: not yet */
+	double next_line;		/* the next progress line */
+	struct gw_nl *gw_nl;		/* the gateway's shaper, when gatewayd runs */
 	int gw_ifidx[2];
 	struct box *box;
-	struct cmp_sc_point *pt;	/* the point being filled */
+	struct cmp_tick *k;		/* the tick being filled */
 };
 
-static void on_sample(void *arg, const struct gw_probe_sample *s)
+/* the step the probe was sent in: 0 idle, k + 1 step k */
+static int sc_phase(void *arg, double t)
 {
-	struct sc_ctx *c = arg;
-	struct cmp_result *r = &c->x->r;
-	float t = (float)(s->sent_mono - c->t0);
-	uint8_t ph = 0;
+	const struct sc_ctx *c = arg;
+	int ph = 0;
 
-	if (t < 0)	/* the warm-up probes (ARP along the path) */
-		return;
-	if (gw_grow(&r->samples, &r->cap_samples, r->n_samples, sizeof(*r->samples), 1024))
-		return;
-	/* the step the probe was sent in: 0 idle, k + 1 step k */
 	for (size_t k = 0; k < c->started; k++)
 		if (t >= c->x->st[k].start)
-			ph = (uint8_t)(k + 1);
-	r->samples[r->n_samples++] = (struct cmp_sample){ .t = t, .phase = ph,
-		.rtt_ms = s->lost ? NAN : (float)s->rtt_ms };
-	if (!s->lost)
-		c->last_rtt = s->rtt_ms;
+			ph = (int)(k + 1);
+	return ph;
 }
 
 static int box_cb(const struct nlmsghdr *nlh, void *arg)
@@ -274,8 +270,8 @@ static int box_cb(const struct nlmsghdr *nlh, void *arg)
 		return 0;
 	for (int d = 0; d < 2; d++)
 		if (st.ifindex == c->box->ifidx[d]) {
-			c->pt->box_bytes[d] = st.bytes;
-			c->pt->box_backlog[d] = st.backlog_bytes;
+			c->k->bytes[d] = st.bytes;
+			c->k->backlog_bytes[d] = st.backlog_bytes;
 		}
 	return 0;
 }
@@ -291,87 +287,119 @@ static int gw_cb(const struct nlmsghdr *nlh, void *arg)
 		return 0;
 	for (int d = 0; d < 2; d++)
 		if (obj.ifindex == c->gw_ifidx[d])
-			c->pt->shaper[d] = obj.cls.rate * 8;
+			c->k->shaper[d] = obj.cls.rate * 8;
 	return 0;
 }
 
-static void sample(struct sc_ctx *c, const struct cmp_opts *o, double t)
+static int sc_sample(void *arg, struct cmp_tick *k)
 {
-	struct cmp_sc_run *x = c->x;
-	struct cmp_sc_point pt = { .t = (float)t };
-	size_t k = c->started ? c->started - 1 : 0;
+	struct sc_ctx *c = arg;
+	struct cmp_result *r = &c->x->r;
+	size_t step = c->started ? c->started - 1 : 0;
 
-	if (gw_grow(&x->pts, &x->cap_pts, x->n_pts, sizeof(*x->pts), 512))
-		return;
-	pt.cap[0] = o->sc.cap[k][0];
-	pt.cap[1] = o->sc.cap[k][1];
-	/* how busy the bench's CPU is (the guest's one in UML): at 95% and more the figures
-	 * measure the CPU as much as the link */
-	FILE *f = fopen("/proc/stat", "re");
-	unsigned long long v[8] = { 0 };
-
-	if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-			&v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
-		for (int i = 0; i < 8; i++)
-			pt.cpu_total += v[i];
-		pt.cpu_busy = pt.cpu_total - v[3] - v[4];	/* less idle and iowait */
-	}
-	if (f)
-		fclose(f);
-	c->pt = &pt;
+	k->cap[0] = c->o->sc.cap[step][0];
+	k->cap[1] = c->o->sc.cap[step][1];
+	c->k = k;
 	for (int d = 0; d < 2; d++)
 		gw_nl_dump_tc(c->box->nl, RTM_GETTCLASS, c->box->ifidx[d], 0, box_cb, c, NULL);
 	for (int d = 0; d < 2 && c->gw_nl; d++)
 		gw_nl_dump_tc(c->gw_nl, RTM_GETTCLASS, c->gw_ifidx[d], 0, gw_cb, c, NULL);
-	if (x->n_pts && (pt.shaper[0] != x->pts[x->n_pts - 1].shaper[0] ||
-			 pt.shaper[1] != x->pts[x->n_pts - 1].shaper[1]))
-		x->changes++;
-	x->pts[x->n_pts++] = pt;
-}
-
-/* Has the load reached the box (a quarter of the first step's capacity over the last 0.3 s,
- * either way)? */
-static bool load_seen(const struct cmp_opts *o, const struct cmp_sc_run *x, double since)
-{
-	const struct cmp_sc_point *b, *a = NULL;
-
-	if (x->n_pts < 2)
-		return false;
-	b = &x->pts[x->n_pts - 1];
-	for (size_t i = x->n_pts - 1; i-- > 0;)
-		if (b->t - x->pts[i].t >= 0.3) {
-			a = &x->pts[i];
-			break;
-		}
-	if (!a || a->t < since)
-		return false;
-	for (int d = 0; d < 2; d++)
-		if ((double)(b->box_bytes[d] - a->box_bytes[d]) * 8 / (b->t - a->t) >=
-		    0.25 * (double)o->sc.cap[0][d])
-			return true;
-	return false;
+	if (r->n_ticks && (k->shaper[0] != r->ticks[r->n_ticks - 1].shaper[0] ||
+			   k->shaper[1] != r->ticks[r->n_ticks - 1].shaper[1]))
+		c->x->changes++;
+	return 0;
 }
 
 static void sc_progress(const struct cmp_opts *o, const struct cmp_sc_run *x, size_t k, double t,
 			double rtt)
 {
-	double up = 0, down = 0;
-	size_t n = x->n_pts;
+	const struct cmp_result *r = &x->r;
+	const struct cmp_tick *last = r->n_ticks ? &r->ticks[r->n_ticks - 1] : NULL;
+	double rate[2];
 
-	if (n >= 11) {	/* the box's rate over the last second */
-		const struct cmp_sc_point *a = &x->pts[n - 11], *b = &x->pts[n - 1];
-		double dt = b->t - a->t;
-
-		if (dt > 0) {
-			up = (double)(b->box_bytes[0] - a->box_bytes[0]) * 8 / dt / 1e6;
-			down = (double)(b->box_bytes[1] - a->box_bytes[1]) * 8 / dt / 1e6;
-		}
-	}
+	cmp_tick_rate(r, 10, rate);	/* the box's rate over the last second */
 	printf("    %-9s step %zu %5.1f s  rtt %6.1f ms  down %5.1f of %.1f  up %5.1f of %.1f Mbit/s  shaper %.1f/%.1f\n",
-	       cmp_way_name(x->way), k + 1, t, rtt, down, o->sc.cap[k][1] / 1e6, up,
-	       o->sc.cap[k][0] / 1e6, n ? x->pts[n - 1].shaper[1] / 1e6 : 0.0,
-	       n ? x->pts[n - 1].shaper[0] / 1e6 : 0.0);
+	       cmp_way_name(x->way), k + 1, t, rtt, rate[1] / 1e6, o->sc.cap[k][1] / 1e6,
+	       rate[0] / 1e6, o->sc.cap[k][0] / 1e6, last ? last->shaper[1] / 1e6 : 0.0,
+	       last ? last->shaper[0] / 1e6 : 0.0);
 }
+
+/* The flows, once the idle time that gives the baseline is over */
+static int sc_before(void *arg, struct cmp_measure *m, double t, bool tick, double *wake,
+		     double *end)
+{
+	struct sc_ctx *c = arg;
+	struct cmp_sc_run *x = c->x;
+	char err[256];
+	int ret;
+
+	(void)tick;
+	(void)wake;
+	(void)end;
+	if (c->spawned >= 0 || t < CMP_SC_IDLE_S)
+		return 0;
+	if ((ret = cmp_load_start_tcp(m->ld, c->b, CMP_PROF_BIDIR, CMP_TCP_FLOWS,
+				      c->o->sc.step_s * (double)c->o->sc.n_steps + 5, err,
+				      sizeof(err)))) {
+		snprintf(x->note, sizeof(x->note), "the TCP flows: %.200s", err);
+		return ret;
+	}
+	c->spawned = t;
+	x->r.clients_started = t;
+	return 0;
+}
+
+/* The first step begins when the load reaches the box; each next one a step's length later,
+ * when the box's capacity is changed. */
+static int sc_after(void *arg, struct cmp_measure *m, double t, bool tick, double *wake,
+		    double *end)
+{
+	struct sc_ctx *c = arg;
+	struct cmp_sc_run *x = c->x;
+	const struct cmp_scenario *sc = &c->o->sc;
+	double rate[2] = { (double)sc->cap[0][0], (double)sc->cap[0][1] };
+	int ret;
+
+	if (c->spawned >= 0 && !c->started && tick &&
+	    (cmp_load_seen(&x->r, rate, c->spawned) || t - c->spawned > 3)) {
+		for (size_t k = 0; k < sc->n_steps; k++) {
+			x->st[k].start = t + sc->step_s * (double)k;
+			x->st[k].end = x->st[k].start + sc->step_s;
+		}
+		*end = x->st[sc->n_steps - 1].end;
+		c->started = 1;
+		c->next_line = t;
+	}
+	if (c->started && c->started < sc->n_steps && t >= x->st[c->started].start) {
+		if ((ret = box_set(c->box, c->o, c->started, x->note, sizeof(x->note))))
+			return ret;
+		/* the step as it happened: from the change */
+		x->st[c->started].start = cmp_now() - m->t0;
+		x->st[c->started - 1].end = x->st[c->started].start;
+		c->started++;
+	}
+	if (c->started && t >= c->next_line) {
+		sc_progress(c->o, x, c->started - 1, t, m->last_rtt);
+		c->next_line = t + 5;
+	}
+	if (c->started && c->started < sc->n_steps)
+		*wake = x->st[c->started].start;
+	return 0;
+}
+
+/* the flows stopped (a reset each) and the run's end */
+static void sc_done(void *arg, struct cmp_measure *m)
+{
+	struct sc_ctx *c = arg;
+
+	cmp_load_stop_tcp(m->ld);
+	c->x->end = cmp_now() - m->t0;
+}
+
+static const struct cmp_measure_ops sc_ops = {
+	.phase = sc_phase, .sample = sc_sample, .before = sc_before, .after = sc_after,
+	.done = sc_done,
+};
 
 static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum cmp_way w,
 			enum cmp_qdisc q, char *path, size_t len)
@@ -415,105 +443,17 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum 
 	return fclose(f) ? -errno : 0;
 }
 
-static int sc_loop(struct cmp_bed *b, const struct cmp_opts *o, struct sc_ctx *c, int sigfd,
-		   struct gw_prober *pr, struct cmp_load *ld)
-{
-	struct cmp_sc_run *x = c->x;
-	double next_tick = 0, spawned = -1, end = INFINITY, next_line = 0;
-	double steps_s = o->sc.step_s * (double)o->sc.n_steps;
-	char err[256];
-	int ret;
-
-	for (;;) {
-		double t = cmp_now() - c->t0;
-		struct pollfd pfd[1 + CMP_LOAD_FDS] = { { .fd = gw_prober_fd(pr), .events = POLLIN } };
-		int fds[CMP_LOAD_FDS], nfd = cmp_load_fds(ld, fds);
-		bool tick = false;
-
-		for (int i = 0; i < nfd; i++)
-			pfd[1 + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
-		if (cmp_interrupted(sigfd))
-			return -EINTR;
-		if (t >= end)
-			break;
-		if (spawned < 0 && t >= CMP_SC_IDLE_S) {
-			if ((ret = cmp_load_start_tcp(ld, b, CMP_PROF_BIDIR, CMP_TCP_FLOWS, steps_s + 5,
-						      err, sizeof(err)))) {
-				snprintf(x->note, sizeof(x->note), "the TCP flows: %.200s", err);
-				return ret;
-			}
-			spawned = t;
-			x->r.clients_started = t;
-		}
-		if (t >= next_tick) {
-			sample(c, o, t);
-			next_tick = t + CMP_TICK_S;
-			tick = true;
-		}
-		/* the first step begins when the load reaches the box; each next one a step's
-		 * length later, when the box's capacity is changed */
-		if (spawned >= 0 && !c->started && tick && (load_seen(o, x, spawned) || t - spawned > 3)) {
-			for (size_t k = 0; k < o->sc.n_steps; k++) {
-				x->st[k].start = t + o->sc.step_s * (double)k;
-				x->st[k].end = x->st[k].start + o->sc.step_s;
-			}
-			end = x->st[o->sc.n_steps - 1].end;
-			c->started = 1;
-			next_line = t;
-		}
-		if (c->started && c->started < o->sc.n_steps && t >= x->st[c->started].start) {
-			if ((ret = box_set(c->box, o, c->started, x->note, sizeof(x->note))))
-				return ret;
-			/* the step as it happened: from the change */
-			x->st[c->started].start = cmp_now() - c->t0;
-			x->st[c->started - 1].end = x->st[c->started].start;
-			c->started++;
-		}
-		if (c->started && t >= next_line) {
-			sc_progress(o, x, c->started - 1, t, c->last_rtt);
-			next_line = t + 5;
-		}
-		double next_send = cmp_load_run(ld, tick);
-
-		t = cmp_now() - c->t0;
-		double wait = fmin(next_tick, next_send) - t;
-
-		if (c->started && c->started < o->sc.n_steps)
-			wait = fmin(wait, x->st[c->started].start - t);
-		poll(pfd, (nfds_t)(1 + nfd), wait > 0 ? (int)ceil(wait * 1000) : 0);
-		gw_prober_run(pr);
-	}
-	/* a flow's failure before they are stopped (the stop resets them all) */
-	const char *e = cmp_load_error(ld);
-
-	if (e[0])
-		snprintf(x->note, sizeof(x->note), "a TCP flow: %.200s", e);
-	cmp_load_stop_tcp(ld);
-	x->end = cmp_now() - c->t0;
-	return 0;
-}
-
 static int sc_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct box *box,
 		      struct cmp_sc_run *x, int sigfd)
 {
-	char conf[512], log[512], err[256];
-	struct sc_ctx c = { .x = x, .last_rtt = NAN, .box = box };
-	struct gw_probe_cfg pcfg = {
-		.present = true, .method = GW_PROBE_ICMP, .n_targets = 1,
-		.interval_us = 1000000 / CMP_PROBE_HZ,
-		.timeout_us = 2000000,	/* a modem's queue takes a second and more to cross */
-		.size = GW_PROBE_SIZE_DEFAULT, .fwmark = GW_UNSET,
-	};
-	struct sockaddr_in *sin = (struct sockaddr_in *)&pcfg.targets[0].addr;
-	struct gw_prober *pr = NULL;
-	struct cmp_load *ld = NULL;
+	char conf[512], log[512] = "";
+	struct sc_ctx c = { .x = x, .o = o, .b = b, .box = box, .spawned = -1 };
+	/* the probes: ICMP alone (the gateway's daemon probes the link with its own) */
+	struct cmp_measure m = { .b = b, .o = o, .r = &x->r, .ops = &sc_ops, .arg = &c,
+				 .sigfd = sigfd, .drain_s = 1.0 };	/* a full fifo's last replies */
 	pid_t gw = 0;
 	int ret;
 
-	snprintf(pcfg.targets[0].host, sizeof(pcfg.targets[0].host), "%s", CMP_IP_SERVER);
-	sin->sin_family = AF_INET;
-	inet_pton(AF_INET, CMP_IP_SERVER, &sin->sin_addr);
-	pcfg.targets[0].addrlen = sizeof(*sin);
 	/* each way starts where the link starts */
 	if ((ret = box_set(box, o, 0, x->note, sizeof(x->note))))
 		return ret;
@@ -523,63 +463,13 @@ static int sc_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct box *b
 			snprintf(x->note, sizeof(x->note), "writing the config: %s", strerror(-ret));
 			return ret;
 		}
-		if ((gw = cmp_start_gatewayd(b, o, conf, log, x->note, sizeof(x->note))) < 0)
-			return (int)gw;
-		if ((ret = cmp_enter(b, CMP_NS_GW)) == 0) {
-			ret = gw_nl_open(&c.gw_nl);
-			c.gw_ifidx[0] = (int)if_nametoindex(CMP_GW_WAN);
-			c.gw_ifidx[1] = (int)if_nametoindex(CMP_GW_IFB);
-		}
-		cmp_enter(b, -1);
-		if (ret || !c.gw_ifidx[0] || !c.gw_ifidx[1]) {
-			snprintf(x->note, sizeof(x->note), "cannot watch the gateway's shaper: %s",
-				 ret ? strerror(-ret) : "no g1 or ifb");
-			ret = ret ? ret : -ENODEV;
-			goto out;
-		}
+		if ((ret = cmp_gw_up(b, o, conf, log, &gw, &c.gw_nl, c.gw_ifidx, x->note,
+				     sizeof(x->note))))
+			return ret;
 	}
-	if ((ret = cmp_enter(b, CMP_NS_CLIENT)) == 0)
-		ret = gw_prober_new(&pcfg, NULL, on_sample, &c, &pr, err, sizeof(err));
-	cmp_enter(b, -1);
-	if (ret) {
-		snprintf(x->note, sizeof(x->note), "the prober: %.200s", err);
-		goto out;
-	}
-	c.t0 = cmp_now() + 0.5;	/* half a second of probes first: ARP along the path */
-	if ((ret = cmp_load_new(b, c.t0, &ld, err, sizeof(err)))) {
-		snprintf(x->note, sizeof(x->note), "the load: %.200s", err);
-		goto out;
-	}
-	for (double end = c.t0; cmp_now() < end;) {
-		struct pollfd pfd = { .fd = gw_prober_fd(pr), .events = POLLIN };
-
-		poll(&pfd, 1, 20);
-		gw_prober_run(pr);
-	}
-	if ((ret = sc_loop(b, o, &c, sigfd, pr, ld)))
-		goto out;
-	/* the last probes' replies: a full fifo may still hold them */
-	for (double end = cmp_now() + 1.0; cmp_now() < end;) {
-		struct pollfd pfd = { .fd = gw_prober_fd(pr), .events = POLLIN };
-
-		poll(&pfd, 1, 10);
-		gw_prober_run(pr);
-	}
-	if ((ret = cmp_load_flows(ld, &x->r))) {
-		snprintf(x->note, sizeof(x->note), "out of memory for the flows' series");
-		goto out;
-	}
-	x->ran = true;
-out:
-	gw_prober_free(pr);
-	cmp_load_free(ld);
-	if (gw > 0) {
-		kill(gw, SIGTERM);
-		if (cmp_reap(gw, 10) != 0 && !ret)
-			snprintf(x->note, sizeof(x->note), "gatewayd did not stop cleanly (see %.200s)",
-				 log);
-	}
-	gw_nl_close(c.gw_nl);
+	ret = cmp_measure_run(&m);
+	x->ran = ret == 0;
+	cmp_gw_down(gw, c.gw_nl, log, ret != 0, x->note, sizeof(x->note));
 	return ret;
 }
 
@@ -605,11 +495,8 @@ static int write_outputs(const struct cmp_opts *o, const struct cmp_sc_run *runs
 		snprintf(path, sizeof(path), "%s/rates-%s.svg", o->out, cmp_way_name(runs[i].way));
 		bad += cmp_svg_sc_rates(path, o, &runs[i]) != 0;
 	}
-	if (bad) {
-		fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
-			bad == 1 ? "" : "s", o->out);
+	if (cmp_out_failed(bad, o->out))
 		return -EIO;
-	}
 	printf("results: %s/results.json, rtt.svg, rates-*.svg\n", o->out);
 	return 0;
 }

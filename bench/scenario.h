@@ -15,16 +15,6 @@
  * than packets, since veth passes GSO packets of many segments through as one */
 #define CMP_SC_BOX_FIFO (300 * 1514)
 
-/* One tick (CMP_TICK_S) of the delay box's bottleneck and the gateway's shaper. */
-struct cmp_sc_point {
-	float t;			/* run time */
-	uint64_t cap[2];		/* the box's capacity now, bits/s: [0] up, [1] down */
-	uint64_t box_bytes[2];		/* sent by the box's bottleneck class */
-	uint32_t box_backlog[2];	/* bytes in the box's fifo */
-	uint64_t shaper[2];		/* the gateway's shaper rate, bits/s; 0: none */
-	uint64_t cpu_busy, cpu_total;	/* /proc/stat's first line, in ticks */
-};
-
 struct cmp_sc_step {
 	double start, end;		/* run time */
 	uint64_t cap[2];
@@ -44,9 +34,9 @@ struct cmp_sc_run {
 	enum cmp_way way;
 	bool ran;
 	char note[256];
-	struct cmp_result r;		/* the probes (phase: 0 idle, k + 1 step k), the flows */
-	struct cmp_sc_point *pts;
-	size_t n_pts, cap_pts;
+	struct cmp_result r;		/* the probes (phase: 0 idle, k + 1 step k), the flows,
+					 * the ticks: the box's bottleneck (bytes, backlog_bytes,
+					 * cap) and the gateway's shaper rate */
 	struct cmp_sc_step st[CMP_MAX_STEPS];
 	double end;			/* run time the load stopped */
 	struct cmp_pct idle;

@@ -5,8 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <json-c/json.h>
 #include "bench/outfile.h"
 #include "bench/scenario.h"
@@ -52,6 +50,17 @@ static struct json_object *step_json(const struct cmp_sc_step *st)
 	return o;
 }
 
+/* a tick: [t, capacity up, down, shaper up, down, box sent up, down, box backlog up, down] */
+static void tick_row(const struct cmp_tick *k, int64_t *v)
+{
+	for (int d = 0; d < 2; d++) {
+		v[d] = (int64_t)k->cap[d];
+		v[2 + d] = (int64_t)k->shaper[d];
+		v[4 + d] = (int64_t)k->bytes[d];
+		v[6 + d] = k->backlog_bytes[d];
+	}
+}
+
 static struct json_object *run_json(const struct cmp_opts *o, const struct cmp_sc_run *x)
 {
 	struct json_object *j = json_object_new_object(), *a;
@@ -69,48 +78,16 @@ static struct json_object *run_json(const struct cmp_opts *o, const struct cmp_s
 		json_object_array_add(a, step_json(&x->st[k]));
 	json_object_object_add(j, "steps", a);
 
-	a = json_object_new_array();
-	for (size_t i = 0; i < x->r.n_samples; i++) {
-		struct json_object *pt = json_object_new_array();
-
-		json_object_array_add(pt, cmp_json_num(x->r.samples[i].t));
-		json_object_array_add(pt, cmp_json_num(x->r.samples[i].rtt_ms));
-		json_object_array_add(pt, json_object_new_int(x->r.samples[i].phase));
-		json_object_array_add(a, pt);
-	}
-	json_object_object_add(j, "samples", a);
-	a = json_object_new_array();
-	for (size_t i = 0; i < x->n_pts; i++) {
-		const struct cmp_sc_point *q = &x->pts[i];
-		struct json_object *pt = json_object_new_array();
-
-		json_object_array_add(pt, cmp_json_num(q->t));
-		for (int d = 0; d < 2; d++)
-			json_object_array_add(pt, json_object_new_int64((int64_t)q->cap[d]));
-		for (int d = 0; d < 2; d++)
-			json_object_array_add(pt, json_object_new_int64((int64_t)q->shaper[d]));
-		for (int d = 0; d < 2; d++)
-			json_object_array_add(pt, json_object_new_int64((int64_t)q->box_bytes[d]));
-		for (int d = 0; d < 2; d++)
-			json_object_array_add(pt, json_object_new_int64(q->box_backlog[d]));
-		json_object_array_add(a, pt);
-	}
-	json_object_object_add(j, "ticks", a);
+	json_object_object_add(j, "samples", cmp_samples_json(&x->r));
+	json_object_object_add(j, "ticks", cmp_ticks_json(&x->r, 8, tick_row));
 	a = json_object_new_array();
 	for (size_t i = 0; i < x->r.n_flows; i++) {
 		const struct cmp_flow *f = &x->r.flows[i];
-		struct json_object *fo = json_object_new_object(), *ser = json_object_new_array();
+		struct json_object *fo = json_object_new_object();
 
 		json_object_object_add(fo, "name", json_object_new_string(f->name));
 		json_object_object_add(fo, "direction", json_object_new_string(f->up ? "up" : "down"));
-		for (size_t k = 0; k < f->n; k++) {
-			struct json_object *pt = json_object_new_array();
-
-			json_object_array_add(pt, cmp_json_num(f->t[k]));
-			json_object_array_add(pt, cmp_json_num(f->mbps[k] * 1e6));
-			json_object_array_add(ser, pt);
-		}
-		json_object_object_add(fo, "series", ser);
+		json_object_object_add(fo, "series", cmp_series_json(f));
 		json_object_array_add(a, fo);
 	}
 	json_object_object_add(j, "flows", a);
@@ -166,21 +143,14 @@ int cmp_sc_write_json(const char *path, const struct cmp_opts *o, const struct c
 		      size_t n, const struct cmp_sc_verdict *v, const char *kernel, char *err,
 		      size_t errlen)
 {
-	struct json_object *root = json_object_new_object(), *a;
-	struct utsname u;
+	struct json_object *root = cmp_file_json("gatewayd-compare-scenario", SC_SCHEMA_VERSION,
+						 kernel), *a;
 	int ret;
 
 	if (!root) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	json_object_object_add(root, "schema", json_object_new_string("gatewayd-compare-scenario"));
-	json_object_object_add(root, "version", json_object_new_int(SC_SCHEMA_VERSION));
-	json_object_object_add(root, "gatewayd_version", json_object_new_string(GW_VERSION));
-	json_object_object_add(root, "generated_unix", json_object_new_int64((int64_t)time(NULL)));
-	json_object_object_add(root, "kernel", json_object_new_string(kernel));
-	json_object_object_add(root, "kernel_release",
-			       json_object_new_string(uname(&u) == 0 ? u.release : ""));
 	json_object_object_add(root, "config", config_json(o));
 	a = json_object_new_object();
 	json_object_object_add(a, "autorate_latency", verdict(v->latency, v->why_latency));

@@ -6,22 +6,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bench/measure.h"
 #include "bench/scenario.h"
 
 struct tv {
 	double t, v;			/* send time, RTT (INFINITY: lost) */
 };
 
-static int cmp_dbl(const void *a, const void *b)
+static int by_time(const void *a, const void *b)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	double x = ((const struct tv *)a)->t, y = ((const struct tv *)b)->t;
 
 	return x < y ? -1 : x > y;
-}
-
-static int cmp_tv(const void *a, const void *b)
-{
-	return cmp_dbl(&((const struct tv *)a)->t, &((const struct tv *)b)->t);
 }
 
 static void add(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -44,34 +40,9 @@ static bool is_drop(const struct cmp_scenario *sc, size_t k)
 /* RTT percentiles of the probes of phase ph sent in [lo, hi) */
 static void pct_sel(const struct cmp_result *r, int ph, double lo, double hi, struct cmp_pct *out)
 {
-	double *v = malloc((r->n_samples + 1) * sizeof(*v)), sum = 0;
-	size_t n = 0;
+	const struct cmp_probe_sel sel = { .k = -1, .ph_lo = ph, .ph_hi = ph, .lo = lo, .hi = hi };
 
-	memset(out, 0, sizeof(*out));
-	out->p50 = out->p95 = out->p99 = out->mean = NAN;
-	if (!v)
-		return;
-	for (size_t i = 0; i < r->n_samples; i++) {
-		const struct cmp_sample *s = &r->samples[i];
-
-		if (s->phase != ph || s->t < lo || s->t >= hi)
-			continue;
-		out->n++;
-		if (isnan(s->rtt_ms)) {
-			out->lost++;
-			continue;
-		}
-		v[n++] = s->rtt_ms;
-		sum += s->rtt_ms;
-	}
-	qsort(v, n, sizeof(*v), cmp_dbl);
-	if (n) {
-		out->p50 = cmp_percentile(v, n, 50);
-		out->p95 = cmp_percentile(v, n, 95);
-		out->p99 = cmp_percentile(v, n, 99);
-		out->mean = sum / (double)n;
-	}
-	free(v);
+	cmp_probe_pct(r, &sel, out);
 }
 
 /* Receiver rate of a direction's TCP flows over the intervals inside [lo, hi], bits/s */
@@ -82,17 +53,10 @@ static double goodput(const struct cmp_result *r, bool up, double lo, double hi)
 
 	for (size_t i = 0; i < r->n_flows; i++) {
 		const struct cmp_flow *f = &r->flows[i];
-		double bits = 0, secs = 0;
+		double mean = f->udp || f->up != up ? NAN : cmp_flow_mean(f, lo, hi);
 
-		if (f->udp || f->up != up)
-			continue;
-		for (size_t k = 0; k < f->n; k++)
-			if (f->t[k] - f->secs[k] >= lo - 0.01 && f->t[k] <= hi + 0.01) {
-				bits += f->mbps[k] * 1e6 * f->secs[k];
-				secs += f->secs[k];
-			}
-		if (secs > 0) {
-			total += bits / secs;
+		if (!isnan(mean)) {
+			total += mean * 1e6;
 			got++;
 		}
 	}
@@ -117,7 +81,7 @@ static double recovery(const struct cmp_sc_run *x, int ph, const struct cmp_sc_s
 		if (r->samples[i].phase == ph)
 			p[n++] = (struct tv){ r->samples[i].t, isnan(r->samples[i].rtt_ms) ?
 					      INFINITY : r->samples[i].rtt_ms };
-	qsort(p, n, sizeof(*p), cmp_tv);
+	qsort(p, n, sizeof(*p), by_time);
 	for (size_t j = 0, a = 0; j < n; j++) {
 		size_t m = 0;
 
@@ -127,7 +91,7 @@ static double recovery(const struct cmp_sc_run *x, int ph, const struct cmp_sc_s
 			a++;
 		for (size_t i = a; i <= j; i++)
 			w[m++] = p[i].v;
-		qsort(w, m, sizeof(*w), cmp_dbl);
+		cmp_sort(w, m);
 		if (cmp_percentile(w, m, 95) - x->baseline_ms <= CMP_SC_BOUND_MS) {
 			res = p[j].t - st->start;
 			break;
@@ -138,17 +102,11 @@ static double recovery(const struct cmp_sc_run *x, int ph, const struct cmp_sc_s
 	return res;
 }
 
-/* The box's points nearest inside [lo, hi] */
-static void window(const struct cmp_sc_run *x, double lo, double hi,
-		   const struct cmp_sc_point **a, const struct cmp_sc_point **b)
+/* The box's ticks nearest inside [lo, hi], at least half a second apart (else none) */
+static void window(const struct cmp_sc_run *x, double lo, double hi, const struct cmp_tick **a,
+		   const struct cmp_tick **b)
 {
-	*a = *b = NULL;
-	for (size_t i = 0; i < x->n_pts; i++) {
-		if (!*a && x->pts[i].t >= lo)
-			*a = &x->pts[i];
-		if (x->pts[i].t <= hi)
-			*b = &x->pts[i];
-	}
+	cmp_tick_window(&x->r, lo, hi, a, b);
 	if (*a && *b && (*b)->t - (*a)->t < 0.5)
 		*a = *b = NULL;
 }
@@ -160,7 +118,7 @@ void cmp_sc_derive(const struct cmp_opts *o, struct cmp_sc_run *x)
 	for (size_t k = 0; k < o->sc.n_steps; k++) {
 		struct cmp_sc_step *st = &x->st[k];
 		double lo = st->start + CMP_SC_SETTLE_S;
-		const struct cmp_sc_point *a, *b;
+		const struct cmp_tick *a, *b;
 		const struct cmp_pct *p[2] = { &st->all, &st->settled };
 
 		for (int d = 0; d < 2; d++)
@@ -176,8 +134,7 @@ void cmp_sc_derive(const struct cmp_opts *o, struct cmp_sc_run *x)
 			ind[2] = p[i]->p99 - x->baseline_ms;
 		}
 		window(x, lo, st->end, &a, &b);
-		st->cpu_busy = a && b && b->cpu_total > a->cpu_total ?
-			(double)(b->cpu_busy - a->cpu_busy) / (double)(b->cpu_total - a->cpu_total) : NAN;
+		st->cpu_busy = cmp_tick_cpu(a, b);
 		for (int d = 0; d < 2; d++) {
 			double sum = 0;
 			size_t n = 0;
@@ -185,17 +142,17 @@ void cmp_sc_derive(const struct cmp_opts *o, struct cmp_sc_run *x)
 
 			st->goodput[d] = goodput(&x->r, d == 0, lo, st->end);
 			st->share[d] = st->goodput[d] / (double)st->cap[d];
-			st->achieved[d] = a && b ? (double)(b->box_bytes[d] - a->box_bytes[d]) * 8 /
+			st->achieved[d] = a && b ? (double)(b->bytes[d] - a->bytes[d]) * 8 /
 						   (b->t - a->t) : NAN;
-			for (size_t i = 0; i < x->n_pts; i++) {
-				const struct cmp_sc_point *q = &x->pts[i];
+			for (size_t i = 0; i < x->r.n_ticks; i++) {
+				const struct cmp_tick *q = &x->r.ticks[i];
 
 				if (q->t >= lo && q->t <= st->end && q->shaper[d]) {
 					sum += (double)q->shaper[d];
 					n++;
 				}
-				if (q->t >= st->start && q->t <= st->end && q->box_backlog[d] > peak)
-					peak = q->box_backlog[d];
+				if (q->t >= st->start && q->t <= st->end && q->backlog_bytes[d] > peak)
+					peak = q->backlog_bytes[d];
 			}
 			st->shaper[d] = n ? sum / (double)n : NAN;
 			st->peak_queue_ms[d] = (double)peak * 8 * 1000 / (double)st->cap[d];
@@ -367,6 +324,5 @@ void cmp_sc_print(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_
 void cmp_sc_run_free(struct cmp_sc_run *x)
 {
 	cmp_result_free(&x->r);
-	free(x->pts);
-	memset(x, 0, sizeof(*x));
+		memset(x, 0, sizeof(*x));
 }

@@ -7,28 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench/bench.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest rank on sorted values. */
-double cmp_percentile(double *sorted, size_t n, double p)
-{
-	size_t i;
-
-	if (!n)
-		return NAN;
-	i = (size_t)ceil(p / 100.0 * (double)n);
-	if (i < 1)
-		i = 1;
-	if (i > n)
-		i = n;
-	return sorted[i - 1];
-}
+#include "bench/measure.h"
 
 const char *cmp_grade(double m)
 {
@@ -37,47 +16,47 @@ const char *cmp_grade(double m)
 	return m < 5 ? "A+" : m < 30 ? "A" : m < 60 ? "B" : m < 200 ? "C" : m < 400 ? "D" : "F";
 }
 
-/* Percentiles of the samples sent in phases ph_lo..ph_hi and before `before`: the ICMP
- * probes' round trips (k < 0), or the UDP probes' figure k (round trip, one way up, down). */
-static void pct_of(const struct cmp_result *r, int k, int ph_lo, int ph_hi, double before,
+void cmp_probe_pct(const struct cmp_result *r, const struct cmp_probe_sel *sel,
 		   struct cmp_pct *out)
 {
-	size_t total = k < 0 ? r->n_samples : r->n_usamples, n = 0;
-	double *v = malloc((total + 1) * sizeof(*v)), sum = 0;
+	size_t total = sel->k < 0 ? r->n_samples : r->n_usamples, n = 0, lost = 0;
+	double *v = malloc((total + 1) * sizeof(*v));
 
-	memset(out, 0, sizeof(*out));
-	out->p50 = out->p95 = out->p99 = out->mean = NAN;
-	if (!v)
+	if (!v) {
+		cmp_pct_of(NULL, 0, 0, out);
 		return;
+	}
 	for (size_t i = 0; i < total; i++) {
-		float t = k < 0 ? r->samples[i].t : r->usamples[i].t;
-		int ph = k < 0 ? r->samples[i].phase : r->usamples[i].phase;
-		float ms = k < 0 ? r->samples[i].rtt_ms : r->usamples[i].ms[k];
+		float t = sel->k < 0 ? r->samples[i].t : r->usamples[i].t;
+		int ph = sel->k < 0 ? r->samples[i].phase : r->usamples[i].phase;
+		float ms = sel->k < 0 ? r->samples[i].rtt_ms : r->usamples[i].ms[sel->k];
+		bool out_of = sel->ms ? round((double)t * 1000) < round(sel->lo * 1000) ||
+					round((double)t * 1000) >= round(sel->hi * 1000) :
+				       t < sel->lo || t >= sel->hi;
 
-		/* in ms, as results.json has them, so a reader counts the same samples */
-		if (ph < ph_lo || ph > ph_hi || round((double)t * 1000) >= round(before * 1000))
+		if (ph < sel->ph_lo || ph > sel->ph_hi || out_of)
 			continue;
-		out->n++;
-		if (isnan(ms)) {
-			out->lost++;
-			continue;
-		}
-		v[n++] = ms;
-		sum += ms;
+		if (isnan(ms))
+			lost++;
+		else
+			v[n++] = ms;
 	}
-	qsort(v, n, sizeof(*v), cmp_double);
-	if (n) {
-		out->p50 = cmp_percentile(v, n, 50);
-		out->p95 = cmp_percentile(v, n, 95);
-		out->p99 = cmp_percentile(v, n, 99);
-		out->mean = sum / (double)n;
-	}
+	cmp_pct_of(v, n, lost, out);
 	free(v);
 }
 
-/* Mean receiver rate of a flow over the intervals that lie in [lo, hi], weighted by their
- * length (a stalled receiver reports a short interval with a burst in it). */
-static double flow_mean(const struct cmp_flow *f, double lo, double hi)
+/* Percentiles of the probes sent in phases ph_lo..ph_hi before `before`, to the ms: the ICMP
+ * probes' round trips (k < 0), or the UDP probes' figure k. */
+static void pct_of(const struct cmp_result *r, int k, int ph_lo, int ph_hi, double before,
+		   struct cmp_pct *out)
+{
+	const struct cmp_probe_sel sel = { .k = k, .ph_lo = ph_lo, .ph_hi = ph_hi,
+					   .lo = -INFINITY, .hi = before, .ms = true };
+
+	cmp_probe_pct(r, &sel, out);
+}
+
+double cmp_flow_mean(const struct cmp_flow *f, double lo, double hi)
 {
 	double bits = 0, secs = 0;
 
@@ -93,17 +72,18 @@ void cmp_tcp_rtt_of(const struct cmp_result *r, bool up, double lo, double hi,
 		    double baseline_ms, struct cmp_tcprtt *out)
 {
 	size_t cap = 0, n = 0;
-	double *v, sum = 0, var = 0;
+	double *v, var = 0;
 
 	memset(out, 0, sizeof(*out));
-	out->rtt.p50 = out->rtt.p95 = out->rtt.p99 = out->rtt.mean = NAN;
 	out->induced_p50 = out->induced_p95 = out->induced_p99 = out->induced_mean = NAN;
 	out->rttvar_mean = NAN;
 	for (size_t i = 0; i < r->n_flows; i++)
 		if (!r->flows[i].udp && r->flows[i].up == up)
 			cap += r->flows[i].n_rtt;
-	if (!(v = malloc((cap + 1) * sizeof(*v))))
+	if (!(v = malloc((cap + 1) * sizeof(*v)))) {
+		cmp_pct_of(NULL, 0, 0, &out->rtt);
 		return;
+	}
 	for (size_t i = 0; i < r->n_flows; i++) {
 		const struct cmp_flow *f = &r->flows[i];
 		size_t had = n;
@@ -114,20 +94,14 @@ void cmp_tcp_rtt_of(const struct cmp_result *r, bool up, double lo, double hi,
 			if (f->rtt_t[k] < lo || f->rtt_t[k] > hi || !isfinite(f->rtt_ms[k]))
 				continue;
 			v[n++] = f->rtt_ms[k];
-			sum += f->rtt_ms[k];
 			var += f->rttvar_ms[k];
 		}
 		out->flows += n > had;
 	}
-	qsort(v, n, sizeof(*v), cmp_double);
-	out->rtt.n = n;
+	/* every tick of every flow weighs the same: a flow the queue starves still has its
+	 * share of the figures, as it has its share of the waiting */
+	cmp_pct_of(v, n, 0, &out->rtt);
 	if (n) {
-		/* every tick of every flow weighs the same: a flow the queue starves still has
-		 * its share of the figures, as it has its share of the waiting */
-		out->rtt.p50 = cmp_percentile(v, n, 50);
-		out->rtt.p95 = cmp_percentile(v, n, 95);
-		out->rtt.p99 = cmp_percentile(v, n, 99);
-		out->rtt.mean = sum / (double)n;
 		out->rttvar_mean = var / (double)n;
 		out->induced_p50 = out->rtt.p50 - baseline_ms;
 		out->induced_p95 = out->rtt.p95 - baseline_ms;
@@ -188,9 +162,9 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 		struct cmp_flow *f = &r->flows[i];
 
 		/* the flood over its phase, less its first second */
-		f->mean_mbps = f->udp ? flow_mean(f, r->phase_start[CMP_PH_FLOOD] + CMP_RAMP_S,
-						  r->phase_start[CMP_PH_IDLE2]) :
-					flow_mean(f, lo, hi);
+		f->mean_mbps = f->udp ? cmp_flow_mean(f, r->phase_start[CMP_PH_FLOOD] + CMP_RAMP_S,
+						      r->phase_start[CMP_PH_IDLE2]) :
+					cmp_flow_mean(f, lo, hi);
 		if (f->udp || isnan(f->mean_mbps))
 			continue;
 		r->goodput_bps[f->up ? 0 : 1] += f->mean_mbps * 1e6;
@@ -215,30 +189,21 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 
 	/* accuracy: what the shaper sent over the TCP window, against the configured rate */
 	r->accuracy[0] = r->accuracy[1] = NAN;
-	const struct cmp_qpoint *a = NULL, *b = NULL;
+	const struct cmp_tick *a, *b;
 
-	for (size_t i = 0; i < r->n_qpoints; i++) {
-		const struct cmp_qpoint *q = &r->qpoints[i];
-
-		if (!a && q->t >= lo)
-			a = q;
-		if (q->t <= hi)
-			b = q;
-	}
-	r->cpu_busy = NAN;
-	if (a && b && b->cpu_total > a->cpu_total)
-		r->cpu_busy = (double)(b->cpu_busy - a->cpu_busy) / (double)(b->cpu_total - a->cpu_total);
+	cmp_tick_window(r, lo, hi, &a, &b);
+	r->cpu_busy = cmp_tick_cpu(a, b);
 	for (int d = 0; d < 2 && a && b && b->t - a->t > 0.5; d++)
-		r->accuracy[d] = (double)(b->shaper_bytes[d] - a->shaper_bytes[d]) * 8 /
+		r->accuracy[d] = (double)(b->bytes[d] - a->bytes[d]) * 8 /
 				 (b->t - a->t) / cmp_dir_bps(o, d);
 	for (int d = 0; d < 2; d++) {
 		uint32_t pk = 0, by = 0;
 
-		for (size_t i = 0; i < r->n_qpoints; i++) {
-			if (r->qpoints[i].qlen[d] > pk)
-				pk = r->qpoints[i].qlen[d];
-			if (r->qpoints[i].backlog_bytes[d] > by)
-				by = r->qpoints[i].backlog_bytes[d];
+		for (size_t i = 0; i < r->n_ticks; i++) {
+			if (r->ticks[i].qlen[d] > pk)
+				pk = r->ticks[i].qlen[d];
+			if (r->ticks[i].backlog_bytes[d] > by)
+				by = r->ticks[i].backlog_bytes[d];
 		}
 		r->peak_pkts[d] = pk;
 		r->peak_ms[d] = (double)by * 8 * 1000 / cmp_dir_bps(o, d);

@@ -232,13 +232,6 @@ static int svg_write(const char *path, const struct svg_chart *c)
 	return plot_close(&w);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void free_series(struct svg_series *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -333,7 +326,7 @@ int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r
 			if (r[i].samples[k].phase == CMP_PH_TCP || r[i].samples[k].phase == CMP_PH_FLOOD)
 				if (!isnan(r[i].samples[k].rtt_ms))
 					x->x[m++] = r[i].samples[k].rtt_ms;
-		qsort(x->x, m, sizeof(double), cmp_dbl);
+		cmp_sort(x->x, m);
 		for (size_t k = 0; k < m; k++)
 			x->y[k] = (double)(k + 1) / (double)m;
 		x->n = m;
@@ -346,6 +339,25 @@ int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r
 	}
 	log_range(lo, hi, 1.05, &c.x0, &c.x1);
 	return write_chart(path, &c);
+}
+
+/* A run's probes as a series of RTT over send time (replies come back out of their order),
+ * lo and hi widened to its RTTs. */
+static void probe_series(struct svg_series *x, const struct cmp_result *r, double *lo,
+			 double *hi)
+{
+	size_t m = r->n_samples;
+
+	for (size_t k = 0; k < m; k++) {
+		x->x[k] = r->samples[k].t;
+		x->y[k] = r->samples[k].rtt_ms;
+		if (!isnan(x->y[k])) {
+			*lo = fmin(*lo, x->y[k]);
+			*hi = fmax(*hi, x->y[k]);
+		}
+	}
+	cmp_sort_pairs(x->x, x->y, m);
+	x->n = m;
 }
 
 int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n)
@@ -368,25 +380,7 @@ int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_resu
 		c.x1 = fmax(c.x1, r[i].phase_start[CMP_PH_COUNT]);
 		if (!(x = next_series(&c, m)))
 			return -ENOMEM;
-		/* in send order (replies can come back out of it) */
-		for (size_t k = 0; k < m; k++) {
-			x->x[k] = r[i].samples[k].t;
-			x->y[k] = r[i].samples[k].rtt_ms;
-			if (!isnan(x->y[k])) {
-				lo = fmin(lo, x->y[k]);
-				hi = fmax(hi, x->y[k]);
-			}
-		}
-		for (size_t a = 1; a < m; a++)	/* insertion sort by time: nearly sorted */
-			for (size_t b = a; b > 0 && x->x[b - 1] > x->x[b]; b--) {
-				double tx_ = x->x[b], ty_ = x->y[b];
-
-				x->x[b] = x->x[b - 1];
-				x->y[b] = x->y[b - 1];
-				x->x[b - 1] = tx_;
-				x->y[b - 1] = ty_;
-			}
-		x->n = m;
+		probe_series(x, &r[i], &lo, &hi);
 		queue_series(x, r, i);
 		c.ns++;
 	}
@@ -462,14 +456,14 @@ int cmp_svg_sc_rates(const char *path, const struct cmp_opts *o, const struct cm
 		 cmp_way_name(x->way));
 	step_bands(o, x, bands);
 	for (int k = 0; k < 6; k++) {
-		struct svg_series *v = next_series(&c, x->n_pts);
+		struct svg_series *v = next_series(&c, x->r.n_ticks);
 		int d = k % 2;
 		size_t m = 0;
 
 		if (!v)
 			return -ENOMEM;
-		for (size_t i = 0; i < x->n_pts; i++) {
-			const struct cmp_sc_point *p = &x->pts[i], *a;
+		for (size_t i = 0; i < x->r.n_ticks; i++) {
+			const struct cmp_tick *p = &x->r.ticks[i], *a;
 			double y;
 
 			if (k < 2) {
@@ -481,8 +475,8 @@ int cmp_svg_sc_rates(const char *path, const struct cmp_opts *o, const struct cm
 			} else {	/* over the last half second */
 				if (i < 5)
 					continue;
-				a = &x->pts[i - 5];
-				y = (double)(p->box_bytes[d] - a->box_bytes[d]) * 8 / (p->t - a->t);
+				a = &x->r.ticks[i - 5];
+				y = (double)(p->bytes[d] - a->bytes[d]) * 8 / (p->t - a->t);
 			}
 			v->x[m] = p->t;
 			v->y[m++] = y / 1e6;
@@ -524,24 +518,7 @@ int cmp_svg_sc_rtt(const char *path, const struct cmp_opts *o, const struct cmp_
 		c.x1 = fmax(c.x1, x->end);
 		if (!(v = next_series(&c, m)))
 			return -ENOMEM;
-		for (size_t k = 0; k < m; k++) {
-			v->x[k] = x->r.samples[k].t;
-			v->y[k] = x->r.samples[k].rtt_ms;
-			if (!isnan(v->y[k])) {
-				lo = fmin(lo, v->y[k]);
-				hi = fmax(hi, v->y[k]);
-			}
-		}
-		for (size_t a = 1; a < m; a++)	/* by send time: replies come back out of it */
-			for (size_t b = a; b > 0 && v->x[b - 1] > v->x[b]; b--) {
-				double tx_ = v->x[b], ty_ = v->y[b];
-
-				v->x[b] = v->x[b - 1];
-				v->y[b] = v->y[b - 1];
-				v->x[b - 1] = tx_;
-				v->y[b - 1] = ty_;
-			}
-		v->n = m;
+		probe_series(v, &x->r, &lo, &hi);
 		snprintf(v->name, sizeof(v->name), "%s", cmp_way_name(x->way));
 		v->color = colors[x->way % CMP_WAY_COUNT];
 		c.ns++;

@@ -91,14 +91,14 @@ static void make_run(struct cmp_result *r, const struct cmp_opts *o)
 		add_sample(r, t, i == 100 ? NAN : rtt, p);
 	}
 	/* the shaper sends exactly the rate both ways from t = 3 */
-	r->cap_qpoints = 201;
-	r->qpoints = calloc(r->cap_qpoints, sizeof(*r->qpoints));
+	r->cap_ticks = 201;
+	r->ticks = calloc(r->cap_ticks, sizeof(*r->ticks));
 	for (int i = 0; i <= 200; i++) {
-		struct cmp_qpoint *q = &r->qpoints[r->n_qpoints++];
+		struct cmp_tick *q = &r->ticks[r->n_ticks++];
 		double t = i * 0.1, sent = t > 3 ? (t - 3) * (double)o->rate_bps / 8 : 0;
 
 		q->t = (float)t;
-		q->shaper_bytes[0] = q->shaper_bytes[1] = (uint64_t)sent;
+		q->bytes[0] = q->bytes[1] = (uint64_t)sent;
 		q->qlen[0] = i == 50 ? 700 : 10;
 		q->backlog_bytes[1] = i == 60 ? 250000 : 1000;
 		q->cpu_total = (uint64_t)i * 100;

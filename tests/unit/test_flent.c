@@ -63,10 +63,10 @@ static void make_run(struct cmp_result *r)
 		add_flow(r, name, f < 4, false, 28, 3, f == 4 ? 2 : 4.5);
 	}
 	add_flow(r, "udp-flood", true, true, 13, 11, 25);
-	r->cap_qpoints = 201;
-	r->qpoints = calloc(r->cap_qpoints, sizeof(*r->qpoints));
+	r->cap_ticks = 201;
+	r->ticks = calloc(r->cap_ticks, sizeof(*r->ticks));
 	for (int i = 0; i <= 200; i++)
-		r->qpoints[r->n_qpoints++] = (struct cmp_qpoint){ .t = (float)(i * 0.1) };
+		r->ticks[r->n_ticks++] = (struct cmp_tick){ .t = (float)(i * 0.1) };
 	/* the tree as the kernel would report it */
 	r->tc[r->n_tc++] = (struct cmp_tc){ .kind = "htb", .handle = 0x10000, .parent = 0xFFFFFFFF,
 		.opts = " default 10 r2q 10", .line = "tc qdisc add dev g1 root handle 1: htb default 10 r2q 10" };

@@ -107,23 +107,23 @@ static void make_run(struct cmp_sc_run *x, const struct cmp_opts *o, enum cmp_wa
 	for (int i = 0; i <= 250; i++) {
 		double t = i * 0.1;
 		int k = t < 15 ? 0 : 1;
-		struct cmp_sc_point p = { .t = (float)t };
+		struct cmp_tick p = { .t = (float)t };
 
 		for (int d = 0; d < 2; d++) {
 			p.cap[d] = o->sc.cap[k][d];
 			if (t >= 5)
 				bytes[d] += (uint64_t)((double)p.cap[d] * 0.95 / 8 * 0.1);
-			p.box_bytes[d] = bytes[d];
+			p.bytes[d] = bytes[d];
 			p.shaper[d] = w == CMP_WAY_NONE ? 0 : w == CMP_WAY_FIXED ? o->sc.base[d] :
 				      p.cap[d];
-			p.box_backlog[d] = d ? 15000 : 5000;
+			p.backlog_bytes[d] = d ? 15000 : 5000;
 		}
 		busy += t < 15 ? 50 : 90;	/* per tick of 100: half, then 90% busy */
 		p.cpu_total = (uint64_t)i * 100;
 		p.cpu_busy = busy;
-		if (gw_grow(&x->pts, &x->cap_pts, x->n_pts, sizeof(*x->pts), 64))
+		if (gw_grow(&x->r.ticks, &x->r.cap_ticks, x->r.n_ticks, sizeof(*x->r.ticks), 64))
 			abort();
-		x->pts[x->n_pts++] = p;
+		x->r.ticks[x->r.n_ticks++] = p;
 	}
 }
 
