@@ -50,12 +50,12 @@ enum cmp_way { CMP_WAY_AUTORATE, CMP_WAY_FIXED, CMP_WAY_NONE, CMP_WAY_COUNT };
 
 struct cmp_scenario {
 	bool on;
-	uint64_t cap[CMP_MAX_STEPS][2];	/* the box's capacity per step, bits/s: [0] up */
+	uint64_t cap[CMP_MAX_STEPS][2];	/* the box's capacity per step, bytes/s: [0] up */
 	size_t n_steps;
 	double step_s;			/* each step's length */
 	enum cmp_way ways[CMP_WAY_COUNT];
 	size_t n_ways;
-	/* autorate's, derived from the steps (cmp_sc_defaults), bits/s */
+	/* autorate's, derived from the steps (cmp_sc_defaults), bytes/s */
 	uint64_t min[2], base[2], max[2];
 	char ar_keys[256];		/* --autorate: more keys for the autorate blocks */
 	char probe_method[16];		/* --probe-method: the gateway's probes (icmp, udp, ...) */
@@ -95,9 +95,8 @@ struct cmp_pick {
 enum cmp_phase { CMP_PH_IDLE1, CMP_PH_TCP, CMP_PH_FLOOD, CMP_PH_IDLE2, CMP_PH_COUNT };
 
 struct cmp_opts {
-	uint64_t rate_bps;		/* bits/s: the down rate (both, when symmetric) */
 	char rate_text[32];		/* --rate as given: "20mbit", "40mbit/10mbit" */
-	uint64_t dir_bps[2];		/* bits/s per direction: [0] up, [1] down */
+	uint64_t rate[2];		/* bytes/s per direction, as the config's: [0] up, [1] down */
 	char dir_text[2][32];		/* each direction's rate as the config takes it */
 	int64_t rtt_us;			/* base RTT the delay box adds (half each way) */
 	double duration_s;		/* one qdisc's whole run, all four phases */
@@ -126,15 +125,15 @@ struct cmp_opts {
 	struct cmp_scenario sc;
 };
 
-/* Direction d's rate (0 up, 1 down), bits/s: rate_bps where no direction's own was set. */
-static inline double cmp_dir_bps(const struct cmp_opts *o, int d)
+/* Direction d's rate (0 up, 1 down), bytes/s. */
+static inline double cmp_dir_rate(const struct cmp_opts *o, int d)
 {
-	return (double)(o->dir_bps[d] ? o->dir_bps[d] : o->rate_bps);
+	return (double)o->rate[d];
 }
 
 static inline bool cmp_asymmetric(const struct cmp_opts *o)
 {
-	return cmp_dir_bps(o, 0) != cmp_dir_bps(o, 1);
+	return o->rate[0] != o->rate[1];
 }
 
 /* The four namespaces and their addresses. */
@@ -189,8 +188,8 @@ struct cmp_tick {
 	uint64_t bytes[2];		/* sent by the bottleneck */
 	uint32_t backlog_bytes[2];	/* bytes in its queue */
 	uint32_t qlen[2];		/* packets in it (a queue's run) */
-	uint64_t shaper[2];		/* the scenario: the gateway's shaper rate, bits/s; 0: none */
-	uint64_t cap[2];		/* the scenario: the box's capacity now, bits/s */
+	uint64_t shaper[2];		/* the scenario: the gateway's shaper rate, bytes/s; 0: none */
+	uint64_t cap[2];		/* the scenario: the box's capacity now, bytes/s */
 	uint64_t cpu_busy, cpu_total;	/* /proc/stat's first line, in ticks */
 };
 
@@ -199,12 +198,12 @@ struct cmp_flow {
 	bool up;
 	bool udp;
 	int family;			/* 4 or 6: the IP version it ran over */
-	double *mbps;			/* per interval: received, or acknowledged by the
+	double *rate;			/* per interval, bytes/s: received, or acknowledged by the
 					 * receiver (TCP); counted at the server (the flood) */
 	double *t;			/* interval end, seconds since the run started */
 	double *secs;			/* interval length */
 	size_t n;
-	double mean_mbps;		/* over the TCP window (after the first second) */
+	double mean;			/* bytes/s, over the TCP window (after the first second) */
 	/* TCP: the sender's smoothed RTT and its variation (tcpi_rtt, tcpi_rttvar), read by the
 	 * flow's sender every tick (the client for an upload, the sink for a download): what
 	 * queueing the bulk flow itself sees, beside what the sparse probes see */
@@ -279,7 +278,7 @@ struct cmp_result {
 	size_t n_flows;
 
 	/* derived */
-	double goodput_bps[2];		/* TCP goodput, receiver side, over the TCP window */
+	double goodput[2];		/* TCP goodput, bytes/s, receiver side, over the TCP window */
 	double accuracy[2];		/* shaper's bytes / configured rate over the TCP window */
 	struct cmp_pct idle, loaded;
 	double baseline_ms;		/* idle p50 before the load */
@@ -322,9 +321,9 @@ const char *cmp_phase_name(enum cmp_phase p);
  * by the config's child parser. 0, or -EINVAL with the message in err. */
 int cmp_parse_qdiscs(const char *list, struct cmp_pick *out, size_t max, size_t *n, char *err,
 		     size_t errlen);
-/* --rate: "20mbit" (both ways) or "40mbit/10mbit" (down/up), 100kbit..1gbit each: bits/s into
- * bps ([0] up, [1] down), each one's text into text. 0 or -EINVAL. */
-int cmp_parse_rates(const char *s, uint64_t bps[2], char text[2][32]);
+/* --rate: "20mbit" (both ways) or "40mbit/10mbit" (down/up), 100kbit..1gbit each: bytes/s
+ * into rate ([0] up, [1] down), each one's text into text. 0 or -EINVAL. */
+int cmp_parse_rates(const char *s, uint64_t rate[2], char text[2][32]);
 /* owntree.c: -c CONFIG: o->pick becomes the dumb fifo at the config's link's rates, the link
  * as written, and the link with each of user's queues in every leaf; o's rates become the
  * link's. 0, or -EINVAL with "FILE:LINE: ..." in err. cmp_own_free frees the picks' configs. */
@@ -390,7 +389,7 @@ struct cmp_probe_sel {
 void cmp_probe_pct(const struct cmp_result *r, const struct cmp_probe_sel *sel,
 		   struct cmp_pct *out);
 /* A flow's mean receiver rate over the intervals that lie in [lo, hi], weighted by their
- * length, Mbit/s; NAN for none. */
+ * length, bytes/s; NAN for none. */
 double cmp_flow_mean(const struct cmp_flow *f, double lo, double hi);
 
 /* compare_load.c: the load, generated in this process (TCP flows both ways, the UDP flood);
@@ -405,8 +404,8 @@ int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, enum cmp_pro
 		       int flows, double secs, char *err, size_t errlen);
 /* The TCP flows end now (an RST each: nothing of theirs stays queued). */
 void cmp_load_stop_tcp(struct cmp_load *l);
-/* A UDP flood from the client to the server at rate_bps on the wire, for secs. */
-void cmp_load_start_flood(struct cmp_load *l, double rate_bps, double secs);
+/* A UDP flood from the client to the server at rate bytes/s on the wire, for secs. */
+void cmp_load_start_flood(struct cmp_load *l, double rate, double secs);
 /* The fds to wait on (up to CMP_LOAD_FDS). */
 #define CMP_LOAD_FDS 3
 int cmp_load_fds(const struct cmp_load *l, int fds[CMP_LOAD_FDS]);

@@ -197,7 +197,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 	 * its own (with round trips alone the upload's queue is laid on the download too) */
 	snprintf(o->sc.probe_method, sizeof(o->sc.probe_method), "udp");
 	snprintf(o->rate_text, sizeof(o->rate_text), "20mbit");
-	cmp_parse_rates(o->rate_text, o->dir_bps, o->dir_text);
+	cmp_parse_rates(o->rate_text, o->rate, o->dir_text);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "hc:", opts, NULL)) != -1) {
 		switch (c) {
@@ -205,7 +205,7 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 			break;
 		case 'r':
 			if (strlen(optarg) >= sizeof(o->rate_text) ||
-			    cmp_parse_rates(optarg, o->dir_bps, o->dir_text)) {
+			    cmp_parse_rates(optarg, o->rate, o->dir_text)) {
 				fprintf(stderr, "gatewayd: --rate: want a rate from 100kbit to 1gbit, like 20mbit, or down/up rates like 40mbit/10mbit, not '%s'\n",
 					optarg);
 				return -EINVAL;
@@ -358,7 +358,6 @@ static int parse_opts(int argc, char **argv, struct cmp_opts *o)
 		usage(stderr);
 		return -EINVAL;
 	}
-	o->rate_bps = o->dir_bps[1];
 	if (o->own_link[0] && (!o->config[0] || o->sc.on)) {
 		fprintf(stderr, "gatewayd: --link: says which link of -c CONFIG a queue comparison benches\n");
 		return -EINVAL;
@@ -558,8 +557,8 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 		size_t l = strlen(steps);
 
 		snprintf(steps + l, sizeof(steps) - l, "%s%llukbit/%llukbit", k ? "," : "",
-			 (unsigned long long)(o->sc.cap[k][1] / 1000),
-			 (unsigned long long)(o->sc.cap[k][0] / 1000));
+			 (unsigned long long)(o->sc.cap[k][1] * 8 / 1000),
+			 (unsigned long long)(o->sc.cap[k][0] * 8 / 1000));
 	}
 	for (size_t k = 0; k < o->sc.n_ways; k++) {
 		size_t l = strlen(ways);

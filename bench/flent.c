@@ -167,12 +167,12 @@ static int collect(enum ftest ft, const struct cmp_result *r, struct fseries *s,
 		x->flow = f->udp ? NULL : f;
 		x->up = f->up;
 		x->tcp = !f->udp;
-		x->mean = f->mean_mbps;
+		x->mean = f->mean * 8 / 1e6;
 		if (series_alloc(x, f->n))
 			return -ENOMEM;
 		for (size_t j = 0; j < f->n; j++) {
 			x->t[x->n] = f->t[j];
-			x->v[x->n] = f->mbps[j];
+			x->v[x->n] = f->rate[j] * 8 / 1e6;
 			x->dur[x->n++] = f->secs[j];
 		}
 	}
@@ -462,9 +462,9 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	json_object_object_add(m, "GATEWAYD_KERNEL", json_object_new_string(kernel_used));
 	json_object_object_add(m, "GATEWAYD_QDISC", json_object_new_string(cmp_qdisc_name(r->q)));
 	json_object_object_add(m, "GATEWAYD_LABEL", json_object_new_string(cmp_result_label(r)));
-	json_object_object_add(m, "GATEWAYD_RATE_BPS", json_object_new_int64((int64_t)o->rate_bps));
-	json_object_object_add(m, "GATEWAYD_RATE_BPS_DOWN", json_object_new_int64((int64_t)cmp_dir_bps(o, 1)));
-	json_object_object_add(m, "GATEWAYD_RATE_BPS_UP", json_object_new_int64((int64_t)cmp_dir_bps(o, 0)));
+	json_object_object_add(m, "GATEWAYD_RATE_BPS", json_object_new_int64((int64_t)o->rate[1] * 8));
+	json_object_object_add(m, "GATEWAYD_RATE_BPS_DOWN", json_object_new_int64((int64_t)o->rate[1] * 8));
+	json_object_object_add(m, "GATEWAYD_RATE_BPS_UP", json_object_new_int64((int64_t)o->rate[0] * 8));
 	json_object_object_add(m, "GATEWAYD_CPU_BUSY", num(r->cpu_busy, 3));
 	json_object_object_add(m, "GATEWAYD_PROFILE",
 			       json_object_new_string(cmp_profile_name(o->profile)));

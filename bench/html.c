@@ -516,7 +516,7 @@ int cmp_html_write(const char *dir, const struct gw_bench_file *runs, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		char rate[40];
 
-		rate_text(rate, sizeof(rate), runs[i].rate_bps);
+		rate_text(rate, sizeof(rate), runs[i].rate[1] * 8);
 		fputs("<p>", f);
 		if (n > 1) {
 			esc(f, runs[i].label);

@@ -34,7 +34,7 @@
 struct series {
 	double t[MAX_POINTS];	/* interval end, run time */
 	double secs[MAX_POINTS];
-	double mbps[MAX_POINTS];
+	double rate[MAX_POINTS];	/* bytes/s */
 	size_t n;
 };
 
@@ -191,12 +191,12 @@ void cmp_load_stop_tcp(struct cmp_load *l)
 		gw_loadgen_stop(l->gen[g]);
 }
 
-void cmp_load_start_flood(struct cmp_load *l, double rate_bps, double secs)
+void cmp_load_start_flood(struct cmp_load *l, double rate, double secs)
 {
 	double now = cmp_now() - l->t0;
 
 	l->flooding = true;
-	l->frate = rate_bps / 8 * FLOOD_PAYLOAD / (FLOOD_PAYLOAD + 28);	/* + UDP/IP headers */
+	l->frate = rate * FLOOD_PAYLOAD / (FLOOD_PAYLOAD + 28);	/* + UDP/IP headers */
 	l->fstart = l->fnext = now;
 	l->fend = now + secs;
 	l->fsent = 0;
@@ -236,7 +236,7 @@ static void flood_point(struct cmp_load *l, double now)
 		return;
 	s->t[s->n] = now;
 	s->secs[s->n] = dt;
-	s->mbps[s->n] = (double)(l->frecv - l->fmark_b) * 8 / dt / 1e6;
+	s->rate[s->n] = (double)(l->frecv - l->fmark_b) / dt;
 	s->n++;
 	l->fmark_t = now;
 	l->fmark_b = l->frecv;
@@ -382,12 +382,12 @@ static int put_series(struct cmp_flow *f, const struct series *s)
 		return 0;
 	f->t = malloc(s->n * sizeof(*f->t));
 	f->secs = malloc(s->n * sizeof(*f->secs));
-	f->mbps = malloc(s->n * sizeof(*f->mbps));
-	if (!f->t || !f->secs || !f->mbps)
+	f->rate = malloc(s->n * sizeof(*f->rate));
+	if (!f->t || !f->secs || !f->rate)
 		return -ENOMEM;
 	memcpy(f->t, s->t, s->n * sizeof(*f->t));
 	memcpy(f->secs, s->secs, s->n * sizeof(*f->secs));
-	memcpy(f->mbps, s->mbps, s->n * sizeof(*f->mbps));
+	memcpy(f->rate, s->rate, s->n * sizeof(*f->rate));
 	f->n = s->n;
 	return 0;
 }
@@ -426,7 +426,7 @@ static void to_series(const double *t, const uint64_t *b, size_t nt, struct seri
 			continue;
 		s->t[s->n] = t[k];
 		s->secs[s->n] = t[k] - t[a];
-		s->mbps[s->n] = (double)(b[k] > b[a] ? b[k] - b[a] : 0) * 8 / (t[k] - t[a]) / 1e6;
+		s->rate[s->n] = (double)(b[k] > b[a] ? b[k] - b[a] : 0) / (t[k] - t[a]);
 		s->n++;
 		a = k;
 	}

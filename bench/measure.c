@@ -274,7 +274,7 @@ void cmp_tick_rate(const struct cmp_result *r, size_t n, double out[2])
 	double dt = b->t - a->t;
 
 	for (int d = 0; d < 2 && dt > 0; d++)
-		out[d] = (double)(b->bytes[d] - a->bytes[d]) * 8 / dt;
+		out[d] = (double)(b->bytes[d] - a->bytes[d]) / dt;
 }
 
 bool cmp_load_seen(const struct cmp_result *r, const double rate[2], double since)
@@ -294,7 +294,7 @@ bool cmp_load_seen(const struct cmp_result *r, const double rate[2], double sinc
 	/* either way: behind a fifo one direction's ACKs can wait long behind the other's
 	 * data, so both directions need not get going together */
 	for (int d = 0; d < 2; d++)
-		if ((double)(b->bytes[d] - a->bytes[d]) * 8 / (b->t - a->t) >= 0.25 * rate[d])
+		if ((double)(b->bytes[d] - a->bytes[d]) / (b->t - a->t) >= 0.25 * rate[d])
 			return true;
 	return false;
 }

@@ -70,10 +70,10 @@ int cmp_gw_up(struct cmp_bed *b, const struct cmp_opts *o, const char *conf, con
 void cmp_gw_down(pid_t pid, struct gw_nl *nl, const char *log, bool failed, char *note,
 		 size_t notelen);
 
-/* The bottleneck's rate each way over the last n ticks (ticks' bytes), bits/s into out; 0
+/* The bottleneck's rate each way over the last n ticks (ticks' bytes), bytes/s into out; 0
  * with fewer ticks. */
 void cmp_tick_rate(const struct cmp_result *r, size_t n, double out[2]);
-/* Has the load reached the bottleneck since run time since: a quarter of rate[d] (bits/s)
+/* Has the load reached the bottleneck since run time since: a quarter of rate[d] (bytes/s)
  * over the last 0.3 s, one way or the other? */
 bool cmp_load_seen(const struct cmp_result *r, const double rate[2], double since);
 /* The first tick at or after lo and the last at or before hi (NULL where none). */

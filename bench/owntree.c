@@ -223,18 +223,17 @@ static char *own_text(const char *file, size_t k, const struct cmp_queue *x, con
 }
 
 /* The bench's rate text of a config rate (bytes/s), and whether the bench takes it. */
-static bool bench_rate(uint64_t bytes, uint64_t *bps, char text[32])
+static bool bench_rate(uint64_t bytes, char text[32])
 {
 	unsigned long long b = (unsigned long long)bytes * 8;
 
-	*bps = b;
 	if (b % 1000000 == 0)
 		snprintf(text, 32, "%llumbit", b / 1000000);
 	else if (b % 1000 == 0)
 		snprintf(text, 32, "%llukbit", b / 1000);
 	else
 		snprintf(text, 32, "%llubit", b);
-	return *bps >= 100000 && *bps <= 1000000000ULL;
+	return b >= 100000 && b <= 1000000000ULL;
 }
 
 int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user, char *err,
@@ -281,7 +280,8 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 			e = -EINVAL;
 			goto out;
 		}
-		if (!bench_rate(dc->rate, &o->dir_bps[d], o->dir_text[d])) {
+		o->rate[d] = dc->rate;
+		if (!bench_rate(dc->rate, o->dir_text[d])) {
 			snprintf(err, errlen, "%s:%d: link '%s': its %s rate of %llu bit/s is outside the bench's 100kbit to 1gbit",
 				 o->config, dc->line, l->name, gw_direction_name((enum gw_direction)d),
 				 (unsigned long long)dc->rate * 8);
@@ -289,7 +289,6 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 			goto out;
 		}
 	}
-	o->rate_bps = o->dir_bps[1];
 	snprintf(o->rate_text, sizeof(o->rate_text), "%.15s/%.15s", o->dir_text[1], o->dir_text[0]);
 	o->own_autorate = l->dir[0].autorate.present || l->dir[1].autorate.present;
 	for (int d = 0; d < 2; d++) {

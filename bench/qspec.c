@@ -240,7 +240,7 @@ int cmp_parse_qdiscs(const char *list, struct cmp_pick *out, size_t max, size_t 
 	return 0;
 }
 
-static int one_rate(const char *s, size_t len, uint64_t *bps)
+static int one_rate(const char *s, size_t len, uint64_t *rate)
 {
 	char b[32];
 	uint64_t r;
@@ -250,20 +250,20 @@ static int one_rate(const char *s, size_t len, uint64_t *bps)
 	snprintf(b, sizeof(b), "%.*s", (int)len, s);
 	if (gw_parse_rate(b, &r) || r < 100000 / 8 || r > 1000000000ULL / 8)
 		return -EINVAL;
-	*bps = r * 8;
+	*rate = r;
 	return 0;
 }
 
-int cmp_parse_rates(const char *s, uint64_t bps[2], char text[2][32])
+int cmp_parse_rates(const char *s, uint64_t rate[2], char text[2][32])
 {
 	const char *slash = strchr(s, '/');
 	size_t dl = slash ? (size_t)(slash - s) : strlen(s);
 
-	if (one_rate(s, dl, &bps[1]))
+	if (one_rate(s, dl, &rate[1]))
 		return -EINVAL;
 	if (!slash)
-		bps[0] = bps[1];
-	else if (strchr(slash + 1, '/') || one_rate(slash + 1, strlen(slash + 1), &bps[0]))
+		rate[0] = rate[1];
+	else if (strchr(slash + 1, '/') || one_rate(slash + 1, strlen(slash + 1), &rate[0]))
 		return -EINVAL;
 	snprintf(text[1], 32, "%.*s", (int)dl, s);
 	snprintf(text[0], 32, "%s", slash ? slash + 1 : text[1]);

@@ -176,13 +176,13 @@ static void print_settings(struct gw_bench_file *runs, size_t n, struct json_obj
 		time_t g = (time_t)runs[i].generated_unix;
 		struct tm tm;
 
-		rate_text(rate, sizeof(rate), runs[i].rate_bps_down);
-		if (runs[i].rate_bps_up != runs[i].rate_bps_down) {
+		rate_text(rate, sizeof(rate), runs[i].rate[1] * 8);
+		if (runs[i].rate[0] != runs[i].rate[1]) {
 			size_t l = strlen(rate);
 
 			snprintf(rate + l, sizeof(rate) - l, " down, ");
 			l = strlen(rate);
-			rate_text(rate + l, sizeof(rate) - l, runs[i].rate_bps_up);
+			rate_text(rate + l, sizeof(rate) - l, runs[i].rate[0] * 8);
 			l = strlen(rate);
 			snprintf(rate + l, sizeof(rate) - l, " up,");
 		} else {

@@ -269,7 +269,7 @@ static struct json_object *tins_json(const struct cmp_result *r)
  * own): what the table prints. */
 static void figures_into(struct json_object *o, const struct cmp_result *r)
 {
-	json_object_object_add(o, "goodput_bps", cmp_json_pair(r->goodput_bps[0], r->goodput_bps[1]));
+	json_object_object_add(o, "goodput_bps", cmp_json_pair(r->goodput[0] * 8, r->goodput[1] * 8));
 	json_object_object_add(o, "shaper_accuracy", cmp_json_pair(r->accuracy[0], r->accuracy[1]));
 	json_object_object_add(o, "latency_ms", latency_json(r->baseline_ms, &r->idle, &r->loaded,
 							    r->induced_p50, r->induced_p95,
@@ -303,7 +303,7 @@ struct json_object *cmp_series_json(const struct cmp_flow *f)
 		struct json_object *pt = json_object_new_array();
 
 		json_object_array_add(pt, cmp_json_num(f->t[k]));
-		json_object_array_add(pt, cmp_json_num(f->mbps[k] * 1e6));
+		json_object_array_add(pt, cmp_json_num(f->rate[k] * 8));
 		json_object_array_add(ser, pt);
 	}
 	return ser;
@@ -318,7 +318,7 @@ static struct json_object *flow_json(const struct cmp_flow *f)
 	json_object_object_add(fo, "protocol", json_object_new_string(f->udp ? "udp" : "tcp"));
 	/* the IP version it ran over (--family 46 mixes them) */
 	json_object_object_add(fo, "family", json_object_new_int(f->family == 6 ? 6 : 4));
-	json_object_object_add(fo, "mean_bps", cmp_json_num(f->mean_mbps * 1e6));
+	json_object_object_add(fo, "mean_bps", cmp_json_num(f->mean * 8));
 	json_object_object_add(fo, "series", cmp_series_json(f));
 	if (f->udp)
 		return fo;
@@ -503,10 +503,10 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 	if (si)
 		json_object_object_add(root, "metadata", meta_json(si, kernel_used));
 	cfg = json_object_new_object();
-	json_object_object_add(cfg, "rate_bps", json_object_new_int64((int64_t)o->rate_bps));
-	/* each direction's own (--rate DOWN/UP); rate_bps is the down rate */
-	json_object_object_add(cfg, "rate_bps_down", json_object_new_int64((int64_t)cmp_dir_bps(o, 1)));
-	json_object_object_add(cfg, "rate_bps_up", json_object_new_int64((int64_t)cmp_dir_bps(o, 0)));
+	/* in bits/s: rate_bps the down rate, and each direction's own (--rate DOWN/UP) */
+	json_object_object_add(cfg, "rate_bps", json_object_new_int64((int64_t)o->rate[1] * 8));
+	json_object_object_add(cfg, "rate_bps_down", json_object_new_int64((int64_t)o->rate[1] * 8));
+	json_object_object_add(cfg, "rate_bps_up", json_object_new_int64((int64_t)o->rate[0] * 8));
 	json_object_object_add(cfg, "rtt_ms", cmp_json_num(o->no_delay ? 0 : o->rtt_us / 1000.0));
 	json_object_object_add(cfg, "netem", json_object_new_boolean(!o->no_delay));
 	json_object_object_add(cfg, "duration_s", cmp_json_num(o->duration_s));
@@ -521,7 +521,7 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 	json_object_object_add(cfg, "tcp_flows_down", json_object_new_int(cmp_profile_flows(o->profile, o->flows, 1)));
 	/* the flood goes up, client to server: against the up rate (0: the profile has none) */
 	json_object_object_add(cfg, "udp_flood_bps", json_object_new_int64(o->profile != CMP_PROF_RRUL ? 0 :
-		(int64_t)(cmp_dir_bps(o, 0) * CMP_FLOOD_FACTOR)));
+		(int64_t)(cmp_dir_rate(o, 0) * 8 * CMP_FLOOD_FACTOR)));
 	phases = json_object_new_array();
 	for (int p = 0; p < CMP_PH_COUNT && n; p++) {
 		struct json_object *ph = json_object_new_object();

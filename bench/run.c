@@ -224,10 +224,10 @@ static void progress(const struct run_ctx *c, double t, double last_rtt, bool fo
 		return;
 	cmp_tick_rate(r, 10, rate);	/* the shaper's rate over the last second */
 	if (!cmp_asymmetric(o))
-		snprintf(of, sizeof(of), "%.1f", o->rate_bps / 1e6);
+		snprintf(of, sizeof(of), "%.1f", cmp_dir_rate(o, 1) * 8 / 1e6);
 	else
-		snprintf(of, sizeof(of), "%.1f up, %.1f down", cmp_dir_bps(o, 0) / 1e6,
-			 cmp_dir_bps(o, 1) / 1e6);
+		snprintf(of, sizeof(of), "%.1f up, %.1f down", cmp_dir_rate(o, 0) * 8 / 1e6,
+			 cmp_dir_rate(o, 1) * 8 / 1e6);
 	/* a repeated run's line says which repetition: "fifo #2" */
 	if (o->repeat > 1)
 		snprintf(lab, sizeof(lab), "%s #%d", cmp_result_label(r), r->repeat + 1);
@@ -235,7 +235,8 @@ static void progress(const struct run_ctx *c, double t, double last_rtt, bool fo
 		snprintf(lab, sizeof(lab), "%s", cmp_result_label(r));
 	printf("%s  %-11s %-6s %5.1f/%.0fs  rtt %6.1f ms  up %5.1f  down %5.1f Mbit/s (of %s)%s",
 	       c->tty ? "\r" : "  ", lab, cmp_phase_name((enum cmp_phase)c->ph), t,
-	       o->duration_s, last_rtt, rate[0] / 1e6, rate[1] / 1e6, of, c->tty ? "  " : "\n");
+	       o->duration_s, last_rtt, rate[0] * 8 / 1e6, rate[1] * 8 / 1e6, of,
+	       c->tty ? "  " : "\n");
 	fflush(stdout);
 }
 
@@ -272,7 +273,7 @@ static void enter_phase(struct run_ctx *c, struct cmp_measure *m, int ph, double
 	 * same (the excess is what stays), at far fewer packets a second than twice the rate,
 	 * which in a one-CPU UML guest were CPU taken from the flows and the probes */
 	if (ph == CMP_PH_FLOOD && c->o->profile == CMP_PROF_RRUL)
-		cmp_load_start_flood(m->ld, cmp_dir_bps(c->o, 0) * CMP_FLOOD_FACTOR,
+		cmp_load_start_flood(m->ld, cmp_dir_rate(c->o, 0) * CMP_FLOOD_FACTOR,
 				     r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_FLOOD]);
 	if (ph == CMP_PH_IDLE2)
 		cmp_load_stop_tcp(m->ld);
@@ -293,7 +294,7 @@ static int run_before(void *arg, struct cmp_measure *m, double t, bool tick, dou
 			return ret;
 		nph = c->ph;
 	}
-	double rate[2] = { cmp_dir_bps(c->o, 0), cmp_dir_bps(c->o, 1) };
+	double rate[2] = { cmp_dir_rate(c->o, 0), cmp_dir_rate(c->o, 1) };
 
 	if (c->starting && tick && (cmp_load_seen(r, rate, c->spawned) || t - c->spawned > 3)) {
 		c->starting = false;
@@ -379,7 +380,7 @@ void cmp_result_free(struct cmp_result *r)
 	free(r->usamples);
 	free(r->ticks);
 	for (size_t i = 0; i < CMP_MAX_FLOWS; i++) {
-		free(r->flows[i].mbps);
+		free(r->flows[i].rate);
 		free(r->flows[i].t);
 		free(r->flows[i].secs);
 		free(r->flows[i].rtt_t);

@@ -50,22 +50,21 @@ const char *cmp_way_name(enum cmp_way w)
 	return w < CMP_WAY_COUNT ? way_names[w] : "?";
 }
 
-/* One rate of a step: a bare number is Mbit/s, else a rate with its unit ("12mbit"). */
-static int parse_step_rate(const char *s, uint64_t *bps)
+/* One rate of a step, into bytes/s: a bare number is Mbit/s, else a rate with its unit
+ * ("12mbit"), as the config takes it. */
+static int parse_step_rate(const char *s, uint64_t *rate)
 {
 	char *end;
 	double v = strtod(s, &end);
-	uint64_t bytes;
 
 	if (end != s && !*end) {
 		if (!(v * 1e6 >= 100e3 && v * 1e6 <= 1e9))
 			return -ERANGE;
-		*bps = (uint64_t)llround(v * 1e6);
+		*rate = (uint64_t)llround(v * 1e6 / 8);
 		return 0;
 	}
-	if (gw_parse_rate(s, &bytes) || bytes * 8 < 100000 || bytes * 8 > 1000000000ULL)
+	if (gw_parse_rate(s, rate) || *rate * 8 < 100000 || *rate * 8 > 1000000000ULL)
 		return -EINVAL;
-	*bps = bytes * 8;
 	return 0;
 }
 
@@ -112,10 +111,10 @@ int cmp_sc_parse_ways(char *s, struct cmp_scenario *sc)
 	return sc->n_ways ? 0 : -EINVAL;
 }
 
-/* to whole kbit/s, as the config's rates are written */
-static uint64_t kbit(double bps)
+/* bytes/s to whole kbit/s, as the config's rates are written */
+static uint64_t kbit(double rate)
 {
-	return (uint64_t)llround(bps / 1000) * 1000;
+	return (uint64_t)llround(rate * 8 / 1000) * 1000 / 8;
 }
 
 /* autorate's bounds from the steps: base the first step's rate (where the link starts, and
@@ -144,9 +143,9 @@ struct box {
 	int ifidx[2];
 };
 
-static uint64_t box_burst(uint64_t bps)
+static uint64_t box_burst(uint64_t rate)
 {
-	uint64_t b = bps / 8 / 1000;	/* 1 ms of traffic, at least one full packet */
+	uint64_t b = rate / 1000;	/* 1 ms of traffic, at least one full packet */
 
 	return b > 1749 ? b : 1749;
 }
@@ -172,7 +171,7 @@ static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, ch
 	    (r = cmp_bed_batch(b, CMP_NS_CLIENT, "ip", "link set c0 gso_max_segs 1\n", err, errlen)))
 		return r;
 	for (int d = 0; d < 2; d++) {
-		uint64_t bps = o->sc.cap[0][d];
+		uint64_t rate = o->sc.cap[0][d];
 
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n,
 			"qdisc add dev %s clsact\n"
@@ -181,8 +180,8 @@ static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, ch
 			"class add dev %s parent 1: classid 1:1 htb rate %llubit ceil %llubit burst %llu cburst %llu quantum %d\n"
 			"qdisc add dev %s parent 1:1 handle 10: bfifo limit %d\n",
 			box_dev[d], box_dev[d], box_ifb[d], box_ifb[d], box_ifb[d],
-			(unsigned long long)bps, (unsigned long long)bps,
-			(unsigned long long)box_burst(bps), (unsigned long long)box_burst(bps),
+			(unsigned long long)rate * 8, (unsigned long long)rate * 8,
+			(unsigned long long)box_burst(rate), (unsigned long long)box_burst(rate),
 			BOX_MTU, box_ifb[d], CMP_SC_BOX_FIFO);
 	}
 	if ((r = cmp_bed_batch(b, CMP_NS_DELAY, "tc", buf, err, errlen)))
@@ -209,7 +208,7 @@ static int box_set(struct box *x, const struct cmp_opts *o, size_t k, char *err,
 	int r = 0;
 
 	for (int d = 0; d < 2 && !r; d++) {
-		uint64_t bytes = o->sc.cap[k][d] / 8;
+		uint64_t bytes = o->sc.cap[k][d];
 		struct gw_tc_obj obj = {
 			.type = GW_OBJ_CLASS, .kind = GW_KIND_HTB, .ifindex = x->ifidx[d],
 			.handle = BOX_CLASS, .parent = GW_HANDLE(1, 0),
@@ -287,7 +286,7 @@ static int gw_cb(const struct nlmsghdr *nlh, void *arg)
 		return 0;
 	for (int d = 0; d < 2; d++)
 		if (obj.ifindex == c->gw_ifidx[d])
-			c->k->shaper[d] = obj.cls.rate * 8;
+			c->k->shaper[d] = obj.cls.rate;
 	return 0;
 }
 
@@ -319,9 +318,9 @@ static void sc_progress(const struct cmp_opts *o, const struct cmp_sc_run *x, si
 
 	cmp_tick_rate(r, 10, rate);	/* the box's rate over the last second */
 	printf("    %-9s step %zu %5.1f s  rtt %6.1f ms  down %5.1f of %.1f  up %5.1f of %.1f Mbit/s  shaper %.1f/%.1f\n",
-	       cmp_way_name(x->way), k + 1, t, rtt, rate[1] / 1e6, o->sc.cap[k][1] / 1e6,
-	       rate[0] / 1e6, o->sc.cap[k][0] / 1e6, last ? last->shaper[1] / 1e6 : 0.0,
-	       last ? last->shaper[0] / 1e6 : 0.0);
+	       cmp_way_name(x->way), k + 1, t, rtt, rate[1] * 8 / 1e6, o->sc.cap[k][1] * 8 / 1e6,
+	       rate[0] * 8 / 1e6, o->sc.cap[k][0] * 8 / 1e6,
+	       last ? last->shaper[1] * 8 / 1e6 : 0.0, last ? last->shaper[0] * 8 / 1e6 : 0.0);
 }
 
 /* The flows, once the idle time that gives the baseline is over */
@@ -415,9 +414,9 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum 
 	for (int d = 0; d < 2; d++) {
 		char mn[32], mx[32];
 
-		gw_format_rate(o->sc.base[d] / 8, rate[d], sizeof(rate[d]));
-		gw_format_rate(o->sc.min[d] / 8, mn, sizeof(mn));
-		gw_format_rate(o->sc.max[d] / 8, mx, sizeof(mx));
+		gw_format_rate(o->sc.base[d], rate[d], sizeof(rate[d]));
+		gw_format_rate(o->sc.min[d], mn, sizeof(mn));
+		gw_format_rate(o->sc.max[d], mx, sizeof(mx));
 		if (w == CMP_WAY_AUTORATE)
 			snprintf(ar[d], sizeof(ar[d]), " autorate = { min = \"%s\"; max = \"%s\";%s%s };",
 				 mn, mx, o->sc.ar_keys[0] ? " " : "", o->sc.ar_keys);

@@ -17,14 +17,15 @@
 
 struct cmp_sc_step {
 	double start, end;		/* run time */
-	uint64_t cap[2];
+	uint64_t cap[2];		/* bytes/s */
 	bool drop;			/* less capacity than the step before, either way */
 	struct cmp_pct all, settled;	/* RTT, the whole step and past CMP_SC_SETTLE_S */
 	double ind_all[3], ind_settled[3];	/* induced p50, p95, p99 (ms) */
-	double goodput[2];		/* TCP goodput, settled part, bits/s */
+	double goodput[2];		/* TCP goodput, settled part, bytes/s */
 	double share[2];		/* goodput / capacity */
-	double achieved[2];		/* the box's bottleneck rate, settled part, bits/s */
-	double shaper[2];		/* the gateway's mean shaper rate, settled; NAN: none */
+	double achieved[2];		/* the box's bottleneck rate, settled part, bytes/s */
+	double shaper[2];		/* the gateway's mean shaper rate, settled, bytes/s; NAN:
+					 * none */
 	double recover_s;		/* after a drop (else NAN); INFINITY: not in the step */
 	double peak_queue_ms[2];	/* the box's fifo at its fullest, ms at the capacity */
 	double cpu_busy;		/* share of the CPUs busy over the settled part, 0..1 */

@@ -11,6 +11,12 @@
 
 #define SC_SCHEMA_VERSION 1
 
+/* two rates (bytes/s) as the file has them: {"up", "down"} in bits/s */
+static struct json_object *bits_pair(uint64_t up, uint64_t down)
+{
+	return cmp_json_pair((double)up * 8, (double)down * 8);
+}
+
 static struct json_object *ind(const double v[3])
 {
 	struct json_object *o = json_object_new_object();
@@ -27,7 +33,7 @@ static struct json_object *step_json(const struct cmp_sc_step *st)
 
 	json_object_object_add(o, "start_s", cmp_json_num(st->start));
 	json_object_object_add(o, "end_s", cmp_json_num(st->end));
-	json_object_object_add(o, "capacity_bps", cmp_json_pair((double)st->cap[0], (double)st->cap[1]));
+	json_object_object_add(o, "capacity_bps", bits_pair(st->cap[0], st->cap[1]));
 	json_object_object_add(o, "drop", json_object_new_boolean(st->drop));
 	a = json_object_new_object();
 	json_object_object_add(a, "whole", cmp_json_pct(&st->all));
@@ -37,10 +43,10 @@ static struct json_object *step_json(const struct cmp_sc_step *st)
 	json_object_object_add(a, "whole", ind(st->ind_all));
 	json_object_object_add(a, "settled", ind(st->ind_settled));
 	json_object_object_add(o, "induced_ms", a);
-	json_object_object_add(o, "goodput_bps", cmp_json_pair(st->goodput[0], st->goodput[1]));
+	json_object_object_add(o, "goodput_bps", cmp_json_pair(st->goodput[0] * 8, st->goodput[1] * 8));
 	json_object_object_add(o, "goodput_share", cmp_json_pair(st->share[0], st->share[1]));
-	json_object_object_add(o, "achieved_bps", cmp_json_pair(st->achieved[0], st->achieved[1]));
-	json_object_object_add(o, "shaper_bps", cmp_json_pair(st->shaper[0], st->shaper[1]));
+	json_object_object_add(o, "achieved_bps", cmp_json_pair(st->achieved[0] * 8, st->achieved[1] * 8));
+	json_object_object_add(o, "shaper_bps", cmp_json_pair(st->shaper[0] * 8, st->shaper[1] * 8));
 	json_object_object_add(o, "peak_queue_ms", cmp_json_pair(st->peak_queue_ms[0], st->peak_queue_ms[1]));
 	json_object_object_add(o, "cpu_busy", cmp_json_num(st->cpu_busy));
 	if (st->drop) {
@@ -54,8 +60,8 @@ static struct json_object *step_json(const struct cmp_sc_step *st)
 static void tick_row(const struct cmp_tick *k, int64_t *v)
 {
 	for (int d = 0; d < 2; d++) {
-		v[d] = (int64_t)k->cap[d];
-		v[2 + d] = (int64_t)k->shaper[d];
+		v[d] = (int64_t)k->cap[d] * 8;
+		v[2 + d] = (int64_t)k->shaper[d] * 8;
 		v[4 + d] = (int64_t)k->bytes[d];
 		v[6 + d] = k->backlog_bytes[d];
 	}
@@ -111,7 +117,7 @@ static struct json_object *config_json(const struct cmp_opts *o)
 	json_object_object_add(c, "scenario", json_object_new_string("variable"));
 	a = json_object_new_array();
 	for (size_t k = 0; k < sc->n_steps; k++)
-		json_object_array_add(a, cmp_json_pair((double)sc->cap[k][0], (double)sc->cap[k][1]));
+		json_object_array_add(a, bits_pair(sc->cap[k][0], sc->cap[k][1]));
 	json_object_object_add(c, "steps_bps", a);
 	json_object_object_add(c, "step_s", cmp_json_num(sc->step_s));
 	json_object_object_add(c, "settle_s", cmp_json_num(CMP_SC_SETTLE_S));
@@ -123,13 +129,13 @@ static struct json_object *config_json(const struct cmp_opts *o)
 	json_object_object_add(c, "box_fifo_bytes", json_object_new_int(CMP_SC_BOX_FIFO));
 	json_object_object_add(c, "queue", json_object_new_string(cmp_qdisc_name(o->qdiscs[0])));
 	ar = json_object_new_object();
-	json_object_object_add(ar, "min_bps", cmp_json_pair((double)sc->min[0], (double)sc->min[1]));
-	json_object_object_add(ar, "base_bps", cmp_json_pair((double)sc->base[0], (double)sc->base[1]));
-	json_object_object_add(ar, "max_bps", cmp_json_pair((double)sc->max[0], (double)sc->max[1]));
+	json_object_object_add(ar, "min_bps", bits_pair(sc->min[0], sc->min[1]));
+	json_object_object_add(ar, "base_bps", bits_pair(sc->base[0], sc->base[1]));
+	json_object_object_add(ar, "max_bps", bits_pair(sc->max[0], sc->max[1]));
 	json_object_object_add(ar, "keys", json_object_new_string(sc->ar_keys));
 	json_object_object_add(c, "autorate", ar);
 	json_object_object_add(c, "probe_method", json_object_new_string(sc->probe_method));
-	json_object_object_add(c, "fixed_bps", cmp_json_pair((double)sc->base[0], (double)sc->base[1]));
+	json_object_object_add(c, "fixed_bps", bits_pair(sc->base[0], sc->base[1]));
 	a = json_object_new_object();
 	json_object_object_add(a, "induced_p95_ms", cmp_json_num(CMP_SC_BOUND_MS));
 	json_object_object_add(a, "goodput_share", cmp_json_num(CMP_SC_SHARE));

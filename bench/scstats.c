@@ -45,7 +45,7 @@ static void pct_sel(const struct cmp_result *r, int ph, double lo, double hi, st
 	cmp_probe_pct(r, &sel, out);
 }
 
-/* Receiver rate of a direction's TCP flows over the intervals inside [lo, hi], bits/s */
+/* Receiver rate of a direction's TCP flows over the intervals inside [lo, hi], bytes/s */
 static double goodput(const struct cmp_result *r, bool up, double lo, double hi)
 {
 	double total = 0;
@@ -56,7 +56,7 @@ static double goodput(const struct cmp_result *r, bool up, double lo, double hi)
 		double mean = f->udp || f->up != up ? NAN : cmp_flow_mean(f, lo, hi);
 
 		if (!isnan(mean)) {
-			total += mean * 1e6;
+			total += mean;
 			got++;
 		}
 	}
@@ -142,7 +142,7 @@ void cmp_sc_derive(const struct cmp_opts *o, struct cmp_sc_run *x)
 
 			st->goodput[d] = goodput(&x->r, d == 0, lo, st->end);
 			st->share[d] = st->goodput[d] / (double)st->cap[d];
-			st->achieved[d] = a && b ? (double)(b->bytes[d] - a->bytes[d]) * 8 /
+			st->achieved[d] = a && b ? (double)(b->bytes[d] - a->bytes[d]) /
 						   (b->t - a->t) : NAN;
 			for (size_t i = 0; i < x->r.n_ticks; i++) {
 				const struct cmp_tick *q = &x->r.ticks[i];
@@ -155,7 +155,7 @@ void cmp_sc_derive(const struct cmp_opts *o, struct cmp_sc_run *x)
 					peak = q->backlog_bytes[d];
 			}
 			st->shaper[d] = n ? sum / (double)n : NAN;
-			st->peak_queue_ms[d] = (double)peak * 8 * 1000 / (double)st->cap[d];
+			st->peak_queue_ms[d] = (double)peak * 1000 / (double)st->cap[d];
 		}
 		st->recover_s = st->drop ? recovery(x, (int)k + 1, st) : NAN;
 	}
@@ -213,6 +213,12 @@ void cmp_sc_judge(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_
 	}
 }
 
+/* a rate (bytes/s) as the table prints it, in Mbit/s */
+static double mbit(uint64_t rate)
+{
+	return (double)rate * 8 / 1e6;
+}
+
 static const char *verdict(int v)
 {
 	return v > 0 ? "PASS" : v == 0 ? "FAIL" : "not judged";
@@ -249,8 +255,8 @@ static double value(const struct cmp_sc_step *st, enum col c)
 	case C_ALL95: return st->ind_all[1];
 	case C_GDOWN: return st->share[1] * 100;
 	case C_GUP: return st->share[0] * 100;
-	case C_SHDOWN: return st->shaper[1] / 1e6;
-	case C_SHUP: return st->shaper[0] / 1e6;
+	case C_SHDOWN: return st->shaper[1] * 8 / 1e6;
+	case C_SHUP: return st->shaper[0] * 8 / 1e6;
 	case C_QDOWN: return st->peak_queue_ms[1];
 	case C_QUP: return st->peak_queue_ms[0];
 	case C_CPU: return st->cpu_busy * 100;
@@ -265,21 +271,21 @@ void cmp_sc_print(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_
 
 	printf("\nvariable link: %zu steps of %.0f s, down/up", sc->n_steps, sc->step_s);
 	for (size_t k = 0; k < sc->n_steps; k++)
-		printf("%s %g/%g", k ? "," : "", sc->cap[k][1] / 1e6, sc->cap[k][0] / 1e6);
+		printf("%s %g/%g", k ? "," : "", mbit(sc->cap[k][1]), mbit(sc->cap[k][0]));
 	printf(" Mbit/s; base RTT %.1f ms; 4+4 TCP; the box's fifo %d KB\n",
 	       o->no_delay ? 0.0 : o->rtt_us / 1000.0, CMP_SC_BOX_FIFO / 1000);
 	printf("autorate: min %g/%g, base %g/%g, max %g/%g Mbit/s%s%s%s; fixed: %g/%g; the gateway's queue: htb + %s, its probes %s\n",
-	       sc->min[1] / 1e6, sc->min[0] / 1e6, sc->base[1] / 1e6, sc->base[0] / 1e6,
-	       sc->max[1] / 1e6, sc->max[0] / 1e6, sc->ar_keys[0] ? " (" : "", sc->ar_keys,
-	       sc->ar_keys[0] ? ")" : "", sc->base[1] / 1e6, sc->base[0] / 1e6,
+	       mbit(sc->min[1]), mbit(sc->min[0]), mbit(sc->base[1]), mbit(sc->base[0]),
+	       mbit(sc->max[1]), mbit(sc->max[0]), sc->ar_keys[0] ? " (" : "", sc->ar_keys,
+	       sc->ar_keys[0] ? ")" : "", mbit(sc->base[1]), mbit(sc->base[0]),
 	       cmp_qdisc_name(o->qdiscs[0]), sc->probe_method);
 	printf("%-28s", "");
 	for (size_t i = 0; i < n; i++)
 		printf(" %11s", cmp_way_name(runs[i].way));
 	printf("\n");
 	for (size_t k = 0; k < sc->n_steps; k++) {
-		printf("step %zu: %g/%g Mbit/s%s\n", k + 1, sc->cap[k][1] / 1e6,
-		       sc->cap[k][0] / 1e6, is_drop(sc, k) ? " (a drop)" : "");
+		printf("step %zu: %g/%g Mbit/s%s\n", k + 1, mbit(sc->cap[k][1]),
+		       mbit(sc->cap[k][0]), is_drop(sc, k) ? " (a drop)" : "");
 		for (int c = 0; c < C_COUNT; c++) {
 			if (c == C_REC && !is_drop(sc, k))
 				continue;

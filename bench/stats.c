@@ -58,14 +58,14 @@ static void pct_of(const struct cmp_result *r, int k, int ph_lo, int ph_hi, doub
 
 double cmp_flow_mean(const struct cmp_flow *f, double lo, double hi)
 {
-	double bits = 0, secs = 0;
+	double bytes = 0, secs = 0;
 
 	for (size_t i = 0; i < f->n; i++)
 		if (f->t[i] - f->secs[i] >= lo - 0.01 && f->t[i] <= hi + 0.01) {
-			bits += f->mbps[i] * f->secs[i];
+			bytes += f->rate[i] * f->secs[i];
 			secs += f->secs[i];
 		}
-	return secs > 0 ? bits / secs : NAN;
+	return secs > 0 ? bytes / secs : NAN;
 }
 
 void cmp_tcp_rtt_of(const struct cmp_result *r, bool up, double lo, double hi,
@@ -157,26 +157,26 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 		u->jitter_ms = nj ? sum / (double)nj : NAN;
 	}
 
-	r->goodput_bps[0] = r->goodput_bps[1] = 0;
+	r->goodput[0] = r->goodput[1] = 0;
 	for (size_t i = 0; i < r->n_flows; i++) {
 		struct cmp_flow *f = &r->flows[i];
 
 		/* the flood over its phase, less its first second */
-		f->mean_mbps = f->udp ? cmp_flow_mean(f, r->phase_start[CMP_PH_FLOOD] + CMP_RAMP_S,
+		f->mean = f->udp ? cmp_flow_mean(f, r->phase_start[CMP_PH_FLOOD] + CMP_RAMP_S,
 						      r->phase_start[CMP_PH_IDLE2]) :
 					cmp_flow_mean(f, lo, hi);
-		if (f->udp || isnan(f->mean_mbps))
+		if (f->udp || isnan(f->mean))
 			continue;
-		r->goodput_bps[f->up ? 0 : 1] += f->mean_mbps * 1e6;
-		sx += f->mean_mbps;
-		sxx += f->mean_mbps * f->mean_mbps;
+		r->goodput[f->up ? 0 : 1] += f->mean;
+		sx += f->mean;
+		sxx += f->mean * f->mean;
 		nf++;
 	}
 	r->jain = nf && sxx > 0 ? sx * sx / (nf * sxx) : NAN;
 	/* a direction the profile sends no TCP flow (--profile upload, download) has no goodput */
 	for (int d = 0; d < 2; d++)
 		if (!cmp_profile_flows(o->profile, o->flows, d))
-			r->goodput_bps[d] = NAN;
+			r->goodput[d] = NAN;
 
 	/* the bulk flows' own RTT: from where the goodput is counted (slow start and the
 	 * first filling of the queue left out) to the end of the flood, which they run
@@ -194,8 +194,8 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 	cmp_tick_window(r, lo, hi, &a, &b);
 	r->cpu_busy = cmp_tick_cpu(a, b);
 	for (int d = 0; d < 2 && a && b && b->t - a->t > 0.5; d++)
-		r->accuracy[d] = (double)(b->bytes[d] - a->bytes[d]) * 8 /
-				 (b->t - a->t) / cmp_dir_bps(o, d);
+		r->accuracy[d] = (double)(b->bytes[d] - a->bytes[d]) / (b->t - a->t) /
+				 cmp_dir_rate(o, d);
 	for (int d = 0; d < 2; d++) {
 		uint32_t pk = 0, by = 0;
 
@@ -206,6 +206,6 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 				by = r->ticks[i].backlog_bytes[d];
 		}
 		r->peak_pkts[d] = pk;
-		r->peak_ms[d] = (double)by * 8 * 1000 / cmp_dir_bps(o, d);
+		r->peak_ms[d] = (double)by * 1000 / cmp_dir_rate(o, d);
 	}
 }

@@ -411,12 +411,12 @@ int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_r
 
 		if (!x)
 			return -ENOMEM;
-		for (size_t k = 0; k < f->n; k++)
+		for (size_t k = 0; k < f->n; k++) {
 			x->x[k] = f->t[k];
-		memcpy(x->y, f->mbps, f->n * sizeof(double));
+			x->y[k] = f->rate[k] * 8 / 1e6;	/* Mbit/s */
+			hi = fmax(hi, x->y[k]);
+		}
 		x->n = f->n;
-		for (size_t k = 0; k < f->n; k++)
-			hi = fmax(hi, f->mbps[k]);
 		snprintf(x->name, sizeof(x->name), "%s", f->name);
 		x->color = f->udp ? "#000000" : palette[(f->up ? 0 : 4) + (i % 4) + (f->up ? 0 : 1)];
 		x->dashed = !f->up;
@@ -476,11 +476,11 @@ int cmp_svg_sc_rates(const char *path, const struct cmp_opts *o, const struct cm
 				if (i < 5)
 					continue;
 				a = &x->r.ticks[i - 5];
-				y = (double)(p->bytes[d] - a->bytes[d]) * 8 / (p->t - a->t);
+				y = (double)(p->bytes[d] - a->bytes[d]) / (p->t - a->t);
 			}
 			v->x[m] = p->t;
-			v->y[m++] = y / 1e6;
-			hi = fmax(hi, y / 1e6);
+			v->y[m++] = y * 8 / 1e6;	/* Mbit/s */
+			hi = fmax(hi, y * 8 / 1e6);
 		}
 		v->n = m;
 		snprintf(v->name, sizeof(v->name), "%s", names[k]);

@@ -570,17 +570,20 @@ static int read_config(struct rd *c, struct json_object *cfg, struct gw_bench_fi
 		       size_t *n_phases)
 {
 	struct json_object *v;
+	int64_t bps, down, up;
 	int e;
 
 	if ((e = get(c, cfg, "config", "rate_bps", W_INT, &v)))
 		return e;
-	if ((r->rate_bps = json_object_get_int64(v)) <= 0)
-		return bad(c, "config.rate_bps", "%lld is no rate", (long long)r->rate_bps);
+	if ((bps = json_object_get_int64(v)) <= 0)
+		return bad(c, "config.rate_bps", "%lld is no rate", (long long)bps);
 	/* each direction's rate (--rate DOWN/UP); older files have rate_bps alone, both ways */
-	r->rate_bps_down = r->rate_bps_up = r->rate_bps;
-	if ((e = get_rate(c, cfg, "rate_bps_down", &r->rate_bps_down)) ||
-	    (e = get_rate(c, cfg, "rate_bps_up", &r->rate_bps_up)))
+	down = up = bps;
+	if ((e = get_rate(c, cfg, "rate_bps_down", &down)) ||
+	    (e = get_rate(c, cfg, "rate_bps_up", &up)))
 		return e;
+	r->rate[0] = up / 8;
+	r->rate[1] = down / 8;
 	if ((e = get_num(c, cfg, "config", "rtt_ms", false, &r->rtt_ms)) ||
 	    (e = get_num(c, cfg, "config", "duration_s", false, &r->duration_s)) ||
 	    (e = get(c, cfg, "config", "netem", W_BOOL, &v)))

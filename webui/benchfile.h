@@ -57,8 +57,9 @@ struct gw_bench_file {
 	char dir[4096];
 	char label[33];			/* a report's name for the run */
 	struct json_object *config;	/* results.json's `config`, by reference */
-	int64_t rate_bps, generated_unix;
-	int64_t rate_bps_down, rate_bps_up;	/* each direction's; older files: rate_bps both */
+	int64_t generated_unix;
+	int64_t rate[2];		/* each direction's, bytes/s: [0] up, [1] down (the file's
+					 * bits/s; older files have rate_bps alone, both ways) */
 	double rtt_ms, duration_s;
 	bool netem;
 	char kernel[16], kernel_release[80], version[40];

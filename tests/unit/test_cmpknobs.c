@@ -126,18 +126,18 @@ static void test_child_text(void)
 
 static void test_rates(void)
 {
-	uint64_t bps[2];
+	uint64_t bps[2];	/* bytes/s, as the config's rates */
 	char text[2][32];
 
-	CHECK(cmp_parse_rates("20mbit", bps, text) == 0 && bps[0] == 20000000 &&
-	      bps[1] == 20000000 && !strcmp(text[0], "20mbit") && !strcmp(text[1], "20mbit"),
+	CHECK(cmp_parse_rates("20mbit", bps, text) == 0 && bps[0] == 2500000 &&
+	      bps[1] == 2500000 && !strcmp(text[0], "20mbit") && !strcmp(text[1], "20mbit"),
 	      "one rate: both ways");
-	CHECK(cmp_parse_rates("40mbit/10mbit", bps, text) == 0 && bps[1] == 40000000 &&
-	      bps[0] == 10000000 && !strcmp(text[1], "40mbit") && !strcmp(text[0], "10mbit"),
-	      "DOWN/UP: [1] down 40 Mbit/s, [0] up 10 (%llu/%llu)", (unsigned long long)bps[1],
-	      (unsigned long long)bps[0]);
-	CHECK(cmp_parse_rates("1gbit/100kbit", bps, text) == 0 && bps[1] == 1000000000 &&
-	      bps[0] == 100000, "the bounds themselves are taken");
+	CHECK(cmp_parse_rates("40mbit/10mbit", bps, text) == 0 && bps[1] == 5000000 &&
+	      bps[0] == 1250000 && !strcmp(text[1], "40mbit") && !strcmp(text[0], "10mbit"),
+	      "DOWN/UP: [1] down 40 Mbit/s, [0] up 10 (%llu/%llu bytes/s)",
+	      (unsigned long long)bps[1], (unsigned long long)bps[0]);
+	CHECK(cmp_parse_rates("1gbit/100kbit", bps, text) == 0 && bps[1] == 125000000 &&
+	      bps[0] == 12500, "the bounds themselves are taken");
 	const char *no[] = { "", "/", "20mbit/", "/20mbit", "20mbit/10mbit/5mbit", "99kbit",
 			     "20mbit/99kbit", "1.1gbit", "fast", "20mbit/fast",
 			     "99999999999999999999gbit" };
@@ -157,8 +157,8 @@ static void test_results(void)
 
 	memset(&o, 0, sizeof(o));
 	memset(r, 0, sizeof(r));
-	CHECK(cmp_parse_rates("40mbit/10mbit", o.dir_bps, o.dir_text) == 0, "rates");
-	o.rate_bps = o.dir_bps[1];
+	CHECK(cmp_parse_rates("40mbit/10mbit", o.rate, o.dir_text) == 0 &&
+	      o.rate[1] == 5000000 && o.rate[0] == 1250000, "rates, in bytes/s");
 	o.duration_s = 10;
 	r[0].q = 1;
 	snprintf(r[0].label, sizeof(r[0].label), "fq_codel:target=2ms");

@@ -73,9 +73,9 @@ static void test_as_written(void)
 	CHECK(!o.pick[0].own && !o.pick[0].conf, "on the bench's own tree");
 	CHECK_EQ_STR(o.pick[1].label, "home", "the second is the link, by its name");
 	CHECK(o.pick[1].own, "on the config's tree");
-	CHECK(o.dir_bps[0] == 8000000 && o.dir_bps[1] == 16500000,
-	      "the link's rates: 8 Mbit/s up, 16.5 down (%llu, %llu)",
-	      (unsigned long long)o.dir_bps[0], (unsigned long long)o.dir_bps[1]);
+	CHECK(o.rate[0] == 1000000 && o.rate[1] == 2062500,
+	      "the link's rates: 8 Mbit/s up, 16.5 down (%llu, %llu bytes/s)",
+	      (unsigned long long)o.rate[0], (unsigned long long)o.rate[1]);
 	CHECK_EQ_STR(o.dir_text[0], "8mbit", "the up rate's text");
 	CHECK_EQ_STR(o.dir_text[1], "16500kbit", "the down rate's text");
 	CHECK(o.own_autorate, "its autorate is noted as left out");
@@ -170,7 +170,7 @@ static void test_refusals(void)
 	      "a self-shaping queue as a leaf: refused (%s)", err);
 	CHECK(setup("home", "fifo,fifo,fifo,fifo,fifo,fifo,fifo") == -EINVAL &&
 	      strstr(err, "at most 6 queues"), "more swaps than the bench holds: refused (%s)", err);
-	CHECK(setup("other", NULL) == 0 && o.dir_bps[0] == 1000000 && o.dir_bps[1] == 1000000 &&
+	CHECK(setup("other", NULL) == 0 && o.rate[0] == 125000 && o.rate[1] == 125000 &&
 	      !o.own_autorate, "--link other: the other link, at its own rates (%s)", err);
 }
 

@@ -213,7 +213,7 @@ static void test_summary(void)
  * reader takes them (runs of the same label twice, the summary, config.repeat). */
 static void test_file(void)
 {
-	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .repeat = 1 };
+	struct cmp_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20, .repeat = 1 };
 	struct cmp_result r[4];
 	char dir[] = "/tmp/gwcmp-repeat.XXXXXX", path[128], err[256];
 	static struct gw_bench_file rr;

@@ -65,7 +65,7 @@ static void test_good(void)
 	CHECK(r.n_cols == 2 && !strcmp(r.col[0].qdisc, "fifo") && r.col[0].ran &&
 	      !strcmp(r.col[1].qdisc, "cake") && !r.col[1].ran, "two queues: fifo ran, cake did not");
 	CHECK_EQ_STR(r.col[1].note, "skipped: this kernel has no cake", "the skipped queue's note");
-	CHECK(r.rate_bps == 10000000 && r.duration_s == 5 && !r.netem && r.rtt_ms == 0,
+	CHECK(r.rate[1] == 1250000 && r.duration_s == 5 && !r.netem && r.rtt_ms == 0,
 	      "its settings: 10 mbit, 5 s, no netem");
 	CHECK_EQ_STR(r.kernel, "host", "kernel");
 	CHECK_EQ_STR(r.kernel_release, "6.18.0-test", "kernel release");
@@ -209,9 +209,9 @@ static void test_labels_rates(void)
 	CHECK(gw_bench_file_parse(&r, "x/results.json", text, len, GW_BENCH_SAMPLES, err, sizeof(err)) == 0,
 	      "the older file is read (%s)", err);
 	CHECK_EQ_STR(r.col[0].label, "fifo", "no runs[].label: the column is its qdisc");
-	CHECK(r.rate_bps_down == 10000000 && r.rate_bps_up == 10000000,
-	      "no rate_bps_down/_up: rate_bps both ways (%lld/%lld)", (long long)r.rate_bps_down,
-	      (long long)r.rate_bps_up);
+	CHECK(r.rate[1] == 1250000 && r.rate[0] == 1250000,
+	      "no rate_bps_down/_up: rate_bps both ways (%lld/%lld bytes/s)", (long long)r.rate[1],
+	      (long long)r.rate[0]);
 	gw_bench_file_free(&r);
 
 	change(root, "runs.0.label", json_object_new_string("fifo:limit=50"));
@@ -226,9 +226,9 @@ static void test_labels_rates(void)
 	CHECK_EQ_STR(r.col[0].label, "fifo:limit=50", "runs[].label heads the column");
 	CHECK_EQ_STR(r.col[0].qdisc, "fifo", "runs[].qdisc stays the queue's name");
 	CHECK_EQ_STR(r.col[1].label, "cake", "a run without a label: its qdisc");
-	CHECK(r.rate_bps_down == 8000000 && r.rate_bps_up == 4000000,
-	      "each direction's rate: 8 mbit down, 4 mbit up (%lld/%lld)",
-	      (long long)r.rate_bps_down, (long long)r.rate_bps_up);
+	CHECK(r.rate[1] == 1000000 && r.rate[0] == 500000,
+	      "each direction's rate: 8 mbit down, 4 mbit up (%lld/%lld bytes/s)",
+	      (long long)r.rate[1], (long long)r.rate[0]);
 	gw_bench_file_free(&r);
 	json_object_put(root);
 	free(text);

@@ -39,15 +39,15 @@ static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up
 	f->n = 1;
 	f->t = calloc(1, sizeof(double));
 	f->secs = calloc(1, sizeof(double));
-	f->mbps = calloc(1, sizeof(double));
+	f->rate = calloc(1, sizeof(double));
 	f->t[0] = 10;
 	f->secs[0] = 0.5;
-	f->mbps[0] = 1;
+	f->rate[0] = 125000;
 	f->n_rtt = TICKS;
 	f->rtt_t = calloc(TICKS, sizeof(double));
 	f->rtt_ms = calloc(TICKS, sizeof(double));
 	f->rttvar_ms = calloc(TICKS, sizeof(double));
-	if (!f->t || !f->secs || !f->mbps || !f->rtt_t || !f->rtt_ms || !f->rttvar_ms)
+	if (!f->t || !f->secs || !f->rate || !f->rtt_t || !f->rtt_ms || !f->rttvar_ms)
 		abort();
 	for (size_t k = 0; k < TICKS; k++) {
 		double t = 0.05 + 0.1 * (double)k;
@@ -65,7 +65,7 @@ static void free_run(struct cmp_result *r)
 	for (size_t i = 0; i < r->n_flows; i++) {
 		free(r->flows[i].t);
 		free(r->flows[i].secs);
-		free(r->flows[i].mbps);
+		free(r->flows[i].rate);
 		free(r->flows[i].rtt_t);
 		free(r->flows[i].rtt_ms);
 		free(r->flows[i].rttvar_ms);
@@ -161,7 +161,7 @@ static void make_run(struct cmp_result *r)
 
 static void test_derive(void)
 {
-	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20 };
+	struct cmp_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20 };
 	struct cmp_result r;
 
 	make_run(&r);

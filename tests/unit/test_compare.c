@@ -12,6 +12,8 @@
 #include "sys/grow.h"
 #include "tests/unit/tap.h"
 
+#define MBIT(x) ((x) * 1e6 / 8)	/* Mbit/s in bytes/s, as the bench keeps rates */
+
 static void add_sample(struct cmp_result *r, float t, float rtt, int ph)
 {
 	if (gw_grow(&r->samples, &r->cap_samples, r->n_samples, sizeof(*r->samples), 256))
@@ -57,7 +59,7 @@ static void test_queues(void)
 	CHECK_EQ_STR(cmp_qdisc_name((enum cmp_qdisc)q), "?", "past the last queue");
 }
 
-/* The run's next flow, its n intervals (t, secs, mbps) allocated for the caller to fill. */
+/* The run's next flow, its n intervals (t, secs, rate) allocated for the caller to fill. */
 static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up, size_t n)
 {
 	struct cmp_flow *fl = &r->flows[r->n_flows++];
@@ -67,7 +69,7 @@ static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up
 	fl->n = n;
 	fl->t = calloc(fl->n, sizeof(double));
 	fl->secs = calloc(fl->n, sizeof(double));
-	fl->mbps = calloc(fl->n, sizeof(double));
+	fl->rate = calloc(fl->n, sizeof(double));
 	return fl;
 }
 
@@ -95,7 +97,7 @@ static void make_run(struct cmp_result *r, const struct cmp_opts *o)
 	r->ticks = calloc(r->cap_ticks, sizeof(*r->ticks));
 	for (int i = 0; i <= 200; i++) {
 		struct cmp_tick *q = &r->ticks[r->n_ticks++];
-		double t = i * 0.1, sent = t > 3 ? (t - 3) * (double)o->rate_bps / 8 : 0;
+		double t = i * 0.1, sent = t > 3 ? (t - 3) * (double)o->rate[1] : 0;
 
 		q->t = (float)t;
 		q->bytes[0] = q->bytes[1] = (uint64_t)sent;
@@ -115,7 +117,7 @@ static void make_run(struct cmp_result *r, const struct cmp_opts *o)
 		for (size_t k = 0; k < fl->n; k++) {
 			fl->t[k] = 3 + 0.5 * (double)(k + 1);
 			fl->secs[k] = 0.5;
-			fl->mbps[k] = f == 4 ? 2 : 4.5;
+			fl->rate[k] = MBIT(f == 4 ? 2 : 4.5);
 		}
 	}
 	/* 11-17.5: 10 in its first second, 25 after, 5 past its phase */
@@ -125,13 +127,13 @@ static void make_run(struct cmp_result *r, const struct cmp_opts *o)
 	for (size_t k = 0; k < fl->n; k++) {
 		fl->t[k] = 11 + 0.5 * (double)(k + 1);
 		fl->secs[k] = 0.5;
-		fl->mbps[k] = k < 2 ? 10 : k == 12 ? 5 : 25;
+		fl->rate[k] = MBIT(k < 2 ? 10 : k == 12 ? 5 : 25);
 	}
 }
 
 static void test_derive(void)
 {
-	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20 };
+	struct cmp_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20 };
 	struct cmp_result r;
 
 	make_run(&r, &o);
@@ -147,11 +149,11 @@ static void test_derive(void)
 	CHECK_EQ_STR(r.grade, "D", "grade on the induced mean: 200 ms is not under 200, so D");
 	CHECK(fabs(r.accuracy[0] - 1) < 0.01 && fabs(r.accuracy[1] - 1) < 0.01,
 	      "accuracy from the shaper's bytes: 1.0 (%.3f, %.3f)", r.accuracy[0], r.accuracy[1]);
-	CHECK(fabs(r.goodput_bps[0] - 18e6) < 1 && fabs(r.goodput_bps[1] - 15.5e6) < 1,
-	      "goodput: the flows' sums (%.0f, %.0f)", r.goodput_bps[0], r.goodput_bps[1]);
-	CHECK(fabs(r.flows[8].mean_mbps - 25) < 1e-9,
+	CHECK(fabs(r.goodput[0] - MBIT(18)) < 1 && fabs(r.goodput[1] - MBIT(15.5)) < 1,
+	      "goodput: the flows' sums, bytes/s (%.0f, %.0f)", r.goodput[0], r.goodput[1]);
+	CHECK(fabs(r.flows[8].mean - MBIT(25)) < 1e-6,
 	      "the flood: over its phase less its first second, not in the goodput (%.2f)",
-	      r.flows[8].mean_mbps);
+	      r.flows[8].mean);
 	double sx = 4.5 * 7 + 2, sxx = 4.5 * 4.5 * 7 + 4;
 
 	CHECK(fabs(r.jain - sx * sx / (8 * sxx)) < 1e-9, "Jain's index over the 8 flows (%.4f)",

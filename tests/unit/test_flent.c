@@ -26,11 +26,11 @@ static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up
 	fl->n = n;
 	fl->t = calloc(n, sizeof(double));
 	fl->secs = calloc(n, sizeof(double));
-	fl->mbps = calloc(n, sizeof(double));
+	fl->rate = calloc(n, sizeof(double));
 	for (size_t k = 0; k < n; k++) {
 		fl->t[k] = start + 0.5 * (double)(k + 1);
 		fl->secs[k] = 0.5;
-		fl->mbps[k] = mbps;
+		fl->rate[k] = mbps * 1e6 / 8;
 	}
 	return fl;
 }
@@ -166,7 +166,7 @@ static bool near(double a, double b)
 
 static void test_file(void)
 {
-	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .rtt_us = 40000 };
+	struct cmp_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20, .rtt_us = 40000 };
 	struct cmp_result r;
 	struct cmp_sysinfo si;
 	char dir[] = "/tmp/gwflent-unit.XXXXXX", name[256], path[512], err[128];
@@ -275,10 +275,10 @@ static void test_file(void)
 	      near(dbl(f, "results/TCP totals/50"), 33.5) && near(dbl(f, "results/TCP upload avg/50"), 4.5) &&
 	      near(dbl(f, "results/Ping (ms) avg/50"), 240.5),
 	      "sums and averages at each step, as flent computes them");
-	CHECK(near(dbl(m, "SERIES_META/TCP upload sum/MEAN_VALUE"), r.goodput_bps[0] / 1e6) &&
-	      near(dbl(m, "SERIES_META/TCP download sum/MEAN_VALUE"), r.goodput_bps[1] / 1e6),
+	CHECK(near(dbl(m, "SERIES_META/TCP upload sum/MEAN_VALUE"), r.goodput[0] * 8 / 1e6) &&
+	      near(dbl(m, "SERIES_META/TCP download sum/MEAN_VALUE"), r.goodput[1] * 8 / 1e6),
 	      "MEAN_VALUE of the sums: the goodput results.json has (%.3f, %.3f)",
-	      dbl(m, "SERIES_META/TCP upload sum/MEAN_VALUE"), r.goodput_bps[0] / 1e6);
+	      dbl(m, "SERIES_META/TCP upload sum/MEAN_VALUE"), r.goodput[0] * 8 / 1e6);
 	CHECK(near(dbl(m, "SERIES_META/UDP upload/MEAN_VALUE"), 25), "the flood's mean");
 	CHECK_EQ_STR(str(m, "SERIES_META/Ping (ms) ICMP/UNITS"), "ms", "units: ms");
 	CHECK_EQ_STR(str(m, "SERIES_META/TCP totals/UNITS"), "Mbits/s", "units: Mbits/s");
@@ -319,7 +319,7 @@ static void test_file(void)
  * or the sums have holes and the plots' smoothed lines break. */
 static void test_late_intervals(void)
 {
-	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .rtt_us = 40000 };
+	struct cmp_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20, .rtt_us = 40000 };
 	struct cmp_result r;
 	char dir[] = "/tmp/gwflent-unit.XXXXXX", name[256], path[512], err[128];
 	unsigned char magic[2];
@@ -359,7 +359,7 @@ static void test_late_intervals(void)
  * on x_values, raw points {t, tcp_rtt, tcp_rtt_var} among the flow's own, in time order. */
 static void test_rtt(void)
 {
-	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .rtt_us = 40000 };
+	struct cmp_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20, .rtt_us = 40000 };
 	struct cmp_result r;
 	struct cmp_flow *fl;
 	char dir[] = "/tmp/gwflent-unit.XXXXXX", name[256], path[512], err[128];
@@ -448,7 +448,7 @@ static void test_profiles(void)
 	};
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .rtt_us = 40000,
+		struct cmp_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20, .rtt_us = 40000,
 				      .profile = c[i].prof, .flows = c[i].flows,
 				      .family = c[i].family };
 		char dir[] = "/tmp/gwflent-unit.XXXXXX", name[256], path[512], err[128], want[64];
@@ -469,7 +469,7 @@ static void test_profiles(void)
 			    ++k[d] > (d ? c[i].n_down : c[i].n_up)) {
 				free(f->t);
 				free(f->secs);
-				free(f->mbps);
+				free(f->rate);
 				memmove(f, f + 1, (r.n_flows - j - 1) * sizeof(*f));
 				memset(&r.flows[--r.n_flows], 0, sizeof(*f));
 				j--;

@@ -19,10 +19,10 @@ static void test_options(void)
 
 	CHECK(cmp_sc_parse_steps("40/10,12/4,30/8", &sc) == 0 && sc.n_steps == 3,
 	      "the default steps parse");
-	CHECK(sc.cap[0][1] == 40000000 && sc.cap[0][0] == 10000000 && sc.cap[1][1] == 12000000 &&
-	      sc.cap[2][0] == 8000000, "down/up in Mbit/s, [0] up, [1] down");
-	CHECK(cmp_sc_parse_steps("12mbit/4000kbit,2.5/0.5", &sc) == 0 && sc.cap[0][1] == 12000000 &&
-	      sc.cap[0][0] == 4000000 && sc.cap[1][1] == 2500000 && sc.cap[1][0] == 500000,
+	CHECK(sc.cap[0][1] == 5000000 && sc.cap[0][0] == 1250000 && sc.cap[1][1] == 1500000 &&
+	      sc.cap[2][0] == 1000000, "down/up in Mbit/s, into bytes/s, [0] up, [1] down");
+	CHECK(cmp_sc_parse_steps("12mbit/4000kbit,2.5/0.5", &sc) == 0 && sc.cap[0][1] == 1500000 &&
+	      sc.cap[0][0] == 500000 && sc.cap[1][1] == 312500 && sc.cap[1][0] == 62500,
 	      "rates with units, and fractions of Mbit/s");
 	CHECK(cmp_sc_parse_steps("40", &sc) < 0, "a step without its upload rate is refused");
 	CHECK(cmp_sc_parse_steps("40/10,twelve/4", &sc) < 0, "a step that is no rate is refused");
@@ -42,9 +42,9 @@ static void test_options(void)
 
 	cmp_sc_parse_steps("40/10,12/4,30/8", &sc);
 	cmp_sc_defaults(&sc);
-	CHECK(sc.base[1] == 40000000 && sc.base[0] == 10000000, "base: the first step's rates");
-	CHECK(sc.min[1] == 6000000 && sc.min[0] == 2000000, "min: half the lowest step's");
-	CHECK(sc.max[1] == 50000000 && sc.max[0] == 12500000, "max: a quarter over the highest");
+	CHECK(sc.base[1] == 5000000 && sc.base[0] == 1250000, "base: the first step's rates");
+	CHECK(sc.min[1] == 750000 && sc.min[0] == 250000, "min: half the lowest step's");
+	CHECK(sc.max[1] == 6250000 && sc.max[0] == 1562500, "max: a quarter over the highest");
 }
 
 static void add_sample(struct cmp_result *r, double t, double rtt, int ph)
@@ -64,8 +64,8 @@ static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up
 	fl->n = n;
 	fl->t = calloc(n, sizeof(double));
 	fl->secs = calloc(n, sizeof(double));
-	fl->mbps = calloc(n, sizeof(double));
-	if (!fl->t || !fl->secs || !fl->mbps)
+	fl->rate = calloc(n, sizeof(double));
+	if (!fl->t || !fl->secs || !fl->rate)
 		abort();
 	return fl;
 }
@@ -99,8 +99,8 @@ static void make_run(struct cmp_sc_run *x, const struct cmp_opts *o, enum cmp_wa
 
 		up->t[i] = down->t[i] = t;
 		up->secs[i] = down->secs[i] = 0.5;
-		up->mbps[i] = t <= 15 ? 9 : 3.6;
-		down->mbps[i] = t <= 15 ? 30 : 10;
+		up->rate[i] = (t <= 15 ? 9 : 3.6) * 1e6 / 8;
+		down->rate[i] = (t <= 15 ? 30 : 10) * 1e6 / 8;
 	}
 	uint64_t bytes[2] = { 0, 0 }, busy = 0;
 
@@ -112,7 +112,7 @@ static void make_run(struct cmp_sc_run *x, const struct cmp_opts *o, enum cmp_wa
 		for (int d = 0; d < 2; d++) {
 			p.cap[d] = o->sc.cap[k][d];
 			if (t >= 5)
-				bytes[d] += (uint64_t)((double)p.cap[d] * 0.95 / 8 * 0.1);
+				bytes[d] += (uint64_t)((double)p.cap[d] * 0.95 * 0.1);
 			p.bytes[d] = bytes[d];
 			p.shaper[d] = w == CMP_WAY_NONE ? 0 : w == CMP_WAY_FIXED ? o->sc.base[d] :
 				      p.cap[d];
@@ -176,11 +176,11 @@ static void test_derive(void)
 	      "step 1 goodput: 75%% down, 90%% up (%.3f, %.3f)", s1->share[1], s1->share[0]);
 	CHECK(fabs(s2->share[1] - 10.0 / 12) < 0.01 && fabs(s2->share[0] - 0.9) < 0.01,
 	      "step 2 goodput: shares of its own capacity (%.3f, %.3f)", s2->share[1], s2->share[0]);
-	CHECK(fabs(s2->achieved[1] / 12e6 - 0.95) < 0.01, "the box's rate from its counter (%.3f)",
-	      s2->achieved[1] / 12e6);
-	CHECK(fabs(s2->shaper[1] - 12e6) < 1 && isnan(runs[2].st[1].shaper[1]),
-	      "the shaper's mean rate; none without a shaper");
-	CHECK(fabs(s2->peak_queue_ms[1] - 15000 * 8 * 1000 / 12e6) < 0.01,
+	CHECK(fabs(s2->achieved[1] / 1.5e6 - 0.95) < 0.01, "the box's rate from its counter (%.3f)",
+	      s2->achieved[1] / 1.5e6);
+	CHECK(fabs(s2->shaper[1] - 1.5e6) < 1 && isnan(runs[2].st[1].shaper[1]),
+	      "the shaper's mean rate, bytes/s; none without a shaper");
+	CHECK(fabs(s2->peak_queue_ms[1] - 15000 * 1000 / 1.5e6) < 0.01,
 	      "the box's queue in ms at the step's capacity (%.2f)", s2->peak_queue_ms[1]);
 
 	CHECK(fabs(s1->cpu_busy - 0.5) < 0.01 && s2->cpu_busy > 0.85,
