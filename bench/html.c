@@ -27,8 +27,7 @@ static const char style[] =
 	"td,th{border:1px solid #bbb;padding:2px 8px}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	"th{background:#eee}"
-	"div.tbl{display:inline-block;border:4px solid rgb(250,0,250);padding:4px}"
-	"div.plot{display:inline-block;border:4px solid;line-height:0}"
+	"div.plot{display:inline-block;line-height:0}"
 	"figure{margin:12px 0}"
 	".note{color:#a00}";
 
@@ -94,7 +93,7 @@ static void summary_table(FILE *f, const struct gw_bench_file *r)
 	cmp_repeat_interval_text(r->repetitions, b, sizeof(b));
 	fputs("<h2>Figures</h2>\n<p id=\"interval\">", f);
 	esc(f, b);
-	fputs("</p>\n<div class=\"tbl\"><table id=\"figures\">\n<tr><th>queue</th>", f);
+	fputs("</p>\n<table id=\"figures\">\n<tr><th>queue</th>", f);
 	for (size_t i = 0; i < nq; i++) {
 		fputs("<th>", f);
 		struct json_object *q = json_object_array_get_idx(qs, i);
@@ -119,7 +118,7 @@ static void summary_table(FILE *f, const struct gw_bench_file *r)
 		if (k + 1 < gw_bench_n_rows)
 			fputs("</tr>\n", f);
 	}
-	fputs("</tr>\n</table></div>\n", f);
+	fputs("</tr>\n</table>\n", f);
 	if (nq < 2 || !json_object_is_type(d, json_type_array))
 		return;
 	fputs("<h3>Beyond the intervals (two intervals apart) or not (overlapping)</h3>\n<ul id=\"differences\">\n", f);
@@ -153,7 +152,7 @@ static void summary_table(FILE *f, const struct gw_bench_file *r)
 
 static void table(FILE *f, const struct gw_bench_file *runs, size_t n)
 {
-	fputs("<h2>Figures</h2>\n<div class=\"tbl\"><table id=\"figures\">\n", f);
+	fputs("<h2>Figures</h2>\n<table id=\"figures\">\n", f);
 	if (n > 1) {
 		fputs("<tr><th>run</th>", f);
 		for (size_t i = 0; i < n; i++) {
@@ -195,7 +194,7 @@ static void table(FILE *f, const struct gw_bench_file *runs, size_t n)
 	for (char *p = key; *p; p++)
 		if (*p == '\n')
 			*p = ' ';
-	fputs("</tr>\n</table></div>\n<p>", f);
+	fputs("</tr>\n</table>\n<p>", f);
 	esc(f, key);
 	fputs("</p>\n", f);
 	for (size_t i = 0; i < n; i++)
@@ -316,9 +315,8 @@ static void plots(FILE *f, const char *dir, const char *const *names, size_t n)
 			fputs("</p></figure>\n", f);
 			continue;
 		}
-		/* a border of its own colour: a screenshot finds each plot by it */
-		fprintf(f, "<div class=\"plot\" id=\"plot%zu\" style=\"border-color:rgb(0,250,%zu)\">\n",
-			i, i);
+		/* its id: where a reader (or a test) finds the plot on the page */
+		fprintf(f, "<div class=\"plot\" id=\"plot%zu\">\n", i);
 		put_svg(f, svg, i);
 		fputs("</div></figure>\n", f);
 		free(svg);

@@ -11,7 +11,9 @@
 
 /* Writes dir/report.html over runs (read back by webui/benchfile.c), embedding the plots named in
  * plots (files in dir; one that is missing, too big or holds anything but drawing is left
- * out, with a line saying so on the page). 0, or -errno with "PATH: what" in err. */
+ * out, with a line saying so on the page). On the page the table is the element of id
+ * "figures" and the i-th plot's frame "plot<i>", where a reader (or a test) finds them. 0, or
+ * -errno with "PATH: what" in err. */
 int cmp_html_write(const char *dir, const struct gw_bench_file *runs, size_t n,
 		   const char *const *plots, size_t n_plots, char *err, size_t errlen);
 
