@@ -312,6 +312,12 @@ struct cmp_result {
 	double tcp_rtt_window[2];	/* its window: the goodput's start to idle2's */
 };
 
+/* options.c: the command line into o (its defaults first): 0; 1 for --help (printed); or
+ * -EINVAL with why on stderr. cmp_usage: what it takes. */
+int cmp_parse_opts(int argc, char **argv, struct cmp_opts *o);
+#include <stdio.h>
+void cmp_usage(FILE *f);
+
 /* compare.c */
 const char *cmp_qdisc_name(enum cmp_qdisc q);
 const char *cmp_phase_name(enum cmp_phase p);

@@ -372,23 +372,15 @@ static struct json_object *series_meta(const char *runner, const char *units, do
 	return m;
 }
 
-static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_result *r,
-				    const char *kernel_used, const struct cmp_sysinfo *si,
-				    const char *fname)
+/* flent's NOTE: what ran, at which rates, with which load */
+static void note_text(const struct cmp_opts *o, const struct cmp_result *r, char *note,
+		      size_t len)
 {
-	struct json_object *m = json_object_new_object(), *a, *tp;
-	double total = r->phase_start[CMP_PH_COUNT];
 	int n_up = cmp_profile_flows(o->profile, o->flows, 0);
 	int n_down = cmp_profile_flows(o->profile, o->flows, 1);
-	const char *host = o->family == 6 ? CMP_IP6_SERVER : CMP_IP_SERVER;
 	enum ftest ft = ftest_of(o);
-	char b[80], load[96], note[512];
-	static const char *const nulls[] = { "BATCH_NAME", "BATCH_TIME", "BATCH_TITLE",
-		"BATCH_UUID", "HTTP_GETTER_URLLIST", "HTTP_GETTER_DNS", "HTTP_GETTER_WORKERS",
-		"FLENT_VERSION" };
+	char b[80], load[96];
 
-	json_object_object_add(m, "NAME", json_object_new_string(ftest_name[ft]));
-	json_object_object_add(m, "TITLE", json_object_new_string(cmp_result_label(r)));
 	if (cmp_asymmetric(o))
 		snprintf(b, sizeof(b), "%s down, %s up", o->dir_text[1], o->dir_text[0]);
 	else
@@ -398,66 +390,45 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	else
 		snprintf(load, sizeof(load), "%d+%d TCP%s", n_up, n_down,
 			 o->profile == CMP_PROF_RRUL ? ", then a UDP flood" : "");
-	snprintf(note, sizeof(note),
+	snprintf(note, len,
 		 "gatewayd --compare: %s, %s, base RTT %.1f ms%s; --profile %s: %s%s; results.json beside this file",
 		 cmp_result_label(r), b, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
 		 o->no_delay ? " (no netem)" : "", cmp_profile_name(o->profile), load,
 		 o->family == 6 ? ", over IPv6" :
 		 o->family == 46 ? ", each way's flows half over IPv4, half over IPv6" : "");
-	json_object_object_add(m, "NOTE", json_object_new_string(note));
-	iso_time(r->t0_unix, b, sizeof(b));
-	json_object_object_add(m, "TIME", json_object_new_string(b));
-	json_object_object_add(m, "T0", json_object_new_string(b));
-	/* flent's lengths: the flows' (LENGTH, whole seconds), the run's with the idle time
-	 * before and after (TOTAL_LENGTH), the idle time before the load (DELAY: its plots
-	 * cut that much off either end for the loaded CDF) */
-	json_object_object_add(m, "LENGTH", json_object_new_int((int)lround(
-		r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_TCP])));
-	json_object_object_add(m, "TOTAL_LENGTH", num(total, 3));
-	json_object_object_add(m, "DELAY", num(r->phase_start[CMP_PH_TCP], 3));
-	json_object_object_add(m, "STEP_SIZE", num(FLENT_STEP, 3));
-	/* the pings' server: over IPv4 but with --family 6 (46 pings over IPv4) */
-	json_object_object_add(m, "HOST", json_object_new_string(host));
-	a = json_object_new_array();
-	json_object_array_add(a, json_object_new_string(host));
-	json_object_object_add(m, "HOSTS", a);
-	json_object_object_add(m, "LOCAL_HOST", json_object_new_string(si ? si->hostname : ""));
-	json_object_object_add(m, "IP_VERSION", json_object_new_int(o->family == 6 ? 6 : 4));
-	json_object_object_add(m, "DATA_FILENAME", json_object_new_string(fname));
-	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
-		json_object_object_add(m, nulls[i], NULL);
-	json_object_object_add(m, "FAILED_RUNNERS", json_object_new_int(0));
-	json_object_object_add(m, "KERNEL_NAME", json_object_new_string(si ? si->kernel_name : ""));
-	json_object_object_add(m, "KERNEL_RELEASE",
-			       json_object_new_string(si ? si->kernel_release : ""));
-	json_object_object_add(m, "MODULE_VERSIONS", json_object_new_object());
-	/* the client's (flent's local host); the server's in REMOTE_METADATA */
-	json_object_object_add(m, "SYSCTLS", sysctls_json(si, false));
-	json_object_object_add(m, "EGRESS_INFO", link_info(r, si, false));
-	json_object_object_add(m, "INGRESS_INFO", link_info(r, si, true));
-	a = json_object_new_object();
-	tp = json_object_new_object();
-	json_object_object_add(tp, "SYSCTLS", sysctls_json(si, true));
-	json_object_object_add(a, host, tp);
-	json_object_object_add(m, "REMOTE_METADATA", a);
-	tp = json_object_new_object();
+}
+
+/* flent's TEST_PARAMETERS: the rates and RTT, and what the N-flow tests read back to name
+ * their flows (as `-te upload_streams=N`) */
+static struct json_object *test_params(const struct cmp_opts *o, const struct cmp_result *r)
+{
+	struct json_object *tp = json_object_new_object();
+	enum ftest ft = ftest_of(o);
+	char b[32];
+
 	json_object_object_add(tp, "qdisc", json_object_new_string(cmp_result_label(r)));
 	json_object_object_add(tp, "rate", json_object_new_string(o->rate_text));
 	json_object_object_add(tp, "rate_down", json_object_new_string(o->dir_text[1][0] ? o->dir_text[1] : o->rate_text));
 	json_object_object_add(tp, "rate_up", json_object_new_string(o->dir_text[0][0] ? o->dir_text[0] : o->rate_text));
 	snprintf(b, sizeof(b), "%.1fms", o->no_delay ? 0.0 : o->rtt_us / 1000.0);
 	json_object_object_add(tp, "rtt", json_object_new_string(b));
-	/* what the N-flow tests read back to name their flows (as `-te upload_streams=N`) */
 	if (ft == FT_RRUL_BE_N || ft == FT_NUP) {
-		snprintf(b, sizeof(b), "%d", n_up);
+		snprintf(b, sizeof(b), "%d", cmp_profile_flows(o->profile, o->flows, 0));
 		json_object_object_add(tp, "upload_streams", json_object_new_string(b));
 	}
 	if (ft == FT_RRUL_BE_N || ft == FT_NDOWN) {
-		snprintf(b, sizeof(b), "%d", n_down);
+		snprintf(b, sizeof(b), "%d", cmp_profile_flows(o->profile, o->flows, 1));
 		json_object_object_add(tp, "download_streams", json_object_new_string(b));
 	}
-	json_object_object_add(m, "TEST_PARAMETERS", tp);
-	/* gatewayd's own */
+	return tp;
+}
+
+/* gatewayd's own keys: the bench's settings and the run's phases */
+static void own_meta(struct json_object *m, const struct cmp_opts *o, const struct cmp_result *r,
+		     const char *kernel_used)
+{
+	struct json_object *a = json_object_new_array();
+
 	json_object_object_add(m, "GATEWAYD_VERSION", json_object_new_string(GW_VERSION));
 	json_object_object_add(m, "GATEWAYD_KERNEL", json_object_new_string(kernel_used));
 	json_object_object_add(m, "GATEWAYD_QDISC", json_object_new_string(cmp_qdisc_name(r->q)));
@@ -468,10 +439,11 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	json_object_object_add(m, "GATEWAYD_CPU_BUSY", num(r->cpu_busy, 3));
 	json_object_object_add(m, "GATEWAYD_PROFILE",
 			       json_object_new_string(cmp_profile_name(o->profile)));
-	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_UP", json_object_new_int(n_up));
-	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_DOWN", json_object_new_int(n_down));
+	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_UP",
+			       json_object_new_int(cmp_profile_flows(o->profile, o->flows, 0)));
+	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_DOWN",
+			       json_object_new_int(cmp_profile_flows(o->profile, o->flows, 1)));
 	json_object_object_add(m, "GATEWAYD_IP_FAMILY", json_object_new_int(o->family ? o->family : 4));
-	a = json_object_new_array();
 	for (int p = 0; p < CMP_PH_COUNT; p++) {
 		struct json_object *ph = json_object_new_object();
 
@@ -481,9 +453,80 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 		json_object_array_add(a, ph);
 	}
 	json_object_object_add(m, "GATEWAYD_PHASES", a);
-	return m;
 }
 
+/* the pings' server: over IPv4 but with --family 6 (46 pings over IPv4) */
+static const char *server(const struct cmp_opts *o)
+{
+	return o->family == 6 ? CMP_IP6_SERVER : CMP_IP_SERVER;
+}
+
+/* the hosts: flent's local one (the client) and the server */
+static void host_meta(struct json_object *m, const struct cmp_opts *o,
+		      const struct cmp_sysinfo *si)
+{
+	struct json_object *a = json_object_new_array();
+
+	json_object_object_add(m, "HOST", json_object_new_string(server(o)));
+	json_object_array_add(a, json_object_new_string(server(o)));
+	json_object_object_add(m, "HOSTS", a);
+	json_object_object_add(m, "LOCAL_HOST", json_object_new_string(si ? si->hostname : ""));
+	json_object_object_add(m, "IP_VERSION", json_object_new_int(o->family == 6 ? 6 : 4));
+}
+
+/* the client's sysctls (flent's local host), the gateway's two sides, the server's sysctls */
+static void sides_meta(struct json_object *m, const struct cmp_opts *o, const struct cmp_result *r,
+		       const struct cmp_sysinfo *si)
+{
+	struct json_object *a = json_object_new_object(), *tp = json_object_new_object();
+
+	json_object_object_add(m, "SYSCTLS", sysctls_json(si, false));
+	json_object_object_add(m, "EGRESS_INFO", link_info(r, si, false));
+	json_object_object_add(m, "INGRESS_INFO", link_info(r, si, true));
+	json_object_object_add(tp, "SYSCTLS", sysctls_json(si, true));
+	json_object_object_add(a, server(o), tp);
+	json_object_object_add(m, "REMOTE_METADATA", a);
+}
+
+static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_result *r,
+				    const char *kernel_used, const struct cmp_sysinfo *si,
+				    const char *fname)
+{
+	struct json_object *m = json_object_new_object();
+	static const char *const nulls[] = { "BATCH_NAME", "BATCH_TIME", "BATCH_TITLE",
+		"BATCH_UUID", "HTTP_GETTER_URLLIST", "HTTP_GETTER_DNS", "HTTP_GETTER_WORKERS",
+		"FLENT_VERSION" };
+	char b[80], note[512];
+
+	json_object_object_add(m, "NAME", json_object_new_string(ftest_name[ftest_of(o)]));
+	json_object_object_add(m, "TITLE", json_object_new_string(cmp_result_label(r)));
+	note_text(o, r, note, sizeof(note));
+	json_object_object_add(m, "NOTE", json_object_new_string(note));
+	iso_time(r->t0_unix, b, sizeof(b));
+	json_object_object_add(m, "TIME", json_object_new_string(b));
+	json_object_object_add(m, "T0", json_object_new_string(b));
+	/* flent's lengths: the flows' (LENGTH, whole seconds), the run's with the idle time
+	 * before and after (TOTAL_LENGTH), the idle time before the load (DELAY: its plots
+	 * cut that much off either end for the loaded CDF) */
+	json_object_object_add(m, "LENGTH", json_object_new_int((int)lround(
+		r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_TCP])));
+	json_object_object_add(m, "TOTAL_LENGTH", num(r->phase_start[CMP_PH_COUNT], 3));
+	json_object_object_add(m, "DELAY", num(r->phase_start[CMP_PH_TCP], 3));
+	json_object_object_add(m, "STEP_SIZE", num(FLENT_STEP, 3));
+	host_meta(m, o, si);
+	json_object_object_add(m, "DATA_FILENAME", json_object_new_string(fname));
+	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
+		json_object_object_add(m, nulls[i], NULL);
+	json_object_object_add(m, "FAILED_RUNNERS", json_object_new_int(0));
+	json_object_object_add(m, "KERNEL_NAME", json_object_new_string(si ? si->kernel_name : ""));
+	json_object_object_add(m, "KERNEL_RELEASE",
+			       json_object_new_string(si ? si->kernel_release : ""));
+	json_object_object_add(m, "MODULE_VERSIONS", json_object_new_object());
+	sides_meta(m, o, r, si);
+	json_object_object_add(m, "TEST_PARAMETERS", test_params(o, r));
+	own_meta(m, o, r, kernel_used);
+	return m;
+}
 /* A TCP flow's RTT reads as flent's socket-stats child runner leaves them: the series
  * "NAME::tcp_rtt" and "NAME::tcp_rtt_var" (ms, as ss prints them) on x_values in results,
  * and their raw points {t, tcp_rtt, tcp_rtt_var} among NAME's own raw values, in time order
@@ -547,45 +590,112 @@ static int add_rtt(struct json_object *res, struct json_object *raw, const struc
 	return 0;
 }
 
-static struct json_object *build(const struct cmp_opts *o, const struct cmp_result *r,
-				 const char *kernel_used, const struct cmp_sysinfo *si,
-				 const char *fname, char *err, size_t errlen)
+/* The run's series: measured (collect), each on x_values, and the test's computed ones into
+ * c (*nc of them); the steps into *steps. 0 or -ENOMEM. */
+static int series_of(enum ftest ft, const struct cmp_result *r, struct fseries *s, size_t *ns,
+		     struct computed *c, size_t *nc, size_t *steps)
 {
-	struct fseries s[CMP_MAX_FLOWS + 1];
 	const unsigned up = FT_BOTH | 1u << FT_NUP, down = FT_BOTH | 1u << FT_NDOWN;
-	struct computed all[] = {
+	const struct computed all[] = {
 		{ "TCP upload avg", "AverageRunner", "Mbits/s", false, up_tcp, up, NULL, NAN },
 		{ "TCP upload sum", "SumRunner", "Mbits/s", true, up_tcp, up, NULL, NAN },
 		{ "TCP download avg", "AverageRunner", "Mbits/s", false, down_tcp, down, NULL, NAN },
 		{ "TCP download sum", "SumRunner", "Mbits/s", true, down_tcp, down, NULL, NAN },
 		{ "TCP totals", "SumRunner", "Mbits/s", true, any_tcp, FT_BOTH, NULL, NAN },
 		{ "Ping (ms) avg", "AverageRunner", "ms", false, ping, FT_BOTH, NULL, NAN },
-	}, c[sizeof(all) / sizeof(all[0])];
-	struct json_object *root = NULL, *x, *res, *raw, *sm, *m;
-	size_t ns = 0, steps, nc = 0;
-	enum ftest ft = ftest_of(o);
+	};
 	double tmax = 0;
 
 	/* the computed series the run's test has */
+	*nc = 0;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (all[i].tests & 1u << ft)
-			c[nc++] = all[i];
-	memset(s, 0, sizeof(s));
-	if (collect(ft, r, s, &ns))
-		goto nomem;
-	for (size_t i = 0; i < ns; i++)
+			c[(*nc)++] = all[i];
+	if (collect(ft, r, s, ns))
+		return -ENOMEM;
+	for (size_t i = 0; i < *ns; i++)
 		if (s[i].n && s[i].t[s[i].n - 1] > tmax)
 			tmax = s[i].t[s[i].n - 1];
-	steps = (size_t)ceil(tmax / FLENT_STEP);
-	if (steps > FLENT_MAX_STEPS)
-		steps = FLENT_MAX_STEPS;
-	for (size_t i = 0; i < ns; i++)
-		if (interpolate(&s[i], steps))
-			goto nomem;
-	for (size_t i = 0; i < nc; i++)
-		if (compute(&c[i], s, ns, steps))
-			goto nomem;
+	*steps = (size_t)ceil(tmax / FLENT_STEP);
+	if (*steps > FLENT_MAX_STEPS)
+		*steps = FLENT_MAX_STEPS;
+	for (size_t i = 0; i < *ns; i++)
+		if (interpolate(&s[i], *steps))
+			return -ENOMEM;
+	for (size_t i = 0; i < *nc; i++)
+		if (compute(&c[i], s, *ns, *steps))
+			return -ENOMEM;
+	return 0;
+}
 
+/* values on x_values, dec decimals each */
+static struct json_object *steps_json(const double *v, size_t steps, int dec)
+{
+	struct json_object *a = json_object_new_array_ext((int)steps);
+
+	for (size_t k = 0; k < steps; k++)
+		json_object_array_add(a, num(v[k], dec));
+	return a;
+}
+
+/* A measured series' raw values as flent's runners record them: t absolute (unix seconds),
+ * val; netperf's interval length as dur; ping's sequence number as seq */
+static struct json_object *raw_json(const struct fseries *x, const struct cmp_result *r)
+{
+	struct json_object *rv = json_object_new_array_ext((int)x->n);
+	bool is_ping = ping(x);
+
+	for (size_t j = 0; j < x->n; j++) {
+		struct json_object *p = json_object_new_object();
+
+		if (!isnan(x->dur[j]))
+			json_object_object_add(p, "dur", num(x->dur[j], 6));
+		json_object_object_add(p, "t", num(r->t0_unix + x->t[j], 6));
+		json_object_object_add(p, "val", num(x->v[j], is_ping ? 3 : 6));
+		if (is_ping)
+			json_object_object_add(p, "seq", json_object_new_int((int)j));
+		json_object_array_add(rv, p);
+	}
+	return rv;
+}
+
+/* Every series into results (on x_values), raw_values and SERIES_META; 0 or -ENOMEM */
+static int series_json(struct json_object *res, struct json_object *raw, struct json_object *sm,
+		       const struct fseries *s, size_t ns, const struct computed *c, size_t nc,
+		       const struct cmp_result *r, size_t steps)
+{
+	for (size_t i = 0; i < ns; i++) {
+		json_object_object_add(res, s[i].name, steps_json(s[i].res, steps, 6));
+		json_object_object_add(raw, s[i].name, raw_json(&s[i], r));
+		if (add_rtt(res, raw, &s[i], r, steps))
+			return -ENOMEM;
+		json_object_object_add(sm, s[i].name,
+				       series_meta(ping(&s[i]) ? "gatewayd-prober" : "gatewayd-load",
+						   s[i].units, s[i].mean, false));
+	}
+	for (size_t i = 0; i < nc; i++) {
+		json_object_object_add(res, c[i].name, steps_json(c[i].res, steps, 6));
+		/* flent keeps a computed series' raw values empty */
+		json_object_object_add(raw, c[i].name, json_object_new_array());
+		json_object_object_add(sm, c[i].name, series_meta(c[i].runner, c[i].units,
+								  c[i].mean, true));
+	}
+	return 0;
+}
+
+static struct json_object *build(const struct cmp_opts *o, const struct cmp_result *r,
+				 const char *kernel_used, const struct cmp_sysinfo *si,
+				 const char *fname, char *err, size_t errlen)
+{
+	struct fseries s[CMP_MAX_FLOWS + 1];
+	struct computed c[6];
+	struct json_object *root = NULL, *x, *res, *raw, *sm, *m;
+	size_t ns = 0, steps = 0, nc = 0;
+
+	memset(s, 0, sizeof(s));
+	memset(c, 0, sizeof(c));
+	if (series_of(ftest_of(o), r, s, &ns, c, &nc, &steps))
+		goto out;
 	root = json_object_new_object();
 	m = metadata(o, r, kernel_used, si, fname);
 	sm = json_object_new_object();
@@ -594,69 +704,23 @@ static struct json_object *build(const struct cmp_opts *o, const struct cmp_resu
 	raw = json_object_new_object();
 	for (size_t k = 0; k < steps; k++)
 		json_object_array_add(x, num(FLENT_STEP * (double)k, 3));
-	for (size_t i = 0; i < ns; i++) {
-		struct json_object *a = json_object_new_array_ext((int)steps);
-		struct json_object *rv = json_object_new_array_ext((int)s[i].n);
-		bool is_ping = ping(&s[i]);
-
-		for (size_t k = 0; k < steps; k++)
-			json_object_array_add(a, num(s[i].res[k], 6));
-		json_object_object_add(res, s[i].name, a);
-		for (size_t j = 0; j < s[i].n; j++) {
-			struct json_object *p = json_object_new_object();
-
-			/* flent's runners: t absolute (unix seconds), val; netperf's interval
-			 * length as dur; ping's sequence number as seq */
-			if (!isnan(s[i].dur[j]))
-				json_object_object_add(p, "dur", num(s[i].dur[j], 6));
-			json_object_object_add(p, "t", num(r->t0_unix + s[i].t[j], 6));
-			json_object_object_add(p, "val", num(s[i].v[j], is_ping ? 3 : 6));
-			if (is_ping)
-				json_object_object_add(p, "seq", json_object_new_int((int)j));
-			json_object_array_add(rv, p);
-		}
-		json_object_object_add(raw, s[i].name, rv);
-		if (add_rtt(res, raw, &s[i], r, steps)) {
-			json_object_put(m);
-			json_object_put(sm);
-			json_object_put(x);
-			json_object_put(res);
-			json_object_put(raw);
-			json_object_put(root);
-			root = NULL;
-			goto nomem;
-		}
-		json_object_object_add(sm, s[i].name,
-				       series_meta(is_ping ? "gatewayd-prober" : "gatewayd-load",
-						   s[i].units, s[i].mean, false));
-	}
-	for (size_t i = 0; i < nc; i++) {
-		struct json_object *a = json_object_new_array_ext((int)steps);
-
-		for (size_t k = 0; k < steps; k++)
-			json_object_array_add(a, num(c[i].res[k], 6));
-		json_object_object_add(res, c[i].name, a);
-		/* flent keeps a computed series' raw values empty */
-		json_object_object_add(raw, c[i].name, json_object_new_array());
-		json_object_object_add(sm, c[i].name, series_meta(c[i].runner, c[i].units,
-								  c[i].mean, true));
-	}
 	json_object_object_add(m, "SERIES_META", sm);
 	json_object_object_add(root, "metadata", m);
 	json_object_object_add(root, "version", json_object_new_int(FLENT_FORMAT));
 	json_object_object_add(root, "x_values", x);
 	json_object_object_add(root, "results", res);
 	json_object_object_add(root, "raw_values", raw);
+	if (series_json(res, raw, sm, s, ns, c, nc, r, steps)) {
+		json_object_put(root);
+		root = NULL;
+	}
+out:
 	series_free(s, ns);
 	for (size_t i = 0; i < nc; i++)
 		free(c[i].res);
+	if (!root)
+		snprintf(err, errlen, "out of memory");
 	return root;
-nomem:
-	series_free(s, ns);
-	for (size_t i = 0; i < nc; i++)
-		free(c[i].res);
-	snprintf(err, errlen, "out of memory");
-	return NULL;
 }
 
 int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_result *r,

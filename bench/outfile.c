@@ -11,6 +11,39 @@
 #include <json-c/json.h>
 #include "bench/outfile.h"
 
+/* Directories made here are 0755 whatever the umask: the daemon's web process (another user)
+ * reads compare_dir through them. Through the new directory's fd, not its name: whoever may
+ * write beside it could have put a link there meanwhile. */
+static int mkdir_one(const char *dir)
+{
+	int fd, r = 0;
+
+	if (mkdir(dir, 0755) < 0)
+		return errno == EEXIST ? 0 : -errno;
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -errno;
+	if (fchmod(fd, 0755) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int cmp_out_mkdir(const char *path)
+{
+	char tmp[4200];
+	int r;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if ((r = mkdir_one(tmp)))
+				return r;
+			*p = '/';
+		}
+	return mkdir_one(tmp);
+}
+
 int cmp_out_dir_check(int dfd, const char *dir, char *err, size_t errlen)
 {
 	struct stat st;

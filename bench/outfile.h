@@ -22,6 +22,9 @@ struct cmp_out {
 	char path[4400];	/* as given, for messages */
 };
 
+/* path made with its parents where missing, each 0755 whatever the umask (the daemon's web
+ * process, another user, reads compare_dir through them): 0 or -errno. */
+int cmp_out_mkdir(const char *path);
 /* dfd (dir names it in err) is this process's effective uid's own and not writable by group
  * or others: anyone else who could write there could swap what is written. 0, or -EPERM. */
 int cmp_out_dir_check(int dfd, const char *dir, char *err, size_t errlen);

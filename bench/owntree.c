@@ -236,40 +236,37 @@ static bool bench_rate(uint64_t bytes, char text[32])
 	return b >= 100000 && b <= 1000000000ULL;
 }
 
-int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user, char *err,
-		  size_t errlen)
+/* The config's link the bench measures: --link's, or the config's one link; its index into
+ * *k. 0, or -EINVAL with why in err. */
+static int pick_link(const struct cmp_opts *o, const struct gw_config *cfg, size_t *k, char *err,
+		     size_t errlen)
 {
-	struct gw_config *cfg = NULL;
-	const struct gw_link_cfg *l = NULL;
-	size_t k = 0, n = 0;
-	int e = 0;
+	char names[256] = "";
+	size_t n = 0;
 
-	if ((e = gw_config_load(o->config, &cfg, err, errlen)))
-		return e;
 	if (cfg->n_links == 0) {
 		snprintf(err, errlen, "%s: -c: the config has no link for the bench to measure", o->config);
-		e = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-	for (k = 0; k < cfg->n_links; k++)
-		if (o->own_link[0] ? !strcmp(cfg->links[k].name, o->own_link) : cfg->n_links == 1)
-			break;
-	if (k == cfg->n_links) {
-		char names[256] = "";
+	for (*k = 0; *k < cfg->n_links; (*k)++)
+		if (o->own_link[0] ? !strcmp(cfg->links[*k].name, o->own_link) : cfg->n_links == 1)
+			return 0;
+	for (size_t i = 0; i < cfg->n_links && n < sizeof(names); i++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
+				      cfg->links[i].name);
+	if (o->own_link[0])
+		snprintf(err, errlen, "%s: --link: no link named '%s' (%s)", o->config, o->own_link,
+			 names);
+	else
+		snprintf(err, errlen, "%s: -c: the config has %zu links (%s): --link NAME says which the bench measures",
+			 o->config, cfg->n_links, names);
+	return -EINVAL;
+}
 
-		for (size_t i = 0; i < cfg->n_links && n < sizeof(names); i++)
-			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
-					      cfg->links[i].name);
-		if (o->own_link[0])
-			snprintf(err, errlen, "%s: --link: no link named '%s' (%s)", o->config,
-				 o->own_link, names);
-		else
-			snprintf(err, errlen, "%s: -c: the config has %zu links (%s): --link NAME says which the bench measures",
-				 o->config, cfg->n_links, names);
-		e = -EINVAL;
-		goto out;
-	}
-	l = &cfg->links[k];
+/* The link's rates as the bench's (both directions shaped, each in the bench's range), and
+ * what the bench leaves out or needs of it (autorate; nftables). */
+static int take_link(struct cmp_opts *o, const struct gw_link_cfg *l, char *err, size_t errlen)
+{
 	snprintf(o->own_link, sizeof(o->own_link), "%s", l->name);
 	for (int d = 0; d < 2; d++) {
 		const struct gw_dir_cfg *dc = &l->dir[d];
@@ -277,16 +274,14 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 		if (!dc->present) {
 			snprintf(err, errlen, "%s:%d: link '%s' has no %s block: the bench measures both directions, and needs the link to shape both",
 				 o->config, l->line, l->name, gw_direction_name((enum gw_direction)d));
-			e = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
 		o->rate[d] = dc->rate;
 		if (!bench_rate(dc->rate, o->dir_text[d])) {
 			snprintf(err, errlen, "%s:%d: link '%s': its %s rate of %llu bit/s is outside the bench's 100kbit to 1gbit",
 				 o->config, dc->line, l->name, gw_direction_name((enum gw_direction)d),
 				 (unsigned long long)dc->rate * 8);
-			e = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
 	}
 	snprintf(o->rate_text, sizeof(o->rate_text), "%.15s/%.15s", o->dir_text[1], o->dir_text[0]);
@@ -296,20 +291,24 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 		for (size_t i = 0; i < l->dir[d].n_classes; i++)
 			o->own_nft |= l->dir[d].classes[i].n_match > 0;
 	}
+	return 0;
+}
+
+/* The user's queues can each go in every leaf of the link: leaf kinds, and a link whose
+ * shapers have leaves (htb, tbf), no more than the bench holds. */
+static int check_swaps(const struct cmp_opts *o, const struct gw_link_cfg *l,
+		       const struct cmp_pick *user, size_t n_user, char *err, size_t errlen)
+{
 	if (n_user + 2 > CMP_MAX_QDISCS) {
 		snprintf(err, errlen, "-c with --qdiscs: at most %d queues besides the config's own tree and the fifo",
 			 CMP_MAX_QDISCS - 2);
-		e = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
 	for (size_t i = 0; i < n_user; i++) {
-		const struct cmp_queue *x = cmp_queue(user[i].q);
-
-		if (x->shaper) {
+		if (cmp_queue(user[i].q)->shaper) {
 			snprintf(err, errlen, "-c with --qdiscs %s: a queue that shapes by itself has no place in a class; name leaf queues (fifo, fq_codel, cake, ...)",
 				 user[i].label);
-			e = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
 		for (int d = 0; d < 2; d++)
 			if (l->dir[d].shaper != GW_KIND_HTB && l->dir[d].shaper != GW_KIND_TBF) {
@@ -317,14 +316,20 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 					 o->config, l->dir[d].line, l->name,
 					 gw_direction_name((enum gw_direction)d),
 					 gw_qdisc_ops(l->dir[d].shaper)->name);
-				e = -EINVAL;
-				goto out;
+				return -EINVAL;
 			}
 	}
+	return 0;
+}
 
-	/* the dumb fifo at the same rates, the link as written, then each swap */
+/* The runs: the dumb fifo at the same rates, the link as written, then each swap; each of
+ * the config's runs given its config text, judged now by the daemon's own loader (a swap the
+ * tree refuses, a kind its shaper cannot hold, stops here, before anything runs). */
+static int make_picks(struct cmp_opts *o, const struct gw_link_cfg *l, size_t k,
+		      const struct cmp_pick *user, size_t n_user, char *err, size_t errlen)
+{
 	struct cmp_pick *p = o->pick;
-	int fifo = queue_of(GW_KIND_FIFO, false), first = -1;
+	int fifo = queue_of(GW_KIND_FIFO, false), first = -1, e = 0;
 
 	memset(o->pick, 0, sizeof(o->pick));
 	p[0].q = (enum cmp_qdisc)fifo;
@@ -347,19 +352,30 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 		p[i].own = true;
 		p[i].conf = own_text(o->config, k, i > 1 ? cmp_queue(p[i].q) : NULL, p[i].knobs,
 				     err, errlen);
-		if (!p[i].conf) {
-			e = -EINVAL;
-			break;
-		}
-		/* what the daemon will be given is judged now, by the same loader: a swap the
-		 * tree refuses (a kind its shaper cannot hold) stops here, before anything runs */
+		if (!p[i].conf)
+			return -EINVAL;
 		snprintf(what, sizeof(what), "the bench's %s", p[i].label);
 		if ((e = gw_config_load_string(what, p[i].conf, &check, err, errlen)) == 0)
 			gw_config_free(check);
 	}
 	for (size_t i = 0; i < o->n_qdiscs; i++)
 		o->qdiscs[i] = p[i].q;
-out:
+	return e;
+}
+
+int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user, char *err,
+		  size_t errlen)
+{
+	struct gw_config *cfg = NULL;
+	size_t k = 0;
+	int e;
+
+	if ((e = gw_config_load(o->config, &cfg, err, errlen)))
+		return e;
+	if (!(e = pick_link(o, cfg, &k, err, errlen)) &&
+	    !(e = take_link(o, &cfg->links[k], err, errlen)) &&
+	    !(e = check_swaps(o, &cfg->links[k], user, n_user, err, errlen)))
+		e = make_picks(o, &cfg->links[k], k, user, n_user, err, errlen);
 	if (e)
 		cmp_own_free(o);
 	gw_config_free(cfg);

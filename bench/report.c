@@ -371,21 +371,6 @@ static int write_plots(const char *out, struct gw_bench_file *runs, size_t n)
 	return bad ? -EIO : 0;
 }
 
-static int mkdir_p(const char *path)
-{
-	char tmp[4096];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*p = '/';
-		}
-	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
-
 /* --out made if need be, as its real path into real: the caller's own directory, writable by
  * no one else (outfile.c), since the files are written through it as root. 0, or -errno
  * said on stderr. */
@@ -394,7 +379,7 @@ static int out_dir(const char *out, char *real, size_t reallen)
 	char abs[PATH_MAX], err[PATH_MAX + 256];
 	int r, fd;
 
-	if ((r = mkdir_p(out)) || !realpath(out, abs)) {
+	if ((r = cmp_out_mkdir(out)) || !realpath(out, abs)) {
 		r = r ? r : -errno;
 		fprintf(stderr, "gatewayd: --out %s: %s\n", out, strerror(-r));
 		return r;

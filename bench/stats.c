@@ -111,60 +111,55 @@ void cmp_tcp_rtt_of(const struct cmp_result *r, bool up, double lo, double hi,
 	free(v);
 }
 
-void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
+/* The UDP probes' jitter, figure k: the mean |D| of consecutive probes sent in the load
+ * phases, both answered (D as RFC 3550's interarrival jitter takes it) */
+static double jitter_of(const struct cmp_result *r, int k)
 {
-	double tcp = r->phase_start[CMP_PH_FLOOD] - r->phase_start[CMP_PH_TCP];
-	double lo = r->phase_start[CMP_PH_TCP] + fmax(CMP_RAMP_S, CMP_RAMP_SHARE * tcp);
-	double hi = r->phase_start[CMP_PH_FLOOD];
+	double sum = 0;
+	size_t nj = 0;
+
+	for (size_t i = 1; i < r->n_usamples; i++) {
+		const struct cmp_usample *a = &r->usamples[i - 1], *b = &r->usamples[i];
+
+		if (a->phase < CMP_PH_TCP || b->phase > CMP_PH_FLOOD || isnan(a->ms[k]) ||
+		    isnan(b->ms[k]))
+			continue;
+		sum += fabs((double)b->ms[k] - a->ms[k]);
+		nj++;
+	}
+	return nj ? sum / (double)nj : NAN;
+}
+
+/* A probe's figures (k < 0: the ICMP probes'; else the UDP probes' figure k): idle before the
+ * flows were started (they connect and ramp up before the load is seen at the gateway, and
+ * that is not idle), loaded over the TCP and flood phases, induced: loaded less the idle
+ * median */
+static void latency_of(const struct cmp_result *r, int k, struct cmp_lat *l)
+{
+	pct_of(r, k, CMP_PH_IDLE1, CMP_PH_IDLE1, r->clients_started, &l->idle);
+	pct_of(r, k, CMP_PH_TCP, CMP_PH_FLOOD, INFINITY, &l->loaded);
+	l->baseline_ms = l->idle.p50;
+	l->induced_p50 = l->loaded.p50 - l->baseline_ms;
+	l->induced_p95 = l->loaded.p95 - l->baseline_ms;
+	l->induced_p99 = l->loaded.p99 - l->baseline_ms;
+	l->induced_mean = l->loaded.mean - l->baseline_ms;
+	l->jitter_ms = k < 0 ? NAN : jitter_of(r, k);
+}
+
+/* Each flow's mean (the flood's over its phase less its first second), each direction's
+ * goodput and Jain's index over the TCP flows, over the TCP window [lo, hi] */
+static void flow_figures(const struct cmp_opts *o, struct cmp_result *r, double lo, double hi)
+{
 	double sx = 0, sxx = 0;
 	int nf = 0;
-
-	/* idle: before the flows were started (they connect and ramp up before the load is
-	 * seen at the gateway, and that is not idle) */
-	pct_of(r, -1, CMP_PH_IDLE1, CMP_PH_IDLE1, r->clients_started, &r->idle);
-	pct_of(r, -1, CMP_PH_TCP, CMP_PH_FLOOD, INFINITY, &r->loaded);
-	r->baseline_ms = r->idle.p50;
-	r->induced_p50 = r->loaded.p50 - r->baseline_ms;
-	r->induced_p95 = r->loaded.p95 - r->baseline_ms;
-	r->induced_p99 = r->loaded.p99 - r->baseline_ms;
-	r->induced_mean = r->loaded.mean - r->baseline_ms;
-	r->grade = cmp_grade(r->induced_mean);
-	/* the UDP probes' round trip and each way's delay, by the same windows: the one-way
-	 * induced figures say which direction's queue the latency is in */
-	for (int k = 0; k < CMP_UDP_N; k++) {
-		struct cmp_lat *u = &r->udp[k];
-
-		pct_of(r, k, CMP_PH_IDLE1, CMP_PH_IDLE1, r->clients_started, &u->idle);
-		pct_of(r, k, CMP_PH_TCP, CMP_PH_FLOOD, INFINITY, &u->loaded);
-		u->baseline_ms = u->idle.p50;
-		u->induced_p50 = u->loaded.p50 - u->baseline_ms;
-		u->induced_p95 = u->loaded.p95 - u->baseline_ms;
-		u->induced_p99 = u->loaded.p99 - u->baseline_ms;
-		u->induced_mean = u->loaded.mean - u->baseline_ms;
-		/* jitter: consecutive probes sent in the load phases, both answered */
-		double sum = 0;
-		size_t nj = 0;
-
-		for (size_t i = 1; i < r->n_usamples; i++) {
-			const struct cmp_usample *a = &r->usamples[i - 1], *b = &r->usamples[i];
-
-			if (a->phase < CMP_PH_TCP || b->phase > CMP_PH_FLOOD || isnan(a->ms[k]) ||
-			    isnan(b->ms[k]))
-				continue;
-			sum += fabs((double)b->ms[k] - a->ms[k]);
-			nj++;
-		}
-		u->jitter_ms = nj ? sum / (double)nj : NAN;
-	}
 
 	r->goodput[0] = r->goodput[1] = 0;
 	for (size_t i = 0; i < r->n_flows; i++) {
 		struct cmp_flow *f = &r->flows[i];
 
-		/* the flood over its phase, less its first second */
 		f->mean = f->udp ? cmp_flow_mean(f, r->phase_start[CMP_PH_FLOOD] + CMP_RAMP_S,
-						      r->phase_start[CMP_PH_IDLE2]) :
-					cmp_flow_mean(f, lo, hi);
+						 r->phase_start[CMP_PH_IDLE2]) :
+				   cmp_flow_mean(f, lo, hi);
 		if (f->udp || isnan(f->mean))
 			continue;
 		r->goodput[f->up ? 0 : 1] += f->mean;
@@ -177,20 +172,15 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 	for (int d = 0; d < 2; d++)
 		if (!cmp_profile_flows(o->profile, o->flows, d))
 			r->goodput[d] = NAN;
+}
 
-	/* the bulk flows' own RTT: from where the goodput is counted (slow start and the
-	 * first filling of the queue left out) to the end of the flood, which they run
-	 * through; against the probes' baseline, so the two induced figures compare */
-	r->tcp_rtt_window[0] = lo;
-	r->tcp_rtt_window[1] = r->phase_start[CMP_PH_IDLE2];
-	for (int d = 0; d < 2; d++)
-		cmp_tcp_rtt_of(r, d == 0, lo, r->phase_start[CMP_PH_IDLE2], r->baseline_ms,
-			       &r->tcp_rtt[d]);
-
-	/* accuracy: what the shaper sent over the TCP window, against the configured rate */
-	r->accuracy[0] = r->accuracy[1] = NAN;
+/* From the ticks: the CPU busy and the shaper's accuracy (what it sent against the configured
+ * rate) over the TCP window [lo, hi], the queue at its fullest over the run */
+static void tick_figures(const struct cmp_opts *o, struct cmp_result *r, double lo, double hi)
+{
 	const struct cmp_tick *a, *b;
 
+	r->accuracy[0] = r->accuracy[1] = NAN;
 	cmp_tick_window(r, lo, hi, &a, &b);
 	r->cpu_busy = cmp_tick_cpu(a, b);
 	for (int d = 0; d < 2 && a && b && b->t - a->t > 0.5; d++)
@@ -208,4 +198,36 @@ void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 		r->peak_pkts[d] = pk;
 		r->peak_ms[d] = (double)by * 1000 / cmp_dir_rate(o, d);
 	}
+}
+
+void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
+{
+	double tcp = r->phase_start[CMP_PH_FLOOD] - r->phase_start[CMP_PH_TCP];
+	double lo = r->phase_start[CMP_PH_TCP] + fmax(CMP_RAMP_S, CMP_RAMP_SHARE * tcp);
+	double hi = r->phase_start[CMP_PH_FLOOD];
+	struct cmp_lat icmp;
+
+	latency_of(r, -1, &icmp);
+	r->idle = icmp.idle;
+	r->loaded = icmp.loaded;
+	r->baseline_ms = icmp.baseline_ms;
+	r->induced_p50 = icmp.induced_p50;
+	r->induced_p95 = icmp.induced_p95;
+	r->induced_p99 = icmp.induced_p99;
+	r->induced_mean = icmp.induced_mean;
+	r->grade = cmp_grade(r->induced_mean);
+	/* the UDP probes' round trip and each way's delay, by the same windows: the one-way
+	 * induced figures say which direction's queue the latency is in */
+	for (int k = 0; k < CMP_UDP_N; k++)
+		latency_of(r, k, &r->udp[k]);
+	flow_figures(o, r, lo, hi);
+	/* the bulk flows' own RTT: from where the goodput is counted (slow start and the
+	 * first filling of the queue left out) to the end of the flood, which they run
+	 * through; against the probes' baseline, so the two induced figures compare */
+	r->tcp_rtt_window[0] = lo;
+	r->tcp_rtt_window[1] = r->phase_start[CMP_PH_IDLE2];
+	for (int d = 0; d < 2; d++)
+		cmp_tcp_rtt_of(r, d == 0, lo, r->phase_start[CMP_PH_IDLE2], r->baseline_ms,
+			       &r->tcp_rtt[d]);
+	tick_figures(o, r, lo, hi);
 }

@@ -139,33 +139,23 @@ static int plot_close(struct cmp_out *w)
 	return r;
 }
 
-static int svg_write(const char *path, const struct svg_chart *c)
+/* The drawing's start: its size, a white ground, the title */
+static void svg_begin(FILE *f, const char *title)
 {
-	static const char *const band_fill[] = { "#f4f4f4", "#fde9d9", "#fbd3c3", "#eef4fb" };
-	double tv[64];
-	char lab[32];
-	size_t nt;
-	struct cmp_out w;
-	FILE *f = plot_open(&w, path);
-
-	if (!f)
-		return -errno;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H, W, H);
-	text(f, W / 2.0, 24, "middle", "font-size=\"15\" font-weight=\"bold\"", c->title);
-	/* phases behind everything else */
-	for (int b = 0; c->bands && b < c->n_bands; b++) {
-		static const char *const names[] = { "idle", "TCP", "TCP + UDP flood", "idle" };
-		double a = tx(c, fmin(c->bands[b], c->x1)), e = tx(c, fmin(c->bands[b + 1], c->x1));
+	text(f, W / 2.0, 24, "middle", "font-size=\"15\" font-weight=\"bold\"", title);
+}
 
-		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
-			a, MT, e - a, H - MT - MB, band_fill[b % 4]);
-		text(f, (a + e) / 2, MT + 14, "middle", "fill=\"#777\" font-size=\"11\"",
-		     c->band_names ? c->band_names[b] : names[b % 4]);
-	}
+/* The grid (the x axis's lines too, with x) and the plot area's frame */
+static void grid(FILE *f, const struct svg_chart *c, bool x)
+{
+	double tv[64];
+	size_t nt;
+
 	fprintf(f, "<g stroke=\"#ddd\" stroke-width=\"1\">\n");
-	nt = ticks(c->x0, c->x1, c->logx, tv, 64);
+	nt = x ? ticks(c->x0, c->x1, c->logx, tv, 64) : 0;
 	for (size_t i = 0; i < nt; i++)
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n", tx(c, tv[i]), MT,
 			tx(c, tv[i]), H - MB);
@@ -175,7 +165,16 @@ static int svg_write(const char *path, const struct svg_chart *c)
 			W - MR, ty(c, tv[i]));
 	fprintf(f, "</g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n",
 		ML, MT, W - ML - MR, H - MT - MB);
-	nt = ticks(c->x0, c->x1, c->logx, tv, 64);
+}
+
+/* The x axis's tick labels (with x), the y axis's, and the y axis's title */
+static void axis_labels(FILE *f, const struct svg_chart *c, bool x, const char *ylabel)
+{
+	double tv[64];
+	char lab[32];
+	size_t nt;
+
+	nt = x ? ticks(c->x0, c->x1, c->logx, tv, 64) : 0;
 	for (size_t i = 0; i < nt; i++) {
 		tick_label(lab, sizeof(lab), tv[i]);
 		text(f, tx(c, tv[i]), H - MB + 16, "middle", "", lab);
@@ -185,49 +184,84 @@ static int svg_write(const char *path, const struct svg_chart *c)
 		tick_label(lab, sizeof(lab), tv[i]);
 		text(f, ML - 6, ty(c, tv[i]) + 4, "end", "", lab);
 	}
-	text(f, ML + (W - ML - MR) / 2.0, H - 14, "middle", "", c->xlabel);
+	if (x)
+		text(f, ML + (W - ML - MR) / 2.0, H - 14, "middle", "", c->xlabel);
 	fprintf(f, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">%s</text>\n",
-		MT + (H - MT - MB) / 2.0, MT + (H - MT - MB) / 2.0, c->ylabel);
+		MT + (H - MT - MB) / 2.0, MT + (H - MT - MB) / 2.0, ylabel);
+}
+
+/* The phases (or steps) shaded, behind everything else */
+static void bands(FILE *f, const struct svg_chart *c)
+{
+	static const char *const band_fill[] = { "#f4f4f4", "#fde9d9", "#fbd3c3", "#eef4fb" };
+	static const char *const names[] = { "idle", "TCP", "TCP + UDP flood", "idle" };
+
+	for (int b = 0; c->bands && b < c->n_bands; b++) {
+		double a = tx(c, fmin(c->bands[b], c->x1)), e = tx(c, fmin(c->bands[b + 1], c->x1));
+
+		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n",
+			a, MT, e - a, H - MT - MB, band_fill[b % 4]);
+		text(f, (a + e) / 2, MT + 14, "middle", "fill=\"#777\" font-size=\"11\"",
+		     c->band_names ? c->band_names[b] : names[b % 4]);
+	}
+}
+
+/* Series k's line, clipped to the plot area (a gap at each NAN), and its legend entry;
+ * step: the legend's lines apart */
+static void series_line(FILE *f, const struct svg_chart *c, size_t k, double step)
+{
+	const struct svg_series *s = &c->s[k];
+	const char *dash = s->dash ? s->dash : s->dashed ? "5,3" : NULL;
+	char dattr[48] = "";
+	bool open = false;
+
+	if (dash)
+		snprintf(dattr, sizeof(dattr), " stroke-dasharray=\"%s\"", dash);
+	fprintf(f, "<g clip-path=\"url(#plot)\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s>\n",
+		s->color, dattr);
+	for (size_t i = 0; i < s->n; i++) {
+		double x = s->x[i], y = s->y[i];
+
+		if (isnan(y) || isnan(x) || (c->logy && y <= 0) || (c->logx && x <= 0)) {
+			if (open)
+				fputs("\"/>\n", f);
+			open = false;
+			continue;
+		}
+		if (c->logy && y < c->y0)
+			y = c->y0;
+		fprintf(f, "%s%.1f,%.1f", open ? " " : "<polyline points=\"", tx(c, x), ty(c, y));
+		open = true;
+	}
+	if (open)
+		fputs("\"/>\n", f);
+	fputs("</g>\n", f);
+	double ly = MT + 10 + step * (double)k;
+
+	fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>\n",
+		W - MR + 12, ly, W - MR + 36, ly, s->color, dattr);
+	text(f, W - MR + 42, ly + 4, "start", step < 16 ? "font-size=\"10\"" : "", s->name);
+}
+
+static int svg_write(const char *path, const struct svg_chart *c)
+{
+	struct cmp_out w;
+	FILE *f = plot_open(&w, path);
+
+	if (!f)
+		return -errno;
+	svg_begin(f, c->title);
+	bands(f, c);
+	grid(f, c, true);
+	axis_labels(f, c, true, c->ylabel);
 	/* the data, clipped to the plot area */
 	fprintf(f, "<clipPath id=\"plot\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></clipPath>\n",
 		ML, MT, W - ML - MR, H - MT - MB);
 	/* the legend's lines closer together where there are many (a report's up to 32) */
 	double step = fmin(20.0, (H - MT - 20.0) / (double)(c->ns ? c->ns : 1));
 
-	for (size_t k = 0; k < c->ns; k++) {
-		const struct svg_series *s = &c->s[k];
-		const char *dash = s->dash ? s->dash : s->dashed ? "5,3" : NULL;
-		char dattr[48] = "";
-		bool open = false;
-
-		if (dash)
-			snprintf(dattr, sizeof(dattr), " stroke-dasharray=\"%s\"", dash);
-		fprintf(f, "<g clip-path=\"url(#plot)\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s>\n",
-			s->color, dattr);
-		for (size_t i = 0; i < s->n; i++) {
-			double x = s->x[i], y = s->y[i];
-
-			if (isnan(y) || isnan(x) || (c->logy && y <= 0) || (c->logx && x <= 0)) {
-				if (open)
-					fputs("\"/>\n", f);
-				open = false;
-				continue;
-			}
-			if (c->logy && y < c->y0)
-				y = c->y0;
-			fprintf(f, "%s%.1f,%.1f", open ? " " : "<polyline points=\"", tx(c, x),
-				ty(c, y));
-			open = true;
-		}
-		if (open)
-			fputs("\"/>\n", f);
-		fputs("</g>\n", f);
-		double ly = MT + 10 + step * (double)k;
-
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"%s/>\n",
-			W - MR + 12, ly, W - MR + 36, ly, s->color, dattr);
-		text(f, W - MR + 42, ly + 4, "start", step < 16 ? "font-size=\"10\"" : "", s->name);
-	}
+	for (size_t k = 0; k < c->ns; k++)
+		series_line(f, c, k, step);
 	fputs("</svg>\n", f);
 	return plot_close(&w);
 }
@@ -583,17 +617,71 @@ static void box_marks(FILE *f, const struct svg_chart *c, const struct cmp_svg_b
 	}
 }
 
-int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, double scale,
-		  const char *const *kinds, size_t k, const struct cmp_svg_boxcol *col, size_t n)
-{
-	static const char *const fill[2] = { "#9ecae1", "#fdae6b" };
-	static const char *const edge[2] = { "#1f77b4", "#d62728" };
-	double lo = 0, hi = 0, tv[64];
-	char lab[32];
-	size_t nt;
-	struct cmp_out w;
-	FILE *f;
+static const char *const box_fill[2] = { "#9ecae1", "#fdae6b" };
+static const char *const box_edge[2] = { "#1f77b4", "#d62728" };
 
+/* Box j of column i, at x and bw wide: one group per box, what a reader (or a test) counts as
+ * a series; "none" for a box of no value */
+static void draw_box(FILE *f, const struct svg_chart *c, const struct cmp_svg_boxcol *col,
+		     size_t i, size_t j, double x, double bw, double scale)
+{
+	const struct cmp_box *b = col->box[j];
+	double m = x + bw / 2;
+
+	fprintf(f, "<g class=\"box\" data-column=\"%zu\" data-kind=\"%zu\" stroke=\"%s\" stroke-width=\"1.4\">\n",
+		i, j, box_edge[j % 2]);
+	if (!b->n) {
+		text(f, m, ty(c, c->y0) - 6, "middle", "font-size=\"10\" stroke=\"none\" fill=\"#777\"",
+		     "none");
+		box_marks(f, c, col, j, x, bw, scale);
+		fputs("</g>\n", f);
+		return;
+	}
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", m,
+		ty(c, b->p95 * scale), m, ty(c, b->q3 * scale));
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", m,
+		ty(c, b->q1 * scale), m, ty(c, b->p5 * scale));
+	for (int w = 0; w < 2; w++) {
+		double y = ty(c, (w ? b->p5 : b->p95) * scale);
+
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+			m - bw / 4, y, m + bw / 4, y);
+	}
+	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+		x + 1, ty(c, b->q3 * scale), bw - 2,
+		fmax(ty(c, b->q1 * scale) - ty(c, b->q3 * scale), 0.5), box_fill[j % 2]);
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"2.5\"/>\n",
+		x + 1, ty(c, b->median * scale), x + bw - 1, ty(c, b->median * scale));
+	fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n",
+		m, ty(c, b->min * scale), box_edge[j % 2], m, ty(c, b->max * scale),
+		box_edge[j % 2]);
+	box_marks(f, c, col, j, x, bw, scale);
+	fputs("</g>\n", f);
+}
+
+/* The kinds' swatches and what a box's parts are */
+static void box_legend(FILE *f, const char *const *kinds, size_t k, bool marked)
+{
+	static const char *const key[] = { "box: quartiles, bar: median", "whiskers: p5, p95",
+					   "dots: min, max", "circles: each repetition" };
+
+	for (size_t j = 0; j < k && kinds; j++) {
+		double ly = MT + 10 + 20.0 * (double)j;
+
+		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"24\" height=\"12\" fill=\"%s\" stroke=\"%s\"/>\n",
+			W - MR + 12, ly - 6, box_fill[j % 2], box_edge[j % 2]);
+		text(f, W - MR + 42, ly + 4, "start", "", kinds[j]);
+	}
+	for (int i = 0; i < (marked ? 4 : 3); i++)
+		text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 10 + 14 * i, "start",
+		     "font-size=\"10\" fill=\"#555\"", key[i]);
+}
+
+/* The chart's y range over every box's extremes and every mark; whether there is a mark */
+static bool box_range(const struct cmp_svg_boxcol *col, size_t n, size_t k, double scale,
+		      struct svg_chart *c)
+{
+	double lo = 0, hi = 0;
 	bool marked = false;
 
 	for (size_t i = 0; i < n; i++)
@@ -609,89 +697,37 @@ int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, doubl
 					marked = true;
 				}
 		}
-	struct svg_chart c = { .x0 = 0, .x1 = 1, .y0 = lo < 0 ? -nice_up(-lo * 1.1) : 0,
-			       .y1 = hi > 0 ? nice_up(hi * 1.1) : 1 };
+	*c = (struct svg_chart){ .x0 = 0, .x1 = 1, .y0 = lo < 0 ? -nice_up(-lo * 1.1) : 0,
+				 .y1 = hi > 0 ? nice_up(hi * 1.1) : 1 };
+	return marked;
+}
 
-	if (!(f = plot_open(&w, path)))
-		return -errno;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n"
-		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", W, H, W, H);
-	text(f, W / 2.0, 24, "middle", "font-size=\"15\" font-weight=\"bold\"", title);
-	fprintf(f, "<g stroke=\"#ddd\" stroke-width=\"1\">\n");
-	nt = ticks(c.y0, c.y1, false, tv, 64);
-	for (size_t i = 0; i < nt; i++)
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", ML, ty(&c, tv[i]),
-			W - MR, ty(&c, tv[i]));
-	fprintf(f, "</g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333\"/>\n",
-		ML, MT, W - ML - MR, H - MT - MB);
-	for (size_t i = 0; i < nt; i++) {
-		tick_label(lab, sizeof(lab), tv[i]);
-		text(f, ML - 6, ty(&c, tv[i]) + 4, "end", "", lab);
-	}
-	fprintf(f, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">%s</text>\n",
-		MT + (H - MT - MB) / 2.0, MT + (H - MT - MB) / 2.0, ylabel);
+int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, double scale,
+		  const char *const *kinds, size_t k, const struct cmp_svg_boxcol *col, size_t n)
+{
+	struct svg_chart c;
+	bool marked = box_range(col, n, k, scale, &c);
 	double slot = (double)(W - ML - MR) / (double)(n ? n : 1);
 	double bw = fmin(60.0, slot * 0.7 / (double)k);
 	const char *small = slot < 70 ? "font-size=\"9\"" : "font-size=\"11\"";
+	struct cmp_out w;
+	FILE *f;
 
+	if (!(f = plot_open(&w, path)))
+		return -errno;
+	svg_begin(f, title);
+	grid(f, &c, false);
+	axis_labels(f, &c, false, ylabel);
 	for (size_t i = 0; i < n; i++) {
 		double cx = ML + slot * ((double)i + 0.5);
 
 		text(f, cx, H - MB + 16, "middle", small, col[i].line1);
 		text(f, cx, H - MB + 30, "middle", small, col[i].line2);
-		for (size_t j = 0; j < k; j++) {
-			const struct cmp_box *b = col[i].box[j];
-			double x = cx + bw * ((double)j - (double)k / 2.0), m = x + bw / 2;
-
-			/* one group per box: what a reader (or a test) counts as a series */
-			fprintf(f, "<g class=\"box\" data-column=\"%zu\" data-kind=\"%zu\" stroke=\"%s\" stroke-width=\"1.4\">\n",
-				i, j, edge[j % 2]);
-			if (!b->n) {
-				text(f, m, ty(&c, c.y0) - 6, "middle", "font-size=\"10\" stroke=\"none\" fill=\"#777\"",
-				     "none");
-				box_marks(f, &c, &col[i], j, x, bw, scale);
-				fputs("</g>\n", f);
-				continue;
-			}
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", m,
-				ty(&c, b->p95 * scale), m, ty(&c, b->q3 * scale));
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", m,
-				ty(&c, b->q1 * scale), m, ty(&c, b->p5 * scale));
-			for (int w = 0; w < 2; w++) {
-				double y = ty(&c, (w ? b->p5 : b->p95) * scale);
-
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
-					m - bw / 4, y, m + bw / 4, y);
-			}
-			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
-				x + 1, ty(&c, b->q3 * scale), bw - 2,
-				fmax(ty(&c, b->q1 * scale) - ty(&c, b->q3 * scale), 0.5), fill[j % 2]);
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke-width=\"2.5\"/>\n",
-				x + 1, ty(&c, b->median * scale), x + bw - 1, ty(&c, b->median * scale));
-			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>\n",
-				m, ty(&c, b->min * scale), edge[j % 2], m, ty(&c, b->max * scale),
-				edge[j % 2]);
-			box_marks(f, &c, &col[i], j, x, bw, scale);
-			fputs("</g>\n", f);
-		}
+		for (size_t j = 0; j < k; j++)
+			draw_box(f, &c, &col[i], i, j, cx + bw * ((double)j - (double)k / 2.0), bw,
+				 scale);
 	}
-	for (size_t j = 0; j < k && kinds; j++) {
-		double ly = MT + 10 + 20.0 * (double)j;
-
-		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"24\" height=\"12\" fill=\"%s\" stroke=\"%s\"/>\n",
-			W - MR + 12, ly - 6, fill[j % 2], edge[j % 2]);
-		text(f, W - MR + 42, ly + 4, "start", "", kinds[j]);
-	}
-	text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 10, "start", "font-size=\"10\" fill=\"#555\"",
-	     "box: quartiles, bar: median");
-	text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 24, "start", "font-size=\"10\" fill=\"#555\"",
-	     "whiskers: p5, p95");
-	text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 38, "start", "font-size=\"10\" fill=\"#555\"",
-	     "dots: min, max");
-	if (marked)
-		text(f, W - MR + 12, MT + 10 + 20.0 * (double)k + 52, "start",
-		     "font-size=\"10\" fill=\"#555\"", "circles: each repetition");
+	box_legend(f, kinds, k, marked);
 	fputs("</svg>\n", f);
 	return plot_close(&w);
 }

@@ -225,27 +225,13 @@ static int ns_sysctl(struct cmp_bed *b, int ns, const char *key, const char *val
 	return r;
 }
 
-int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen)
+/* The four namespaces and their veths, the namespaces' fds open. Names first, so cleanup
+ * knows them even if the batch fails half way. */
+static int bed_make(struct cmp_bed *b, char *err, size_t errlen)
 {
 	char buf[2048], path[512];
 	int r;
 
-	for (int i = 0; i < 4; i++) {
-		snprintf(b->ns[i], sizeof(b->ns[i]), "gwcmp%d-%s", (int)getpid(), ns_role[i]);
-		b->fd[i] = -1;
-		b->made[i] = false;
-	}
-	snprintf(b->tmp, sizeof(b->tmp), "/tmp/gwcmp.XXXXXX");
-	if (!mkdtemp(b->tmp)) {
-		b->tmp[0] = 0;
-		snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
-		return -errno;
-	}
-	if ((b->home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "/proc/self/ns/net: %s", strerror(errno));
-		return -errno;
-	}
-	/* names first, so cleanup knows them even if the batch fails half way */
 	for (int i = 0; i < 4; i++)
 		b->made[i] = true;
 	snprintf(buf, sizeof(buf),
@@ -264,6 +250,12 @@ int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t er
 			return -errno;
 		}
 	}
+	return 0;
+}
+
+/* Each namespace's addresses and routes, IPv4's and (v6) IPv6's */
+static int bed_address(struct cmp_bed *b, bool v6, char *err, size_t errlen)
+{
 	static const char *const cfg[4] = {
 		"link set lo up\naddr add 10.77.1.2/24 dev c0\nlink set c0 up\n"
 		"route add default via 10.77.1.1\n",
@@ -284,9 +276,8 @@ int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t er
 		"route add fd77:1::/64 via fd77:2::1\n",
 		"addr add fd77:3::2/64 dev s0 nodad\nroute add default via fd77:3::1\n",
 	};
-	b->family = o->family == 6 ? AF_INET6 : AF_INET;
-	b->dual = o->family == 46;
-	bool v6 = b->family == AF_INET6 || b->dual;
+	int r;
+
 	/* (the routers forward before their addresses come: turning forwarding on later
 	 * resets their interfaces' IPv6 state) */
 	if (v6 &&
@@ -308,6 +299,16 @@ int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t er
 		if ((r = run_cmd(b, CMP_NS_CLIENT, argv, 8, err, errlen)))
 			return r;
 	}
+	return 0;
+}
+
+/* The routers forward; the ends mark ECN and carry no ssthresh from run to run; the delay
+ * box adds half the RTT each way (netem, where the kernel has it) */
+static int bed_tune(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen)
+{
+	char buf[256], path[512];
+	int r;
+
 	if ((r = ns_sysctl(b, CMP_NS_GW, "net/ipv4/ip_forward", "1")) ||
 	    (r = ns_sysctl(b, CMP_NS_DELAY, "net/ipv4/ip_forward", "1"))) {
 		snprintf(err, errlen, "enabling forwarding: %s", strerror(-r));
@@ -319,17 +320,45 @@ int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t er
 		ns_sysctl(b, i, "net/ipv4/tcp_ecn", "1");
 		ns_sysctl(b, i, "net/ipv4/tcp_no_metrics_save", "1");
 	}
-	if (!o->no_delay) {
-		char d[32], *argv[] = { "tc", "-n", b->ns[CMP_NS_DELAY], "-b", path, NULL };
+	if (o->no_delay)
+		return 0;
+	char d[32], *argv[] = { "tc", "-n", b->ns[CMP_NS_DELAY], "-b", path, NULL };
 
-		snprintf(d, sizeof(d), "%.3fms", o->rtt_us / 2000.0);
-		snprintf(buf, sizeof(buf),
-			 "qdisc add dev d0 root netem delay %s limit 100000\n"
-			 "qdisc add dev d1 root netem delay %s limit 100000\n", d, d);
-		snprintf(path, sizeof(path), "%s/tc.batch", b->tmp);
-		if ((r = write_file(path, buf)) || (r = run_cmd(b, -1, argv, 20, err, errlen)))
-			return r;
+	snprintf(d, sizeof(d), "%.3fms", o->rtt_us / 2000.0);
+	snprintf(buf, sizeof(buf),
+		 "qdisc add dev d0 root netem delay %s limit 100000\n"
+		 "qdisc add dev d1 root netem delay %s limit 100000\n", d, d);
+	snprintf(path, sizeof(path), "%s/tc.batch", b->tmp);
+	if ((r = write_file(path, buf)) || (r = run_cmd(b, -1, argv, 20, err, errlen)))
+		return r;
+	return 0;
+}
+
+int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen)
+{
+	int r;
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(b->ns[i], sizeof(b->ns[i]), "gwcmp%d-%s", (int)getpid(), ns_role[i]);
+		b->fd[i] = -1;
+		b->made[i] = false;
 	}
+	snprintf(b->tmp, sizeof(b->tmp), "/tmp/gwcmp.XXXXXX");
+	if (!mkdtemp(b->tmp)) {
+		b->tmp[0] = 0;
+		snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
+		return -errno;
+	}
+	if ((b->home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "/proc/self/ns/net: %s", strerror(errno));
+		return -errno;
+	}
+	b->family = o->family == 6 ? AF_INET6 : AF_INET;
+	b->dual = o->family == 46;
+	if ((r = bed_make(b, err, errlen)) ||
+	    (r = bed_address(b, b->family == AF_INET6 || b->dual, err, errlen)) ||
+	    (r = bed_tune(b, o, err, errlen)))
+		return r;
 	return 0;
 }
 

@@ -1,0 +1,34 @@
+/* bench/kernel.h: which kernel runs the bench (kernel.c): this one, or a User-Mode Linux
+ * guest; and where the programs it runs are. */
+#ifndef GW_BENCH_KERNEL_H
+#define GW_BENCH_KERNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bench/bench.h"
+
+/* What this kernel can build, tried on the loopback of a namespace of a child's (nothing the
+ * user has is touched) */
+struct cmp_kernel_has {
+	bool netem, ifb;
+	bool queue[CMP_Q_COUNT];	/* each queue's kind (enum cmp_qdisc) */
+};
+
+/* 0, or -1 when the tries cannot run (not root?) */
+int cmp_kernel_probe(struct cmp_kernel_has *k);
+/* The queues pick i's tree needs (bits by enum cmp_qdisc). */
+uint32_t cmp_pick_needs(const struct cmp_opts *o, size_t i);
+/* What this kernel lacks of the runs' needs into missing (" netem fq_codel ifb"), and full
+ * when nothing; with --kernel host, a queue it cannot build refused: 2 (said on stderr),
+ * else 0. */
+int cmp_kernel_check(const struct cmp_opts *o, const struct cmp_kernel_has *k, char *missing,
+		     size_t len, bool *full);
+/* Where the bench runs: -1 here; or in a User-Mode Linux guest that runs this program again
+ * (exec'd through the helper: returns only the exit status of a failure). */
+int cmp_kernel_choose(const struct cmp_opts *o, bool full, const char *missing);
+/* The daemon the bench starts: beside self (the build tree), else ../../sbin/gatewayd from
+ * libexec/gatewayd/, where `make install` puts the bench. */
+bool cmp_find_gatewayd(const char *self, char *out, size_t len);
+
+#endif
