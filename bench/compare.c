@@ -18,68 +18,26 @@
 #include <json-c/json.h>
 #include "config/config.h"
 #include "bench/compare.h"
+#include "bench/config_link.h"
+#include "bench/flent.h"
 #include "bench/html.h"
 #include "bench/kernel.h"
+#include "bench/options.h"
 #include "bench/outfile.h"
-#include "bench/bench.h"
+#include "bench/queues.h"
 #include "bench/relay.h"
 #include "bench/repeat.h"
-#include "bench/report.h"
+#include "bench/results.h"
+#include "bench/run.h"
 #include "bench/scenario.h"
+#include "bench/stats.h"
+#include "bench/svg.h"
+#include "bench/sysinfo.h"
 #include "bench/table.h"
+#include "bench/testbed.h"
 #include "sys/signals.h"
 #include "qdisc/qdisc.h"
 #include "webui/benchrows.h"
-
-static const char *const phnames[CMP_PH_COUNT] = { "idle", "tcp", "flood", "idle2" };
-
-static struct cmp_queue queues[CMP_Q_COUNT];
-static size_t n_queues;
-
-/* From the registry, once: its leaves, then its shapers that are their own queue. */
-static void list_queues(void)
-{
-	const struct gw_qdisc_ops *ops;
-
-	if (n_queues)
-		return;
-	for (size_t i = 0; (ops = gw_qdisc_leaf(i)) && n_queues < CMP_Q_COUNT; i++) {
-		snprintf(queues[n_queues].name, sizeof(queues[n_queues].name), "%s", ops->name);
-		queues[n_queues++].ops = ops;
-	}
-	for (size_t i = 0; (ops = gw_qdisc_shaper(i)) && n_queues < CMP_Q_COUNT; i++)
-		if (ops->shaper == GW_SHAPER_SELF) {
-			snprintf(queues[n_queues].name, sizeof(queues[n_queues].name), "%s-shaper",
-				 ops->name);
-			queues[n_queues].ops = ops;
-			queues[n_queues++].shaper = true;
-		}
-}
-
-const struct cmp_queue *cmp_queue(enum cmp_qdisc q)
-{
-	list_queues();
-	return (size_t)q < n_queues ? &queues[q] : NULL;
-}
-
-const char *cmp_qdisc_name(enum cmp_qdisc q)
-{
-	const struct cmp_queue *x = cmp_queue(q);
-
-	return x ? x->name : "?";
-}
-
-const char *cmp_profile_name(enum cmp_profile p)
-{
-	static const char *const names[CMP_PROF_COUNT] = { "rrul", "bidir", "upload", "download" };
-
-	return p < CMP_PROF_COUNT ? names[p] : "?";
-}
-
-const char *cmp_phase_name(enum cmp_phase p)
-{
-	return p < CMP_PH_COUNT ? phnames[p] : "?";
-}
 
 /* The table of one run per queue: a column each, printed from each run's figures as
  * results.json has them (bench/table.c). */

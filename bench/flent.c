@@ -17,8 +17,15 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include <zlib.h>
-#include "bench/bench.h"
+#include "bench/flent.h"
+#include "bench/options.h"
 #include "bench/outfile.h"
+#include "bench/percentile.h"
+#include "bench/queues.h"
+#include "bench/results.h"
+#include "bench/run.h"
+#include "bench/sysinfo.h"
+#include "bench/testbed.h"
 
 #define FLENT_FORMAT 4		/* resultset.py's FILEFORMAT_VERSION */
 

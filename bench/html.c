@@ -17,7 +17,6 @@
 #include "bench/html.h"
 #include "bench/outfile.h"
 #include "bench/repeat.h"
-#include "bench/report.h"
 #include "webui/benchfile.h"
 #include "webui/benchrows.h"
 

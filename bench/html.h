@@ -1,7 +1,7 @@
 /* bench/html.h: report.html, a run's (or a report's runs') one self-contained page.
  * Not a public API. */
-#ifndef GW_COMPARE_HTML_H
-#define GW_COMPARE_HTML_H
+#ifndef GW_BENCH_HTML_H
+#define GW_BENCH_HTML_H
 
 #include <stddef.h>
 #include "webui/benchfile.h"

@@ -13,8 +13,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "bench/bench.h"
 #include "bench/kernel.h"
+#include "bench/options.h"
+#include "bench/queues.h"
 #include "bench/scenario.h"
 #include "qdisc/qdisc.h"
 

@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "bench/bench.h"
+#include "bench/queues.h"
+
+struct cmp_opts;
 
 /* What this kernel can build, tried on the loopback of a namespace of a child's (nothing the
  * user has is touched) */

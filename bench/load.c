@@ -14,7 +14,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include "bench/bench.h"
+#include "bench/load.h"
+#include "bench/options.h"
+#include "bench/run.h"
+#include "bench/testbed.h"
 #include "load/engine.h"
 #include "load/sink.h"
 #include "sys/fd.h"

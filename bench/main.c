@@ -3,6 +3,7 @@
  * `gatewayd --compare ARGS` and `gatewayd --compare-report ARGS` run it with the same ARGS. */
 #include <string.h>
 #include "bench/compare.h"
+#include "bench/report.h"
 
 int main(int argc, char **argv)
 {

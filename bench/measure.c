@@ -13,8 +13,11 @@
 #include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
-#include "bench/bench.h"
+#include "bench/load.h"
 #include "bench/measure.h"
+#include "bench/options.h"
+#include "bench/run.h"
+#include "bench/testbed.h"
 #include "probe/prober.h"
 #include "qdisc/nl.h"
 #include "sys/grow.h"

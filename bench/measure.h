@@ -70,6 +70,9 @@ int cmp_gw_up(struct cmp_bed *b, const struct cmp_opts *o, const char *conf, con
 void cmp_gw_down(pid_t pid, struct gw_nl *nl, const char *log, bool failed, char *note,
 		 size_t notelen);
 
+/* SIGINT, SIGTERM or SIGHUP read from the signalfd? */
+bool cmp_interrupted(int sigfd);
+
 /* The bottleneck's rate each way over the last n ticks (ticks' bytes), bytes/s into out; 0
  * with fewer ticks. */
 void cmp_tick_rate(const struct cmp_result *r, size_t n, double out[2]);

@@ -8,10 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bench/bench.h"
+#include "bench/config_link.h"
+#include "bench/options.h"
+#include "bench/queues.h"
 #include "bench/repeat.h"
 #include "bench/scenario.h"
 #include "config/config.h"
+
+const char *cmp_profile_name(enum cmp_profile p)
+{
+	static const char *const names[CMP_PROF_COUNT] = { "rrul", "bidir", "upload", "download" };
+
+	return p < CMP_PROF_COUNT ? names[p] : "?";
+}
 
 void cmp_usage(FILE *f)
 {

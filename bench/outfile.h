@@ -1,7 +1,7 @@
 /* bench/outfile.h: the bench's output files written whole or not at all, in a
  * directory that is the caller's own. */
-#ifndef GW_COMPARE_OUTFILE_H
-#define GW_COMPARE_OUTFILE_H
+#ifndef GW_BENCH_OUTFILE_H
+#define GW_BENCH_OUTFILE_H
 
 #include <limits.h>
 #include <stddef.h>

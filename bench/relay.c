@@ -20,8 +20,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "bench/bench.h"
 #include "bench/relay.h"
+#include "bench/testbed.h"
 
 #define RELAY_PAIRS 4		/* a browser opens a few; curl one */
 #define RELAY_BUF 16384

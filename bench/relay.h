@@ -1,7 +1,7 @@
 /* bench/relay.h: the bench's status page, relayed from a User-Mode Linux guest's
  * own network (gatewayd-uml --net) to the gateway namespace, where the daemon serves it. */
-#ifndef GW_COMPARE_RELAY_H
-#define GW_COMPARE_RELAY_H
+#ifndef GW_BENCH_RELAY_H
+#define GW_BENCH_RELAY_H
 
 #include <stdbool.h>
 #include <stddef.h>

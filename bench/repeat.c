@@ -8,9 +8,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
+#include "bench/options.h"
+#include "bench/percentile.h"
+#include "bench/queues.h"
 #include "bench/repeat.h"
-#include "bench/report.h"
+#include "bench/results.h"
+#include "bench/run.h"
+#include "bench/stats.h"
+#include "bench/svg.h"
 #include "webui/benchfile.h"
 #include "webui/benchrows.h"
 

@@ -1,8 +1,8 @@
 /* bench/repeat.h: `--compare --repeat N`: each figure's median over the repetitions
  * with a distribution-free confidence interval, the pairs of queues apart beyond them, the
  * table and the box plots of a repeated run. Not a public API. */
-#ifndef GW_COMPARE_REPEAT_H
-#define GW_COMPARE_REPEAT_H
+#ifndef GW_BENCH_REPEAT_H
+#define GW_BENCH_REPEAT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,11 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
-#include "bench/compare.h"
-#include "bench/report.h"
 #include "bench/html.h"
 #include "bench/outfile.h"
+#include "bench/percentile.h"
+#include "bench/report.h"
+#include "bench/results.h"
+#include "bench/svg.h"
 #include "bench/table.h"
 #include "webui/benchfile.h"
 #include "webui/benchrows.h"

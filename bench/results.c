@@ -8,9 +8,16 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
+#include "bench/flent.h"
+#include "bench/options.h"
 #include "bench/outfile.h"
+#include "bench/percentile.h"
+#include "bench/queues.h"
 #include "bench/repeat.h"
+#include "bench/results.h"
+#include "bench/run.h"
+#include "bench/sysinfo.h"
+#include "bench/testbed.h"
 
 #define CMP_SCHEMA_VERSION 1
 

@@ -16,10 +16,22 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/rtnetlink.h>
-#include "bench/bench.h"
+#include "bench/load.h"
 #include "bench/measure.h"
+#include "bench/options.h"
+#include "bench/queues.h"
+#include "bench/run.h"
+#include "bench/sysinfo.h"
+#include "bench/testbed.h"
 #include "qdisc/nl.h"
 #include "qdisc/stats.h"
+
+static const char *const phnames[CMP_PH_COUNT] = { "idle", "tcp", "flood", "idle2" };
+
+const char *cmp_phase_name(enum cmp_phase p)
+{
+	return p < CMP_PH_COUNT ? phnames[p] : "?";
+}
 
 /* the share of --duration each phase gets: with the flood (--profile rrul), and without it,
  * where the TCP phase takes the flood's time and the flood phase is empty */
@@ -42,7 +54,7 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o,
 	snprintf(path, len, "%s/%s.conf", b->tmp, name);
 	if (!(f = fopen(path, "we")))
 		return -errno;
-	/* -c CONFIG: the config's own link, made ready by owntree.c */
+	/* -c CONFIG: the config's own link, made ready by config_link.c */
 	if (o->pick[r->queue].conf) {
 		fputs(o->pick[r->queue].conf, f);
 		return fclose(f) ? -errno : 0;

@@ -1,9 +1,14 @@
-/* bench/scenario.h: what the varying-link scenario's files share (scenario.c runs it,
- * scstats.c judges it, scout.c writes results.json and the plots). Not a public API. */
-#ifndef GW_COMPARE_SCENARIO_H
-#define GW_COMPARE_SCENARIO_H
+/* bench/scenario.h: the varying-link scenario (scenario.c runs it): its runs, one per way,
+ * with their steps' figures (scenario_stats.c) and the acceptance's verdicts; its options. */
+#ifndef GW_BENCH_SCENARIO_H
+#define GW_BENCH_SCENARIO_H
 
-#include "bench/bench.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "bench/options.h"
+#include "bench/percentile.h"
+#include "bench/run.h"
 
 #define CMP_SC_IDLE_S 4.0	/* idle before the load: the baseline (ours and autorate's) */
 #define CMP_SC_SETTLE_S 3.0	/* a step's first seconds, judged apart from the rest */
@@ -45,36 +50,22 @@ struct cmp_sc_run {
 	size_t changes;			/* shaper rate changes seen (the autorate's moves) */
 };
 
-/* The verdicts of the acceptance, from the runs that ran (scstats.c). */
+/* The verdicts of the acceptance, from the runs that ran (scenario_stats.c). */
 struct cmp_sc_verdict {
 	int latency, goodput, fixed;	/* 1 pass, 0 fail, -1 not judged (way not run) */
 	char why_latency[256], why_goodput[256], why_fixed[256];
 };
 
+/* "autorate", "fixed", "none" */
 const char *cmp_way_name(enum cmp_way w);
 
-/* scenario.c */
+/* --steps DOWN/UP,...: each step's capacity, Mbit/s or a rate with its unit, 100kbit..1gbit;
+ * --ways autorate,fixed,none (s is cut up); 0 or -EINVAL (-ERANGE: a rate out of range).
+ * cmp_sc_defaults: autorate's bounds from the steps. */
 int cmp_sc_parse_steps(const char *s, struct cmp_scenario *sc);
 int cmp_sc_parse_ways(char *s, struct cmp_scenario *sc);
 void cmp_sc_defaults(struct cmp_scenario *sc);
 /* Every way of the scenario on one testbed; the table, the files. Exit status. */
 int cmp_sc_main(struct cmp_opts *o, const char *kernel);
-
-/* scstats.c */
-void cmp_sc_derive(const struct cmp_opts *o, struct cmp_sc_run *x);
-void cmp_sc_judge(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_t n,
-		  struct cmp_sc_verdict *v);
-void cmp_sc_print(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_t n,
-		  const struct cmp_sc_verdict *v);
-void cmp_sc_run_free(struct cmp_sc_run *x);
-
-/* scout.c */
-int cmp_sc_write_json(const char *path, const struct cmp_opts *o, const struct cmp_sc_run *runs,
-		      size_t n, const struct cmp_sc_verdict *v, const char *kernel, char *err,
-		      size_t errlen);
-/* svg.c */
-int cmp_svg_sc_rates(const char *path, const struct cmp_opts *o, const struct cmp_sc_run *x);
-int cmp_svg_sc_rtt(const char *path, const struct cmp_opts *o, const struct cmp_sc_run *runs,
-		   size_t n);
 
 #endif

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bench/bench.h"
 #include "bench/measure.h"
+#include "bench/options.h"
+#include "bench/percentile.h"
+#include "bench/run.h"
+#include "bench/stats.h"
 
 const char *cmp_grade(double m)
 {

@@ -6,10 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bench/bench.h"
+#include "bench/options.h"
 #include "bench/outfile.h"
+#include "bench/percentile.h"
+#include "bench/queues.h"
 #include "bench/report.h"
+#include "bench/run.h"
 #include "bench/scenario.h"
+#include "bench/svg.h"
 
 #define W 860
 #define H 460

@@ -13,7 +13,9 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
-#include "bench/bench.h"
+#include "bench/run.h"
+#include "bench/sysinfo.h"
+#include "bench/testbed.h"
 #include "qdisc/nl.h"
 #include "qdisc/qdisc.h"
 

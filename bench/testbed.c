@@ -21,7 +21,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "bench/bench.h"
+#include "bench/options.h"
+#include "bench/run.h"
+#include "bench/testbed.h"
 #include "sys/fd.h"
 
 static const char *const ns_role[4] = { "c", "g", "d", "s" };
@@ -432,7 +434,7 @@ socklen_t cmp_server_addr_in(int family, int port, struct sockaddr_storage *ss)
 	return sizeof(*s4);
 }
 
-/* The reflector (bench.h): the scenario's gateway probes and the comparison's UDP probes. */
+/* The reflector (testbed.h): the scenario's gateway probes and the comparison's UDP probes. */
 int cmp_start_reflector(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen)
 {
 	char log[512], addr[32], *argv[] = { (char *)o->gatewayd, "--reflect", addr, NULL };

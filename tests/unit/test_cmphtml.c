@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "bench/html.h"
-#include "bench/report.h"
+#include "bench/svg.h"
 #include "tests/unit/tap.h"
 
 #define FIX "tests/unit/cmpreport/good/results.json"

@@ -7,7 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
+#include "bench/options.h"
+#include "bench/queues.h"
+#include "bench/results.h"
+#include "bench/run.h"
 #include "tests/unit/tap.h"
 
 static struct cmp_pick picks[CMP_MAX_QDISCS];

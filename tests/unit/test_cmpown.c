@@ -1,4 +1,4 @@
-/* tests/unit/test_cmpown.c: `--compare -c CONFIG`'s runs (bench/owntree.c, no
+/* tests/unit/test_cmpown.c: `--compare -c CONFIG`'s runs (bench/config_link.c, no
  * root, no kernel): the picks it makes, the rates it takes, and the config each run's daemon
  * gets: the one link, on the bench's devices, with the user's classes, matches and queues,
  * and nothing else of the user's file; with --qdiscs, that queue in every leaf. */
@@ -8,7 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "config/config.h"
-#include "bench/bench.h"
+#include "bench/config_link.h"
+#include "bench/options.h"
+#include "bench/queues.h"
+#include "bench/testbed.h"
 #include "qdisc/qdisc.h"
 #include "tests/unit/tap.h"
 #include "webui/lastcmp.h"

@@ -7,9 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
+#include "bench/options.h"
 #include "bench/repeat.h"
-#include "bench/report.h"
+#include "bench/results.h"
+#include "bench/run.h"
 #include "tests/unit/tap.h"
 #include "webui/benchfile.h"
 #include "webui/lastcmp.h"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "bench/report.h"
+#include "bench/percentile.h"
 #include "webui/benchfile.h"
 #include "tests/unit/tap.h"
 

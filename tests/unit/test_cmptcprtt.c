@@ -9,8 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
-#include "bench/report.h"
+#include "bench/options.h"
+#include "bench/results.h"
+#include "bench/run.h"
+#include "bench/stats.h"
 #include "sys/grow.h"
 #include "tests/unit/tap.h"
 #include "webui/benchfile.h"

@@ -8,7 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
+#include "bench/options.h"
+#include "bench/percentile.h"
+#include "bench/queues.h"
+#include "bench/results.h"
+#include "bench/run.h"
+#include "bench/stats.h"
+#include "bench/svg.h"
 #include "sys/grow.h"
 #include "tests/unit/tap.h"
 

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/pkt_sched.h>
-#include "bench/bench.h"
+#include "bench/run.h"
+#include "bench/sysinfo.h"
+#include "bench/testbed.h"
 #include "tree/apply.h"
 #include "tests/unit/fake_kernel.h"
 #include "tests/unit/tap.h"

@@ -9,7 +9,13 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include <zlib.h>
-#include "bench/bench.h"
+#include "bench/flent.h"
+#include "bench/options.h"
+#include "bench/results.h"
+#include "bench/run.h"
+#include "bench/stats.h"
+#include "bench/sysinfo.h"
+#include "bench/testbed.h"
 #include "sys/grow.h"
 #include "tests/unit/tap.h"
 

@@ -8,7 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "bench/options.h"
+#include "bench/run.h"
 #include "bench/scenario.h"
+#include "bench/scenario_results.h"
+#include "bench/scenario_stats.h"
+#include "bench/svg.h"
 #include "sys/grow.h"
 #include "tests/unit/tap.h"
 

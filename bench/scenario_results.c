@@ -1,4 +1,4 @@
-/* bench/scout.c: the varying-link scenario's results.json (schema
+/* bench/scenario_results.c: the varying-link scenario's results.json (schema
  * `gatewayd-compare-scenario`, docs/compare.md): the settings, per way and step the figures,
  * the acceptance's verdicts, and the raw probes, ticks and flows they came from. */
 #include <errno.h>
@@ -6,8 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
+#include "bench/options.h"
 #include "bench/outfile.h"
+#include "bench/queues.h"
+#include "bench/results.h"
+#include "bench/run.h"
 #include "bench/scenario.h"
+#include "bench/scenario_results.h"
 
 #define SC_SCHEMA_VERSION 1
 

@@ -1,4 +1,4 @@
-/* bench/owntree.c: `--compare -c CONFIG`: the config's own link (its shaper, its
+/* bench/config_link.c: `--compare -c CONFIG`: the config's own link (its shaper, its
  * classes with their matches and each class's queue and knobs) moved onto the bench's gateway,
  * at the config's rates, beside the dumb fifo of the same rates; with --qdiscs, the same tree
  * once more per queue named, that queue in every leaf. The config is read twice: by gatewayd's
@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config/config.h"
-#include "bench/bench.h"
+#include "bench/config_link.h"
+#include "bench/options.h"
+#include "bench/queues.h"
+#include "bench/testbed.h"
 #include "qdisc/qdisc.h"
 
 /* The bench's queue of a config's kind: a leaf under a shaper, or the kind shaping alone. */
@@ -88,7 +91,7 @@ static int copy_group(config_setting_t *to, const config_setting_t *from)
 		case CONFIG_TYPE_STRING:
 			ok = config_setting_set_string(n, config_setting_get_string(s));
 			break;
-		default:	/* a knob is a scalar (qspec.c writes no other) */
+		default:	/* a knob is a scalar (queues.c writes no other) */
 			return -EINVAL;
 		}
 		if (ok != CONFIG_TRUE)

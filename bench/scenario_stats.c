@@ -1,4 +1,4 @@
-/* bench/scstats.c: the varying-link scenario's figures per step and way (induced
+/* bench/scenario_stats.c: the varying-link scenario's figures per step and way (induced
  * latency over the whole step and once settled, goodput as a share of the capacity, the time
  * to recover after a drop), the issue's acceptance judged on them, and the table. */
 #include <math.h>
@@ -7,7 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench/measure.h"
+#include "bench/options.h"
+#include "bench/percentile.h"
+#include "bench/queues.h"
+#include "bench/run.h"
 #include "bench/scenario.h"
+#include "bench/scenario_stats.h"
+#include "bench/stats.h"
 
 struct tv {
 	double t, v;			/* send time, RTT (INFINITY: lost) */

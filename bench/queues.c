@@ -1,11 +1,49 @@
-/* bench/qspec.c: --qdiscs and --rate read: each queue with its knobs in the config
+/* bench/queues.c: the queues a run can compare (the registry's leaves, then its shapers that
+ * queue by themselves); --qdiscs and --rate read: each queue with its knobs in the config
  * language's own names, checked by the config's own child parser, and a rate per direction. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "config/config.h"
-#include "bench/bench.h"
+#include "bench/queues.h"
+#include "bench/run.h"
 #include "qdisc/qdisc.h"
+
+static struct cmp_queue queues[CMP_Q_COUNT];
+static size_t n_queues;
+
+/* From the registry, once: its leaves, then its shapers that are their own queue. */
+static void list_queues(void)
+{
+	const struct gw_qdisc_ops *ops;
+
+	if (n_queues)
+		return;
+	for (size_t i = 0; (ops = gw_qdisc_leaf(i)) && n_queues < CMP_Q_COUNT; i++) {
+		snprintf(queues[n_queues].name, sizeof(queues[n_queues].name), "%s", ops->name);
+		queues[n_queues++].ops = ops;
+	}
+	for (size_t i = 0; (ops = gw_qdisc_shaper(i)) && n_queues < CMP_Q_COUNT; i++)
+		if (ops->shaper == GW_SHAPER_SELF) {
+			snprintf(queues[n_queues].name, sizeof(queues[n_queues].name), "%s-shaper",
+				 ops->name);
+			queues[n_queues].ops = ops;
+			queues[n_queues++].shaper = true;
+		}
+}
+
+const struct cmp_queue *cmp_queue(enum cmp_qdisc q)
+{
+	list_queues();
+	return (size_t)q < n_queues ? &queues[q] : NULL;
+}
+
+const char *cmp_qdisc_name(enum cmp_qdisc q)
+{
+	const struct cmp_queue *x = cmp_queue(q);
+
+	return x ? x->name : "?";
+}
 
 #define KNOB_PART_MAX 32	/* a key's or a value's characters */
 
