@@ -117,7 +117,7 @@ static void flows_path(const struct cmp_opts *o, const struct cmp_result *r, cha
 {
 	char name[256];
 
-	/* (the precisions: out is at most 4095, a label's file name under CMP_LABEL_MAX) */
+	/* (the precisions: out is at most 4095, a label's file name under GW_BENCH_LABEL_MAX) */
 	cmp_label_file(r, name, sizeof(name));
 	if (o->repeat > 1)
 		snprintf(buf, len, "%.4000s/flows-%.150s-rep%d.svg", o->out, name,

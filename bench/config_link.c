@@ -18,6 +18,7 @@
 #include "bench/queues.h"
 #include "bench/testbed.h"
 #include "qdisc/qdisc.h"
+#include "webui/benchfile.h"
 
 /* The bench's queue of a config's kind: a leaf under a shaper, or the kind shaping alone. */
 static int queue_of(enum gw_kind kind, bool shaper)
@@ -302,9 +303,9 @@ static int take_link(struct cmp_opts *o, const struct gw_link_cfg *l, char *err,
 static int check_swaps(const struct cmp_opts *o, const struct gw_link_cfg *l,
 		       const struct cmp_pick *user, size_t n_user, char *err, size_t errlen)
 {
-	if (n_user + 2 > CMP_MAX_QDISCS) {
+	if (n_user + 2 > GW_BENCH_MAX_QUEUES) {
 		snprintf(err, errlen, "-c with --qdiscs: at most %d queues besides the config's own tree and the fifo",
-			 CMP_MAX_QDISCS - 2);
+			 GW_BENCH_MAX_QUEUES - 2);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n_user; i++) {
@@ -350,7 +351,7 @@ static int make_picks(struct cmp_opts *o, const struct gw_link_cfg *l, size_t k,
 	o->n_qdiscs = n_user + 2;
 	for (size_t i = 1; i < o->n_qdiscs && !e; i++) {
 		struct gw_config *check = NULL;
-		char what[CMP_LABEL_MAX + 32];
+		char what[GW_BENCH_LABEL_MAX + 32];
 
 		p[i].own = true;
 		p[i].conf = own_text(o->config, k, i > 1 ? cmp_queue(p[i].q) : NULL, p[i].knobs,
@@ -387,7 +388,7 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 
 void cmp_own_free(struct cmp_opts *o)
 {
-	for (size_t i = 0; i < CMP_MAX_QDISCS; i++) {
+	for (size_t i = 0; i < GW_BENCH_MAX_QUEUES; i++) {
 		free(o->pick[i].conf);
 		o->pick[i].conf = NULL;
 	}

@@ -26,6 +26,7 @@
 #include "bench/run.h"
 #include "bench/sysinfo.h"
 #include "bench/testbed.h"
+#include "webui/benchfile.h"
 
 #define FLENT_FORMAT 4		/* resultset.py's FILEFORMAT_VERSION */
 
@@ -110,7 +111,7 @@ void cmp_flent_name(const struct cmp_opts *o, const struct cmp_result *r, char *
 	 * colons, the title with everything but letters, digits and '-' made '_' */
 	time_t s = (time_t)floor(r->t0_unix);
 	long us = lround((r->t0_unix - (double)s) * 1e6);
-	char title[CMP_LABEL_MAX];
+	char title[GW_BENCH_LABEL_MAX];
 	struct tm tm;
 
 	if (us >= 1000000) {

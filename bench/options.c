@@ -14,6 +14,7 @@
 #include "bench/repeat.h"
 #include "bench/scenario.h"
 #include "config/config.h"
+#include "webui/benchfile.h"
 
 const char *cmp_profile_name(enum cmp_profile p)
 {
@@ -226,8 +227,8 @@ static int take_repeat(struct parse *p, const char *v)
 	char want[96];
 
 	snprintf(want, sizeof(want), "--repeat: want a whole number of repetitions from 1 to %d, like 5",
-		 CMP_REPEAT_MAX);
-	return whole_in(v, CMP_REPEAT_MAX, &p->o->repeat, want);
+		 GW_BENCH_MAX_REPEAT);
+	return whole_in(v, GW_BENCH_MAX_REPEAT, &p->o->repeat, want);
 }
 
 static int take_flows(struct parse *p, const char *v)
@@ -344,7 +345,7 @@ static int take_picks(const char *s, struct cmp_opts *o)
 {
 	char err[512];
 
-	if (cmp_parse_qdiscs(s, o->pick, CMP_MAX_QDISCS, &o->n_qdiscs, err, sizeof(err)))
+	if (cmp_parse_qdiscs(s, o->pick, GW_BENCH_MAX_QUEUES, &o->n_qdiscs, err, sizeof(err)))
 		return refuse("%s", err);
 	for (size_t i = 0; i < o->n_qdiscs; i++)
 		o->qdiscs[i] = o->pick[i].q;
@@ -355,13 +356,13 @@ static int take_picks(const char *s, struct cmp_opts *o)
 static int check_own(struct parse *p)
 {
 	struct cmp_opts *o = p->o;
-	struct cmp_pick user[CMP_MAX_QDISCS];
+	struct cmp_pick user[GW_BENCH_MAX_QUEUES];
 	size_t n_user = 0;
 	char err[1024], abs[PATH_MAX];
 
 	if (p->rset)
 		return refuse("--rate and -c: the bench runs at the rates of the config's link");
-	if (p->qset && cmp_parse_qdiscs(p->qdiscs, user, CMP_MAX_QDISCS, &n_user, err, sizeof(err)))
+	if (p->qset && cmp_parse_qdiscs(p->qdiscs, user, GW_BENCH_MAX_QUEUES, &n_user, err, sizeof(err)))
 		return refuse("%s", err);
 	/* absolute: a UML guest reads it again, through its hostfs root */
 	if (realpath(o->config, abs))
@@ -383,10 +384,10 @@ static int check_queues(struct parse *p)
 	if (e)
 		return e;
 	/* the results file's readers take what 8 queues of an hour write, not more */
-	if ((double)o->n_qdiscs * o->repeat * o->duration_s > CMP_REPEAT_TOTAL_S)
+	if ((double)o->n_qdiscs * o->repeat * o->duration_s > GW_BENCH_MAX_TOTAL_S)
 		return refuse("--repeat %d: %zu queues x %d x %.0f s is more than %.0f h of runs",
 			      o->repeat, o->n_qdiscs, o->repeat, o->duration_s,
-			      CMP_REPEAT_TOTAL_S / 3600);
+			      GW_BENCH_MAX_TOTAL_S / 3600);
 	return 0;
 }
 

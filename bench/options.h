@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "bench/queues.h"
+#include "webui/benchfile.h"
 
-#define CMP_MAX_QDISCS 8
 #define CMP_TCP_FLOWS 4		/* per direction, by default (--flows) */
 #define CMP_TCP_FLOWS_MAX 8
 
@@ -51,9 +51,9 @@ struct cmp_opts {
 	char dir_text[2][32];		/* each direction's rate as the config takes it */
 	int64_t rtt_us;			/* base RTT the delay box adds (half each way) */
 	double duration_s;		/* one qdisc's whole run, all four phases */
-	enum cmp_qdisc qdiscs[CMP_MAX_QDISCS];
+	enum cmp_qdisc qdiscs[GW_BENCH_MAX_QUEUES];
 	size_t n_qdiscs;
-	struct cmp_pick pick[CMP_MAX_QDISCS];	/* qdiscs[i] with its knobs: pick[i] */
+	struct cmp_pick pick[GW_BENCH_MAX_QUEUES];	/* qdiscs[i] with its knobs: pick[i] */
 	char out[4096];			/* "" = no files */
 	char config[4096];		/* -c: the config whose link is benched (not with
 					 * --scenario), and whose compare_dir is the default out */

@@ -8,6 +8,7 @@
 #include "bench/queues.h"
 #include "bench/run.h"
 #include "qdisc/qdisc.h"
+#include "webui/benchfile.h"
 
 static struct cmp_queue queues[CMP_Q_COUNT];
 static size_t n_queues;
@@ -188,7 +189,7 @@ static int check_pick(const struct cmp_pick *p, char *err, size_t errlen)
 {
 	const struct cmp_queue *x = cmp_queue(p->q);
 	enum gw_kind shaper = x->shaper ? gw_qdisc_kind(x->ops) : GW_KIND_HTB;
-	char text[CMP_KNOBS_MAX + 256], child[CMP_KNOBS_MAX + 128], where[CMP_LABEL_MAX + 16];
+	char text[CMP_KNOBS_MAX + 256], child[CMP_KNOBS_MAX + 128], where[GW_BENCH_LABEL_MAX + 16];
 	struct gw_child c;
 
 	snprintf(where, sizeof(where), "--qdiscs %s", p->label);

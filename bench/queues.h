@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "webui/benchfile.h"
 
 /* The qdiscs a run can compare: every leaf kind the registry has, as a child under gatewayd's
  * htb, then every kind that shapes by itself, as the root ("cake-shaper"). A queue is its
@@ -14,7 +15,7 @@ enum cmp_qdisc { CMP_Q_COUNT = 16 };
 
 struct gw_qdisc_ops;
 struct cmp_queue {
-	char name[24];			/* "fq_codel", "cake-shaper" */
+	char name[GW_BENCH_QDISC_MAX];	/* "fq_codel", "cake-shaper" */
 	const struct gw_qdisc_ops *ops;	/* the child's kind, or the shaper's */
 	bool shaper;			/* it shapes by itself, at the root */
 };
@@ -22,12 +23,11 @@ struct cmp_queue {
 const struct cmp_queue *cmp_queue(enum cmp_qdisc q);
 
 /* One queue of --qdiscs as given: its kind, its knobs (queues.c). */
-#define CMP_LABEL_MAX 96
 #define CMP_KNOBS_MAX 320
 #define CMP_QDISCS_TEXT_MAX 1024	/* --qdiscs' whole text */
 struct cmp_pick {
 	enum cmp_qdisc q;
-	char label[CMP_LABEL_MAX];	/* "fq_codel:target=2ms:quantum=300": its column */
+	char label[GW_BENCH_LABEL_MAX];	/* "fq_codel:target=2ms:quantum=300": its column */
 	char knobs[CMP_KNOBS_MAX];	/* the child block's keys, libconfig text: `target =
 					 * "2ms"; quantum = 300L;` ("" for none) */
 	/* -c CONFIG (config_link.c): the run is the config's own link, as written or with q in

@@ -19,7 +19,7 @@
 #include "webui/benchfile.h"
 #include "webui/benchrows.h"
 
-#define MAX_LABELS 16	/* the bench runs at most CMP_MAX_QDISCS */
+#define MAX_LABELS 16	/* the bench runs at most GW_BENCH_MAX_QUEUES */
 
 double cmp_ci_coverage(size_t n, size_t k)
 {
@@ -93,7 +93,7 @@ static int run_queue(struct json_object *run)
 struct qgroup {
 	const char *label;
 	int queue;
-	char column[CMP_LABEL_MAX + 16];
+	char column[GW_BENCH_LABEL_MAX + 16];
 };
 
 static bool in_group(struct json_object *run, const struct qgroup *g)
@@ -110,10 +110,10 @@ static void name_groups(struct qgroup *g, size_t n)
 		for (size_t j = 0; j < n; j++)
 			twice |= j != i && !strcmp(g[i].label, g[j].label);
 		if (twice)
-			snprintf(g[i].column, sizeof(g[i].column), "%.*s (%d)", CMP_LABEL_MAX, g[i].label,
+			snprintf(g[i].column, sizeof(g[i].column), "%.*s (%d)", GW_BENCH_LABEL_MAX, g[i].label,
 				 g[i].queue + 1);
 		else
-			snprintf(g[i].column, sizeof(g[i].column), "%.*s", CMP_LABEL_MAX, g[i].label);
+			snprintf(g[i].column, sizeof(g[i].column), "%.*s", GW_BENCH_LABEL_MAX, g[i].label);
 	}
 }
 
@@ -303,12 +303,12 @@ static const char *ordinal(size_t k, char *buf, size_t len)
 
 void cmp_repeat_interval_text(int n, char *buf, size_t len)
 {
-	double one[CMP_REPEAT_MAX], cov;
+	double one[GW_BENCH_MAX_REPEAT], cov;
 	struct cmp_ci ci;
 	char o[16];
 
-	if (n > CMP_REPEAT_MAX)
-		n = CMP_REPEAT_MAX;
+	if (n > GW_BENCH_MAX_REPEAT)
+		n = GW_BENCH_MAX_REPEAT;
 	for (int i = 0; i < n; i++)
 		one[i] = i;
 	cmp_ci_of(one, (size_t)(n > 0 ? n : 0), &ci);

@@ -7,17 +7,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CMP_REPEAT_MAX 20
 #define CMP_REPEAT_LEVEL 0.95	/* the coverage an interval is chosen for */
-/* at most this much measuring in all (queues x repetitions x --duration): what 8 queues of
- * an hour are, and what the results file's readers take (32 MiB) */
-#define CMP_REPEAT_TOTAL_S (8 * 3600.0)
+/* --repeat's bounds, GW_BENCH_MAX_REPEAT and GW_BENCH_MAX_TOTAL_S, are the results file's
+ * (webui/benchfile.h) */
 
 /* The median of n figures and an interval for it: [x(k), x(n+1-k)] of the figures sorted,
  * which holds the median of the figures' distribution with probability
  * 1 - 2 P(Binomial(n, 1/2) <= k - 1), whatever that distribution (the order-statistic
- * interval for a median). k is the largest whose coverage is at least CMP_REPEAT_LEVEL; below 6 figures none is, and the
- * interval is the range (k = 1) with the coverage it has (75% for 3). */
+ * interval for a median). k is the largest whose coverage is at least CMP_REPEAT_LEVEL;
+ * below 6 figures none is, and the interval is the range (k = 1) with the coverage it has
+ * (75% for 3). */
 struct cmp_ci {
 	size_t n;		/* figures that were numbers (NAN ones are left out) */
 	double median;		/* the middle one; the mean of the two middle ones for even n */

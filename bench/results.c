@@ -18,8 +18,8 @@
 #include "bench/run.h"
 #include "bench/sysinfo.h"
 #include "bench/testbed.h"
+#include "webui/benchfile.h"
 
-#define CMP_SCHEMA_VERSION 1
 
 struct json_object *cmp_json_num(double v)
 {
@@ -499,7 +499,7 @@ int cmp_write_json(const char *path, const struct cmp_opts *o, struct cmp_result
 		   const char *kernel_used, const struct cmp_sysinfo *si, char *err,
 		   size_t errlen)
 {
-	struct json_object *root = cmp_file_json("gatewayd-compare", CMP_SCHEMA_VERSION,
+	struct json_object *root = cmp_file_json(GW_BENCH_SCHEMA, GW_BENCH_SCHEMA_VERSION,
 						 kernel_used), *cfg, *phases, *runs;
 	int ret;
 

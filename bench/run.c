@@ -25,6 +25,7 @@
 #include "bench/testbed.h"
 #include "qdisc/nl.h"
 #include "qdisc/stats.h"
+#include "webui/benchfile.h"
 
 static const char *const phnames[CMP_PH_COUNT] = { "idle", "tcp", "flood", "idle2" };
 
@@ -43,7 +44,7 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o,
 {
 	const struct cmp_queue *x = cmp_queue(r->q);
 	const char *shaper = x->shaper ? x->ops->name : "htb";
-	char child[CMP_KNOBS_MAX + 128], ichild[CMP_KNOBS_MAX + 128], name[CMP_LABEL_MAX];
+	char child[CMP_KNOBS_MAX + 128], ichild[CMP_KNOBS_MAX + 128], name[GW_BENCH_LABEL_MAX];
 	FILE *f;
 
 	/* the kind's own bench settings and the knobs asked for (--qdiscs fq_codel:target=2ms);
@@ -230,7 +231,7 @@ static void progress(const struct run_ctx *c, double t, double last_rtt, bool fo
 	const struct cmp_opts *o = c->o;
 	const struct cmp_result *r = c->r;
 	double rate[2];
-	char of[48], lab[CMP_LABEL_MAX + 16];
+	char of[48], lab[GW_BENCH_LABEL_MAX + 16];
 
 	if (!c->tty && !force)
 		return;
@@ -352,7 +353,7 @@ static const struct cmp_measure_ops run_ops = {
 
 int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *r, int sigfd)
 {
-	char conf[512], log[512], fname[CMP_LABEL_MAX];
+	char conf[512], log[512], fname[GW_BENCH_LABEL_MAX];
 	struct run_ctx c = { .r = r, .o = o, .b = b, .ph = -1, .tty = isatty(STDOUT_FILENO) };
 	struct cmp_measure m = { .b = b, .o = o, .r = r, .ops = &run_ops, .arg = &c,
 				 .sigfd = sigfd, .voip = true, .drain_s = 0.5, .last_tick = true };

@@ -10,6 +10,7 @@
 #include "bench/options.h"
 #include "bench/percentile.h"
 #include "bench/queues.h"
+#include "webui/benchfile.h"
 
 #define CMP_MAX_FLOWS (2 * CMP_TCP_FLOWS_MAX + 1)	/* + the UDP flood */
 
@@ -20,11 +21,9 @@
 #define CMP_VOIP_PAYLOAD 172
 #define CMP_TICK_S 0.1		/* queue and counter sampling */
 #define CMP_FLOOD_FACTOR 1.25	/* the UDP flood's rate, against the shaped rate */
-/* slow start (and, at a few mbit, the first queue filling): left out of goodput, accuracy
- * and fairness: the first 40% of the TCP phase, at least a second (stats.c; the saved runs'
- * reader, webui/benchfile.c, takes the same window) */
-#define CMP_RAMP_S 1.0
-#define CMP_RAMP_SHARE 0.4
+/* slow start (and, at a few mbit, the first queue filling) is left out of goodput, accuracy
+ * and fairness: GW_BENCH_RAMP_SHARE of the TCP phase, at least GW_BENCH_RAMP_S (stats.c, and
+ * the saved runs' reader, webui/benchfile.c) */
 #define CMP_CPU_SATURATED 0.95	/* busier than this under load: the figures are the CPU's */
 
 enum cmp_phase { CMP_PH_IDLE1, CMP_PH_TCP, CMP_PH_FLOOD, CMP_PH_IDLE2, CMP_PH_COUNT };
@@ -102,7 +101,7 @@ struct cmp_tcprtt {
 
 struct cmp_result {
 	enum cmp_qdisc q;
-	char label[CMP_LABEL_MAX];	/* the queue with its knobs ("" : the queue's name) */
+	char label[GW_BENCH_LABEL_MAX];	/* the queue with its knobs ("" : the queue's name) */
 	char knobs[CMP_KNOBS_MAX];	/* its cmp_pick's */
 	int repeat;			/* which repetition, 0-based (--repeat) */
 	int queue;			/* its place in --qdiscs, 0-based */

@@ -11,6 +11,7 @@
 #include "bench/percentile.h"
 #include "bench/run.h"
 #include "bench/stats.h"
+#include "webui/benchfile.h"
 
 const char *cmp_grade(double m)
 {
@@ -160,7 +161,7 @@ static void flow_figures(const struct cmp_opts *o, struct cmp_result *r, double 
 	for (size_t i = 0; i < r->n_flows; i++) {
 		struct cmp_flow *f = &r->flows[i];
 
-		f->mean = f->udp ? cmp_flow_mean(f, r->phase_start[CMP_PH_FLOOD] + CMP_RAMP_S,
+		f->mean = f->udp ? cmp_flow_mean(f, r->phase_start[CMP_PH_FLOOD] + GW_BENCH_RAMP_S,
 						 r->phase_start[CMP_PH_IDLE2]) :
 				   cmp_flow_mean(f, lo, hi);
 		if (f->udp || isnan(f->mean))
@@ -206,7 +207,7 @@ static void tick_figures(const struct cmp_opts *o, struct cmp_result *r, double 
 void cmp_derive(const struct cmp_opts *o, struct cmp_result *r)
 {
 	double tcp = r->phase_start[CMP_PH_FLOOD] - r->phase_start[CMP_PH_TCP];
-	double lo = r->phase_start[CMP_PH_TCP] + fmax(CMP_RAMP_S, CMP_RAMP_SHARE * tcp);
+	double lo = r->phase_start[CMP_PH_TCP] + fmax(GW_BENCH_RAMP_S, GW_BENCH_RAMP_SHARE * tcp);
 	double hi = r->phase_start[CMP_PH_FLOOD];
 	struct cmp_lat icmp;
 

@@ -14,6 +14,7 @@
 #include "bench/run.h"
 #include "bench/scenario.h"
 #include "bench/svg.h"
+#include "webui/benchfile.h"
 
 #define W 860
 #define H 460
@@ -23,7 +24,7 @@
 #define MB 56
 
 struct svg_series {
-	char name[CMP_LABEL_MAX];
+	char name[GW_BENCH_LABEL_MAX];
 	const char *color;
 	double *x, *y;		/* NAN y: a gap */
 	size_t n;
@@ -344,7 +345,7 @@ static void log_range(double lo, double hi, double headroom, double *a, double *
 
 int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n)
 {
-	struct svg_series s[CMP_MAX_QDISCS] = { 0 };
+	struct svg_series s[GW_BENCH_MAX_QUEUES] = { 0 };
 	struct svg_chart c = { .title = "RTT under load: cumulative distribution (TCP and flood phases)",
 			       .xlabel = "round-trip time (ms, log scale)",
 			       .ylabel = "fraction of probes", .y0 = 0, .y1 = 1, .logx = true,
@@ -400,7 +401,7 @@ static void probe_series(struct svg_series *x, const struct cmp_result *r, doubl
 
 int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n)
 {
-	struct svg_series s[CMP_MAX_QDISCS] = { 0 };
+	struct svg_series s[GW_BENCH_MAX_QUEUES] = { 0 };
 	struct svg_chart c = { .title = "RTT over time, each queue's run (the first run's phases shaded)",
 			       .xlabel = "seconds since the run started",
 			       .ylabel = "round-trip time (ms, log scale)", .logy = true, .s = s,

@@ -12,15 +12,16 @@
 #include "bench/results.h"
 #include "bench/run.h"
 #include "tests/unit/tap.h"
+#include "webui/benchfile.h"
 
-static struct cmp_pick picks[CMP_MAX_QDISCS];
+static struct cmp_pick picks[GW_BENCH_MAX_QUEUES];
 static size_t n;
 static char err[512];
 
 static int parse(const char *s)
 {
 	err[0] = 0;
-	return cmp_parse_qdiscs(s, picks, CMP_MAX_QDISCS, &n, err, sizeof(err));
+	return cmp_parse_qdiscs(s, picks, GW_BENCH_MAX_QUEUES, &n, err, sizeof(err));
 }
 
 static void good(const char *s, size_t want_n, const char *labels, const char *knobs0)

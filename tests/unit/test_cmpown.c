@@ -14,6 +14,7 @@
 #include "bench/testbed.h"
 #include "qdisc/qdisc.h"
 #include "tests/unit/tap.h"
+#include "webui/benchfile.h"
 #include "webui/lastcmp.h"
 
 static const char conf_text[] =
@@ -39,7 +40,7 @@ static char err[1024];
 
 static int setup(const char *link, const char *qdiscs)
 {
-	struct cmp_pick user[CMP_MAX_QDISCS];
+	struct cmp_pick user[GW_BENCH_MAX_QUEUES];
 	size_t n = 0;
 
 	cmp_own_free(&o);
@@ -47,7 +48,7 @@ static int setup(const char *link, const char *qdiscs)
 	snprintf(o.config, sizeof(o.config), "%s", path);
 	snprintf(o.own_link, sizeof(o.own_link), "%s", link);
 	err[0] = 0;
-	if (qdiscs && cmp_parse_qdiscs(qdiscs, user, CMP_MAX_QDISCS, &n, err, sizeof(err)))
+	if (qdiscs && cmp_parse_qdiscs(qdiscs, user, GW_BENCH_MAX_QUEUES, &n, err, sizeof(err)))
 		return -EINVAL;
 	return cmp_own_setup(&o, user, n, err, sizeof(err));
 }
