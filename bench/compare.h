@@ -5,6 +5,6 @@
 
 /* Runs the bench with the command line's options (options.c's usage); returns the exit
  * status: 0 ok, 1 runtime failure, 2 usage, 130 interrupted. */
-int gw_compare_main(int argc, char **argv);
+int bench_compare_main(int argc, char **argv);
 
 #endif

@@ -23,15 +23,15 @@
 /* The bench's queue of a config's kind: a leaf under a shaper, or the kind shaping alone. */
 static int queue_of(enum gw_kind kind, bool shaper)
 {
-	const struct cmp_queue *x;
+	const struct bench_queue *x;
 
-	for (int q = 0; (x = cmp_queue((enum cmp_qdisc)q)); q++)
+	for (int q = 0; (x = bench_queue((enum bench_qdisc)q)); q++)
 		if (x->shaper == shaper && gw_qdisc_kind(x->ops) == kind)
 			return q;
 	return -1;
 }
 
-/* The queues a direction's tree needs the kernel to have (bits by enum cmp_qdisc), and the
+/* The queues a direction's tree needs the kernel to have (bits by enum bench_qdisc), and the
  * first leaf's queue into *first (-1 when it has none). */
 static uint32_t dir_needs(const struct gw_dir_cfg *d, int *first)
 {
@@ -105,7 +105,7 @@ static int copy_group(config_setting_t *to, const config_setting_t *from)
 static int set_child(config_setting_t *grp, const char *text)
 {
 	config_setting_t *c = config_setting_get_member(grp, "child");
-	char buf[CMP_KNOBS_MAX + 160];
+	char buf[BENCH_KNOBS_MAX + 160];
 	config_t t;
 	int e;
 
@@ -121,15 +121,15 @@ static int set_child(config_setting_t *grp, const char *text)
 
 /* Every leaf of a direction's group gets queue x with knobs: each class's child, `hosts`'
  * child, and the child of an htb without classes or of tbf. */
-static int swap_leaves(config_setting_t *dir, const struct cmp_queue *x, const char *knobs,
+static int swap_leaves(config_setting_t *dir, const struct bench_queue *x, const char *knobs,
 		       bool ingress)
 {
 	config_setting_t *classes = config_setting_get_member(dir, "classes");
 	config_setting_t *hosts = config_setting_get_member(dir, "hosts");
-	char text[CMP_KNOBS_MAX + 128];
+	char text[BENCH_KNOBS_MAX + 128];
 	int e = 0;
 
-	cmp_child_text(x, knobs, ingress, text, sizeof(text));
+	bench_child_text(x, knobs, ingress, text, sizeof(text));
 	for (int i = 0; classes && !e && i < config_setting_length(classes); i++)
 		e = set_child(config_setting_get_elem(classes, (unsigned int)i), text);
 	if (!e && hosts)
@@ -154,7 +154,7 @@ static int set_string(config_setting_t *grp, const char *name, const char *v)
 
 /* The run's config text: the file's link at index k alone, on the bench's devices, with x's
  * queue in every leaf when x is not NULL. malloc'd, or NULL (err says). */
-static char *own_text(const char *file, size_t k, const struct cmp_queue *x, const char *knobs,
+static char *own_text(const char *file, size_t k, const struct bench_queue *x, const char *knobs,
 		      char *err, size_t errlen)
 {
 	char dir[PATH_MAX], *text = NULL;
@@ -202,9 +202,9 @@ static char *own_text(const char *file, size_t k, const struct cmp_queue *x, con
 				e = swap_leaves(g, x, knobs, d == 1);
 		}
 		if (!e)
-			e = set_string(link, "interface", CMP_GW_WAN);
+			e = set_string(link, "interface", BENCH_GW_WAN);
 		if (!e && in)
-			e = set_string(in, "ifb", CMP_GW_IFB);
+			e = set_string(in, "ifb", BENCH_GW_IFB);
 		if (!e)
 			e = set_string(root, "listen", "127.0.0.1:9180");
 		if (!e)
@@ -242,7 +242,7 @@ static bool bench_rate(uint64_t bytes, char text[32])
 
 /* The config's link the bench measures: --link's, or the config's one link; its index into
  * *k. 0, or -EINVAL with why in err. */
-static int pick_link(const struct cmp_opts *o, const struct gw_config *cfg, size_t *k, char *err,
+static int pick_link(const struct bench_opts *o, const struct gw_config *cfg, size_t *k, char *err,
 		     size_t errlen)
 {
 	char names[256] = "";
@@ -269,7 +269,7 @@ static int pick_link(const struct cmp_opts *o, const struct gw_config *cfg, size
 
 /* The link's rates as the bench's (both directions shaped, each in the bench's range), and
  * what the bench leaves out or needs of it (autorate; nftables). */
-static int take_link(struct cmp_opts *o, const struct gw_link_cfg *l, char *err, size_t errlen)
+static int take_link(struct bench_opts *o, const struct gw_link_cfg *l, char *err, size_t errlen)
 {
 	snprintf(o->own_link, sizeof(o->own_link), "%s", l->name);
 	for (int d = 0; d < 2; d++) {
@@ -300,8 +300,8 @@ static int take_link(struct cmp_opts *o, const struct gw_link_cfg *l, char *err,
 
 /* The user's queues can each go in every leaf of the link: leaf kinds, and a link whose
  * shapers have leaves (htb, tbf), no more than the bench holds. */
-static int check_swaps(const struct cmp_opts *o, const struct gw_link_cfg *l,
-		       const struct cmp_pick *user, size_t n_user, char *err, size_t errlen)
+static int check_swaps(const struct bench_opts *o, const struct gw_link_cfg *l,
+		       const struct bench_pick *user, size_t n_user, char *err, size_t errlen)
 {
 	if (n_user + 2 > GW_BENCH_MAX_QUEUES) {
 		snprintf(err, errlen, "-c with --qdiscs: at most %d queues besides the config's own tree and the fifo",
@@ -309,7 +309,7 @@ static int check_swaps(const struct cmp_opts *o, const struct gw_link_cfg *l,
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n_user; i++) {
-		if (cmp_queue(user[i].q)->shaper) {
+		if (bench_queue(user[i].q)->shaper) {
 			snprintf(err, errlen, "-c with --qdiscs %s: a queue that shapes by itself has no place in a class; name leaf queues (fifo, fq_codel, cake, ...)",
 				 user[i].label);
 			return -EINVAL;
@@ -329,18 +329,18 @@ static int check_swaps(const struct cmp_opts *o, const struct gw_link_cfg *l,
 /* The runs: the dumb fifo at the same rates, the link as written, then each swap; each of
  * the config's runs given its config text, judged now by the daemon's own loader (a swap the
  * tree refuses, a kind its shaper cannot hold, stops here, before anything runs). */
-static int make_picks(struct cmp_opts *o, const struct gw_link_cfg *l, size_t k,
-		      const struct cmp_pick *user, size_t n_user, char *err, size_t errlen)
+static int make_picks(struct bench_opts *o, const struct gw_link_cfg *l, size_t k,
+		      const struct bench_pick *user, size_t n_user, char *err, size_t errlen)
 {
-	struct cmp_pick *p = o->pick;
+	struct bench_pick *p = o->pick;
 	int fifo = queue_of(GW_KIND_FIFO, false), first = -1, e = 0;
 
 	memset(o->pick, 0, sizeof(o->pick));
-	p[0].q = (enum cmp_qdisc)fifo;
+	p[0].q = (enum bench_qdisc)fifo;
 	p[0].needs = 1u << fifo;
 	snprintf(p[0].label, sizeof(p[0].label), "fifo");
 	p[1].needs = dir_needs(&l->dir[0], &first) | dir_needs(&l->dir[1], &first);
-	p[1].q = (enum cmp_qdisc)(first >= 0 ? first : fifo);
+	p[1].q = (enum bench_qdisc)(first >= 0 ? first : fifo);
 	snprintf(p[1].label, sizeof(p[1].label), "%s", l->name);
 	for (size_t i = 0; i < n_user; i++) {
 		p[2 + i] = user[i];
@@ -354,7 +354,7 @@ static int make_picks(struct cmp_opts *o, const struct gw_link_cfg *l, size_t k,
 		char what[GW_BENCH_LABEL_MAX + 32];
 
 		p[i].own = true;
-		p[i].conf = own_text(o->config, k, i > 1 ? cmp_queue(p[i].q) : NULL, p[i].knobs,
+		p[i].conf = own_text(o->config, k, i > 1 ? bench_queue(p[i].q) : NULL, p[i].knobs,
 				     err, errlen);
 		if (!p[i].conf)
 			return -EINVAL;
@@ -367,8 +367,8 @@ static int make_picks(struct cmp_opts *o, const struct gw_link_cfg *l, size_t k,
 	return e;
 }
 
-int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user, char *err,
-		  size_t errlen)
+int bench_own_setup(struct bench_opts *o, const struct bench_pick *user, size_t n_user, char *err,
+		    size_t errlen)
 {
 	struct gw_config *cfg = NULL;
 	size_t k = 0;
@@ -381,12 +381,12 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 	    !(e = check_swaps(o, &cfg->links[k], user, n_user, err, errlen)))
 		e = make_picks(o, &cfg->links[k], k, user, n_user, err, errlen);
 	if (e)
-		cmp_own_free(o);
+		bench_own_free(o);
 	gw_config_free(cfg);
 	return e;
 }
 
-void cmp_own_free(struct cmp_opts *o)
+void bench_own_free(struct bench_opts *o)
 {
 	for (size_t i = 0; i < GW_BENCH_MAX_QUEUES; i++) {
 		free(o->pick[i].conf);

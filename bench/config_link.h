@@ -4,14 +4,14 @@
 
 #include <stddef.h>
 
-struct cmp_opts;
-struct cmp_pick;
+struct bench_opts;
+struct bench_pick;
 
 /* -c CONFIG: o->pick becomes the dumb fifo at the config's link's rates, the link
  * as written, and the link with each of user's queues in every leaf; o's rates become the
- * link's. 0, or -EINVAL with "FILE:LINE: ..." in err. cmp_own_free frees the picks' configs. */
-int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user, char *err,
-		  size_t errlen);
-void cmp_own_free(struct cmp_opts *o);
+ * link's. 0, or -EINVAL with "FILE:LINE: ..." in err. bench_own_free frees the picks' configs. */
+int bench_own_setup(struct bench_opts *o, const struct bench_pick *user, size_t n_user, char *err,
+		    size_t errlen);
+void bench_own_free(struct bench_opts *o);
 
 #endif

@@ -36,16 +36,16 @@
 enum ftest { FT_RRUL_BE, FT_RRUL_BE_N, FT_NUP, FT_NDOWN };
 static const char *const ftest_name[] = { "rrul_be", "rrul_be_nflows", "tcp_nup", "tcp_ndown" };
 
-static enum ftest ftest_of(const struct cmp_opts *o)
+static enum ftest ftest_of(const struct bench_opts *o)
 {
-	if (o->profile == CMP_PROF_UPLOAD)
+	if (o->profile == BENCH_PROF_UPLOAD)
 		return FT_NUP;
-	if (o->profile == CMP_PROF_DOWNLOAD)
+	if (o->profile == BENCH_PROF_DOWNLOAD)
 		return FT_NDOWN;
-	return cmp_profile_flows(o->profile, o->flows, 0) == 4 ? FT_RRUL_BE : FT_RRUL_BE_N;
+	return bench_profile_flows(o->profile, o->flows, 0) == 4 ? FT_RRUL_BE : FT_RRUL_BE_N;
 }
 
-const char *cmp_flent_test(const struct cmp_opts *o)
+const char *bench_flent_test(const struct bench_opts *o)
 {
 	return ftest_name[ftest_of(o)];
 }
@@ -64,7 +64,7 @@ struct fseries {
 	double mean;			/* SERIES_META's MEAN_VALUE (NAN: none) */
 	bool up, tcp;
 	double *res;			/* interpolated onto x_values */
-	const struct cmp_flow *flow;	/* a TCP flow's: its sender's RTT reads */
+	const struct bench_flow *flow;	/* a TCP flow's: its sender's RTT reads */
 };
 
 /* A number as JSON with at most `dec` decimals (null for NAN): short, and exactly the
@@ -104,8 +104,8 @@ static void iso_time(double unix_s, char *buf, size_t len)
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
 }
 
-void cmp_flent_name(const struct cmp_opts *o, const struct cmp_result *r, char *buf,
-		    size_t len)
+void bench_flent_name(const struct bench_opts *o, const struct bench_result *r, char *buf,
+		      size_t len)
 {
 	/* as resultset.py's _gen_filename: NAME-TIME.TITLE.flent.gz, the time local without
 	 * colons, the title with everything but letters, digits and '-' made '_' */
@@ -119,12 +119,12 @@ void cmp_flent_name(const struct cmp_opts *o, const struct cmp_result *r, char *
 		us -= 1000000;
 	}
 	localtime_r(&s, &tm);
-	snprintf(title, sizeof(title), "%s", cmp_result_label(r));
+	snprintf(title, sizeof(title), "%s", bench_result_label(r));
 	for (char *p = title; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '-'))
 			*p = '_';
-	snprintf(buf, len, "%s-%04d-%02d-%02dT%02d%02d%02d.%06ld.%s.flent.gz", cmp_flent_test(o),
+	snprintf(buf, len, "%s-%04d-%02d-%02dT%02d%02d%02d.%06ld.%s.flent.gz", bench_flent_test(o),
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 us, title);
 }
@@ -151,13 +151,13 @@ static int series_alloc(struct fseries *s, size_t n)
  * BE2".. in rrul_be, "TCP upload BE::1".. in rrul_be_nflows (flent's duplicates), "TCP
  * upload::1".. in tcp_nup and tcp_ndown; "UDP upload" (the flood, as flent's udp_flood names
  * it), "Ping (ms) ICMP" (replies only: flent's ping records no lost probe). */
-static int collect(enum ftest ft, const struct cmp_result *r, struct fseries *s, size_t *ns)
+static int collect(enum ftest ft, const struct bench_result *r, struct fseries *s, size_t *ns)
 {
 	int k[2] = { 0, 0 };
 
 	*ns = 0;
 	for (size_t i = 0; i < r->n_flows; i++) {
-		const struct cmp_flow *f = &r->flows[i];
+		const struct bench_flow *f = &r->flows[i];
 		struct fseries *x = &s[(*ns)++];
 		const char *way = f->up ? "upload" : "download";
 		int d = f->up ? 0 : 1;
@@ -202,7 +202,7 @@ static int collect(enum ftest ft, const struct cmp_result *r, struct fseries *s,
 	}
 	p->mean = p->n ? sum / (double)p->n : NAN;
 	/* by the time sent: replies come back in about that order */
-	cmp_sort_pairs(p->t, p->v, p->n);
+	bench_sort_pairs(p->t, p->v, p->n);
 	return 0;
 }
 
@@ -318,16 +318,16 @@ static struct json_object *params_json(const char *opts)
 
 /* flent's EGRESS_INFO (here also INGRESS_INFO, the ifb): the device's qdiscs and classes
  * as {name, id, parent, params}, its offloads, and the tc commands that make the tree */
-static struct json_object *link_info(const struct cmp_result *r, const struct cmp_sysinfo *si,
+static struct json_object *link_info(const struct bench_result *r, const struct bench_sysinfo *si,
 				     bool down)
 {
 	struct json_object *o = json_object_new_object(), *qd = json_object_new_array();
 	struct json_object *cl = json_object_new_array(), *tc = json_object_new_array();
-	const char *dev = down ? CMP_GW_IFB : CMP_GW_WAN;
+	const char *dev = down ? BENCH_GW_IFB : BENCH_GW_WAN;
 
 	json_object_object_add(o, "iface", json_object_new_string(dev));
 	for (size_t i = 0; i < r->n_tc; i++) {
-		const struct cmp_tc *t = &r->tc[i];
+		const struct bench_tc *t = &r->tc[i];
 		struct json_object *q;
 		char id[16];
 
@@ -335,9 +335,9 @@ static struct json_object *link_info(const struct cmp_result *r, const struct cm
 			continue;
 		q = json_object_new_object();
 		json_object_object_add(q, "name", json_object_new_string(t->kind));
-		cmp_tc_id(id, sizeof(id), t->handle, !t->cls);
+		bench_tc_id(id, sizeof(id), t->handle, !t->cls);
 		json_object_object_add(q, "id", json_object_new_string(id));
-		cmp_tc_id(id, sizeof(id), t->parent, false);
+		bench_tc_id(id, sizeof(id), t->parent, false);
 		json_object_object_add(q, "parent", json_object_new_string(id));
 		json_object_object_add(q, "params", params_json(t->opts));
 		json_object_array_add(t->cls ? cl : qd, q);
@@ -349,11 +349,11 @@ static struct json_object *link_info(const struct cmp_result *r, const struct cm
 	json_object_object_add(o, "tc", tc);
 	for (size_t i = 0; si && i < si->n_ifs; i++)
 		if (!strcmp(si->ifs[i].ns, "gateway") && !strcmp(si->ifs[i].name, dev))
-			json_object_object_add(o, "offloads", cmp_offloads_json(&si->ifs[i]));
+			json_object_object_add(o, "offloads", bench_offloads_json(&si->ifs[i]));
 	return o;
 }
 
-static struct json_object *sysctls_json(const struct cmp_sysinfo *si, bool server)
+static struct json_object *sysctls_json(const struct bench_sysinfo *si, bool server)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -361,7 +361,7 @@ static struct json_object *sysctls_json(const struct cmp_sysinfo *si, bool serve
 		const char *v = server ? si->sysctl[i].server : si->sysctl[i].client;
 
 		if (*v)
-			json_object_object_add(o, si->sysctl[i].name, cmp_json_sysval(v));
+			json_object_object_add(o, si->sysctl[i].name, bench_json_sysval(v));
 	}
 	return o;
 }
@@ -381,15 +381,15 @@ static struct json_object *series_meta(const char *runner, const char *units, do
 }
 
 /* flent's NOTE: what ran, at which rates, with which load */
-static void note_text(const struct cmp_opts *o, const struct cmp_result *r, char *note,
+static void note_text(const struct bench_opts *o, const struct bench_result *r, char *note,
 		      size_t len)
 {
-	int n_up = cmp_profile_flows(o->profile, o->flows, 0);
-	int n_down = cmp_profile_flows(o->profile, o->flows, 1);
+	int n_up = bench_profile_flows(o->profile, o->flows, 0);
+	int n_down = bench_profile_flows(o->profile, o->flows, 1);
 	enum ftest ft = ftest_of(o);
 	char b[80], load[96];
 
-	if (cmp_asymmetric(o))
+	if (bench_asymmetric(o))
 		snprintf(b, sizeof(b), "%s down, %s up", o->dir_text[1], o->dir_text[0]);
 	else
 		snprintf(b, sizeof(b), "%s each way", o->rate_text);
@@ -397,65 +397,65 @@ static void note_text(const struct cmp_opts *o, const struct cmp_result *r, char
 		snprintf(load, sizeof(load), "%d TCP %s", n_up + n_down, ft == FT_NUP ? "up" : "down");
 	else
 		snprintf(load, sizeof(load), "%d+%d TCP%s", n_up, n_down,
-			 o->profile == CMP_PROF_RRUL ? ", then a UDP flood" : "");
+			 o->profile == BENCH_PROF_RRUL ? ", then a UDP flood" : "");
 	snprintf(note, len,
 		 "gatewayd --compare: %s, %s, base RTT %.1f ms%s; --profile %s: %s%s; results.json beside this file",
-		 cmp_result_label(r), b, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
-		 o->no_delay ? " (no netem)" : "", cmp_profile_name(o->profile), load,
+		 bench_result_label(r), b, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
+		 o->no_delay ? " (no netem)" : "", bench_profile_name(o->profile), load,
 		 o->family == 6 ? ", over IPv6" :
 		 o->family == 46 ? ", each way's flows half over IPv4, half over IPv6" : "");
 }
 
 /* flent's TEST_PARAMETERS: the rates and RTT, and what the N-flow tests read back to name
  * their flows (as `-te upload_streams=N`) */
-static struct json_object *test_params(const struct cmp_opts *o, const struct cmp_result *r)
+static struct json_object *test_params(const struct bench_opts *o, const struct bench_result *r)
 {
 	struct json_object *tp = json_object_new_object();
 	enum ftest ft = ftest_of(o);
 	char b[32];
 
-	json_object_object_add(tp, "qdisc", json_object_new_string(cmp_result_label(r)));
+	json_object_object_add(tp, "qdisc", json_object_new_string(bench_result_label(r)));
 	json_object_object_add(tp, "rate", json_object_new_string(o->rate_text));
 	json_object_object_add(tp, "rate_down", json_object_new_string(o->dir_text[1][0] ? o->dir_text[1] : o->rate_text));
 	json_object_object_add(tp, "rate_up", json_object_new_string(o->dir_text[0][0] ? o->dir_text[0] : o->rate_text));
 	snprintf(b, sizeof(b), "%.1fms", o->no_delay ? 0.0 : o->rtt_us / 1000.0);
 	json_object_object_add(tp, "rtt", json_object_new_string(b));
 	if (ft == FT_RRUL_BE_N || ft == FT_NUP) {
-		snprintf(b, sizeof(b), "%d", cmp_profile_flows(o->profile, o->flows, 0));
+		snprintf(b, sizeof(b), "%d", bench_profile_flows(o->profile, o->flows, 0));
 		json_object_object_add(tp, "upload_streams", json_object_new_string(b));
 	}
 	if (ft == FT_RRUL_BE_N || ft == FT_NDOWN) {
-		snprintf(b, sizeof(b), "%d", cmp_profile_flows(o->profile, o->flows, 1));
+		snprintf(b, sizeof(b), "%d", bench_profile_flows(o->profile, o->flows, 1));
 		json_object_object_add(tp, "download_streams", json_object_new_string(b));
 	}
 	return tp;
 }
 
 /* gatewayd's own keys: the bench's settings and the run's phases */
-static void own_meta(struct json_object *m, const struct cmp_opts *o, const struct cmp_result *r,
-		     const char *kernel_used)
+static void own_meta(struct json_object *m, const struct bench_opts *o,
+		     const struct bench_result *r, const char *kernel_used)
 {
 	struct json_object *a = json_object_new_array();
 
 	json_object_object_add(m, "GATEWAYD_VERSION", json_object_new_string(GW_VERSION));
 	json_object_object_add(m, "GATEWAYD_KERNEL", json_object_new_string(kernel_used));
-	json_object_object_add(m, "GATEWAYD_QDISC", json_object_new_string(cmp_qdisc_name(r->q)));
-	json_object_object_add(m, "GATEWAYD_LABEL", json_object_new_string(cmp_result_label(r)));
+	json_object_object_add(m, "GATEWAYD_QDISC", json_object_new_string(bench_qdisc_name(r->q)));
+	json_object_object_add(m, "GATEWAYD_LABEL", json_object_new_string(bench_result_label(r)));
 	json_object_object_add(m, "GATEWAYD_RATE_BPS", json_object_new_int64((int64_t)o->rate[1] * 8));
 	json_object_object_add(m, "GATEWAYD_RATE_BPS_DOWN", json_object_new_int64((int64_t)o->rate[1] * 8));
 	json_object_object_add(m, "GATEWAYD_RATE_BPS_UP", json_object_new_int64((int64_t)o->rate[0] * 8));
 	json_object_object_add(m, "GATEWAYD_CPU_BUSY", num(r->cpu_busy, 3));
 	json_object_object_add(m, "GATEWAYD_PROFILE",
-			       json_object_new_string(cmp_profile_name(o->profile)));
+			       json_object_new_string(bench_profile_name(o->profile)));
 	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_UP",
-			       json_object_new_int(cmp_profile_flows(o->profile, o->flows, 0)));
+			       json_object_new_int(bench_profile_flows(o->profile, o->flows, 0)));
 	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_DOWN",
-			       json_object_new_int(cmp_profile_flows(o->profile, o->flows, 1)));
+			       json_object_new_int(bench_profile_flows(o->profile, o->flows, 1)));
 	json_object_object_add(m, "GATEWAYD_IP_FAMILY", json_object_new_int(o->family ? o->family : 4));
-	for (int p = 0; p < CMP_PH_COUNT; p++) {
+	for (int p = 0; p < BENCH_PH_COUNT; p++) {
 		struct json_object *ph = json_object_new_object();
 
-		json_object_object_add(ph, "name", json_object_new_string(cmp_phase_name(p)));
+		json_object_object_add(ph, "name", json_object_new_string(bench_phase_name(p)));
 		json_object_object_add(ph, "start_s", num(r->phase_start[p], 3));
 		json_object_object_add(ph, "end_s", num(r->phase_start[p + 1], 3));
 		json_object_array_add(a, ph);
@@ -464,14 +464,14 @@ static void own_meta(struct json_object *m, const struct cmp_opts *o, const stru
 }
 
 /* the pings' server: over IPv4 but with --family 6 (46 pings over IPv4) */
-static const char *server(const struct cmp_opts *o)
+static const char *server(const struct bench_opts *o)
 {
-	return o->family == 6 ? CMP_IP6_SERVER : CMP_IP_SERVER;
+	return o->family == 6 ? BENCH_IP6_SERVER : BENCH_IP_SERVER;
 }
 
 /* the hosts: flent's local one (the client) and the server */
-static void host_meta(struct json_object *m, const struct cmp_opts *o,
-		      const struct cmp_sysinfo *si)
+static void host_meta(struct json_object *m, const struct bench_opts *o,
+		      const struct bench_sysinfo *si)
 {
 	struct json_object *a = json_object_new_array();
 
@@ -483,8 +483,8 @@ static void host_meta(struct json_object *m, const struct cmp_opts *o,
 }
 
 /* the client's sysctls (flent's local host), the gateway's two sides, the server's sysctls */
-static void sides_meta(struct json_object *m, const struct cmp_opts *o, const struct cmp_result *r,
-		       const struct cmp_sysinfo *si)
+static void sides_meta(struct json_object *m, const struct bench_opts *o,
+		       const struct bench_result *r, const struct bench_sysinfo *si)
 {
 	struct json_object *a = json_object_new_object(), *tp = json_object_new_object();
 
@@ -496,8 +496,8 @@ static void sides_meta(struct json_object *m, const struct cmp_opts *o, const st
 	json_object_object_add(m, "REMOTE_METADATA", a);
 }
 
-static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_result *r,
-				    const char *kernel_used, const struct cmp_sysinfo *si,
+static struct json_object *metadata(const struct bench_opts *o, const struct bench_result *r,
+				    const char *kernel_used, const struct bench_sysinfo *si,
 				    const char *fname)
 {
 	struct json_object *m = json_object_new_object();
@@ -507,7 +507,7 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	char b[80], note[512];
 
 	json_object_object_add(m, "NAME", json_object_new_string(ftest_name[ftest_of(o)]));
-	json_object_object_add(m, "TITLE", json_object_new_string(cmp_result_label(r)));
+	json_object_object_add(m, "TITLE", json_object_new_string(bench_result_label(r)));
 	note_text(o, r, note, sizeof(note));
 	json_object_object_add(m, "NOTE", json_object_new_string(note));
 	iso_time(r->t0_unix, b, sizeof(b));
@@ -517,9 +517,9 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	 * before and after (TOTAL_LENGTH), the idle time before the load (DELAY: its plots
 	 * cut that much off either end for the loaded CDF) */
 	json_object_object_add(m, "LENGTH", json_object_new_int((int)lround(
-		r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_TCP])));
-	json_object_object_add(m, "TOTAL_LENGTH", num(r->phase_start[CMP_PH_COUNT], 3));
-	json_object_object_add(m, "DELAY", num(r->phase_start[CMP_PH_TCP], 3));
+		r->phase_start[BENCH_PH_IDLE2] - r->phase_start[BENCH_PH_TCP])));
+	json_object_object_add(m, "TOTAL_LENGTH", num(r->phase_start[BENCH_PH_COUNT], 3));
+	json_object_object_add(m, "DELAY", num(r->phase_start[BENCH_PH_TCP], 3));
 	json_object_object_add(m, "STEP_SIZE", num(FLENT_STEP, 3));
 	host_meta(m, o, si);
 	json_object_object_add(m, "DATA_FILENAME", json_object_new_string(fname));
@@ -540,9 +540,9 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
  * and their raw points {t, tcp_rtt, tcp_rtt_var} among NAME's own raw values, in time order
  * (flent takes a raw point without "val" for what it is). Nothing for a flow without reads. */
 static int add_rtt(struct json_object *res, struct json_object *raw, const struct fseries *x,
-		   const struct cmp_result *r, size_t steps)
+		   const struct bench_result *r, size_t steps)
 {
-	const struct cmp_flow *f = x->flow;
+	const struct bench_flow *f = x->flow;
 	struct json_object *raw_list = json_object_object_get(raw, x->name);
 	static const char *const key[2] = { "tcp_rtt", "tcp_rtt_var" };
 	struct fseries y;
@@ -600,7 +600,7 @@ static int add_rtt(struct json_object *res, struct json_object *raw, const struc
 
 /* The run's series: measured (collect), each on x_values, and the test's computed ones into
  * c (*nc of them); the steps into *steps. 0 or -ENOMEM. */
-static int series_of(enum ftest ft, const struct cmp_result *r, struct fseries *s, size_t *ns,
+static int series_of(enum ftest ft, const struct bench_result *r, struct fseries *s, size_t *ns,
 		     struct computed *c, size_t *nc, size_t *steps)
 {
 	const unsigned up = FT_BOTH | 1u << FT_NUP, down = FT_BOTH | 1u << FT_NDOWN;
@@ -648,7 +648,7 @@ static struct json_object *steps_json(const double *v, size_t steps, int dec)
 
 /* A measured series' raw values as flent's runners record them: t absolute (unix seconds),
  * val; netperf's interval length as dur; ping's sequence number as seq */
-static struct json_object *raw_json(const struct fseries *x, const struct cmp_result *r)
+static struct json_object *raw_json(const struct fseries *x, const struct bench_result *r)
 {
 	struct json_object *rv = json_object_new_array_ext((int)x->n);
 	bool is_ping = ping(x);
@@ -670,7 +670,7 @@ static struct json_object *raw_json(const struct fseries *x, const struct cmp_re
 /* Every series into results (on x_values), raw_values and SERIES_META; 0 or -ENOMEM */
 static int series_json(struct json_object *res, struct json_object *raw, struct json_object *sm,
 		       const struct fseries *s, size_t ns, const struct computed *c, size_t nc,
-		       const struct cmp_result *r, size_t steps)
+		       const struct bench_result *r, size_t steps)
 {
 	for (size_t i = 0; i < ns; i++) {
 		json_object_object_add(res, s[i].name, steps_json(s[i].res, steps, 6));
@@ -691,11 +691,11 @@ static int series_json(struct json_object *res, struct json_object *raw, struct 
 	return 0;
 }
 
-static struct json_object *build(const struct cmp_opts *o, const struct cmp_result *r,
-				 const char *kernel_used, const struct cmp_sysinfo *si,
+static struct json_object *build(const struct bench_opts *o, const struct bench_result *r,
+				 const char *kernel_used, const struct bench_sysinfo *si,
 				 const char *fname, char *err, size_t errlen)
 {
-	struct fseries s[CMP_MAX_FLOWS + 1];
+	struct fseries s[BENCH_MAX_FLOWS + 1];
 	struct computed c[6];
 	struct json_object *root = NULL, *x, *res, *raw, *sm, *m;
 	size_t ns = 0, steps = 0, nc = 0;
@@ -731,26 +731,26 @@ out:
 	return root;
 }
 
-int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_result *r,
-		    const char *kernel_used, const struct cmp_sysinfo *si, char *name,
-		    size_t namelen, char *err, size_t errlen)
+int bench_write_flent(const char *dir, const struct bench_opts *o, const struct bench_result *r,
+		      const char *kernel_used, const struct bench_sysinfo *si, char *name,
+		      size_t namelen, char *err, size_t errlen)
 {
 	char path[4400];
 	struct json_object *root;
-	struct cmp_out w;
+	struct bench_out w;
 	const char *text;
 	gzFile gz;
 	size_t len;
 	int ret, fd;
 
-	cmp_flent_name(o, r, name, namelen);
+	bench_flent_name(o, r, name, namelen);
 	if (!(root = build(o, r, kernel_used, si, name, err, errlen)))
 		return -ENOMEM;
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	/* whole or not at all, as results.json (outfile.c): zlib writes into a copy of the
 	 * temporary's fd, which gzclose closes; the commit then syncs and renames it */
-	if ((ret = cmp_out_begin(&w, path, err, errlen))) {
+	if ((ret = bench_out_begin(&w, path, err, errlen))) {
 		json_object_put(root);
 		return ret;
 	}
@@ -761,7 +761,7 @@ int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_
 		if (fd >= 0)
 			close(fd);
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		cmp_out_abort(&w);
+		bench_out_abort(&w);
 		json_object_put(root);
 		return ret;
 	}
@@ -772,9 +772,9 @@ int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_
 		ret = -(errno ? errno : EIO);
 	if (ret) {
 		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(-ret));
-		cmp_out_abort(&w);
+		bench_out_abort(&w);
 	} else {
-		ret = cmp_out_commit(&w, err, errlen);
+		ret = bench_out_commit(&w, err, errlen);
 	}
 	json_object_put(root);
 	return ret;

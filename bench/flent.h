@@ -4,20 +4,20 @@
 
 #include <stddef.h>
 
-struct cmp_opts;
-struct cmp_result;
-struct cmp_sysinfo;
+struct bench_opts;
+struct bench_result;
+struct bench_sysinfo;
 
 /* Flent's test of the run's load (--profile, --flows): rrul_be, rrul_be_nflows,
  * tcp_nup or tcp_ndown */
-const char *cmp_flent_test(const struct cmp_opts *o);
+const char *bench_flent_test(const struct bench_opts *o);
 /* The name flent gives the run's file: TEST-TIME.LABEL.flent.gz */
-void cmp_flent_name(const struct cmp_opts *o, const struct cmp_result *r, char *buf,
-		    size_t len);
+void bench_flent_name(const struct bench_opts *o, const struct bench_result *r, char *buf,
+		      size_t len);
 /* One run as flent's own data file (format version 4, its test's), written in
  * dir under the name flent gives it; its file name into name. 0 or -errno (err says). */
-int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_result *r,
-		    const char *kernel_used, const struct cmp_sysinfo *si, char *name,
-		    size_t namelen, char *err, size_t errlen);
+int bench_write_flent(const char *dir, const struct bench_opts *o, const struct bench_result *r,
+		      const char *kernel_used, const struct bench_sysinfo *si, char *name,
+		      size_t namelen, char *err, size_t errlen);
 
 #endif

@@ -89,7 +89,7 @@ static void summary_table(FILE *f, const struct gw_bench_file *r)
 	size_t nq = json_object_is_type(qs, json_type_array) ? json_object_array_length(qs) : 0;
 	char b[320];
 
-	cmp_repeat_interval_text(r->repetitions, b, sizeof(b));
+	bench_repeat_interval_text(r->repetitions, b, sizeof(b));
 	fputs("<h2>Figures</h2>\n<p id=\"interval\">", f);
 	esc(f, b);
 	fputs("</p>\n<table id=\"figures\">\n<tr><th>queue</th>", f);
@@ -106,10 +106,10 @@ static void summary_table(FILE *f, const struct gw_bench_file *r)
 		const struct gw_bench_row *row = &gw_bench_rows[k];
 
 		fputs("<tr><th>", f);
-		esc(f, row->kind == GW_BENCH_ROW_GRADE ? CMP_REPEAT_GRADE_ROW : row->label);
+		esc(f, row->kind == GW_BENCH_ROW_GRADE ? BENCH_REPEAT_GRADE_ROW : row->label);
 		fputs("</th>", f);
 		for (size_t i = 0; i < nq; i++) {
-			cmp_repeat_row_cell(row, json_object_array_get_idx(qs, i), b, sizeof(b));
+			bench_repeat_row_cell(row, json_object_array_get_idx(qs, i), b, sizeof(b));
 			fputs("<td class=\"n\">", f);
 			esc(f, b);
 			fputs("</td>", f);
@@ -211,7 +211,7 @@ static void table(FILE *f, const struct gw_bench_file *runs, size_t n)
 			}
 }
 
-/* Reads dir/name, at most CMP_HTML_SVG_MAX bytes; NULL with why when it is not a plot of ours
+/* Reads dir/name, at most BENCH_HTML_SVG_MAX bytes; NULL with why when it is not a plot of ours
  * to embed: anything that could load, link or run (scripts, references, foreign content,
  * entities) is refused, though the page's policy would block it anyway. */
 static char *read_svg(const char *dir, const char *name, char *why, size_t len)
@@ -229,9 +229,9 @@ static char *read_svg(const char *dir, const char *name, char *why, size_t len)
 		snprintf(why, len, "%s", strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > CMP_HTML_SVG_MAX ||
-	    !(buf = malloc((size_t)st.st_size + 1))) {
-		snprintf(why, len, "not a regular file of at most %u bytes", CMP_HTML_SVG_MAX);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > BENCH_HTML_SVG_MAX || !(buf = malloc((size_t)st.st_size + 1))) {
+		snprintf(why, len, "not a regular file of at most %u bytes", BENCH_HTML_SVG_MAX);
 		close(fd);
 		return NULL;
 	}
@@ -485,20 +485,20 @@ static void settings(FILE *f, const struct gw_bench_file *r, size_t n)
 	trees(f, r);
 }
 
-int cmp_html_write(const char *dir, const struct gw_bench_file *runs, size_t n,
-		   const char *const *plot_names, size_t n_plots, char *err, size_t errlen)
+int bench_html_write(const char *dir, const struct gw_bench_file *runs, size_t n,
+		     const char *const *plot_names, size_t n_plots, char *err, size_t errlen)
 {
 	char path[4200];
-	struct cmp_out w;
+	struct bench_out w;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/" CMP_HTML_NAME, dir);
+	snprintf(path, sizeof(path), "%s/" BENCH_HTML_NAME, dir);
 	/* whole or not at all (outfile.c); any failure is -EIO, a file not written */
-	if (cmp_out_begin(&w, path, err, errlen))
+	if (bench_out_begin(&w, path, err, errlen))
 		return -EIO;
-	if (!(f = cmp_out_stdio(&w))) {
+	if (!(f = bench_out_stdio(&w))) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		cmp_out_abort(&w);
+		bench_out_abort(&w);
 		return -EIO;
 	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -536,10 +536,10 @@ int cmp_html_write(const char *dir, const struct gw_bench_file *runs, size_t n,
 	for (size_t i = 0; i < n; i++)
 		settings(f, &runs[i], n);
 	fputs("</body></html>\n", f);
-	return cmp_out_commit(&w, err, errlen) ? -EIO : 0;
+	return bench_out_commit(&w, err, errlen) ? -EIO : 0;
 }
 
-int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
+int bench_html_run_dir(const char *dir, char *err, size_t errlen)
 {
 	static struct gw_bench_file run;	/* big: not on the stack */
 	char names[GW_BENCH_MAX_RUNS + 4][GW_BENCH_LABEL_MAX + 16];
@@ -554,8 +554,8 @@ int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
 	snprintf(names[n++], sizeof(names[0]), "latency-cdf.svg");
 	snprintf(names[n++], sizeof(names[0]), "latency-time.svg");
 	if (run.repetitions > 1) {
-		snprintf(names[n++], sizeof(names[0]), CMP_BOX_INDUCED);
-		snprintf(names[n++], sizeof(names[0]), CMP_BOX_GOODPUT);
+		snprintf(names[n++], sizeof(names[0]), BENCH_BOX_INDUCED);
+		snprintf(names[n++], sizeof(names[0]), BENCH_BOX_GOODPUT);
 	}
 	for (size_t k = 0; k < run.n_cols; k++)
 		/* a repeated run's flows: the first repetition's (flows-LABEL-rep1.svg) */
@@ -580,7 +580,7 @@ int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
 		}
 	for (size_t i = 0; i < n; i++)
 		plot_names[i] = names[i];
-	e = cmp_html_write(dir, &run, 1, plot_names, n, err, errlen);
+	e = bench_html_write(dir, &run, 1, plot_names, n, err, errlen);
 	gw_bench_file_free(&run);
 	return e;
 }

@@ -43,14 +43,14 @@ static void probe_child(int fd)
 	static char *const netem[] = { "tc", "qdisc", "add", "dev", "lo", "root", "handle", "1:",
 				       "netem", NULL };
 	static char *const ifb[] = { "ip", "link", "add", "ifbprobe", "type", "ifb", NULL };
-	const struct cmp_queue *x;
-	char got[2 + CMP_Q_COUNT] = { 0 }, handle[16];
+	const struct bench_queue *x;
+	char got[2 + BENCH_Q_COUNT] = { 0 }, handle[16];
 
 	if (unshare(CLONE_NEWNET) < 0)
 		_exit(255);
 	got[0] = run_quiet(netem) == 0;
 	got[1] = run_quiet(ifb) == 0;
-	for (int q = 0; (x = cmp_queue((enum cmp_qdisc)q)); q++) {
+	for (int q = 0; (x = bench_queue((enum bench_qdisc)q)); q++) {
 		union gw_qopts opts;
 		char *try[] = { "tc", "qdisc", "replace", "dev", "lo", "root", "handle", handle,
 				NULL, NULL };
@@ -63,9 +63,9 @@ static void probe_child(int fd)
 	_exit(write(fd, got, sizeof(got)) == (ssize_t)sizeof(got) ? 0 : 254);
 }
 
-int cmp_kernel_probe(struct cmp_kernel_has *k)
+int bench_kernel_probe(struct bench_kernel_has *k)
 {
-	char got[2 + CMP_Q_COUNT];
+	char got[2 + BENCH_Q_COUNT];
 	int status, fds[2];
 	pid_t p;
 
@@ -85,26 +85,26 @@ int cmp_kernel_probe(struct cmp_kernel_has *k)
 		return -1;
 	k->netem = got[0];
 	k->ifb = got[1];
-	for (int q = 0; q < CMP_Q_COUNT; q++)
+	for (int q = 0; q < BENCH_Q_COUNT; q++)
 		k->queue[q] = got[2 + q];
 	return 0;
 }
 
-uint32_t cmp_pick_needs(const struct cmp_opts *o, size_t i)
+uint32_t bench_pick_needs(const struct bench_opts *o, size_t i)
 {
 	return o->pick[i].needs ? o->pick[i].needs : 1u << o->qdiscs[i];
 }
 
 /* Run i's kinds this kernel lacks, each once, onto buf (after sep, then ", "): true if any */
-static bool lacking(const struct cmp_opts *o, size_t i, const struct cmp_kernel_has *k,
+static bool lacking(const struct bench_opts *o, size_t i, const struct bench_kernel_has *k,
 		    char *buf, size_t len, const char *sep)
 {
 	bool any = false;
 
-	for (int q = 0; q < CMP_Q_COUNT; q++) {
-		if (!(cmp_pick_needs(o, i) & (1u << q)) || k->queue[q])
+	for (int q = 0; q < BENCH_Q_COUNT; q++) {
+		if (!(bench_pick_needs(o, i) & (1u << q)) || k->queue[q])
 			continue;
-		const char *kind = cmp_queue((enum cmp_qdisc)q)->ops->name;
+		const char *kind = bench_queue((enum bench_qdisc)q)->ops->name;
 		size_t n = strlen(buf);
 
 		any = true;
@@ -114,10 +114,10 @@ static bool lacking(const struct cmp_opts *o, size_t i, const struct cmp_kernel_
 	return any;
 }
 
-int cmp_kernel_check(const struct cmp_opts *o, const struct cmp_kernel_has *k, char *missing,
-		     size_t len, bool *full)
+int bench_kernel_check(const struct bench_opts *o, const struct bench_kernel_has *k, char *missing,
+		       size_t len, bool *full)
 {
-	char lacks[128] = "", asked[CMP_QDISCS_TEXT_MAX] = "";
+	char lacks[128] = "", asked[BENCH_QDISCS_TEXT_MAX] = "";
 
 	/* full: netem, ifb and the kind of every queue asked for */
 	*full = k->netem && k->ifb;
@@ -128,7 +128,7 @@ int cmp_kernel_check(const struct cmp_opts *o, const struct cmp_kernel_has *k, c
 		snprintf(missing + strlen(missing), len - strlen(missing), " ifb");
 	/* --kernel host is a promise: a queue it cannot build is refused before anything starts
 	 * (auto moves to User-Mode Linux, or runs what it can where that is missing) */
-	if (o->kernel != CMP_KERNEL_HOST)
+	if (o->kernel != BENCH_KERNEL_HOST)
 		return 0;
 	for (size_t i = 0; i < o->n_qdiscs; i++)
 		if (lacking(o, i, k, lacks, sizeof(lacks), ", ") && strlen(asked) < sizeof(asked))
@@ -156,7 +156,7 @@ static bool find_beside(const char *self, const char *const *rel, size_t n, char
 	return false;
 }
 
-bool cmp_find_gatewayd(const char *self, char *out, size_t len)
+bool bench_find_gatewayd(const char *self, char *out, size_t len)
 {
 	static const char *const rel[] = { "gatewayd", "../../sbin/gatewayd" };
 
@@ -182,7 +182,7 @@ static bool find_uml_helper(const char *self, char *out, size_t len)
 struct uml_argv {
 	char *argv[56];
 	int n;
-	char dur[32], tmo[32], rtt[32], q[CMP_QDISCS_TEXT_MAX], steps[256], stept[32];
+	char dur[32], tmo[32], rtt[32], q[BENCH_QDISCS_TEXT_MAX], steps[256], stept[32];
 	char ways[64], nrep[16], nflows[16];
 };
 
@@ -198,13 +198,13 @@ static void arg2(struct uml_argv *a, const char *s, const char *v)
 }
 
 /* gatewayd-uml's own options: how long the guest may take, its modules, network, output */
-static void helper_args(struct uml_argv *a, const struct cmp_opts *o, const char *helper)
+static void helper_args(struct uml_argv *a, const struct bench_opts *o, const char *helper)
 {
 	const char *net = getenv("GATEWAYD_UML_NET");
 
 	/* each run, its set-up and tear-down (slow in a one-CPU guest), and the boot */
 	if (o->sc.on)
-		snprintf(a->tmo, sizeof(a->tmo), "%.0f", (double)o->sc.n_ways * (CMP_SC_IDLE_S +
+		snprintf(a->tmo, sizeof(a->tmo), "%.0f", (double)o->sc.n_ways * (BENCH_SC_IDLE_S +
 			 30 + o->sc.step_s * (double)o->sc.n_steps) + 60);
 	else
 		snprintf(a->tmo, sizeof(a->tmo), "%.0f",
@@ -228,7 +228,7 @@ static void helper_args(struct uml_argv *a, const struct cmp_opts *o, const char
 }
 
 /* the scenario's settings, as the guest's bench reads them again */
-static void scenario_args(struct uml_argv *a, const struct cmp_opts *o)
+static void scenario_args(struct uml_argv *a, const struct bench_opts *o)
 {
 	for (size_t k = 0; k < o->sc.n_steps; k++) {
 		size_t l = strlen(a->steps);
@@ -241,7 +241,7 @@ static void scenario_args(struct uml_argv *a, const struct cmp_opts *o)
 		size_t l = strlen(a->ways);
 
 		snprintf(a->ways + l, sizeof(a->ways) - l, "%s%s", k ? "," : "",
-			 cmp_way_name(o->sc.ways[k]));
+			 bench_way_name(o->sc.ways[k]));
 	}
 	snprintf(a->stept, sizeof(a->stept), "%.3fs", o->sc.step_s);
 	arg2(a, "--scenario", "variable");
@@ -254,15 +254,15 @@ static void scenario_args(struct uml_argv *a, const struct cmp_opts *o)
 }
 
 /* the load's settings, where they are not the defaults */
-static void load_args(struct uml_argv *a, const struct cmp_opts *o)
+static void load_args(struct uml_argv *a, const struct bench_opts *o)
 {
 	if (o->repeat > 1) {
 		snprintf(a->nrep, sizeof(a->nrep), "%d", o->repeat);
 		arg2(a, "--repeat", a->nrep);
 	}
-	if (o->profile != CMP_PROF_RRUL)
-		arg2(a, "--profile", cmp_profile_name(o->profile));
-	if (o->flows != CMP_TCP_FLOWS) {
+	if (o->profile != BENCH_PROF_RRUL)
+		arg2(a, "--profile", bench_profile_name(o->profile));
+	if (o->flows != BENCH_TCP_FLOWS) {
 		snprintf(a->nflows, sizeof(a->nflows), "%d", o->flows);
 		arg2(a, "--flows", a->nflows);
 	}
@@ -271,7 +271,7 @@ static void load_args(struct uml_argv *a, const struct cmp_opts *o)
 }
 
 /* The bench in the guest: this program, the same settings, this kernel's promise */
-static void guest_args(struct uml_argv *a, const struct cmp_opts *o)
+static void guest_args(struct uml_argv *a, const struct bench_opts *o)
 {
 	snprintf(a->dur, sizeof(a->dur), "%.3fs", o->duration_s);
 	snprintf(a->rtt, sizeof(a->rtt), "%lldus", (long long)o->rtt_us);
@@ -304,7 +304,7 @@ static void guest_args(struct uml_argv *a, const struct cmp_opts *o)
 		scenario_args(a, o);
 }
 
-static int exec_in_uml(const struct cmp_opts *o, const char *helper)
+static int exec_in_uml(const struct bench_opts *o, const char *helper)
 {
 	static struct uml_argv a;	/* (execv's, or the process's end) */
 
@@ -318,12 +318,12 @@ static int exec_in_uml(const struct cmp_opts *o, const char *helper)
 	return 1;
 }
 
-int cmp_kernel_choose(const struct cmp_opts *o, bool full, const char *missing)
+int bench_kernel_choose(const struct bench_opts *o, bool full, const char *missing)
 {
 	const char *linux_uml = getenv("UML_LINUX");	/* as the helper reads it */
 	char helper[PATH_MAX];
 
-	if (o->kernel == CMP_KERNEL_HOST || (o->kernel == CMP_KERNEL_AUTO && full))
+	if (o->kernel == BENCH_KERNEL_HOST || (o->kernel == BENCH_KERNEL_AUTO && full))
 		return -1;
 	if (!linux_uml || !*linux_uml)
 		linux_uml = "/usr/bin/linux.uml";
@@ -331,7 +331,7 @@ int cmp_kernel_choose(const struct cmp_opts *o, bool full, const char *missing)
 		if (o->own && o->own_nft)
 			printf("note: link %s classifies with nftables, which needs the inet family in the guest's kernel (Debian's linux.uml has none: its runs then fail to apply; see docs/compare.md)\n",
 			       o->own_link);
-		if (o->kernel == CMP_KERNEL_UML)
+		if (o->kernel == BENCH_KERNEL_UML)
 			printf("--kernel uml: running the comparison inside User-Mode Linux (%s)\n",
 			       helper);
 		else
@@ -339,7 +339,7 @@ int cmp_kernel_choose(const struct cmp_opts *o, bool full, const char *missing)
 			       missing, helper);
 		return exec_in_uml(o, helper);
 	}
-	if (o->kernel == CMP_KERNEL_UML) {
+	if (o->kernel == BENCH_KERNEL_UML) {
 		fprintf(stderr, "gatewayd: --kernel uml: no %s (apt-get install user-mode-linux) or no gatewayd-uml helper next to %s\n",
 			linux_uml, o->self);
 		return 1;

@@ -10,6 +10,6 @@ int main(int argc, char **argv)
 	/* as the daemon dispatched it: --compare-report anywhere is the report */
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--compare-report"))
-			return gw_compare_report_main(argc, argv);
-	return gw_compare_main(argc, argv);
+			return bench_report_main(argc, argv);
+	return bench_compare_main(argc, argv);
 }

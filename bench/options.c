@@ -16,14 +16,15 @@
 #include "config/config.h"
 #include "webui/benchfile.h"
 
-const char *cmp_profile_name(enum cmp_profile p)
+const char *bench_profile_name(enum bench_profile p)
 {
-	static const char *const names[CMP_PROF_COUNT] = { "rrul", "bidir", "upload", "download" };
+	static const char *const names[BENCH_PROF_COUNT] = { "rrul", "bidir", "upload",
+							     "download" };
 
-	return p < CMP_PROF_COUNT ? names[p] : "?";
+	return p < BENCH_PROF_COUNT ? names[p] : "?";
 }
 
-void cmp_usage(FILE *f)
+void bench_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gatewayd --compare [--rate 20mbit|DOWN/UP] [--rtt 40ms] [--duration 30s]\n"
@@ -73,8 +74,8 @@ void cmp_usage(FILE *f)
 
 /* What the command line gathers before it is checked as a whole */
 struct parse {
-	struct cmp_opts *o;
-	char qdiscs[CMP_QDISCS_TEXT_MAX];	/* --qdiscs as given, or the default */
+	struct bench_opts *o;
+	char qdiscs[BENCH_QDISCS_TEXT_MAX];	/* --qdiscs as given, or the default */
 	char ways[64], steps[256];		/* the scenario's */
 	bool qset, rset;			/* --qdiscs and --rate were given */
 };
@@ -135,9 +136,9 @@ static int take_none(struct parse *p, const char *v)
 
 static int take_rate(struct parse *p, const char *v)
 {
-	struct cmp_opts *o = p->o;
+	struct bench_opts *o = p->o;
 
-	if (strlen(v) >= sizeof(o->rate_text) || cmp_parse_rates(v, o->rate, o->dir_text))
+	if (strlen(v) >= sizeof(o->rate_text) || bench_parse_rates(v, o->rate, o->dir_text))
 		return refuse("--rate: want a rate from 100kbit to 1gbit, like 20mbit, or down/up rates like 40mbit/10mbit, not '%s'",
 			      v);
 	COPY(o->rate_text, v);
@@ -236,20 +237,20 @@ static int take_flows(struct parse *p, const char *v)
 	char want[64];
 
 	snprintf(want, sizeof(want), "--flows: want 1 to %d TCP flows per direction",
-		 CMP_TCP_FLOWS_MAX);
-	return whole_in(v, CMP_TCP_FLOWS_MAX, &p->o->flows, want);
+		 BENCH_TCP_FLOWS_MAX);
+	return whole_in(v, BENCH_TCP_FLOWS_MAX, &p->o->flows, want);
 }
 
 static int take_profile(struct parse *p, const char *v)
 {
 	int k;
 
-	for (k = 0; k < CMP_PROF_COUNT && strcmp(v, cmp_profile_name(k)); k++)
+	for (k = 0; k < BENCH_PROF_COUNT && strcmp(v, bench_profile_name(k)); k++)
 		;
-	if (k == CMP_PROF_COUNT)
+	if (k == BENCH_PROF_COUNT)
 		return refuse("--profile: rrul (TCP both ways, then a UDP flood), bidir, upload or download, not '%s'",
 			      v);
-	p->o->profile = (enum cmp_profile)k;
+	p->o->profile = (enum bench_profile)k;
 	return 0;
 }
 
@@ -289,7 +290,7 @@ static int take_kernel(struct parse *p, const char *v)
 
 	for (int k = 0; k < 3; k++)
 		if (!strcmp(v, names[k])) {
-			p->o->kernel = (enum cmp_kernel)k;
+			p->o->kernel = (enum bench_kernel)k;
 			return 0;
 		}
 	return refuse("--kernel: auto, host or uml, not '%s'", v);
@@ -306,7 +307,7 @@ static int take_help(struct parse *p, const char *v)
 {
 	(void)p;
 	(void)v;
-	cmp_usage(stdout);
+	bench_usage(stdout);
 	return 1;
 }
 
@@ -341,11 +342,11 @@ static const struct opt {
 #define N_OPTS (sizeof(opts) / sizeof(opts[0]))
 
 /* --qdiscs into o's picks and queues */
-static int take_picks(const char *s, struct cmp_opts *o)
+static int take_picks(const char *s, struct bench_opts *o)
 {
 	char err[512];
 
-	if (cmp_parse_qdiscs(s, o->pick, GW_BENCH_MAX_QUEUES, &o->n_qdiscs, err, sizeof(err)))
+	if (bench_parse_qdiscs(s, o->pick, GW_BENCH_MAX_QUEUES, &o->n_qdiscs, err, sizeof(err)))
 		return refuse("%s", err);
 	for (size_t i = 0; i < o->n_qdiscs; i++)
 		o->qdiscs[i] = o->pick[i].q;
@@ -355,14 +356,14 @@ static int take_picks(const char *s, struct cmp_opts *o)
 /* -c CONFIG: its own link against the fifo, at its rates (config_link.c) */
 static int check_own(struct parse *p)
 {
-	struct cmp_opts *o = p->o;
-	struct cmp_pick user[GW_BENCH_MAX_QUEUES];
+	struct bench_opts *o = p->o;
+	struct bench_pick user[GW_BENCH_MAX_QUEUES];
 	size_t n_user = 0;
 	char err[1024], abs[PATH_MAX];
 
 	if (p->rset)
 		return refuse("--rate and -c: the bench runs at the rates of the config's link");
-	if (p->qset && cmp_parse_qdiscs(p->qdiscs, user, GW_BENCH_MAX_QUEUES, &n_user, err, sizeof(err)))
+	if (p->qset && bench_parse_qdiscs(p->qdiscs, user, GW_BENCH_MAX_QUEUES, &n_user, err, sizeof(err)))
 		return refuse("%s", err);
 	/* absolute: a UML guest reads it again, through its hostfs root */
 	if (realpath(o->config, abs))
@@ -370,7 +371,7 @@ static int check_own(struct parse *p)
 	if (p->qset)
 		COPY(o->user_qdiscs, p->qdiscs);
 	o->own = true;
-	if (cmp_own_setup(o, user, n_user, err, sizeof(err)))
+	if (bench_own_setup(o, user, n_user, err, sizeof(err)))
 		return refuse("%s", err);
 	return 0;
 }
@@ -378,7 +379,7 @@ static int check_own(struct parse *p)
 /* A queue comparison: the queues, or -c CONFIG's link; not more than the files' readers take */
 static int check_queues(struct parse *p)
 {
-	struct cmp_opts *o = p->o;
+	struct bench_opts *o = p->o;
 	int e = o->config[0] ? check_own(p) : take_picks(p->qdiscs, o);
 
 	if (e)
@@ -395,46 +396,46 @@ static int check_queues(struct parse *p)
  * and ways; none of the queue comparison's load options */
 static int check_scenario(struct parse *p)
 {
-	struct cmp_opts *o = p->o;
+	struct bench_opts *o = p->o;
 
-	if (o->repeat > 1 || o->profile != CMP_PROF_RRUL || o->flows != CMP_TCP_FLOWS ||
+	if (o->repeat > 1 || o->profile != BENCH_PROF_RRUL || o->flows != BENCH_TCP_FLOWS ||
 	    o->family != 4)
 		return refuse("--repeat, --profile, --flows and --family: a queue comparison's, not --scenario's");
 	if (!p->qset)
 		COPY(p->qdiscs, "fq_codel");
 	if (take_picks(p->qdiscs, o))
 		return -EINVAL;
-	if (o->n_qdiscs != 1 || cmp_queue(o->qdiscs[0])->shaper)
+	if (o->n_qdiscs != 1 || bench_queue(o->qdiscs[0])->shaper)
 		return refuse("--scenario: --qdiscs names the one queue under the gateway's htb (fifo, fq_codel, cake, ...), not '%s'",
 			      p->qdiscs);
-	if (cmp_sc_parse_steps(p->steps, &o->sc))
+	if (bench_sc_parse_steps(p->steps, &o->sc))
 		return refuse("--steps: want 1 to %d steps of down/up rates, Mbit/s or with a unit, 100kbit to 1gbit each, like 40/10,12/4,30/8, not '%s'",
-			      CMP_MAX_STEPS, p->steps);
+			      BENCH_MAX_STEPS, p->steps);
 	if (o->sc.step_s * (double)o->sc.n_steps > 290)
 		return refuse("--steps and --step-time: at most 290 s of steps in all");
-	if (cmp_sc_parse_ways(p->ways, &o->sc))
+	if (bench_sc_parse_ways(p->ways, &o->sc))
 		return refuse("--ways: autorate, fixed and none, each at most once, not '%s'",
 			      p->ways);
-	cmp_sc_defaults(&o->sc);
+	bench_sc_defaults(&o->sc);
 	return 0;
 }
 
-static void defaults(struct cmp_opts *o)
+static void defaults(struct bench_opts *o)
 {
 	o->rtt_us = 40000;
 	o->duration_s = 30;
 	o->repeat = 1;
-	o->flows = CMP_TCP_FLOWS;
+	o->flows = BENCH_TCP_FLOWS;
 	o->family = 4;
 	o->sc.step_s = 20;
 	/* udp to the bench's reflector: one-way delays, so autorate judges each direction by
 	 * its own (with round trips alone the upload's queue is laid on the download too) */
 	COPY(o->sc.probe_method, "udp");
 	COPY(o->rate_text, "20mbit");
-	cmp_parse_rates(o->rate_text, o->rate, o->dir_text);
+	bench_parse_rates(o->rate_text, o->rate, o->dir_text);
 }
 
-int cmp_parse_opts(int argc, char **argv, struct cmp_opts *o)
+int bench_parse_opts(int argc, char **argv, struct bench_opts *o)
 {
 	struct parse p = { .o = o, .qdiscs = "fifo,fq_codel,cake,cake-shaper",
 			   .ways = "autorate,fixed,none", .steps = "40/10,12/4,30/8" };
@@ -451,14 +452,14 @@ int cmp_parse_opts(int argc, char **argv, struct cmp_opts *o)
 			if (opts[i].short_name == c)
 				c = 256 + (int)i;
 		if (c < 256) {
-			cmp_usage(stderr);
+			bench_usage(stderr);
 			return -EINVAL;
 		}
 		if ((e = opts[c - 256].take(&p, optarg)))
 			return e;
 	}
 	if (optind != argc) {
-		cmp_usage(stderr);
+		bench_usage(stderr);
 		return -EINVAL;
 	}
 	if (o->own_link[0] && (!o->config[0] || o->sc.on))

@@ -28,7 +28,7 @@ static int mkdir_one(const char *dir)
 	return r;
 }
 
-int cmp_out_mkdir(const char *path)
+int bench_out_mkdir(const char *path)
 {
 	char tmp[4200];
 	int r;
@@ -44,7 +44,7 @@ int cmp_out_mkdir(const char *path)
 	return mkdir_one(tmp);
 }
 
-int cmp_out_dir_check(int dfd, const char *dir, char *err, size_t errlen)
+int bench_out_dir_check(int dfd, const char *dir, char *err, size_t errlen)
 {
 	struct stat st;
 
@@ -92,7 +92,7 @@ static int way_check(int fd, const char *dir, size_t len, char *err, size_t errl
 	return 0;
 }
 
-int cmp_out_dir_open(const char *dir, char *err, size_t errlen)
+int bench_out_dir_open(const char *dir, char *err, size_t errlen)
 {
 	char real[PATH_MAX];
 	const char *p;
@@ -130,7 +130,7 @@ int cmp_out_dir_open(const char *dir, char *err, size_t errlen)
 		fd = next;
 		p = *end ? end + 1 : end;
 	}
-	if ((r = cmp_out_dir_check(fd, real, err, errlen)))
+	if ((r = bench_out_dir_check(fd, real, err, errlen)))
 		goto fail;
 	return fd;
 fail:
@@ -138,14 +138,14 @@ fail:
 	return r;
 }
 
-static int failed(struct cmp_out *w, int e, const char *what, char *err, size_t errlen)
+static int failed(struct bench_out *w, int e, const char *what, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "%s: %s: %s", w->path, what, strerror(e));
-	cmp_out_abort(w);
+	bench_out_abort(w);
 	return -e;
 }
 
-int cmp_out_begin(struct cmp_out *w, const char *path, char *err, size_t errlen)
+int bench_out_begin(struct bench_out *w, const char *path, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[sizeof(w->path)];
@@ -162,7 +162,7 @@ int cmp_out_begin(struct cmp_out *w, const char *path, char *err, size_t errlen)
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 	snprintf(w->name, sizeof(w->name), "%s", slash + 1);
 	snprintf(w->tmp, sizeof(w->tmp), "%.*s.tmp", (int)sizeof(w->tmp) - 5, w->name);
-	if ((w->dfd = cmp_out_dir_open(dir[0] ? dir : "/", err, errlen)) < 0)
+	if ((w->dfd = bench_out_dir_open(dir[0] ? dir : "/", err, errlen)) < 0)
 		return w->dfd;
 	for (int tries = 0; tries < 2; tries++) {
 		w->fd = openat(w->dfd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -181,14 +181,14 @@ int cmp_out_begin(struct cmp_out *w, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-FILE *cmp_out_stdio(struct cmp_out *w)
+FILE *bench_out_stdio(struct bench_out *w)
 {
 	if (!w->f)
 		w->f = fdopen(w->fd, "w");
 	return w->f;
 }
 
-int cmp_out_commit(struct cmp_out *w, char *err, size_t errlen)
+int bench_out_commit(struct bench_out *w, char *err, size_t errlen)
 {
 	/* stdio keeps what it could not write: the error shows at the flush */
 	if (w->f && (fflush(w->f) || ferror(w->f)))
@@ -219,20 +219,20 @@ int cmp_out_commit(struct cmp_out *w, char *err, size_t errlen)
 	return 0;
 }
 
-int cmp_out_json(const char *path, struct json_object *root, char *err, size_t errlen)
+int bench_out_json(const char *path, struct json_object *root, char *err, size_t errlen)
 {
-	struct cmp_out w;
+	struct bench_out w;
 	int r;
 
-	if ((r = cmp_out_begin(&w, path, err, errlen)))
+	if ((r = bench_out_begin(&w, path, err, errlen)))
 		return r;
 	errno = 0;
 	if (json_object_to_fd(w.fd, root, JSON_C_TO_STRING_PLAIN) < 0)
 		return failed(&w, errno ? errno : EIO, "cannot write", err, errlen);
-	return cmp_out_commit(&w, err, errlen);
+	return bench_out_commit(&w, err, errlen);
 }
 
-void cmp_out_abort(struct cmp_out *w)
+void bench_out_abort(struct bench_out *w)
 {
 	if (w->f)
 		fclose(w->f);	/* what it could not write is dropped with it */
@@ -247,7 +247,7 @@ void cmp_out_abort(struct cmp_out *w)
 	w->dfd = -1;
 }
 
-int cmp_out_failed(int bad, const char *dir)
+int bench_out_failed(int bad, const char *dir)
 {
 	if (!bad)
 		return 0;

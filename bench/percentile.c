@@ -12,13 +12,13 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void cmp_sort(double *v, size_t n)
+void bench_sort(double *v, size_t n)
 {
 	if (n)
 		qsort(v, n, sizeof(*v), by_value);
 }
 
-void cmp_sort_pairs(double *x, double *y, size_t n)
+void bench_sort_pairs(double *x, double *y, size_t n)
 {
 	for (size_t a = 1; a < n; a++)
 		for (size_t b = a; b > 0 && x[b - 1] > x[b]; b--) {
@@ -31,7 +31,7 @@ void cmp_sort_pairs(double *x, double *y, size_t n)
 		}
 }
 
-double cmp_percentile(const double *sorted, size_t n, double p)
+double bench_percentile(const double *sorted, size_t n, double p)
 {
 	size_t i;
 
@@ -45,7 +45,7 @@ double cmp_percentile(const double *sorted, size_t n, double p)
 	return sorted[i - 1];
 }
 
-void cmp_pct_of(double *v, size_t n, size_t lost, struct cmp_pct *out)
+void bench_pct_of(double *v, size_t n, size_t lost, struct bench_pct *out)
 {
 	double sum = 0;
 
@@ -56,28 +56,28 @@ void cmp_pct_of(double *v, size_t n, size_t lost, struct cmp_pct *out)
 	out->p50 = out->p95 = out->p99 = out->mean = NAN;
 	if (!n)
 		return;
-	cmp_sort(v, n);
-	out->p50 = cmp_percentile(v, n, 50);
-	out->p95 = cmp_percentile(v, n, 95);
-	out->p99 = cmp_percentile(v, n, 99);
+	bench_sort(v, n);
+	out->p50 = bench_percentile(v, n, 50);
+	out->p95 = bench_percentile(v, n, 95);
+	out->p99 = bench_percentile(v, n, 99);
 	out->mean = sum / (double)n;
 }
 
-void cmp_box_of(double *v, size_t n, struct cmp_box *b)
+void bench_box_of(double *v, size_t n, struct bench_box *b)
 {
 	b->n = n;
 	if (!n) {
 		b->min = b->p5 = b->q1 = b->median = b->q3 = b->p95 = b->max = NAN;
 		return;
 	}
-	cmp_sort(v, n);
+	bench_sort(v, n);
 	/* nearest rank, as the table's p50 and p95 are taken: the box's median and upper
 	 * whisker are the table's figures, not an interpolation of their own */
 	b->min = v[0];
-	b->p5 = cmp_percentile(v, n, 5);
-	b->q1 = cmp_percentile(v, n, 25);
-	b->median = cmp_percentile(v, n, 50);
-	b->q3 = cmp_percentile(v, n, 75);
-	b->p95 = cmp_percentile(v, n, 95);
+	b->p5 = bench_percentile(v, n, 5);
+	b->q1 = bench_percentile(v, n, 25);
+	b->median = bench_percentile(v, n, 50);
+	b->q3 = bench_percentile(v, n, 75);
+	b->p95 = bench_percentile(v, n, 95);
 	b->max = v[n - 1];
 }

@@ -23,7 +23,7 @@
 #include "webui/benchfile.h"
 #include "webui/benchrows.h"
 
-#define REP_OUT_VERSION 1
+#define BENCH_REPORT_OUT_VERSION 1
 #define LABEL_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+@:-"
 
 static const char *const plot_names[] = { "report-latency-cdf.svg", "report-box-induced.svg",
@@ -42,14 +42,14 @@ static void usage(FILE *f)
 		"and report.html, one self-contained page with the table, plots and settings.\n"
 		"--html-only RUNDIR writes (again) RUNDIR/report.html of one saved run.\n"
 		"Exit status 2 when a run directory or its results.json is missing or bad.\n",
-		REP_MIN_RUNS, REP_MAX_RUNS, REP_LABEL_MAX);
+		BENCH_REPORT_MIN_RUNS, BENCH_REPORT_MAX_RUNS, BENCH_REPORT_LABEL_MAX);
 }
 
 static bool label_ok(const char *s)
 {
 	size_t n = strlen(s);
 
-	return n && n <= REP_LABEL_MAX && strspn(s, LABEL_CHARS) == n;
+	return n && n <= BENCH_REPORT_LABEL_MAX && strspn(s, LABEL_CHARS) == n;
 }
 
 /* ARG as DIR=LABEL, or DIR alone (also a directory whose name holds a '='), labelled after
@@ -79,7 +79,7 @@ static int parse_run_arg(const char *arg, struct gw_bench_file *r)
 	}
 	if (!label_ok(label)) {
 		fprintf(stderr, "gatewayd: --compare-report: %s: '%s' is no label (1 to %d of A-Z a-z 0-9 . _ + @ : -): give one as %s=LABEL\n",
-			dir, label, REP_LABEL_MAX, dir);
+			dir, label, BENCH_REPORT_LABEL_MAX, dir);
 		return -EINVAL;
 	}
 	snprintf(r->label, sizeof(r->label), "%s", label);
@@ -208,8 +208,8 @@ static void print_settings(struct gw_bench_file *runs, size_t n, struct json_obj
  * the queue's, as wide as the widest; the notes under it. */
 static void print_table(struct gw_bench_file *runs, size_t n, struct json_object *warn)
 {
-	const char *top[REP_MAX_COLS], *label[REP_MAX_COLS];
-	struct json_object *fig[REP_MAX_COLS];
+	const char *top[BENCH_REPORT_MAX_COLS], *label[BENCH_REPORT_MAX_COLS];
+	struct json_object *fig[BENCH_REPORT_MAX_COLS];
 	size_t nc = 0;
 	int w = 13;
 
@@ -217,7 +217,7 @@ static void print_table(struct gw_bench_file *runs, size_t n, struct json_object
 	for (size_t i = 0; i < n; i++) {
 		if ((int)strlen(runs[i].label) > w)
 			w = (int)strlen(runs[i].label);
-		for (size_t k = 0; k < runs[i].n_cols && nc < REP_MAX_COLS; k++, nc++) {
+		for (size_t k = 0; k < runs[i].n_cols && nc < BENCH_REPORT_MAX_COLS; k++, nc++) {
 			const struct gw_bench_col *c = &runs[i].col[k];
 
 			if ((int)strlen(c->label) > w)
@@ -227,7 +227,7 @@ static void print_table(struct gw_bench_file *runs, size_t n, struct json_object
 			fig[nc] = c->ran ? c->fig : NULL;
 		}
 	}
-	cmp_table_print(top, label, fig, nc, w);
+	bench_table_print(top, label, fig, nc, w);
 	fputs(GW_BENCH_ROWS_KEY, stdout);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < runs[i].n_cols; k++)
@@ -238,7 +238,7 @@ static void print_table(struct gw_bench_file *runs, size_t n, struct json_object
 
 /* Each column's box figures, by its place across the runs: [0] induced latency, [1 + d]
  * goodput direction d. */
-static struct cmp_box boxes[REP_MAX_COLS][3];
+static struct bench_box boxes[BENCH_REPORT_MAX_COLS][3];
 
 /* The boxes, and each column's RTTs sorted for the CDF. */
 static void make_boxes(struct gw_bench_file *runs, size_t n)
@@ -246,28 +246,28 @@ static void make_boxes(struct gw_bench_file *runs, size_t n)
 	size_t nc = 0;
 
 	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < runs[i].n_cols && nc < REP_MAX_COLS; k++, nc++) {
+		for (size_t k = 0; k < runs[i].n_cols && nc < BENCH_REPORT_MAX_COLS; k++, nc++) {
 			struct gw_bench_col *c = &runs[i].col[k];
 
-			cmp_sort(c->rtt, c->n_rtt);
-			cmp_box_of(c->induced, c->n_induced, &boxes[nc][0]);
+			bench_sort(c->rtt, c->n_rtt);
+			bench_box_of(c->induced, c->n_induced, &boxes[nc][0]);
 			for (int d = 0; d < 2; d++)
-				cmp_box_of(c->good[d], c->n_good[d], &boxes[nc][1 + d]);
+				bench_box_of(c->good[d], c->n_good[d], &boxes[nc][1 + d]);
 		}
 }
 
-static struct json_object *box_json(const struct cmp_box *b)
+static struct json_object *box_json(const struct bench_box *b)
 {
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "samples", json_object_new_int64((int64_t)b->n));
-	json_object_object_add(o, "min", cmp_json_num(b->min));
-	json_object_object_add(o, "p5", cmp_json_num(b->p5));
-	json_object_object_add(o, "q1", cmp_json_num(b->q1));
-	json_object_object_add(o, "median", cmp_json_num(b->median));
-	json_object_object_add(o, "q3", cmp_json_num(b->q3));
-	json_object_object_add(o, "p95", cmp_json_num(b->p95));
-	json_object_object_add(o, "max", cmp_json_num(b->max));
+	json_object_object_add(o, "min", bench_json_num(b->min));
+	json_object_object_add(o, "p5", bench_json_num(b->p5));
+	json_object_object_add(o, "q1", bench_json_num(b->q1));
+	json_object_object_add(o, "median", bench_json_num(b->median));
+	json_object_object_add(o, "q3", bench_json_num(b->q3));
+	json_object_object_add(o, "p95", bench_json_num(b->p95));
+	json_object_object_add(o, "max", bench_json_num(b->max));
 	return o;
 }
 
@@ -281,7 +281,7 @@ static int write_json(const char *out, struct gw_bench_file *runs, size_t n, str
 	int ret;
 
 	json_object_object_add(root, "schema", json_object_new_string("gatewayd-compare-report"));
-	json_object_object_add(root, "version", json_object_new_int(REP_OUT_VERSION));
+	json_object_object_add(root, "version", json_object_new_int(BENCH_REPORT_OUT_VERSION));
 	json_object_object_add(root, "gatewayd_version", json_object_new_string(GW_VERSION));
 	json_object_object_add(root, "generated_unix", json_object_new_int64((int64_t)time(NULL)));
 	for (size_t i = 0; i < n; i++) {
@@ -296,7 +296,7 @@ static int write_json(const char *out, struct gw_bench_file *runs, size_t n, str
 				       json_object_new_string(runs[i].kernel_release));
 		json_object_object_add(r, "config", json_object_get(runs[i].config));
 		json_object_array_add(ra, r);
-		for (size_t k = 0; k < runs[i].n_cols && nc < REP_MAX_COLS; k++, nc++) {
+		for (size_t k = 0; k < runs[i].n_cols && nc < BENCH_REPORT_MAX_COLS; k++, nc++) {
 			const struct gw_bench_col *c = &runs[i].col[k];
 			struct json_object *o = json_object_new_object(), *b, *g;
 
@@ -329,7 +329,7 @@ static int write_json(const char *out, struct gw_bench_file *runs, size_t n, str
 	json_object_object_add(root, "plots", pa);
 	snprintf(path, sizeof(path), "%s/report.json", out);
 	/* whole or not at all: a reader never sees half a file, a full disk keeps the last */
-	if ((ret = cmp_out_json(path, root, err, sizeof(err))))
+	if ((ret = bench_out_json(path, root, err, sizeof(err))))
 		fprintf(stderr, "gatewayd: %s\n", err);
 	json_object_put(root);
 	return ret;
@@ -337,35 +337,38 @@ static int write_json(const char *out, struct gw_bench_file *runs, size_t n, str
 
 static int write_plots(const char *out, struct gw_bench_file *runs, size_t n)
 {
-	struct cmp_svg_cdfline lines[REP_MAX_COLS];
-	struct cmp_svg_boxcol ind[REP_MAX_COLS], good[REP_MAX_COLS];
-	char names[REP_MAX_COLS][REP_LABEL_MAX + GW_BENCH_LABEL_MAX + 2], path[4200];
+	struct bench_svg_cdfline lines[BENCH_REPORT_MAX_COLS];
+	struct bench_svg_boxcol ind[BENCH_REPORT_MAX_COLS], good[BENCH_REPORT_MAX_COLS];
+	char names[BENCH_REPORT_MAX_COLS][BENCH_REPORT_LABEL_MAX + GW_BENCH_LABEL_MAX + 2];
+	char path[4200];
 	static const char *const induced_kind[] = { "induced" }, *const dirs[] = { "up", "down" };
 	size_t nl = 0, nc = 0;
 	int bad = 0;
 
 	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < runs[i].n_cols && nc < REP_MAX_COLS; k++, nc++) {
+		for (size_t k = 0; k < runs[i].n_cols && nc < BENCH_REPORT_MAX_COLS; k++, nc++) {
 			const struct gw_bench_col *c = &runs[i].col[k];
 
 			snprintf(names[nc], sizeof(names[nc]), "%s %s", runs[i].label, c->label);
-			ind[nc] = (struct cmp_svg_boxcol){ .line1 = runs[i].label, .line2 = c->label,
-							   .box = { &boxes[nc][0], NULL } };
-			good[nc] = (struct cmp_svg_boxcol){ .line1 = runs[i].label, .line2 = c->label,
-							    .box = { &boxes[nc][1], &boxes[nc][2] } };
+			ind[nc] = (struct bench_svg_boxcol){ .line1 = runs[i].label,
+							     .line2 = c->label,
+							     .box = { &boxes[nc][0], NULL } };
+			good[nc] = (struct bench_svg_boxcol){ .line1 = runs[i].label,
+							      .line2 = c->label,
+							      .box = { &boxes[nc][1], &boxes[nc][2] } };
 			if (c->ran)
-				lines[nl++] = (struct cmp_svg_cdfline){ names[nc], c->rtt, c->n_rtt,
-									(int)nc, (int)i };
+				lines[nl++] = (struct bench_svg_cdfline){ names[nc], c->rtt,
+									  c->n_rtt, (int)nc, (int)i };
 		}
 	snprintf(path, sizeof(path), "%s/%s", out, plot_names[0]);
-	bad += cmp_svg_cdf_lines(path, "RTT under load: cumulative distribution, every run's queues",
-				 "round-trip time (ms, log scale)", lines, nl) != 0;
+	bad += bench_svg_cdf_lines(path, "RTT under load: cumulative distribution, every run's queues",
+				   "round-trip time (ms, log scale)", lines, nl) != 0;
 	snprintf(path, sizeof(path), "%s/%s", out, plot_names[1]);
-	bad += cmp_svg_boxes(path, "Induced latency under load (RTT less the idle median)",
-			     "induced latency (ms)", 1, induced_kind, 1, ind, nc) != 0;
+	bad += bench_svg_boxes(path, "Induced latency under load (RTT less the idle median)",
+			       "induced latency (ms)", 1, induced_kind, 1, ind, nc) != 0;
 	snprintf(path, sizeof(path), "%s/%s", out, plot_names[2]);
-	bad += cmp_svg_boxes(path, "Goodput per 0.5 s of the TCP window, each direction",
-			     "goodput (Mbit/s)", 1e-6, dirs, 2, good, nc) != 0;
+	bad += bench_svg_boxes(path, "Goodput per 0.5 s of the TCP window, each direction",
+			       "goodput (Mbit/s)", 1e-6, dirs, 2, good, nc) != 0;
 	if (bad)
 		fprintf(stderr, "gatewayd: %d plot%s could not be written in %s\n", bad,
 			bad == 1 ? "" : "s", out);
@@ -380,12 +383,12 @@ static int out_dir(const char *out, char *real, size_t reallen)
 	char abs[PATH_MAX], err[PATH_MAX + 256];
 	int r, fd;
 
-	if ((r = cmp_out_mkdir(out)) || !realpath(out, abs)) {
+	if ((r = bench_out_mkdir(out)) || !realpath(out, abs)) {
 		r = r ? r : -errno;
 		fprintf(stderr, "gatewayd: --out %s: %s\n", out, strerror(-r));
 		return r;
 	}
-	if ((fd = cmp_out_dir_open(abs, err, sizeof(err))) < 0) {
+	if ((fd = bench_out_dir_open(abs, err, sizeof(err))) < 0) {
 		fprintf(stderr, "gatewayd: --out %s\n", err);
 		return fd;
 	}
@@ -441,19 +444,19 @@ static int html_only_main(struct gw_bench_file *runs, size_t n, const char *out)
 			out[0] ? " and no --out (the page goes into it)" : "", n);
 		return 2;
 	}
-	int e = cmp_html_run_dir(runs[0].dir, err, sizeof(err));
+	int e = bench_html_run_dir(runs[0].dir, err, sizeof(err));
 
 	if (e) {	/* 2 for a bad run directory, as the report's; 1 when it cannot write */
 		fprintf(stderr, "gatewayd: --compare-report --html-only: %s\n", err);
 		return e == -EIO ? 1 : 2;
 	}
-	printf("report: %s/%s\n", runs[0].dir, CMP_HTML_NAME);
+	printf("report: %s/%s\n", runs[0].dir, BENCH_HTML_NAME);
 	return 0;
 }
 
-int gw_compare_report_main(int argc, char **argv)
+int bench_report_main(int argc, char **argv)
 {
-	static struct gw_bench_file runs[REP_MAX_RUNS];	/* big: not on the stack */
+	static struct gw_bench_file runs[BENCH_REPORT_MAX_RUNS];	/* big: not on the stack */
 	struct json_object *diff, *warn;
 	char out[4096] = "", err[1024], real[PATH_MAX];
 	size_t n = 0, cols = 0;
@@ -470,8 +473,8 @@ int gw_compare_report_main(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		if (!argv[i])
 			continue;
-		if (n == REP_MAX_RUNS) {
-			fprintf(stderr, "gatewayd: --compare-report: at most %d runs\n", REP_MAX_RUNS);
+		if (n == BENCH_REPORT_MAX_RUNS) {
+			fprintf(stderr, "gatewayd: --compare-report: at most %d runs\n", BENCH_REPORT_MAX_RUNS);
 			goto usage_err;
 		}
 		memset(&runs[n], 0, sizeof(runs[n]));
@@ -487,9 +490,9 @@ int gw_compare_report_main(int argc, char **argv)
 	}
 	if (html_only)
 		return html_only_main(runs, n, out);
-	if (n < REP_MIN_RUNS) {
+	if (n < BENCH_REPORT_MIN_RUNS) {
 		fprintf(stderr, "gatewayd: --compare-report: want %d to %d run directories, not %zu\n",
-			REP_MIN_RUNS, REP_MAX_RUNS, n);
+			BENCH_REPORT_MIN_RUNS, BENCH_REPORT_MAX_RUNS, n);
 		usage(stderr);
 		goto usage_err;
 	}
@@ -501,9 +504,9 @@ int gw_compare_report_main(int argc, char **argv)
 		}
 		cols += runs[i].n_cols;
 	}
-	if (cols > REP_MAX_COLS) {
+	if (cols > BENCH_REPORT_MAX_COLS) {
 		fprintf(stderr, "gatewayd: --compare-report: %zu queues in all, more than the %d one report lays side by side\n",
-			cols, REP_MAX_COLS);
+			cols, BENCH_REPORT_MAX_COLS);
 		goto usage_err;
 	}
 	/* refused before anything is printed: not a directory of the caller's own */
@@ -520,12 +523,12 @@ int gw_compare_report_main(int argc, char **argv)
 	if (out[0]) {
 		if (write_json(real, runs, n, diff, warn) | write_plots(real, runs, n)) {
 			rc = 1;
-		} else if (cmp_html_write(real, runs, n, plot_names, 3, err, sizeof(err))) {
+		} else if (bench_html_write(real, runs, n, plot_names, 3, err, sizeof(err))) {
 			fprintf(stderr, "gatewayd: %s\n", err);
 			rc = 1;
 		} else {
 			printf("report: %s/report.json, %s, %s, %s, %s\n", real, plot_names[0],
-			       plot_names[1], plot_names[2], CMP_HTML_NAME);
+			       plot_names[1], plot_names[2], BENCH_HTML_NAME);
 		}
 	}
 	json_object_put(diff);

@@ -27,31 +27,31 @@
 #include "qdisc/stats.h"
 #include "webui/benchfile.h"
 
-static const char *const phnames[CMP_PH_COUNT] = { "idle", "tcp", "flood", "idle2" };
+static const char *const phnames[BENCH_PH_COUNT] = { "idle", "tcp", "flood", "idle2" };
 
-const char *cmp_phase_name(enum cmp_phase p)
+const char *bench_phase_name(enum bench_phase p)
 {
-	return p < CMP_PH_COUNT ? phnames[p] : "?";
+	return p < BENCH_PH_COUNT ? phnames[p] : "?";
 }
 
 /* the share of --duration each phase gets: with the flood (--profile rrul), and without it,
  * where the TCP phase takes the flood's time and the flood phase is empty */
-static const double phase_share[2][CMP_PH_COUNT] = { { 0.15, 0.40, 0.30, 0.15 },
-						     { 0.15, 0.70, 0, 0.15 } };
+static const double phase_share[2][BENCH_PH_COUNT] = { { 0.15, 0.40, 0.30, 0.15 },
+						       { 0.15, 0.70, 0, 0.15 } };
 
-static int write_config(const struct cmp_bed *b, const struct cmp_opts *o,
-			const struct cmp_result *r, char *path, size_t len)
+static int write_config(const struct bench_bed *b, const struct bench_opts *o,
+			const struct bench_result *r, char *path, size_t len)
 {
-	const struct cmp_queue *x = cmp_queue(r->q);
+	const struct bench_queue *x = bench_queue(r->q);
 	const char *shaper = x->shaper ? x->ops->name : "htb";
-	char child[CMP_KNOBS_MAX + 128], ichild[CMP_KNOBS_MAX + 128], name[GW_BENCH_LABEL_MAX];
+	char child[BENCH_KNOBS_MAX + 128], ichild[BENCH_KNOBS_MAX + 128], name[GW_BENCH_LABEL_MAX];
 	FILE *f;
 
 	/* the kind's own bench settings and the knobs asked for (--qdiscs fq_codel:target=2ms);
 	 * on the ingress ifb, its ingress ones too. Egress is the upload, the ifb the download */
-	cmp_child_text(x, r->knobs, false, child, sizeof(child));
-	cmp_child_text(x, r->knobs, true, ichild, sizeof(ichild));
-	cmp_label_file(r, name, sizeof(name));
+	bench_child_text(x, r->knobs, false, child, sizeof(child));
+	bench_child_text(x, r->knobs, true, ichild, sizeof(ichild));
+	bench_label_file(r, name, sizeof(name));
 	snprintf(path, len, "%s/%s.conf", b->tmp, name);
 	if (!(f = fopen(path, "we")))
 		return -errno;
@@ -66,14 +66,14 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o,
 		"links = ( { name = \"wan\"; interface = \"%s\";\n"
 		"  egress = { shaper = \"%s\"; rate = \"%s\"; child = { %s }; };\n"
 		"  ingress = { shaper = \"%s\"; rate = \"%s\"; ifb = \"%s\"; child = { %s }; }; } );\n",
-		cmp_result_label(r), CMP_GW_WAN, shaper, o->dir_text[0], child, shaper,
-		o->dir_text[1], CMP_GW_IFB, ichild);
+		bench_result_label(r), BENCH_GW_WAN, shaper, o->dir_text[0], child, shaper,
+		o->dir_text[1], BENCH_GW_IFB, ichild);
 	return fclose(f) ? -errno : 0;
 }
 
 /* Start gatewayd in the gateway and wait until it says the tree is applied and verified. */
-pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char *conf,
-			 const char *log, char *note, size_t notelen)
+pid_t bench_start_gatewayd(struct bench_bed *b, const struct bench_opts *o, const char *conf,
+			   const char *log, char *note, size_t notelen)
 {
 	/* the kinds were probed once for the whole bench: the daemon need not fork a namespace
 	 * of its own to try them again (a second or more in a UML guest) */
@@ -83,14 +83,14 @@ pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char
 	/* a log a run before left (a queue given twice, a repetition) says "applied" already:
 	 * gone before the child makes its own, which the loop below may read before it is */
 	unlink(log);
-	p = cmp_spawn(b, CMP_NS_GW, argv, log);
-	double end = cmp_now() + 20;
+	p = bench_spawn(b, BENCH_NS_GW, argv, log);
+	double end = bench_now() + 20;
 
 	if (p < 0) {
 		snprintf(note, notelen, "cannot start gatewayd: %s", strerror((int)-p));
 		return p;
 	}
-	while (cmp_now() < end) {
+	while (bench_now() < end) {
 		char line[512];
 		bool ready = false;
 		FILE *f = fopen(log, "re");
@@ -118,26 +118,26 @@ pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char
 		usleep(50000);
 	}
 	snprintf(note, notelen, "gatewayd did not apply its tree within 20 s");
-	cmp_reap(p, 0);
+	bench_reap(p, 0);
 	return -ETIMEDOUT;
 }
 
 /* A queue's run: its schedule (the phases, which move with the load's start) and the
  * gateway it reads every tick. */
 struct run_ctx {
-	struct cmp_result *r;
-	const struct cmp_opts *o;
-	struct cmp_bed *b;
+	struct bench_result *r;
+	const struct bench_opts *o;
+	struct bench_bed *b;
 	struct gw_nl *nl;		/* in the gateway's namespace */
 	int ifidx[2];			/* g1 (egress: up), the ifb (down) */
-	double sched[CMP_PH_COUNT + 1];	/* the phases as planned, from t = 0 */
+	double sched[BENCH_PH_COUNT + 1];	/* the phases as planned, from t = 0 */
 	int ph;				/* the phase now, -1 before the first */
 	bool starting;			/* the flows started, the load not yet at the gateway */
 	double spawned;			/* when they were started */
 	bool tty;
 	double next_line;		/* the next progress line (on a tty) */
 	/* one dump's */
-	struct cmp_tick *k;
+	struct bench_tick *k;
 	uint64_t drops[2], marks[2];	/* summed over the leaves */
 	bool loaded;			/* the tick is in the load phases: the tins count */
 };
@@ -145,10 +145,10 @@ struct run_ctx {
 /* The phase a probe sent at t was sent in */
 static int run_phase(void *arg, double t)
 {
-	const struct cmp_result *r = ((struct run_ctx *)arg)->r;
+	const struct bench_result *r = ((struct run_ctx *)arg)->r;
 	int ph = 0;
 
-	while (ph + 1 < CMP_PH_COUNT && t >= r->phase_start[ph + 1])
+	while (ph + 1 < BENCH_PH_COUNT && t >= r->phase_start[ph + 1])
 		ph++;
 	return ph;
 }
@@ -159,7 +159,7 @@ static int run_phase(void *arg, double t)
 static void count_tins(struct run_ctx *c, int dir, const struct gw_tc_stats *st)
 {
 	const struct gw_xstats_desc *x = st->x.desc;
-	int pk, av, n = st->x.n_groups < CMP_MAX_TINS ? st->x.n_groups : CMP_MAX_TINS;
+	int pk, av, n = st->x.n_groups < BENCH_MAX_TINS ? st->x.n_groups : BENCH_MAX_TINS;
 
 	if (!c->loaded || !x || !x->group_fields || n <= 0 ||
 	    (pk = gw_xstat_index(x->group_fields, x->n_group_fields, "peak_delay_ms")) < 0 ||
@@ -168,7 +168,7 @@ static void count_tins(struct run_ctx *c, int dir, const struct gw_tc_stats *st)
 	if (c->r->n_tins[dir] < n)
 		c->r->n_tins[dir] = n;
 	for (int g = 0; g < n; g++) {
-		struct cmp_tin *t = &c->r->tins[dir][g];
+		struct bench_tin *t = &c->r->tins[dir][g];
 		const char *name = x->group_name ? x->group_name(g, st->x.n_groups) : NULL;
 
 		if (name)
@@ -210,15 +210,15 @@ static int dump_cb(const struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-static int run_sample(void *arg, struct cmp_tick *k)
+static int run_sample(void *arg, struct bench_tick *k)
 {
 	struct run_ctx *c = arg;
-	struct cmp_result *r = c->r;
+	struct bench_result *r = c->r;
 
 	c->k = k;
 	memset(c->drops, 0, sizeof(c->drops));
 	memset(c->marks, 0, sizeof(c->marks));
-	c->loaded = k->t >= r->phase_start[CMP_PH_TCP] && k->t < r->phase_start[CMP_PH_IDLE2];
+	c->loaded = k->t >= r->phase_start[BENCH_PH_TCP] && k->t < r->phase_start[BENCH_PH_IDLE2];
 	if (gw_nl_dump_tc(c->nl, RTM_GETQDISC, 0, 0, dump_cb, c, NULL))
 		return -EIO;
 	memcpy(r->drops, c->drops, sizeof(r->drops));
@@ -228,26 +228,26 @@ static int run_sample(void *arg, struct cmp_tick *k)
 
 static void progress(const struct run_ctx *c, double t, double last_rtt, bool force)
 {
-	const struct cmp_opts *o = c->o;
-	const struct cmp_result *r = c->r;
+	const struct bench_opts *o = c->o;
+	const struct bench_result *r = c->r;
 	double rate[2];
 	char of[48], lab[GW_BENCH_LABEL_MAX + 16];
 
 	if (!c->tty && !force)
 		return;
-	cmp_tick_rate(r, 10, rate);	/* the shaper's rate over the last second */
-	if (!cmp_asymmetric(o))
-		snprintf(of, sizeof(of), "%.1f", cmp_dir_rate(o, 1) * 8 / 1e6);
+	bench_tick_rate(r, 10, rate);	/* the shaper's rate over the last second */
+	if (!bench_asymmetric(o))
+		snprintf(of, sizeof(of), "%.1f", bench_dir_rate(o, 1) * 8 / 1e6);
 	else
-		snprintf(of, sizeof(of), "%.1f up, %.1f down", cmp_dir_rate(o, 0) * 8 / 1e6,
-			 cmp_dir_rate(o, 1) * 8 / 1e6);
+		snprintf(of, sizeof(of), "%.1f up, %.1f down", bench_dir_rate(o, 0) * 8 / 1e6,
+			 bench_dir_rate(o, 1) * 8 / 1e6);
 	/* a repeated run's line says which repetition: "fifo #2" */
 	if (o->repeat > 1)
-		snprintf(lab, sizeof(lab), "%s #%d", cmp_result_label(r), r->repeat + 1);
+		snprintf(lab, sizeof(lab), "%s #%d", bench_result_label(r), r->repeat + 1);
 	else
-		snprintf(lab, sizeof(lab), "%s", cmp_result_label(r));
+		snprintf(lab, sizeof(lab), "%s", bench_result_label(r));
 	printf("%s  %-11s %-6s %5.1f/%.0fs  rtt %6.1f ms  up %5.1f  down %5.1f Mbit/s (of %s)%s",
-	       c->tty ? "\r" : "  ", lab, cmp_phase_name((enum cmp_phase)c->ph), t,
+	       c->tty ? "\r" : "  ", lab, bench_phase_name((enum bench_phase)c->ph), t,
 	       o->duration_s, last_rtt, rate[0] * 8 / 1e6, rate[1] * 8 / 1e6, of,
 	       c->tty ? "  " : "\n");
 	fflush(stdout);
@@ -256,74 +256,75 @@ static void progress(const struct run_ctx *c, double t, double last_rtt, bool fo
 /* The TCP phase begins when the load reaches the gateway (a flow's first round trips), and
  * the later phases move with it. Until then probes count as idle. The flows run on through
  * the flood and are stopped when idle2 begins: their duration only has to be long enough. */
-static int start_flows(struct run_ctx *c, struct cmp_measure *m, double t)
+static int start_flows(struct run_ctx *c, struct bench_measure *m, double t)
 {
-	struct cmp_result *r = c->r;
+	struct bench_result *r = c->r;
 	char err[256];
 	int ret;
 
-	if ((ret = cmp_load_start_tcp(m->ld, c->b, c->o->profile, c->o->flows,
-				      c->sched[CMP_PH_IDLE2] - c->sched[CMP_PH_TCP] + 5, err,
-				      sizeof(err)))) {
+	if ((ret = bench_load_start_tcp(m->ld, c->b, c->o->profile, c->o->flows,
+					c->sched[BENCH_PH_IDLE2] - c->sched[BENCH_PH_TCP] + 5, err,
+					sizeof(err)))) {
 		snprintf(r->note, sizeof(r->note), "the TCP flows: %.200s", err);
 		return ret;
 	}
 	c->starting = true;
 	c->spawned = t;
 	r->clients_started = t;
-	for (int k = CMP_PH_TCP; k <= CMP_PH_COUNT; k++)
+	for (int k = BENCH_PH_TCP; k <= BENCH_PH_COUNT; k++)
 		r->phase_start[k] = INFINITY;
 	return 0;
 }
 
 /* A phase begins: the flood, the flows stopped, a progress line */
-static void enter_phase(struct run_ctx *c, struct cmp_measure *m, int ph, double t)
+static void enter_phase(struct run_ctx *c, struct bench_measure *m, int ph, double t)
 {
-	const struct cmp_result *r = c->r;
+	const struct bench_result *r = c->r;
 
 	c->ph = ph;
 	/* a quarter above the shaped rate, and it never backs off: the queue fills all the
 	 * same (the excess is what stays), at far fewer packets a second than twice the rate,
 	 * which in a one-CPU UML guest were CPU taken from the flows and the probes */
-	if (ph == CMP_PH_FLOOD && c->o->profile == CMP_PROF_RRUL)
-		cmp_load_start_flood(m->ld, cmp_dir_rate(c->o, 0) * CMP_FLOOD_FACTOR,
-				     r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_FLOOD]);
-	if (ph == CMP_PH_IDLE2)
-		cmp_load_stop_tcp(m->ld);
+	if (ph == BENCH_PH_FLOOD && c->o->profile == BENCH_PROF_RRUL)
+		bench_load_start_flood(m->ld, bench_dir_rate(c->o, 0) * BENCH_FLOOD_FACTOR,
+				       r->phase_start[BENCH_PH_IDLE2] -
+				       r->phase_start[BENCH_PH_FLOOD]);
+	if (ph == BENCH_PH_IDLE2)
+		bench_load_stop_tcp(m->ld);
 	progress(c, t, m->last_rtt, true);
 }
 
-static int run_before(void *arg, struct cmp_measure *m, double t, bool tick, double *wake,
+static int run_before(void *arg, struct bench_measure *m, double t, bool tick, double *wake,
 		      double *end)
 {
 	struct run_ctx *c = arg;
-	struct cmp_result *r = c->r;
+	struct bench_result *r = c->r;
 	int nph = c->ph < 0 ? 0 : c->ph, ret;
 
-	while (!c->starting && nph + 1 < CMP_PH_COUNT && t >= r->phase_start[nph + 1])
+	while (!c->starting && nph + 1 < BENCH_PH_COUNT && t >= r->phase_start[nph + 1])
 		nph++;
-	if (nph == CMP_PH_TCP && c->ph == CMP_PH_IDLE1 && !c->starting) {
+	if (nph == BENCH_PH_TCP && c->ph == BENCH_PH_IDLE1 && !c->starting) {
 		if ((ret = start_flows(c, m, t)))
 			return ret;
 		nph = c->ph;
 	}
-	double rate[2] = { cmp_dir_rate(c->o, 0), cmp_dir_rate(c->o, 1) };
+	double rate[2] = { bench_dir_rate(c->o, 0), bench_dir_rate(c->o, 1) };
 
-	if (c->starting && tick && (cmp_load_seen(r, rate, c->spawned) || t - c->spawned > 3)) {
+	if (c->starting && tick && (bench_load_seen(r, rate, c->spawned) || t - c->spawned > 3)) {
 		c->starting = false;
-		for (int k = CMP_PH_TCP; k <= CMP_PH_COUNT; k++)
-			r->phase_start[k] = c->sched[k] - c->sched[CMP_PH_TCP] + t;
-		nph = CMP_PH_TCP;
+		for (int k = BENCH_PH_TCP; k <= BENCH_PH_COUNT; k++)
+			r->phase_start[k] = c->sched[k] - c->sched[BENCH_PH_TCP] + t;
+		nph = BENCH_PH_TCP;
 	}
-	*end = r->phase_start[CMP_PH_COUNT];
+	*end = r->phase_start[BENCH_PH_COUNT];
 	if (nph != c->ph)
 		enter_phase(c, m, nph, t);
-	*wake = fmin(*end, r->phase_start[c->ph + 1 < CMP_PH_COUNT ? c->ph + 1 : CMP_PH_COUNT]);
+	*wake = fmin(*end, r->phase_start[c->ph + 1 < BENCH_PH_COUNT ? c->ph + 1 : BENCH_PH_COUNT]);
 	return 0;
 }
 
 /* on a terminal, the progress line every half second, in place */
-static int run_after(void *arg, struct cmp_measure *m, double t, bool tick, double *wake,
+static int run_after(void *arg, struct bench_measure *m, double t, bool tick, double *wake,
 		     double *end)
 {
 	struct run_ctx *c = arg;
@@ -339,60 +340,62 @@ static int run_after(void *arg, struct cmp_measure *m, double t, bool tick, doub
 	return 0;
 }
 
-static void run_done(void *arg, struct cmp_measure *m)
+static void run_done(void *arg, struct bench_measure *m)
 {
 	(void)m;
 	if (((struct run_ctx *)arg)->tty)
 		printf("\n");
 }
 
-static const struct cmp_measure_ops run_ops = {
+static const struct bench_measure_ops run_ops = {
 	.phase = run_phase, .sample = run_sample, .before = run_before, .after = run_after,
 	.done = run_done,
 };
 
-int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *r, int sigfd)
+int bench_run_one(struct bench_bed *b, const struct bench_opts *o, struct bench_result *r,
+		  int sigfd)
 {
 	char conf[512], log[512], fname[GW_BENCH_LABEL_MAX];
 	struct run_ctx c = { .r = r, .o = o, .b = b, .ph = -1, .tty = isatty(STDOUT_FILENO) };
-	struct cmp_measure m = { .b = b, .o = o, .r = r, .ops = &run_ops, .arg = &c,
-				 .sigfd = sigfd, .voip = true, .drain_s = 0.5, .last_tick = true };
-	double acc = 0, t_start = cmp_now();
+	struct bench_measure m = { .b = b, .o = o, .r = r, .ops = &run_ops, .arg = &c,
+				   .sigfd = sigfd, .voip = true, .drain_s = 0.5,
+				   .last_tick = true };
+	double acc = 0, t_start = bench_now();
 	pid_t gw = 0;
 	int ret;
 
 	r->phase_start[0] = 0;
-	for (int i = 0; i < CMP_PH_COUNT; i++) {
-		acc += phase_share[o->profile != CMP_PROF_RRUL][i] * o->duration_s;
+	for (int i = 0; i < BENCH_PH_COUNT; i++) {
+		acc += phase_share[o->profile != BENCH_PROF_RRUL][i] * o->duration_s;
 		r->phase_start[i + 1] = acc;
 	}
 	memcpy(c.sched, r->phase_start, sizeof(c.sched));
-	cmp_label_file(r, fname, sizeof(fname));
+	bench_label_file(r, fname, sizeof(fname));
 	snprintf(log, sizeof(log), "%s/gatewayd-%s.log", b->tmp, fname);
 	if ((ret = write_config(b, o, r, conf, sizeof(conf)))) {
 		snprintf(r->note, sizeof(r->note), "writing the config: %s", strerror(-ret));
 		return ret;
 	}
-	if ((ret = cmp_gw_up(b, o, conf, log, &gw, &c.nl, c.ifidx, r->note, sizeof(r->note))))
+	if ((ret = bench_gw_up(b, o, conf, log, &gw, &c.nl, c.ifidx, r->note, sizeof(r->note))))
 		return ret;
 	/* the tree as the kernel has it, for the run's metadata: gatewayd applied and verified
 	 * it, so a failure here costs the metadata only */
-	cmp_read_tree(c.nl, c.ifidx, r);
-	ret = cmp_measure_run(&m);
+	bench_read_tree(c.nl, c.ifidx, r);
+	ret = bench_measure_run(&m);
 	if (m.t0 > 0)
 		r->setup_s = m.t0 - t_start;
 	r->ran = ret == 0;
-	cmp_gw_down(gw, c.nl, log, ret != 0, r->note, sizeof(r->note));
-	r->total_s = cmp_now() - t_start;
+	bench_gw_down(gw, c.nl, log, ret != 0, r->note, sizeof(r->note));
+	r->total_s = bench_now() - t_start;
 	return ret;
 }
 
-void cmp_result_free(struct cmp_result *r)
+void bench_result_free(struct bench_result *r)
 {
 	free(r->samples);
 	free(r->usamples);
 	free(r->ticks);
-	for (size_t i = 0; i < CMP_MAX_FLOWS; i++) {
+	for (size_t i = 0; i < BENCH_MAX_FLOWS; i++) {
 		free(r->flows[i].rate);
 		free(r->flows[i].t);
 		free(r->flows[i].secs);

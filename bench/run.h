@@ -12,24 +12,24 @@
 #include "bench/queues.h"
 #include "webui/benchfile.h"
 
-#define CMP_MAX_FLOWS (2 * CMP_TCP_FLOWS_MAX + 1)	/* + the UDP flood */
+#define BENCH_MAX_FLOWS (2 * BENCH_TCP_FLOWS_MAX + 1)	/* + the UDP flood */
 
-#define CMP_PROBE_HZ 20
+#define BENCH_PROBE_HZ 20
 /* the UDP probes are a VoIP-like stream: a G.711 packet every 20 ms (160 bytes of voice and a
  * 12-byte RTP header), isochronous, judged by its own delay, jitter and loss */
-#define CMP_VOIP_HZ 50
-#define CMP_VOIP_PAYLOAD 172
-#define CMP_TICK_S 0.1		/* queue and counter sampling */
-#define CMP_FLOOD_FACTOR 1.25	/* the UDP flood's rate, against the shaped rate */
+#define BENCH_VOIP_HZ 50
+#define BENCH_VOIP_PAYLOAD 172
+#define BENCH_TICK_S 0.1		/* queue and counter sampling */
+#define BENCH_FLOOD_FACTOR 1.25	/* the UDP flood's rate, against the shaped rate */
 /* slow start (and, at a few mbit, the first queue filling) is left out of goodput, accuracy
  * and fairness: GW_BENCH_RAMP_SHARE of the TCP phase, at least GW_BENCH_RAMP_S (stats.c, and
  * the saved runs' reader, webui/benchfile.c) */
-#define CMP_CPU_SATURATED 0.95	/* busier than this under load: the figures are the CPU's */
+#define BENCH_CPU_SATURATED 0.95	/* busier than this under load: the figures are the CPU's */
 
-enum cmp_phase { CMP_PH_IDLE1, CMP_PH_TCP, CMP_PH_FLOOD, CMP_PH_IDLE2, CMP_PH_COUNT };
-const char *cmp_phase_name(enum cmp_phase p);
+enum bench_phase { BENCH_PH_IDLE1, BENCH_PH_TCP, BENCH_PH_FLOOD, BENCH_PH_IDLE2, BENCH_PH_COUNT };
+const char *bench_phase_name(enum bench_phase p);
 
-struct cmp_sample {
+struct bench_sample {
 	float t;			/* seconds since the run started */
 	float rtt_ms;			/* NAN when lost */
 	uint8_t phase;
@@ -38,18 +38,18 @@ struct cmp_sample {
 /* A UDP probe through the reflector the bench runs in the server (gatewayd --reflect): its
  * round trip and the one-way delays the reflector's stamps give, each NAN when lost. The
  * namespaces share the machine's clock, so the one-way delays are absolute here. */
-enum { CMP_UDP_RTT, CMP_UDP_UP, CMP_UDP_DOWN, CMP_UDP_N };
-#define CMP_REFLECT_PORT 2112
-struct cmp_usample {
+enum { BENCH_UDP_RTT, BENCH_UDP_UP, BENCH_UDP_DOWN, BENCH_UDP_N };
+#define BENCH_REFLECT_PORT 2112
+struct bench_usample {
 	float t;			/* sent, seconds since the run started */
-	float ms[CMP_UDP_N];
+	float ms[BENCH_UDP_N];
 	uint8_t phase;
 };
 
-/* One tick (CMP_TICK_S) of the bottleneck's counters (measure.c): a queue's run reads the
+/* One tick (BENCH_TICK_S) of the bottleneck's counters (measure.c): a queue's run reads the
  * gateway's shaper and queue; the varying-link scenario the delay box's bottleneck, its
  * capacity, and the gateway's shaper rate. [0] up (the gateway's egress), [1] down (its ifb). */
-struct cmp_tick {
+struct bench_tick {
 	float t;			/* run time */
 	uint64_t bytes[2];		/* sent by the bottleneck */
 	uint32_t backlog_bytes[2];	/* bytes in its queue */
@@ -59,7 +59,7 @@ struct cmp_tick {
 	uint64_t cpu_busy, cpu_total;	/* /proc/stat's first line, in ticks */
 };
 
-struct cmp_flow {
+struct bench_flow {
 	char name[16];			/* "up1".."up4", "down1".."down4", "udp" */
 	bool up;
 	bool udp;
@@ -81,8 +81,8 @@ struct cmp_flow {
 /* One qdisc or class of the gateway's tree as the kernel reports it (read back once a run,
  * after gatewayd applied it): what results.json's `qdiscs` and the flent file's EGRESS_INFO
  * and INGRESS_INFO say. */
-#define CMP_MAX_TC 40	/* a few classes each way */
-struct cmp_tc {
+#define BENCH_MAX_TC 40	/* a few classes each way */
+struct bench_tc {
 	bool cls;			/* an htb class, else a qdisc */
 	bool down;			/* on the ifb (ingress), else on the WAN side */
 	char kind[16];			/* tc's name: "htb", "fq_codel", "pfifo" */
@@ -91,53 +91,53 @@ struct cmp_tc {
 	char line[384];			/* the whole `tc qdisc add ...` that re-creates it */
 };
 
-/* The bulk TCP flows' own RTT, one direction, over the loaded window (cmp_derive). */
-struct cmp_tcprtt {
-	struct cmp_pct rtt;		/* every flow's every tick together (lost: 0) */
+/* The bulk TCP flows' own RTT, one direction, over the loaded window (bench_derive). */
+struct bench_tcprtt {
+	struct bench_pct rtt;		/* every flow's every tick together (lost: 0) */
 	double induced_p50, induced_p95, induced_p99, induced_mean;	/* less the baseline */
 	double rttvar_mean;		/* ms */
 	size_t flows;			/* the flows with a sample in the window */
 };
 
-struct cmp_result {
-	enum cmp_qdisc q;
+struct bench_result {
+	enum bench_qdisc q;
 	char label[GW_BENCH_LABEL_MAX];	/* the queue with its knobs ("" : the queue's name) */
-	char knobs[CMP_KNOBS_MAX];	/* its cmp_pick's */
+	char knobs[BENCH_KNOBS_MAX];	/* its bench_pick's */
 	int repeat;			/* which repetition, 0-based (--repeat) */
 	int queue;			/* its place in --qdiscs, 0-based */
 	bool ran;
 	bool own;			/* the config's own link (-c), not the bench's tree */
 	char note[256];			/* why skipped, or what went wrong */
-	double phase_start[CMP_PH_COUNT + 1];	/* seconds since the run's start */
+	double phase_start[BENCH_PH_COUNT + 1];	/* seconds since the run's start */
 	double setup_s, total_s;		/* set-up before the first phase; the whole run */
 	double clients_started;			/* when the TCP flows were started; the idle
 						 * figures count only probes sent before */
 	double t0_unix;				/* the run's t = 0, wall clock (for flent) */
-	struct cmp_tc tc[CMP_MAX_TC];		/* the gateway's tree, read back */
+	struct bench_tc tc[BENCH_MAX_TC];		/* the gateway's tree, read back */
 	size_t n_tc;
 
-	struct cmp_sample *samples;
+	struct bench_sample *samples;
 	size_t n_samples, cap_samples;
-	struct cmp_usample *usamples;
+	struct bench_usample *usamples;
 	size_t n_usamples, cap_usamples;
-	struct cmp_tick *ticks;
+	struct bench_tick *ticks;
 	size_t n_ticks, cap_ticks;
-	struct cmp_flow flows[CMP_MAX_FLOWS];
+	struct bench_flow flows[BENCH_MAX_FLOWS];
 	size_t n_flows;
 
 	/* derived */
 	double goodput[2];		/* TCP goodput, bytes/s, receiver side, over the TCP window */
 	double accuracy[2];		/* shaper's bytes / configured rate over the TCP window */
-	struct cmp_pct idle, loaded;
+	struct bench_pct idle, loaded;
 	double baseline_ms;		/* idle p50 before the load */
 	/* the UDP probes' round trip, one way up, one way down: as the ICMP figures are */
-	struct cmp_lat {
-		struct cmp_pct idle, loaded;
+	struct bench_lat {
+		struct bench_pct idle, loaded;
 		double baseline_ms, induced_p50, induced_p95, induced_p99, induced_mean;
 		/* under load: the mean |D| of consecutive replies' delays (D as RFC 3550's
 		 * interarrival jitter takes it; its running estimate tends to this mean) */
 		double jitter_ms;
-	} udp[CMP_UDP_N];
+	} udp[BENCH_UDP_N];
 	double induced_p50, induced_p95, induced_p99, induced_mean;
 	const char *grade;
 	uint64_t drops[2], marks[2];
@@ -146,27 +146,28 @@ struct cmp_result {
 	/* a queue that reports each of its tins' delay (cake): per direction, over the load
 	 * phases, the most its peak delay read and the mean of its average delay, sampled every
 	 * tick; n_tins[d] 0 for any other queue */
-#define CMP_MAX_TINS 8
+#define BENCH_MAX_TINS 8
 	int n_tins[2];
-	struct cmp_tin {
+	struct bench_tin {
 		char name[16];			/* "Best effort"; "tin 5" where cake names none */
 		double peak_ms, avg_ms;
 		double avg_sum_ms;		/* (the mean's sum and count) */
 		size_t n;
-	} tins[2][CMP_MAX_TINS];
+	} tins[2][BENCH_MAX_TINS];
 	double jain;
 	double cpu_busy;		/* share of the CPUs busy over the TCP window, 0..1 */
-	struct cmp_tcprtt tcp_rtt[2];	/* [0] the uploads, [1] the downloads */
+	struct bench_tcprtt tcp_rtt[2];	/* [0] the uploads, [1] the downloads */
 	double tcp_rtt_window[2];	/* its window: the goodput's start to idle2's */
 };
 
-struct cmp_bed;
+struct bench_bed;
 /* One queue's run. Returns 0, -EINTR when interrupted, or -errno. */
-int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *r, int sigfd);
-void cmp_result_free(struct cmp_result *r);
+int bench_run_one(struct bench_bed *b, const struct bench_opts *o, struct bench_result *r,
+		  int sigfd);
+void bench_result_free(struct bench_result *r);
 /* gatewayd -c conf in the gateway, once it logged that its tree is applied and verified: its
  * pid, or -errno with why in note. */
-pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char *conf,
-			 const char *log, char *note, size_t notelen);
+pid_t bench_start_gatewayd(struct bench_bed *b, const struct bench_opts *o, const char *conf,
+			   const char *log, char *note, size_t notelen);
 
 #endif

@@ -38,7 +38,7 @@
 #include "qdisc/qdisc.h"
 #include "qdisc/stats.h"
 
-static const char *const way_names[CMP_WAY_COUNT] = { "autorate", "fixed", "none" };
+static const char *const way_names[BENCH_WAY_COUNT] = { "autorate", "fixed", "none" };
 
 /* the box's ifbs: [0] holds the upload, [1] the download, each redirected to from the egress
  * of the device the box sends that direction out of (d1 to the server, d0 to the gateway).
@@ -51,11 +51,11 @@ static const char *const box_dev[2] = { "d1", "d0" };
 #define BOX_CLASS GW_HANDLE(1, 1)
 #define BOX_MTU 1514
 /* more reflectors for the gateway's own probes: the server answers on each */
-static const char *const reflectors[] = { CMP_IP_SERVER, "10.77.3.3", "10.77.3.4" };
+static const char *const reflectors[] = { BENCH_IP_SERVER, "10.77.3.3", "10.77.3.4" };
 
-const char *cmp_way_name(enum cmp_way w)
+const char *bench_way_name(enum bench_way w)
 {
-	return w < CMP_WAY_COUNT ? way_names[w] : "?";
+	return w < BENCH_WAY_COUNT ? way_names[w] : "?";
 }
 
 /* One rate of a step, into bytes/s: a bare number is Mbit/s, else a rate with its unit
@@ -76,7 +76,7 @@ static int parse_step_rate(const char *s, uint64_t *rate)
 	return 0;
 }
 
-int cmp_sc_parse_steps(const char *s, struct cmp_scenario *sc)
+int bench_sc_parse_steps(const char *s, struct bench_scenario *sc)
 {
 	char buf[256], *save = NULL;
 
@@ -87,7 +87,7 @@ int cmp_sc_parse_steps(const char *s, struct cmp_scenario *sc)
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *slash = strchr(tok, '/');
 
-		if (!slash || sc->n_steps == CMP_MAX_STEPS)
+		if (!slash || sc->n_steps == BENCH_MAX_STEPS)
 			return -EINVAL;
 		*slash = 0;
 		if (parse_step_rate(tok, &sc->cap[sc->n_steps][1]) ||
@@ -98,7 +98,7 @@ int cmp_sc_parse_steps(const char *s, struct cmp_scenario *sc)
 	return sc->n_steps ? 0 : -EINVAL;
 }
 
-int cmp_sc_parse_ways(char *s, struct cmp_scenario *sc)
+int bench_sc_parse_ways(char *s, struct bench_scenario *sc)
 {
 	char *save = NULL;
 
@@ -106,15 +106,15 @@ int cmp_sc_parse_ways(char *s, struct cmp_scenario *sc)
 	for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int w;
 
-		for (w = 0; w < CMP_WAY_COUNT; w++)
+		for (w = 0; w < BENCH_WAY_COUNT; w++)
 			if (!strcmp(tok, way_names[w]))
 				break;
-		if (w == CMP_WAY_COUNT)
+		if (w == BENCH_WAY_COUNT)
 			return -EINVAL;
 		for (size_t i = 0; i < sc->n_ways; i++)
-			if (sc->ways[i] == (enum cmp_way)w)
+			if (sc->ways[i] == (enum bench_way)w)
 				return -EINVAL;
-		sc->ways[sc->n_ways++] = (enum cmp_way)w;
+		sc->ways[sc->n_ways++] = (enum bench_way)w;
 	}
 	return sc->n_ways ? 0 : -EINVAL;
 }
@@ -129,7 +129,7 @@ static uint64_t kbit(double rate)
  * the fixed way's rate); min half the lowest step's (room to cut below the worst capacity
  * when the queue must drain); max a quarter above the highest step's (room to find a
  * capacity above the base, not so much that a raise overshoots far). */
-void cmp_sc_defaults(struct cmp_scenario *sc)
+void bench_sc_defaults(struct bench_scenario *sc)
 {
 	for (int d = 0; d < 2; d++) {
 		uint64_t lo = UINT64_MAX, hi = 0;
@@ -158,7 +158,7 @@ static uint64_t box_burst(uint64_t rate)
 	return b > 1749 ? b : 1749;
 }
 
-static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, char *err,
+static int box_up(struct bench_bed *b, const struct bench_opts *o, struct box *x, char *err,
 		  size_t errlen)
 {
 	char buf[2048];
@@ -167,7 +167,7 @@ static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, ch
 
 	snprintf(buf, sizeof(buf), "link add %s type ifb\nlink add %s type ifb\nlink set %s up\n"
 		 "link set %s up\n", box_ifb[0], box_ifb[1], box_ifb[0], box_ifb[1]);
-	if ((r = cmp_bed_batch(b, CMP_NS_DELAY, "ip", buf, err, errlen)))
+	if ((r = bench_bed_batch(b, BENCH_NS_DELAY, "ip", buf, err, errlen)))
 		return r;
 	/* the server answers the gateway's probes on three addresses (three reflectors); a
 	 * modem's line carries frames, not the 64 KB GSO packets veth would pass on (each one
@@ -175,8 +175,8 @@ static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, ch
 	 * both TCP ends send single segments, as tests/netns/test_autorate.sh has it */
 	snprintf(buf, sizeof(buf), "addr add %s/24 dev s0\naddr add %s/24 dev s0\n"
 		 "link set s0 gso_max_segs 1\n", reflectors[1], reflectors[2]);
-	if ((r = cmp_bed_batch(b, CMP_NS_SERVER, "ip", buf, err, errlen)) ||
-	    (r = cmp_bed_batch(b, CMP_NS_CLIENT, "ip", "link set c0 gso_max_segs 1\n", err, errlen)))
+	if ((r = bench_bed_batch(b, BENCH_NS_SERVER, "ip", buf, err, errlen)) ||
+	    (r = bench_bed_batch(b, BENCH_NS_CLIENT, "ip", "link set c0 gso_max_segs 1\n", err, errlen)))
 		return r;
 	for (int d = 0; d < 2; d++) {
 		uint64_t rate = o->sc.cap[0][d];
@@ -190,16 +190,16 @@ static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, ch
 			box_dev[d], box_dev[d], box_ifb[d], box_ifb[d], box_ifb[d],
 			(unsigned long long)rate * 8, (unsigned long long)rate * 8,
 			(unsigned long long)box_burst(rate), (unsigned long long)box_burst(rate),
-			BOX_MTU, box_ifb[d], CMP_SC_BOX_FIFO);
+			BOX_MTU, box_ifb[d], BENCH_SC_BOX_FIFO);
 	}
-	if ((r = cmp_bed_batch(b, CMP_NS_DELAY, "tc", buf, err, errlen)))
+	if ((r = bench_bed_batch(b, BENCH_NS_DELAY, "tc", buf, err, errlen)))
 		return r;
-	if ((r = cmp_enter(b, CMP_NS_DELAY)) == 0) {
+	if ((r = bench_enter(b, BENCH_NS_DELAY)) == 0) {
 		r = gw_nl_open(&x->nl);
 		for (int d = 0; d < 2; d++)
 			x->ifidx[d] = (int)if_nametoindex(box_ifb[d]);
 	}
-	cmp_enter(b, -1);
+	bench_enter(b, -1);
 	if (!r && (!x->ifidx[0] || !x->ifidx[1]))
 		r = -ENODEV;
 	if (r)
@@ -209,7 +209,7 @@ static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, ch
 
 /* The box's capacity to step k, both ways in one request each, changed in place: the
  * class's rate and ceiling, its fifo and what it holds untouched. */
-static int box_set(struct box *x, const struct cmp_opts *o, size_t k, char *err, size_t errlen)
+static int box_set(struct box *x, const struct bench_opts *o, size_t k, char *err, size_t errlen)
 {
 	struct nl_msg *msgs[2] = { NULL, NULL };
 	struct gw_nl_error e = { 0 };
@@ -244,16 +244,16 @@ static int box_set(struct box *x, const struct cmp_opts *o, size_t k, char *err,
 /* A way's run: its steps (which begin when the load reaches the box) and what it reads every
  * tick: the box's bottleneck, and the gateway's shaper when gatewayd runs. */
 struct sc_ctx {
-	struct cmp_sc_run *x;
-	const struct cmp_opts *o;
-	struct cmp_bed *b;
+	struct bench_sc_run *x;
+	const struct bench_opts *o;
+	struct bench_bed *b;
 	size_t started;			/* steps started so far */
 	double spawned;			/* when the flows were started; -1: not yet */
 	double next_line;		/* the next progress line */
 	struct gw_nl *gw_nl;		/* the gateway's shaper, when gatewayd runs */
 	int gw_ifidx[2];
 	struct box *box;
-	struct cmp_tick *k;		/* the tick being filled */
+	struct bench_tick *k;		/* the tick being filled */
 };
 
 /* the step the probe was sent in: 0 idle, k + 1 step k */
@@ -298,10 +298,10 @@ static int gw_cb(const struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-static int sc_sample(void *arg, struct cmp_tick *k)
+static int sc_sample(void *arg, struct bench_tick *k)
 {
 	struct sc_ctx *c = arg;
-	struct cmp_result *r = &c->x->r;
+	struct bench_result *r = &c->x->r;
 	size_t step = c->started ? c->started - 1 : 0;
 
 	k->cap[0] = c->o->sc.cap[step][0];
@@ -317,37 +317,37 @@ static int sc_sample(void *arg, struct cmp_tick *k)
 	return 0;
 }
 
-static void sc_progress(const struct cmp_opts *o, const struct cmp_sc_run *x, size_t k, double t,
-			double rtt)
+static void sc_progress(const struct bench_opts *o, const struct bench_sc_run *x, size_t k,
+			double t, double rtt)
 {
-	const struct cmp_result *r = &x->r;
-	const struct cmp_tick *last = r->n_ticks ? &r->ticks[r->n_ticks - 1] : NULL;
+	const struct bench_result *r = &x->r;
+	const struct bench_tick *last = r->n_ticks ? &r->ticks[r->n_ticks - 1] : NULL;
 	double rate[2];
 
-	cmp_tick_rate(r, 10, rate);	/* the box's rate over the last second */
+	bench_tick_rate(r, 10, rate);	/* the box's rate over the last second */
 	printf("    %-9s step %zu %5.1f s  rtt %6.1f ms  down %5.1f of %.1f  up %5.1f of %.1f Mbit/s  shaper %.1f/%.1f\n",
-	       cmp_way_name(x->way), k + 1, t, rtt, rate[1] * 8 / 1e6, o->sc.cap[k][1] * 8 / 1e6,
+	       bench_way_name(x->way), k + 1, t, rtt, rate[1] * 8 / 1e6, o->sc.cap[k][1] * 8 / 1e6,
 	       rate[0] * 8 / 1e6, o->sc.cap[k][0] * 8 / 1e6,
 	       last ? last->shaper[1] * 8 / 1e6 : 0.0, last ? last->shaper[0] * 8 / 1e6 : 0.0);
 }
 
 /* The flows, once the idle time that gives the baseline is over */
-static int sc_before(void *arg, struct cmp_measure *m, double t, bool tick, double *wake,
+static int sc_before(void *arg, struct bench_measure *m, double t, bool tick, double *wake,
 		     double *end)
 {
 	struct sc_ctx *c = arg;
-	struct cmp_sc_run *x = c->x;
+	struct bench_sc_run *x = c->x;
 	char err[256];
 	int ret;
 
 	(void)tick;
 	(void)wake;
 	(void)end;
-	if (c->spawned >= 0 || t < CMP_SC_IDLE_S)
+	if (c->spawned >= 0 || t < BENCH_SC_IDLE_S)
 		return 0;
-	if ((ret = cmp_load_start_tcp(m->ld, c->b, CMP_PROF_BIDIR, CMP_TCP_FLOWS,
-				      c->o->sc.step_s * (double)c->o->sc.n_steps + 5, err,
-				      sizeof(err)))) {
+	if ((ret = bench_load_start_tcp(m->ld, c->b, BENCH_PROF_BIDIR, BENCH_TCP_FLOWS,
+					c->o->sc.step_s * (double)c->o->sc.n_steps + 5, err,
+					sizeof(err)))) {
 		snprintf(x->note, sizeof(x->note), "the TCP flows: %.200s", err);
 		return ret;
 	}
@@ -358,17 +358,17 @@ static int sc_before(void *arg, struct cmp_measure *m, double t, bool tick, doub
 
 /* The first step begins when the load reaches the box; each next one a step's length later,
  * when the box's capacity is changed. */
-static int sc_after(void *arg, struct cmp_measure *m, double t, bool tick, double *wake,
+static int sc_after(void *arg, struct bench_measure *m, double t, bool tick, double *wake,
 		    double *end)
 {
 	struct sc_ctx *c = arg;
-	struct cmp_sc_run *x = c->x;
-	const struct cmp_scenario *sc = &c->o->sc;
+	struct bench_sc_run *x = c->x;
+	const struct bench_scenario *sc = &c->o->sc;
 	double rate[2] = { (double)sc->cap[0][0], (double)sc->cap[0][1] };
 	int ret;
 
 	if (c->spawned >= 0 && !c->started && tick &&
-	    (cmp_load_seen(&x->r, rate, c->spawned) || t - c->spawned > 3)) {
+	    (bench_load_seen(&x->r, rate, c->spawned) || t - c->spawned > 3)) {
 		for (size_t k = 0; k < sc->n_steps; k++) {
 			x->st[k].start = t + sc->step_s * (double)k;
 			x->st[k].end = x->st[k].start + sc->step_s;
@@ -381,7 +381,7 @@ static int sc_after(void *arg, struct cmp_measure *m, double t, bool tick, doubl
 		if ((ret = box_set(c->box, c->o, c->started, x->note, sizeof(x->note))))
 			return ret;
 		/* the step as it happened: from the change */
-		x->st[c->started].start = cmp_now() - m->t0;
+		x->st[c->started].start = bench_now() - m->t0;
 		x->st[c->started - 1].end = x->st[c->started].start;
 		c->started++;
 	}
@@ -395,44 +395,44 @@ static int sc_after(void *arg, struct cmp_measure *m, double t, bool tick, doubl
 }
 
 /* the flows stopped (a reset each) and the run's end */
-static void sc_done(void *arg, struct cmp_measure *m)
+static void sc_done(void *arg, struct bench_measure *m)
 {
 	struct sc_ctx *c = arg;
 
-	cmp_load_stop_tcp(m->ld);
-	c->x->end = cmp_now() - m->t0;
+	bench_load_stop_tcp(m->ld);
+	c->x->end = bench_now() - m->t0;
 }
 
-static const struct cmp_measure_ops sc_ops = {
+static const struct bench_measure_ops sc_ops = {
 	.phase = sc_phase, .sample = sc_sample, .before = sc_before, .after = sc_after,
 	.done = sc_done,
 };
 
-static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum cmp_way w,
-			enum cmp_qdisc q, char *path, size_t len)
+static int write_config(const struct bench_bed *b, const struct bench_opts *o, enum bench_way w,
+			enum bench_qdisc q, char *path, size_t len)
 {
-	const struct cmp_queue *x = cmp_queue(q);
-	char child[CMP_KNOBS_MAX + 128], ichild[CMP_KNOBS_MAX + 128], rate[2][32];
+	const struct bench_queue *x = bench_queue(q);
+	char child[BENCH_KNOBS_MAX + 128], ichild[BENCH_KNOBS_MAX + 128], rate[2][32];
 	char ar[2][400] = { "", "" };
 	FILE *f;
 
 	/* the kind's bench settings, and the knobs --qdiscs gave it */
-	cmp_child_text(x, o->pick[0].knobs, false, child, sizeof(child));
-	cmp_child_text(x, o->pick[0].knobs, true, ichild, sizeof(ichild));
+	bench_child_text(x, o->pick[0].knobs, false, child, sizeof(child));
+	bench_child_text(x, o->pick[0].knobs, true, ichild, sizeof(ichild));
 	for (int d = 0; d < 2; d++) {
 		char mn[32], mx[32];
 
 		gw_format_rate(o->sc.base[d], rate[d], sizeof(rate[d]));
 		gw_format_rate(o->sc.min[d], mn, sizeof(mn));
 		gw_format_rate(o->sc.max[d], mx, sizeof(mx));
-		if (w == CMP_WAY_AUTORATE)
+		if (w == BENCH_WAY_AUTORATE)
 			snprintf(ar[d], sizeof(ar[d]), " autorate = { min = \"%s\"; max = \"%s\";%s%s };",
 				 mn, mx, o->sc.ar_keys[0] ? " " : "", o->sc.ar_keys);
 	}
-	snprintf(path, len, "%s/scenario-%s.conf", b->tmp, cmp_way_name(w));
+	snprintf(path, len, "%s/scenario-%s.conf", b->tmp, bench_way_name(w));
 	if (!(f = fopen(path, "we")))
 		return -errno;
-	/* udp: to the reflector the bench runs in the server (cmp_start_reflector), on each address */
+	/* udp: to the reflector the bench runs in the server (bench_start_reflector), on each address */
 	char tg[3][48];
 	bool udp = !strcmp(o->sc.probe_method, "udp");
 
@@ -445,75 +445,76 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum 
 		"  egress = { shaper = \"htb\"; rate = \"%s\";%s child = { %s }; };\n"
 		"  ingress = { shaper = \"htb\"; rate = \"%s\"; ifb = \"%s\";%s child = { %s }; }; } );\n"
 		"probe = { method = \"%s\"; targets = [ \"%s\", \"%s\", \"%s\" ]; interval = \"50ms\"; };\n",
-		cmp_way_name(w), CMP_GW_WAN, rate[0], ar[0], child, rate[1], CMP_GW_IFB, ar[1],
-		ichild, o->sc.probe_method, tg[0], tg[1], tg[2]);
+		bench_way_name(w), BENCH_GW_WAN, rate[0], ar[0], child, rate[1], BENCH_GW_IFB,
+		ar[1], ichild, o->sc.probe_method, tg[0], tg[1], tg[2]);
 	return fclose(f) ? -errno : 0;
 }
 
-static int sc_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct box *box,
-		      struct cmp_sc_run *x, int sigfd)
+static int sc_run_one(struct bench_bed *b, const struct bench_opts *o, struct box *box,
+		      struct bench_sc_run *x, int sigfd)
 {
 	char conf[512], log[512] = "";
 	struct sc_ctx c = { .x = x, .o = o, .b = b, .box = box, .spawned = -1 };
 	/* the probes: ICMP alone (the gateway's daemon probes the link with its own) */
-	struct cmp_measure m = { .b = b, .o = o, .r = &x->r, .ops = &sc_ops, .arg = &c,
-				 .sigfd = sigfd, .drain_s = 1.0 };	/* a full fifo's last replies */
+	struct bench_measure m = { .b = b, .o = o, .r = &x->r, .ops = &sc_ops, .arg = &c,
+				   .sigfd = sigfd, .drain_s = 1.0 };	/* a full fifo's last replies */
 	pid_t gw = 0;
 	int ret;
 
 	/* each way starts where the link starts */
 	if ((ret = box_set(box, o, 0, x->note, sizeof(x->note))))
 		return ret;
-	if (x->way != CMP_WAY_NONE) {
-		snprintf(log, sizeof(log), "%s/gatewayd-%s.log", b->tmp, cmp_way_name(x->way));
+	if (x->way != BENCH_WAY_NONE) {
+		snprintf(log, sizeof(log), "%s/gatewayd-%s.log", b->tmp, bench_way_name(x->way));
 		if ((ret = write_config(b, o, x->way, x->r.q, conf, sizeof(conf)))) {
 			snprintf(x->note, sizeof(x->note), "writing the config: %s", strerror(-ret));
 			return ret;
 		}
-		if ((ret = cmp_gw_up(b, o, conf, log, &gw, &c.gw_nl, c.gw_ifidx, x->note,
-				     sizeof(x->note))))
+		if ((ret = bench_gw_up(b, o, conf, log, &gw, &c.gw_nl, c.gw_ifidx, x->note,
+				       sizeof(x->note))))
 			return ret;
 	}
-	ret = cmp_measure_run(&m);
+	ret = bench_measure_run(&m);
 	x->ran = ret == 0;
-	cmp_gw_down(gw, c.gw_nl, log, ret != 0, x->note, sizeof(x->note));
+	bench_gw_down(gw, c.gw_nl, log, ret != 0, x->note, sizeof(x->note));
 	return ret;
 }
 
 /* Directories made here are 0755 whatever the umask (the daemon reads compare_dir as
  * another user); the files 0644. */
-static int write_outputs(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_t n,
-			 const struct cmp_sc_verdict *v, const char *kernel)
+static int write_outputs(const struct bench_opts *o, const struct bench_sc_run *runs, size_t n,
+			 const struct bench_sc_verdict *v, const char *kernel)
 {
 	char path[4200], err[4600];
 	int bad = 0;
 
 	/* each file whole or not at all, 0644 (outfile.c) */
 	snprintf(path, sizeof(path), "%s/results.json", o->out);
-	if (cmp_sc_write_json(path, o, runs, n, v, kernel, err, sizeof(err))) {
+	if (bench_sc_write_json(path, o, runs, n, v, kernel, err, sizeof(err))) {
 		fprintf(stderr, "gatewayd: %s\n", err);
 		bad++;
 	}
 	snprintf(path, sizeof(path), "%s/rtt.svg", o->out);
-	bad += cmp_svg_sc_rtt(path, o, runs, n) != 0;
+	bad += bench_svg_sc_rtt(path, o, runs, n) != 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!runs[i].ran)
 			continue;
-		snprintf(path, sizeof(path), "%s/rates-%s.svg", o->out, cmp_way_name(runs[i].way));
-		bad += cmp_svg_sc_rates(path, o, &runs[i]) != 0;
+		snprintf(path, sizeof(path), "%s/rates-%s.svg", o->out,
+			 bench_way_name(runs[i].way));
+		bad += bench_svg_sc_rates(path, o, &runs[i]) != 0;
 	}
-	if (cmp_out_failed(bad, o->out))
+	if (bench_out_failed(bad, o->out))
 		return -EIO;
 	printf("results: %s/results.json, rtt.svg, rates-*.svg\n", o->out);
 	return 0;
 }
 
-int cmp_sc_main(struct cmp_opts *o, const char *kernel)
+int bench_sc_main(struct bench_opts *o, const char *kernel)
 {
-	struct cmp_sc_run runs[CMP_WAY_COUNT];
-	struct cmp_bed bed = { .home = -1 };
+	struct bench_sc_run runs[BENCH_WAY_COUNT];
+	struct bench_bed bed = { .home = -1 };
 	struct box box = { 0 };
-	struct cmp_sc_verdict v;
+	struct bench_sc_verdict v;
 	char err[512];
 	int sfd, rc = 0, done = 0;
 
@@ -524,26 +525,26 @@ int cmp_sc_main(struct cmp_opts *o, const char *kernel)
 	}
 	for (int i = 0; i < 4; i++)
 		bed.fd[i] = -1;
-	if (cmp_bed_up(&bed, o, err, sizeof(err)) || box_up(&bed, o, &box, err, sizeof(err)) ||
-	    (!strcmp(o->sc.probe_method, "udp") && cmp_start_reflector(&bed, o, err, sizeof(err)))) {
+	if (bench_bed_up(&bed, o, err, sizeof(err)) || box_up(&bed, o, &box, err, sizeof(err)) ||
+	    (!strcmp(o->sc.probe_method, "udp") && bench_start_reflector(&bed, o, err, sizeof(err)))) {
 		fprintf(stderr, "gatewayd: building the testbed: %s\n", err);
 		gw_nl_close(box.nl);
-		cmp_bed_down(&bed);
+		bench_bed_down(&bed);
 		close(sfd);
 		return 1;
 	}
 	printf("testbed: namespaces %s (client), %s (gateway), %s (delay box), %s (server)\n",
 	       bed.ns[0], bed.ns[1], bed.ns[2], bed.ns[3]);
-	pid_t relay = cmp_relay_page(&bed, o->in_uml);	/* relay.c: from the host, in UML */
+	pid_t relay = bench_relay_page(&bed, o->in_uml);	/* relay.c: from the host, in UML */
 
 	for (size_t i = 0; i < o->sc.n_ways; i++) {
-		struct cmp_sc_run *x = &runs[i];
+		struct bench_sc_run *x = &runs[i];
 
 		x->way = o->sc.ways[i];
 		x->r.q = o->qdiscs[0];
-		printf("%s: %s\n", cmp_way_name(x->way),
-		       x->way == CMP_WAY_AUTORATE ? "gatewayd with autorate" :
-		       x->way == CMP_WAY_FIXED ? "gatewayd at the fixed rate (the base)" :
+		printf("%s: %s\n", bench_way_name(x->way),
+		       x->way == BENCH_WAY_AUTORATE ? "gatewayd with autorate" :
+		       x->way == BENCH_WAY_FIXED ? "gatewayd at the fixed rate (the base)" :
 						 "no shaping in the gateway");
 		int e = sc_run_one(&bed, o, &box, x, sfd);
 
@@ -554,24 +555,24 @@ int cmp_sc_main(struct cmp_opts *o, const char *kernel)
 		}
 		if (e || !x->ran) {
 			x->ran = false;
-			printf("%s: failed: %s\n", cmp_way_name(x->way), x->note);
+			printf("%s: failed: %s\n", bench_way_name(x->way), x->note);
 			rc = 1;
 			continue;
 		}
-		cmp_sc_derive(o, x);
+		bench_sc_derive(o, x);
 		done++;
 	}
-	cmp_relay_stop(relay);
+	bench_relay_stop(relay);
 	gw_nl_close(box.nl);
-	cmp_bed_down(&bed);
+	bench_bed_down(&bed);
 	close(sfd);
 	if (rc != 130) {
-		cmp_sc_judge(o, runs, o->sc.n_ways, &v);
-		cmp_sc_print(o, runs, o->sc.n_ways, &v);
+		bench_sc_judge(o, runs, o->sc.n_ways, &v);
+		bench_sc_print(o, runs, o->sc.n_ways, &v);
 		if (o->out[0] && done && write_outputs(o, runs, o->sc.n_ways, &v, kernel))
 			rc = 1;
 	}
 	for (size_t i = 0; i < o->sc.n_ways; i++)
-		cmp_sc_run_free(&runs[i]);
+		bench_sc_run_free(&runs[i]);
 	return rc;
 }

@@ -19,50 +19,50 @@
 /* two rates (bytes/s) as the file has them: {"up", "down"} in bits/s */
 static struct json_object *bits_pair(uint64_t up, uint64_t down)
 {
-	return cmp_json_pair((double)up * 8, (double)down * 8);
+	return bench_json_pair((double)up * 8, (double)down * 8);
 }
 
 static struct json_object *ind(const double v[3])
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "p50", cmp_json_num(v[0]));
-	json_object_object_add(o, "p95", cmp_json_num(v[1]));
-	json_object_object_add(o, "p99", cmp_json_num(v[2]));
+	json_object_object_add(o, "p50", bench_json_num(v[0]));
+	json_object_object_add(o, "p95", bench_json_num(v[1]));
+	json_object_object_add(o, "p99", bench_json_num(v[2]));
 	return o;
 }
 
-static struct json_object *step_json(const struct cmp_sc_step *st)
+static struct json_object *step_json(const struct bench_sc_step *st)
 {
 	struct json_object *o = json_object_new_object(), *a;
 
-	json_object_object_add(o, "start_s", cmp_json_num(st->start));
-	json_object_object_add(o, "end_s", cmp_json_num(st->end));
+	json_object_object_add(o, "start_s", bench_json_num(st->start));
+	json_object_object_add(o, "end_s", bench_json_num(st->end));
 	json_object_object_add(o, "capacity_bps", bits_pair(st->cap[0], st->cap[1]));
 	json_object_object_add(o, "drop", json_object_new_boolean(st->drop));
 	a = json_object_new_object();
-	json_object_object_add(a, "whole", cmp_json_pct(&st->all));
-	json_object_object_add(a, "settled", cmp_json_pct(&st->settled));
+	json_object_object_add(a, "whole", bench_json_pct(&st->all));
+	json_object_object_add(a, "settled", bench_json_pct(&st->settled));
 	json_object_object_add(o, "rtt_ms", a);
 	a = json_object_new_object();
 	json_object_object_add(a, "whole", ind(st->ind_all));
 	json_object_object_add(a, "settled", ind(st->ind_settled));
 	json_object_object_add(o, "induced_ms", a);
-	json_object_object_add(o, "goodput_bps", cmp_json_pair(st->goodput[0] * 8, st->goodput[1] * 8));
-	json_object_object_add(o, "goodput_share", cmp_json_pair(st->share[0], st->share[1]));
-	json_object_object_add(o, "achieved_bps", cmp_json_pair(st->achieved[0] * 8, st->achieved[1] * 8));
-	json_object_object_add(o, "shaper_bps", cmp_json_pair(st->shaper[0] * 8, st->shaper[1] * 8));
-	json_object_object_add(o, "peak_queue_ms", cmp_json_pair(st->peak_queue_ms[0], st->peak_queue_ms[1]));
-	json_object_object_add(o, "cpu_busy", cmp_json_num(st->cpu_busy));
+	json_object_object_add(o, "goodput_bps", bench_json_pair(st->goodput[0] * 8, st->goodput[1] * 8));
+	json_object_object_add(o, "goodput_share", bench_json_pair(st->share[0], st->share[1]));
+	json_object_object_add(o, "achieved_bps", bench_json_pair(st->achieved[0] * 8, st->achieved[1] * 8));
+	json_object_object_add(o, "shaper_bps", bench_json_pair(st->shaper[0] * 8, st->shaper[1] * 8));
+	json_object_object_add(o, "peak_queue_ms", bench_json_pair(st->peak_queue_ms[0], st->peak_queue_ms[1]));
+	json_object_object_add(o, "cpu_busy", bench_json_num(st->cpu_busy));
 	if (st->drop) {
 		json_object_object_add(o, "recovered", json_object_new_boolean(!isinf(st->recover_s)));
-		json_object_object_add(o, "recovery_s", cmp_json_num(st->recover_s));
+		json_object_object_add(o, "recovery_s", bench_json_num(st->recover_s));
 	}
 	return o;
 }
 
 /* a tick: [t, capacity up, down, shaper up, down, box sent up, down, box backlog up, down] */
-static void tick_row(const struct cmp_tick *k, int64_t *v)
+static void tick_row(const struct bench_tick *k, int64_t *v)
 {
 	for (int d = 0; d < 2; d++) {
 		v[d] = (int64_t)k->cap[d] * 8;
@@ -72,33 +72,33 @@ static void tick_row(const struct cmp_tick *k, int64_t *v)
 	}
 }
 
-static struct json_object *run_json(const struct cmp_opts *o, const struct cmp_sc_run *x)
+static struct json_object *run_json(const struct bench_opts *o, const struct bench_sc_run *x)
 {
 	struct json_object *j = json_object_new_object(), *a;
 
-	json_object_object_add(j, "way", json_object_new_string(cmp_way_name(x->way)));
+	json_object_object_add(j, "way", json_object_new_string(bench_way_name(x->way)));
 	json_object_object_add(j, "ran", json_object_new_boolean(x->ran));
 	json_object_object_add(j, "note", json_object_new_string(x->note));
 	if (!x->ran)
 		return j;
-	json_object_object_add(j, "baseline_ms", cmp_json_num(x->baseline_ms));
-	json_object_object_add(j, "idle_rtt_ms", cmp_json_pct(&x->idle));
+	json_object_object_add(j, "baseline_ms", bench_json_num(x->baseline_ms));
+	json_object_object_add(j, "idle_rtt_ms", bench_json_pct(&x->idle));
 	json_object_object_add(j, "shaper_changes", json_object_new_int64((int64_t)x->changes));
 	a = json_object_new_array();
 	for (size_t k = 0; k < o->sc.n_steps; k++)
 		json_object_array_add(a, step_json(&x->st[k]));
 	json_object_object_add(j, "steps", a);
 
-	json_object_object_add(j, "samples", cmp_samples_json(&x->r));
-	json_object_object_add(j, "ticks", cmp_ticks_json(&x->r, 8, tick_row));
+	json_object_object_add(j, "samples", bench_samples_json(&x->r));
+	json_object_object_add(j, "ticks", bench_ticks_json(&x->r, 8, tick_row));
 	a = json_object_new_array();
 	for (size_t i = 0; i < x->r.n_flows; i++) {
-		const struct cmp_flow *f = &x->r.flows[i];
+		const struct bench_flow *f = &x->r.flows[i];
 		struct json_object *fo = json_object_new_object();
 
 		json_object_object_add(fo, "name", json_object_new_string(f->name));
 		json_object_object_add(fo, "direction", json_object_new_string(f->up ? "up" : "down"));
-		json_object_object_add(fo, "series", cmp_series_json(f));
+		json_object_object_add(fo, "series", bench_series_json(f));
 		json_object_array_add(a, fo);
 	}
 	json_object_object_add(j, "flows", a);
@@ -114,9 +114,9 @@ static struct json_object *verdict(int v, const char *why)
 	return o;
 }
 
-static struct json_object *config_json(const struct cmp_opts *o)
+static struct json_object *config_json(const struct bench_opts *o)
 {
-	const struct cmp_scenario *sc = &o->sc;
+	const struct bench_scenario *sc = &o->sc;
 	struct json_object *c = json_object_new_object(), *a, *ar;
 
 	json_object_object_add(c, "scenario", json_object_new_string("variable"));
@@ -124,15 +124,15 @@ static struct json_object *config_json(const struct cmp_opts *o)
 	for (size_t k = 0; k < sc->n_steps; k++)
 		json_object_array_add(a, bits_pair(sc->cap[k][0], sc->cap[k][1]));
 	json_object_object_add(c, "steps_bps", a);
-	json_object_object_add(c, "step_s", cmp_json_num(sc->step_s));
-	json_object_object_add(c, "settle_s", cmp_json_num(CMP_SC_SETTLE_S));
-	json_object_object_add(c, "idle_s", cmp_json_num(CMP_SC_IDLE_S));
-	json_object_object_add(c, "rtt_ms", cmp_json_num(o->no_delay ? 0 : o->rtt_us / 1000.0));
+	json_object_object_add(c, "step_s", bench_json_num(sc->step_s));
+	json_object_object_add(c, "settle_s", bench_json_num(BENCH_SC_SETTLE_S));
+	json_object_object_add(c, "idle_s", bench_json_num(BENCH_SC_IDLE_S));
+	json_object_object_add(c, "rtt_ms", bench_json_num(o->no_delay ? 0 : o->rtt_us / 1000.0));
 	json_object_object_add(c, "netem", json_object_new_boolean(!o->no_delay));
-	json_object_object_add(c, "probe_hz", json_object_new_int(CMP_PROBE_HZ));
-	json_object_object_add(c, "tcp_flows_per_direction", json_object_new_int(CMP_TCP_FLOWS));
-	json_object_object_add(c, "box_fifo_bytes", json_object_new_int(CMP_SC_BOX_FIFO));
-	json_object_object_add(c, "queue", json_object_new_string(cmp_qdisc_name(o->qdiscs[0])));
+	json_object_object_add(c, "probe_hz", json_object_new_int(BENCH_PROBE_HZ));
+	json_object_object_add(c, "tcp_flows_per_direction", json_object_new_int(BENCH_TCP_FLOWS));
+	json_object_object_add(c, "box_fifo_bytes", json_object_new_int(BENCH_SC_BOX_FIFO));
+	json_object_object_add(c, "queue", json_object_new_string(bench_qdisc_name(o->qdiscs[0])));
 	ar = json_object_new_object();
 	json_object_object_add(ar, "min_bps", bits_pair(sc->min[0], sc->min[1]));
 	json_object_object_add(ar, "base_bps", bits_pair(sc->base[0], sc->base[1]));
@@ -142,20 +142,20 @@ static struct json_object *config_json(const struct cmp_opts *o)
 	json_object_object_add(c, "probe_method", json_object_new_string(sc->probe_method));
 	json_object_object_add(c, "fixed_bps", bits_pair(sc->base[0], sc->base[1]));
 	a = json_object_new_object();
-	json_object_object_add(a, "induced_p95_ms", cmp_json_num(CMP_SC_BOUND_MS));
-	json_object_object_add(a, "goodput_share", cmp_json_num(CMP_SC_SHARE));
-	json_object_object_add(a, "fixed_induced_p95_ms", cmp_json_num(CMP_SC_FIXED_MS));
-	json_object_object_add(a, "recovery_window_s", cmp_json_num(CMP_SC_WINDOW_S));
+	json_object_object_add(a, "induced_p95_ms", bench_json_num(BENCH_SC_BOUND_MS));
+	json_object_object_add(a, "goodput_share", bench_json_num(BENCH_SC_SHARE));
+	json_object_object_add(a, "fixed_induced_p95_ms", bench_json_num(BENCH_SC_FIXED_MS));
+	json_object_object_add(a, "recovery_window_s", bench_json_num(BENCH_SC_WINDOW_S));
 	json_object_object_add(c, "bounds", a);
 	return c;
 }
 
-int cmp_sc_write_json(const char *path, const struct cmp_opts *o, const struct cmp_sc_run *runs,
-		      size_t n, const struct cmp_sc_verdict *v, const char *kernel, char *err,
-		      size_t errlen)
+int bench_sc_write_json(const char *path, const struct bench_opts *o,
+			const struct bench_sc_run *runs, size_t n, const struct bench_sc_verdict *v,
+			const char *kernel, char *err, size_t errlen)
 {
-	struct json_object *root = cmp_file_json("gatewayd-compare-scenario", SC_SCHEMA_VERSION,
-						 kernel), *a;
+	struct json_object *root = bench_file_json("gatewayd-compare-scenario", SC_SCHEMA_VERSION,
+						   kernel), *a;
 	int ret;
 
 	if (!root) {
@@ -172,7 +172,7 @@ int cmp_sc_write_json(const char *path, const struct cmp_opts *o, const struct c
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(a, run_json(o, &runs[i]));
 	json_object_object_add(root, "runs", a);
-	ret = cmp_out_json(path, root, err, errlen);
+	ret = bench_out_json(path, root, err, errlen);
 	json_object_put(root);
 	return ret;
 }

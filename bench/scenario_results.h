@@ -4,14 +4,14 @@
 
 #include <stddef.h>
 
-struct cmp_opts;
-struct cmp_sc_run;
-struct cmp_sc_verdict;
+struct bench_opts;
+struct bench_sc_run;
+struct bench_sc_verdict;
 
 /* results.json at path: the settings, per way and step the figures, the verdicts, and the
  * raw probes, ticks and flows. 0 or -errno (err says). */
-int cmp_sc_write_json(const char *path, const struct cmp_opts *o, const struct cmp_sc_run *runs,
-		      size_t n, const struct cmp_sc_verdict *v, const char *kernel, char *err,
-		      size_t errlen);
+int bench_sc_write_json(const char *path, const struct bench_opts *o,
+			const struct bench_sc_run *runs, size_t n, const struct bench_sc_verdict *v,
+			const char *kernel, char *err, size_t errlen);
 
 #endif

@@ -113,20 +113,20 @@ static size_t ticks(double lo, double hi, bool logscale, double *out, size_t max
 
 /* A plot's file, whole or not at all (outfile.c): its stream, or NULL with errno set and the
  * reason on stderr. */
-static FILE *plot_open(struct cmp_out *w, const char *path)
+static FILE *plot_open(struct bench_out *w, const char *path)
 {
 	char err[4600];
 	FILE *f;
 	int r;
 
-	if ((r = cmp_out_begin(w, path, err, sizeof(err)))) {
+	if ((r = bench_out_begin(w, path, err, sizeof(err)))) {
 		fprintf(stderr, "gatewayd: %s\n", err);
 		errno = -r;
 		return NULL;
 	}
-	if (!(f = cmp_out_stdio(w))) {
+	if (!(f = bench_out_stdio(w))) {
 		r = errno;
-		cmp_out_abort(w);
+		bench_out_abort(w);
 		fprintf(stderr, "gatewayd: %s: %s\n", path, strerror(r));
 		errno = r;
 	}
@@ -134,10 +134,10 @@ static FILE *plot_open(struct cmp_out *w, const char *path)
 }
 
 /* Written and in place: 0; or -errno, the reason on stderr, the old file as it was. */
-static int plot_close(struct cmp_out *w)
+static int plot_close(struct bench_out *w)
 {
 	char err[4600];
-	int r = cmp_out_commit(w, err, sizeof(err));
+	int r = bench_out_commit(w, err, sizeof(err));
 
 	if (r)
 		fprintf(stderr, "gatewayd: %s\n", err);
@@ -250,7 +250,7 @@ static void series_line(FILE *f, const struct svg_chart *c, size_t k, double ste
 
 static int svg_write(const char *path, const struct svg_chart *c)
 {
-	struct cmp_out w;
+	struct bench_out w;
 	FILE *f = plot_open(&w, path);
 
 	if (!f)
@@ -296,13 +296,13 @@ static struct svg_series *next_series(struct svg_chart *c, size_t m)
 
 /* A queue's series is named and coloured after the queue, the same in every chart; a second
  * column of the same kind (other knobs) takes another colour. */
-static void queue_series(struct svg_series *x, const struct cmp_result *r, size_t i)
+static void queue_series(struct svg_series *x, const struct bench_result *r, size_t i)
 {
 	size_t same = 0;
 
 	for (size_t k = 0; k < i; k++)
 		same += r[k].q == r[i].q;
-	snprintf(x->name, sizeof(x->name), "%s", cmp_result_label(&r[i]));
+	snprintf(x->name, sizeof(x->name), "%s", bench_result_label(&r[i]));
 	x->color = palette[(r[i].q + 5 * same + same / 2) % 10];
 }
 
@@ -343,7 +343,7 @@ static void log_range(double lo, double hi, double headroom, double *a, double *
 		*b = *a * 10;
 }
 
-int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n)
+int bench_svg_cdf(const char *path, const struct bench_opts *o, struct bench_result *r, size_t n)
 {
 	struct svg_series s[GW_BENCH_MAX_QUEUES] = { 0 };
 	struct svg_chart c = { .title = "RTT under load: cumulative distribution (TCP and flood phases)",
@@ -362,10 +362,10 @@ int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r
 		if (!(x = next_series(&c, r[i].n_samples)))
 			return -ENOMEM;
 		for (size_t k = 0; k < r[i].n_samples; k++)
-			if (r[i].samples[k].phase == CMP_PH_TCP || r[i].samples[k].phase == CMP_PH_FLOOD)
+			if (r[i].samples[k].phase == BENCH_PH_TCP || r[i].samples[k].phase == BENCH_PH_FLOOD)
 				if (!isnan(r[i].samples[k].rtt_ms))
 					x->x[m++] = r[i].samples[k].rtt_ms;
-		cmp_sort(x->x, m);
+		bench_sort(x->x, m);
 		for (size_t k = 0; k < m; k++)
 			x->y[k] = (double)(k + 1) / (double)m;
 		x->n = m;
@@ -382,7 +382,7 @@ int cmp_svg_cdf(const char *path, const struct cmp_opts *o, struct cmp_result *r
 
 /* A run's probes as a series of RTT over send time (replies come back out of their order),
  * lo and hi widened to its RTTs. */
-static void probe_series(struct svg_series *x, const struct cmp_result *r, double *lo,
+static void probe_series(struct svg_series *x, const struct bench_result *r, double *lo,
 			 double *hi)
 {
 	size_t m = r->n_samples;
@@ -395,17 +395,18 @@ static void probe_series(struct svg_series *x, const struct cmp_result *r, doubl
 			*hi = fmax(*hi, x->y[k]);
 		}
 	}
-	cmp_sort_pairs(x->x, x->y, m);
+	bench_sort_pairs(x->x, x->y, m);
 	x->n = m;
 }
 
-int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_result *r, size_t n)
+int bench_svg_timeline(const char *path, const struct bench_opts *o, struct bench_result *r,
+		       size_t n)
 {
 	struct svg_series s[GW_BENCH_MAX_QUEUES] = { 0 };
 	struct svg_chart c = { .title = "RTT over time, each queue's run (the first run's phases shaded)",
 			       .xlabel = "seconds since the run started",
 			       .ylabel = "round-trip time (ms, log scale)", .logy = true, .s = s,
-			       .x0 = 0, .x1 = o->duration_s, .n_bands = CMP_PH_COUNT };
+			       .x0 = 0, .x1 = o->duration_s, .n_bands = BENCH_PH_COUNT };
 	double lo = INFINITY, hi = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -416,7 +417,7 @@ int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_resu
 			continue;
 		if (!c.bands)	/* each run's phases move with its load's start: the first's */
 			c.bands = r[i].phase_start;
-		c.x1 = fmax(c.x1, r[i].phase_start[CMP_PH_COUNT]);
+		c.x1 = fmax(c.x1, r[i].phase_start[BENCH_PH_COUNT]);
 		if (!(x = next_series(&c, m)))
 			return -ENOMEM;
 		probe_series(x, &r[i], &lo, &hi);
@@ -427,25 +428,25 @@ int cmp_svg_timeline(const char *path, const struct cmp_opts *o, struct cmp_resu
 	return write_chart(path, &c);
 }
 
-int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_result *r)
+int bench_svg_flows(const char *path, const struct bench_opts *o, const struct bench_result *r)
 {
-	struct svg_series s[CMP_MAX_FLOWS] = { 0 };
+	struct svg_series s[BENCH_MAX_FLOWS] = { 0 };
 	char title[256];
 	struct svg_chart c = { .title = title, .xlabel = "seconds since the run started",
 			       .ylabel = "receiver throughput (Mbit/s)", .s = s, .x0 = 0,
-			       .x1 = fmax(o->duration_s, r->phase_start[CMP_PH_COUNT]), .y0 = 0,
+			       .x1 = fmax(o->duration_s, r->phase_start[BENCH_PH_COUNT]), .y0 = 0,
 			       .bands = r->phase_start,
-			       .n_bands = CMP_PH_COUNT };
+			       .n_bands = BENCH_PH_COUNT };
 	double hi = 0;
 
-	if (cmp_asymmetric(o))
+	if (bench_asymmetric(o))
 		snprintf(title, sizeof(title), "%s: throughput per flow (%s down, %s up)",
-			 cmp_result_label(r), o->dir_text[1], o->dir_text[0]);
+			 bench_result_label(r), o->dir_text[1], o->dir_text[0]);
 	else
 		snprintf(title, sizeof(title), "%s: throughput per flow (%s each way)",
-			 cmp_result_label(r), o->rate_text);
+			 bench_result_label(r), o->rate_text);
 	for (size_t i = 0; i < r->n_flows; i++) {
-		const struct cmp_flow *f = &r->flows[i];
+		const struct bench_flow *f = &r->flows[i];
 		struct svg_series *x = next_series(&c, f->n);
 
 		if (!x)
@@ -467,24 +468,24 @@ int cmp_svg_flows(const char *path, const struct cmp_opts *o, const struct cmp_r
 
 /* --- the varying-link scenario --- */
 
-static const char *const step_names[CMP_MAX_STEPS] = { "step 1", "step 2", "step 3", "step 4",
-						       "step 5", "step 6", "step 7", "step 8" };
+static const char *const step_names[BENCH_MAX_STEPS] = { "step 1", "step 2", "step 3", "step 4",
+							 "step 5", "step 6", "step 7", "step 8" };
 
-static void step_bands(const struct cmp_opts *o, const struct cmp_sc_run *x, double *b)
+static void step_bands(const struct bench_opts *o, const struct bench_sc_run *x, double *b)
 {
 	for (size_t k = 0; k < o->sc.n_steps; k++)
 		b[k] = x->st[k].start;
 	b[o->sc.n_steps] = x->st[o->sc.n_steps - 1].end;
 }
 
-int cmp_svg_sc_rates(const char *path, const struct cmp_opts *o, const struct cmp_sc_run *x)
+int bench_svg_sc_rates(const char *path, const struct bench_opts *o, const struct bench_sc_run *x)
 {
 	static const char *const names[6] = { "capacity up", "capacity down", "shaper up",
 					      "shaper down", "achieved up", "achieved down" };
 	static const char *const colors[6] = { "#7f7f7f", "#000000", "#bcbd22", "#2ca02c",
 					       "#d62728", "#1f77b4" };
 	struct svg_series s[6] = { 0 };
-	double bands[CMP_MAX_STEPS + 1], hi = 0;
+	double bands[BENCH_MAX_STEPS + 1], hi = 0;
 	char title[128];
 	struct svg_chart c = { .title = title, .xlabel = "seconds since the run started",
 			       .ylabel = "Mbit/s", .s = s, .x0 = 0, .x1 = x->end, .y0 = 0,
@@ -492,7 +493,7 @@ int cmp_svg_sc_rates(const char *path, const struct cmp_opts *o, const struct cm
 			       .band_names = step_names };
 
 	snprintf(title, sizeof(title), "%s: capacity, shaper rate and achieved rate over time",
-		 cmp_way_name(x->way));
+		 bench_way_name(x->way));
 	step_bands(o, x, bands);
 	for (int k = 0; k < 6; k++) {
 		struct svg_series *v = next_series(&c, x->r.n_ticks);
@@ -502,7 +503,7 @@ int cmp_svg_sc_rates(const char *path, const struct cmp_opts *o, const struct cm
 		if (!v)
 			return -ENOMEM;
 		for (size_t i = 0; i < x->r.n_ticks; i++) {
-			const struct cmp_tick *p = &x->r.ticks[i], *a;
+			const struct bench_tick *p = &x->r.ticks[i], *a;
 			double y;
 
 			if (k < 2) {
@@ -531,20 +532,20 @@ int cmp_svg_sc_rates(const char *path, const struct cmp_opts *o, const struct cm
 	return write_chart(path, &c);
 }
 
-int cmp_svg_sc_rtt(const char *path, const struct cmp_opts *o, const struct cmp_sc_run *runs,
-		   size_t n)
+int bench_svg_sc_rtt(const char *path, const struct bench_opts *o, const struct bench_sc_run *runs,
+		     size_t n)
 {
-	static const char *const colors[CMP_WAY_COUNT] = { "#2ca02c", "#1f77b4", "#d62728" };
-	struct svg_series s[CMP_WAY_COUNT] = { 0 };
-	double bands[CMP_MAX_STEPS + 1], lo = INFINITY, hi = 0;
+	static const char *const colors[BENCH_WAY_COUNT] = { "#2ca02c", "#1f77b4", "#d62728" };
+	struct svg_series s[BENCH_WAY_COUNT] = { 0 };
+	double bands[BENCH_MAX_STEPS + 1], lo = INFINITY, hi = 0;
 	struct svg_chart c = { .title = "RTT over time, each way's run (the first run's steps shaded)",
 			       .xlabel = "seconds since the run started",
 			       .ylabel = "round-trip time (ms, log scale)", .logy = true, .s = s,
 			       .x0 = 0, .x1 = 1, .n_bands = (int)o->sc.n_steps,
 			       .band_names = step_names };
 
-	for (size_t i = 0; i < n && c.ns < CMP_WAY_COUNT; i++) {
-		const struct cmp_sc_run *x = &runs[i];
+	for (size_t i = 0; i < n && c.ns < BENCH_WAY_COUNT; i++) {
+		const struct bench_sc_run *x = &runs[i];
 		struct svg_series *v;
 		size_t m = x->r.n_samples;
 
@@ -558,8 +559,8 @@ int cmp_svg_sc_rtt(const char *path, const struct cmp_opts *o, const struct cmp_
 		if (!(v = next_series(&c, m)))
 			return -ENOMEM;
 		probe_series(v, &x->r, &lo, &hi);
-		snprintf(v->name, sizeof(v->name), "%s", cmp_way_name(x->way));
-		v->color = colors[x->way % CMP_WAY_COUNT];
+		snprintf(v->name, sizeof(v->name), "%s", bench_way_name(x->way));
+		v->color = colors[x->way % BENCH_WAY_COUNT];
 		c.ns++;
 	}
 	log_range(lo, hi, 1.1, &c.y0, &c.y1);
@@ -570,15 +571,15 @@ int cmp_svg_sc_rtt(const char *path, const struct cmp_opts *o, const struct cmp_
 
 static const char *const dashes[] = { NULL, "7,3", "2,2", "9,3,2,3" };
 
-int cmp_svg_cdf_lines(const char *path, const char *title, const char *xlabel,
-		      const struct cmp_svg_cdfline *l, size_t n)
+int bench_svg_cdf_lines(const char *path, const char *title, const char *xlabel,
+			const struct bench_svg_cdfline *l, size_t n)
 {
-	struct svg_series s[REP_MAX_COLS] = { 0 };
+	struct svg_series s[BENCH_REPORT_MAX_COLS] = { 0 };
 	struct svg_chart c = { .title = title, .xlabel = xlabel, .ylabel = "fraction of probes",
 			       .y0 = 0, .y1 = 1, .logx = true, .s = s };
 	double lo = INFINITY, hi = 0;
 
-	for (size_t i = 0; i < n && i < REP_MAX_COLS; i++) {
+	for (size_t i = 0; i < n && i < BENCH_REPORT_MAX_COLS; i++) {
 		struct svg_series *x = next_series(&c, l[i].n);
 		size_t m = 0;
 
@@ -608,7 +609,7 @@ int cmp_svg_cdf_lines(const char *path, const char *title, const char *xlabel,
  * it, whiskers to p5 and p95, the minimum and maximum as dots. */
 /* A repeated run's figures on their box (over it: drawn last), spread across its width so
  * that equal ones show. */
-static void box_marks(FILE *f, const struct svg_chart *c, const struct cmp_svg_boxcol *col,
+static void box_marks(FILE *f, const struct svg_chart *c, const struct bench_svg_boxcol *col,
 		      size_t j, double x, double bw, double scale)
 {
 	for (size_t r = 0; r < col->n_marks[j]; r++) {
@@ -627,10 +628,10 @@ static const char *const box_edge[2] = { "#1f77b4", "#d62728" };
 
 /* Box j of column i, at x and bw wide: one group per box, what a reader (or a test) counts as
  * a series; "none" for a box of no value */
-static void draw_box(FILE *f, const struct svg_chart *c, const struct cmp_svg_boxcol *col,
+static void draw_box(FILE *f, const struct svg_chart *c, const struct bench_svg_boxcol *col,
 		     size_t i, size_t j, double x, double bw, double scale)
 {
-	const struct cmp_box *b = col->box[j];
+	const struct bench_box *b = col->box[j];
 	double m = x + bw / 2;
 
 	fprintf(f, "<g class=\"box\" data-column=\"%zu\" data-kind=\"%zu\" stroke=\"%s\" stroke-width=\"1.4\">\n",
@@ -683,7 +684,7 @@ static void box_legend(FILE *f, const char *const *kinds, size_t k, bool marked)
 }
 
 /* The chart's y range over every box's extremes and every mark; whether there is a mark */
-static bool box_range(const struct cmp_svg_boxcol *col, size_t n, size_t k, double scale,
+static bool box_range(const struct bench_svg_boxcol *col, size_t n, size_t k, double scale,
 		      struct svg_chart *c)
 {
 	double lo = 0, hi = 0;
@@ -707,15 +708,16 @@ static bool box_range(const struct cmp_svg_boxcol *col, size_t n, size_t k, doub
 	return marked;
 }
 
-int cmp_svg_boxes(const char *path, const char *title, const char *ylabel, double scale,
-		  const char *const *kinds, size_t k, const struct cmp_svg_boxcol *col, size_t n)
+int bench_svg_boxes(const char *path, const char *title, const char *ylabel, double scale,
+		    const char *const *kinds, size_t k, const struct bench_svg_boxcol *col,
+		    size_t n)
 {
 	struct svg_chart c;
 	bool marked = box_range(col, n, k, scale, &c);
 	double slot = (double)(W - ML - MR) / (double)(n ? n : 1);
 	double bw = fmin(60.0, slot * 0.7 / (double)k);
 	const char *small = slot < 70 ? "font-size=\"9\"" : "font-size=\"11\"";
-	struct cmp_out w;
+	struct bench_out w;
 	FILE *f;
 
 	if (!(f = plot_open(&w, path)))

@@ -13,8 +13,8 @@ static void heading(const char *const *text, size_t n, int w)
 	printf("\n");
 }
 
-void cmp_table_print(const char *const *top, const char *const *label,
-		     struct json_object *const *fig, size_t n, int w)
+void bench_table_print(const char *const *top, const char *const *label,
+		       struct json_object *const *fig, size_t n, int w)
 {
 	char cell[64];
 

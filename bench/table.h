@@ -9,7 +9,7 @@
  * one of label, then each row's cells from fig (a run's figures; NULL: it did not run), each
  * w wide. */
 struct json_object;
-void cmp_table_print(const char *const *top, const char *const *label,
-		     struct json_object *const *fig, size_t n, int w);
+void bench_table_print(const char *const *top, const char *const *label,
+		       struct json_object *const *fig, size_t n, int w);
 
 #endif

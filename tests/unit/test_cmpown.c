@@ -35,22 +35,22 @@ static const char conf_text[] =
 	"    child = { kind = \"fq_codel\"; }; }; } );\n";
 
 static char path[64];
-static struct cmp_opts o;
+static struct bench_opts o;
 static char err[1024];
 
 static int setup(const char *link, const char *qdiscs)
 {
-	struct cmp_pick user[GW_BENCH_MAX_QUEUES];
+	struct bench_pick user[GW_BENCH_MAX_QUEUES];
 	size_t n = 0;
 
-	cmp_own_free(&o);
+	bench_own_free(&o);
 	memset(&o, 0, sizeof(o));
 	snprintf(o.config, sizeof(o.config), "%s", path);
 	snprintf(o.own_link, sizeof(o.own_link), "%s", link);
 	err[0] = 0;
-	if (qdiscs && cmp_parse_qdiscs(qdiscs, user, GW_BENCH_MAX_QUEUES, &n, err, sizeof(err)))
+	if (qdiscs && bench_parse_qdiscs(qdiscs, user, GW_BENCH_MAX_QUEUES, &n, err, sizeof(err)))
 		return -EINVAL;
-	return cmp_own_setup(&o, user, n, err, sizeof(err));
+	return bench_own_setup(&o, user, n, err, sizeof(err));
 }
 
 static struct gw_config *load_run(size_t i)
@@ -85,15 +85,15 @@ static void test_as_written(void)
 	CHECK(o.own_autorate, "its autorate is noted as left out");
 	/* the kinds the kernel must have: the voice class's fifo and the rest's fq_codel */
 	uint32_t want = 0;
-	const struct cmp_queue *x;
+	const struct bench_queue *x;
 
-	for (int q = 0; (x = cmp_queue((enum cmp_qdisc)q)); q++)
+	for (int q = 0; (x = bench_queue((enum bench_qdisc)q)); q++)
 		if (!x->shaper && (!strcmp(x->name, "fifo") || !strcmp(x->name, "fq_codel")))
 			want |= 1u << q;
 	CHECK(o.pick[1].needs == want, "it needs fifo and fq_codel (0x%x, want 0x%x)",
 	      o.pick[1].needs, want);
-	CHECK(!strcmp(cmp_qdisc_name(o.pick[1].q), "fifo"), "its queue is its first leaf's (%s)",
-	      cmp_qdisc_name(o.pick[1].q));
+	CHECK(!strcmp(bench_qdisc_name(o.pick[1].q), "fifo"), "its queue is its first leaf's (%s)",
+	      bench_qdisc_name(o.pick[1].q));
 	t = o.pick[1].conf;
 	if (!CHECK(t != NULL, "its config text"))
 		return;
@@ -106,9 +106,9 @@ static void test_as_written(void)
 	if (!(c = load_run(1)))
 		return;
 	CHECK(c->n_links == 1 && !strcmp(c->links[0].name, "home") &&
-	      !strcmp(c->links[0].interface, CMP_GW_WAN) &&
-	      !strcmp(c->links[0].dir[GW_DIR_INGRESS].ifb, CMP_GW_IFB),
-	      "one link, home, on the gateway's %s and the bench's %s", CMP_GW_WAN, CMP_GW_IFB);
+	      !strcmp(c->links[0].interface, BENCH_GW_WAN) &&
+	      !strcmp(c->links[0].dir[GW_DIR_INGRESS].ifb, BENCH_GW_IFB),
+	      "one link, home, on the gateway's %s and the bench's %s", BENCH_GW_WAN, BENCH_GW_IFB);
 	CHECK(c->n_listen == 1 && !strcmp(c->listen[0], "127.0.0.1:9180") &&
 	      c->control_socket && !c->control_socket[0] && !c->probe.present,
 	      "the bench's listen, no control socket, no probe");
@@ -222,7 +222,7 @@ int main(void)
 	test_swaps();
 	test_refusals();
 	test_page();
-	cmp_own_free(&o);
+	bench_own_free(&o);
 	unlink(path);
 	return tap_done();
 }

@@ -21,22 +21,22 @@
 static void test_box(void)
 {
 	double v[100], one = 7, rev[5] = { 5, 4, 3, 2, 1 };
-	struct cmp_box b;
+	struct bench_box b;
 
 	for (int i = 0; i < 100; i++)
 		v[i] = 100 - i;	/* out of order: the statistics sort */
-	cmp_box_of(v, 100, &b);
+	bench_box_of(v, 100, &b);
 	CHECK(b.n == 100 && b.min == 1 && b.max == 100, "box of 1..100: n, min, max");
 	CHECK(b.p5 == 5 && b.q1 == 25 && b.median == 50 && b.q3 == 75 && b.p95 == 95,
 	      "box of 1..100: p5 %g q1 %g median %g q3 %g p95 %g (nearest rank)", b.p5, b.q1,
 	      b.median, b.q3, b.p95);
-	cmp_box_of(rev, 5, &b);
+	bench_box_of(rev, 5, &b);
 	CHECK(b.min == 1 && b.p5 == 1 && b.q1 == 2 && b.median == 3 && b.q3 == 4 && b.p95 == 5 &&
 	      b.max == 5, "box of 5 values: 1 1 2 3 4 5 5 (got %g %g %g %g %g %g %g)", b.min, b.p5,
 	      b.q1, b.median, b.q3, b.p95, b.max);
-	cmp_box_of(&one, 1, &b);
+	bench_box_of(&one, 1, &b);
 	CHECK(b.n == 1 && b.min == 7 && b.median == 7 && b.max == 7, "a single value is the box");
-	cmp_box_of(NULL, 0, &b);
+	bench_box_of(NULL, 0, &b);
 	CHECK(b.n == 0 && isnan(b.median) && isnan(b.min) && isnan(b.p95), "no value: NAN box");
 }
 
@@ -70,17 +70,17 @@ static void test_good(void)
 	CHECK_EQ_STR(r.kernel, "host", "kernel");
 	CHECK_EQ_STR(r.kernel_release, "6.18.0-test", "kernel release");
 	/* 20 replies in the loaded phases, 11..30 ms, one lost; the idle and idle2 ones are not */
-	cmp_sort(r.col[0].rtt, r.col[0].n_rtt);
+	bench_sort(r.col[0].rtt, r.col[0].n_rtt);
 	CHECK(r.col[0].n_rtt == 20 && r.col[0].rtt[0] == 11 && r.col[0].rtt[19] == 30,
 	      "the loaded RTTs: 20 of them, 11 to 30 ms (%zu)", r.col[0].n_rtt);
 	/* the boxes as the report makes them of what the reader took */
-	struct cmp_box box[4];
+	struct bench_box box[4];
 
-	cmp_box_of(r.col[0].induced, r.col[0].n_induced, &box[0]);
+	bench_box_of(r.col[0].induced, r.col[0].n_induced, &box[0]);
 	for (int d = 0; d < 2; d++)
-		cmp_box_of(r.col[0].good[d], r.col[0].n_good[d], &box[1 + d]);
-	cmp_box_of(r.col[1].induced, r.col[1].n_induced, &box[3]);
-	const struct cmp_box *b = &box[0];
+		bench_box_of(r.col[0].good[d], r.col[0].n_good[d], &box[1 + d]);
+	bench_box_of(r.col[1].induced, r.col[1].n_induced, &box[3]);
+	const struct bench_box *b = &box[0];
 
 	CHECK(b->n == 20 && b->min == 1 && b->p5 == 1 && b->q1 == 5 && b->median == 10 &&
 	      b->q3 == 15 && b->p95 == 19 && b->max == 20,

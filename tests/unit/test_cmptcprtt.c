@@ -20,20 +20,20 @@
 
 #define TICKS 200	/* 0.05 + 0.1 k s: 0.05 .. 19.95, never on a window's edge */
 
-static void add_sample(struct cmp_result *r, float t, float rtt, int ph)
+static void add_sample(struct bench_result *r, float t, float rtt, int ph)
 {
 	if (gw_grow(&r->samples, &r->cap_samples, r->n_samples, sizeof(*r->samples), 256))
 		abort();
-	r->samples[r->n_samples++] = (struct cmp_sample){ .t = t, .rtt_ms = rtt,
-							  .phase = (uint8_t)ph };
+	r->samples[r->n_samples++] = (struct bench_sample){ .t = t, .rtt_ms = rtt,
+							    .phase = (uint8_t)ph };
 }
 
 /* A flow whose RTT is in_ms inside [lo, hi] and out_ms outside (rttvar var_ms throughout),
  * with one goodput interval so the rest of the derivation has something to take. */
-static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up, bool udp,
-				 double lo, double hi, double in_ms, double out_ms, double var_ms)
+static struct bench_flow *add_flow(struct bench_result *r, const char *name, bool up, bool udp,
+				   double lo, double hi, double in_ms, double out_ms, double var_ms)
 {
-	struct cmp_flow *f = &r->flows[r->n_flows++];
+	struct bench_flow *f = &r->flows[r->n_flows++];
 
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	f->up = up;
@@ -61,7 +61,7 @@ static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up
 	return f;
 }
 
-static void free_run(struct cmp_result *r)
+static void free_run(struct bench_result *r)
 {
 	free(r->samples);
 	for (size_t i = 0; i < r->n_flows; i++) {
@@ -77,7 +77,7 @@ static void free_run(struct cmp_result *r)
 
 /* Two uploads at 100 and 300 ms in [4, 17] (1000 outside, which a window not applied would
  * show), one download at 20, the flood (which has no RTT of its own) at 5000 as a trap. */
-static void make_flows(struct cmp_result *r, double lo, double hi)
+static void make_flows(struct bench_result *r, double lo, double hi)
 {
 	add_flow(r, "up1", true, false, lo, hi, 100, 1000, 10);
 	add_flow(r, "up2", true, false, lo, hi, 300, 1000, 30);
@@ -87,14 +87,14 @@ static void make_flows(struct cmp_result *r, double lo, double hi)
 
 static void test_of(void)
 {
-	struct cmp_result r;
-	struct cmp_tcprtt t;
+	struct bench_result r;
+	struct bench_tcprtt t;
 
 	memset(&r, 0, sizeof(r));
 	make_flows(&r, 4, 17);
 	/* a tick without a figure (none read) is not a sample */
 	r.flows[0].rtt_ms[100] = NAN;
-	cmp_tcp_rtt_of(&r, true, 4, 17, 40, &t);
+	bench_tcp_rtt_of(&r, true, 4, 17, 40, &t);
 	/* 4.05 .. 16.95: 130 ticks a flow; up1's one NAN left out */
 	CHECK_EQ_INT(t.rtt.n, 259, "the uploads: 129 + 130 ticks in the window, the NAN and the flood left out");
 	CHECK_EQ_INT(t.flows, 2, "two upload flows with samples");
@@ -114,7 +114,7 @@ static void test_of(void)
 	CHECK(fabs(t.rttvar_mean - var) < 1e-9, "rttvar: its mean over the same ticks (%.3f)",
 	      t.rttvar_mean);
 
-	cmp_tcp_rtt_of(&r, false, 4, 17, 40, &t);
+	bench_tcp_rtt_of(&r, false, 4, 17, 40, &t);
 	CHECK(t.rtt.n == 130 && t.flows == 1 && t.rtt.p50 == 20 && t.rtt.p99 == 20,
 	      "the downloads apart: 130 ticks at 20 ms (%zu, %.1f)", t.rtt.n, t.rtt.p50);
 	CHECK(fabs(t.induced_p50 + 20) < 1e-9,
@@ -123,27 +123,27 @@ static void test_of(void)
 	/* the window's edges are inclusive: from the first tick in it to the last, the same 130 */
 	double first = r.flows[2].rtt_t[40], last = r.flows[2].rtt_t[169];
 
-	cmp_tcp_rtt_of(&r, false, first, last, 0, &t);
+	bench_tcp_rtt_of(&r, false, first, last, 0, &t);
 	CHECK_EQ_INT(t.rtt.n, 130, "a tick on the window's edge counts");
-	cmp_tcp_rtt_of(&r, false, first + 1e-6, last - 1e-6, 0, &t);
+	bench_tcp_rtt_of(&r, false, first + 1e-6, last - 1e-6, 0, &t);
 	CHECK_EQ_INT(t.rtt.n, 128, "one past either edge does not");
 
 	/* a baseline of NAN (no idle probe answered): figures, but no induced ones */
-	cmp_tcp_rtt_of(&r, true, 4, 17, NAN, &t);
+	bench_tcp_rtt_of(&r, true, 4, 17, NAN, &t);
 	CHECK(t.rtt.p50 == 300 && isnan(t.induced_p50) && isnan(t.induced_mean),
 	      "no baseline: RTT figures, induced NAN");
 	/* no tick in the window: no figure at all */
-	cmp_tcp_rtt_of(&r, true, 30, 40, 40, &t);
+	bench_tcp_rtt_of(&r, true, 30, 40, 40, &t);
 	CHECK(t.rtt.n == 0 && t.flows == 0 && isnan(t.rtt.p50) && isnan(t.rtt.mean) &&
 	      isnan(t.induced_p50) && isnan(t.rttvar_mean), "an empty window: 0 samples, every figure NAN");
 	free_run(&r);
 	memset(&r, 0, sizeof(r));
-	cmp_tcp_rtt_of(&r, true, 0, 100, 40, &t);
+	bench_tcp_rtt_of(&r, true, 0, 100, 40, &t);
 	CHECK(t.rtt.n == 0 && isnan(t.rtt.p50), "no flows: 0 samples, NAN");
 }
 
 /* A 20 s run as the bench has it: idle 0-3 (40 ms probes), TCP 3-11, flood 11-17, idle2. */
-static void make_run(struct cmp_result *r)
+static void make_run(struct bench_result *r)
 {
 	static const double ph[] = { 0, 3, 11, 17, 20 };
 
@@ -157,17 +157,17 @@ static void make_run(struct cmp_result *r)
 
 		add_sample(r, t, p == 1 || p == 2 ? 240 : 40, p);
 	}
-	/* the window cmp_derive must take: 3 + max(1 s, 40% of the 8 s TCP phase) to 17 */
+	/* the window bench_derive must take: 3 + max(1 s, 40% of the 8 s TCP phase) to 17 */
 	make_flows(r, 6.2, 17);
 }
 
 static void test_derive(void)
 {
-	struct cmp_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20 };
-	struct cmp_result r;
+	struct bench_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20 };
+	struct bench_result r;
 
 	make_run(&r);
-	cmp_derive(&o, &r);
+	bench_derive(&o, &r);
 	CHECK(fabs(r.tcp_rtt_window[0] - 6.2) < 1e-9 && r.tcp_rtt_window[1] == 17,
 	      "the window: the goodput's ramp left out, to the end of the flood (%.2f-%.2f)",
 	      r.tcp_rtt_window[0], r.tcp_rtt_window[1]);
@@ -190,7 +190,7 @@ static void test_derive(void)
 
 	CHECK(mkdtemp(dir) != NULL, "scratch dir");
 	snprintf(path, sizeof(path), "%s/results.json", dir);
-	CHECK(cmp_write_json(path, &o, &r, 1, "host", NULL, err, sizeof(err)) == 0,
+	CHECK(bench_write_json(path, &o, &r, 1, "host", NULL, err, sizeof(err)) == 0,
 	      "results.json written (%s)", err);
 	struct json_object *root = json_object_from_file(path);
 	struct json_object *run = root ? gw_bench_at(root, "runs") : NULL;
