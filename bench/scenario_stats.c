@@ -15,17 +15,6 @@
 #include "bench/scenario_stats.h"
 #include "bench/stats.h"
 
-struct tv {
-	double t, v;			/* send time, RTT (INFINITY: lost) */
-};
-
-static int by_time(const void *a, const void *b)
-{
-	double x = ((const struct tv *)a)->t, y = ((const struct tv *)b)->t;
-
-	return x < y ? -1 : x > y;
-}
-
 static void add(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void add(char *buf, size_t len, const char *fmt, ...)
 {
@@ -76,36 +65,38 @@ static double goodput(const struct bench_result *r, bool up, double lo, double h
 static double recovery(const struct bench_sc_run *x, int ph, const struct bench_sc_step *st)
 {
 	const struct bench_result *r = &x->r;
-	struct tv *p = malloc((r->n_samples + 1) * sizeof(*p));
+	/* the probes' send times and RTTs (INFINITY: lost), sorted by the time; w: a window */
+	double *t = malloc((r->n_samples + 1) * sizeof(*t));
+	double *v = malloc((r->n_samples + 1) * sizeof(*v));
 	double *w = malloc((r->n_samples + 1) * sizeof(*w)), res = INFINITY;
 	size_t n = 0;
 
-	if (!p || !w) {
-		free(p);
-		free(w);
-		return NAN;
-	}
-	for (size_t i = 0; i < r->n_samples; i++)
-		if (r->samples[i].phase == ph)
-			p[n++] = (struct tv){ r->samples[i].t, isnan(r->samples[i].rtt_ms) ?
-					      INFINITY : r->samples[i].rtt_ms };
-	qsort(p, n, sizeof(*p), by_time);
-	for (size_t j = 0, a = 0; j < n; j++) {
+	for (size_t i = 0; t && v && w && i < r->n_samples; i++)
+		if (r->samples[i].phase == ph) {
+			t[n] = r->samples[i].t;
+			v[n++] = isnan(r->samples[i].rtt_ms) ? INFINITY : r->samples[i].rtt_ms;
+		}
+	if (!t || !v || !w)
+		res = NAN;
+	else
+		bench_sort_pairs(t, v, n);
+	for (size_t j = 0, a = 0; !isnan(res) && j < n; j++) {
 		size_t m = 0;
 
-		if (p[j].t < st->start + BENCH_SC_WINDOW_S)
+		if (t[j] < st->start + BENCH_SC_WINDOW_S)
 			continue;
-		while (p[a].t <= p[j].t - BENCH_SC_WINDOW_S)
+		while (t[a] <= t[j] - BENCH_SC_WINDOW_S)
 			a++;
 		for (size_t i = a; i <= j; i++)
-			w[m++] = p[i].v;
+			w[m++] = v[i];
 		bench_sort(w, m);
 		if (bench_percentile(w, m, 95) - x->baseline_ms <= BENCH_SC_BOUND_MS) {
-			res = p[j].t - st->start;
+			res = t[j] - st->start;
 			break;
 		}
 	}
-	free(p);
+	free(t);
+	free(v);
 	free(w);
 	return res;
 }
