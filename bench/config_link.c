@@ -231,12 +231,7 @@ static bool bench_rate(uint64_t bytes, char text[32])
 {
 	unsigned long long b = (unsigned long long)bytes * 8;
 
-	if (b % 1000000 == 0)
-		snprintf(text, 32, "%llumbit", b / 1000000);
-	else if (b % 1000 == 0)
-		snprintf(text, 32, "%llukbit", b / 1000);
-	else
-		snprintf(text, 32, "%llubit", b);
+	bench_rate_text(text, 32, (int64_t)b, false);
 	return b >= 100000 && b <= 1000000000ULL;
 }
 

@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 #include "bench/html.h"
 #include "bench/outfile.h"
+#include "bench/queues.h"
 #include "bench/repeat.h"
 #include "webui/benchfile.h"
 #include "webui/benchrows.h"
@@ -56,16 +57,6 @@ static const char *text_of(struct json_object *v)
 	if (json_object_is_type(v, json_type_string))
 		return json_object_get_string(v);
 	return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
-}
-
-static void rate_text(char *buf, size_t len, int64_t bps)
-{
-	if (bps % 1000000 == 0)
-		snprintf(buf, len, "%lld Mbit/s", (long long)(bps / 1000000));
-	else if (bps % 1000 == 0)
-		snprintf(buf, len, "%lld kbit/s", (long long)(bps / 1000));
-	else
-		snprintf(buf, len, "%lld bit/s", (long long)bps);
 }
 
 /* A column's heading: its label, and which repetition in a repeated run ("fifo #2"). */
@@ -472,7 +463,7 @@ static void settings(FILE *f, const struct gw_bench_file *r, size_t n)
 		snprintf(key, sizeof(key), "setting %s", k);
 		snprintf(val, sizeof(val), "%s", text_of(v));
 		if (l > 4 && !strcmp(k + l - 4, "_bps") && json_object_is_type(v, json_type_int)) {
-			rate_text(b, sizeof(b), json_object_get_int64(v));
+			bench_rate_text(b, sizeof(b), json_object_get_int64(v), true);
 			snprintf(val + strlen(val), sizeof(val) - strlen(val), " (%s)", b);
 		}
 		kv(f, key, val);
@@ -513,7 +504,7 @@ int bench_html_write(const char *dir, const struct gw_bench_file *runs, size_t n
 	for (size_t i = 0; i < n; i++) {
 		char rate[40];
 
-		rate_text(rate, sizeof(rate), runs[i].rate[1] * 8);
+		bench_rate_text(rate, sizeof(rate), runs[i].rate[1] * 8, true);
 		fputs("<p>", f);
 		if (n > 1) {
 			esc(f, runs[i].label);

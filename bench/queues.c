@@ -310,6 +310,16 @@ int bench_parse_rates(const char *s, uint64_t rate[2], char text[2][32])
 	return 0;
 }
 
+void bench_rate_text(char *buf, size_t len, int64_t bps, bool words)
+{
+	static const int64_t div[3] = { 1000000, 1000, 1 };
+	static const char *const unit[2][3] = { { "mbit", "kbit", "bit" },
+						{ " Mbit/s", " kbit/s", " bit/s" } };
+	int u = bps % div[0] == 0 ? 0 : bps % div[1] == 0 ? 1 : 2;
+
+	snprintf(buf, len, "%lld%s", (long long)(bps / div[u]), unit[words][u]);
+}
+
 const char *bench_result_label(const struct bench_result *r)
 {
 	return r->label[0] ? r->label : bench_qdisc_name(r->q);

@@ -48,6 +48,9 @@ int bench_parse_qdiscs(const char *list, struct bench_pick *out, size_t max, siz
 /* --rate: "20mbit" (both ways) or "40mbit/10mbit" (down/up), 100kbit..1gbit each: bytes/s
  * into rate ([0] up, [1] down), each one's text into text. 0 or -EINVAL. */
 int bench_parse_rates(const char *s, uint64_t rate[2], char text[2][32]);
+/* A rate in bits/s as --rate and the config take it ("8mbit", "500kbit", "1234bit") or, with
+ * words, for a reader ("8 Mbit/s", "500 kbit/s", "1234 bit/s"). */
+void bench_rate_text(char *buf, size_t len, int64_t bps, bool words);
 /* The child block's settings of queue x with the user's knobs, and the kind's bench settings
  * the knobs do not override (on the ifb, its ingress ones too): `kind = "fifo"; limit = 1000;` */
 void bench_child_text(const struct bench_queue *x, const char *knobs, bool ingress, char *buf,

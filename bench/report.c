@@ -16,6 +16,7 @@
 #include "bench/html.h"
 #include "bench/outfile.h"
 #include "bench/percentile.h"
+#include "bench/queues.h"
 #include "bench/report.h"
 #include "bench/results.h"
 #include "bench/svg.h"
@@ -84,16 +85,6 @@ static int parse_run_arg(const char *arg, struct gw_bench_file *r)
 	}
 	snprintf(r->label, sizeof(r->label), "%s", label);
 	return 0;
-}
-
-static void rate_text(char *buf, size_t len, int64_t bps)
-{
-	if (bps % 1000000 == 0)
-		snprintf(buf, len, "%lldmbit", (long long)(bps / 1000000));
-	else if (bps % 1000 == 0)
-		snprintf(buf, len, "%lldkbit", (long long)(bps / 1000));
-	else
-		snprintf(buf, len, "%lldbit", (long long)bps);
 }
 
 /* The config's settings (every key but the phases, which differ from run to run) that are
@@ -177,13 +168,13 @@ static void print_settings(struct gw_bench_file *runs, size_t n, struct json_obj
 		time_t g = (time_t)runs[i].generated_unix;
 		struct tm tm;
 
-		rate_text(rate, sizeof(rate), runs[i].rate[1] * 8);
+		bench_rate_text(rate, sizeof(rate), runs[i].rate[1] * 8, false);
 		if (runs[i].rate[0] != runs[i].rate[1]) {
 			size_t l = strlen(rate);
 
 			snprintf(rate + l, sizeof(rate) - l, " down, ");
 			l = strlen(rate);
-			rate_text(rate + l, sizeof(rate) - l, runs[i].rate[0] * 8);
+			bench_rate_text(rate + l, sizeof(rate) - l, runs[i].rate[0] * 8, false);
 			l = strlen(rate);
 			snprintf(rate + l, sizeof(rate) - l, " up,");
 		} else {
