@@ -1,7 +1,7 @@
 /* bench/html.c: report.html, one self-contained page a person reads: the runs'
  * table (the terminal's rows and units), every plot inline, the settings and where it ran.
- * Built from results.json as rdresults.c reads it back, never from the bench's memory, so an
- * old run directory gets one too. No external reference of any kind: a Content-Security-Policy
+ * Built from results.json as webui/benchfile.c reads it back, never from the bench's memory,
+ * so an old run directory gets one too. No external reference of any kind: a Content-Security-Policy
  * that allows inline style alone, and plots that hold anything but drawing are left out. */
 #include <errno.h>
 #include <fcntl.h>
