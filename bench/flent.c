@@ -17,8 +17,16 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include <zlib.h>
-#include "bench/bench.h"
+#include "bench/flent.h"
+#include "bench/options.h"
 #include "bench/outfile.h"
+#include "bench/percentile.h"
+#include "bench/queues.h"
+#include "bench/results.h"
+#include "bench/run.h"
+#include "bench/sysinfo.h"
+#include "bench/testbed.h"
+#include "webui/benchfile.h"
 
 #define FLENT_FORMAT 4		/* resultset.py's FILEFORMAT_VERSION */
 
@@ -28,16 +36,16 @@
 enum ftest { FT_RRUL_BE, FT_RRUL_BE_N, FT_NUP, FT_NDOWN };
 static const char *const ftest_name[] = { "rrul_be", "rrul_be_nflows", "tcp_nup", "tcp_ndown" };
 
-static enum ftest ftest_of(const struct cmp_opts *o)
+static enum ftest ftest_of(const struct bench_opts *o)
 {
-	if (o->profile == CMP_PROF_UPLOAD)
+	if (o->profile == BENCH_PROF_UPLOAD)
 		return FT_NUP;
-	if (o->profile == CMP_PROF_DOWNLOAD)
+	if (o->profile == BENCH_PROF_DOWNLOAD)
 		return FT_NDOWN;
-	return cmp_profile_flows(o->profile, o->flows, 0) == 4 ? FT_RRUL_BE : FT_RRUL_BE_N;
+	return bench_profile_flows(o->profile, o->flows, 0) == 4 ? FT_RRUL_BE : FT_RRUL_BE_N;
 }
 
-const char *cmp_flent_test(const struct cmp_opts *o)
+const char *bench_flent_test(const struct bench_opts *o)
 {
 	return ftest_name[ftest_of(o)];
 }
@@ -56,7 +64,7 @@ struct fseries {
 	double mean;			/* SERIES_META's MEAN_VALUE (NAN: none) */
 	bool up, tcp;
 	double *res;			/* interpolated onto x_values */
-	const struct cmp_flow *flow;	/* a TCP flow's: its sender's RTT reads */
+	const struct bench_flow *flow;	/* a TCP flow's: its sender's RTT reads */
 };
 
 /* A number as JSON with at most `dec` decimals (null for NAN): short, and exactly the
@@ -96,14 +104,14 @@ static void iso_time(double unix_s, char *buf, size_t len)
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
 }
 
-void cmp_flent_name(const struct cmp_opts *o, const struct cmp_result *r, char *buf,
-		    size_t len)
+void bench_flent_name(const struct bench_opts *o, const struct bench_result *r, char *buf,
+		      size_t len)
 {
 	/* as resultset.py's _gen_filename: NAME-TIME.TITLE.flent.gz, the time local without
 	 * colons, the title with everything but letters, digits and '-' made '_' */
 	time_t s = (time_t)floor(r->t0_unix);
 	long us = lround((r->t0_unix - (double)s) * 1e6);
-	char title[CMP_LABEL_MAX];
+	char title[GW_BENCH_LABEL_MAX];
 	struct tm tm;
 
 	if (us >= 1000000) {
@@ -111,12 +119,12 @@ void cmp_flent_name(const struct cmp_opts *o, const struct cmp_result *r, char *
 		us -= 1000000;
 	}
 	localtime_r(&s, &tm);
-	snprintf(title, sizeof(title), "%s", cmp_result_label(r));
+	snprintf(title, sizeof(title), "%s", bench_result_label(r));
 	for (char *p = title; *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '-'))
 			*p = '_';
-	snprintf(buf, len, "%s-%04d-%02d-%02dT%02d%02d%02d.%06ld.%s.flent.gz", cmp_flent_test(o),
+	snprintf(buf, len, "%s-%04d-%02d-%02dT%02d%02d%02d.%06ld.%s.flent.gz", bench_flent_test(o),
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
 		 us, title);
 }
@@ -143,13 +151,13 @@ static int series_alloc(struct fseries *s, size_t n)
  * BE2".. in rrul_be, "TCP upload BE::1".. in rrul_be_nflows (flent's duplicates), "TCP
  * upload::1".. in tcp_nup and tcp_ndown; "UDP upload" (the flood, as flent's udp_flood names
  * it), "Ping (ms) ICMP" (replies only: flent's ping records no lost probe). */
-static int collect(enum ftest ft, const struct cmp_result *r, struct fseries *s, size_t *ns)
+static int collect(enum ftest ft, const struct bench_result *r, struct fseries *s, size_t *ns)
 {
 	int k[2] = { 0, 0 };
 
 	*ns = 0;
 	for (size_t i = 0; i < r->n_flows; i++) {
-		const struct cmp_flow *f = &r->flows[i];
+		const struct bench_flow *f = &r->flows[i];
 		struct fseries *x = &s[(*ns)++];
 		const char *way = f->up ? "upload" : "download";
 		int d = f->up ? 0 : 1;
@@ -167,12 +175,12 @@ static int collect(enum ftest ft, const struct cmp_result *r, struct fseries *s,
 		x->flow = f->udp ? NULL : f;
 		x->up = f->up;
 		x->tcp = !f->udp;
-		x->mean = f->mean_mbps;
+		x->mean = f->mean * 8 / 1e6;
 		if (series_alloc(x, f->n))
 			return -ENOMEM;
 		for (size_t j = 0; j < f->n; j++) {
 			x->t[x->n] = f->t[j];
-			x->v[x->n] = f->mbps[j];
+			x->v[x->n] = f->rate[j] * 8 / 1e6;
 			x->dur[x->n++] = f->secs[j];
 		}
 	}
@@ -193,16 +201,8 @@ static int collect(enum ftest ft, const struct cmp_result *r, struct fseries *s,
 		sum += p->v[p->n - 1];
 	}
 	p->mean = p->n ? sum / (double)p->n : NAN;
-	/* by the time sent: replies come back in about that order, so this is short */
-	for (size_t j = 1; j < p->n; j++)
-		for (size_t k = j; k > 0 && p->t[k - 1] > p->t[k]; k--) {
-			double tt = p->t[k], vv = p->v[k];
-
-			p->t[k] = p->t[k - 1];
-			p->v[k] = p->v[k - 1];
-			p->t[k - 1] = tt;
-			p->v[k - 1] = vv;
-		}
+	/* by the time sent: replies come back in about that order */
+	bench_sort_pairs(p->t, p->v, p->n);
 	return 0;
 }
 
@@ -318,16 +318,16 @@ static struct json_object *params_json(const char *opts)
 
 /* flent's EGRESS_INFO (here also INGRESS_INFO, the ifb): the device's qdiscs and classes
  * as {name, id, parent, params}, its offloads, and the tc commands that make the tree */
-static struct json_object *link_info(const struct cmp_result *r, const struct cmp_sysinfo *si,
+static struct json_object *link_info(const struct bench_result *r, const struct bench_sysinfo *si,
 				     bool down)
 {
 	struct json_object *o = json_object_new_object(), *qd = json_object_new_array();
 	struct json_object *cl = json_object_new_array(), *tc = json_object_new_array();
-	const char *dev = down ? CMP_GW_IFB : CMP_GW_WAN;
+	const char *dev = down ? BENCH_GW_IFB : BENCH_GW_WAN;
 
 	json_object_object_add(o, "iface", json_object_new_string(dev));
 	for (size_t i = 0; i < r->n_tc; i++) {
-		const struct cmp_tc *t = &r->tc[i];
+		const struct bench_tc *t = &r->tc[i];
 		struct json_object *q;
 		char id[16];
 
@@ -335,9 +335,9 @@ static struct json_object *link_info(const struct cmp_result *r, const struct cm
 			continue;
 		q = json_object_new_object();
 		json_object_object_add(q, "name", json_object_new_string(t->kind));
-		cmp_tc_id(id, sizeof(id), t->handle, !t->cls);
+		bench_tc_id(id, sizeof(id), t->handle, !t->cls);
 		json_object_object_add(q, "id", json_object_new_string(id));
-		cmp_tc_id(id, sizeof(id), t->parent, false);
+		bench_tc_id(id, sizeof(id), t->parent, false);
 		json_object_object_add(q, "parent", json_object_new_string(id));
 		json_object_object_add(q, "params", params_json(t->opts));
 		json_object_array_add(t->cls ? cl : qd, q);
@@ -349,11 +349,11 @@ static struct json_object *link_info(const struct cmp_result *r, const struct cm
 	json_object_object_add(o, "tc", tc);
 	for (size_t i = 0; si && i < si->n_ifs; i++)
 		if (!strcmp(si->ifs[i].ns, "gateway") && !strcmp(si->ifs[i].name, dev))
-			json_object_object_add(o, "offloads", cmp_offloads_json(&si->ifs[i]));
+			json_object_object_add(o, "offloads", bench_offloads_json(&si->ifs[i]));
 	return o;
 }
 
-static struct json_object *sysctls_json(const struct cmp_sysinfo *si, bool server)
+static struct json_object *sysctls_json(const struct bench_sysinfo *si, bool server)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -361,7 +361,7 @@ static struct json_object *sysctls_json(const struct cmp_sysinfo *si, bool serve
 		const char *v = server ? si->sysctl[i].server : si->sysctl[i].client;
 
 		if (*v)
-			json_object_object_add(o, si->sysctl[i].name, cmp_json_sysval(v));
+			json_object_object_add(o, si->sysctl[i].name, bench_json_sysval(v));
 	}
 	return o;
 }
@@ -380,24 +380,16 @@ static struct json_object *series_meta(const char *runner, const char *units, do
 	return m;
 }
 
-static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_result *r,
-				    const char *kernel_used, const struct cmp_sysinfo *si,
-				    const char *fname)
+/* flent's NOTE: what ran, at which rates, with which load */
+static void note_text(const struct bench_opts *o, const struct bench_result *r, char *note,
+		      size_t len)
 {
-	struct json_object *m = json_object_new_object(), *a, *tp;
-	double total = r->phase_start[CMP_PH_COUNT];
-	int n_up = cmp_profile_flows(o->profile, o->flows, 0);
-	int n_down = cmp_profile_flows(o->profile, o->flows, 1);
-	const char *host = o->family == 6 ? CMP_IP6_SERVER : CMP_IP_SERVER;
+	int n_up = bench_profile_flows(o->profile, o->flows, 0);
+	int n_down = bench_profile_flows(o->profile, o->flows, 1);
 	enum ftest ft = ftest_of(o);
-	char b[80], load[96], note[512];
-	static const char *const nulls[] = { "BATCH_NAME", "BATCH_TIME", "BATCH_TITLE",
-		"BATCH_UUID", "HTTP_GETTER_URLLIST", "HTTP_GETTER_DNS", "HTTP_GETTER_WORKERS",
-		"FLENT_VERSION" };
+	char b[80], load[96];
 
-	json_object_object_add(m, "NAME", json_object_new_string(ftest_name[ft]));
-	json_object_object_add(m, "TITLE", json_object_new_string(cmp_result_label(r)));
-	if (cmp_asymmetric(o))
+	if (bench_asymmetric(o))
 		snprintf(b, sizeof(b), "%s down, %s up", o->dir_text[1], o->dir_text[0]);
 	else
 		snprintf(b, sizeof(b), "%s each way", o->rate_text);
@@ -405,13 +397,118 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 		snprintf(load, sizeof(load), "%d TCP %s", n_up + n_down, ft == FT_NUP ? "up" : "down");
 	else
 		snprintf(load, sizeof(load), "%d+%d TCP%s", n_up, n_down,
-			 o->profile == CMP_PROF_RRUL ? ", then a UDP flood" : "");
-	snprintf(note, sizeof(note),
+			 o->profile == BENCH_PROF_RRUL ? ", then a UDP flood" : "");
+	snprintf(note, len,
 		 "gatewayd --compare: %s, %s, base RTT %.1f ms%s; --profile %s: %s%s; results.json beside this file",
-		 cmp_result_label(r), b, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
-		 o->no_delay ? " (no netem)" : "", cmp_profile_name(o->profile), load,
+		 bench_result_label(r), b, o->no_delay ? 0.0 : o->rtt_us / 1000.0,
+		 o->no_delay ? " (no netem)" : "", bench_profile_name(o->profile), load,
 		 o->family == 6 ? ", over IPv6" :
 		 o->family == 46 ? ", each way's flows half over IPv4, half over IPv6" : "");
+}
+
+/* flent's TEST_PARAMETERS: the rates and RTT, and what the N-flow tests read back to name
+ * their flows (as `-te upload_streams=N`) */
+static struct json_object *test_params(const struct bench_opts *o, const struct bench_result *r)
+{
+	struct json_object *tp = json_object_new_object();
+	enum ftest ft = ftest_of(o);
+	char b[32];
+
+	json_object_object_add(tp, "qdisc", json_object_new_string(bench_result_label(r)));
+	json_object_object_add(tp, "rate", json_object_new_string(o->rate_text));
+	json_object_object_add(tp, "rate_down", json_object_new_string(o->dir_text[1][0] ? o->dir_text[1] : o->rate_text));
+	json_object_object_add(tp, "rate_up", json_object_new_string(o->dir_text[0][0] ? o->dir_text[0] : o->rate_text));
+	snprintf(b, sizeof(b), "%.1fms", o->no_delay ? 0.0 : o->rtt_us / 1000.0);
+	json_object_object_add(tp, "rtt", json_object_new_string(b));
+	if (ft == FT_RRUL_BE_N || ft == FT_NUP) {
+		snprintf(b, sizeof(b), "%d", bench_profile_flows(o->profile, o->flows, 0));
+		json_object_object_add(tp, "upload_streams", json_object_new_string(b));
+	}
+	if (ft == FT_RRUL_BE_N || ft == FT_NDOWN) {
+		snprintf(b, sizeof(b), "%d", bench_profile_flows(o->profile, o->flows, 1));
+		json_object_object_add(tp, "download_streams", json_object_new_string(b));
+	}
+	return tp;
+}
+
+/* gatewayd's own keys: the bench's settings and the run's phases */
+static void own_meta(struct json_object *m, const struct bench_opts *o,
+		     const struct bench_result *r, const char *kernel_used)
+{
+	struct json_object *a = json_object_new_array();
+
+	json_object_object_add(m, "GATEWAYD_VERSION", json_object_new_string(GW_VERSION));
+	json_object_object_add(m, "GATEWAYD_KERNEL", json_object_new_string(kernel_used));
+	json_object_object_add(m, "GATEWAYD_QDISC", json_object_new_string(bench_qdisc_name(r->q)));
+	json_object_object_add(m, "GATEWAYD_LABEL", json_object_new_string(bench_result_label(r)));
+	json_object_object_add(m, "GATEWAYD_RATE_BPS", json_object_new_int64((int64_t)o->rate[1] * 8));
+	json_object_object_add(m, "GATEWAYD_RATE_BPS_DOWN", json_object_new_int64((int64_t)o->rate[1] * 8));
+	json_object_object_add(m, "GATEWAYD_RATE_BPS_UP", json_object_new_int64((int64_t)o->rate[0] * 8));
+	json_object_object_add(m, "GATEWAYD_CPU_BUSY", num(r->cpu_busy, 3));
+	json_object_object_add(m, "GATEWAYD_PROFILE",
+			       json_object_new_string(bench_profile_name(o->profile)));
+	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_UP",
+			       json_object_new_int(bench_profile_flows(o->profile, o->flows, 0)));
+	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_DOWN",
+			       json_object_new_int(bench_profile_flows(o->profile, o->flows, 1)));
+	json_object_object_add(m, "GATEWAYD_IP_FAMILY", json_object_new_int(o->family ? o->family : 4));
+	for (int p = 0; p < BENCH_PH_COUNT; p++) {
+		struct json_object *ph = json_object_new_object();
+
+		json_object_object_add(ph, "name", json_object_new_string(bench_phase_name(p)));
+		json_object_object_add(ph, "start_s", num(r->phase_start[p], 3));
+		json_object_object_add(ph, "end_s", num(r->phase_start[p + 1], 3));
+		json_object_array_add(a, ph);
+	}
+	json_object_object_add(m, "GATEWAYD_PHASES", a);
+}
+
+/* the pings' server: over IPv4 but with --family 6 (46 pings over IPv4) */
+static const char *server(const struct bench_opts *o)
+{
+	return o->family == 6 ? BENCH_IP6_SERVER : BENCH_IP_SERVER;
+}
+
+/* the hosts: flent's local one (the client) and the server */
+static void host_meta(struct json_object *m, const struct bench_opts *o,
+		      const struct bench_sysinfo *si)
+{
+	struct json_object *a = json_object_new_array();
+
+	json_object_object_add(m, "HOST", json_object_new_string(server(o)));
+	json_object_array_add(a, json_object_new_string(server(o)));
+	json_object_object_add(m, "HOSTS", a);
+	json_object_object_add(m, "LOCAL_HOST", json_object_new_string(si ? si->hostname : ""));
+	json_object_object_add(m, "IP_VERSION", json_object_new_int(o->family == 6 ? 6 : 4));
+}
+
+/* the client's sysctls (flent's local host), the gateway's two sides, the server's sysctls */
+static void sides_meta(struct json_object *m, const struct bench_opts *o,
+		       const struct bench_result *r, const struct bench_sysinfo *si)
+{
+	struct json_object *a = json_object_new_object(), *tp = json_object_new_object();
+
+	json_object_object_add(m, "SYSCTLS", sysctls_json(si, false));
+	json_object_object_add(m, "EGRESS_INFO", link_info(r, si, false));
+	json_object_object_add(m, "INGRESS_INFO", link_info(r, si, true));
+	json_object_object_add(tp, "SYSCTLS", sysctls_json(si, true));
+	json_object_object_add(a, server(o), tp);
+	json_object_object_add(m, "REMOTE_METADATA", a);
+}
+
+static struct json_object *metadata(const struct bench_opts *o, const struct bench_result *r,
+				    const char *kernel_used, const struct bench_sysinfo *si,
+				    const char *fname)
+{
+	struct json_object *m = json_object_new_object();
+	static const char *const nulls[] = { "BATCH_NAME", "BATCH_TIME", "BATCH_TITLE",
+		"BATCH_UUID", "HTTP_GETTER_URLLIST", "HTTP_GETTER_DNS", "HTTP_GETTER_WORKERS",
+		"FLENT_VERSION" };
+	char b[80], note[512];
+
+	json_object_object_add(m, "NAME", json_object_new_string(ftest_name[ftest_of(o)]));
+	json_object_object_add(m, "TITLE", json_object_new_string(bench_result_label(r)));
+	note_text(o, r, note, sizeof(note));
 	json_object_object_add(m, "NOTE", json_object_new_string(note));
 	iso_time(r->t0_unix, b, sizeof(b));
 	json_object_object_add(m, "TIME", json_object_new_string(b));
@@ -420,17 +517,11 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	 * before and after (TOTAL_LENGTH), the idle time before the load (DELAY: its plots
 	 * cut that much off either end for the loaded CDF) */
 	json_object_object_add(m, "LENGTH", json_object_new_int((int)lround(
-		r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_TCP])));
-	json_object_object_add(m, "TOTAL_LENGTH", num(total, 3));
-	json_object_object_add(m, "DELAY", num(r->phase_start[CMP_PH_TCP], 3));
+		r->phase_start[BENCH_PH_IDLE2] - r->phase_start[BENCH_PH_TCP])));
+	json_object_object_add(m, "TOTAL_LENGTH", num(r->phase_start[BENCH_PH_COUNT], 3));
+	json_object_object_add(m, "DELAY", num(r->phase_start[BENCH_PH_TCP], 3));
 	json_object_object_add(m, "STEP_SIZE", num(FLENT_STEP, 3));
-	/* the pings' server: over IPv4 but with --family 6 (46 pings over IPv4) */
-	json_object_object_add(m, "HOST", json_object_new_string(host));
-	a = json_object_new_array();
-	json_object_array_add(a, json_object_new_string(host));
-	json_object_object_add(m, "HOSTS", a);
-	json_object_object_add(m, "LOCAL_HOST", json_object_new_string(si ? si->hostname : ""));
-	json_object_object_add(m, "IP_VERSION", json_object_new_int(o->family == 6 ? 6 : 4));
+	host_meta(m, o, si);
 	json_object_object_add(m, "DATA_FILENAME", json_object_new_string(fname));
 	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
 		json_object_object_add(m, nulls[i], NULL);
@@ -439,67 +530,19 @@ static struct json_object *metadata(const struct cmp_opts *o, const struct cmp_r
 	json_object_object_add(m, "KERNEL_RELEASE",
 			       json_object_new_string(si ? si->kernel_release : ""));
 	json_object_object_add(m, "MODULE_VERSIONS", json_object_new_object());
-	/* the client's (flent's local host); the server's in REMOTE_METADATA */
-	json_object_object_add(m, "SYSCTLS", sysctls_json(si, false));
-	json_object_object_add(m, "EGRESS_INFO", link_info(r, si, false));
-	json_object_object_add(m, "INGRESS_INFO", link_info(r, si, true));
-	a = json_object_new_object();
-	tp = json_object_new_object();
-	json_object_object_add(tp, "SYSCTLS", sysctls_json(si, true));
-	json_object_object_add(a, host, tp);
-	json_object_object_add(m, "REMOTE_METADATA", a);
-	tp = json_object_new_object();
-	json_object_object_add(tp, "qdisc", json_object_new_string(cmp_result_label(r)));
-	json_object_object_add(tp, "rate", json_object_new_string(o->rate_text));
-	json_object_object_add(tp, "rate_down", json_object_new_string(o->dir_text[1][0] ? o->dir_text[1] : o->rate_text));
-	json_object_object_add(tp, "rate_up", json_object_new_string(o->dir_text[0][0] ? o->dir_text[0] : o->rate_text));
-	snprintf(b, sizeof(b), "%.1fms", o->no_delay ? 0.0 : o->rtt_us / 1000.0);
-	json_object_object_add(tp, "rtt", json_object_new_string(b));
-	/* what the N-flow tests read back to name their flows (as `-te upload_streams=N`) */
-	if (ft == FT_RRUL_BE_N || ft == FT_NUP) {
-		snprintf(b, sizeof(b), "%d", n_up);
-		json_object_object_add(tp, "upload_streams", json_object_new_string(b));
-	}
-	if (ft == FT_RRUL_BE_N || ft == FT_NDOWN) {
-		snprintf(b, sizeof(b), "%d", n_down);
-		json_object_object_add(tp, "download_streams", json_object_new_string(b));
-	}
-	json_object_object_add(m, "TEST_PARAMETERS", tp);
-	/* gatewayd's own */
-	json_object_object_add(m, "GATEWAYD_VERSION", json_object_new_string(GW_VERSION));
-	json_object_object_add(m, "GATEWAYD_KERNEL", json_object_new_string(kernel_used));
-	json_object_object_add(m, "GATEWAYD_QDISC", json_object_new_string(cmp_qdisc_name(r->q)));
-	json_object_object_add(m, "GATEWAYD_LABEL", json_object_new_string(cmp_result_label(r)));
-	json_object_object_add(m, "GATEWAYD_RATE_BPS", json_object_new_int64((int64_t)o->rate_bps));
-	json_object_object_add(m, "GATEWAYD_RATE_BPS_DOWN", json_object_new_int64((int64_t)cmp_dir_bps(o, 1)));
-	json_object_object_add(m, "GATEWAYD_RATE_BPS_UP", json_object_new_int64((int64_t)cmp_dir_bps(o, 0)));
-	json_object_object_add(m, "GATEWAYD_CPU_BUSY", num(r->cpu_busy, 3));
-	json_object_object_add(m, "GATEWAYD_PROFILE",
-			       json_object_new_string(cmp_profile_name(o->profile)));
-	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_UP", json_object_new_int(n_up));
-	json_object_object_add(m, "GATEWAYD_TCP_FLOWS_DOWN", json_object_new_int(n_down));
-	json_object_object_add(m, "GATEWAYD_IP_FAMILY", json_object_new_int(o->family ? o->family : 4));
-	a = json_object_new_array();
-	for (int p = 0; p < CMP_PH_COUNT; p++) {
-		struct json_object *ph = json_object_new_object();
-
-		json_object_object_add(ph, "name", json_object_new_string(cmp_phase_name(p)));
-		json_object_object_add(ph, "start_s", num(r->phase_start[p], 3));
-		json_object_object_add(ph, "end_s", num(r->phase_start[p + 1], 3));
-		json_object_array_add(a, ph);
-	}
-	json_object_object_add(m, "GATEWAYD_PHASES", a);
+	sides_meta(m, o, r, si);
+	json_object_object_add(m, "TEST_PARAMETERS", test_params(o, r));
+	own_meta(m, o, r, kernel_used);
 	return m;
 }
-
 /* A TCP flow's RTT reads as flent's socket-stats child runner leaves them: the series
  * "NAME::tcp_rtt" and "NAME::tcp_rtt_var" (ms, as ss prints them) on x_values in results,
  * and their raw points {t, tcp_rtt, tcp_rtt_var} among NAME's own raw values, in time order
  * (flent takes a raw point without "val" for what it is). Nothing for a flow without reads. */
 static int add_rtt(struct json_object *res, struct json_object *raw, const struct fseries *x,
-		   const struct cmp_result *r, size_t steps)
+		   const struct bench_result *r, size_t steps)
 {
-	const struct cmp_flow *f = x->flow;
+	const struct bench_flow *f = x->flow;
 	struct json_object *raw_list = json_object_object_get(raw, x->name);
 	static const char *const key[2] = { "tcp_rtt", "tcp_rtt_var" };
 	struct fseries y;
@@ -555,45 +598,112 @@ static int add_rtt(struct json_object *res, struct json_object *raw, const struc
 	return 0;
 }
 
-static struct json_object *build(const struct cmp_opts *o, const struct cmp_result *r,
-				 const char *kernel_used, const struct cmp_sysinfo *si,
-				 const char *fname, char *err, size_t errlen)
+/* The run's series: measured (collect), each on x_values, and the test's computed ones into
+ * c (*nc of them); the steps into *steps. 0 or -ENOMEM. */
+static int series_of(enum ftest ft, const struct bench_result *r, struct fseries *s, size_t *ns,
+		     struct computed *c, size_t *nc, size_t *steps)
 {
-	struct fseries s[CMP_MAX_FLOWS + 1];
 	const unsigned up = FT_BOTH | 1u << FT_NUP, down = FT_BOTH | 1u << FT_NDOWN;
-	struct computed all[] = {
+	const struct computed all[] = {
 		{ "TCP upload avg", "AverageRunner", "Mbits/s", false, up_tcp, up, NULL, NAN },
 		{ "TCP upload sum", "SumRunner", "Mbits/s", true, up_tcp, up, NULL, NAN },
 		{ "TCP download avg", "AverageRunner", "Mbits/s", false, down_tcp, down, NULL, NAN },
 		{ "TCP download sum", "SumRunner", "Mbits/s", true, down_tcp, down, NULL, NAN },
 		{ "TCP totals", "SumRunner", "Mbits/s", true, any_tcp, FT_BOTH, NULL, NAN },
 		{ "Ping (ms) avg", "AverageRunner", "ms", false, ping, FT_BOTH, NULL, NAN },
-	}, c[sizeof(all) / sizeof(all[0])];
-	struct json_object *root = NULL, *x, *res, *raw, *sm, *m;
-	size_t ns = 0, steps, nc = 0;
-	enum ftest ft = ftest_of(o);
+	};
 	double tmax = 0;
 
 	/* the computed series the run's test has */
+	*nc = 0;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (all[i].tests & 1u << ft)
-			c[nc++] = all[i];
-	memset(s, 0, sizeof(s));
-	if (collect(ft, r, s, &ns))
-		goto nomem;
-	for (size_t i = 0; i < ns; i++)
+			c[(*nc)++] = all[i];
+	if (collect(ft, r, s, ns))
+		return -ENOMEM;
+	for (size_t i = 0; i < *ns; i++)
 		if (s[i].n && s[i].t[s[i].n - 1] > tmax)
 			tmax = s[i].t[s[i].n - 1];
-	steps = (size_t)ceil(tmax / FLENT_STEP);
-	if (steps > FLENT_MAX_STEPS)
-		steps = FLENT_MAX_STEPS;
-	for (size_t i = 0; i < ns; i++)
-		if (interpolate(&s[i], steps))
-			goto nomem;
-	for (size_t i = 0; i < nc; i++)
-		if (compute(&c[i], s, ns, steps))
-			goto nomem;
+	*steps = (size_t)ceil(tmax / FLENT_STEP);
+	if (*steps > FLENT_MAX_STEPS)
+		*steps = FLENT_MAX_STEPS;
+	for (size_t i = 0; i < *ns; i++)
+		if (interpolate(&s[i], *steps))
+			return -ENOMEM;
+	for (size_t i = 0; i < *nc; i++)
+		if (compute(&c[i], s, *ns, *steps))
+			return -ENOMEM;
+	return 0;
+}
 
+/* values on x_values, dec decimals each */
+static struct json_object *steps_json(const double *v, size_t steps, int dec)
+{
+	struct json_object *a = json_object_new_array_ext((int)steps);
+
+	for (size_t k = 0; k < steps; k++)
+		json_object_array_add(a, num(v[k], dec));
+	return a;
+}
+
+/* A measured series' raw values as flent's runners record them: t absolute (unix seconds),
+ * val; netperf's interval length as dur; ping's sequence number as seq */
+static struct json_object *raw_json(const struct fseries *x, const struct bench_result *r)
+{
+	struct json_object *rv = json_object_new_array_ext((int)x->n);
+	bool is_ping = ping(x);
+
+	for (size_t j = 0; j < x->n; j++) {
+		struct json_object *p = json_object_new_object();
+
+		if (!isnan(x->dur[j]))
+			json_object_object_add(p, "dur", num(x->dur[j], 6));
+		json_object_object_add(p, "t", num(r->t0_unix + x->t[j], 6));
+		json_object_object_add(p, "val", num(x->v[j], is_ping ? 3 : 6));
+		if (is_ping)
+			json_object_object_add(p, "seq", json_object_new_int((int)j));
+		json_object_array_add(rv, p);
+	}
+	return rv;
+}
+
+/* Every series into results (on x_values), raw_values and SERIES_META; 0 or -ENOMEM */
+static int series_json(struct json_object *res, struct json_object *raw, struct json_object *sm,
+		       const struct fseries *s, size_t ns, const struct computed *c, size_t nc,
+		       const struct bench_result *r, size_t steps)
+{
+	for (size_t i = 0; i < ns; i++) {
+		json_object_object_add(res, s[i].name, steps_json(s[i].res, steps, 6));
+		json_object_object_add(raw, s[i].name, raw_json(&s[i], r));
+		if (add_rtt(res, raw, &s[i], r, steps))
+			return -ENOMEM;
+		json_object_object_add(sm, s[i].name,
+				       series_meta(ping(&s[i]) ? "gatewayd-prober" : "gatewayd-load",
+						   s[i].units, s[i].mean, false));
+	}
+	for (size_t i = 0; i < nc; i++) {
+		json_object_object_add(res, c[i].name, steps_json(c[i].res, steps, 6));
+		/* flent keeps a computed series' raw values empty */
+		json_object_object_add(raw, c[i].name, json_object_new_array());
+		json_object_object_add(sm, c[i].name, series_meta(c[i].runner, c[i].units,
+								  c[i].mean, true));
+	}
+	return 0;
+}
+
+static struct json_object *build(const struct bench_opts *o, const struct bench_result *r,
+				 const char *kernel_used, const struct bench_sysinfo *si,
+				 const char *fname, char *err, size_t errlen)
+{
+	struct fseries s[BENCH_MAX_FLOWS + 1];
+	struct computed c[6];
+	struct json_object *root = NULL, *x, *res, *raw, *sm, *m;
+	size_t ns = 0, steps = 0, nc = 0;
+
+	memset(s, 0, sizeof(s));
+	memset(c, 0, sizeof(c));
+	if (series_of(ftest_of(o), r, s, &ns, c, &nc, &steps))
+		goto out;
 	root = json_object_new_object();
 	m = metadata(o, r, kernel_used, si, fname);
 	sm = json_object_new_object();
@@ -602,91 +712,45 @@ static struct json_object *build(const struct cmp_opts *o, const struct cmp_resu
 	raw = json_object_new_object();
 	for (size_t k = 0; k < steps; k++)
 		json_object_array_add(x, num(FLENT_STEP * (double)k, 3));
-	for (size_t i = 0; i < ns; i++) {
-		struct json_object *a = json_object_new_array_ext((int)steps);
-		struct json_object *rv = json_object_new_array_ext((int)s[i].n);
-		bool is_ping = ping(&s[i]);
-
-		for (size_t k = 0; k < steps; k++)
-			json_object_array_add(a, num(s[i].res[k], 6));
-		json_object_object_add(res, s[i].name, a);
-		for (size_t j = 0; j < s[i].n; j++) {
-			struct json_object *p = json_object_new_object();
-
-			/* flent's runners: t absolute (unix seconds), val; netperf's interval
-			 * length as dur; ping's sequence number as seq */
-			if (!isnan(s[i].dur[j]))
-				json_object_object_add(p, "dur", num(s[i].dur[j], 6));
-			json_object_object_add(p, "t", num(r->t0_unix + s[i].t[j], 6));
-			json_object_object_add(p, "val", num(s[i].v[j], is_ping ? 3 : 6));
-			if (is_ping)
-				json_object_object_add(p, "seq", json_object_new_int((int)j));
-			json_object_array_add(rv, p);
-		}
-		json_object_object_add(raw, s[i].name, rv);
-		if (add_rtt(res, raw, &s[i], r, steps)) {
-			json_object_put(m);
-			json_object_put(sm);
-			json_object_put(x);
-			json_object_put(res);
-			json_object_put(raw);
-			json_object_put(root);
-			root = NULL;
-			goto nomem;
-		}
-		json_object_object_add(sm, s[i].name,
-				       series_meta(is_ping ? "gatewayd-prober" : "gatewayd-load",
-						   s[i].units, s[i].mean, false));
-	}
-	for (size_t i = 0; i < nc; i++) {
-		struct json_object *a = json_object_new_array_ext((int)steps);
-
-		for (size_t k = 0; k < steps; k++)
-			json_object_array_add(a, num(c[i].res[k], 6));
-		json_object_object_add(res, c[i].name, a);
-		/* flent keeps a computed series' raw values empty */
-		json_object_object_add(raw, c[i].name, json_object_new_array());
-		json_object_object_add(sm, c[i].name, series_meta(c[i].runner, c[i].units,
-								  c[i].mean, true));
-	}
 	json_object_object_add(m, "SERIES_META", sm);
 	json_object_object_add(root, "metadata", m);
 	json_object_object_add(root, "version", json_object_new_int(FLENT_FORMAT));
 	json_object_object_add(root, "x_values", x);
 	json_object_object_add(root, "results", res);
 	json_object_object_add(root, "raw_values", raw);
+	if (series_json(res, raw, sm, s, ns, c, nc, r, steps)) {
+		json_object_put(root);
+		root = NULL;
+	}
+out:
 	series_free(s, ns);
 	for (size_t i = 0; i < nc; i++)
 		free(c[i].res);
+	if (!root)
+		snprintf(err, errlen, "out of memory");
 	return root;
-nomem:
-	series_free(s, ns);
-	for (size_t i = 0; i < nc; i++)
-		free(c[i].res);
-	snprintf(err, errlen, "out of memory");
-	return NULL;
 }
 
-int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_result *r,
-		    const char *kernel_used, const struct cmp_sysinfo *si, char *name,
-		    size_t namelen, char *err, size_t errlen)
+int bench_write_flent(const char *dir, const struct bench_opts *o, const struct bench_result *r,
+		      const char *kernel_used, const struct bench_sysinfo *si, char *name,
+		      size_t namelen, char *err, size_t errlen)
 {
 	char path[4400];
 	struct json_object *root;
-	struct cmp_out w;
+	struct bench_out w;
 	const char *text;
 	gzFile gz;
 	size_t len;
 	int ret, fd;
 
-	cmp_flent_name(o, r, name, namelen);
+	bench_flent_name(o, r, name, namelen);
 	if (!(root = build(o, r, kernel_used, si, name, err, errlen)))
 		return -ENOMEM;
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	/* whole or not at all, as results.json (outfile.c): zlib writes into a copy of the
 	 * temporary's fd, which gzclose closes; the commit then syncs and renames it */
-	if ((ret = cmp_out_begin(&w, path, err, errlen))) {
+	if ((ret = bench_out_begin(&w, path, err, errlen))) {
 		json_object_put(root);
 		return ret;
 	}
@@ -697,7 +761,7 @@ int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_
 		if (fd >= 0)
 			close(fd);
 		snprintf(err, errlen, "%s: %s", path, strerror(-ret));
-		cmp_out_abort(&w);
+		bench_out_abort(&w);
 		json_object_put(root);
 		return ret;
 	}
@@ -708,9 +772,9 @@ int cmp_write_flent(const char *dir, const struct cmp_opts *o, const struct cmp_
 		ret = -(errno ? errno : EIO);
 	if (ret) {
 		snprintf(err, errlen, "%s: cannot write: %s", path, strerror(-ret));
-		cmp_out_abort(&w);
+		bench_out_abort(&w);
 	} else {
-		ret = cmp_out_commit(&w, err, errlen);
+		ret = bench_out_commit(&w, err, errlen);
 	}
 	json_object_put(root);
 	return ret;

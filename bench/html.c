@@ -1,7 +1,7 @@
 /* bench/html.c: report.html, one self-contained page a person reads: the runs'
  * table (the terminal's rows and units), every plot inline, the settings and where it ran.
- * Built from results.json as rdresults.c reads it back, never from the bench's memory, so an
- * old run directory gets one too. No external reference of any kind: a Content-Security-Policy
+ * Built from results.json as webui/benchfile.c reads it back, never from the bench's memory,
+ * so an old run directory gets one too. No external reference of any kind: a Content-Security-Policy
  * that allows inline style alone, and plots that hold anything but drawing are left out. */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +16,10 @@
 #include <json-c/json.h>
 #include "bench/html.h"
 #include "bench/outfile.h"
+#include "bench/queues.h"
 #include "bench/repeat.h"
-#include "bench/report.h"
+#include "webui/benchfile.h"
+#include "webui/benchrows.h"
 
 static const char style[] =
 	"body{font-family:sans-serif;margin:16px;color:#111;background:#fff}"
@@ -25,8 +27,7 @@ static const char style[] =
 	"td,th{border:1px solid #bbb;padding:2px 8px}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	"th{background:#eee}"
-	"div.tbl{display:inline-block;border:4px solid rgb(250,0,250);padding:4px}"
-	"div.plot{display:inline-block;border:4px solid;line-height:0}"
+	"div.plot{display:inline-block;line-height:0}"
 	"figure{margin:12px 0}"
 	".note{color:#a00}";
 
@@ -58,20 +59,10 @@ static const char *text_of(struct json_object *v)
 	return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
 }
 
-static void rate_text(char *buf, size_t len, int64_t bps)
-{
-	if (bps % 1000000 == 0)
-		snprintf(buf, len, "%lld Mbit/s", (long long)(bps / 1000000));
-	else if (bps % 1000 == 0)
-		snprintf(buf, len, "%lld kbit/s", (long long)(bps / 1000));
-	else
-		snprintf(buf, len, "%lld bit/s", (long long)bps);
-}
-
 /* A column's heading: its label, and which repetition in a repeated run ("fifo #2"). */
-static const char *col_name(const struct rep_col *c)
+static const char *col_name(const struct gw_bench_col *c)
 {
-	static char buf[4][REP_QLABEL_MAX + 16];
+	static char buf[4][GW_BENCH_LABEL_MAX + 16];
 	static unsigned next;
 	char *b = buf[next++ % 4];
 
@@ -83,58 +74,41 @@ static const char *col_name(const struct rep_col *c)
 
 /* A repeated run's table: a column per queue, each figure median [lo, hi] over the
  * repetitions (results.json's summary), and which pairs differ beyond the intervals. */
-static void summary_table(FILE *f, const struct rep_run *r)
+static void summary_table(FILE *f, const struct gw_bench_file *r)
 {
-	struct json_object *qs = rep_at(r->summary, "queues"), *d = rep_at(r->summary, "differences");
+	struct json_object *qs = gw_bench_at(r->summary, "queues"), *d = gw_bench_at(r->summary, "differences");
 	size_t nq = json_object_is_type(qs, json_type_array) ? json_object_array_length(qs) : 0;
-	char b[320], x[40], y[40];
+	char b[320];
 
-	cmp_repeat_interval_text(r->repetitions, b, sizeof(b));
+	bench_repeat_interval_text(r->repetitions, b, sizeof(b));
 	fputs("<h2>Figures</h2>\n<p id=\"interval\">", f);
 	esc(f, b);
-	fputs("</p>\n<div class=\"tbl\"><table id=\"figures\">\n<tr><th>queue</th>", f);
+	fputs("</p>\n<table id=\"figures\">\n<tr><th>queue</th>", f);
 	for (size_t i = 0; i < nq; i++) {
 		fputs("<th>", f);
 		struct json_object *q = json_object_array_get_idx(qs, i);
 
 		/* column: the label, and its place in --qdiscs where two share one */
-		esc(f, text_of(rep_at(q, "column") ? rep_at(q, "column") : rep_at(q, "label")));
+		esc(f, text_of(gw_bench_at(q, "column") ? gw_bench_at(q, "column") : gw_bench_at(q, "label")));
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);
-	for (size_t k = 0; k < rep_n_num_rows; k++) {
+	for (size_t k = 0; k < gw_bench_n_rows; k++) {
+		const struct gw_bench_row *row = &gw_bench_rows[k];
+
 		fputs("<tr><th>", f);
-		esc(f, rep_num_rows[k].label);
+		esc(f, row->kind == GW_BENCH_ROW_GRADE ? BENCH_REPEAT_GRADE_ROW : row->label);
 		fputs("</th>", f);
 		for (size_t i = 0; i < nq; i++) {
-			struct json_object *figs = rep_at(json_object_array_get_idx(qs, i), "figures");
-
-			cmp_repeat_cell(b, sizeof(b), json_object_is_type(figs, json_type_object) ?
-					json_object_object_get(figs, rep_num_rows[k].path) : NULL,
-					rep_num_rows[k].scale, rep_num_rows[k].dec);
-			fprintf(f, "<td class=\"n\">%s</td>", b);
+			bench_repeat_row_cell(row, json_object_array_get_idx(qs, i), b, sizeof(b));
+			fputs("<td class=\"n\">", f);
+			esc(f, b);
+			fputs("</td>", f);
 		}
-		fputs("</tr>\n", f);
+		if (k + 1 < gw_bench_n_rows)
+			fputs("</tr>\n", f);
 	}
-	for (size_t k = 0; k < rep_n_pair_rows; k++) {
-		fprintf(f, "<tr><th>%s</th>", rep_pair_rows[k].label);
-		for (size_t i = 0; i < nq; i++) {
-			struct json_object *figs = rep_at(json_object_array_get_idx(qs, i), "figures");
-			bool o = json_object_is_type(figs, json_type_object);
-
-			cmp_repeat_count(x, sizeof(x), o ? json_object_object_get(figs, rep_pair_rows[k].a) : NULL);
-			cmp_repeat_count(y, sizeof(y), o ? json_object_object_get(figs, rep_pair_rows[k].b) : NULL);
-			fprintf(f, "<td class=\"n\">%s/%s</td>", x, y);
-		}
-		fputs("</tr>\n", f);
-	}
-	fputs("<tr><th>grade (median induced mean)</th>", f);
-	for (size_t i = 0; i < nq; i++) {
-		fputs("<td class=\"n\">", f);
-		esc(f, text_of(rep_at(json_object_array_get_idx(qs, i), "grade")));
-		fputs("</td>", f);
-	}
-	fputs("</tr>\n</table></div>\n", f);
+	fputs("</tr>\n</table>\n", f);
 	if (nq < 2 || !json_object_is_type(d, json_type_array))
 		return;
 	fputs("<h3>Beyond the intervals (two intervals apart) or not (overlapping)</h3>\n<ul id=\"differences\">\n", f);
@@ -143,10 +117,10 @@ static void summary_table(FILE *f, const struct rep_run *r)
 		static const char *const what[2] = { "apart", "overlap" };
 
 		fputs("<li>", f);
-		esc(f, text_of(rep_at(e, "row")));
+		esc(f, text_of(gw_bench_at(e, "row")));
 		fputs(":", f);
 		for (int w = 0; w < 2; w++) {
-			struct json_object *a = rep_at(e, what[w]);
+			struct json_object *a = gw_bench_at(e, what[w]);
 			size_t np = json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 
 			fprintf(f, "%s %s: ", w ? ";" : "", w ? "overlapping" : "apart");
@@ -166,9 +140,9 @@ static void summary_table(FILE *f, const struct rep_run *r)
 	fputs("</ul>\n", f);
 }
 
-static void table(FILE *f, const struct rep_run *runs, size_t n)
+static void table(FILE *f, const struct gw_bench_file *runs, size_t n)
 {
-	fputs("<h2>Figures</h2>\n<div class=\"tbl\"><table id=\"figures\">\n", f);
+	fputs("<h2>Figures</h2>\n<table id=\"figures\">\n", f);
 	if (n > 1) {
 		fputs("<tr><th>run</th>", f);
 		for (size_t i = 0; i < n; i++) {
@@ -186,59 +160,31 @@ static void table(FILE *f, const struct rep_run *runs, size_t n)
 			fputs("</th>", f);
 		}
 	fputs("</tr>\n", f);
-	for (size_t r = 0; r < rep_n_num_rows; r++) {
+	for (size_t r = 0; r < gw_bench_n_rows; r++) {
 		fputs("<tr><th>", f);
-		esc(f, rep_num_rows[r].label);
+		esc(f, gw_bench_rows[r].label);
 		fputs("</th>", f);
 		for (size_t i = 0; i < n; i++)
 			for (size_t k = 0; k < runs[i].n_cols; k++) {
-				const struct rep_col *c = &runs[i].col[k];
-				struct json_object *v = c->ran ? rep_at(c->fig, rep_num_rows[r].path) : NULL;
+				const struct gw_bench_col *c = &runs[i].col[k];
+				char cell[64];
 
-				if (!c->ran)
-					fputs("<td class=\"n\">skipped</td>", f);
-				else if (!v)
-					fputs("<td class=\"n\">-</td>", f);
-				else
-					fprintf(f, "<td class=\"n\">%.*f</td>", rep_num_rows[r].dec,
-						json_object_get_double(v) * rep_num_rows[r].scale);
+				gw_bench_cell(&gw_bench_rows[r], c->ran ? c->fig : NULL, cell,
+					      sizeof(cell));
+				fputs("<td class=\"n\">", f);
+				esc(f, cell);
+				fputs("</td>", f);
 			}
-		fputs("</tr>\n", f);
+		if (r + 1 < gw_bench_n_rows)
+			fputs("</tr>\n", f);
 	}
-	for (size_t r = 0; r < rep_n_pair_rows; r++) {
-		fprintf(f, "<tr><th>%s</th>", rep_pair_rows[r].label);
-		for (size_t i = 0; i < n; i++)
-			for (size_t k = 0; k < runs[i].n_cols; k++) {
-				const struct rep_col *c = &runs[i].col[k];
-
-				if (c->ran && (!rep_at(c->fig, rep_pair_rows[r].a) ||
-					       !rep_at(c->fig, rep_pair_rows[r].b)))
-					fputs("<td class=\"n\">-</td>", f);
-				else if (c->ran)
-					fprintf(f, "<td class=\"n\">%lld/%lld</td>",
-						(long long)json_object_get_int64(rep_at(c->fig, rep_pair_rows[r].a)),
-						(long long)json_object_get_int64(rep_at(c->fig, rep_pair_rows[r].b)));
-				else
-					fputs("<td class=\"n\">skipped</td>", f);
-			}
-		fputs("</tr>\n", f);
-	}
-	fputs("<tr><th>grade (induced mean)</th>", f);
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < runs[i].n_cols; k++) {
-			const struct rep_col *c = &runs[i].col[k];
-
-			fputs("<td class=\"n\">", f);
-			esc(f, c->ran ? json_object_get_string(rep_at(c->fig, "grade")) : "skipped");
-			fputs("</td>", f);
-		}
-	char key[] = REP_ROWS_KEY;
+	char key[] = GW_BENCH_ROWS_KEY;
 
 	/* the terminal's lines, as one paragraph */
 	for (char *p = key; *p; p++)
 		if (*p == '\n')
 			*p = ' ';
-	fputs("</tr>\n</table></div>\n<p>", f);
+	fputs("</tr>\n</table>\n<p>", f);
 	esc(f, key);
 	fputs("</p>\n", f);
 	for (size_t i = 0; i < n; i++)
@@ -256,7 +202,7 @@ static void table(FILE *f, const struct rep_run *runs, size_t n)
 			}
 }
 
-/* Reads dir/name, at most CMP_HTML_SVG_MAX bytes; NULL with why when it is not a plot of ours
+/* Reads dir/name, at most BENCH_HTML_SVG_MAX bytes; NULL with why when it is not a plot of ours
  * to embed: anything that could load, link or run (scripts, references, foreign content,
  * entities) is refused, though the page's policy would block it anyway. */
 static char *read_svg(const char *dir, const char *name, char *why, size_t len)
@@ -274,9 +220,9 @@ static char *read_svg(const char *dir, const char *name, char *why, size_t len)
 		snprintf(why, len, "%s", strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > CMP_HTML_SVG_MAX ||
-	    !(buf = malloc((size_t)st.st_size + 1))) {
-		snprintf(why, len, "not a regular file of at most %u bytes", CMP_HTML_SVG_MAX);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > BENCH_HTML_SVG_MAX || !(buf = malloc((size_t)st.st_size + 1))) {
+		snprintf(why, len, "not a regular file of at most %u bytes", BENCH_HTML_SVG_MAX);
 		close(fd);
 		return NULL;
 	}
@@ -359,9 +305,8 @@ static void plots(FILE *f, const char *dir, const char *const *names, size_t n)
 			fputs("</p></figure>\n", f);
 			continue;
 		}
-		/* a border of its own colour: a screenshot finds each plot by it */
-		fprintf(f, "<div class=\"plot\" id=\"plot%zu\" style=\"border-color:rgb(0,250,%zu)\">\n",
-			i, i);
+		/* its id: where a reader (or a test) finds the plot on the page */
+		fprintf(f, "<div class=\"plot\" id=\"plot%zu\">\n", i);
 		put_svg(f, svg, i);
 		fputs("</div></figure>\n", f);
 		free(svg);
@@ -384,14 +329,14 @@ static void ends(FILE *f, const char *k, struct json_object *o)
 
 	if (!o)
 		return;
-	snprintf(v, sizeof(v), "client %s, server ", text_of(rep_at(o, "client")));
-	snprintf(v + strlen(v), sizeof(v) - strlen(v), "%s", text_of(rep_at(o, "server")));
+	snprintf(v, sizeof(v), "client %s, server ", text_of(gw_bench_at(o, "client")));
+	snprintf(v + strlen(v), sizeof(v) - strlen(v), "%s", text_of(gw_bench_at(o, "server")));
 	kv(f, k, v);
 }
 
 static void sysctls(FILE *f, struct json_object *sc)
 {
-	struct json_object *cl = rep_at(sc, "client"), *sv = rep_at(sc, "server"), *v;
+	struct json_object *cl = gw_bench_at(sc, "client"), *sv = gw_bench_at(sc, "server"), *v;
 
 	if (!json_object_is_type(cl, json_type_object))
 		return;
@@ -417,13 +362,13 @@ static void offloads(FILE *f, struct json_object *a)
 		return;
 	fputs("<table><tr><th>namespace</th><th>interface</th><th>offloads</th></tr>\n", f);
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		struct json_object *x = json_object_array_get_idx(a, i), *o = rep_at(x, "offloads");
+		struct json_object *x = json_object_array_get_idx(a, i), *o = gw_bench_at(x, "offloads");
 		bool first = true;
 
 		fputs("<tr><td>", f);
-		esc(f, text_of(rep_at(x, "namespace")));
+		esc(f, text_of(gw_bench_at(x, "namespace")));
 		fputs("</td><td>", f);
-		esc(f, text_of(rep_at(x, "interface")));
+		esc(f, text_of(gw_bench_at(x, "interface")));
 		fputs("</td><td>", f);
 		if (json_object_is_type(o, json_type_object)) {
 			json_object_object_foreach(o, k, v) {
@@ -439,7 +384,7 @@ static void offloads(FILE *f, struct json_object *a)
 }
 
 /* each queue's tree as the kernel reported it: the qdiscs' own parameters */
-static void trees(FILE *f, const struct rep_run *r)
+static void trees(FILE *f, const struct gw_bench_file *r)
 {
 	static const char *const keys[] = { "direction", "interface", "type", "kind", "handle",
 					    "parent", "params" };
@@ -461,7 +406,7 @@ static void trees(FILE *f, const struct rep_run *r)
 			fputs("<tr>", f);
 			for (size_t j = 0; j < sizeof(keys) / sizeof(keys[0]); j++) {
 				fputs("<td>", f);
-				esc(f, text_of(rep_at(q, keys[j])));
+				esc(f, text_of(gw_bench_at(q, keys[j])));
 				fputs("</td>", f);
 			}
 			fputs("</tr>\n", f);
@@ -470,7 +415,7 @@ static void trees(FILE *f, const struct rep_run *r)
 	}
 }
 
-static void settings(FILE *f, const struct rep_run *r, size_t n)
+static void settings(FILE *f, const struct gw_bench_file *r, size_t n)
 {
 	char when[40], b[160];
 	time_t g = (time_t)r->generated_unix;
@@ -492,14 +437,14 @@ static void settings(FILE *f, const struct rep_run *r, size_t n)
 	kv(f, "kernel that ran it", b);
 	kv(f, "kernel release", r->kernel_release);
 	if (m) {
-		kv(f, "kernel name", text_of(rep_at(m, "kernel_name")));
-		kv(f, "host name", text_of(rep_at(m, "hostname")));
-		ends(f, "TCP congestion control", rep_at(m, "congestion_control"));
-		ends(f, "ECN (net.ipv4.tcp_ecn)", rep_at(m, "tcp_ecn"));
+		kv(f, "kernel name", text_of(gw_bench_at(m, "kernel_name")));
+		kv(f, "host name", text_of(gw_bench_at(m, "hostname")));
+		ends(f, "TCP congestion control", gw_bench_at(m, "congestion_control"));
+		ends(f, "ECN (net.ipv4.tcp_ecn)", gw_bench_at(m, "tcp_ecn"));
 	}
 	for (size_t k = 0; k < r->n_cols; k++) {
-		const struct rep_col *c = &r->col[k];
-		struct json_object *v = c->ran ? rep_at(c->fig, "cpu_busy") : NULL;
+		const struct gw_bench_col *c = &r->col[k];
+		struct json_object *v = c->ran ? gw_bench_at(c->fig, "cpu_busy") : NULL;
 
 		snprintf(b, sizeof(b), "bench CPU busy under load: %s", col_name(c));
 		if (v)
@@ -518,33 +463,33 @@ static void settings(FILE *f, const struct rep_run *r, size_t n)
 		snprintf(key, sizeof(key), "setting %s", k);
 		snprintf(val, sizeof(val), "%s", text_of(v));
 		if (l > 4 && !strcmp(k + l - 4, "_bps") && json_object_is_type(v, json_type_int)) {
-			rate_text(b, sizeof(b), json_object_get_int64(v));
+			bench_rate_text(b, sizeof(b), json_object_get_int64(v), true);
 			snprintf(val + strlen(val), sizeof(val) - strlen(val), " (%s)", b);
 		}
 		kv(f, key, val);
 	}
 	fputs("</table>\n", f);
 	if (m) {
-		offloads(f, rep_at(m, "offloads"));
-		sysctls(f, rep_at(m, "sysctls"));
+		offloads(f, gw_bench_at(m, "offloads"));
+		sysctls(f, gw_bench_at(m, "sysctls"));
 	}
 	trees(f, r);
 }
 
-int cmp_html_write(const char *dir, const struct rep_run *runs, size_t n,
-		   const char *const *plot_names, size_t n_plots, char *err, size_t errlen)
+int bench_html_write(const char *dir, const struct gw_bench_file *runs, size_t n,
+		     const char *const *plot_names, size_t n_plots, char *err, size_t errlen)
 {
 	char path[4200];
-	struct cmp_out w;
+	struct bench_out w;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/" CMP_HTML_NAME, dir);
+	snprintf(path, sizeof(path), "%s/" BENCH_HTML_NAME, dir);
 	/* whole or not at all (outfile.c); any failure is -EIO, a file not written */
-	if (cmp_out_begin(&w, path, err, errlen))
+	if (bench_out_begin(&w, path, err, errlen))
 		return -EIO;
-	if (!(f = cmp_out_stdio(&w))) {
+	if (!(f = bench_out_stdio(&w))) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		cmp_out_abort(&w);
+		bench_out_abort(&w);
 		return -EIO;
 	}
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -559,7 +504,7 @@ int cmp_html_write(const char *dir, const struct rep_run *runs, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		char rate[40];
 
-		rate_text(rate, sizeof(rate), runs[i].rate_bps);
+		bench_rate_text(rate, sizeof(rate), runs[i].rate[1] * 8, true);
 		fputs("<p>", f);
 		if (n > 1) {
 			esc(f, runs[i].label);
@@ -582,39 +527,36 @@ int cmp_html_write(const char *dir, const struct rep_run *runs, size_t n,
 	for (size_t i = 0; i < n; i++)
 		settings(f, &runs[i], n);
 	fputs("</body></html>\n", f);
-	return cmp_out_commit(&w, err, errlen) ? -EIO : 0;
+	return bench_out_commit(&w, err, errlen) ? -EIO : 0;
 }
 
-int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
+int bench_html_run_dir(const char *dir, char *err, size_t errlen)
 {
-	static struct rep_run run;	/* big: not on the stack */
-	char names[REP_MAX_QUEUES + 4][REP_QLABEL_MAX + 16];
-	const char *plot_names[REP_MAX_QUEUES + 4];
+	static struct gw_bench_file run;	/* big: not on the stack */
+	char names[GW_BENCH_MAX_RUNS + 4][GW_BENCH_LABEL_MAX + 16];
+	const char *plot_names[GW_BENCH_MAX_RUNS + 4];
 	size_t n = 0;
 	int e;
 
 	memset(&run, 0, sizeof(run));
 	snprintf(run.dir, sizeof(run.dir), "%s", dir);
-	if ((e = rep_read_run(&run, err, errlen)))
+	if ((e = gw_bench_file_read(&run, 0, err, errlen)))
 		return e;
 	snprintf(names[n++], sizeof(names[0]), "latency-cdf.svg");
 	snprintf(names[n++], sizeof(names[0]), "latency-time.svg");
 	if (run.repetitions > 1) {
-		snprintf(names[n++], sizeof(names[0]), CMP_BOX_INDUCED);
-		snprintf(names[n++], sizeof(names[0]), CMP_BOX_GOODPUT);
+		snprintf(names[n++], sizeof(names[0]), BENCH_BOX_INDUCED);
+		snprintf(names[n++], sizeof(names[0]), BENCH_BOX_GOODPUT);
 	}
 	for (size_t k = 0; k < run.n_cols; k++)
 		/* a repeated run's flows: the first repetition's (flows-LABEL-rep1.svg) */
 		if (run.col[k].ran && run.col[k].repeat <= 0) {
 			/* the plot --compare wrote: its label in a file name's characters
 			 * (flows-fq_codel_target-2ms.svg; flows-fifo.svg without knobs) */
-			snprintf(names[n], sizeof(names[0]), "flows-%s.svg", run.col[k].label);
-			for (char *c = names[n] + 6; c[4]; c++)
-				if (*c == '=')
-					*c = '-';
-				else if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-					   (*c >= '0' && *c <= '9') || strchr("._+-", *c)))
-					*c = '_';
+			char file[GW_BENCH_LABEL_MAX];
+
+			gw_bench_label_file(run.col[k].label, file, sizeof(file));
+			snprintf(names[n], sizeof(names[0]), "flows-%s.svg", file);
 			/* a file older than labels, or written apart from --compare: the queue's */
 			char path[4096 + sizeof(names[0])];
 			struct stat st;
@@ -629,7 +571,7 @@ int cmp_html_run_dir(const char *dir, char *err, size_t errlen)
 		}
 	for (size_t i = 0; i < n; i++)
 		plot_names[i] = names[i];
-	e = cmp_html_write(dir, &run, 1, plot_names, n, err, errlen);
-	rep_run_free(&run);
+	e = bench_html_write(dir, &run, 1, plot_names, n, err, errlen);
+	gw_bench_file_free(&run);
 	return e;
 }

@@ -14,7 +14,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include "bench/bench.h"
+#include "bench/load.h"
+#include "bench/options.h"
+#include "bench/run.h"
+#include "bench/testbed.h"
 #include "load/loadgen.h"
 #include "load/sink.h"
 #include "sys/fd.h"
@@ -29,32 +32,32 @@
 #define SERIES_S 0.5		/* the flows' series: one point per half second */
 #define MAX_POINTS 4096
 #define MAX_TICKS 4096		/* the uploads' receiver counts, one per tick: 409 s */
-#define RTT_FLOWS (2 * CMP_TCP_FLOWS_MAX)	/* the loadgen's flows whose RTT is read */
+#define RTT_FLOWS (2 * BENCH_TCP_FLOWS_MAX)	/* the loadgen's flows whose RTT is read */
 
 struct series {
 	double t[MAX_POINTS];	/* interval end, run time */
 	double secs[MAX_POINTS];
-	double mbps[MAX_POINTS];
+	double rate[MAX_POINTS];	/* bytes/s */
 	size_t n;
 };
 
 /* --family 46: a load engine per family (IPv4's first), the flows numbered across both */
 #define MAX_GENS 2
 
-struct cmp_load {
+struct bench_load {
 	struct gw_sink *sink;
 	struct gw_loadgen *gen[MAX_GENS];
 	int n_gen;
 	int family[MAX_GENS];		/* 4 or 6 */
 	int flood_family;
-	double t0;			/* the run's clock: cmp_now() - t0 */
+	double t0;			/* the run's clock: bench_now() - t0 */
 	double gen_start;		/* run time the loadgen started */
 	/* the uploads counted where they arrive (the sink's kernel), every tick: the
 	 * sender's acknowledged bytes come back through the other direction's queue, in
 	 * bursts when that queue is a deep fifo, and read above the rate over a window */
 	size_t up_n;
 	double up_t[MAX_TICKS];
-	uint64_t up_b[CMP_TCP_FLOWS_MAX][MAX_TICKS];
+	uint64_t up_b[BENCH_TCP_FLOWS_MAX][MAX_TICKS];
 	/* every TCP flow's RTT as its sender has it, every tick, by its place across the engines:
 	 * an upload's from the client's socket, a download's from the sink's */
 	size_t rtt_n[RTT_FLOWS];
@@ -74,17 +77,17 @@ struct cmp_load {
 	uint8_t buf[FLOOD_PAYLOAD];
 };
 
-static int udp_socket(const struct cmp_bed *b, int ns, bool rx, char *err, size_t errlen)
+static int udp_socket(const struct bench_bed *b, int ns, bool rx, char *err, size_t errlen)
 {
 	struct sockaddr_storage a;
-	socklen_t alen = cmp_server_addr(b, FLOOD_PORT, &a);
+	socklen_t alen = bench_server_addr(b, FLOOD_PORT, &a);
 	int fd = -1, r, big = 4 << 20;
 
-	if ((r = cmp_enter(b, ns)) == 0) {
+	if ((r = bench_enter(b, ns)) == 0) {
 		fd = socket(a.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 		r = fd < 0 ? -errno : 0;
 	}
-	cmp_enter(b, -1);
+	bench_enter(b, -1);
 	if (r) {
 		snprintf(err, errlen, "the flood's socket: %s", strerror(-r));
 		return r;
@@ -97,19 +100,19 @@ static int udp_socket(const struct cmp_bed *b, int ns, bool rx, char *err, size_
 		 connect(fd, (struct sockaddr *)&a, alen) < 0) {
 		r = -errno;
 		snprintf(err, errlen, "the flood's socket (%s %s port %d): %s", rx ? "bind" : "connect",
-			 cmp_server_ip(b), FLOOD_PORT, strerror(errno));
+			 bench_server_ip(b), FLOOD_PORT, strerror(errno));
 		close(fd);
 		return r;
 	}
 	return fd;
 }
 
-int cmp_load_new(const struct cmp_bed *b, double t0, struct cmp_load **out, char *err,
-		 size_t errlen)
+int bench_load_new(const struct bench_bed *b, double t0, struct bench_load **out, char *err,
+		   size_t errlen)
 {
 	struct sockaddr_storage ss[2];
 	socklen_t len[2];
-	struct cmp_load *l = calloc(1, sizeof(*l));
+	struct bench_load *l = calloc(1, sizeof(*l));
 	int r;
 
 	if (!l)
@@ -117,17 +120,17 @@ int cmp_load_new(const struct cmp_bed *b, double t0, struct cmp_load **out, char
 	l->t0 = t0;
 	l->ftx = l->frx = -1;
 	/* the sink on the server's address, both of them with --family 46 */
-	len[0] = cmp_server_addr(b, LOAD_PORT, &ss[0]);
+	len[0] = bench_server_addr(b, LOAD_PORT, &ss[0]);
 	l->flood_family = b->family == AF_INET6 ? 6 : 4;
-	len[1] = cmp_server_addr_in(AF_INET6, LOAD_PORT, &ss[1]);
-	if ((r = cmp_enter(b, CMP_NS_SERVER)) == 0)
+	len[1] = bench_server_addr_in(AF_INET6, LOAD_PORT, &ss[1]);
+	if ((r = bench_enter(b, BENCH_NS_SERVER)) == 0)
 		r = gw_sink_new(ss, len, b->dual ? 2 : 1, &l->sink, err, errlen);
-	cmp_enter(b, -1);
+	bench_enter(b, -1);
 	if (r)
 		goto fail;
 	gw_sink_set_rcvlowat(l->sink, RCVLOWAT);
-	if ((l->frx = udp_socket(b, CMP_NS_SERVER, true, err, errlen)) < 0 ||
-	    (l->ftx = udp_socket(b, CMP_NS_CLIENT, false, err, errlen)) < 0) {
+	if ((l->frx = udp_socket(b, BENCH_NS_SERVER, true, err, errlen)) < 0 ||
+	    (l->ftx = udp_socket(b, BENCH_NS_CLIENT, false, err, errlen)) < 0) {
 		r = l->frx < 0 ? l->frx : l->ftx;
 		goto fail;
 	}
@@ -135,11 +138,11 @@ int cmp_load_new(const struct cmp_bed *b, double t0, struct cmp_load **out, char
 	*out = l;
 	return 0;
 fail:
-	cmp_load_free(l);
+	bench_load_free(l);
 	return r;
 }
 
-void cmp_load_free(struct cmp_load *l)
+void bench_load_free(struct bench_load *l)
 {
 	if (!l)
 		return;
@@ -151,15 +154,16 @@ void cmp_load_free(struct cmp_load *l)
 	free(l);
 }
 
-int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, enum cmp_profile profile,
-		       int flows, double secs, char *err, size_t errlen)
+int bench_load_start_tcp(struct bench_load *l, const struct bench_bed *b,
+			 enum bench_profile profile, int flows, double secs, char *err,
+			 size_t errlen)
 {
 	struct gw_loadgen_opts o = {
-		.phase = profile == CMP_PROF_UPLOAD ? GW_PHASE_UPLOAD :
-			 profile == CMP_PROF_DOWNLOAD ? GW_PHASE_DOWNLOAD : GW_PHASE_BOTH,
-		.flows = flows > 0 && flows <= CMP_TCP_FLOWS_MAX ? flows : CMP_TCP_FLOWS,
+		.phase = profile == BENCH_PROF_UPLOAD ? GW_PHASE_UPLOAD :
+			 profile == BENCH_PROF_DOWNLOAD ? GW_PHASE_DOWNLOAD : GW_PHASE_BOTH,
+		.flows = flows > 0 && flows <= BENCH_TCP_FLOWS_MAX ? flows : BENCH_TCP_FLOWS,
 		.duration_s = secs,
-		.tick_s = CMP_TICK_S, .fwmark = -1, .rcvlowat = RCVLOWAT,
+		.tick_s = BENCH_TICK_S, .fwmark = -1, .rcvlowat = RCVLOWAT,
 	};
 	int r = 0, n = o.flows;
 
@@ -167,7 +171,7 @@ int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, enum cmp_pro
 		o.duration_s = GW_LOADGEN_MAX_DURATION_S;
 	if (o.duration_s < GW_LOADGEN_MIN_DURATION_S)
 		o.duration_s = GW_LOADGEN_MIN_DURATION_S;
-	l->gen_start = cmp_now() - l->t0;
+	l->gen_start = bench_now() - l->t0;
 	/* --family 46 (as flent's rrul46): each way's flows half over IPv4, half over IPv6 (an
 	 * odd one over IPv4), each half a load engine of its own; else one over the bed's */
 	for (int g = 0; g < (b->dual ? MAX_GENS : 1) && !r; g++) {
@@ -176,27 +180,27 @@ int cmp_load_start_tcp(struct cmp_load *l, const struct cmp_bed *b, enum cmp_pro
 		o.flows = b->dual ? (g ? n / 2 : n - n / 2) : n;
 		if (!o.flows)
 			continue;
-		o.sinklen = cmp_server_addr_in(fam, LOAD_PORT, &o.sink);
-		if ((r = cmp_enter(b, CMP_NS_CLIENT)) == 0 &&
+		o.sinklen = bench_server_addr_in(fam, LOAD_PORT, &o.sink);
+		if ((r = bench_enter(b, BENCH_NS_CLIENT)) == 0 &&
 		    (r = gw_loadgen_new(&o, &l->gen[l->n_gen], err, errlen)) == 0)
 			l->family[l->n_gen++] = fam == AF_INET6 ? 6 : 4;
-		cmp_enter(b, -1);
+		bench_enter(b, -1);
 	}
 	return r;
 }
 
-void cmp_load_stop_tcp(struct cmp_load *l)
+void bench_load_stop_tcp(struct bench_load *l)
 {
 	for (int g = 0; g < l->n_gen; g++)
 		gw_loadgen_stop(l->gen[g]);
 }
 
-void cmp_load_start_flood(struct cmp_load *l, double rate_bps, double secs)
+void bench_load_start_flood(struct bench_load *l, double rate, double secs)
 {
-	double now = cmp_now() - l->t0;
+	double now = bench_now() - l->t0;
 
 	l->flooding = true;
-	l->frate = rate_bps / 8 * FLOOD_PAYLOAD / (FLOOD_PAYLOAD + 28);	/* + UDP/IP headers */
+	l->frate = rate * FLOOD_PAYLOAD / (FLOOD_PAYLOAD + 28);	/* + UDP/IP headers */
 	l->fstart = l->fnext = now;
 	l->fend = now + secs;
 	l->fsent = 0;
@@ -205,7 +209,7 @@ void cmp_load_start_flood(struct cmp_load *l, double rate_bps, double secs)
 }
 
 /* What arrived at the server, counted (MSG_TRUNC: the length without copying the payload). */
-static void flood_count(struct cmp_load *l)
+static void flood_count(struct bench_load *l)
 {
 	struct mmsghdr m[FLOOD_BATCH];
 	struct iovec iov[FLOOD_BATCH];
@@ -227,7 +231,7 @@ static void flood_count(struct cmp_load *l)
 	}
 }
 
-static void flood_point(struct cmp_load *l, double now)
+static void flood_point(struct bench_load *l, double now)
 {
 	struct series *s = &l->fseries;
 	double dt = now - l->fmark_t;
@@ -236,13 +240,13 @@ static void flood_point(struct cmp_load *l, double now)
 		return;
 	s->t[s->n] = now;
 	s->secs[s->n] = dt;
-	s->mbps[s->n] = (double)(l->frecv - l->fmark_b) * 8 / dt / 1e6;
+	s->rate[s->n] = (double)(l->frecv - l->fmark_b) / dt;
 	s->n++;
 	l->fmark_t = now;
 	l->fmark_b = l->frecv;
 }
 
-static void flood_send(struct cmp_load *l, double now)
+static void flood_send(struct bench_load *l, double now)
 {
 	struct mmsghdr m[FLOOD_BATCH];
 	struct iovec iov = { .iov_base = l->buf, .iov_len = FLOOD_PAYLOAD };
@@ -271,7 +275,7 @@ static void flood_send(struct cmp_load *l, double now)
 	l->fnext = now + FLOOD_STEP_S;
 }
 
-int cmp_load_fds(const struct cmp_load *l, int fds[CMP_LOAD_FDS])
+int bench_load_fds(const struct bench_load *l, int fds[BENCH_LOAD_FDS])
 {
 	int n = 0;
 
@@ -283,7 +287,7 @@ int cmp_load_fds(const struct cmp_load *l, int fds[CMP_LOAD_FDS])
 }
 
 /* Each upload's bytes as received by the sink now. */
-static void count_uploads(struct cmp_load *l, double now)
+static void count_uploads(struct bench_load *l, double now)
 {
 	size_t k = l->up_n, u = 0;
 
@@ -291,7 +295,7 @@ static void count_uploads(struct cmp_load *l, double now)
 		return;
 	l->up_t[k] = now;
 	for (int g = 0; g < l->n_gen; g++)
-		for (size_t i = 0; i < gw_loadgen_n_flows(l->gen[g]) && u < CMP_TCP_FLOWS_MAX; i++) {
+		for (size_t i = 0; i < gw_loadgen_n_flows(l->gen[g]) && u < BENCH_TCP_FLOWS_MAX; i++) {
 			const struct gw_loadgen_flow *f = gw_loadgen_flow(l->gen[g], i);
 			uint64_t b;
 
@@ -306,7 +310,7 @@ static void count_uploads(struct cmp_load *l, double now)
 
 /* Each TCP flow's smoothed RTT now, read at its sender. A flow without a figure this tick
  * (not yet accepted, no ACK measured yet, ended) has no point: a gap, not a zero. */
-static void sample_rtt(struct cmp_load *l, double now)
+static void sample_rtt(struct bench_load *l, double now)
 {
 	size_t j = 0;	/* the flow's place across the engines */
 
@@ -330,9 +334,9 @@ static void sample_rtt(struct cmp_load *l, double now)
 		}
 }
 
-double cmp_load_run(struct cmp_load *l, bool tick)
+double bench_load_run(struct bench_load *l, bool tick)
 {
-	double now = cmp_now() - l->t0;
+	double now = bench_now() - l->t0;
 
 	bool running = false;
 
@@ -350,7 +354,7 @@ double cmp_load_run(struct cmp_load *l, bool tick)
 		flood_send(l, now);
 	if (tick) {
 		flood_count(l);
-		if (l->flooding && now - l->fmark_t >= SERIES_S - CMP_TICK_S / 2)
+		if (l->flooding && now - l->fmark_t >= SERIES_S - BENCH_TICK_S / 2)
 			flood_point(l, now);
 	}
 	if (l->flooding && now >= l->fend + 0.5) {	/* the last datagrams' way across */
@@ -362,7 +366,7 @@ double cmp_load_run(struct cmp_load *l, bool tick)
 	return l->flooding && now < l->fend ? l->fnext : INFINITY;
 }
 
-const char *cmp_load_error(const struct cmp_load *l)
+const char *bench_load_error(const struct bench_load *l)
 {
 	for (int g = 0; g < l->n_gen; g++) {
 		const char *e = gw_loadgen_error(l->gen[g]);
@@ -376,24 +380,24 @@ const char *cmp_load_error(const struct cmp_load *l)
 	return "";
 }
 
-static int put_series(struct cmp_flow *f, const struct series *s)
+static int put_series(struct bench_flow *f, const struct series *s)
 {
 	if (!s->n)
 		return 0;
 	f->t = malloc(s->n * sizeof(*f->t));
 	f->secs = malloc(s->n * sizeof(*f->secs));
-	f->mbps = malloc(s->n * sizeof(*f->mbps));
-	if (!f->t || !f->secs || !f->mbps)
+	f->rate = malloc(s->n * sizeof(*f->rate));
+	if (!f->t || !f->secs || !f->rate)
 		return -ENOMEM;
 	memcpy(f->t, s->t, s->n * sizeof(*f->t));
 	memcpy(f->secs, s->secs, s->n * sizeof(*f->secs));
-	memcpy(f->mbps, s->mbps, s->n * sizeof(*f->mbps));
+	memcpy(f->rate, s->rate, s->n * sizeof(*f->rate));
 	f->n = s->n;
 	return 0;
 }
 
 /* Loadgen flow i's RTT ticks into f. */
-static int put_rtt(struct cmp_flow *f, const struct cmp_load *l, size_t i)
+static int put_rtt(struct bench_flow *f, const struct bench_load *l, size_t i)
 {
 	size_t n = i < RTT_FLOWS ? l->rtt_n[i] : 0;
 
@@ -420,13 +424,13 @@ static void to_series(const double *t, const uint64_t *b, size_t nt, struct seri
 
 	s->n = 0;
 	for (size_t k = 1; k < nt && s->n < MAX_POINTS; k++) {
-		if (t[k] - t[a] < SERIES_S - CMP_TICK_S / 2 && k + 1 < nt)
+		if (t[k] - t[a] < SERIES_S - BENCH_TICK_S / 2 && k + 1 < nt)
 			continue;
 		if (t[k] <= t[a])
 			continue;
 		s->t[s->n] = t[k];
 		s->secs[s->n] = t[k] - t[a];
-		s->mbps[s->n] = (double)(b[k] > b[a] ? b[k] - b[a] : 0) * 8 / (t[k] - t[a]) / 1e6;
+		s->rate[s->n] = (double)(b[k] > b[a] ? b[k] - b[a] : 0) / (t[k] - t[a]);
 		s->n++;
 		a = k;
 	}
@@ -434,7 +438,7 @@ static void to_series(const double *t, const uint64_t *b, size_t nt, struct seri
 
 /* One engine's flows into r: each one's series and RTT ticks; up and down number the flows
  * across the engines, j is the first one's place among all. */
-static int gen_flows(const struct cmp_load *l, int g, struct cmp_result *r, struct series *s,
+static int gen_flows(const struct bench_load *l, int g, struct bench_result *r, struct series *s,
 		     int *up, int *down, size_t j)
 {
 	const struct gw_loadgen *gen = l->gen[g];
@@ -450,9 +454,9 @@ static int gen_flows(const struct cmp_load *l, int g, struct cmp_result *r, stru
 	}
 	for (size_t k = 0; k < nt; k++)
 		t[k] = l->gen_start + gw_loadgen_tick_time(gen, k);
-	for (size_t i = 0; i < gw_loadgen_n_flows(gen) && r->n_flows + 1 < CMP_MAX_FLOWS; i++) {
+	for (size_t i = 0; i < gw_loadgen_n_flows(gen) && r->n_flows + 1 < BENCH_MAX_FLOWS; i++) {
 		const struct gw_loadgen_flow *gf = gw_loadgen_flow(gen, i);
-		struct cmp_flow *f = &r->flows[r->n_flows];
+		struct bench_flow *f = &r->flows[r->n_flows];
 		bool is_up = gf->dir == GW_FLOW_UP;
 		int nth = is_up ? ++*up : ++*down;	/* by position, accepted or not */
 
@@ -477,7 +481,7 @@ static int gen_flows(const struct cmp_load *l, int g, struct cmp_result *r, stru
 	return ret;
 }
 
-int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r)
+int bench_load_flows(const struct bench_load *l, struct bench_result *r)
 {
 	struct series *s = malloc(sizeof(*s));	/* 96 KB: not on the stack */
 	int up = 0, down = 0, ret = 0;
@@ -492,8 +496,8 @@ int cmp_load_flows(const struct cmp_load *l, struct cmp_result *r)
 	free(s);
 	if (ret)
 		return ret;
-	if (l->fseries.n && r->n_flows < CMP_MAX_FLOWS) {
-		struct cmp_flow *f = &r->flows[r->n_flows];
+	if (l->fseries.n && r->n_flows < BENCH_MAX_FLOWS) {
+		struct bench_flow *f = &r->flows[r->n_flows];
 
 		snprintf(f->name, sizeof(f->name), "udp-flood");
 		f->up = true;

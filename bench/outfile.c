@@ -11,7 +11,40 @@
 #include <json-c/json.h>
 #include "bench/outfile.h"
 
-int cmp_out_dir_check(int dfd, const char *dir, char *err, size_t errlen)
+/* Directories made here are 0755 whatever the umask: the daemon's web process (another user)
+ * reads compare_dir through them. Through the new directory's fd, not its name: whoever may
+ * write beside it could have put a link there meanwhile. */
+static int mkdir_one(const char *dir)
+{
+	int fd, r = 0;
+
+	if (mkdir(dir, 0755) < 0)
+		return errno == EEXIST ? 0 : -errno;
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -errno;
+	if (fchmod(fd, 0755) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int bench_out_mkdir(const char *path)
+{
+	char tmp[4200];
+	int r;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if ((r = mkdir_one(tmp)))
+				return r;
+			*p = '/';
+		}
+	return mkdir_one(tmp);
+}
+
+int bench_out_dir_check(int dfd, const char *dir, char *err, size_t errlen)
 {
 	struct stat st;
 
@@ -59,7 +92,7 @@ static int way_check(int fd, const char *dir, size_t len, char *err, size_t errl
 	return 0;
 }
 
-int cmp_out_dir_open(const char *dir, char *err, size_t errlen)
+int bench_out_dir_open(const char *dir, char *err, size_t errlen)
 {
 	char real[PATH_MAX];
 	const char *p;
@@ -97,7 +130,7 @@ int cmp_out_dir_open(const char *dir, char *err, size_t errlen)
 		fd = next;
 		p = *end ? end + 1 : end;
 	}
-	if ((r = cmp_out_dir_check(fd, real, err, errlen)))
+	if ((r = bench_out_dir_check(fd, real, err, errlen)))
 		goto fail;
 	return fd;
 fail:
@@ -105,14 +138,14 @@ fail:
 	return r;
 }
 
-static int failed(struct cmp_out *w, int e, const char *what, char *err, size_t errlen)
+static int failed(struct bench_out *w, int e, const char *what, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "%s: %s: %s", w->path, what, strerror(e));
-	cmp_out_abort(w);
+	bench_out_abort(w);
 	return -e;
 }
 
-int cmp_out_begin(struct cmp_out *w, const char *path, char *err, size_t errlen)
+int bench_out_begin(struct bench_out *w, const char *path, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[sizeof(w->path)];
@@ -129,7 +162,7 @@ int cmp_out_begin(struct cmp_out *w, const char *path, char *err, size_t errlen)
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 	snprintf(w->name, sizeof(w->name), "%s", slash + 1);
 	snprintf(w->tmp, sizeof(w->tmp), "%.*s.tmp", (int)sizeof(w->tmp) - 5, w->name);
-	if ((w->dfd = cmp_out_dir_open(dir[0] ? dir : "/", err, errlen)) < 0)
+	if ((w->dfd = bench_out_dir_open(dir[0] ? dir : "/", err, errlen)) < 0)
 		return w->dfd;
 	for (int tries = 0; tries < 2; tries++) {
 		w->fd = openat(w->dfd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
@@ -148,14 +181,14 @@ int cmp_out_begin(struct cmp_out *w, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-FILE *cmp_out_stdio(struct cmp_out *w)
+FILE *bench_out_stdio(struct bench_out *w)
 {
 	if (!w->f)
 		w->f = fdopen(w->fd, "w");
 	return w->f;
 }
 
-int cmp_out_commit(struct cmp_out *w, char *err, size_t errlen)
+int bench_out_commit(struct bench_out *w, char *err, size_t errlen)
 {
 	/* stdio keeps what it could not write: the error shows at the flush */
 	if (w->f && (fflush(w->f) || ferror(w->f)))
@@ -186,20 +219,20 @@ int cmp_out_commit(struct cmp_out *w, char *err, size_t errlen)
 	return 0;
 }
 
-int cmp_out_json(const char *path, struct json_object *root, char *err, size_t errlen)
+int bench_out_json(const char *path, struct json_object *root, char *err, size_t errlen)
 {
-	struct cmp_out w;
+	struct bench_out w;
 	int r;
 
-	if ((r = cmp_out_begin(&w, path, err, errlen)))
+	if ((r = bench_out_begin(&w, path, err, errlen)))
 		return r;
 	errno = 0;
 	if (json_object_to_fd(w.fd, root, JSON_C_TO_STRING_PLAIN) < 0)
 		return failed(&w, errno ? errno : EIO, "cannot write", err, errlen);
-	return cmp_out_commit(&w, err, errlen);
+	return bench_out_commit(&w, err, errlen);
 }
 
-void cmp_out_abort(struct cmp_out *w)
+void bench_out_abort(struct bench_out *w)
 {
 	if (w->f)
 		fclose(w->f);	/* what it could not write is dropped with it */
@@ -212,4 +245,13 @@ void cmp_out_abort(struct cmp_out *w)
 		close(w->dfd);
 	}
 	w->dfd = -1;
+}
+
+int bench_out_failed(int bad, const char *dir)
+{
+	if (!bad)
+		return 0;
+	fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
+		bad == 1 ? "" : "s", dir);
+	return -EIO;
 }

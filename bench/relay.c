@@ -20,15 +20,15 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "bench/bench.h"
 #include "bench/relay.h"
+#include "bench/testbed.h"
 
 #define RELAY_PAIRS 4		/* a browser opens a few; curl one */
 #define RELAY_BUF 16384
 #define RELAY_CONNECT_S 2.0	/* the daemon is on loopback: it answers at once or not at all */
 #define RELAY_IDLE_S 15.0
 #define RELAY_LIFE_S 60.0	/* a client that trickles cannot keep a slot for the whole bench */
-#define CMP_PAGE_PORT 9180	/* run.c's write_config: the daemon's listen */
+#define BENCH_PAGE_PORT 9180	/* run.c's write_config: the daemon's listen */
 
 /* Between two runs (and in the scenario's unshaped way) no daemon listens: the client hears
  * why rather than a reset. */
@@ -88,7 +88,7 @@ static void upstream_failed(struct pair *p)
 /* Called in the gateway namespace: the socket is made there, so 127.0.0.1 is its loopback. */
 static void pair_open(struct pair *p, int client, double t)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(CMP_PAGE_PORT),
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(BENCH_PAGE_PORT),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
@@ -263,8 +263,8 @@ static void relay_child(int home_fd, int gw_fd, const struct sockaddr_in *sa, in
 	serve(lfd, parent);
 }
 
-pid_t cmp_relay_start(int home_fd, int gw_fd, const char *addr, unsigned port, char *err,
-		      size_t errlen)
+pid_t bench_relay_start(int home_fd, int gw_fd, const char *addr, unsigned port, char *err,
+			size_t errlen)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	struct pollfd pfd;
@@ -300,14 +300,14 @@ pid_t cmp_relay_start(int home_fd, int gw_fd, const char *addr, unsigned port, c
 		e = e ? e : ETIMEDOUT;
 	close(fds[0]);
 	if (e) {
-		cmp_relay_stop(p);
+		bench_relay_stop(p);
 		snprintf(err, errlen, "relay on %s:%u: %s", addr, port, strerror(e));
 		return -e;
 	}
 	return p;
 }
 
-void cmp_relay_stop(pid_t pid)
+void bench_relay_stop(pid_t pid)
 {
 	if (pid <= 0)
 		return;
@@ -316,23 +316,23 @@ void cmp_relay_stop(pid_t pid)
 		;
 }
 
-pid_t cmp_relay_page(const struct cmp_bed *b, bool in_uml)
+pid_t bench_relay_page(const struct bench_bed *b, bool in_uml)
 {
 	const char *addr = in_uml ? getenv("GWUML_NET_ADDR") : NULL;
 	char err[256];
 	pid_t p;
 
 	if (addr && *addr) {
-		p = cmp_relay_start(b->home, b->fd[CMP_NS_GW], addr, CMP_PAGE_PORT, err,
-				    sizeof(err));
+		p = bench_relay_start(b->home, b->fd[BENCH_NS_GW], addr, BENCH_PAGE_PORT, err,
+				      sizeof(err));
 		if (p > 0) {
 			printf("status page while it runs: http://%s:%d/ (from this host)\n", addr,
-			       CMP_PAGE_PORT);
+			       BENCH_PAGE_PORT);
 			return p;
 		}
 		fprintf(stderr, "gatewayd: the status page cannot be relayed to the host: %s\n", err);
 	}
 	printf("status page while it runs: `ip netns exec %s curl http://127.0.0.1:%d/`%s\n",
-	       b->ns[CMP_NS_GW], CMP_PAGE_PORT, in_uml ? " (inside the UML guest)" : "");
+	       b->ns[BENCH_NS_GW], BENCH_PAGE_PORT, in_uml ? " (inside the UML guest)" : "");
 	return 0;
 }

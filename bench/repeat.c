@@ -8,20 +8,20 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
+#include "bench/options.h"
+#include "bench/percentile.h"
+#include "bench/queues.h"
 #include "bench/repeat.h"
-#include "bench/report.h"
+#include "bench/results.h"
+#include "bench/run.h"
+#include "bench/stats.h"
+#include "bench/svg.h"
+#include "webui/benchfile.h"
+#include "webui/benchrows.h"
 
-#define MAX_LABELS 16	/* the bench runs at most CMP_MAX_QDISCS */
+#define MAX_LABELS 16	/* the bench runs at most GW_BENCH_MAX_QUEUES */
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-double cmp_ci_coverage(size_t n, size_t k)
+double bench_ci_coverage(size_t n, size_t k)
 {
 	double below = 0, c = 1;	/* C(n, i), exact in a double up to n = 1000 */
 
@@ -34,7 +34,7 @@ double cmp_ci_coverage(size_t n, size_t k)
 	return 1 - 2 * below / pow(2, (double)n);
 }
 
-void cmp_ci_of(const double *v, size_t n, struct cmp_ci *ci)
+void bench_ci_of(const double *v, size_t n, struct bench_ci *ci)
 {
 	double *x = malloc((n ? n : 1) * sizeof(*x));
 	size_t m = 0;
@@ -48,21 +48,21 @@ void cmp_ci_of(const double *v, size_t n, struct cmp_ci *ci)
 			x[m++] = v[i];
 	ci->n = m;
 	if (m) {
-		qsort(x, m, sizeof(*x), cmp_dbl);
+		bench_sort(x, m);
 		ci->median = m % 2 ? x[m / 2] : (x[m / 2 - 1] + x[m / 2]) / 2;
 		/* the narrowest interval that still holds the median often enough; below 6
 		 * figures none does, and the range is the best there is */
 		ci->k = 1;
-		while (2 * (ci->k + 1) <= m + 1 && cmp_ci_coverage(m, ci->k + 1) >= CMP_REPEAT_LEVEL)
+		while (2 * (ci->k + 1) <= m + 1 && bench_ci_coverage(m, ci->k + 1) >= BENCH_REPEAT_LEVEL)
 			ci->k++;
 		ci->lo = x[ci->k - 1];
 		ci->hi = x[m - ci->k];
-		ci->coverage = cmp_ci_coverage(m, ci->k);
+		ci->coverage = bench_ci_coverage(m, ci->k);
 	}
 	free(x);
 }
 
-bool cmp_ci_apart(const struct cmp_ci *a, const struct cmp_ci *b)
+bool bench_ci_apart(const struct bench_ci *a, const struct bench_ci *b)
 {
 	return a->n >= 2 && b->n >= 2 && (a->hi < b->lo || b->hi < a->lo);
 }
@@ -93,7 +93,7 @@ static int run_queue(struct json_object *run)
 struct qgroup {
 	const char *label;
 	int queue;
-	char column[CMP_LABEL_MAX + 16];
+	char column[GW_BENCH_LABEL_MAX + 16];
 };
 
 static bool in_group(struct json_object *run, const struct qgroup *g)
@@ -110,10 +110,10 @@ static void name_groups(struct qgroup *g, size_t n)
 		for (size_t j = 0; j < n; j++)
 			twice |= j != i && !strcmp(g[i].label, g[j].label);
 		if (twice)
-			snprintf(g[i].column, sizeof(g[i].column), "%.*s (%d)", CMP_LABEL_MAX, g[i].label,
+			snprintf(g[i].column, sizeof(g[i].column), "%.*s (%d)", GW_BENCH_LABEL_MAX, g[i].label,
 				 g[i].queue + 1);
 		else
-			snprintf(g[i].column, sizeof(g[i].column), "%.*s", CMP_LABEL_MAX, g[i].label);
+			snprintf(g[i].column, sizeof(g[i].column), "%.*s", GW_BENCH_LABEL_MAX, g[i].label);
 	}
 }
 
@@ -124,29 +124,39 @@ static bool run_ran(struct json_object *run)
 	return json_object_object_get_ex(run, "ran", &v) && json_object_get_boolean(v);
 }
 
-/* Every figure the summary has: the table's number rows, then both halves of its pairs. */
+/* Every figure the summary has: each number row's of the table, then both of each pair's. */
 static size_t n_figures(void)
 {
-	return rep_n_num_rows + 2 * rep_n_pair_rows;
+	size_t n = 0;
+
+	for (size_t r = 0; r < gw_bench_n_rows; r++)
+		n += gw_bench_rows[r].kind == GW_BENCH_ROW_NUM ? 1 :
+		     gw_bench_rows[r].kind == GW_BENCH_ROW_PAIR ? 2 : 0;
+	return n;
 }
 
 static const char *figure_path(size_t f)
 {
-	if (f < rep_n_num_rows)
-		return rep_num_rows[f].path;
-	f -= rep_n_num_rows;
-	return f % 2 ? rep_pair_rows[f / 2].b : rep_pair_rows[f / 2].a;
+	for (size_t r = 0; r < gw_bench_n_rows; r++) {
+		const struct gw_bench_row *row = &gw_bench_rows[r];
+		size_t k = row->kind == GW_BENCH_ROW_NUM ? 1 : row->kind == GW_BENCH_ROW_PAIR ? 2 : 0;
+
+		if (f < k)
+			return f ? row->path2 : row->path;
+		f -= k;
+	}
+	return NULL;
 }
 
 /* The interval of figure path over the runs of group g that ran. */
 static void label_ci(struct json_object *runs, const struct qgroup *g, const char *path,
-		     struct cmp_ci *ci)
+		     struct bench_ci *ci)
 {
 	size_t n = json_object_array_length(runs), m = 0;
 	double *v = malloc((n ? n : 1) * sizeof(*v));
 
 	if (!v) {
-		cmp_ci_of(NULL, 0, ci);
+		bench_ci_of(NULL, 0, ci);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -154,22 +164,22 @@ static void label_ci(struct json_object *runs, const struct qgroup *g, const cha
 
 		if (!in_group(run, g) || !run_ran(run))
 			continue;
-		x = rep_at(run, path);
+		x = gw_bench_at(run, path);
 		v[m++] = x && (json_object_is_type(x, json_type_double) ||
 			       json_object_is_type(x, json_type_int)) ? json_object_get_double(x) : NAN;
 	}
-	cmp_ci_of(v, m, ci);
+	bench_ci_of(v, m, ci);
 	free(v);
 }
 
-static struct json_object *ci_json(const struct cmp_ci *ci)
+static struct json_object *ci_json(const struct bench_ci *ci)
 {
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "n", json_object_new_int64((int64_t)ci->n));
-	json_object_object_add(o, "median", cmp_json_num(ci->median));
-	json_object_object_add(o, "lo", cmp_json_num(ci->lo));
-	json_object_object_add(o, "hi", cmp_json_num(ci->hi));
+	json_object_object_add(o, "median", bench_json_num(ci->median));
+	json_object_object_add(o, "lo", bench_json_num(ci->lo));
+	json_object_object_add(o, "hi", bench_json_num(ci->hi));
 	json_object_object_add(o, "k", json_object_new_int64((int64_t)ci->k));
 	json_object_object_add(o, "coverage", json_object_new_double(round(ci->coverage * 1e4) / 1e4));
 	return o;
@@ -204,13 +214,13 @@ static struct json_object *pair_json(const char *a, const char *b)
 	return p;
 }
 
-struct json_object *cmp_summary_json(struct json_object *runs, int repetitions)
+struct json_object *bench_summary_json(struct json_object *runs, int repetitions)
 {
 	struct json_object *s = json_object_new_object(), *qs = json_object_new_array();
 	struct json_object *diffs = json_object_new_array();
 	struct qgroup labels[MAX_LABELS];
 	size_t nl = groups_of(runs, labels, MAX_LABELS);
-	struct cmp_ci *ci = calloc(nl * n_figures() + 1, sizeof(*ci));
+	struct bench_ci *ci = calloc(nl * n_figures() + 1, sizeof(*ci));
 
 	if (!s || !qs || !diffs || !ci) {
 		json_object_put(s);
@@ -220,7 +230,7 @@ struct json_object *cmp_summary_json(struct json_object *runs, int repetitions)
 		return NULL;
 	}
 	json_object_object_add(s, "repetitions", json_object_new_int(repetitions));
-	json_object_object_add(s, "level", json_object_new_double(CMP_REPEAT_LEVEL));
+	json_object_object_add(s, "level", json_object_new_double(BENCH_REPEAT_LEVEL));
 	for (size_t l = 0; l < nl; l++) {
 		struct json_object *q = json_object_new_object(), *figs = json_object_new_object();
 		size_t ran = 0, all = 0;
@@ -242,7 +252,7 @@ struct json_object *cmp_summary_json(struct json_object *runs, int repetitions)
 		json_object_object_add(q, "runs", json_object_new_int64((int64_t)all));
 		json_object_object_add(q, "ran", json_object_new_int64((int64_t)ran));
 		for (size_t f = 0; f < n_figures(); f++) {
-			struct cmp_ci *c = &ci[l * n_figures() + f];
+			struct bench_ci *c = &ci[l * n_figures() + f];
 
 			label_ci(runs, &labels[l], figure_path(f), c);
 			json_object_object_add(figs, figure_path(f), ci_json(c));
@@ -250,7 +260,7 @@ struct json_object *cmp_summary_json(struct json_object *runs, int repetitions)
 		json_object_object_add(q, "figures", figs);
 		/* the grade of the median induced mean, as a run's is of its own */
 		label_ci(runs, &labels[l], "latency_ms.induced.mean", &ci[l * n_figures() + n_figures()]);
-		const char *g = cmp_grade(ci[l * n_figures() + n_figures()].median);
+		const char *g = bench_grade(ci[l * n_figures() + n_figures()].median);
 
 		json_object_object_add(q, "grade", *g ? json_object_new_string(g) : NULL);
 		json_object_array_add(qs, q);
@@ -258,21 +268,21 @@ struct json_object *cmp_summary_json(struct json_object *runs, int repetitions)
 	json_object_object_add(s, "queues", qs);
 	/* the headline figures: which pairs are apart beyond their intervals, which are not
 	 * (a pair where either has no interval is in neither) */
-	for (size_t f = 0; f < rep_n_num_rows; f++) {
+	for (size_t f = 0; f < gw_bench_n_rows && gw_bench_rows[f].kind == GW_BENCH_ROW_NUM; f++) {
 		struct json_object *d = json_object_new_object(), *ap = json_object_new_array();
 		struct json_object *ov = json_object_new_array();
 
 		for (size_t a = 0; a < nl; a++)
 			for (size_t b = a + 1; b < nl; b++) {
-				const struct cmp_ci *x = &ci[a * n_figures() + f], *y = &ci[b * n_figures() + f];
+				const struct bench_ci *x = &ci[a * n_figures() + f], *y = &ci[b * n_figures() + f];
 
 				if (x->n < 2 || y->n < 2)
 					continue;
-				json_object_array_add(cmp_ci_apart(x, y) ? ap : ov,
+				json_object_array_add(bench_ci_apart(x, y) ? ap : ov,
 						      pair_json(labels[a].column, labels[b].column));
 			}
-		json_object_object_add(d, "figure", json_object_new_string(rep_num_rows[f].path));
-		json_object_object_add(d, "row", json_object_new_string(rep_num_rows[f].label));
+		json_object_object_add(d, "figure", json_object_new_string(gw_bench_rows[f].path));
+		json_object_object_add(d, "row", json_object_new_string(gw_bench_rows[f].label));
 		json_object_object_add(d, "apart", ap);
 		json_object_object_add(d, "overlap", ov);
 		json_object_array_add(diffs, d);
@@ -291,19 +301,19 @@ static const char *ordinal(size_t k, char *buf, size_t len)
 	return buf;
 }
 
-void cmp_repeat_interval_text(int n, char *buf, size_t len)
+void bench_repeat_interval_text(int n, char *buf, size_t len)
 {
-	double one[CMP_REPEAT_MAX], cov;
-	struct cmp_ci ci;
+	double one[GW_BENCH_MAX_REPEAT], cov;
+	struct bench_ci ci;
 	char o[16];
 
-	if (n > CMP_REPEAT_MAX)
-		n = CMP_REPEAT_MAX;
+	if (n > GW_BENCH_MAX_REPEAT)
+		n = GW_BENCH_MAX_REPEAT;
 	for (int i = 0; i < n; i++)
 		one[i] = i;
-	cmp_ci_of(one, (size_t)(n > 0 ? n : 0), &ci);
+	bench_ci_of(one, (size_t)(n > 0 ? n : 0), &ci);
 	cov = ci.coverage * 100;
-	if (cov >= CMP_REPEAT_LEVEL * 100)
+	if (cov >= BENCH_REPEAT_LEVEL * 100)
 		snprintf(buf, len, "median [lo, hi] of %d repetitions of each queue, run in turn: lo and hi are the %s smallest and the %s largest figure, a 95%% confidence interval for the median whatever the figures' distribution (%.1f%% exactly)",
 			 n, ordinal(ci.k, o, sizeof(o)), o, cov);
 	else
@@ -311,10 +321,10 @@ void cmp_repeat_interval_text(int n, char *buf, size_t len)
 			 n, cov);
 }
 
-void cmp_repeat_cell(char *buf, size_t len, struct json_object *fig, double scale, int dec)
+void bench_repeat_cell(char *buf, size_t len, struct json_object *fig, double scale, int dec)
 {
-	struct json_object *m = rep_at(fig, "median"), *lo = rep_at(fig, "lo"), *hi = rep_at(fig, "hi");
-	struct json_object *k = rep_at(fig, "n");
+	struct json_object *m = gw_bench_at(fig, "median"), *lo = gw_bench_at(fig, "lo"), *hi = gw_bench_at(fig, "hi");
+	struct json_object *k = gw_bench_at(fig, "n");
 
 	if (!m || !json_object_is_type(fig, json_type_object))
 		snprintf(buf, len, "-");
@@ -325,10 +335,10 @@ void cmp_repeat_cell(char *buf, size_t len, struct json_object *fig, double scal
 			 json_object_get_double(lo) * scale, dec, json_object_get_double(hi) * scale);
 }
 
-void cmp_repeat_count(char *buf, size_t len, struct json_object *fig)
+void bench_repeat_count(char *buf, size_t len, struct json_object *fig)
 {
 	struct json_object *m = json_object_is_type(fig, json_type_object) ?
-				rep_at(fig, "median") : NULL;
+				gw_bench_at(fig, "median") : NULL;
 	double v = m ? json_object_get_double(m) : NAN;
 
 	if (isnan(v))
@@ -337,55 +347,60 @@ void cmp_repeat_count(char *buf, size_t len, struct json_object *fig)
 		snprintf(buf, len, v == floor(v) ? "%.0f" : "%.1f", v);
 }
 
+void bench_repeat_row_cell(const struct gw_bench_row *row, struct json_object *q, char *buf,
+			   size_t len)
+{
+	struct json_object *figs = gw_bench_at(q, "figures"), *g;
+	char x[40], y[40];
+
+	if (!json_object_is_type(figs, json_type_object))
+		figs = NULL;
+	switch (row->kind) {
+	case GW_BENCH_ROW_NUM:
+		bench_repeat_cell(buf, len, figs ? json_object_object_get(figs, row->path) : NULL,
+				  row->scale, row->dec);
+		break;
+	case GW_BENCH_ROW_PAIR:
+		bench_repeat_count(x, sizeof(x), figs ? json_object_object_get(figs, row->path) : NULL);
+		bench_repeat_count(y, sizeof(y), figs ? json_object_object_get(figs, row->path2) : NULL);
+		snprintf(buf, len, "%s/%s", x, y);
+		break;
+	case GW_BENCH_ROW_GRADE:
+		g = gw_bench_at(q, "grade");
+		snprintf(buf, len, "%s", g ? json_object_get_string(g) : "-");
+		break;
+	}
+}
+
 #define COLW 24
 
 static void print_summary(struct json_object *s, int n)
 {
-	struct json_object *qs = rep_at(s, "queues"), *diffs = rep_at(s, "differences");
+	struct json_object *qs = gw_bench_at(s, "queues"), *diffs = gw_bench_at(s, "differences");
 	size_t nq = json_object_array_length(qs);
-	char b[320], x[40], y[40];
+	char b[320];
 
-	cmp_repeat_interval_text(n, b, sizeof(b));
+	bench_repeat_interval_text(n, b, sizeof(b));
 	printf("%s\n", b);
 	printf("%-26s", "");
 	for (size_t i = 0; i < nq; i++)
-		printf(" %*s", COLW, json_object_get_string(rep_at(json_object_array_get_idx(qs, i), "column")));
+		printf(" %*s", COLW, json_object_get_string(gw_bench_at(json_object_array_get_idx(qs, i), "column")));
 	printf("\n");
-	for (size_t r = 0; r < rep_n_num_rows; r++) {
-		printf("%-26s", rep_num_rows[r].label);
+	for (size_t r = 0; r < gw_bench_n_rows; r++) {
+		const struct gw_bench_row *row = &gw_bench_rows[r];
+
+		printf("%-26s", row->kind == GW_BENCH_ROW_GRADE ? BENCH_REPEAT_GRADE_ROW : row->label);
 		for (size_t i = 0; i < nq; i++) {
 			struct json_object *q = json_object_array_get_idx(qs, i);
 
-			if (!json_object_get_int64(rep_at(q, "ran")))
+			if (row->kind != GW_BENCH_ROW_GRADE && !json_object_get_int64(gw_bench_at(q, "ran")))
 				snprintf(b, sizeof(b), "skipped");
 			else
-				cmp_repeat_cell(b, sizeof(b), json_object_object_get(rep_at(q, "figures"),
-									 rep_num_rows[r].path),
-				     rep_num_rows[r].scale, rep_num_rows[r].dec);
+				bench_repeat_row_cell(row, q, b, sizeof(b));
 			printf(" %*s", COLW, b);
 		}
 		printf("\n");
 	}
-	for (size_t r = 0; r < rep_n_pair_rows; r++) {
-		printf("%-26s", rep_pair_rows[r].label);
-		for (size_t i = 0; i < nq; i++) {
-			struct json_object *q = json_object_array_get_idx(qs, i);
-			struct json_object *figs = rep_at(q, "figures");
-
-			cmp_repeat_count(x, sizeof(x), json_object_object_get(figs, rep_pair_rows[r].a));
-			cmp_repeat_count(y, sizeof(y), json_object_object_get(figs, rep_pair_rows[r].b));
-			snprintf(b, sizeof(b), "%s/%s", x, y);
-			printf(" %*s", COLW, json_object_get_int64(rep_at(q, "ran")) ? b : "skipped");
-		}
-		printf("\n");
-	}
-	printf("%-26s", "grade (median induced mean)");
-	for (size_t i = 0; i < nq; i++) {
-		struct json_object *g = rep_at(json_object_array_get_idx(qs, i), "grade");
-
-		printf(" %*s", COLW, g ? json_object_get_string(g) : "-");
-	}
-	printf("\n");
 	if (nq < 2)
 		return;
 	printf("beyond the intervals (two intervals apart) or not (overlapping), per figure:\n");
@@ -393,9 +408,9 @@ static void print_summary(struct json_object *s, int n)
 		struct json_object *d = json_object_array_get_idx(diffs, f);
 		static const char *const what[2] = { "apart", "overlap" };
 
-		printf("  %s:", json_object_get_string(rep_at(d, "row")));
+		printf("  %s:", json_object_get_string(gw_bench_at(d, "row")));
 		for (int w = 0; w < 2; w++) {
-			struct json_object *a = rep_at(d, what[w]);
+			struct json_object *a = gw_bench_at(d, what[w]);
 			size_t np = json_object_array_length(a);
 
 			printf("%s %s: ", w ? ";" : "", w ? "overlapping" : "apart");
@@ -423,13 +438,13 @@ static void print_summary(struct json_object *s, int n)
 	}
 }
 
-void cmp_repeat_table(const struct cmp_opts *o, const struct cmp_result *r, size_t n)
+void bench_repeat_table(const struct bench_opts *o, const struct bench_result *r, size_t n)
 {
 	struct json_object *runs = json_object_new_array(), *s;
 
 	for (size_t i = 0; i < n && runs; i++)
-		json_object_array_add(runs, cmp_run_json(o, &r[i], true));
-	if (!runs || !(s = cmp_summary_json(runs, o->repeat))) {
+		json_object_array_add(runs, bench_run_summary_json(&r[i], true));
+	if (!runs || !(s = bench_summary_json(runs, o->repeat))) {
 		printf("(no table: out of memory)\n");
 		json_object_put(runs);
 		return;
@@ -442,17 +457,17 @@ void cmp_repeat_table(const struct cmp_opts *o, const struct cmp_result *r, size
 /* A box per label over the pooled values of its repetitions (induced: every loaded probe less
  * its own run's baseline; goodput: every 0.5 s interval of each TCP window), each
  * repetition's own figure marked on it. */
-int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
+int bench_repeat_plots(const char *dir, char *err, size_t errlen)
 {
-	static struct rep_run run;	/* big: not on the stack */
+	static struct gw_bench_file run;	/* big: not on the stack */
 	static const char *const ind_kind[] = { "induced" }, *const dirs[] = { "up", "down" };
 	static const char *const ind_fig = "latency_ms.induced.p50";
 	static const char *const good_fig[2] = { "goodput_bps.up", "goodput_bps.down" };
 	struct qgroup labels[MAX_LABELS];
-	struct cmp_box ib[MAX_LABELS], gb[MAX_LABELS][2];
-	struct cmp_svg_boxcol ic[MAX_LABELS], gc[MAX_LABELS];
+	struct bench_box ib[MAX_LABELS], gb[MAX_LABELS][2];
+	struct bench_svg_boxcol ic[MAX_LABELS], gc[MAX_LABELS];
 	double *pool[3] = { NULL, NULL, NULL };
-	static double marks[MAX_LABELS][3][REP_MAX_QUEUES];
+	static double marks[MAX_LABELS][3][GW_BENCH_MAX_RUNS];
 	size_t nl = 0, np[3], total[3] = { 0, 0, 0 };
 	char path[4200];
 	int e = 0;
@@ -461,7 +476,7 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 
 	memset(&run, 0, sizeof(run));
 	snprintf(run.dir, sizeof(run.dir), "%s", dir);
-	if ((e = rep_read_run(&run, err, errlen)))
+	if ((e = gw_bench_file_read(&run, GW_BENCH_SAMPLES, err, errlen)))
 		return e;
 	for (size_t k = 0; k < run.n_cols; k++) {
 		total[0] += run.col[k].n_induced;
@@ -490,7 +505,7 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 
 		np[0] = np[1] = np[2] = 0;
 		for (size_t k = 0; k < run.n_cols; k++) {
-			const struct rep_col *c = &run.col[k];
+			const struct gw_bench_col *c = &run.col[k];
 
 			if (strcmp(c->label, labels[l].label) || c->queue != labels[l].queue || !c->ran)
 				continue;
@@ -500,37 +515,37 @@ int cmp_repeat_plots(const char *dir, char *err, size_t errlen)
 				memcpy(pool[1 + d] + np[1 + d], c->good[d], c->n_good[d] * sizeof(double));
 				np[1 + d] += c->n_good[d];
 			}
-			struct json_object *v = rep_at(c->fig, ind_fig);
+			struct json_object *v = gw_bench_at(c->fig, ind_fig);
 
 			marks[l][0][nm] = v ? json_object_get_double(v) : NAN;
 			for (int d = 0; d < 2; d++) {
-				v = rep_at(c->fig, good_fig[d]);
+				v = gw_bench_at(c->fig, good_fig[d]);
 				marks[l][1 + d][nm] = v ? json_object_get_double(v) : NAN;
 			}
 			nm++;
 		}
-		cmp_box_of(pool[0], np[0], &ib[l]);
-		cmp_box_of(pool[1], np[1], &gb[l][0]);
-		cmp_box_of(pool[2], np[2], &gb[l][1]);
-		ic[l] = (struct cmp_svg_boxcol){ labels[l].column, "", { &ib[l], NULL },
-						 { marks[l][0], NULL }, { nm, 0 } };
-		gc[l] = (struct cmp_svg_boxcol){ labels[l].column, "", { &gb[l][0], &gb[l][1] },
-						 { marks[l][1], marks[l][2] }, { nm, nm } };
+		bench_box_of(pool[0], np[0], &ib[l]);
+		bench_box_of(pool[1], np[1], &gb[l][0]);
+		bench_box_of(pool[2], np[2], &gb[l][1]);
+		ic[l] = (struct bench_svg_boxcol){ labels[l].column, "", { &ib[l], NULL },
+						   { marks[l][0], NULL }, { nm, 0 } };
+		gc[l] = (struct bench_svg_boxcol){ labels[l].column, "", { &gb[l][0], &gb[l][1] },
+						   { marks[l][1], marks[l][2] }, { nm, nm } };
 	}
 	if (!e) {
-		snprintf(path, sizeof(path), "%s/" CMP_BOX_INDUCED, dir);
-		e = cmp_svg_boxes(path, "Induced latency under load, every repetition's probes (RTT less its idle median)",
-				  "induced latency (ms)", 1, ind_kind, 1, ic, nl);
+		snprintf(path, sizeof(path), "%s/" BENCH_BOX_INDUCED, dir);
+		e = bench_svg_boxes(path, "Induced latency under load, every repetition's probes (RTT less its idle median)",
+				    "induced latency (ms)", 1, ind_kind, 1, ic, nl);
 	}
 	if (!e) {
-		snprintf(path, sizeof(path), "%s/" CMP_BOX_GOODPUT, dir);
-		e = cmp_svg_boxes(path, "Goodput per 0.5 s of every repetition's TCP window",
-				  "goodput (Mbit/s)", 1e-6, dirs, 2, gc, nl);
+		snprintf(path, sizeof(path), "%s/" BENCH_BOX_GOODPUT, dir);
+		e = bench_svg_boxes(path, "Goodput per 0.5 s of every repetition's TCP window",
+				    "goodput (Mbit/s)", 1e-6, dirs, 2, gc, nl);
 	}
 	if (e)
 		snprintf(err, errlen, "%s: %s", path, strerror(-e));
 	for (int w = 0; w < 3; w++)
 		free(pool[w]);
-	rep_run_free(&run);
+	gw_bench_file_free(&run);
 	return e;
 }

@@ -13,13 +13,18 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
-#include "bench/compare.h"
-#include "bench/report.h"
 #include "bench/html.h"
 #include "bench/outfile.h"
+#include "bench/percentile.h"
+#include "bench/queues.h"
+#include "bench/report.h"
+#include "bench/results.h"
+#include "bench/svg.h"
+#include "bench/table.h"
+#include "webui/benchfile.h"
+#include "webui/benchrows.h"
 
-#define REP_OUT_VERSION 1
+#define BENCH_REPORT_OUT_VERSION 1
 #define LABEL_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+@:-"
 
 static const char *const plot_names[] = { "report-latency-cdf.svg", "report-box-induced.svg",
@@ -38,19 +43,19 @@ static void usage(FILE *f)
 		"and report.html, one self-contained page with the table, plots and settings.\n"
 		"--html-only RUNDIR writes (again) RUNDIR/report.html of one saved run.\n"
 		"Exit status 2 when a run directory or its results.json is missing or bad.\n",
-		REP_MIN_RUNS, REP_MAX_RUNS, REP_LABEL_MAX);
+		BENCH_REPORT_MIN_RUNS, BENCH_REPORT_MAX_RUNS, BENCH_REPORT_LABEL_MAX);
 }
 
 static bool label_ok(const char *s)
 {
 	size_t n = strlen(s);
 
-	return n && n <= REP_LABEL_MAX && strspn(s, LABEL_CHARS) == n;
+	return n && n <= BENCH_REPORT_LABEL_MAX && strspn(s, LABEL_CHARS) == n;
 }
 
 /* ARG as DIR=LABEL, or DIR alone (also a directory whose name holds a '='), labelled after
  * the directory's own name. */
-static int parse_run_arg(const char *arg, struct rep_run *r)
+static int parse_run_arg(const char *arg, struct gw_bench_file *r)
 {
 	char dir[4096], real[PATH_MAX];
 	const char *eq = strrchr(arg, '='), *label = NULL, *base;
@@ -75,95 +80,16 @@ static int parse_run_arg(const char *arg, struct rep_run *r)
 	}
 	if (!label_ok(label)) {
 		fprintf(stderr, "gatewayd: --compare-report: %s: '%s' is no label (1 to %d of A-Z a-z 0-9 . _ + @ : -): give one as %s=LABEL\n",
-			dir, label, REP_LABEL_MAX, dir);
+			dir, label, BENCH_REPORT_LABEL_MAX, dir);
 		return -EINVAL;
 	}
 	snprintf(r->label, sizeof(r->label), "%s", label);
 	return 0;
 }
 
-static void rate_text(char *buf, size_t len, int64_t bps)
-{
-	if (bps % 1000000 == 0)
-		snprintf(buf, len, "%lldmbit", (long long)(bps / 1000000));
-	else if (bps % 1000 == 0)
-		snprintf(buf, len, "%lldkbit", (long long)(bps / 1000));
-	else
-		snprintf(buf, len, "%lldbit", (long long)bps);
-}
-
-struct table {
-	struct rep_run *runs;
-	size_t n_runs;
-	int w;	/* a column's width */
-};
-
-static void row_start(const char *label)
-{
-	printf("%-26s", label);
-}
-
-/* One row of numbers: each column's value at path, times scale, with decimals. */
-static void row_num(const struct table *t, const char *label, const char *path, double scale,
-		    int decimals)
-{
-	row_start(label);
-	for (size_t i = 0; i < t->n_runs; i++)
-		for (size_t k = 0; k < t->runs[i].n_cols; k++) {
-			const struct rep_col *c = &t->runs[i].col[k];
-			struct json_object *v = c->ran ? rep_at(c->fig, path) : NULL;
-			char b[48];
-
-			if (!c->ran)
-				snprintf(b, sizeof(b), "skipped");
-			else if (!v)
-				snprintf(b, sizeof(b), "-");
-			else
-				snprintf(b, sizeof(b), "%.*f", decimals, json_object_get_double(v) * scale);
-			printf(" %*s", t->w, b);
-		}
-	printf("\n");
-}
-
-/* One row of two integers, "a/b". */
-static void row_pair(const struct table *t, const char *label, const char *a, const char *b)
-{
-	row_start(label);
-	for (size_t i = 0; i < t->n_runs; i++)
-		for (size_t k = 0; k < t->runs[i].n_cols; k++) {
-			const struct rep_col *c = &t->runs[i].col[k];
-			char s[64];
-
-			/* a figure older files lack (the VoIP stream's): "-" */
-			if (c->ran && (!rep_at(c->fig, a) || !rep_at(c->fig, b)))
-				snprintf(s, sizeof(s), "-");
-			else if (c->ran)
-				snprintf(s, sizeof(s), "%lld/%lld",
-					 (long long)json_object_get_int64(rep_at(c->fig, a)),
-					 (long long)json_object_get_int64(rep_at(c->fig, b)));
-			else
-				snprintf(s, sizeof(s), "skipped");
-			printf(" %*s", t->w, s);
-		}
-	printf("\n");
-}
-
-static void row_text(const struct table *t, const char *label, int what)
-{
-	row_start(label);
-	for (size_t i = 0; i < t->n_runs; i++)
-		for (size_t k = 0; k < t->runs[i].n_cols; k++) {
-			const struct rep_col *c = &t->runs[i].col[k];
-
-			printf(" %*s", t->w, what == 0 ? t->runs[i].label : what == 1 ? c->label :
-			       c->ran ? json_object_get_string(rep_at(c->fig, "grade")) : "skipped");
-		}
-	printf("\n");
-}
-
 /* The config's settings (every key but the phases, which differ from run to run) that are
  * not the same in every run: their names into diff (a JSON array), a line each into warn. */
-static void settings_differ(struct rep_run *runs, size_t n, struct json_object *diff,
+static void settings_differ(struct gw_bench_file *runs, size_t n, struct json_object *diff,
 			    struct json_object *warn)
 {
 	struct json_object *keys = json_object_new_object();
@@ -234,27 +160,21 @@ static void settings_differ(struct rep_run *runs, size_t n, struct json_object *
 	json_object_put(keys);
 }
 
-static void print_table(struct rep_run *runs, size_t n, struct json_object *warn)
+/* Each run's settings in a line, and a warning where they differ. */
+static void print_settings(struct gw_bench_file *runs, size_t n, struct json_object *warn)
 {
-	struct table t = { .runs = runs, .n_runs = n, .w = 13 };
-
 	for (size_t i = 0; i < n; i++) {
 		char rate[80], when[32];
 		time_t g = (time_t)runs[i].generated_unix;
 		struct tm tm;
 
-		for (size_t k = 0; k < runs[i].n_cols; k++)
-			if ((int)strlen(runs[i].col[k].label) > t.w)
-				t.w = (int)strlen(runs[i].col[k].label);
-		if ((int)strlen(runs[i].label) > t.w)
-			t.w = (int)strlen(runs[i].label);
-		rate_text(rate, sizeof(rate), runs[i].rate_bps_down);
-		if (runs[i].rate_bps_up != runs[i].rate_bps_down) {
+		bench_rate_text(rate, sizeof(rate), runs[i].rate[1] * 8, false);
+		if (runs[i].rate[0] != runs[i].rate[1]) {
 			size_t l = strlen(rate);
 
 			snprintf(rate + l, sizeof(rate) - l, " down, ");
 			l = strlen(rate);
-			rate_text(rate + l, sizeof(rate) - l, runs[i].rate_bps_up);
+			bench_rate_text(rate + l, sizeof(rate) - l, runs[i].rate[0] * 8, false);
 			l = strlen(rate);
 			snprintf(rate + l, sizeof(rate) - l, " up,");
 		} else {
@@ -273,15 +193,33 @@ static void print_table(struct rep_run *runs, size_t n, struct json_object *warn
 			printf("warning:   %s\n", json_object_get_string(json_object_array_get_idx(warn, i)));
 	}
 	printf("\n");
-	row_text(&t, "", 0);
-	row_text(&t, "", 1);
-	for (size_t r = 0; r < rep_n_num_rows; r++)
-		row_num(&t, rep_num_rows[r].label, rep_num_rows[r].path, rep_num_rows[r].scale,
-			rep_num_rows[r].dec);
-	for (size_t r = 0; r < rep_n_pair_rows; r++)
-		row_pair(&t, rep_pair_rows[r].label, rep_pair_rows[r].a, rep_pair_rows[r].b);
-	row_text(&t, "grade (induced mean)", 2);
-	fputs(REP_ROWS_KEY, stdout);
+}
+
+/* The table: every run's queues as columns (bench/table.c), headed by the run's label and
+ * the queue's, as wide as the widest; the notes under it. */
+static void print_table(struct gw_bench_file *runs, size_t n, struct json_object *warn)
+{
+	const char *top[BENCH_REPORT_MAX_COLS], *label[BENCH_REPORT_MAX_COLS];
+	struct json_object *fig[BENCH_REPORT_MAX_COLS];
+	size_t nc = 0;
+	int w = 13;
+
+	print_settings(runs, n, warn);
+	for (size_t i = 0; i < n; i++) {
+		if ((int)strlen(runs[i].label) > w)
+			w = (int)strlen(runs[i].label);
+		for (size_t k = 0; k < runs[i].n_cols && nc < BENCH_REPORT_MAX_COLS; k++, nc++) {
+			const struct gw_bench_col *c = &runs[i].col[k];
+
+			if ((int)strlen(c->label) > w)
+				w = (int)strlen(c->label);
+			top[nc] = runs[i].label;
+			label[nc] = c->label;
+			fig[nc] = c->ran ? c->fig : NULL;
+		}
+	}
+	bench_table_print(top, label, fig, nc, w);
+	fputs(GW_BENCH_ROWS_KEY, stdout);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < runs[i].n_cols; k++)
 			if (runs[i].col[k].note[0])
@@ -289,31 +227,52 @@ static void print_table(struct rep_run *runs, size_t n, struct json_object *warn
 				       runs[i].col[k].note);
 }
 
-static struct json_object *box_json(const struct cmp_box *b)
+/* Each column's box figures, by its place across the runs: [0] induced latency, [1 + d]
+ * goodput direction d. */
+static struct bench_box boxes[BENCH_REPORT_MAX_COLS][3];
+
+/* The boxes, and each column's RTTs sorted for the CDF. */
+static void make_boxes(struct gw_bench_file *runs, size_t n)
+{
+	size_t nc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < runs[i].n_cols && nc < BENCH_REPORT_MAX_COLS; k++, nc++) {
+			struct gw_bench_col *c = &runs[i].col[k];
+
+			bench_sort(c->rtt, c->n_rtt);
+			bench_box_of(c->induced, c->n_induced, &boxes[nc][0]);
+			for (int d = 0; d < 2; d++)
+				bench_box_of(c->good[d], c->n_good[d], &boxes[nc][1 + d]);
+		}
+}
+
+static struct json_object *box_json(const struct bench_box *b)
 {
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "samples", json_object_new_int64((int64_t)b->n));
-	json_object_object_add(o, "min", cmp_json_num(b->min));
-	json_object_object_add(o, "p5", cmp_json_num(b->p5));
-	json_object_object_add(o, "q1", cmp_json_num(b->q1));
-	json_object_object_add(o, "median", cmp_json_num(b->median));
-	json_object_object_add(o, "q3", cmp_json_num(b->q3));
-	json_object_object_add(o, "p95", cmp_json_num(b->p95));
-	json_object_object_add(o, "max", cmp_json_num(b->max));
+	json_object_object_add(o, "min", bench_json_num(b->min));
+	json_object_object_add(o, "p5", bench_json_num(b->p5));
+	json_object_object_add(o, "q1", bench_json_num(b->q1));
+	json_object_object_add(o, "median", bench_json_num(b->median));
+	json_object_object_add(o, "q3", bench_json_num(b->q3));
+	json_object_object_add(o, "p95", bench_json_num(b->p95));
+	json_object_object_add(o, "max", bench_json_num(b->max));
 	return o;
 }
 
-static int write_json(const char *out, struct rep_run *runs, size_t n, struct json_object *diff,
+static int write_json(const char *out, struct gw_bench_file *runs, size_t n, struct json_object *diff,
 		      struct json_object *warn)
 {
 	struct json_object *root = json_object_new_object(), *ra = json_object_new_array();
 	struct json_object *ca = json_object_new_array(), *pa = json_object_new_array();
 	char path[4200], err[4600];
+	size_t nc = 0;
 	int ret;
 
 	json_object_object_add(root, "schema", json_object_new_string("gatewayd-compare-report"));
-	json_object_object_add(root, "version", json_object_new_int(REP_OUT_VERSION));
+	json_object_object_add(root, "version", json_object_new_int(BENCH_REPORT_OUT_VERSION));
 	json_object_object_add(root, "gatewayd_version", json_object_new_string(GW_VERSION));
 	json_object_object_add(root, "generated_unix", json_object_new_int64((int64_t)time(NULL)));
 	for (size_t i = 0; i < n; i++) {
@@ -328,8 +287,8 @@ static int write_json(const char *out, struct rep_run *runs, size_t n, struct js
 				       json_object_new_string(runs[i].kernel_release));
 		json_object_object_add(r, "config", json_object_get(runs[i].config));
 		json_object_array_add(ra, r);
-		for (size_t k = 0; k < runs[i].n_cols; k++) {
-			const struct rep_col *c = &runs[i].col[k];
+		for (size_t k = 0; k < runs[i].n_cols && nc < BENCH_REPORT_MAX_COLS; k++, nc++) {
+			const struct gw_bench_col *c = &runs[i].col[k];
 			struct json_object *o = json_object_new_object(), *b, *g;
 
 			json_object_object_add(o, "run", json_object_new_string(runs[i].label));
@@ -340,10 +299,10 @@ static int write_json(const char *out, struct rep_run *runs, size_t n, struct js
 			if (c->ran) {
 				json_object_object_add(o, "figures", json_object_get(c->fig));
 				b = json_object_new_object();
-				json_object_object_add(b, "induced_ms", box_json(&c->box_induced));
+				json_object_object_add(b, "induced_ms", box_json(&boxes[nc][0]));
 				g = json_object_new_object();
-				json_object_object_add(g, "up", box_json(&c->box_good[0]));
-				json_object_object_add(g, "down", box_json(&c->box_good[1]));
+				json_object_object_add(g, "up", box_json(&boxes[nc][1]));
+				json_object_object_add(g, "down", box_json(&boxes[nc][2]));
 				json_object_object_add(b, "goodput_bps", g);
 				json_object_object_add(o, "box", b);
 				json_object_object_add(o, "loaded_rtt_samples",
@@ -361,62 +320,50 @@ static int write_json(const char *out, struct rep_run *runs, size_t n, struct js
 	json_object_object_add(root, "plots", pa);
 	snprintf(path, sizeof(path), "%s/report.json", out);
 	/* whole or not at all: a reader never sees half a file, a full disk keeps the last */
-	if ((ret = cmp_out_json(path, root, err, sizeof(err))))
+	if ((ret = bench_out_json(path, root, err, sizeof(err))))
 		fprintf(stderr, "gatewayd: %s\n", err);
 	json_object_put(root);
 	return ret;
 }
 
-static int write_plots(const char *out, struct rep_run *runs, size_t n)
+static int write_plots(const char *out, struct gw_bench_file *runs, size_t n)
 {
-	struct cmp_svg_cdfline lines[REP_MAX_COLS];
-	struct cmp_svg_boxcol ind[REP_MAX_COLS], good[REP_MAX_COLS];
-	char names[REP_MAX_COLS][REP_LABEL_MAX + REP_QLABEL_MAX + 2], path[4200];
+	struct bench_svg_cdfline lines[BENCH_REPORT_MAX_COLS];
+	struct bench_svg_boxcol ind[BENCH_REPORT_MAX_COLS], good[BENCH_REPORT_MAX_COLS];
+	char names[BENCH_REPORT_MAX_COLS][BENCH_REPORT_LABEL_MAX + GW_BENCH_LABEL_MAX + 2];
+	char path[4200];
 	static const char *const induced_kind[] = { "induced" }, *const dirs[] = { "up", "down" };
 	size_t nl = 0, nc = 0;
 	int bad = 0;
 
 	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < runs[i].n_cols && nc < REP_MAX_COLS; k++, nc++) {
-			const struct rep_col *c = &runs[i].col[k];
+		for (size_t k = 0; k < runs[i].n_cols && nc < BENCH_REPORT_MAX_COLS; k++, nc++) {
+			const struct gw_bench_col *c = &runs[i].col[k];
 
 			snprintf(names[nc], sizeof(names[nc]), "%s %s", runs[i].label, c->label);
-			ind[nc] = (struct cmp_svg_boxcol){ .line1 = runs[i].label, .line2 = c->label,
-							   .box = { &c->box_induced, NULL } };
-			good[nc] = (struct cmp_svg_boxcol){ .line1 = runs[i].label, .line2 = c->label,
-							    .box = { &c->box_good[0], &c->box_good[1] } };
+			ind[nc] = (struct bench_svg_boxcol){ .line1 = runs[i].label,
+							     .line2 = c->label,
+							     .box = { &boxes[nc][0], NULL } };
+			good[nc] = (struct bench_svg_boxcol){ .line1 = runs[i].label,
+							      .line2 = c->label,
+							      .box = { &boxes[nc][1], &boxes[nc][2] } };
 			if (c->ran)
-				lines[nl++] = (struct cmp_svg_cdfline){ names[nc], c->rtt, c->n_rtt,
-									(int)nc, (int)i };
+				lines[nl++] = (struct bench_svg_cdfline){ names[nc], c->rtt,
+									  c->n_rtt, (int)nc, (int)i };
 		}
 	snprintf(path, sizeof(path), "%s/%s", out, plot_names[0]);
-	bad += cmp_svg_cdf_lines(path, "RTT under load: cumulative distribution, every run's queues",
-				 "round-trip time (ms, log scale)", lines, nl) != 0;
+	bad += bench_svg_cdf_lines(path, "RTT under load: cumulative distribution, every run's queues",
+				   "round-trip time (ms, log scale)", lines, nl) != 0;
 	snprintf(path, sizeof(path), "%s/%s", out, plot_names[1]);
-	bad += cmp_svg_boxes(path, "Induced latency under load (RTT less the idle median)",
-			     "induced latency (ms)", 1, induced_kind, 1, ind, nc) != 0;
+	bad += bench_svg_boxes(path, "Induced latency under load (RTT less the idle median)",
+			       "induced latency (ms)", 1, induced_kind, 1, ind, nc) != 0;
 	snprintf(path, sizeof(path), "%s/%s", out, plot_names[2]);
-	bad += cmp_svg_boxes(path, "Goodput per 0.5 s of the TCP window, each direction",
-			     "goodput (Mbit/s)", 1e-6, dirs, 2, good, nc) != 0;
+	bad += bench_svg_boxes(path, "Goodput per 0.5 s of the TCP window, each direction",
+			       "goodput (Mbit/s)", 1e-6, dirs, 2, good, nc) != 0;
 	if (bad)
 		fprintf(stderr, "gatewayd: %d plot%s could not be written in %s\n", bad,
 			bad == 1 ? "" : "s", out);
 	return bad ? -EIO : 0;
-}
-
-static int mkdir_p(const char *path)
-{
-	char tmp[4096];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return -errno;
-			*p = '/';
-		}
-	return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -errno : 0;
 }
 
 /* --out made if need be, as its real path into real: the caller's own directory, writable by
@@ -427,12 +374,12 @@ static int out_dir(const char *out, char *real, size_t reallen)
 	char abs[PATH_MAX], err[PATH_MAX + 256];
 	int r, fd;
 
-	if ((r = mkdir_p(out)) || !realpath(out, abs)) {
+	if ((r = bench_out_mkdir(out)) || !realpath(out, abs)) {
 		r = r ? r : -errno;
 		fprintf(stderr, "gatewayd: --out %s: %s\n", out, strerror(-r));
 		return r;
 	}
-	if ((fd = cmp_out_dir_open(abs, err, sizeof(err))) < 0) {
+	if ((fd = bench_out_dir_open(abs, err, sizeof(err))) < 0) {
 		fprintf(stderr, "gatewayd: --out %s\n", err);
 		return fd;
 	}
@@ -479,7 +426,7 @@ static int parse_opts(int argc, char **argv, char *out, size_t outlen, bool *htm
 }
 
 /* --html-only RUNDIR: one saved run's report.html, written in its own directory */
-static int html_only_main(struct rep_run *runs, size_t n, const char *out)
+static int html_only_main(struct gw_bench_file *runs, size_t n, const char *out)
 {
 	char err[1024];
 
@@ -488,19 +435,19 @@ static int html_only_main(struct rep_run *runs, size_t n, const char *out)
 			out[0] ? " and no --out (the page goes into it)" : "", n);
 		return 2;
 	}
-	int e = cmp_html_run_dir(runs[0].dir, err, sizeof(err));
+	int e = bench_html_run_dir(runs[0].dir, err, sizeof(err));
 
 	if (e) {	/* 2 for a bad run directory, as the report's; 1 when it cannot write */
 		fprintf(stderr, "gatewayd: --compare-report --html-only: %s\n", err);
 		return e == -EIO ? 1 : 2;
 	}
-	printf("report: %s/%s\n", runs[0].dir, CMP_HTML_NAME);
+	printf("report: %s/%s\n", runs[0].dir, BENCH_HTML_NAME);
 	return 0;
 }
 
-int gw_compare_report_main(int argc, char **argv)
+int bench_report_main(int argc, char **argv)
 {
-	static struct rep_run runs[REP_MAX_RUNS];	/* big: not on the stack */
+	static struct gw_bench_file runs[BENCH_REPORT_MAX_RUNS];	/* big: not on the stack */
 	struct json_object *diff, *warn;
 	char out[4096] = "", err[1024], real[PATH_MAX];
 	size_t n = 0, cols = 0;
@@ -517,8 +464,8 @@ int gw_compare_report_main(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		if (!argv[i])
 			continue;
-		if (n == REP_MAX_RUNS) {
-			fprintf(stderr, "gatewayd: --compare-report: at most %d runs\n", REP_MAX_RUNS);
+		if (n == BENCH_REPORT_MAX_RUNS) {
+			fprintf(stderr, "gatewayd: --compare-report: at most %d runs\n", BENCH_REPORT_MAX_RUNS);
 			goto usage_err;
 		}
 		memset(&runs[n], 0, sizeof(runs[n]));
@@ -534,31 +481,32 @@ int gw_compare_report_main(int argc, char **argv)
 	}
 	if (html_only)
 		return html_only_main(runs, n, out);
-	if (n < REP_MIN_RUNS) {
+	if (n < BENCH_REPORT_MIN_RUNS) {
 		fprintf(stderr, "gatewayd: --compare-report: want %d to %d run directories, not %zu\n",
-			REP_MIN_RUNS, REP_MAX_RUNS, n);
+			BENCH_REPORT_MIN_RUNS, BENCH_REPORT_MAX_RUNS, n);
 		usage(stderr);
 		goto usage_err;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (rep_read_run(&runs[i], err, sizeof(err))) {
+		if (gw_bench_file_read(&runs[i], GW_BENCH_SAMPLES, err, sizeof(err))) {
 			fprintf(stderr, "gatewayd: --compare-report: %s\n", err);
 			n = i;
 			goto usage_err;
 		}
 		cols += runs[i].n_cols;
 	}
-	if (cols > REP_MAX_COLS) {
+	if (cols > BENCH_REPORT_MAX_COLS) {
 		fprintf(stderr, "gatewayd: --compare-report: %zu queues in all, more than the %d one report lays side by side\n",
-			cols, REP_MAX_COLS);
+			cols, BENCH_REPORT_MAX_COLS);
 		goto usage_err;
 	}
 	/* refused before anything is printed: not a directory of the caller's own */
 	if (out[0] && out_dir(out, real, sizeof(real))) {
 		for (size_t i = 0; i < n; i++)
-			rep_run_free(&runs[i]);
+			gw_bench_file_free(&runs[i]);
 		return 1;
 	}
+	make_boxes(runs, n);
 	diff = json_object_new_array();
 	warn = json_object_new_array();
 	settings_differ(runs, n, diff, warn);
@@ -566,21 +514,21 @@ int gw_compare_report_main(int argc, char **argv)
 	if (out[0]) {
 		if (write_json(real, runs, n, diff, warn) | write_plots(real, runs, n)) {
 			rc = 1;
-		} else if (cmp_html_write(real, runs, n, plot_names, 3, err, sizeof(err))) {
+		} else if (bench_html_write(real, runs, n, plot_names, 3, err, sizeof(err))) {
 			fprintf(stderr, "gatewayd: %s\n", err);
 			rc = 1;
 		} else {
 			printf("report: %s/report.json, %s, %s, %s, %s\n", real, plot_names[0],
-			       plot_names[1], plot_names[2], CMP_HTML_NAME);
+			       plot_names[1], plot_names[2], BENCH_HTML_NAME);
 		}
 	}
 	json_object_put(diff);
 	json_object_put(warn);
 	for (size_t i = 0; i < n; i++)
-		rep_run_free(&runs[i]);
+		gw_bench_file_free(&runs[i]);
 	return rc;
 usage_err:
 	for (size_t i = 0; i < n; i++)
-		rep_run_free(&runs[i]);
+		gw_bench_file_free(&runs[i]);
 	return 2;
 }

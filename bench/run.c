@@ -1,8 +1,8 @@
 /* bench/run.c: one qdisc's run on the testbed: gatewayd itself shapes the
  * gateway (started there with a generated config, so its status page is live meanwhile),
  * then idle, 4+4 TCP flows, the same plus a UDP flood, idle again; probes all along, the
- * shaper's queues and counters sampled every tick. Keeps the raw samples; compare_stats.c
- * derives the figures. */
+ * shaper's queues and counters sampled every tick (the loop is measure.c's). Keeps the raw
+ * samples; stats.c derives the figures. */
 #include <errno.h>
 #include <math.h>
 #include <net/if.h>
@@ -16,35 +16,46 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/rtnetlink.h>
-#include "bench/bench.h"
-#include <arpa/inet.h>
-#include "probe/prober.h"
+#include "bench/load.h"
+#include "bench/measure.h"
+#include "bench/options.h"
+#include "bench/queues.h"
+#include "bench/run.h"
+#include "bench/sysinfo.h"
+#include "bench/testbed.h"
 #include "qdisc/nl.h"
 #include "qdisc/stats.h"
-#include "sys/grow.h"
+#include "webui/benchfile.h"
+
+static const char *const phnames[BENCH_PH_COUNT] = { "idle", "tcp", "flood", "idle2" };
+
+const char *bench_phase_name(enum bench_phase p)
+{
+	return p < BENCH_PH_COUNT ? phnames[p] : "?";
+}
 
 /* the share of --duration each phase gets: with the flood (--profile rrul), and without it,
  * where the TCP phase takes the flood's time and the flood phase is empty */
-static const double phase_share[2][CMP_PH_COUNT] = { { 0.15, 0.40, 0.30, 0.15 },
-						     { 0.15, 0.70, 0, 0.15 } };
+static const double phase_share[2][BENCH_PH_COUNT] = { { 0.15, 0.40, 0.30, 0.15 },
+						       { 0.15, 0.70, 0, 0.15 } };
 
-static int write_config(const struct cmp_bed *b, const struct cmp_opts *o,
-			const struct cmp_result *r, char *path, size_t len)
+static int write_config(const struct bench_bed *b, const struct bench_opts *o,
+			const struct bench_result *r, char *path, size_t len)
 {
-	const struct cmp_queue *x = cmp_queue(r->q);
+	const struct bench_queue *x = bench_queue(r->q);
 	const char *shaper = x->shaper ? x->ops->name : "htb";
-	char child[CMP_KNOBS_MAX + 128], ichild[CMP_KNOBS_MAX + 128], name[CMP_LABEL_MAX];
+	char child[BENCH_KNOBS_MAX + 128], ichild[BENCH_KNOBS_MAX + 128], name[GW_BENCH_LABEL_MAX];
 	FILE *f;
 
 	/* the kind's own bench settings and the knobs asked for (--qdiscs fq_codel:target=2ms);
 	 * on the ingress ifb, its ingress ones too. Egress is the upload, the ifb the download */
-	cmp_child_text(x, r->knobs, false, child, sizeof(child));
-	cmp_child_text(x, r->knobs, true, ichild, sizeof(ichild));
-	cmp_label_file(r, name, sizeof(name));
+	bench_child_text(x, r->knobs, false, child, sizeof(child));
+	bench_child_text(x, r->knobs, true, ichild, sizeof(ichild));
+	bench_label_file(r, name, sizeof(name));
 	snprintf(path, len, "%s/%s.conf", b->tmp, name);
 	if (!(f = fopen(path, "we")))
 		return -errno;
-	/* -c CONFIG: the config's own link, made ready by owntree.c */
+	/* -c CONFIG: the config's own link, made ready by config_link.c */
 	if (o->pick[r->queue].conf) {
 		fputs(o->pick[r->queue].conf, f);
 		return fclose(f) ? -errno : 0;
@@ -55,31 +66,31 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o,
 		"links = ( { name = \"wan\"; interface = \"%s\";\n"
 		"  egress = { shaper = \"%s\"; rate = \"%s\"; child = { %s }; };\n"
 		"  ingress = { shaper = \"%s\"; rate = \"%s\"; ifb = \"%s\"; child = { %s }; }; } );\n",
-		cmp_result_label(r), CMP_GW_WAN, shaper, o->dir_text[0], child, shaper,
-		o->dir_text[1], CMP_GW_IFB, ichild);
+		bench_result_label(r), BENCH_GW_WAN, shaper, o->dir_text[0], child, shaper,
+		o->dir_text[1], BENCH_GW_IFB, ichild);
 	return fclose(f) ? -errno : 0;
 }
 
 /* Start gatewayd in the gateway and wait until it says the tree is applied and verified. */
-pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char *conf,
-			 const char *log, char *note, size_t notelen)
+pid_t bench_start_gatewayd(struct bench_bed *b, const struct bench_opts *o, const char *conf,
+			   const char *log, char *note, size_t notelen)
 {
 	/* the kinds were probed once for the whole bench: the daemon need not fork a namespace
 	 * of its own to try them again (a second or more in a UML guest) */
-	char *argv[] = { (char *)o->self, "-c", (char *)conf, "--no-kind-probe", NULL };
+	char *argv[] = { (char *)o->gatewayd, "-c", (char *)conf, "--no-kind-probe", NULL };
 	pid_t p;
 
 	/* a log a run before left (a queue given twice, a repetition) says "applied" already:
 	 * gone before the child makes its own, which the loop below may read before it is */
 	unlink(log);
-	p = cmp_spawn(b, CMP_NS_GW, argv, log);
-	double end = cmp_now() + 20;
+	p = bench_spawn(b, BENCH_NS_GW, argv, log);
+	double end = bench_now() + 20;
 
 	if (p < 0) {
 		snprintf(note, notelen, "cannot start gatewayd: %s", strerror((int)-p));
 		return p;
 	}
-	while (cmp_now() < end) {
+	while (bench_now() < end) {
 		char line[512];
 		bool ready = false;
 		FILE *f = fopen(log, "re");
@@ -107,80 +118,57 @@ pid_t cmp_start_gatewayd(struct cmp_bed *b, const struct cmp_opts *o, const char
 		usleep(50000);
 	}
 	snprintf(note, notelen, "gatewayd did not apply its tree within 20 s");
-	cmp_reap(p, 0);
+	bench_reap(p, 0);
 	return -ETIMEDOUT;
 }
 
+/* A queue's run: its schedule (the phases, which move with the load's start) and the
+ * gateway it reads every tick. */
 struct run_ctx {
-	struct cmp_result *r;
-	double t0;
-	int phase;
-	double last_rtt;
-};
-
-static void on_sample(void *arg, const struct gw_probe_sample *s)
-{
-	struct run_ctx *c = arg;
-	struct cmp_result *r = c->r;
-	float t = (float)(s->sent_mono - c->t0);
-	int ph = 0;
-
-	if (t < 0)	/* the warm-up probes (ARP along the path) are not the run's */
-		return;
-
-	if (gw_grow(&r->samples, &r->cap_samples, r->n_samples, sizeof(*r->samples), 1024))
-		return;
-	/* the phase the probe was sent in, not the one its reply came back in */
-	while (ph + 1 < CMP_PH_COUNT && t >= r->phase_start[ph + 1])
-		ph++;
-	r->samples[r->n_samples++] = (struct cmp_sample){ .t = t, .phase = (uint8_t)ph,
-		.rtt_ms = s->lost ? NAN : (float)s->rtt_ms };
-	if (!s->lost)
-		c->last_rtt = s->rtt_ms;
-}
-
-/* A UDP probe's reply: its round trip and one-way delays, by the phase it was sent in. */
-static void on_usample(void *arg, const struct gw_probe_sample *s)
-{
-	struct run_ctx *c = arg;
-	struct cmp_result *r = c->r;
-	float t = (float)(s->sent_mono - c->t0);
-	int ph = 0;
-
-	if (t < 0 || gw_grow(&r->usamples, &r->cap_usamples, r->n_usamples,
-			     sizeof(*r->usamples), 1024))
-		return;
-	while (ph + 1 < CMP_PH_COUNT && t >= r->phase_start[ph + 1])
-		ph++;
-	r->usamples[r->n_usamples++] = (struct cmp_usample){ .t = t, .phase = (uint8_t)ph,
-		.ms = { s->lost ? NAN : (float)s->rtt_ms, s->lost ? NAN : (float)s->owd_up_ms,
-			s->lost ? NAN : (float)s->owd_down_ms } };
-}
-
-struct dump_ctx {
-	int ifidx[2];
-	struct cmp_qpoint *pt;
-	struct cmp_result *r;
-	uint64_t drops[2], marks[2];	/* this dump's, summed over the leaves */
+	struct bench_result *r;
+	const struct bench_opts *o;
+	struct bench_bed *b;
+	struct gw_nl *nl;		/* in the gateway's namespace */
+	int ifidx[2];			/* g1 (egress: up), the ifb (down) */
+	double sched[BENCH_PH_COUNT + 1];	/* the phases as planned, from t = 0 */
+	int ph;				/* the phase now, -1 before the first */
+	bool starting;			/* the flows started, the load not yet at the gateway */
+	double spawned;			/* when they were started */
+	bool tty;
+	double next_line;		/* the next progress line (on a tty) */
+	/* one dump's */
+	struct bench_tick *k;
+	uint64_t drops[2], marks[2];	/* summed over the leaves */
 	bool loaded;			/* the tick is in the load phases: the tins count */
 };
+
+/* The phase a probe sent at t was sent in */
+static int run_phase(void *arg, double t)
+{
+	const struct bench_result *r = ((struct run_ctx *)arg)->r;
+	int ph = 0;
+
+	while (ph + 1 < BENCH_PH_COUNT && t >= r->phase_start[ph + 1])
+		ph++;
+	return ph;
+}
 
 /* A queue's tins (cake's): each one's peak and average delay this tick, into r's figures
  * (several leaves of a config's own tree together: the most any peak read, the mean of every
  * average). */
-static void count_tins(struct dump_ctx *d, int dir, const struct gw_tc_stats *st)
+static void count_tins(struct run_ctx *c, int dir, const struct gw_tc_stats *st)
 {
 	const struct gw_xstats_desc *x = st->x.desc;
-	int pk, av, n = st->x.n_groups < CMP_MAX_TINS ? st->x.n_groups : CMP_MAX_TINS;
+	int pk, av, n = st->x.n_groups < BENCH_MAX_TINS ? st->x.n_groups : BENCH_MAX_TINS;
 
-	if (!d->loaded || !x || !x->group_fields || n <= 0 ||
+	if (!c->loaded || !x || !x->group_fields || n <= 0 ||
 	    (pk = gw_xstat_index(x->group_fields, x->n_group_fields, "peak_delay_ms")) < 0 ||
 	    (av = gw_xstat_index(x->group_fields, x->n_group_fields, "average_delay_ms")) < 0)
 		return;
-	if (d->r->n_tins[dir] < n)
-		d->r->n_tins[dir] = n;
+	if (c->r->n_tins[dir] < n)
+		c->r->n_tins[dir] = n;
 	for (int g = 0; g < n; g++) {
-		struct cmp_tin *t = &d->r->tins[dir][g];
+		struct bench_tin *t = &c->r->tins[dir][g];
 		const char *name = x->group_name ? x->group_name(g, st->x.n_groups) : NULL;
 
 		if (name)
@@ -199,359 +187,216 @@ static void count_tins(struct dump_ctx *d, int dir, const struct gw_tc_stats *st
  * shaping alone) hold the backlog, summed. */
 static int dump_cb(const struct nlmsghdr *nlh, void *arg)
 {
-	struct dump_ctx *d = arg;
+	struct run_ctx *c = arg;
 	struct gw_tc_stats st;
 	int dir;
 
 	if (gw_stats_parse(nlh, &st))
 		return 0;
 	for (dir = 0; dir < 2; dir++)
-		if (st.ifindex == d->ifidx[dir])
+		if (st.ifindex == c->ifidx[dir])
 			break;
 	if (dir == 2 || (gw_qdisc_ops(st.kind) && gw_qdisc_ops(st.kind)->hook))
 		return 0;
 	if (st.handle == GW_ROOT_HANDLE)
-		d->pt->shaper_bytes[dir] = st.bytes;
+		c->k->bytes[dir] = st.bytes;
 	if (gw_qdisc_ops(st.kind) && gw_qdisc_ops(st.kind)->leaf) {	/* the queue */
-		d->pt->backlog_bytes[dir] += st.backlog_bytes;
-		d->pt->qlen[dir] += st.qlen;
-		d->drops[dir] += st.drops;
-		d->marks[dir] += st.ecn_marks;
-		count_tins(d, dir, &st);
+		c->k->backlog_bytes[dir] += st.backlog_bytes;
+		c->k->qlen[dir] += st.qlen;
+		c->drops[dir] += st.drops;
+		c->marks[dir] += st.ecn_marks;
+		count_tins(c, dir, &st);
 	}
 	return 0;
 }
 
-static void sample_queues(struct gw_nl *nl, struct dump_ctx *d, double t)
+static int run_sample(void *arg, struct bench_tick *k)
 {
-	struct cmp_result *r = d->r;
-	struct cmp_qpoint pt = { .t = (float)t };
+	struct run_ctx *c = arg;
+	struct bench_result *r = c->r;
 
-	if (gw_grow(&r->qpoints, &r->cap_qpoints, r->n_qpoints, sizeof(*r->qpoints), 512))
-		return;
-	FILE *f = fopen("/proc/stat", "re");
-	unsigned long long v[8] = { 0 };
-
-	if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-			&v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
-		for (int i = 0; i < 8; i++)
-			pt.cpu_total += v[i];
-		pt.cpu_busy = pt.cpu_total - v[3] - v[4];	/* less idle and iowait */
-	}
-	if (f)
-		fclose(f);
-	d->pt = &pt;
-	memset(d->drops, 0, sizeof(d->drops));
-	memset(d->marks, 0, sizeof(d->marks));
-	d->loaded = t >= r->phase_start[CMP_PH_TCP] && t < r->phase_start[CMP_PH_IDLE2];
-	if (gw_nl_dump_tc(nl, RTM_GETQDISC, 0, 0, dump_cb, d, NULL) == 0) {
-		r->qpoints[r->n_qpoints++] = pt;
-		memcpy(r->drops, d->drops, sizeof(r->drops));
-		memcpy(r->marks, d->marks, sizeof(r->marks));
-	}
+	c->k = k;
+	memset(c->drops, 0, sizeof(c->drops));
+	memset(c->marks, 0, sizeof(c->marks));
+	c->loaded = k->t >= r->phase_start[BENCH_PH_TCP] && k->t < r->phase_start[BENCH_PH_IDLE2];
+	if (gw_nl_dump_tc(c->nl, RTM_GETQDISC, 0, 0, dump_cb, c, NULL))
+		return -EIO;
+	memcpy(r->drops, c->drops, sizeof(r->drops));
+	memcpy(r->marks, c->marks, sizeof(r->marks));
+	return 0;
 }
 
-static void progress(const struct cmp_opts *o, const struct cmp_result *r, int ph, double t,
-		     double last_rtt, bool tty, bool force)
+static void progress(const struct run_ctx *c, double t, double last_rtt, bool force)
 {
-	double up = 0, down = 0;
-	size_t n = r->n_qpoints;
+	const struct bench_opts *o = c->o;
+	const struct bench_result *r = c->r;
+	double rate[2];
+	char of[48], lab[GW_BENCH_LABEL_MAX + 16];
 
-	if (n >= 11) {	/* the shaper's rate over the last second */
-		const struct cmp_qpoint *a = &r->qpoints[n - 11], *b = &r->qpoints[n - 1];
-		double dt = b->t - a->t;
-
-		if (dt > 0) {
-			up = (double)(b->shaper_bytes[0] - a->shaper_bytes[0]) * 8 / dt / 1e6;
-			down = (double)(b->shaper_bytes[1] - a->shaper_bytes[1]) * 8 / dt / 1e6;
-		}
-	}
-	if (!tty && !force)
+	if (!c->tty && !force)
 		return;
-	char of[48];
-
-	if (!cmp_asymmetric(o))
-		snprintf(of, sizeof(of), "%.1f", o->rate_bps / 1e6);
+	bench_tick_rate(r, 10, rate);	/* the shaper's rate over the last second */
+	if (!bench_asymmetric(o))
+		snprintf(of, sizeof(of), "%.1f", bench_dir_rate(o, 1) * 8 / 1e6);
 	else
-		snprintf(of, sizeof(of), "%.1f up, %.1f down", cmp_dir_bps(o, 0) / 1e6,
-			 cmp_dir_bps(o, 1) / 1e6);
-	char lab[CMP_LABEL_MAX + 16];
-
+		snprintf(of, sizeof(of), "%.1f up, %.1f down", bench_dir_rate(o, 0) * 8 / 1e6,
+			 bench_dir_rate(o, 1) * 8 / 1e6);
 	/* a repeated run's line says which repetition: "fifo #2" */
 	if (o->repeat > 1)
-		snprintf(lab, sizeof(lab), "%s #%d", cmp_result_label(r), r->repeat + 1);
+		snprintf(lab, sizeof(lab), "%s #%d", bench_result_label(r), r->repeat + 1);
 	else
-		snprintf(lab, sizeof(lab), "%s", cmp_result_label(r));
+		snprintf(lab, sizeof(lab), "%s", bench_result_label(r));
 	printf("%s  %-11s %-6s %5.1f/%.0fs  rtt %6.1f ms  up %5.1f  down %5.1f Mbit/s (of %s)%s",
-	       tty ? "\r" : "  ", lab, cmp_phase_name((enum cmp_phase)ph), t,
-	       o->duration_s, last_rtt, up, down, of, tty ? "  " : "\n");
+	       c->tty ? "\r" : "  ", lab, bench_phase_name((enum bench_phase)c->ph), t,
+	       o->duration_s, last_rtt, rate[0] * 8 / 1e6, rate[1] * 8 / 1e6, of,
+	       c->tty ? "  " : "\n");
 	fflush(stdout);
 }
 
-/* Has the load reached the gateway since `since` (a quarter of the rate over the last 0.3 s,
- * one way or the other)? */
-static bool load_seen(const struct cmp_opts *o, const struct cmp_result *r, double since)
+/* The TCP phase begins when the load reaches the gateway (a flow's first round trips), and
+ * the later phases move with it. Until then probes count as idle. The flows run on through
+ * the flood and are stopped when idle2 begins: their duration only has to be long enough. */
+static int start_flows(struct run_ctx *c, struct bench_measure *m, double t)
 {
-	const struct cmp_qpoint *b, *a = NULL;
-
-	if (r->n_qpoints < 2)
-		return false;
-	b = &r->qpoints[r->n_qpoints - 1];
-	for (size_t i = r->n_qpoints - 1; i-- > 0;)
-		if (b->t - r->qpoints[i].t >= 0.3) {
-			a = &r->qpoints[i];
-			break;
-		}
-	if (!a || a->t < since)
-		return false;
-	/* either way: behind a fifo one direction's ACKs can wait long behind the other's
-	 * data, so both directions need not get going together */
-	for (int d = 0; d < 2; d++)
-		if ((double)(b->shaper_bytes[d] - a->shaper_bytes[d]) * 8 / (b->t - a->t) >=
-		    0.25 * cmp_dir_bps(o, d))
-			return true;
-	return false;
-}
-
-/* Interrupted? (SIGINT, SIGTERM, SIGHUP on the signalfd) */
-bool cmp_interrupted(int sigfd)
-{
-	struct signalfd_siginfo si;
-
-	return sigfd >= 0 && read(sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si);
-}
-
-static int measure(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *r,
-		   int sigfd, struct gw_nl *nl, struct dump_ctx *dc, struct gw_prober *pr[2],
-		   struct run_ctx *rc, struct cmp_load *ld)
-{
-	double tcp_s = r->phase_start[CMP_PH_IDLE2] - r->phase_start[CMP_PH_TCP];
-	double next_tick = 0, next_line = 0, end = r->phase_start[CMP_PH_COUNT];
-	bool tty = isatty(STDOUT_FILENO), starting = false;
-	double sched[CMP_PH_COUNT + 1], spawned = 0, next_send = INFINITY;
+	struct bench_result *r = c->r;
 	char err[256];
-	int ph = -1, ret;
+	int ret;
 
-	memcpy(sched, r->phase_start, sizeof(sched));
-	for (;;) {
-		double t = cmp_now() - rc->t0;
-		struct pollfd pfd[2 + CMP_LOAD_FDS] = { { .fd = gw_prober_fd(pr[0]), .events = POLLIN },
-							{ .fd = gw_prober_fd(pr[1]), .events = POLLIN } };
-		int fds[CMP_LOAD_FDS], nfd = cmp_load_fds(ld, fds);
-		bool tick = false;
-
-		for (int i = 0; i < nfd; i++)
-			pfd[2 + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
-		if (cmp_interrupted(sigfd))
-			return -EINTR;
-		if (t >= end)
-			break;
-		int nph = ph < 0 ? 0 : ph;
-
-		while (!starting && nph + 1 < CMP_PH_COUNT && t >= r->phase_start[nph + 1])
-			nph++;
-		if (nph == CMP_PH_TCP && ph == CMP_PH_IDLE1 && !starting) {
-			/* The TCP phase begins when the load reaches the gateway (a flow's first
-			 * round trips), and the later phases move with it. Until then probes
-			 * count as idle. The flows run on through the flood and are stopped
-			 * when idle2 begins: their duration only has to be long enough. */
-			if ((ret = cmp_load_start_tcp(ld, b, o->profile, o->flows, tcp_s + 5, err,
-						      sizeof(err)))) {
-				snprintf(r->note, sizeof(r->note), "the TCP flows: %.200s", err);
-				return ret;
-			}
-			starting = true;
-			spawned = t;
-			r->clients_started = t;
-			for (int k = CMP_PH_TCP; k <= CMP_PH_COUNT; k++)
-				r->phase_start[k] = INFINITY;
-			nph = ph;
-		}
-		if (starting && t >= next_tick && (load_seen(o, r, spawned) || t - spawned > 3)) {
-			starting = false;
-			for (int k = CMP_PH_TCP; k <= CMP_PH_COUNT; k++)
-				r->phase_start[k] = sched[k] - sched[CMP_PH_TCP] + t;
-			end = r->phase_start[CMP_PH_COUNT];
-			nph = CMP_PH_TCP;
-		}
-		if (nph != ph) {
-			ph = nph;
-			rc->phase = ph;
-			/* a quarter above the shaped rate, and it never backs off: the queue fills
-			 * all the same (the excess is what stays), at far fewer packets a second
-			 * than twice the rate, which in a one-CPU UML guest were CPU taken from
-			 * the flows and the probes */
-			if (ph == CMP_PH_FLOOD && o->profile == CMP_PROF_RRUL)
-				cmp_load_start_flood(ld, cmp_dir_bps(o, 0) * CMP_FLOOD_FACTOR,
-						     r->phase_start[CMP_PH_IDLE2] -
-						     r->phase_start[CMP_PH_FLOOD]);
-			if (ph == CMP_PH_IDLE2)
-				cmp_load_stop_tcp(ld);
-			progress(o, r, ph, t, rc->last_rtt, tty, true);
-		}
-		if (t >= next_tick) {
-			sample_queues(nl, dc, t);
-			next_tick = t + CMP_TICK_S;
-			tick = true;
-		}
-		if (tty && t >= next_line) {
-			progress(o, r, ph, t, rc->last_rtt, tty, false);
-			next_line = t + 0.5;
-		}
-		next_send = cmp_load_run(ld, tick);
-		/* sleep until a probe is due or answered, a flow is ready, the flood's next
-		 * datagrams or the next tick: in a one-CPU UML guest every needless wake-up is
-		 * CPU taken from the path being measured */
-		t = cmp_now() - rc->t0;
-		double wait = fmin(fmin(next_tick, next_send),
-				   fmin(end, r->phase_start[ph + 1 < CMP_PH_COUNT ? ph + 1 :
-							     CMP_PH_COUNT])) - t;
-
-		if (tty && next_line - t < wait)
-			wait = next_line - t;
-		poll(pfd, (nfds_t)(2 + nfd), wait > 0 ? (int)ceil(wait * 1000) : 0);
-		gw_prober_run(pr[0]);
-		gw_prober_run(pr[1]);
+	if ((ret = bench_load_start_tcp(m->ld, c->b, c->o->profile, c->o->flows,
+					c->sched[BENCH_PH_IDLE2] - c->sched[BENCH_PH_TCP] + 5, err,
+					sizeof(err)))) {
+		snprintf(r->note, sizeof(r->note), "the TCP flows: %.200s", err);
+		return ret;
 	}
-	if (tty)
-		printf("\n");
-	const char *e = cmp_load_error(ld);
-
-	if (e[0])
-		snprintf(r->note, sizeof(r->note), "a TCP flow: %.200s", e);
+	c->starting = true;
+	c->spawned = t;
+	r->clients_started = t;
+	for (int k = BENCH_PH_TCP; k <= BENCH_PH_COUNT; k++)
+		r->phase_start[k] = INFINITY;
 	return 0;
 }
 
-int cmp_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct cmp_result *r, int sigfd)
+/* A phase begins: the flood, the flows stopped, a progress line */
+static void enter_phase(struct run_ctx *c, struct bench_measure *m, int ph, double t)
 {
-	char conf[512], log[512], err[256];
-	struct run_ctx rc = { .r = r, .last_rtt = NAN };
-	struct gw_probe_cfg pcfg = {
-		.present = true, .method = GW_PROBE_ICMP, .n_targets = 1,
-		.interval_us = 1000000 / CMP_PROBE_HZ,
-		.timeout_us = 2000000,	/* a fifo's queue takes a second and more to cross */
-		.size = GW_PROBE_SIZE_DEFAULT, .fwmark = GW_UNSET,
-	};
-	struct dump_ctx dc = { .r = r };
-	struct gw_probe_cfg ucfg;
-	struct gw_prober *pr[2] = { NULL, NULL };
-	struct gw_nl *nl = NULL;
-	struct cmp_load *ld = NULL;
+	const struct bench_result *r = c->r;
+
+	c->ph = ph;
+	/* a quarter above the shaped rate, and it never backs off: the queue fills all the
+	 * same (the excess is what stays), at far fewer packets a second than twice the rate,
+	 * which in a one-CPU UML guest were CPU taken from the flows and the probes */
+	if (ph == BENCH_PH_FLOOD && c->o->profile == BENCH_PROF_RRUL)
+		bench_load_start_flood(m->ld, bench_dir_rate(c->o, 0) * BENCH_FLOOD_FACTOR,
+				       r->phase_start[BENCH_PH_IDLE2] -
+				       r->phase_start[BENCH_PH_FLOOD]);
+	if (ph == BENCH_PH_IDLE2)
+		bench_load_stop_tcp(m->ld);
+	progress(c, t, m->last_rtt, true);
+}
+
+static int run_before(void *arg, struct bench_measure *m, double t, bool tick, double *wake,
+		      double *end)
+{
+	struct run_ctx *c = arg;
+	struct bench_result *r = c->r;
+	int nph = c->ph < 0 ? 0 : c->ph, ret;
+
+	while (!c->starting && nph + 1 < BENCH_PH_COUNT && t >= r->phase_start[nph + 1])
+		nph++;
+	if (nph == BENCH_PH_TCP && c->ph == BENCH_PH_IDLE1 && !c->starting) {
+		if ((ret = start_flows(c, m, t)))
+			return ret;
+		nph = c->ph;
+	}
+	double rate[2] = { bench_dir_rate(c->o, 0), bench_dir_rate(c->o, 1) };
+
+	if (c->starting && tick && (bench_load_seen(r, rate, c->spawned) || t - c->spawned > 3)) {
+		c->starting = false;
+		for (int k = BENCH_PH_TCP; k <= BENCH_PH_COUNT; k++)
+			r->phase_start[k] = c->sched[k] - c->sched[BENCH_PH_TCP] + t;
+		nph = BENCH_PH_TCP;
+	}
+	*end = r->phase_start[BENCH_PH_COUNT];
+	if (nph != c->ph)
+		enter_phase(c, m, nph, t);
+	*wake = fmin(*end, r->phase_start[c->ph + 1 < BENCH_PH_COUNT ? c->ph + 1 : BENCH_PH_COUNT]);
+	return 0;
+}
+
+/* on a terminal, the progress line every half second, in place */
+static int run_after(void *arg, struct bench_measure *m, double t, bool tick, double *wake,
+		     double *end)
+{
+	struct run_ctx *c = arg;
+
+	(void)tick;
+	(void)end;
+	if (c->tty && t >= c->next_line) {
+		progress(c, t, m->last_rtt, false);
+		c->next_line = t + 0.5;
+	}
+	if (c->tty)
+		*wake = fmin(*wake, c->next_line);
+	return 0;
+}
+
+static void run_done(void *arg, struct bench_measure *m)
+{
+	(void)m;
+	if (((struct run_ctx *)arg)->tty)
+		printf("\n");
+}
+
+static const struct bench_measure_ops run_ops = {
+	.phase = run_phase, .sample = run_sample, .before = run_before, .after = run_after,
+	.done = run_done,
+};
+
+int bench_run_one(struct bench_bed *b, const struct bench_opts *o, struct bench_result *r,
+		  int sigfd)
+{
+	char conf[512], log[512], fname[GW_BENCH_LABEL_MAX];
+	struct run_ctx c = { .r = r, .o = o, .b = b, .ph = -1, .tty = isatty(STDOUT_FILENO) };
+	struct bench_measure m = { .b = b, .o = o, .r = r, .ops = &run_ops, .arg = &c,
+				   .sigfd = sigfd, .voip = true, .drain_s = 0.5,
+				   .last_tick = true };
+	double acc = 0, t_start = bench_now();
 	pid_t gw = 0;
-	double acc = 0, t_start = cmp_now();
 	int ret;
 
-	/* ICMP (ICMPv6 with --family 6) to the server */
-	snprintf(pcfg.targets[0].host, sizeof(pcfg.targets[0].host), "%s", cmp_server_ip(b));
-	pcfg.targets[0].addrlen = cmp_server_addr(b, 0, &pcfg.targets[0].addr);
-	/* and UDP to the server's reflector, which gives each way's delay: a VoIP-like stream */
-	ucfg = pcfg;
-	ucfg.method = GW_PROBE_UDP;
-	ucfg.interval_us = 1000000 / CMP_VOIP_HZ;
-	ucfg.size = CMP_VOIP_PAYLOAD;
-	/* (--family 46: over IPv6, beside the ICMP probes over IPv4) */
-	ucfg.targets[0].addrlen = cmp_server_addr_in(b->dual ? AF_INET6 : b->family, CMP_REFLECT_PORT,
-						     &ucfg.targets[0].addr);
 	r->phase_start[0] = 0;
-	for (int i = 0; i < CMP_PH_COUNT; i++) {
-		acc += phase_share[o->profile != CMP_PROF_RRUL][i] * o->duration_s;
+	for (int i = 0; i < BENCH_PH_COUNT; i++) {
+		acc += phase_share[o->profile != BENCH_PROF_RRUL][i] * o->duration_s;
 		r->phase_start[i + 1] = acc;
 	}
-	char fname[CMP_LABEL_MAX];
-
-	cmp_label_file(r, fname, sizeof(fname));
+	memcpy(c.sched, r->phase_start, sizeof(c.sched));
+	bench_label_file(r, fname, sizeof(fname));
 	snprintf(log, sizeof(log), "%s/gatewayd-%s.log", b->tmp, fname);
 	if ((ret = write_config(b, o, r, conf, sizeof(conf)))) {
 		snprintf(r->note, sizeof(r->note), "writing the config: %s", strerror(-ret));
 		return ret;
 	}
-	if ((gw = cmp_start_gatewayd(b, o, conf, log, r->note, sizeof(r->note))) < 0)
-		return (int)gw;
-	/* the gateway's netlink socket and the client's probe socket stay in their namespaces */
-	if ((ret = cmp_enter(b, CMP_NS_GW)) == 0) {
-		ret = gw_nl_open(&nl);
-		dc.ifidx[0] = (int)if_nametoindex(CMP_GW_WAN);
-		dc.ifidx[1] = (int)if_nametoindex(CMP_GW_IFB);
-	}
-	cmp_enter(b, -1);
-	if (ret || !dc.ifidx[0] || !dc.ifidx[1]) {
-		snprintf(r->note, sizeof(r->note), "cannot watch the gateway's qdiscs: %s",
-			 ret ? strerror(-ret) : "no g1 or ifb");
-		ret = ret ? ret : -ENODEV;
-		goto out;
-	}
+	if ((ret = bench_gw_up(b, o, conf, log, &gw, &c.nl, c.ifidx, r->note, sizeof(r->note))))
+		return ret;
 	/* the tree as the kernel has it, for the run's metadata: gatewayd applied and verified
 	 * it, so a failure here costs the metadata only */
-	cmp_read_tree(nl, dc.ifidx, r);
-	/* the daemon's own prober (probe/prober.c), ICMP echo from the client to the server,
-	 * and a second one with UDP to the server's reflector, their sockets made in the client's
-	 * namespace */
-	if ((ret = cmp_enter(b, CMP_NS_CLIENT)) == 0 &&
-	    (ret = gw_prober_new(&pcfg, NULL, on_sample, &rc, &pr[0], err, sizeof(err))) == 0)
-		ret = gw_prober_new(&ucfg, NULL, on_usample, &rc, &pr[1], err, sizeof(err));
-	cmp_enter(b, -1);
-	if (ret) {
-		snprintf(r->note, sizeof(r->note), "the prober: %.200s", err);
-		goto out;
-	}
-	/* half a second of probes first, so the path's ARP entries exist when the run starts */
-	rc.t0 = cmp_now() + 0.5;
-	struct timespec wall;
-
-	clock_gettime(CLOCK_REALTIME, &wall);
-	r->t0_unix = (double)wall.tv_sec + wall.tv_nsec / 1e9 + (rc.t0 - cmp_now());
-	if ((ret = cmp_load_new(b, rc.t0, &ld, err, sizeof(err)))) {
-		snprintf(r->note, sizeof(r->note), "the load: %.200s", err);
-		goto out;
-	}
-	for (double end = rc.t0; cmp_now() < end;) {
-		struct pollfd pfd[2] = { { .fd = gw_prober_fd(pr[0]), .events = POLLIN },
-					 { .fd = gw_prober_fd(pr[1]), .events = POLLIN } };
-
-		poll(pfd, 2, 20);
-		gw_prober_run(pr[0]);
-		gw_prober_run(pr[1]);
-	}
-	r->setup_s = rc.t0 - t_start;
-	ret = measure(b, o, r, sigfd, nl, &dc, pr, &rc, ld);
-	if (ret)
-		goto out;
-	/* the last probes' replies (a fifo may still hold them), then the final counters */
-	for (double end = cmp_now() + 0.5; cmp_now() < end;) {
-		struct pollfd pfd[2] = { { .fd = gw_prober_fd(pr[0]), .events = POLLIN },
-					 { .fd = gw_prober_fd(pr[1]), .events = POLLIN } };
-
-		poll(pfd, 2, 10);
-		gw_prober_run(pr[0]);
-		gw_prober_run(pr[1]);
-	}
-	sample_queues(nl, &dc, cmp_now() - rc.t0);
-	if ((ret = cmp_load_flows(ld, r))) {
-		snprintf(r->note, sizeof(r->note), "out of memory for the flows' series");
-		goto out;
-	}
-	r->ran = true;
-out:
-	gw_prober_free(pr[0]);
-	gw_prober_free(pr[1]);
-	cmp_load_free(ld);
-	if (gw > 0) {
-		kill(gw, SIGTERM);
-		if (cmp_reap(gw, 10) != 0 && !ret)
-			snprintf(r->note, sizeof(r->note), "gatewayd did not stop cleanly (see %.200s)", log);
-	}
-	gw_nl_close(nl);
-	r->total_s = cmp_now() - t_start;
+	bench_read_tree(c.nl, c.ifidx, r);
+	ret = bench_measure_run(&m);
+	if (m.t0 > 0)
+		r->setup_s = m.t0 - t_start;
+	r->ran = ret == 0;
+	bench_gw_down(gw, c.nl, log, ret != 0, r->note, sizeof(r->note));
+	r->total_s = bench_now() - t_start;
 	return ret;
 }
 
-void cmp_result_free(struct cmp_result *r)
+void bench_result_free(struct bench_result *r)
 {
 	free(r->samples);
 	free(r->usamples);
-	free(r->qpoints);
-	for (size_t i = 0; i < CMP_MAX_FLOWS; i++) {
-		free(r->flows[i].mbps);
+	free(r->ticks);
+	for (size_t i = 0; i < BENCH_MAX_FLOWS; i++) {
+		free(r->flows[i].rate);
 		free(r->flows[i].t);
 		free(r->flows[i].secs);
 		free(r->flows[i].rtt_t);

@@ -19,8 +19,18 @@
 #include <arpa/inet.h>
 #include <linux/rtnetlink.h>
 #include "config/config.h"
+#include "bench/load.h"
+#include "bench/measure.h"
+#include "bench/options.h"
+#include "bench/outfile.h"
+#include "bench/queues.h"
 #include "bench/relay.h"
+#include "bench/run.h"
 #include "bench/scenario.h"
+#include "bench/scenario_results.h"
+#include "bench/scenario_stats.h"
+#include "bench/svg.h"
+#include "bench/testbed.h"
 #include "probe/prober.h"
 #include "sys/grow.h"
 #include "sys/signals.h"
@@ -28,7 +38,7 @@
 #include "qdisc/qdisc.h"
 #include "qdisc/stats.h"
 
-static const char *const way_names[CMP_WAY_COUNT] = { "autorate", "fixed", "none" };
+static const char *const way_names[BENCH_WAY_COUNT] = { "autorate", "fixed", "none" };
 
 /* the box's ifbs: [0] holds the upload, [1] the download, each redirected to from the egress
  * of the device the box sends that direction out of (d1 to the server, d0 to the gateway).
@@ -41,33 +51,32 @@ static const char *const box_dev[2] = { "d1", "d0" };
 #define BOX_CLASS GW_HANDLE(1, 1)
 #define BOX_MTU 1514
 /* more reflectors for the gateway's own probes: the server answers on each */
-static const char *const reflectors[] = { CMP_IP_SERVER, "10.77.3.3", "10.77.3.4" };
+static const char *const reflectors[] = { BENCH_IP_SERVER, "10.77.3.3", "10.77.3.4" };
 
-const char *cmp_way_name(enum cmp_way w)
+const char *bench_way_name(enum bench_way w)
 {
-	return w < CMP_WAY_COUNT ? way_names[w] : "?";
+	return w < BENCH_WAY_COUNT ? way_names[w] : "?";
 }
 
-/* One rate of a step: a bare number is Mbit/s, else a rate with its unit ("12mbit"). */
-static int parse_step_rate(const char *s, uint64_t *bps)
+/* One rate of a step, into bytes/s: a bare number is Mbit/s, else a rate with its unit
+ * ("12mbit"), as the config takes it. */
+static int parse_step_rate(const char *s, uint64_t *rate)
 {
 	char *end;
 	double v = strtod(s, &end);
-	uint64_t bytes;
 
 	if (end != s && !*end) {
 		if (!(v * 1e6 >= 100e3 && v * 1e6 <= 1e9))
 			return -ERANGE;
-		*bps = (uint64_t)llround(v * 1e6);
+		*rate = (uint64_t)llround(v * 1e6 / 8);
 		return 0;
 	}
-	if (gw_parse_rate(s, &bytes) || bytes * 8 < 100000 || bytes * 8 > 1000000000ULL)
+	if (gw_parse_rate(s, rate) || *rate * 8 < 100000 || *rate * 8 > 1000000000ULL)
 		return -EINVAL;
-	*bps = bytes * 8;
 	return 0;
 }
 
-int cmp_sc_parse_steps(const char *s, struct cmp_scenario *sc)
+int bench_sc_parse_steps(const char *s, struct bench_scenario *sc)
 {
 	char buf[256], *save = NULL;
 
@@ -78,7 +87,7 @@ int cmp_sc_parse_steps(const char *s, struct cmp_scenario *sc)
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *slash = strchr(tok, '/');
 
-		if (!slash || sc->n_steps == CMP_MAX_STEPS)
+		if (!slash || sc->n_steps == BENCH_MAX_STEPS)
 			return -EINVAL;
 		*slash = 0;
 		if (parse_step_rate(tok, &sc->cap[sc->n_steps][1]) ||
@@ -89,7 +98,7 @@ int cmp_sc_parse_steps(const char *s, struct cmp_scenario *sc)
 	return sc->n_steps ? 0 : -EINVAL;
 }
 
-int cmp_sc_parse_ways(char *s, struct cmp_scenario *sc)
+int bench_sc_parse_ways(char *s, struct bench_scenario *sc)
 {
 	char *save = NULL;
 
@@ -97,30 +106,30 @@ int cmp_sc_parse_ways(char *s, struct cmp_scenario *sc)
 	for (char *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int w;
 
-		for (w = 0; w < CMP_WAY_COUNT; w++)
+		for (w = 0; w < BENCH_WAY_COUNT; w++)
 			if (!strcmp(tok, way_names[w]))
 				break;
-		if (w == CMP_WAY_COUNT)
+		if (w == BENCH_WAY_COUNT)
 			return -EINVAL;
 		for (size_t i = 0; i < sc->n_ways; i++)
-			if (sc->ways[i] == (enum cmp_way)w)
+			if (sc->ways[i] == (enum bench_way)w)
 				return -EINVAL;
-		sc->ways[sc->n_ways++] = (enum cmp_way)w;
+		sc->ways[sc->n_ways++] = (enum bench_way)w;
 	}
 	return sc->n_ways ? 0 : -EINVAL;
 }
 
-/* to whole kbit/s, as the config's rates are written */
-static uint64_t kbit(double bps)
+/* bytes/s to whole kbit/s, as the config's rates are written */
+static uint64_t kbit(double rate)
 {
-	return (uint64_t)llround(bps / 1000) * 1000;
+	return (uint64_t)llround(rate * 8 / 1000) * 1000 / 8;
 }
 
 /* autorate's bounds from the steps: base the first step's rate (where the link starts, and
  * the fixed way's rate); min half the lowest step's (room to cut below the worst capacity
  * when the queue must drain); max a quarter above the highest step's (room to find a
  * capacity above the base, not so much that a raise overshoots far). */
-void cmp_sc_defaults(struct cmp_scenario *sc)
+void bench_sc_defaults(struct bench_scenario *sc)
 {
 	for (int d = 0; d < 2; d++) {
 		uint64_t lo = UINT64_MAX, hi = 0;
@@ -142,14 +151,14 @@ struct box {
 	int ifidx[2];
 };
 
-static uint64_t box_burst(uint64_t bps)
+static uint64_t box_burst(uint64_t rate)
 {
-	uint64_t b = bps / 8 / 1000;	/* 1 ms of traffic, at least one full packet */
+	uint64_t b = rate / 1000;	/* 1 ms of traffic, at least one full packet */
 
 	return b > 1749 ? b : 1749;
 }
 
-static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, char *err,
+static int box_up(struct bench_bed *b, const struct bench_opts *o, struct box *x, char *err,
 		  size_t errlen)
 {
 	char buf[2048];
@@ -158,7 +167,7 @@ static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, ch
 
 	snprintf(buf, sizeof(buf), "link add %s type ifb\nlink add %s type ifb\nlink set %s up\n"
 		 "link set %s up\n", box_ifb[0], box_ifb[1], box_ifb[0], box_ifb[1]);
-	if ((r = cmp_bed_batch(b, CMP_NS_DELAY, "ip", buf, err, errlen)))
+	if ((r = bench_bed_batch(b, BENCH_NS_DELAY, "ip", buf, err, errlen)))
 		return r;
 	/* the server answers the gateway's probes on three addresses (three reflectors); a
 	 * modem's line carries frames, not the 64 KB GSO packets veth would pass on (each one
@@ -166,11 +175,11 @@ static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, ch
 	 * both TCP ends send single segments, as tests/netns/test_autorate.sh has it */
 	snprintf(buf, sizeof(buf), "addr add %s/24 dev s0\naddr add %s/24 dev s0\n"
 		 "link set s0 gso_max_segs 1\n", reflectors[1], reflectors[2]);
-	if ((r = cmp_bed_batch(b, CMP_NS_SERVER, "ip", buf, err, errlen)) ||
-	    (r = cmp_bed_batch(b, CMP_NS_CLIENT, "ip", "link set c0 gso_max_segs 1\n", err, errlen)))
+	if ((r = bench_bed_batch(b, BENCH_NS_SERVER, "ip", buf, err, errlen)) ||
+	    (r = bench_bed_batch(b, BENCH_NS_CLIENT, "ip", "link set c0 gso_max_segs 1\n", err, errlen)))
 		return r;
 	for (int d = 0; d < 2; d++) {
-		uint64_t bps = o->sc.cap[0][d];
+		uint64_t rate = o->sc.cap[0][d];
 
 		n += (size_t)snprintf(buf + n, sizeof(buf) - n,
 			"qdisc add dev %s clsact\n"
@@ -179,18 +188,18 @@ static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, ch
 			"class add dev %s parent 1: classid 1:1 htb rate %llubit ceil %llubit burst %llu cburst %llu quantum %d\n"
 			"qdisc add dev %s parent 1:1 handle 10: bfifo limit %d\n",
 			box_dev[d], box_dev[d], box_ifb[d], box_ifb[d], box_ifb[d],
-			(unsigned long long)bps, (unsigned long long)bps,
-			(unsigned long long)box_burst(bps), (unsigned long long)box_burst(bps),
-			BOX_MTU, box_ifb[d], CMP_SC_BOX_FIFO);
+			(unsigned long long)rate * 8, (unsigned long long)rate * 8,
+			(unsigned long long)box_burst(rate), (unsigned long long)box_burst(rate),
+			BOX_MTU, box_ifb[d], BENCH_SC_BOX_FIFO);
 	}
-	if ((r = cmp_bed_batch(b, CMP_NS_DELAY, "tc", buf, err, errlen)))
+	if ((r = bench_bed_batch(b, BENCH_NS_DELAY, "tc", buf, err, errlen)))
 		return r;
-	if ((r = cmp_enter(b, CMP_NS_DELAY)) == 0) {
+	if ((r = bench_enter(b, BENCH_NS_DELAY)) == 0) {
 		r = gw_nl_open(&x->nl);
 		for (int d = 0; d < 2; d++)
 			x->ifidx[d] = (int)if_nametoindex(box_ifb[d]);
 	}
-	cmp_enter(b, -1);
+	bench_enter(b, -1);
 	if (!r && (!x->ifidx[0] || !x->ifidx[1]))
 		r = -ENODEV;
 	if (r)
@@ -200,14 +209,14 @@ static int box_up(struct cmp_bed *b, const struct cmp_opts *o, struct box *x, ch
 
 /* The box's capacity to step k, both ways in one request each, changed in place: the
  * class's rate and ceiling, its fifo and what it holds untouched. */
-static int box_set(struct box *x, const struct cmp_opts *o, size_t k, char *err, size_t errlen)
+static int box_set(struct box *x, const struct bench_opts *o, size_t k, char *err, size_t errlen)
 {
 	struct nl_msg *msgs[2] = { NULL, NULL };
 	struct gw_nl_error e = { 0 };
 	int r = 0;
 
 	for (int d = 0; d < 2 && !r; d++) {
-		uint64_t bytes = o->sc.cap[k][d] / 8;
+		uint64_t bytes = o->sc.cap[k][d];
 		struct gw_tc_obj obj = {
 			.type = GW_OBJ_CLASS, .kind = GW_KIND_HTB, .ifindex = x->ifidx[d],
 			.handle = BOX_CLASS, .parent = GW_HANDLE(1, 0),
@@ -232,37 +241,31 @@ static int box_set(struct box *x, const struct cmp_opts *o, size_t k, char *err,
 
 /* --- one way's run --- */
 
+/* A way's run: its steps (which begin when the load reaches the box) and what it reads every
+ * tick: the box's bottleneck, and the gateway's shaper when gatewayd runs. */
 struct sc_ctx {
-	struct cmp_sc_run *x;
-	double t0;
+	struct bench_sc_run *x;
+	const struct bench_opts *o;
+	struct bench_bed *b;
 	size_t started;			/* steps started so far */
-	double last_rtt;
-	/* the gateway's shaper, when gatewayd runs: its netlink socket and devices */
-	struct gw_nl *gw_nl;
+	double spawned;			/* when the flows were started; -1: not yet */
+	double next_line;		/* the next progress line */
+	struct gw_nl *gw_nl;		/* the gateway's shaper, when gatewayd runs */
 	int gw_ifidx[2];
 	struct box *box;
-	struct cmp_sc_point *pt;	/* the point being filled */
+	struct bench_tick *k;		/* the tick being filled */
 };
 
-static void on_sample(void *arg, const struct gw_probe_sample *s)
+/* the step the probe was sent in: 0 idle, k + 1 step k */
+static int sc_phase(void *arg, double t)
 {
-	struct sc_ctx *c = arg;
-	struct cmp_result *r = &c->x->r;
-	float t = (float)(s->sent_mono - c->t0);
-	uint8_t ph = 0;
+	const struct sc_ctx *c = arg;
+	int ph = 0;
 
-	if (t < 0)	/* the warm-up probes (ARP along the path) */
-		return;
-	if (gw_grow(&r->samples, &r->cap_samples, r->n_samples, sizeof(*r->samples), 1024))
-		return;
-	/* the step the probe was sent in: 0 idle, k + 1 step k */
 	for (size_t k = 0; k < c->started; k++)
 		if (t >= c->x->st[k].start)
-			ph = (uint8_t)(k + 1);
-	r->samples[r->n_samples++] = (struct cmp_sample){ .t = t, .phase = ph,
-		.rtt_ms = s->lost ? NAN : (float)s->rtt_ms };
-	if (!s->lost)
-		c->last_rtt = s->rtt_ms;
+			ph = (int)(k + 1);
+	return ph;
 }
 
 static int box_cb(const struct nlmsghdr *nlh, void *arg)
@@ -274,8 +277,8 @@ static int box_cb(const struct nlmsghdr *nlh, void *arg)
 		return 0;
 	for (int d = 0; d < 2; d++)
 		if (st.ifindex == c->box->ifidx[d]) {
-			c->pt->box_bytes[d] = st.bytes;
-			c->pt->box_backlog[d] = st.backlog_bytes;
+			c->k->bytes[d] = st.bytes;
+			c->k->backlog_bytes[d] = st.backlog_bytes;
 		}
 	return 0;
 }
@@ -291,113 +294,145 @@ static int gw_cb(const struct nlmsghdr *nlh, void *arg)
 		return 0;
 	for (int d = 0; d < 2; d++)
 		if (obj.ifindex == c->gw_ifidx[d])
-			c->pt->shaper[d] = obj.cls.rate * 8;
+			c->k->shaper[d] = obj.cls.rate;
 	return 0;
 }
 
-static void sample(struct sc_ctx *c, const struct cmp_opts *o, double t)
+static int sc_sample(void *arg, struct bench_tick *k)
 {
-	struct cmp_sc_run *x = c->x;
-	struct cmp_sc_point pt = { .t = (float)t };
-	size_t k = c->started ? c->started - 1 : 0;
+	struct sc_ctx *c = arg;
+	struct bench_result *r = &c->x->r;
+	size_t step = c->started ? c->started - 1 : 0;
 
-	if (gw_grow(&x->pts, &x->cap_pts, x->n_pts, sizeof(*x->pts), 512))
-		return;
-	pt.cap[0] = o->sc.cap[k][0];
-	pt.cap[1] = o->sc.cap[k][1];
-	/* how busy the bench's CPU is (the guest's one in UML): at 95% and more the figures
-	 * measure the CPU as much as the link */
-	FILE *f = fopen("/proc/stat", "re");
-	unsigned long long v[8] = { 0 };
-
-	if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-			&v[3], &v[4], &v[5], &v[6], &v[7]) == 8) {
-		for (int i = 0; i < 8; i++)
-			pt.cpu_total += v[i];
-		pt.cpu_busy = pt.cpu_total - v[3] - v[4];	/* less idle and iowait */
-	}
-	if (f)
-		fclose(f);
-	c->pt = &pt;
+	k->cap[0] = c->o->sc.cap[step][0];
+	k->cap[1] = c->o->sc.cap[step][1];
+	c->k = k;
 	for (int d = 0; d < 2; d++)
 		gw_nl_dump_tc(c->box->nl, RTM_GETTCLASS, c->box->ifidx[d], 0, box_cb, c, NULL);
 	for (int d = 0; d < 2 && c->gw_nl; d++)
 		gw_nl_dump_tc(c->gw_nl, RTM_GETTCLASS, c->gw_ifidx[d], 0, gw_cb, c, NULL);
-	if (x->n_pts && (pt.shaper[0] != x->pts[x->n_pts - 1].shaper[0] ||
-			 pt.shaper[1] != x->pts[x->n_pts - 1].shaper[1]))
-		x->changes++;
-	x->pts[x->n_pts++] = pt;
+	if (r->n_ticks && (k->shaper[0] != r->ticks[r->n_ticks - 1].shaper[0] ||
+			   k->shaper[1] != r->ticks[r->n_ticks - 1].shaper[1]))
+		c->x->changes++;
+	return 0;
 }
 
-/* Has the load reached the box (a quarter of the first step's capacity over the last 0.3 s,
- * either way)? */
-static bool load_seen(const struct cmp_opts *o, const struct cmp_sc_run *x, double since)
+static void sc_progress(const struct bench_opts *o, const struct bench_sc_run *x, size_t k,
+			double t, double rtt)
 {
-	const struct cmp_sc_point *b, *a = NULL;
+	const struct bench_result *r = &x->r;
+	const struct bench_tick *last = r->n_ticks ? &r->ticks[r->n_ticks - 1] : NULL;
+	double rate[2];
 
-	if (x->n_pts < 2)
-		return false;
-	b = &x->pts[x->n_pts - 1];
-	for (size_t i = x->n_pts - 1; i-- > 0;)
-		if (b->t - x->pts[i].t >= 0.3) {
-			a = &x->pts[i];
-			break;
-		}
-	if (!a || a->t < since)
-		return false;
-	for (int d = 0; d < 2; d++)
-		if ((double)(b->box_bytes[d] - a->box_bytes[d]) * 8 / (b->t - a->t) >=
-		    0.25 * (double)o->sc.cap[0][d])
-			return true;
-	return false;
-}
-
-static void sc_progress(const struct cmp_opts *o, const struct cmp_sc_run *x, size_t k, double t,
-			double rtt)
-{
-	double up = 0, down = 0;
-	size_t n = x->n_pts;
-
-	if (n >= 11) {	/* the box's rate over the last second */
-		const struct cmp_sc_point *a = &x->pts[n - 11], *b = &x->pts[n - 1];
-		double dt = b->t - a->t;
-
-		if (dt > 0) {
-			up = (double)(b->box_bytes[0] - a->box_bytes[0]) * 8 / dt / 1e6;
-			down = (double)(b->box_bytes[1] - a->box_bytes[1]) * 8 / dt / 1e6;
-		}
-	}
+	bench_tick_rate(r, 10, rate);	/* the box's rate over the last second */
 	printf("    %-9s step %zu %5.1f s  rtt %6.1f ms  down %5.1f of %.1f  up %5.1f of %.1f Mbit/s  shaper %.1f/%.1f\n",
-	       cmp_way_name(x->way), k + 1, t, rtt, down, o->sc.cap[k][1] / 1e6, up,
-	       o->sc.cap[k][0] / 1e6, n ? x->pts[n - 1].shaper[1] / 1e6 : 0.0,
-	       n ? x->pts[n - 1].shaper[0] / 1e6 : 0.0);
+	       bench_way_name(x->way), k + 1, t, rtt, rate[1] * 8 / 1e6, o->sc.cap[k][1] * 8 / 1e6,
+	       rate[0] * 8 / 1e6, o->sc.cap[k][0] * 8 / 1e6,
+	       last ? last->shaper[1] * 8 / 1e6 : 0.0, last ? last->shaper[0] * 8 / 1e6 : 0.0);
 }
 
-static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum cmp_way w,
-			enum cmp_qdisc q, char *path, size_t len)
+/* The flows, once the idle time that gives the baseline is over */
+static int sc_before(void *arg, struct bench_measure *m, double t, bool tick, double *wake,
+		     double *end)
 {
-	const struct cmp_queue *x = cmp_queue(q);
-	char child[CMP_KNOBS_MAX + 128], ichild[CMP_KNOBS_MAX + 128], rate[2][32];
+	struct sc_ctx *c = arg;
+	struct bench_sc_run *x = c->x;
+	char err[256];
+	int ret;
+
+	(void)tick;
+	(void)wake;
+	(void)end;
+	if (c->spawned >= 0 || t < BENCH_SC_IDLE_S)
+		return 0;
+	if ((ret = bench_load_start_tcp(m->ld, c->b, BENCH_PROF_BIDIR, BENCH_TCP_FLOWS,
+					c->o->sc.step_s * (double)c->o->sc.n_steps + 5, err,
+					sizeof(err)))) {
+		snprintf(x->note, sizeof(x->note), "the TCP flows: %.200s", err);
+		return ret;
+	}
+	c->spawned = t;
+	x->r.clients_started = t;
+	return 0;
+}
+
+/* The first step begins when the load reaches the box; each next one a step's length later,
+ * when the box's capacity is changed. */
+static int sc_after(void *arg, struct bench_measure *m, double t, bool tick, double *wake,
+		    double *end)
+{
+	struct sc_ctx *c = arg;
+	struct bench_sc_run *x = c->x;
+	const struct bench_scenario *sc = &c->o->sc;
+	double rate[2] = { (double)sc->cap[0][0], (double)sc->cap[0][1] };
+	int ret;
+
+	if (c->spawned >= 0 && !c->started && tick &&
+	    (bench_load_seen(&x->r, rate, c->spawned) || t - c->spawned > 3)) {
+		for (size_t k = 0; k < sc->n_steps; k++) {
+			x->st[k].start = t + sc->step_s * (double)k;
+			x->st[k].end = x->st[k].start + sc->step_s;
+		}
+		*end = x->st[sc->n_steps - 1].end;
+		c->started = 1;
+		c->next_line = t;
+	}
+	if (c->started && c->started < sc->n_steps && t >= x->st[c->started].start) {
+		if ((ret = box_set(c->box, c->o, c->started, x->note, sizeof(x->note))))
+			return ret;
+		/* the step as it happened: from the change */
+		x->st[c->started].start = bench_now() - m->t0;
+		x->st[c->started - 1].end = x->st[c->started].start;
+		c->started++;
+	}
+	if (c->started && t >= c->next_line) {
+		sc_progress(c->o, x, c->started - 1, t, m->last_rtt);
+		c->next_line = t + 5;
+	}
+	if (c->started && c->started < sc->n_steps)
+		*wake = x->st[c->started].start;
+	return 0;
+}
+
+/* the flows stopped (a reset each) and the run's end */
+static void sc_done(void *arg, struct bench_measure *m)
+{
+	struct sc_ctx *c = arg;
+
+	bench_load_stop_tcp(m->ld);
+	c->x->end = bench_now() - m->t0;
+}
+
+static const struct bench_measure_ops sc_ops = {
+	.phase = sc_phase, .sample = sc_sample, .before = sc_before, .after = sc_after,
+	.done = sc_done,
+};
+
+static int write_config(const struct bench_bed *b, const struct bench_opts *o, enum bench_way w,
+			enum bench_qdisc q, char *path, size_t len)
+{
+	const struct bench_queue *x = bench_queue(q);
+	char child[BENCH_KNOBS_MAX + 128], ichild[BENCH_KNOBS_MAX + 128], rate[2][32];
 	char ar[2][400] = { "", "" };
 	FILE *f;
 
 	/* the kind's bench settings, and the knobs --qdiscs gave it */
-	cmp_child_text(x, o->pick[0].knobs, false, child, sizeof(child));
-	cmp_child_text(x, o->pick[0].knobs, true, ichild, sizeof(ichild));
+	bench_child_text(x, o->pick[0].knobs, false, child, sizeof(child));
+	bench_child_text(x, o->pick[0].knobs, true, ichild, sizeof(ichild));
 	for (int d = 0; d < 2; d++) {
 		char mn[32], mx[32];
 
-		gw_format_rate(o->sc.base[d] / 8, rate[d], sizeof(rate[d]));
-		gw_format_rate(o->sc.min[d] / 8, mn, sizeof(mn));
-		gw_format_rate(o->sc.max[d] / 8, mx, sizeof(mx));
-		if (w == CMP_WAY_AUTORATE)
+		gw_format_rate(o->sc.base[d], rate[d], sizeof(rate[d]));
+		gw_format_rate(o->sc.min[d], mn, sizeof(mn));
+		gw_format_rate(o->sc.max[d], mx, sizeof(mx));
+		if (w == BENCH_WAY_AUTORATE)
 			snprintf(ar[d], sizeof(ar[d]), " autorate = { min = \"%s\"; max = \"%s\";%s%s };",
 				 mn, mx, o->sc.ar_keys[0] ? " " : "", o->sc.ar_keys);
 	}
-	snprintf(path, len, "%s/scenario-%s.conf", b->tmp, cmp_way_name(w));
+	snprintf(path, len, "%s/scenario-%s.conf", b->tmp, bench_way_name(w));
 	if (!(f = fopen(path, "we")))
 		return -errno;
-	/* udp: to the reflector the bench runs in the server (cmp_start_reflector), on each address */
+	/* udp: to the reflector the bench runs in the server (bench_start_reflector), on each address */
 	char tg[3][48];
 	bool udp = !strcmp(o->sc.probe_method, "udp");
 
@@ -410,216 +445,76 @@ static int write_config(const struct cmp_bed *b, const struct cmp_opts *o, enum 
 		"  egress = { shaper = \"htb\"; rate = \"%s\";%s child = { %s }; };\n"
 		"  ingress = { shaper = \"htb\"; rate = \"%s\"; ifb = \"%s\";%s child = { %s }; }; } );\n"
 		"probe = { method = \"%s\"; targets = [ \"%s\", \"%s\", \"%s\" ]; interval = \"50ms\"; };\n",
-		cmp_way_name(w), CMP_GW_WAN, rate[0], ar[0], child, rate[1], CMP_GW_IFB, ar[1],
-		ichild, o->sc.probe_method, tg[0], tg[1], tg[2]);
+		bench_way_name(w), BENCH_GW_WAN, rate[0], ar[0], child, rate[1], BENCH_GW_IFB,
+		ar[1], ichild, o->sc.probe_method, tg[0], tg[1], tg[2]);
 	return fclose(f) ? -errno : 0;
 }
 
-static int sc_loop(struct cmp_bed *b, const struct cmp_opts *o, struct sc_ctx *c, int sigfd,
-		   struct gw_prober *pr, struct cmp_load *ld)
+static int sc_run_one(struct bench_bed *b, const struct bench_opts *o, struct box *box,
+		      struct bench_sc_run *x, int sigfd)
 {
-	struct cmp_sc_run *x = c->x;
-	double next_tick = 0, spawned = -1, end = INFINITY, next_line = 0;
-	double steps_s = o->sc.step_s * (double)o->sc.n_steps;
-	char err[256];
-	int ret;
-
-	for (;;) {
-		double t = cmp_now() - c->t0;
-		struct pollfd pfd[1 + CMP_LOAD_FDS] = { { .fd = gw_prober_fd(pr), .events = POLLIN } };
-		int fds[CMP_LOAD_FDS], nfd = cmp_load_fds(ld, fds);
-		bool tick = false;
-
-		for (int i = 0; i < nfd; i++)
-			pfd[1 + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
-		if (cmp_interrupted(sigfd))
-			return -EINTR;
-		if (t >= end)
-			break;
-		if (spawned < 0 && t >= CMP_SC_IDLE_S) {
-			if ((ret = cmp_load_start_tcp(ld, b, CMP_PROF_BIDIR, CMP_TCP_FLOWS, steps_s + 5,
-						      err, sizeof(err)))) {
-				snprintf(x->note, sizeof(x->note), "the TCP flows: %.200s", err);
-				return ret;
-			}
-			spawned = t;
-			x->r.clients_started = t;
-		}
-		if (t >= next_tick) {
-			sample(c, o, t);
-			next_tick = t + CMP_TICK_S;
-			tick = true;
-		}
-		/* the first step begins when the load reaches the box; each next one a step's
-		 * length later, when the box's capacity is changed */
-		if (spawned >= 0 && !c->started && tick && (load_seen(o, x, spawned) || t - spawned > 3)) {
-			for (size_t k = 0; k < o->sc.n_steps; k++) {
-				x->st[k].start = t + o->sc.step_s * (double)k;
-				x->st[k].end = x->st[k].start + o->sc.step_s;
-			}
-			end = x->st[o->sc.n_steps - 1].end;
-			c->started = 1;
-			next_line = t;
-		}
-		if (c->started && c->started < o->sc.n_steps && t >= x->st[c->started].start) {
-			if ((ret = box_set(c->box, o, c->started, x->note, sizeof(x->note))))
-				return ret;
-			/* the step as it happened: from the change */
-			x->st[c->started].start = cmp_now() - c->t0;
-			x->st[c->started - 1].end = x->st[c->started].start;
-			c->started++;
-		}
-		if (c->started && t >= next_line) {
-			sc_progress(o, x, c->started - 1, t, c->last_rtt);
-			next_line = t + 5;
-		}
-		double next_send = cmp_load_run(ld, tick);
-
-		t = cmp_now() - c->t0;
-		double wait = fmin(next_tick, next_send) - t;
-
-		if (c->started && c->started < o->sc.n_steps)
-			wait = fmin(wait, x->st[c->started].start - t);
-		poll(pfd, (nfds_t)(1 + nfd), wait > 0 ? (int)ceil(wait * 1000) : 0);
-		gw_prober_run(pr);
-	}
-	/* a flow's failure before they are stopped (the stop resets them all) */
-	const char *e = cmp_load_error(ld);
-
-	if (e[0])
-		snprintf(x->note, sizeof(x->note), "a TCP flow: %.200s", e);
-	cmp_load_stop_tcp(ld);
-	x->end = cmp_now() - c->t0;
-	return 0;
-}
-
-static int sc_run_one(struct cmp_bed *b, const struct cmp_opts *o, struct box *box,
-		      struct cmp_sc_run *x, int sigfd)
-{
-	char conf[512], log[512], err[256];
-	struct sc_ctx c = { .x = x, .last_rtt = NAN, .box = box };
-	struct gw_probe_cfg pcfg = {
-		.present = true, .method = GW_PROBE_ICMP, .n_targets = 1,
-		.interval_us = 1000000 / CMP_PROBE_HZ,
-		.timeout_us = 2000000,	/* a modem's queue takes a second and more to cross */
-		.size = GW_PROBE_SIZE_DEFAULT, .fwmark = GW_UNSET,
-	};
-	struct sockaddr_in *sin = (struct sockaddr_in *)&pcfg.targets[0].addr;
-	struct gw_prober *pr = NULL;
-	struct cmp_load *ld = NULL;
+	char conf[512], log[512] = "";
+	struct sc_ctx c = { .x = x, .o = o, .b = b, .box = box, .spawned = -1 };
+	/* the probes: ICMP alone (the gateway's daemon probes the link with its own) */
+	struct bench_measure m = { .b = b, .o = o, .r = &x->r, .ops = &sc_ops, .arg = &c,
+				   .sigfd = sigfd, .drain_s = 1.0 };	/* a full fifo's last replies */
 	pid_t gw = 0;
 	int ret;
 
-	snprintf(pcfg.targets[0].host, sizeof(pcfg.targets[0].host), "%s", CMP_IP_SERVER);
-	sin->sin_family = AF_INET;
-	inet_pton(AF_INET, CMP_IP_SERVER, &sin->sin_addr);
-	pcfg.targets[0].addrlen = sizeof(*sin);
 	/* each way starts where the link starts */
 	if ((ret = box_set(box, o, 0, x->note, sizeof(x->note))))
 		return ret;
-	if (x->way != CMP_WAY_NONE) {
-		snprintf(log, sizeof(log), "%s/gatewayd-%s.log", b->tmp, cmp_way_name(x->way));
+	if (x->way != BENCH_WAY_NONE) {
+		snprintf(log, sizeof(log), "%s/gatewayd-%s.log", b->tmp, bench_way_name(x->way));
 		if ((ret = write_config(b, o, x->way, x->r.q, conf, sizeof(conf)))) {
 			snprintf(x->note, sizeof(x->note), "writing the config: %s", strerror(-ret));
 			return ret;
 		}
-		if ((gw = cmp_start_gatewayd(b, o, conf, log, x->note, sizeof(x->note))) < 0)
-			return (int)gw;
-		if ((ret = cmp_enter(b, CMP_NS_GW)) == 0) {
-			ret = gw_nl_open(&c.gw_nl);
-			c.gw_ifidx[0] = (int)if_nametoindex(CMP_GW_WAN);
-			c.gw_ifidx[1] = (int)if_nametoindex(CMP_GW_IFB);
-		}
-		cmp_enter(b, -1);
-		if (ret || !c.gw_ifidx[0] || !c.gw_ifidx[1]) {
-			snprintf(x->note, sizeof(x->note), "cannot watch the gateway's shaper: %s",
-				 ret ? strerror(-ret) : "no g1 or ifb");
-			ret = ret ? ret : -ENODEV;
-			goto out;
-		}
+		if ((ret = bench_gw_up(b, o, conf, log, &gw, &c.gw_nl, c.gw_ifidx, x->note,
+				       sizeof(x->note))))
+			return ret;
 	}
-	if ((ret = cmp_enter(b, CMP_NS_CLIENT)) == 0)
-		ret = gw_prober_new(&pcfg, NULL, on_sample, &c, &pr, err, sizeof(err));
-	cmp_enter(b, -1);
-	if (ret) {
-		snprintf(x->note, sizeof(x->note), "the prober: %.200s", err);
-		goto out;
-	}
-	c.t0 = cmp_now() + 0.5;	/* half a second of probes first: ARP along the path */
-	if ((ret = cmp_load_new(b, c.t0, &ld, err, sizeof(err)))) {
-		snprintf(x->note, sizeof(x->note), "the load: %.200s", err);
-		goto out;
-	}
-	for (double end = c.t0; cmp_now() < end;) {
-		struct pollfd pfd = { .fd = gw_prober_fd(pr), .events = POLLIN };
-
-		poll(&pfd, 1, 20);
-		gw_prober_run(pr);
-	}
-	if ((ret = sc_loop(b, o, &c, sigfd, pr, ld)))
-		goto out;
-	/* the last probes' replies: a full fifo may still hold them */
-	for (double end = cmp_now() + 1.0; cmp_now() < end;) {
-		struct pollfd pfd = { .fd = gw_prober_fd(pr), .events = POLLIN };
-
-		poll(&pfd, 1, 10);
-		gw_prober_run(pr);
-	}
-	if ((ret = cmp_load_flows(ld, &x->r))) {
-		snprintf(x->note, sizeof(x->note), "out of memory for the flows' series");
-		goto out;
-	}
-	x->ran = true;
-out:
-	gw_prober_free(pr);
-	cmp_load_free(ld);
-	if (gw > 0) {
-		kill(gw, SIGTERM);
-		if (cmp_reap(gw, 10) != 0 && !ret)
-			snprintf(x->note, sizeof(x->note), "gatewayd did not stop cleanly (see %.200s)",
-				 log);
-	}
-	gw_nl_close(c.gw_nl);
+	ret = bench_measure_run(&m);
+	x->ran = ret == 0;
+	bench_gw_down(gw, c.gw_nl, log, ret != 0, x->note, sizeof(x->note));
 	return ret;
 }
 
 /* Directories made here are 0755 whatever the umask (the daemon reads compare_dir as
  * another user); the files 0644. */
-static int write_outputs(const struct cmp_opts *o, const struct cmp_sc_run *runs, size_t n,
-			 const struct cmp_sc_verdict *v, const char *kernel)
+static int write_outputs(const struct bench_opts *o, const struct bench_sc_run *runs, size_t n,
+			 const struct bench_sc_verdict *v, const char *kernel)
 {
 	char path[4200], err[4600];
 	int bad = 0;
 
 	/* each file whole or not at all, 0644 (outfile.c) */
 	snprintf(path, sizeof(path), "%s/results.json", o->out);
-	if (cmp_sc_write_json(path, o, runs, n, v, kernel, err, sizeof(err))) {
+	if (bench_sc_write_json(path, o, runs, n, v, kernel, err, sizeof(err))) {
 		fprintf(stderr, "gatewayd: %s\n", err);
 		bad++;
 	}
 	snprintf(path, sizeof(path), "%s/rtt.svg", o->out);
-	bad += cmp_svg_sc_rtt(path, o, runs, n) != 0;
+	bad += bench_svg_sc_rtt(path, o, runs, n) != 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!runs[i].ran)
 			continue;
-		snprintf(path, sizeof(path), "%s/rates-%s.svg", o->out, cmp_way_name(runs[i].way));
-		bad += cmp_svg_sc_rates(path, o, &runs[i]) != 0;
+		snprintf(path, sizeof(path), "%s/rates-%s.svg", o->out,
+			 bench_way_name(runs[i].way));
+		bad += bench_svg_sc_rates(path, o, &runs[i]) != 0;
 	}
-	if (bad) {
-		fprintf(stderr, "gatewayd: %d output file%s could not be written in %s\n", bad,
-			bad == 1 ? "" : "s", o->out);
+	if (bench_out_failed(bad, o->out))
 		return -EIO;
-	}
 	printf("results: %s/results.json, rtt.svg, rates-*.svg\n", o->out);
 	return 0;
 }
 
-int cmp_sc_main(struct cmp_opts *o, const char *kernel)
+int bench_sc_main(struct bench_opts *o, const char *kernel)
 {
-	struct cmp_sc_run runs[CMP_WAY_COUNT];
-	struct cmp_bed bed = { .home = -1 };
+	struct bench_sc_run runs[BENCH_WAY_COUNT];
+	struct bench_bed bed = { .home = -1 };
 	struct box box = { 0 };
-	struct cmp_sc_verdict v;
+	struct bench_sc_verdict v;
 	char err[512];
 	int sfd, rc = 0, done = 0;
 
@@ -630,26 +525,26 @@ int cmp_sc_main(struct cmp_opts *o, const char *kernel)
 	}
 	for (int i = 0; i < 4; i++)
 		bed.fd[i] = -1;
-	if (cmp_bed_up(&bed, o, err, sizeof(err)) || box_up(&bed, o, &box, err, sizeof(err)) ||
-	    (!strcmp(o->sc.probe_method, "udp") && cmp_start_reflector(&bed, o, err, sizeof(err)))) {
+	if (bench_bed_up(&bed, o, err, sizeof(err)) || box_up(&bed, o, &box, err, sizeof(err)) ||
+	    (!strcmp(o->sc.probe_method, "udp") && bench_start_reflector(&bed, o, err, sizeof(err)))) {
 		fprintf(stderr, "gatewayd: building the testbed: %s\n", err);
 		gw_nl_close(box.nl);
-		cmp_bed_down(&bed);
+		bench_bed_down(&bed);
 		close(sfd);
 		return 1;
 	}
 	printf("testbed: namespaces %s (client), %s (gateway), %s (delay box), %s (server)\n",
 	       bed.ns[0], bed.ns[1], bed.ns[2], bed.ns[3]);
-	pid_t relay = cmp_relay_page(&bed, o->in_uml);	/* relay.c: from the host, in UML */
+	pid_t relay = bench_relay_page(&bed, o->in_uml);	/* relay.c: from the host, in UML */
 
 	for (size_t i = 0; i < o->sc.n_ways; i++) {
-		struct cmp_sc_run *x = &runs[i];
+		struct bench_sc_run *x = &runs[i];
 
 		x->way = o->sc.ways[i];
 		x->r.q = o->qdiscs[0];
-		printf("%s: %s\n", cmp_way_name(x->way),
-		       x->way == CMP_WAY_AUTORATE ? "gatewayd with autorate" :
-		       x->way == CMP_WAY_FIXED ? "gatewayd at the fixed rate (the base)" :
+		printf("%s: %s\n", bench_way_name(x->way),
+		       x->way == BENCH_WAY_AUTORATE ? "gatewayd with autorate" :
+		       x->way == BENCH_WAY_FIXED ? "gatewayd at the fixed rate (the base)" :
 						 "no shaping in the gateway");
 		int e = sc_run_one(&bed, o, &box, x, sfd);
 
@@ -660,24 +555,24 @@ int cmp_sc_main(struct cmp_opts *o, const char *kernel)
 		}
 		if (e || !x->ran) {
 			x->ran = false;
-			printf("%s: failed: %s\n", cmp_way_name(x->way), x->note);
+			printf("%s: failed: %s\n", bench_way_name(x->way), x->note);
 			rc = 1;
 			continue;
 		}
-		cmp_sc_derive(o, x);
+		bench_sc_derive(o, x);
 		done++;
 	}
-	cmp_relay_stop(relay);
+	bench_relay_stop(relay);
 	gw_nl_close(box.nl);
-	cmp_bed_down(&bed);
+	bench_bed_down(&bed);
 	close(sfd);
 	if (rc != 130) {
-		cmp_sc_judge(o, runs, o->sc.n_ways, &v);
-		cmp_sc_print(o, runs, o->sc.n_ways, &v);
+		bench_sc_judge(o, runs, o->sc.n_ways, &v);
+		bench_sc_print(o, runs, o->sc.n_ways, &v);
 		if (o->out[0] && done && write_outputs(o, runs, o->sc.n_ways, &v, kernel))
 			rc = 1;
 	}
 	for (size_t i = 0; i < o->sc.n_ways; i++)
-		cmp_sc_run_free(&runs[i]);
+		bench_sc_run_free(&runs[i]);
 	return rc;
 }

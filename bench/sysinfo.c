@@ -13,7 +13,9 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
-#include "bench/bench.h"
+#include "bench/run.h"
+#include "bench/sysinfo.h"
+#include "bench/testbed.h"
 #include "qdisc/nl.h"
 #include "qdisc/qdisc.h"
 
@@ -28,10 +30,10 @@ static const char *const sysctls[] = {
 };
 
 /* the interfaces a packet of the bench crosses where it is queued or sent from */
-static const struct { int ns; const char *nsname, *ifname; } ifaces[CMP_MAX_IFS] = {
-	{ CMP_NS_CLIENT, "client", "c0" }, { CMP_NS_GW, "gateway", "g0" },
-	{ CMP_NS_GW, "gateway", CMP_GW_WAN }, { CMP_NS_GW, "gateway", CMP_GW_IFB },
-	{ CMP_NS_SERVER, "server", "s0" },
+static const struct { int ns; const char *nsname, *ifname; } ifaces[BENCH_MAX_IFS] = {
+	{ BENCH_NS_CLIENT, "client", "c0" }, { BENCH_NS_GW, "gateway", "g0" },
+	{ BENCH_NS_GW, "gateway", BENCH_GW_WAN }, { BENCH_NS_GW, "gateway", BENCH_GW_IFB },
+	{ BENCH_NS_SERVER, "server", "s0" },
 };
 
 /* One sysctl as /proc/sys shows it in the namespace we are in: its first line, tabs as
@@ -71,7 +73,7 @@ static int eth_get(int fd, const char *ifname, uint32_t cmd, uint32_t bit)
 	return bit ? !!(ev.data & bit) : !!ev.data;
 }
 
-void cmp_sysinfo_read(const struct cmp_bed *b, struct cmp_sysinfo *si)
+void bench_sysinfo_read(const struct bench_bed *b, struct bench_sysinfo *si)
 {
 	struct utsname u;
 
@@ -81,27 +83,27 @@ void cmp_sysinfo_read(const struct cmp_bed *b, struct cmp_sysinfo *si)
 		snprintf(si->kernel_name, sizeof(si->kernel_name), "%s", u.sysname);
 		snprintf(si->kernel_release, sizeof(si->kernel_release), "%s", u.release);
 	}
-	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]) && i < CMP_MAX_SYSCTL; i++)
+	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]) && i < BENCH_MAX_SYSCTL; i++)
 		si->sysctl[si->n_sysctl++].name = sysctls[i];
 	/* /proc/sys/net is the namespace's of whoever opens it: the client's and the server's
 	 * TCP stacks are the two ends of every flow */
-	if (cmp_enter(b, CMP_NS_CLIENT) == 0)
+	if (bench_enter(b, BENCH_NS_CLIENT) == 0)
 		for (size_t i = 0; i < si->n_sysctl; i++)
 			read_sysctl(si->sysctl[i].name, si->sysctl[i].client,
 				    sizeof(si->sysctl[i].client));
-	if (cmp_enter(b, CMP_NS_SERVER) == 0)
+	if (bench_enter(b, BENCH_NS_SERVER) == 0)
 		for (size_t i = 0; i < si->n_sysctl; i++)
 			read_sysctl(si->sysctl[i].name, si->sysctl[i].server,
 				    sizeof(si->sysctl[i].server));
-	for (size_t i = 0; i < CMP_MAX_IFS; i++) {
-		struct cmp_ifinfo *f = &si->ifs[si->n_ifs++];
+	for (size_t i = 0; i < BENCH_MAX_IFS; i++) {
+		struct bench_ifinfo *f = &si->ifs[si->n_ifs++];
 		int fd = -1;
 
 		f->ns = ifaces[i].nsname;
 		f->name = ifaces[i].ifname;
 		f->tso = f->gso = f->gro = f->lro = -1;
 		/* the socket's namespace is the one the ioctl looks the device up in */
-		if (cmp_enter(b, ifaces[i].ns) == 0)
+		if (bench_enter(b, ifaces[i].ns) == 0)
 			fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
@@ -111,10 +113,10 @@ void cmp_sysinfo_read(const struct cmp_bed *b, struct cmp_sysinfo *si)
 		f->lro = eth_get(fd, f->name, ETHTOOL_GFLAGS, ETH_FLAG_LRO);
 		close(fd);
 	}
-	cmp_enter(b, -1);
+	bench_enter(b, -1);
 }
 
-void cmp_tc_id(char *buf, size_t len, uint32_t id, bool handle)
+void bench_tc_id(char *buf, size_t len, uint32_t id, bool handle)
 {
 	if (!handle && id == TC_H_ROOT)
 		snprintf(buf, len, "root");
@@ -125,7 +127,7 @@ void cmp_tc_id(char *buf, size_t len, uint32_t id, bool handle)
 }
 
 struct tree_ctx {
-	struct cmp_result *r;
+	struct bench_result *r;
 	int ifindex;
 	bool down;
 };
@@ -134,11 +136,11 @@ static int tree_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	struct tree_ctx *c = arg;
 	struct gw_tc_obj obj;
-	struct cmp_tc *t;
+	struct bench_tc *t;
 	char other[IFNAMSIZ] = "";
 	int e;
 
-	if (c->r->n_tc >= CMP_MAX_TC)
+	if (c->r->n_tc >= BENCH_MAX_TC)
 		return 0;
 	e = gw_obj_parse(nlh, &obj, other, sizeof(other));
 	/* a qdisc dump may hold every device's (no strict checking) */
@@ -159,12 +161,12 @@ static int tree_cb(const struct nlmsghdr *nlh, void *arg)
 		gw_htb_class_format(t->opts, sizeof(t->opts), &obj.cls);
 	else if (gw_qdisc_ops(obj.kind) && !gw_qdisc_ops(obj.kind)->hook)
 		gw_kind_format(gw_qdisc_ops(obj.kind), t->opts, sizeof(t->opts), &obj.q);
-	gw_obj_format_tc(&obj, c->down ? CMP_GW_IFB : CMP_GW_WAN, CMP_GW_IFB, t->line,
+	gw_obj_format_tc(&obj, c->down ? BENCH_GW_IFB : BENCH_GW_WAN, BENCH_GW_IFB, t->line,
 			 sizeof(t->line));
 	return 0;
 }
 
-int cmp_read_tree(struct gw_nl *nl, const int ifidx[2], struct cmp_result *r)
+int bench_read_tree(struct gw_nl *nl, const int ifidx[2], struct bench_result *r)
 {
 	int e = 0;
 

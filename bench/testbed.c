@@ -21,7 +21,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "bench/bench.h"
+#include "bench/options.h"
+#include "bench/run.h"
+#include "bench/testbed.h"
 #include "sys/fd.h"
 
 static const char *const ns_role[4] = { "c", "g", "d", "s" };
@@ -29,7 +31,7 @@ static const char *const ns_role[4] = { "c", "g", "d", "s" };
 #define MAX_CHILDREN 64
 static pid_t children[MAX_CHILDREN];
 
-double cmp_now(void)
+double bench_now(void)
 {
 	struct timespec ts;
 
@@ -53,7 +55,7 @@ static void child_del(pid_t p)
 			children[i] = 0;
 }
 
-pid_t cmp_spawn(const struct cmp_bed *b, int ns, char *const argv[], const char *outfile)
+pid_t bench_spawn(const struct bench_bed *b, int ns, char *const argv[], const char *outfile)
 {
 	pid_t parent = getpid(), p;
 	sigset_t none;
@@ -92,9 +94,9 @@ pid_t cmp_spawn(const struct cmp_bed *b, int ns, char *const argv[], const char 
 	_exit(127);
 }
 
-int cmp_reap(pid_t pid, double timeout_s)
+int bench_reap(pid_t pid, double timeout_s)
 {
-	double end = cmp_now() + timeout_s;
+	double end = bench_now() + timeout_s;
 	int status, sig = 0;
 
 	if (pid <= 0)
@@ -112,26 +114,26 @@ int cmp_reap(pid_t pid, double timeout_s)
 			child_del(pid);
 			return -errno;
 		}
-		if (cmp_now() > end) {
+		if (bench_now() > end) {
 			sig = sig ? SIGKILL : SIGTERM;
 			kill(pid, sig);
-			end = cmp_now() + 1.0;
+			end = bench_now() + 1.0;
 		}
 		usleep(10000);
 	}
 }
 
-void cmp_kill_all(void)
+void bench_kill_all(void)
 {
 	for (int i = 0; i < MAX_CHILDREN; i++)
 		if (children[i])
 			kill(children[i], SIGTERM);
 	for (int i = 0; i < MAX_CHILDREN; i++)
 		if (children[i])
-			cmp_reap(children[i], 2.0);
+			bench_reap(children[i], 2.0);
 }
 
-int cmp_enter(const struct cmp_bed *b, int ns)
+int bench_enter(const struct bench_bed *b, int ns)
 {
 	return setns(ns < 0 ? b->home : b->fd[ns], CLONE_NEWNET) < 0 ? -errno : 0;
 }
@@ -147,7 +149,7 @@ static int write_file(const char *path, const char *text)
 }
 
 /* Run a command and wait for it (bounded). 0 or an error with its output in err. */
-static int run_cmd(struct cmp_bed *b, int ns, char *const argv[], double tmo, char *err,
+static int run_cmd(struct bench_bed *b, int ns, char *const argv[], double tmo, char *err,
 		   size_t errlen)
 {
 	char out[512];
@@ -155,9 +157,9 @@ static int run_cmd(struct cmp_bed *b, int ns, char *const argv[], double tmo, ch
 	int r;
 
 	snprintf(out, sizeof(out), "%s/cmd.out", b->tmp);
-	if ((p = cmp_spawn(b, ns, argv, out)) < 0)
+	if ((p = bench_spawn(b, ns, argv, out)) < 0)
 		return (int)p;
-	r = cmp_reap(p, tmo);
+	r = bench_reap(p, tmo);
 	if (r) {
 		char buf[300] = "";
 		FILE *f = fopen(out, "re");
@@ -179,7 +181,7 @@ static int run_cmd(struct cmp_bed *b, int ns, char *const argv[], double tmo, ch
 }
 
 /* `ip [-n NS] -b FILE` with the given lines. */
-static int ip_batch(struct cmp_bed *b, const char *ns, const char *lines, char *err,
+static int ip_batch(struct bench_bed *b, const char *ns, const char *lines, char *err,
 		    size_t errlen)
 {
 	char file[512];
@@ -198,8 +200,8 @@ static int ip_batch(struct cmp_bed *b, const char *ns, const char *lines, char *
 	return run_cmd(b, -1, argv, 20, err, errlen);
 }
 
-int cmp_bed_batch(struct cmp_bed *b, int ns, const char *tool, const char *lines, char *err,
-		  size_t errlen)
+int bench_bed_batch(struct bench_bed *b, int ns, const char *tool, const char *lines, char *err,
+		    size_t errlen)
 {
 	char file[512];
 	char *argv[] = { (char *)tool, "-n", b->ns[ns], "-b", file, NULL };
@@ -212,40 +214,26 @@ int cmp_bed_batch(struct cmp_bed *b, int ns, const char *tool, const char *lines
 }
 
 /* Per-namespace sysctls: written from inside the namespace, /proc/sys/net is its own. */
-static int ns_sysctl(struct cmp_bed *b, int ns, const char *key, const char *val)
+static int ns_sysctl(struct bench_bed *b, int ns, const char *key, const char *val)
 {
 	char path[256];
 	int r;
 
-	if ((r = cmp_enter(b, ns)))
+	if ((r = bench_enter(b, ns)))
 		return r;
 	snprintf(path, sizeof(path), "/proc/sys/%s", key);
 	r = write_file(path, val);
-	cmp_enter(b, -1);
+	bench_enter(b, -1);
 	return r;
 }
 
-int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen)
+/* The four namespaces and their veths, the namespaces' fds open. Names first, so cleanup
+ * knows them even if the batch fails half way. */
+static int bed_make(struct bench_bed *b, char *err, size_t errlen)
 {
 	char buf[2048], path[512];
 	int r;
 
-	for (int i = 0; i < 4; i++) {
-		snprintf(b->ns[i], sizeof(b->ns[i]), "gwcmp%d-%s", (int)getpid(), ns_role[i]);
-		b->fd[i] = -1;
-		b->made[i] = false;
-	}
-	snprintf(b->tmp, sizeof(b->tmp), "/tmp/gwcmp.XXXXXX");
-	if (!mkdtemp(b->tmp)) {
-		b->tmp[0] = 0;
-		snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
-		return -errno;
-	}
-	if ((b->home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
-		snprintf(err, errlen, "/proc/self/ns/net: %s", strerror(errno));
-		return -errno;
-	}
-	/* names first, so cleanup knows them even if the batch fails half way */
 	for (int i = 0; i < 4; i++)
 		b->made[i] = true;
 	snprintf(buf, sizeof(buf),
@@ -264,6 +252,12 @@ int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t er
 			return -errno;
 		}
 	}
+	return 0;
+}
+
+/* Each namespace's addresses and routes, IPv4's and (v6) IPv6's */
+static int bed_address(struct bench_bed *b, bool v6, char *err, size_t errlen)
+{
 	static const char *const cfg[4] = {
 		"link set lo up\naddr add 10.77.1.2/24 dev c0\nlink set c0 up\n"
 		"route add default via 10.77.1.1\n",
@@ -284,14 +278,13 @@ int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t er
 		"route add fd77:1::/64 via fd77:2::1\n",
 		"addr add fd77:3::2/64 dev s0 nodad\nroute add default via fd77:3::1\n",
 	};
-	b->family = o->family == 6 ? AF_INET6 : AF_INET;
-	b->dual = o->family == 46;
-	bool v6 = b->family == AF_INET6 || b->dual;
+	int r;
+
 	/* (the routers forward before their addresses come: turning forwarding on later
 	 * resets their interfaces' IPv6 state) */
 	if (v6 &&
-	    ((r = ns_sysctl(b, CMP_NS_GW, "net/ipv6/conf/all/forwarding", "1")) ||
-	     (r = ns_sysctl(b, CMP_NS_DELAY, "net/ipv6/conf/all/forwarding", "1")))) {
+	    ((r = ns_sysctl(b, BENCH_NS_GW, "net/ipv6/conf/all/forwarding", "1")) ||
+	     (r = ns_sysctl(b, BENCH_NS_DELAY, "net/ipv6/conf/all/forwarding", "1")))) {
 		snprintf(err, errlen, "enabling IPv6 forwarding: %s", strerror(-r));
 		return r;
 	}
@@ -303,13 +296,23 @@ int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t er
 		/* every hop's neighbour entry made before a run: a probe that waits for neighbour
 		 * discovery would count as a second of idle latency (ARP is quick enough for
 		 * the runs' own half second of warm-up; discovery is not) */
-		char *argv[] = { "ping", "-6", "-q", "-c", "1", "-w", "5", CMP_IP6_SERVER, NULL };
+		char *argv[] = { "ping", "-6", "-q", "-c", "1", "-w", "5", BENCH_IP6_SERVER, NULL };
 
-		if ((r = run_cmd(b, CMP_NS_CLIENT, argv, 8, err, errlen)))
+		if ((r = run_cmd(b, BENCH_NS_CLIENT, argv, 8, err, errlen)))
 			return r;
 	}
-	if ((r = ns_sysctl(b, CMP_NS_GW, "net/ipv4/ip_forward", "1")) ||
-	    (r = ns_sysctl(b, CMP_NS_DELAY, "net/ipv4/ip_forward", "1"))) {
+	return 0;
+}
+
+/* The routers forward; the ends mark ECN and carry no ssthresh from run to run; the delay
+ * box adds half the RTT each way (netem, where the kernel has it) */
+static int bed_tune(struct bench_bed *b, const struct bench_opts *o, char *err, size_t errlen)
+{
+	char buf[256], path[512];
+	int r;
+
+	if ((r = ns_sysctl(b, BENCH_NS_GW, "net/ipv4/ip_forward", "1")) ||
+	    (r = ns_sysctl(b, BENCH_NS_DELAY, "net/ipv4/ip_forward", "1"))) {
 		snprintf(err, errlen, "enabling forwarding: %s", strerror(-r));
 		return r;
 	}
@@ -319,17 +322,45 @@ int cmp_bed_up(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t er
 		ns_sysctl(b, i, "net/ipv4/tcp_ecn", "1");
 		ns_sysctl(b, i, "net/ipv4/tcp_no_metrics_save", "1");
 	}
-	if (!o->no_delay) {
-		char d[32], *argv[] = { "tc", "-n", b->ns[CMP_NS_DELAY], "-b", path, NULL };
+	if (o->no_delay)
+		return 0;
+	char d[32], *argv[] = { "tc", "-n", b->ns[BENCH_NS_DELAY], "-b", path, NULL };
 
-		snprintf(d, sizeof(d), "%.3fms", o->rtt_us / 2000.0);
-		snprintf(buf, sizeof(buf),
-			 "qdisc add dev d0 root netem delay %s limit 100000\n"
-			 "qdisc add dev d1 root netem delay %s limit 100000\n", d, d);
-		snprintf(path, sizeof(path), "%s/tc.batch", b->tmp);
-		if ((r = write_file(path, buf)) || (r = run_cmd(b, -1, argv, 20, err, errlen)))
-			return r;
+	snprintf(d, sizeof(d), "%.3fms", o->rtt_us / 2000.0);
+	snprintf(buf, sizeof(buf),
+		 "qdisc add dev d0 root netem delay %s limit 100000\n"
+		 "qdisc add dev d1 root netem delay %s limit 100000\n", d, d);
+	snprintf(path, sizeof(path), "%s/tc.batch", b->tmp);
+	if ((r = write_file(path, buf)) || (r = run_cmd(b, -1, argv, 20, err, errlen)))
+		return r;
+	return 0;
+}
+
+int bench_bed_up(struct bench_bed *b, const struct bench_opts *o, char *err, size_t errlen)
+{
+	int r;
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(b->ns[i], sizeof(b->ns[i]), "gwcmp%d-%s", (int)getpid(), ns_role[i]);
+		b->fd[i] = -1;
+		b->made[i] = false;
 	}
+	snprintf(b->tmp, sizeof(b->tmp), "/tmp/gwcmp.XXXXXX");
+	if (!mkdtemp(b->tmp)) {
+		b->tmp[0] = 0;
+		snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
+		return -errno;
+	}
+	if ((b->home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "/proc/self/ns/net: %s", strerror(errno));
+		return -errno;
+	}
+	b->family = o->family == 6 ? AF_INET6 : AF_INET;
+	b->dual = o->family == 46;
+	if ((r = bed_make(b, err, errlen)) ||
+	    (r = bed_address(b, b->family == AF_INET6 || b->dual, err, errlen)) ||
+	    (r = bed_tune(b, o, err, errlen)))
+		return r;
 	return 0;
 }
 
@@ -341,14 +372,14 @@ static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ft
 	return remove(p) < 0 ? 0 : 0;
 }
 
-void cmp_bed_down(struct cmp_bed *b)
+void bench_bed_down(struct bench_bed *b)
 {
 	char buf[512] = "", err[256];
 	size_t len = 0;
 
-	cmp_kill_all();
+	bench_kill_all();
 	if (b->home >= 0)
-		cmp_enter(b, -1);
+		bench_enter(b, -1);
 	for (int i = 0; i < 4; i++) {
 		gw_fd_close(&b->fd[i]);
 		if (b->made[i] && len < sizeof(buf))
@@ -374,17 +405,17 @@ void cmp_bed_down(struct cmp_bed *b)
 	b->tmp[0] = 0;
 }
 
-const char *cmp_server_ip(const struct cmp_bed *b)
+const char *bench_server_ip(const struct bench_bed *b)
 {
-	return b->family == AF_INET6 ? CMP_IP6_SERVER : CMP_IP_SERVER;
+	return b->family == AF_INET6 ? BENCH_IP6_SERVER : BENCH_IP_SERVER;
 }
 
-socklen_t cmp_server_addr(const struct cmp_bed *b, int port, struct sockaddr_storage *ss)
+socklen_t bench_server_addr(const struct bench_bed *b, int port, struct sockaddr_storage *ss)
 {
-	return cmp_server_addr_in(b->family, port, ss);
+	return bench_server_addr_in(b->family, port, ss);
 }
 
-socklen_t cmp_server_addr_in(int family, int port, struct sockaddr_storage *ss)
+socklen_t bench_server_addr_in(int family, int port, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
 	if (family == AF_INET6) {
@@ -392,32 +423,32 @@ socklen_t cmp_server_addr_in(int family, int port, struct sockaddr_storage *ss)
 
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((uint16_t)port);
-		inet_pton(AF_INET6, CMP_IP6_SERVER, &s6->sin6_addr);
+		inet_pton(AF_INET6, BENCH_IP6_SERVER, &s6->sin6_addr);
 		return sizeof(*s6);
 	}
 	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
 
 	s4->sin_family = AF_INET;
 	s4->sin_port = htons((uint16_t)port);
-	inet_pton(AF_INET, CMP_IP_SERVER, &s4->sin_addr);
+	inet_pton(AF_INET, BENCH_IP_SERVER, &s4->sin_addr);
 	return sizeof(*s4);
 }
 
-/* The reflector (bench.h): the scenario's gateway probes and the comparison's UDP probes. */
-int cmp_start_reflector(struct cmp_bed *b, const struct cmp_opts *o, char *err, size_t errlen)
+/* The reflector (testbed.h): the scenario's gateway probes and the comparison's UDP probes. */
+int bench_start_reflector(struct bench_bed *b, const struct bench_opts *o, char *err, size_t errlen)
 {
-	char log[512], addr[32], *argv[] = { (char *)o->self, "--reflect", addr, NULL };
+	char log[512], addr[32], *argv[] = { (char *)o->gatewayd, "--reflect", addr, NULL };
 	pid_t p;
 
 	/* "[::]" answers IPv4 as well */
 	snprintf(addr, sizeof(addr), b->family == AF_INET6 || b->dual ? "[::]:%d" : "0.0.0.0:%d",
-		 CMP_REFLECT_PORT);
+		 BENCH_REFLECT_PORT);
 	snprintf(log, sizeof(log), "%s/reflect.log", b->tmp);
-	if ((p = cmp_spawn(b, CMP_NS_SERVER, argv, log)) < 0) {
+	if ((p = bench_spawn(b, BENCH_NS_SERVER, argv, log)) < 0) {
 		snprintf(err, errlen, "cannot start the reflector: %s", strerror((int)-p));
 		return (int)p;
 	}
-	for (double end = cmp_now() + 10; cmp_now() < end; usleep(20000)) {
+	for (double end = bench_now() + 10; bench_now() < end; usleep(20000)) {
 		char line[256];
 		bool up = false;
 		FILE *f = fopen(log, "re");

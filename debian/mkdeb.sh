@@ -35,7 +35,8 @@ $MAKE --no-print-directory BUILD="$DEB_BUILD" "$flags" LDFLAGS="$LDFLAGS" PREFIX
 
 # what dh_strip does to an executable (the debug info stays in DEB_BUILD/gatewayd)
 strip --remove-section=.comment --remove-section=.note "$stage/usr/sbin/gatewayd" \
-	"$stage/usr/lib/cni/gatewayd-cni" "$stage/usr/libexec/gatewayd/gatewayd-uml-exec"
+	"$stage/usr/lib/cni/gatewayd-cni" "$stage/usr/libexec/gatewayd/gatewayd-bench" \
+	"$stage/usr/libexec/gatewayd/gatewayd-uml-exec"
 # man pages and the changelog compressed as policy says, without a name or date inside
 gzip -9n "$stage"/usr/share/man/man*/*
 doc=$stage/usr/share/doc/gatewayd
@@ -53,9 +54,9 @@ done
 (cd "$stage" && find . -type f ! -path './DEBIAN/*' ! -path './etc/*' | LC_ALL=C sort |
 	sed 's|^\./||' | xargs md5sum) >"$stage/DEBIAN/md5sums"
 
-# Depends: the shared libraries the binary links, each at the version its symbols need
+# Depends: the shared libraries the binaries link, each at the version its symbols need
 dpkg-shlibdeps -T"$DEB_BUILD/substvars" -e"$stage/usr/sbin/gatewayd" \
-	-e"$stage/usr/lib/cni/gatewayd-cni"
+	-e"$stage/usr/lib/cni/gatewayd-cni" -e"$stage/usr/libexec/gatewayd/gatewayd-bench"
 echo "misc:Depends=" >>"$DEB_BUILD/substvars"
 dpkg-gencontrol -pgatewayd -P"$stage" -T"$DEB_BUILD/substvars" -f"$DEB_BUILD/files"
 

@@ -1,6 +1,7 @@
 /* gatewayd/main.c: arguments, start-up, the event loop and a clean shutdown. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +10,6 @@
 #include <unistd.h>
 #include "config/config.h"
 #include "tree/apply.h"
-#ifndef GW_NO_COMPARE
-#include "bench/compare.h"
-#endif
 #include "config/systemd_dropin.h"
 #include "tree/dryrun.h"
 #include "tree/kinds.h"
@@ -62,6 +60,37 @@ static void usage(FILE *f)
 		"      --version      print the version\n"
 		"  -h, --help         this text\n"
 		"Runs in the foreground; SIGTERM or SIGINT removes what it created and exits 0.\n");
+}
+
+/* `--compare` and `--compare-report` are gatewayd-bench's: run it with the same arguments,
+ * found beside this binary (the build tree) or in ../libexec/gatewayd/ (installed). The
+ * daemon holds no bench code. Returns only when it cannot run it. */
+static int run_bench(char **argv)
+{
+	static const char *const where[] = { "", "../libexec/gatewayd/" };
+	char self[PATH_MAX] = "", path[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0 || !(slash = strrchr(self, '/'))) {
+		fprintf(stderr, "gatewayd: /proc/self/exe: %s: cannot find gatewayd-bench\n",
+			n < 0 ? strerror(errno) : "no path");
+		return EXIT_RUNTIME;
+	}
+	slash[1] = 0;	/* the directory, with its '/' */
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		snprintf(path, sizeof(path), "%s%sgatewayd-bench", self, where[i]);
+		if (access(path, X_OK) == 0) {
+			argv[0] = path;
+			execv(path, argv);
+			fprintf(stderr, "gatewayd: cannot run %s: %s\n", path, strerror(errno));
+			return EXIT_RUNTIME;
+		}
+	}
+	fprintf(stderr, "gatewayd: the comparison bench is not installed: no gatewayd-bench in %s "
+		"or %s../libexec/gatewayd/ (`make all` builds it beside gatewayd, `make install` "
+		"puts it in libexec/gatewayd/)\n", self, self);
+	return EXIT_USAGE;
 }
 
 /* Room for the status server's connections (2048) beside netlink and timers: systemd and
@@ -524,27 +553,11 @@ static int run_sink(const struct cmdline *cl, struct gw_config **cfg)
 	return gw_sink_main(cl->sinks, cl->n_sinks, &cl->sink);
 }
 
-/* --compare and --compare-report: the comparison bench, whose options are its own. */
+/* --compare and --compare-report: the comparison bench, a program of its own (run_bench). */
 static int run_compare(int argc, char **argv)
 {
-#ifndef GW_NO_COMPARE
-	return gw_compare_main(argc, argv);
-#else
 	(void)argc;
-	(void)argv;
-	fprintf(stderr, "gatewayd: this build has no comparison bench (a router's, "
-		"`make router`); the full build has --compare\n");
-	return EXIT_USAGE;
-#endif
-}
-
-static int run_compare_report(int argc, char **argv)
-{
-#ifndef GW_NO_COMPARE
-	return gw_compare_report_main(argc, argv);
-#else
-	return run_compare(argc, argv);
-#endif
+	return run_bench(argv);
 }
 
 enum { MODE_RUN, MODE_CHECK, MODE_DRY_RUN, MODE_ONESHOT, MODE_PROBE, MODE_LOAD_TEST, MODE_DROPIN,
@@ -568,7 +581,7 @@ static const struct mode {
 	[MODE_REFLECT] = { "--reflect", false, run_reflect, NULL },
 	[MODE_SINK] = { "--sink", false, run_sink, NULL },
 	[MODE_COMPARE] = { "--compare", false, NULL, run_compare },
-	[MODE_COMPARE_REPORT] = { "--compare-report", false, NULL, run_compare_report },
+	[MODE_COMPARE_REPORT] = { "--compare-report", false, NULL, run_compare },
 };
 
 /* An option's action: 0, -EINVAL (a bad value, said), or 1: done, exit 0 (--help). */

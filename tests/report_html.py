@@ -4,13 +4,19 @@
   static HTML RUNDIR...   well-formed, self-contained (the CSP, no reference to anything), the
                           table holding every figure of each RUNDIR/results.json as the terminal
                           table prints it, one inline SVG per plot; prints the counts
-  shot PNG N              a screenshot (Chromium, scale 1) of it: the table's frame and N plot
-                          frames found by their border colours, each with drawing inside
+  shot CHROMIUM HTML PNG N [NETLOG]
+                          HTML in headless Chromium (over its DevTools pipe, scale 1, no
+                          network of its own to reach: run it under unshare -n), its screenshot
+                          saved as PNG: the table (element id "figures") and N plots (ids
+                          "plot0".."plotN-1") found by their ids, each with text or drawing in
+                          its box on the screenshot; NETLOG: Chromium's net log written there
   netlog FILE [--expect]  Chromium's net log: no request started by a page (--expect: the
                           negative control, at least one)
 Exit status 0 when it holds; a line saying what does not, otherwise."""
+import base64
 import html.parser
 import json
+import os
 import struct
 import sys
 import zlib
@@ -130,6 +136,16 @@ def static(path, dirs):
         fail("elements left open: %s" % p.stack)
     if not p.csp:
         fail("no Content-Security-Policy meta tag of %r" % CSP)
+    if not p.rows:
+        fail("no table of id \"figures\"")
+    # each plot's frame by its place among the plots (one left out leaves its number unused)
+    places = [int(f[4:]) if f and f[:4] == "plot" and f[4:].isdigit() else -1 for f in p.frames]
+    if any(k < 0 for k in places) or places != sorted(set(places)):
+        fail("the plots' frames are not ids plot<place>, in order: %s" % p.frames)
+    # what a reader sees is the page, not a test's marks: no coloured frames
+    for mark in ("rgb(250,0,250)", "border-color:rgb(0,250", "border:4px"):
+        if mark in src.replace(" ", ""):
+            fail("holds a test's mark %r" % mark)
     # what the parser would not call an attribute (in a <style>, say); text is escaped
     low = src.lower()
     for bad in ("<script", "@import", "url(http", "url(/", "url(file"):
@@ -206,54 +222,89 @@ def png_rgb(path):
     return w, h, rows
 
 
-def frame(w, rows, rgb):
-    """The bounding box of the pixels of exactly rgb, or None."""
-    want, box = bytes(rgb), None
-    for y, row in enumerate(rows):
-        x = row.find(want)
-        while x >= 0 and x % 3:
-            x = row.find(want, x + 1)
-        if x < 0:
-            continue
-        x1 = row.rfind(want)
-        while x1 % 3:
-            x1 = row.rfind(want, 0, x1)
-        box = (min(box[0], x // 3), box[1], max(box[2], x1 // 3), y) if box else (x // 3, y, x1 // 3, y)
-    return box
+# Where each element of the page is, by its id: [left, top, width, height] or null
+RECTS = """(() => {
+  const box = (id) => {
+    const e = document.getElementById(id);
+    if (!e) return null;
+    const r = e.getBoundingClientRect();
+    return [r.left + window.scrollX, r.top + window.scrollY, r.width, r.height];
+  };
+  return { table: box('figures'), plots: [...Array(%d).keys()].map((i) => box('plot' + i)),
+           loaded: document.readyState };
+})()"""
 
 
-def shot(path, n):
-    w, h, rows = png_rgb(path)
-    t = frame(w, rows, (250, 0, 250))
-    if not t or t[2] - t[0] < 100 or t[3] - t[1] < 100:
-        fail("no table frame in the screenshot (%s)" % (t,))
-    dark = sum(1 for y in range(t[1] + 4, t[3] - 3) for x in range(t[0] + 4, t[2] - 3)
-               if max(rows[y][3 * x:3 * x + 3]) < 100)
+def page_shot(chrome, page, png, n, netlog_path):
+    """The page in Chromium: the rects of its table and plots by id, and a screenshot."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "webui"))
+    import cdp  # tests/webui/cdp.py: Chromium over its DevTools pipe
+    extra = ["--force-device-scale-factor=1", "--host-resolver-rules=MAP * ~NOTFOUND",
+             "--no-pings", "--disable-default-apps"]
+    if netlog_path:
+        extra += ["--log-net-log=" + netlog_path, "--net-log-capture-mode=Everything"]
+    b = cdp.Browser(chrome, extra)
+    try:
+        t = b.send("Target.createTarget", {"url": "about:blank"}, session=False)
+        b.session = b.send("Target.attachToTarget", {"targetId": t["targetId"], "flatten": True},
+                           session=False)["sessionId"]
+        b.send("Page.enable")
+        b.send("Emulation.setDeviceMetricsOverride",
+               {"width": 1200, "height": 3000, "deviceScaleFactor": 1, "mobile": False})
+        b.send("Page.navigate", {"url": "file://" + os.path.abspath(page)})
+        for _ in range(100):
+            r = b.eval(RECTS % n)
+            if r["loaded"] == "complete":
+                break
+            b.pump(0.1)
+        shot_png = b.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+        with open(png, "wb") as f:
+            f.write(base64.b64decode(shot_png["data"]))
+        return r
+    finally:
+        b.close()
+
+
+def inside(rows, box, w, h):
+    """box [left, top, width, height] (CSS px, scale 1) as pixel bounds within the image"""
+    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
+    return x0, y0, min(w, int(box[0] + box[2])), min(h, int(box[1] + box[3]))
+
+
+def shot(chrome, page, png, n, netlog_path=None):
+    r = page_shot(chrome, page, png, n, netlog_path)
+    w, h, rows = png_rgb(png)
+    t = r["table"]
+    if not t or t[2] < 100 or t[3] < 100:
+        fail("no table of id \"figures\" the size of a table (%s)" % (t,))
+    x0, y0, x1, y1 = inside(rows, t, w, h)
+    dark = sum(1 for y in range(y0, y1) for x in range(x0, x1) if max(rows[y][3 * x:3 * x + 3]) < 100)
     if dark < 2000:
-        fail("the table's frame holds %d dark pixels: no text" % dark)
+        fail("the table (id figures, %dx%d at %d,%d) holds %d dark pixels: no text"
+             % (t[2], t[3], t[0], t[1], dark))
     out = []
-    for i in range(n):
-        b = frame(w, rows, (0, 250, i))
-        if not b or b[2] - b[0] < 400 or b[3] - b[1] < 200:
-            fail("plot %d: no frame of rgb(0,250,%d) the size of a plot (%s)" % (i, i, b))
+    for i, b in enumerate(r["plots"]):
+        if not b or b[2] < 400 or b[3] < 200:
+            fail("plot %d: no element of id plot%d the size of a plot (%s)" % (i, i, b))
         ink = colour = 0
         # inside the axes (svg.c's 860x460 plot: x 72..690, y 44..404): not the legend's lines
-        x0, x1 = b[0] + 4 + (b[2] - b[0] - 7) * 72 // 860, b[0] + 4 + (b[2] - b[0] - 7) * 690 // 860
-        y0, y1 = b[1] + 4 + (b[3] - b[1] - 7) * 44 // 460, b[1] + 4 + (b[3] - b[1] - 7) * 404 // 460
-        for y in range(y0, y1):
-            seg = rows[y][3 * x0:3 * x1]
+        x0, x1 = int(b[0] + b[2] * 72 / 860), int(b[0] + b[2] * 690 / 860)
+        y0, y1 = int(b[1] + b[3] * 44 / 460), int(b[1] + b[3] * 404 / 460)
+        for y in range(y0, min(y1, h)):
+            seg = rows[y][3 * x0:3 * min(x1, w)]
             if not seg.strip(b"\xff"):
                 continue
-            for r, g, bl in zip(seg[0::3], seg[1::3], seg[2::3]):
-                if r < 240 or g < 240 or bl < 240:
+            for rr, g, bl in zip(seg[0::3], seg[1::3], seg[2::3]):
+                if rr < 240 or g < 240 or bl < 240:
                     ink += 1
                     # a data series' colour, not the axes' and grid's greys
-                    colour += max(r, g, bl) - min(r, g, bl) > 80
+                    colour += max(rr, g, bl) - min(rr, g, bl) > 80
         if colour < 100:
-            fail("plot %d (%dx%d at %d,%d): %d drawn pixels, %d in a series' colour: empty"
-                 % (i, b[2] - b[0], b[3] - b[1], b[0], b[1], ink, colour))
-        out.append("%dx%d, %d coloured px" % (b[2] - b[0] + 1, b[3] - b[1] + 1, colour))
-    print("# screenshot %dx%d: the table (%d dark px) and %d plots: %s" % (w, h, dark, n, "; ".join(out)))
+            fail("plot %d (id plot%d, %dx%d at %d,%d): %d drawn pixels, %d in a series' colour: empty"
+                 % (i, i, b[2], b[3], b[0], b[1], ink, colour))
+        out.append("%dx%d, %d coloured px" % (b[2], b[3], colour))
+    print("# screenshot %dx%d: the table (id figures, %d dark px) and %d plots by id: %s"
+          % (w, h, dark, n, "; ".join(out)))
 
 
 def netlog(path, expect):
@@ -283,8 +334,8 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if len(a) >= 3 and a[0] == "static":
         static(a[1], a[2:])
-    elif len(a) == 3 and a[0] == "shot":
-        shot(a[1], int(a[2]))
+    elif len(a) in (5, 6) and a[0] == "shot":
+        shot(a[1], a[2], a[3], int(a[4]), a[5] if len(a) == 6 else None)
     elif len(a) in (2, 3) and a[0] == "netlog":
         netlog(a[1], a[2:] == ["--expect"])
     else:

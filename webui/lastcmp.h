@@ -10,7 +10,8 @@
 #include <sys/types.h>
 #include <time.h>
 
-#define GW_LASTCMP_JSON_MAX (32u << 20)	/* results.json: samples of a long run included */
+/* results.json is read up to GW_BENCH_FILE_MAX (webui/benchfile.h), as the bench's report
+ * reads it; a plot up to: */
 #define GW_LASTCMP_SVG_MAX (4u << 20)
 
 struct gw_lastcmp {

@@ -37,8 +37,18 @@ check "  and says which file and why (No space left on device)" \
 check "  no .tmp left" test "$(tmps "$SMALL")" -eq 0
 check "  every file of the first report intact (sha256)" test "$(sums "$OUT")" = "$before"
 # room for every file but the largest (report.html) beside the old ones: the first ones are
-# replaced whole, the last fails, the old one stays
-rm -f "$SMALL/filler"
+# replaced whole, the last fails, the old one stays. Free pages: as many as the largest of the
+# others takes, fewer than report.html takes.
+pages() { echo $(( ($(stat -c %s "$1") + 4095) / 4096 )); }
+room=0
+for f in "$OUT"/*; do
+	[ "$f" = "$OUT/report.html" ] || [ "$(pages "$f")" -le $room ] || room=$(pages "$f")
+done
+sz=$(stat -c %s "$SMALL/filler")
+truncate -s $(( (sz / 4096 - (room - $(stat -f -c %a "$SMALL"))) * 4096 )) "$SMALL/filler"
+html=$(pages "$OUT/report.html")
+check "  $(stat -f -c %a "$SMALL") pages free: the others fit ($room), report.html ($html) not" \
+	eval '[ "$(stat -f -c %a "$SMALL")" -eq $room ] && [ $room -lt $html ]'
 report "$OUT"
 rc=$?
 check "room for the small files only: exit $rc, report.html not written, said so" \
@@ -49,6 +59,7 @@ check "  report.html as it was" \
 valid() { jq -e '.schema == "gatewayd-compare-report"' "$1" >/dev/null; }
 check "  report.json replaced whole (valid JSON)" valid "$OUT/report.json"
 # --html-only writes into the run directory itself: the same
+rm -f "$SMALL/filler"
 mkdir "$SMALL/run"
 cp "$RUN/results.json" "$SMALL/run/"
 echo "old page" >"$SMALL/run/report.html"

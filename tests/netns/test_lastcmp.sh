@@ -8,7 +8,8 @@
 # --qdiscs a kind this kernel lacks, or a bad knob: exit 2 before anything starts; an --out
 # not root's own, exit 1; the bench on a full 64 KiB tmpfs fails and keeps the old files. Then the
 # other loads (--profile upload, download, bidir; --family 6, 46), each run's flent file
-# opened and read back by flent itself as the flent test of its load.
+# opened and read back by flent itself as the flent test of its load; the upload's run by
+# gatewayd-bench directly, the others through `gatewayd --compare`, each results.json valid.
 . "$(dirname "$0")/lib.sh"
 
 # refusals first: nothing made (no --out, no namespace), a clear message
@@ -262,13 +263,14 @@ else
 	# the control: a page that asks for two things (names that resolve nowhere) shows in the log
 	printf '<!DOCTYPE html><p>x<img src="http://report-check.invalid/x.png"></p>' >"$TMPD/control.html"
 	shot "$TMPD/control.html" "$TMPD/control.png" "$TMPD/control.netlog" & cpid=$!
-	shot "$CMP/report.html" "$TMPD/report.png" "$TMPD/report.netlog"
-	rc=$?
+	np=$(grep -c 'class="plot"' "$CMP/report.html")
+	# report.html over Chromium's DevTools pipe, in a network namespace of its own: its table
+	# and plots found by their element ids, each drawn in its box on the screenshot
+	check "Chromium renders report.html: the table (id figures) and its $np plots (ids plot0...) found by id, each drawn" \
+		timeout 90 unshare -n python3 "$TOP/tests/report_html.py" shot "$CHROMIUM" \
+		"$CMP/report.html" "$TMPD/report.png" "$np" "$TMPD/report.netlog"
 	wait $cpid
 	echo "# Chromium rendered report.html (and the control page beside it) in $((SECONDS - start)) s"
-	np=$(grep -c 'class="plot"' "$CMP/report.html")
-	check "Chromium renders report.html ($rc): the table and its $np plots drawn, each in its frame" \
-		python3 "$TOP/tests/report_html.py" shot "$TMPD/report.png" "$np"
 	check "and makes no network request: none by the page in the net log" \
 		python3 "$TOP/tests/report_html.py" netlog "$TMPD/report.netlog"
 	check "the net log check sees a page's requests (the control page's)" \
@@ -347,11 +349,13 @@ gw_stop
 check "gatewayd stops cleanly" test $? -eq 0
 
 # cmp_run NAME DESC ARGS...: a 6 s fifo run at 10mbit on this kernel into $TMPD/NAME, timed,
-# and its results.json checked against docs/compare-schema.md
+# and its results.json checked against docs/compare-schema.md; run by `gatewayd --compare`,
+# or by the bench's own program, gatewayd-bench, which that runs (CMP=bench)
 cmp_run() {
-	local name=$1 desc=$2 probs start=$SECONDS
+	local name=$1 desc=$2 probs start=$SECONDS prog=("$GATEWAYD" --compare)
 	shift 2
-	timeout 40 "$GATEWAYD" --compare --kernel host --qdiscs fifo --rate 10mbit --duration 6s \
+	[ "${CMP:-}" = bench ] && prog=("$(dirname "$GATEWAYD")/gatewayd-bench")
+	timeout 40 "${prog[@]}" --kernel host --qdiscs fifo --rate 10mbit --duration 6s \
 		"$@" --out "$TMPD/$name" >"$TMPD/$name.out" 2>&1
 	echo "# $desc (fifo, 10mbit, 6 s) took $((SECONDS - start)) s, status $?"
 	probs=$(python3 "$(dirname "$0")/../uml/compare_check.py" "$TMPD/$name" 2>&1)
@@ -363,7 +367,12 @@ cmp_run() {
 # carries nothing but the TCP ACKs, the probes and the VoIP stream: its one-way delay stays
 # near idle while the loaded way's fifo fills (hundreds of ms), and it has no goodput
 for prof in upload download; do
-	cmp_run $prof "--profile $prof" --profile $prof --flows 2
+	# the upload run by gatewayd-bench itself: its results.json valid either way
+	if [ $prof = upload ]; then
+		CMP=bench cmp_run $prof "gatewayd-bench --profile $prof" --profile $prof --flows 2
+	else
+		cmp_run $prof "--profile $prof" --profile $prof --flows 2
+	fi
 	check "--profile $prof: 2 TCP flows $prof only, no flood; the loaded way's queue in its one-way delay, the other near idle" python3 -c '
 import json, sys
 prof = sys.argv[2]

@@ -77,7 +77,8 @@ dpkg-deb -x "$deb" "$tmpx"
 depends=$(ctl Depends)
 echo "# Depends: $depends"
 missing=""
-for so in $(objdump -p "$tmpx/usr/sbin/gatewayd" "$tmpx/usr/lib/cni/gatewayd-cni" |
+for so in $(objdump -p "$tmpx/usr/sbin/gatewayd" "$tmpx/usr/lib/cni/gatewayd-cni" \
+	"$tmpx/usr/libexec/gatewayd/gatewayd-bench" |
 	awk '$1 == "NEEDED" { print $2 }' | sort -u); do
 	pkgs=$(dpkg -S "*/$so" 2>/dev/null | cut -d: -f1 | tr ',' '\n' | sed 's/ //g' | sort -u)
 	found=0
@@ -97,6 +98,8 @@ hardened() {
 check "the binary is stripped and hardened (relro, bind-now, PIE, fortified calls)" \
 	hardened "$tmpx/usr/sbin/gatewayd"
 check "the CNI plugin too (/usr/lib/cni/gatewayd-cni)" hardened "$tmpx/usr/lib/cni/gatewayd-cni"
+check "and the bench (/usr/libexec/gatewayd/gatewayd-bench)" \
+	hardened "$tmpx/usr/libexec/gatewayd/gatewayd-bench"
 
 want="/usr/sbin/gatewayd /lib/systemd/system/gatewayd.service /etc/gatewayd/gatewayd.conf
 	/lib/systemd/system-generators/gatewayd-generator
@@ -105,6 +108,7 @@ want="/usr/sbin/gatewayd /lib/systemd/system/gatewayd.service /etc/gatewayd/gate
 	/usr/share/doc/gatewayd/examples/home-router.conf
 	/usr/share/doc/gatewayd/examples/office-router.conf
 	/usr/share/doc/gatewayd/examples/container-host.conf
+	/usr/libexec/gatewayd/gatewayd-bench
 	/usr/libexec/gatewayd/gatewayd-uml /usr/libexec/gatewayd/gatewayd-uml-init
 	/usr/lib/cni/gatewayd-cni /usr/share/man/man8/gatewayd-cni.8.gz
 	/usr/lib/sysusers.d/gatewayd.conf
@@ -188,6 +192,11 @@ got=$(in_root gatewayd --check -c /etc/gatewayd/gatewayd.conf 2>&1)
 rc=$?
 check "gatewayd --check -c /etc/gatewayd/gatewayd.conf: exit $rc, \"$got\"" \
 	eval '[ $rc -eq 0 ] && [ "${got%% (*}" = "/etc/gatewayd/gatewayd.conf: ok" ]'
+# --compare is the bench's, gatewayd-bench, which the daemon finds in ../libexec/gatewayd/
+got=$(in_root gatewayd --compare --help 2>&1)
+rc=$?
+check "gatewayd --compare --help in the root runs the installed gatewayd-bench: exit $rc" \
+	eval '[ $rc -eq 0 ] && grep -q "^usage: gatewayd --compare" <<<"$got"'
 conff=$(in_root dpkg-query -W -f='${Conffiles}' gatewayd)
 check "the conffile is listed by dpkg-query: $(echo $conff)" \
 	grep -q '^ /etc/gatewayd/gatewayd.conf [0-9a-f]\{32\}$' <<<"$conff"

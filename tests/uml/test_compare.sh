@@ -52,12 +52,14 @@ if [ $host_has_all = 0 ]; then
 	check_detail "auto: this kernel lacks a qdisc, so the run goes to UML and says so" "$out" \
 		grep -q "running the comparison inside User-Mode Linux" <<<"$out"
 	args=$(tr '\n' ' ' <"$T/fake-args" 2>/dev/null)
+	# the guest runs the bench's own program, gatewayd-bench beside gatewayd, again
+	bench=$(dirname "$GATEWAYD")/gatewayd-bench
 	check_detail "the helper gets the same settings: $args" "$args" grep -q -- \
-		"-- $GATEWAYD --compare --in-uml --kernel host --rate 12mbit --rtt 30000us --duration 9.000s --qdiscs fifo,cake --out $T/fake-out" \
+		"-- $bench --compare --in-uml --kernel host --rate 12mbit --rtt 30000us --duration 9.000s --qdiscs fifo,cake --out $T/fake-out" \
 		<<<"$args"
 	if [ -c /dev/net/tun ]; then
 		check_detail "the helper is asked for the guest's network (--net), for the status page" "$args" \
-			grep -q -- "--net .*-- $GATEWAYD" <<<"$args"
+			grep -q -- "--net .*-- $bench " <<<"$args"
 		rm -f "$T/fake-args"
 		GATEWAYD_UML_NET=0 GATEWAYD_UML=$T/fake-uml timeout 30 "$GATEWAYD" --compare --kernel uml \
 			--qdiscs fifo --out "$T/fake-out" >/dev/null 2>&1

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include "bench/html.h"
+#include "bench/svg.h"
 #include "tests/unit/tap.h"
 
 #define FIX "tests/unit/cmpreport/good/results.json"
@@ -71,7 +72,7 @@ static void test_page(void)
 {
 	char dir[] = "/tmp/test_cmphtml.XXXXXX", path[512], err[512] = "", cmd[1200];
 	double x[50];
-	struct cmp_svg_cdfline l = { "fifo", x, 50, 0, 0 };
+	struct bench_svg_cdfline l = { "fifo", x, 50, 0, 0 };
 	FILE *f;
 	char *page;
 
@@ -83,15 +84,15 @@ static void test_page(void)
 	}
 	CHECK(hostile_run(dir) == 0, "the hostile run's results.json is written");
 	snprintf(path, sizeof(path), "%s/latency-cdf.svg", dir);
-	CHECK(cmp_svg_cdf_lines(path, "a CDF", "ms", &l, 1) == 0, "a real plot: latency-cdf.svg");
+	CHECK(bench_svg_cdf_lines(path, "a CDF", "ms", &l, 1) == 0, "a real plot: latency-cdf.svg");
 	snprintf(path, sizeof(path), "%s/flows-fifo.svg", dir);
-	CHECK(cmp_svg_cdf_lines(path, "another", "ms", &l, 1) == 0, "and flows-fifo.svg");
+	CHECK(bench_svg_cdf_lines(path, "another", "ms", &l, 1) == 0, "and flows-fifo.svg");
 	snprintf(path, sizeof(path), "%s/latency-time.svg", dir);
 	if ((f = fopen(path, "we"))) {
 		fputs("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(3)</script></svg>\n", f);
 		fclose(f);
 	}
-	CHECK(cmp_html_run_dir(dir, err, sizeof(err)) == 0, "report.html is written (%s)", err);
+	CHECK(bench_html_run_dir(dir, err, sizeof(err)) == 0, "report.html is written (%s)", err);
 	snprintf(path, sizeof(path), "%s/report.html", dir);
 	page = slurp(path);
 	if (!page) {

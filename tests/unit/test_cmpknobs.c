@@ -7,17 +7,21 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
+#include "bench/options.h"
+#include "bench/queues.h"
+#include "bench/results.h"
+#include "bench/run.h"
 #include "tests/unit/tap.h"
+#include "webui/benchfile.h"
 
-static struct cmp_pick picks[CMP_MAX_QDISCS];
+static struct bench_pick picks[GW_BENCH_MAX_QUEUES];
 static size_t n;
 static char err[512];
 
 static int parse(const char *s)
 {
 	err[0] = 0;
-	return cmp_parse_qdiscs(s, picks, CMP_MAX_QDISCS, &n, err, sizeof(err));
+	return bench_parse_qdiscs(s, picks, GW_BENCH_MAX_QUEUES, &n, err, sizeof(err));
 }
 
 static void good(const char *s, size_t want_n, const char *labels, const char *knobs0)
@@ -48,7 +52,7 @@ static void bad(const char *s, const char *want)
 static void test_grammar(void)
 {
 	good("fifo,fq_codel,cake,cake-shaper", 4, "fifo,fq_codel,cake,cake-shaper", "");
-	CHECK(picks[1].q == 1 && !strcmp(cmp_qdisc_name(picks[3].q), "cake-shaper") &&
+	CHECK(picks[1].q == 1 && !strcmp(bench_qdisc_name(picks[3].q), "cake-shaper") &&
 	      !picks[3].knobs[0],
 	      "plain names: the queues of the list, no knobs");
 	good("fq_codel:target=2ms:quantum=300", 1, "fq_codel:target=2ms:quantum=300",
@@ -99,7 +103,7 @@ static void test_grammar(void)
 	bad("", "no queue named");
 	bad(",", "no queue named");
 	bad("fifo,fifo,fifo,fifo,fifo,fifo,fifo,fifo,fifo", "at most 8 queues");
-	char big[CMP_QDISCS_TEXT_MAX + 8];
+	char big[BENCH_QDISCS_TEXT_MAX + 8];
 
 	memset(big, 'a', sizeof(big) - 1);
 	big[sizeof(big) - 1] = 0;
@@ -110,46 +114,46 @@ static void test_grammar(void)
 
 static void test_child_text(void)
 {
-	char buf[CMP_KNOBS_MAX + 128];
+	char buf[BENCH_KNOBS_MAX + 128];
 
 	CHECK(parse("fifo,fifo:limit=50,cake:diffserv4,cake:ingress=false") == 0, "parsed (%s)", err);
-	cmp_child_text(cmp_queue(picks[0].q), picks[0].knobs, false, buf, sizeof(buf));
+	bench_child_text(bench_queue(picks[0].q), picks[0].knobs, false, buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "kind = \"fifo\"; limit = 1000;", "fifo: the bench's own deep queue");
-	cmp_child_text(cmp_queue(picks[1].q), picks[1].knobs, false, buf, sizeof(buf));
+	bench_child_text(bench_queue(picks[1].q), picks[1].knobs, false, buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "kind = \"fifo\"; limit = 50L;", "fifo:limit=50 takes the bench's place");
-	cmp_child_text(cmp_queue(picks[2].q), picks[2].knobs, true, buf, sizeof(buf));
+	bench_child_text(bench_queue(picks[2].q), picks[2].knobs, true, buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "kind = \"cake\"; diffserv = \"diffserv4\"; ingress = true;",
 		     "cake on the ifb: the knob and the bench's ingress setting");
-	cmp_child_text(cmp_queue(picks[3].q), picks[3].knobs, true, buf, sizeof(buf));
+	bench_child_text(bench_queue(picks[3].q), picks[3].knobs, true, buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "kind = \"cake\"; ingress = false;", "a knob over the bench's ingress one");
 }
 
 static void test_rates(void)
 {
-	uint64_t bps[2];
+	uint64_t bps[2];	/* bytes/s, as the config's rates */
 	char text[2][32];
 
-	CHECK(cmp_parse_rates("20mbit", bps, text) == 0 && bps[0] == 20000000 &&
-	      bps[1] == 20000000 && !strcmp(text[0], "20mbit") && !strcmp(text[1], "20mbit"),
+	CHECK(bench_parse_rates("20mbit", bps, text) == 0 && bps[0] == 2500000 &&
+	      bps[1] == 2500000 && !strcmp(text[0], "20mbit") && !strcmp(text[1], "20mbit"),
 	      "one rate: both ways");
-	CHECK(cmp_parse_rates("40mbit/10mbit", bps, text) == 0 && bps[1] == 40000000 &&
-	      bps[0] == 10000000 && !strcmp(text[1], "40mbit") && !strcmp(text[0], "10mbit"),
-	      "DOWN/UP: [1] down 40 Mbit/s, [0] up 10 (%llu/%llu)", (unsigned long long)bps[1],
-	      (unsigned long long)bps[0]);
-	CHECK(cmp_parse_rates("1gbit/100kbit", bps, text) == 0 && bps[1] == 1000000000 &&
-	      bps[0] == 100000, "the bounds themselves are taken");
+	CHECK(bench_parse_rates("40mbit/10mbit", bps, text) == 0 && bps[1] == 5000000 &&
+	      bps[0] == 1250000 && !strcmp(text[1], "40mbit") && !strcmp(text[0], "10mbit"),
+	      "DOWN/UP: [1] down 40 Mbit/s, [0] up 10 (%llu/%llu bytes/s)",
+	      (unsigned long long)bps[1], (unsigned long long)bps[0]);
+	CHECK(bench_parse_rates("1gbit/100kbit", bps, text) == 0 && bps[1] == 125000000 &&
+	      bps[0] == 12500, "the bounds themselves are taken");
 	const char *no[] = { "", "/", "20mbit/", "/20mbit", "20mbit/10mbit/5mbit", "99kbit",
 			     "20mbit/99kbit", "1.1gbit", "fast", "20mbit/fast",
 			     "99999999999999999999gbit" };
 
 	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		CHECK(cmp_parse_rates(no[i], bps, text) == -EINVAL, "'%s' is not a rate", no[i]);
+		CHECK(bench_parse_rates(no[i], bps, text) == -EINVAL, "'%s' is not a rate", no[i]);
 }
 
 static void test_results(void)
 {
-	struct cmp_opts o;
-	struct cmp_result r[2];
+	struct bench_opts o;
+	struct bench_result r[2];
 	/* in a directory of its own: the bench writes only in one no one else may write in */
 	char dir[] = "/tmp/test_cmpknobs.XXXXXX", path[64], file[64], e[4600];
 	struct json_object *root, *cfg, *runs, *v;
@@ -157,17 +161,17 @@ static void test_results(void)
 
 	memset(&o, 0, sizeof(o));
 	memset(r, 0, sizeof(r));
-	CHECK(cmp_parse_rates("40mbit/10mbit", o.dir_bps, o.dir_text) == 0, "rates");
-	o.rate_bps = o.dir_bps[1];
+	CHECK(bench_parse_rates("40mbit/10mbit", o.rate, o.dir_text) == 0 &&
+	      o.rate[1] == 5000000 && o.rate[0] == 1250000, "rates, in bytes/s");
 	o.duration_s = 10;
 	r[0].q = 1;
 	snprintf(r[0].label, sizeof(r[0].label), "fq_codel:target=2ms");
 	r[1].q = 0;
-	CHECK_EQ_STR(cmp_result_label(&r[1]), "fifo", "no label: the queue's name");
-	cmp_label_file(&r[0], file, sizeof(file));
+	CHECK_EQ_STR(bench_result_label(&r[1]), "fifo", "no label: the queue's name");
+	bench_label_file(&r[0], file, sizeof(file));
 	CHECK_EQ_STR(file, "fq_codel_target-2ms", "the label as a file name: no ':' or '='");
 	snprintf(path, sizeof(path), "%s/results.json", dir);
-	CHECK(made && cmp_write_json(path, &o, r, 2, "host", NULL, e, sizeof(e)) == 0,
+	CHECK(made && bench_write_json(path, &o, r, 2, "host", NULL, e, sizeof(e)) == 0,
 	      "written (%s)", e);
 	root = json_object_from_file(path);
 	unlink(path);

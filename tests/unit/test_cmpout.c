@@ -71,23 +71,23 @@ static unsigned mode_of(const char *name)
 static int write_one(const char *name, const char *text, bool commit, char *err, size_t errlen)
 {
 	char p[256];
-	struct cmp_out w;
+	struct bench_out w;
 	FILE *f;
 	int r;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	if ((r = cmp_out_begin(&w, p, err, errlen)))
+	if ((r = bench_out_begin(&w, p, err, errlen)))
 		return r;
-	if (!(f = cmp_out_stdio(&w))) {
-		cmp_out_abort(&w);
+	if (!(f = bench_out_stdio(&w))) {
+		bench_out_abort(&w);
 		return -errno;
 	}
 	fputs(text, f);
 	if (!commit) {
-		cmp_out_abort(&w);
+		bench_out_abort(&w);
 		return 0;
 	}
-	return cmp_out_commit(&w, err, errlen);
+	return bench_out_commit(&w, err, errlen);
 }
 
 /* In a child with a 4 KiB file-size limit (SIGXFSZ ignored: the write fails with EFBIG):
@@ -116,7 +116,7 @@ static void full_disk(void)
 		setrlimit(RLIMIT_FSIZE, &rl);
 		r[0] = write_one("results.json", big, true, err[0], sizeof(err[0]));
 		snprintf(p, sizeof(p), "%s/report.json", dir);
-		r[1] = cmp_out_json(p, o, err[1], sizeof(err[1]));
+		r[1] = bench_out_json(p, o, err[1], sizeof(err[1]));
 		if (write(pfd[1], r, sizeof(r)) != sizeof(r) || write(pfd[1], err, sizeof(err)) < 0)
 			_exit(1);
 		_exit(0);

@@ -1,4 +1,4 @@
-/* tests/unit/test_cmpown.c: `--compare -c CONFIG`'s runs (bench/owntree.c, no
+/* tests/unit/test_cmpown.c: `--compare -c CONFIG`'s runs (bench/config_link.c, no
  * root, no kernel): the picks it makes, the rates it takes, and the config each run's daemon
  * gets: the one link, on the bench's devices, with the user's classes, matches and queues,
  * and nothing else of the user's file; with --qdiscs, that queue in every leaf. */
@@ -8,9 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "config/config.h"
-#include "bench/bench.h"
+#include "bench/config_link.h"
+#include "bench/options.h"
+#include "bench/queues.h"
+#include "bench/testbed.h"
 #include "qdisc/qdisc.h"
 #include "tests/unit/tap.h"
+#include "webui/benchfile.h"
 #include "webui/lastcmp.h"
 
 static const char conf_text[] =
@@ -31,22 +35,22 @@ static const char conf_text[] =
 	"    child = { kind = \"fq_codel\"; }; }; } );\n";
 
 static char path[64];
-static struct cmp_opts o;
+static struct bench_opts o;
 static char err[1024];
 
 static int setup(const char *link, const char *qdiscs)
 {
-	struct cmp_pick user[CMP_MAX_QDISCS];
+	struct bench_pick user[GW_BENCH_MAX_QUEUES];
 	size_t n = 0;
 
-	cmp_own_free(&o);
+	bench_own_free(&o);
 	memset(&o, 0, sizeof(o));
 	snprintf(o.config, sizeof(o.config), "%s", path);
 	snprintf(o.own_link, sizeof(o.own_link), "%s", link);
 	err[0] = 0;
-	if (qdiscs && cmp_parse_qdiscs(qdiscs, user, CMP_MAX_QDISCS, &n, err, sizeof(err)))
+	if (qdiscs && bench_parse_qdiscs(qdiscs, user, GW_BENCH_MAX_QUEUES, &n, err, sizeof(err)))
 		return -EINVAL;
-	return cmp_own_setup(&o, user, n, err, sizeof(err));
+	return bench_own_setup(&o, user, n, err, sizeof(err));
 }
 
 static struct gw_config *load_run(size_t i)
@@ -73,23 +77,23 @@ static void test_as_written(void)
 	CHECK(!o.pick[0].own && !o.pick[0].conf, "on the bench's own tree");
 	CHECK_EQ_STR(o.pick[1].label, "home", "the second is the link, by its name");
 	CHECK(o.pick[1].own, "on the config's tree");
-	CHECK(o.dir_bps[0] == 8000000 && o.dir_bps[1] == 16500000,
-	      "the link's rates: 8 Mbit/s up, 16.5 down (%llu, %llu)",
-	      (unsigned long long)o.dir_bps[0], (unsigned long long)o.dir_bps[1]);
+	CHECK(o.rate[0] == 1000000 && o.rate[1] == 2062500,
+	      "the link's rates: 8 Mbit/s up, 16.5 down (%llu, %llu bytes/s)",
+	      (unsigned long long)o.rate[0], (unsigned long long)o.rate[1]);
 	CHECK_EQ_STR(o.dir_text[0], "8mbit", "the up rate's text");
 	CHECK_EQ_STR(o.dir_text[1], "16500kbit", "the down rate's text");
 	CHECK(o.own_autorate, "its autorate is noted as left out");
 	/* the kinds the kernel must have: the voice class's fifo and the rest's fq_codel */
 	uint32_t want = 0;
-	const struct cmp_queue *x;
+	const struct bench_queue *x;
 
-	for (int q = 0; (x = cmp_queue((enum cmp_qdisc)q)); q++)
+	for (int q = 0; (x = bench_queue((enum bench_qdisc)q)); q++)
 		if (!x->shaper && (!strcmp(x->name, "fifo") || !strcmp(x->name, "fq_codel")))
 			want |= 1u << q;
 	CHECK(o.pick[1].needs == want, "it needs fifo and fq_codel (0x%x, want 0x%x)",
 	      o.pick[1].needs, want);
-	CHECK(!strcmp(cmp_qdisc_name(o.pick[1].q), "fifo"), "its queue is its first leaf's (%s)",
-	      cmp_qdisc_name(o.pick[1].q));
+	CHECK(!strcmp(bench_qdisc_name(o.pick[1].q), "fifo"), "its queue is its first leaf's (%s)",
+	      bench_qdisc_name(o.pick[1].q));
 	t = o.pick[1].conf;
 	if (!CHECK(t != NULL, "its config text"))
 		return;
@@ -102,9 +106,9 @@ static void test_as_written(void)
 	if (!(c = load_run(1)))
 		return;
 	CHECK(c->n_links == 1 && !strcmp(c->links[0].name, "home") &&
-	      !strcmp(c->links[0].interface, CMP_GW_WAN) &&
-	      !strcmp(c->links[0].dir[GW_DIR_INGRESS].ifb, CMP_GW_IFB),
-	      "one link, home, on the gateway's %s and the bench's %s", CMP_GW_WAN, CMP_GW_IFB);
+	      !strcmp(c->links[0].interface, BENCH_GW_WAN) &&
+	      !strcmp(c->links[0].dir[GW_DIR_INGRESS].ifb, BENCH_GW_IFB),
+	      "one link, home, on the gateway's %s and the bench's %s", BENCH_GW_WAN, BENCH_GW_IFB);
 	CHECK(c->n_listen == 1 && !strcmp(c->listen[0], "127.0.0.1:9180") &&
 	      c->control_socket && !c->control_socket[0] && !c->probe.present,
 	      "the bench's listen, no control socket, no probe");
@@ -170,7 +174,7 @@ static void test_refusals(void)
 	      "a self-shaping queue as a leaf: refused (%s)", err);
 	CHECK(setup("home", "fifo,fifo,fifo,fifo,fifo,fifo,fifo") == -EINVAL &&
 	      strstr(err, "at most 6 queues"), "more swaps than the bench holds: refused (%s)", err);
-	CHECK(setup("other", NULL) == 0 && o.dir_bps[0] == 1000000 && o.dir_bps[1] == 1000000 &&
+	CHECK(setup("other", NULL) == 0 && o.rate[0] == 125000 && o.rate[1] == 125000 &&
 	      !o.own_autorate, "--link other: the other link, at its own rates (%s)", err);
 }
 
@@ -180,7 +184,10 @@ static void test_refusals(void)
 static void test_page(void)
 {
 	static const char text[] =
-		"{\"schema\":\"gatewayd-compare\",\"version\":1,\"generated_unix\":1,\"config\":{\"rate_bps\":8000000},"
+		"{\"schema\":\"gatewayd-compare\",\"version\":1,\"gatewayd_version\":\"0.1.0\","
+		"\"generated_unix\":1,\"kernel\":\"host\",\"kernel_release\":\"6.1\","
+		"\"config\":{\"rate_bps\":8000000,\"rtt_ms\":40,\"duration_s\":30,\"netem\":true,"
+		"\"phases\":[]},"
 		"\"runs\":[{\"qdisc\":\"fifo\",\"label\":\"fifo\",\"tree\":\"bench\",\"ran\":false,\"note\":\"\"},"
 		"{\"qdisc\":\"fifo\",\"label\":\"home\",\"tree\":\"config\",\"ran\":false,\"note\":\"\"},"
 		"{\"qdisc\":\"sfq\",\"label\":\"home+sfq\",\"tree\":\"config\",\"ran\":false,\"note\":\"\"},"
@@ -215,7 +222,7 @@ int main(void)
 	test_swaps();
 	test_refusals();
 	test_page();
-	cmp_own_free(&o);
+	bench_own_free(&o);
 	unlink(path);
 	return tap_done();
 }

@@ -9,27 +9,31 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
-#include "bench/report.h"
+#include "bench/options.h"
+#include "bench/results.h"
+#include "bench/run.h"
+#include "bench/stats.h"
 #include "sys/grow.h"
 #include "tests/unit/tap.h"
+#include "webui/benchfile.h"
+#include "webui/benchrows.h"
 
 #define TICKS 200	/* 0.05 + 0.1 k s: 0.05 .. 19.95, never on a window's edge */
 
-static void add_sample(struct cmp_result *r, float t, float rtt, int ph)
+static void add_sample(struct bench_result *r, float t, float rtt, int ph)
 {
 	if (gw_grow(&r->samples, &r->cap_samples, r->n_samples, sizeof(*r->samples), 256))
 		abort();
-	r->samples[r->n_samples++] = (struct cmp_sample){ .t = t, .rtt_ms = rtt,
-							  .phase = (uint8_t)ph };
+	r->samples[r->n_samples++] = (struct bench_sample){ .t = t, .rtt_ms = rtt,
+							    .phase = (uint8_t)ph };
 }
 
 /* A flow whose RTT is in_ms inside [lo, hi] and out_ms outside (rttvar var_ms throughout),
  * with one goodput interval so the rest of the derivation has something to take. */
-static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up, bool udp,
-				 double lo, double hi, double in_ms, double out_ms, double var_ms)
+static struct bench_flow *add_flow(struct bench_result *r, const char *name, bool up, bool udp,
+				   double lo, double hi, double in_ms, double out_ms, double var_ms)
 {
-	struct cmp_flow *f = &r->flows[r->n_flows++];
+	struct bench_flow *f = &r->flows[r->n_flows++];
 
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	f->up = up;
@@ -37,15 +41,15 @@ static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up
 	f->n = 1;
 	f->t = calloc(1, sizeof(double));
 	f->secs = calloc(1, sizeof(double));
-	f->mbps = calloc(1, sizeof(double));
+	f->rate = calloc(1, sizeof(double));
 	f->t[0] = 10;
 	f->secs[0] = 0.5;
-	f->mbps[0] = 1;
+	f->rate[0] = 125000;
 	f->n_rtt = TICKS;
 	f->rtt_t = calloc(TICKS, sizeof(double));
 	f->rtt_ms = calloc(TICKS, sizeof(double));
 	f->rttvar_ms = calloc(TICKS, sizeof(double));
-	if (!f->t || !f->secs || !f->mbps || !f->rtt_t || !f->rtt_ms || !f->rttvar_ms)
+	if (!f->t || !f->secs || !f->rate || !f->rtt_t || !f->rtt_ms || !f->rttvar_ms)
 		abort();
 	for (size_t k = 0; k < TICKS; k++) {
 		double t = 0.05 + 0.1 * (double)k;
@@ -57,13 +61,13 @@ static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up
 	return f;
 }
 
-static void free_run(struct cmp_result *r)
+static void free_run(struct bench_result *r)
 {
 	free(r->samples);
 	for (size_t i = 0; i < r->n_flows; i++) {
 		free(r->flows[i].t);
 		free(r->flows[i].secs);
-		free(r->flows[i].mbps);
+		free(r->flows[i].rate);
 		free(r->flows[i].rtt_t);
 		free(r->flows[i].rtt_ms);
 		free(r->flows[i].rttvar_ms);
@@ -73,7 +77,7 @@ static void free_run(struct cmp_result *r)
 
 /* Two uploads at 100 and 300 ms in [4, 17] (1000 outside, which a window not applied would
  * show), one download at 20, the flood (which has no RTT of its own) at 5000 as a trap. */
-static void make_flows(struct cmp_result *r, double lo, double hi)
+static void make_flows(struct bench_result *r, double lo, double hi)
 {
 	add_flow(r, "up1", true, false, lo, hi, 100, 1000, 10);
 	add_flow(r, "up2", true, false, lo, hi, 300, 1000, 30);
@@ -83,14 +87,14 @@ static void make_flows(struct cmp_result *r, double lo, double hi)
 
 static void test_of(void)
 {
-	struct cmp_result r;
-	struct cmp_tcprtt t;
+	struct bench_result r;
+	struct bench_tcprtt t;
 
 	memset(&r, 0, sizeof(r));
 	make_flows(&r, 4, 17);
 	/* a tick without a figure (none read) is not a sample */
 	r.flows[0].rtt_ms[100] = NAN;
-	cmp_tcp_rtt_of(&r, true, 4, 17, 40, &t);
+	bench_tcp_rtt_of(&r, true, 4, 17, 40, &t);
 	/* 4.05 .. 16.95: 130 ticks a flow; up1's one NAN left out */
 	CHECK_EQ_INT(t.rtt.n, 259, "the uploads: 129 + 130 ticks in the window, the NAN and the flood left out");
 	CHECK_EQ_INT(t.flows, 2, "two upload flows with samples");
@@ -110,7 +114,7 @@ static void test_of(void)
 	CHECK(fabs(t.rttvar_mean - var) < 1e-9, "rttvar: its mean over the same ticks (%.3f)",
 	      t.rttvar_mean);
 
-	cmp_tcp_rtt_of(&r, false, 4, 17, 40, &t);
+	bench_tcp_rtt_of(&r, false, 4, 17, 40, &t);
 	CHECK(t.rtt.n == 130 && t.flows == 1 && t.rtt.p50 == 20 && t.rtt.p99 == 20,
 	      "the downloads apart: 130 ticks at 20 ms (%zu, %.1f)", t.rtt.n, t.rtt.p50);
 	CHECK(fabs(t.induced_p50 + 20) < 1e-9,
@@ -119,27 +123,27 @@ static void test_of(void)
 	/* the window's edges are inclusive: from the first tick in it to the last, the same 130 */
 	double first = r.flows[2].rtt_t[40], last = r.flows[2].rtt_t[169];
 
-	cmp_tcp_rtt_of(&r, false, first, last, 0, &t);
+	bench_tcp_rtt_of(&r, false, first, last, 0, &t);
 	CHECK_EQ_INT(t.rtt.n, 130, "a tick on the window's edge counts");
-	cmp_tcp_rtt_of(&r, false, first + 1e-6, last - 1e-6, 0, &t);
+	bench_tcp_rtt_of(&r, false, first + 1e-6, last - 1e-6, 0, &t);
 	CHECK_EQ_INT(t.rtt.n, 128, "one past either edge does not");
 
 	/* a baseline of NAN (no idle probe answered): figures, but no induced ones */
-	cmp_tcp_rtt_of(&r, true, 4, 17, NAN, &t);
+	bench_tcp_rtt_of(&r, true, 4, 17, NAN, &t);
 	CHECK(t.rtt.p50 == 300 && isnan(t.induced_p50) && isnan(t.induced_mean),
 	      "no baseline: RTT figures, induced NAN");
 	/* no tick in the window: no figure at all */
-	cmp_tcp_rtt_of(&r, true, 30, 40, 40, &t);
+	bench_tcp_rtt_of(&r, true, 30, 40, 40, &t);
 	CHECK(t.rtt.n == 0 && t.flows == 0 && isnan(t.rtt.p50) && isnan(t.rtt.mean) &&
 	      isnan(t.induced_p50) && isnan(t.rttvar_mean), "an empty window: 0 samples, every figure NAN");
 	free_run(&r);
 	memset(&r, 0, sizeof(r));
-	cmp_tcp_rtt_of(&r, true, 0, 100, 40, &t);
+	bench_tcp_rtt_of(&r, true, 0, 100, 40, &t);
 	CHECK(t.rtt.n == 0 && isnan(t.rtt.p50), "no flows: 0 samples, NAN");
 }
 
 /* A 20 s run as the bench has it: idle 0-3 (40 ms probes), TCP 3-11, flood 11-17, idle2. */
-static void make_run(struct cmp_result *r)
+static void make_run(struct bench_result *r)
 {
 	static const double ph[] = { 0, 3, 11, 17, 20 };
 
@@ -153,17 +157,17 @@ static void make_run(struct cmp_result *r)
 
 		add_sample(r, t, p == 1 || p == 2 ? 240 : 40, p);
 	}
-	/* the window cmp_derive must take: 3 + max(1 s, 40% of the 8 s TCP phase) to 17 */
+	/* the window bench_derive must take: 3 + max(1 s, 40% of the 8 s TCP phase) to 17 */
 	make_flows(r, 6.2, 17);
 }
 
 static void test_derive(void)
 {
-	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20 };
-	struct cmp_result r;
+	struct bench_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20 };
+	struct bench_result r;
 
 	make_run(&r);
-	cmp_derive(&o, &r);
+	bench_derive(&o, &r);
 	CHECK(fabs(r.tcp_rtt_window[0] - 6.2) < 1e-9 && r.tcp_rtt_window[1] == 17,
 	      "the window: the goodput's ramp left out, to the end of the flood (%.2f-%.2f)",
 	      r.tcp_rtt_window[0], r.tcp_rtt_window[1]);
@@ -186,31 +190,31 @@ static void test_derive(void)
 
 	CHECK(mkdtemp(dir) != NULL, "scratch dir");
 	snprintf(path, sizeof(path), "%s/results.json", dir);
-	CHECK(cmp_write_json(path, &o, &r, 1, "host", NULL, err, sizeof(err)) == 0,
+	CHECK(bench_write_json(path, &o, &r, 1, "host", NULL, err, sizeof(err)) == 0,
 	      "results.json written (%s)", err);
 	struct json_object *root = json_object_from_file(path);
-	struct json_object *run = root ? rep_at(root, "runs") : NULL;
+	struct json_object *run = root ? gw_bench_at(root, "runs") : NULL;
 
 	run = run ? json_object_array_get_idx(run, 0) : NULL;
 	CHECK(run != NULL, "results.json parses");
 	if (run) {
-		struct json_object *v = rep_at(run, "tcp_rtt.up.p50_ms");
+		struct json_object *v = gw_bench_at(run, "tcp_rtt.up.p50_ms");
 
 		CHECK(v && json_object_get_double(v) == 100, "tcp_rtt.up.p50_ms 100");
-		v = rep_at(run, "tcp_rtt.up.induced_mean_ms");
+		v = gw_bench_at(run, "tcp_rtt.up.induced_mean_ms");
 		CHECK(v && fabs(json_object_get_double(v) - 160) < 1e-3, "tcp_rtt.up.induced_mean_ms 160");
-		v = rep_at(run, "tcp_rtt.down.samples");
+		v = gw_bench_at(run, "tcp_rtt.down.samples");
 		CHECK(v && json_object_get_int64(v) == 108, "tcp_rtt.down.samples 108");
-		v = rep_at(run, "tcp_rtt.down.flows");
+		v = gw_bench_at(run, "tcp_rtt.down.flows");
 		CHECK(v && json_object_get_int64(v) == 1, "tcp_rtt.down.flows 1");
-		v = rep_at(run, "tcp_rtt.baseline_ms");
+		v = gw_bench_at(run, "tcp_rtt.baseline_ms");
 		CHECK(v && json_object_get_double(v) == 40, "tcp_rtt.baseline_ms: the probes'");
-		v = rep_at(run, "tcp_rtt.window_s");
+		v = gw_bench_at(run, "tcp_rtt.window_s");
 		CHECK(v && json_object_array_length(v) == 2 &&
 		      fabs(json_object_get_double(json_object_array_get_idx(v, 0)) - 6.2) < 1e-3,
 		      "tcp_rtt.window_s [6.2, 17]");
-		struct json_object *fl = json_object_array_get_idx(rep_at(run, "flows"), 0);
-		struct json_object *s = rep_at(fl, "rtt_series"), *pt;
+		struct json_object *fl = json_object_array_get_idx(gw_bench_at(run, "flows"), 0);
+		struct json_object *s = gw_bench_at(fl, "rtt_series"), *pt;
 
 		pt = s ? json_object_array_get_idx(s, 70) : NULL;
 		CHECK(s && json_object_array_length(s) == TICKS && pt &&
@@ -218,39 +222,39 @@ static void test_derive(void)
 		      json_object_get_double(json_object_array_get_idx(pt, 1)) == 100 &&
 		      json_object_get_double(json_object_array_get_idx(pt, 2)) == 10,
 		      "flows[0].rtt_series: every tick as [t, srtt, rttvar]");
-		fl = json_object_array_get_idx(rep_at(run, "flows"), 3);
+		fl = json_object_array_get_idx(gw_bench_at(run, "flows"), 3);
 		CHECK(!json_object_object_get_ex(fl, "rtt_series", NULL), "the flood has no rtt_series");
 	}
 
 	/* read back as --compare-report does: with it, without it (an older run), a bad one */
-	struct rep_run rr;
+	struct gw_bench_file rr;
 	const char *text;
 	int ret;
 
 	memset(&rr, 0, sizeof(rr));
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-	ret = rep_parse_run(&rr, path, text, strlen(text), err, sizeof(err));
+	ret = gw_bench_file_parse(&rr, path, text, strlen(text), GW_BENCH_SAMPLES, err, sizeof(err));
 	CHECK(ret == 0 && rr.n_cols == 1, "the saved-runs reader takes it (%s)", err);
 	if (ret == 0) {
 		size_t k;
 
-		for (k = 0; k < rep_n_num_rows; k++)
-			if (!strcmp(rep_num_rows[k].path, "tcp_rtt.up.induced_p50_ms"))
+		for (k = 0; k < gw_bench_n_rows; k++)
+			if (!strcmp(gw_bench_rows[k].path, "tcp_rtt.up.induced_p50_ms"))
 				break;
-		CHECK(k < rep_n_num_rows && rep_at(rr.col[0].fig, rep_num_rows[k].path) &&
-		      json_object_get_double(rep_at(rr.col[0].fig, rep_num_rows[k].path)) == 60,
+		CHECK(k < gw_bench_n_rows && gw_bench_at(rr.col[0].fig, gw_bench_rows[k].path) &&
+		      json_object_get_double(gw_bench_at(rr.col[0].fig, gw_bench_rows[k].path)) == 60,
 		      "the report's row 'TCP induced up p50' reads 60 from it");
-		rep_run_free(&rr);
+		gw_bench_file_free(&rr);
 	}
 	if (run) {
 		memset(&rr, 0, sizeof(rr));
 		json_object_object_del(run, "tcp_rtt");
 		text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-		ret = rep_parse_run(&rr, path, text, strlen(text), err, sizeof(err));
-		CHECK(ret == 0 && rr.n_cols == 1 && !rep_at(rr.col[0].fig, "tcp_rtt.up.p50_ms"),
+		ret = gw_bench_file_parse(&rr, path, text, strlen(text), GW_BENCH_SAMPLES, err, sizeof(err));
+		CHECK(ret == 0 && rr.n_cols == 1 && !gw_bench_at(rr.col[0].fig, "tcp_rtt.up.p50_ms"),
 		      "an older run without tcp_rtt is read, its rows with no figure (\"-\") (%s)", err);
 		if (ret == 0)
-			rep_run_free(&rr);
+			gw_bench_file_free(&rr);
 
 		struct json_object *t = json_object_new_object(), *up = json_object_new_object();
 
@@ -260,11 +264,11 @@ static void test_derive(void)
 		memset(&rr, 0, sizeof(rr));
 		err[0] = 0;
 		text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN);
-		ret = rep_parse_run(&rr, path, text, strlen(text), err, sizeof(err));
+		ret = gw_bench_file_parse(&rr, path, text, strlen(text), GW_BENCH_SAMPLES, err, sizeof(err));
 		CHECK(ret < 0 && strstr(err, "tcp_rtt.up.p50_ms") && strstr(err, "a string"),
 		      "a tcp_rtt figure of the wrong type is refused, named (%s)", err);
 		if (ret == 0)
-			rep_run_free(&rr);
+			gw_bench_file_free(&rr);
 	}
 	json_object_put(root);
 	unlink(path);

@@ -1,21 +1,23 @@
 /* tests/unit/test_fake_cmptree.c: the bench's read-back of the gateway's tree for its metadata
- * (cmp_read_tree, bench/sysinfo.c) against the in-memory kernel: the bench's own
+ * (bench_read_tree, bench/sysinfo.c) against the in-memory kernel: the bench's own
  * tree on g1 and its ifb, every qdisc and class with the kernel's parameters, its direction
  * and the tc command that makes it; another device's objects left out. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/pkt_sched.h>
-#include "bench/bench.h"
+#include "bench/run.h"
+#include "bench/sysinfo.h"
+#include "bench/testbed.h"
 #include "tree/apply.h"
 #include "tests/unit/fake_kernel.h"
 #include "tests/unit/tap.h"
 
 /* what the bench's run.c writes for fq_codel */
 #define BENCH_CONF \
-	"links = ( { name = \"wan\"; interface = \"" CMP_GW_WAN "\";\n" \
+	"links = ( { name = \"wan\"; interface = \"" BENCH_GW_WAN "\";\n" \
 	"  egress = { shaper = \"htb\"; rate = \"20mbit\"; child = { kind = \"fq_codel\"; target = \"5ms\"; }; };\n" \
-	"  ingress = { shaper = \"htb\"; rate = \"20mbit\"; ifb = \"" CMP_GW_IFB "\";\n" \
+	"  ingress = { shaper = \"htb\"; rate = \"20mbit\"; ifb = \"" BENCH_GW_IFB "\";\n" \
 	"    child = { kind = \"fq_codel\"; }; }; } );\n"
 
 /* someone else's pfifo root on another device */
@@ -37,8 +39,8 @@ static void other_tree(struct fk *k)
 	}
 }
 
-static const struct cmp_tc *find(const struct cmp_result *r, bool down, bool cls,
-				 const char *kind)
+static const struct bench_tc *find(const struct bench_result *r, bool down, bool cls,
+				   const char *kind)
 {
 	for (size_t i = 0; i < r->n_tc; i++)
 		if (r->tc[i].down == down && r->tc[i].cls == cls && !strcmp(r->tc[i].kind, kind))
@@ -52,13 +54,13 @@ int main(void)
 	struct fk *k = fk_new();
 	struct gw_applied a;
 	struct gw_nl *nl;
-	struct cmp_result r;
-	const struct cmp_tc *t;
+	struct bench_result r;
+	const struct bench_tc *t;
 	char err[1024] = "";
 	int ifidx[2];
 
 	memset(&r, 0, sizeof(r));
-	fk_link_add(k, CMP_GW_WAN, "veth");
+	fk_link_add(k, BENCH_GW_WAN, "veth");
 	fk_link_add(k, "v9", "veth");
 	other_tree(k);
 	if (gw_config_load_string("bench.conf", BENCH_CONF, &cfg, err, sizeof(err)))
@@ -67,27 +69,28 @@ int main(void)
 		return tap_done();
 	if (!CHECK(gw_apply(nl, cfg, NULL, &a, err, sizeof(err)) == 0, "applied (%s)", err))
 		return tap_done();
-	ifidx[0] = fk_ifindex(k, CMP_GW_WAN);
-	ifidx[1] = fk_ifindex(k, CMP_GW_IFB);
-	CHECK(cmp_read_tree(nl, ifidx, &r) == 0, "read back");
+	ifidx[0] = fk_ifindex(k, BENCH_GW_WAN);
+	ifidx[1] = fk_ifindex(k, BENCH_GW_IFB);
+	CHECK(bench_read_tree(nl, ifidx, &r) == 0, "read back");
 	/* g1: htb root, its class(es), the leaf, the ingress hook; the ifb: htb, class(es), leaf */
-	CHECK(r.n_tc >= 7 && r.n_tc <= CMP_MAX_TC, "every object of the two devices (%zu)", r.n_tc);
+	CHECK(r.n_tc >= 7 && r.n_tc <= BENCH_MAX_TC, "every object of the two devices (%zu)",
+	      r.n_tc);
 	for (size_t i = 0; i < r.n_tc; i++)
 		printf("# %s %s\n", r.tc[i].down ? "down" : "up", r.tc[i].line);
 	t = find(&r, false, false, "fq_codel");
 	/* (this kernel keeps what was sent; a real one reports its defaults too: limit, ...) */
 	CHECK(t && strstr(t->opts, "target 5ms"),
 	      "the upload's fq_codel with the kernel's parameters (%s)", t ? t->opts : "none");
-	CHECK(t && !strncmp(t->line, "tc qdisc add dev " CMP_GW_WAN " parent ", 24) &&
+	CHECK(t && !strncmp(t->line, "tc qdisc add dev " BENCH_GW_WAN " parent ", 24) &&
 	      strstr(t->line, " fq_codel "), "its tc command (%s)", t ? t->line : "none");
 	t = find(&r, false, false, "htb");
 	CHECK(t && t->parent == TC_H_ROOT && t->handle == GW_ROOT_HANDLE && strstr(t->opts, "default"),
 	      "the upload's htb root (%s)", t ? t->opts : "none");
 	t = find(&r, false, true, "htb");
 	CHECK(t && strstr(t->opts, "rate 20mbit"), "an htb class at the rate (%s)", t ? t->opts : "none");
-	CHECK(find(&r, false, false, "ingress") != NULL, "the ingress hook on " CMP_GW_WAN);
+	CHECK(find(&r, false, false, "ingress") != NULL, "the ingress hook on " BENCH_GW_WAN);
 	t = find(&r, true, false, "fq_codel");
-	CHECK(t && !strncmp(t->line, "tc qdisc add dev " CMP_GW_IFB, 24), "the download's fq_codel on the ifb");
+	CHECK(t && !strncmp(t->line, "tc qdisc add dev " BENCH_GW_IFB, 24), "the download's fq_codel on the ifb");
 	CHECK(find(&r, true, false, "htb") && find(&r, true, true, "htb"), "the ifb's htb and class");
 	CHECK(!find(&r, false, false, "pfifo") && !find(&r, true, false, "pfifo"),
 	      "another device's qdisc is not the gateway's");

@@ -9,16 +9,22 @@
 #include <unistd.h>
 #include <json-c/json.h>
 #include <zlib.h>
-#include "bench/bench.h"
+#include "bench/flent.h"
+#include "bench/options.h"
+#include "bench/results.h"
+#include "bench/run.h"
+#include "bench/stats.h"
+#include "bench/sysinfo.h"
+#include "bench/testbed.h"
 #include "sys/grow.h"
 #include "tests/unit/tap.h"
 
 #define T0 1796187650.25	/* 2026-12-02 05:00:50.25 UTC */
 
-static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up, bool udp,
-				 size_t n, double start, double mbps)
+static struct bench_flow *add_flow(struct bench_result *r, const char *name, bool up, bool udp,
+				   size_t n, double start, double mbps)
 {
-	struct cmp_flow *fl = &r->flows[r->n_flows++];
+	struct bench_flow *fl = &r->flows[r->n_flows++];
 
 	snprintf(fl->name, sizeof(fl->name), "%s", name);
 	fl->up = up;
@@ -26,18 +32,18 @@ static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up
 	fl->n = n;
 	fl->t = calloc(n, sizeof(double));
 	fl->secs = calloc(n, sizeof(double));
-	fl->mbps = calloc(n, sizeof(double));
+	fl->rate = calloc(n, sizeof(double));
 	for (size_t k = 0; k < n; k++) {
 		fl->t[k] = start + 0.5 * (double)(k + 1);
 		fl->secs[k] = 0.5;
-		fl->mbps[k] = mbps;
+		fl->rate[k] = mbps * 1e6 / 8;
 	}
 	return fl;
 }
 
 /* 20 s: idle 0-3 (40 ms), TCP 3-11 and flood 11-17 (240 ms, probe 100 lost), idle2; flows
  * up 4 x 4.5 Mbit/s, down 2 + 3 x 4.5, from t = 3.5 every 0.5 s to 17; the flood at 25 */
-static void make_run(struct cmp_result *r)
+static void make_run(struct bench_result *r)
 {
 	static const double ph[] = { 0, 3, 11, 17, 20 };
 
@@ -53,7 +59,7 @@ static void make_run(struct cmp_result *r)
 
 		if (gw_grow(&r->samples, &r->cap_samples, r->n_samples, sizeof(*r->samples), 256))
 			abort();
-		r->samples[r->n_samples++] = (struct cmp_sample){ .t = t, .phase = (uint8_t)p,
+		r->samples[r->n_samples++] = (struct bench_sample){ .t = t, .phase = (uint8_t)p,
 			.rtt_ms = i == 100 ? NAN : p == 1 || p == 2 ? 240.5f : 40.25f };
 	}
 	for (int f = 0; f < 8; f++) {
@@ -63,23 +69,24 @@ static void make_run(struct cmp_result *r)
 		add_flow(r, name, f < 4, false, 28, 3, f == 4 ? 2 : 4.5);
 	}
 	add_flow(r, "udp-flood", true, true, 13, 11, 25);
-	r->cap_qpoints = 201;
-	r->qpoints = calloc(r->cap_qpoints, sizeof(*r->qpoints));
+	r->cap_ticks = 201;
+	r->ticks = calloc(r->cap_ticks, sizeof(*r->ticks));
 	for (int i = 0; i <= 200; i++)
-		r->qpoints[r->n_qpoints++] = (struct cmp_qpoint){ .t = (float)(i * 0.1) };
+		r->ticks[r->n_ticks++] = (struct bench_tick){ .t = (float)(i * 0.1) };
 	/* the tree as the kernel would report it */
-	r->tc[r->n_tc++] = (struct cmp_tc){ .kind = "htb", .handle = 0x10000, .parent = 0xFFFFFFFF,
+	r->tc[r->n_tc++] = (struct bench_tc){ .kind = "htb", .handle = 0x10000,
+		.parent = 0xFFFFFFFF,
 		.opts = " default 10 r2q 10", .line = "tc qdisc add dev g1 root handle 1: htb default 10 r2q 10" };
-	r->tc[r->n_tc++] = (struct cmp_tc){ .kind = "fq_codel", .handle = 0x100000,
+	r->tc[r->n_tc++] = (struct bench_tc){ .kind = "fq_codel", .handle = 0x100000,
 		.parent = 0x10010, .opts = " limit 10240p target 5ms ecn drop_batch 64",
 		.line = "tc qdisc add dev g1 parent 1:10 handle 10: fq_codel limit 10240p target 5ms ecn drop_batch 64" };
-	r->tc[r->n_tc++] = (struct cmp_tc){ .cls = true, .kind = "htb", .handle = 0x10010,
+	r->tc[r->n_tc++] = (struct bench_tc){ .cls = true, .kind = "htb", .handle = 0x10010,
 		.parent = 0x10001, .opts = " rate 20mbit ceil 20mbit" };
-	r->tc[r->n_tc++] = (struct cmp_tc){ .down = true, .kind = "cake", .handle = 0x10000,
+	r->tc[r->n_tc++] = (struct bench_tc){ .down = true, .kind = "cake", .handle = 0x10000,
 		.parent = 0xFFFFFFFF, .opts = " bandwidth unlimited diffserv3 rtt 100ms" };
 }
 
-static void make_si(struct cmp_sysinfo *si)
+static void make_si(struct bench_sysinfo *si)
 {
 	memset(si, 0, sizeof(*si));
 	snprintf(si->hostname, sizeof(si->hostname), "bench");
@@ -94,7 +101,7 @@ static void make_si(struct cmp_sysinfo *si)
 	si->sysctl[2].name = "net.ipv4.tcp_rmem";
 	snprintf(si->sysctl[2].client, sizeof(si->sysctl[2].client), "4096 131072 6291456");
 	si->n_sysctl = 3;
-	si->ifs[si->n_ifs++] = (struct cmp_ifinfo){ "gateway", CMP_GW_WAN, 1, 1, 0, -1 };
+	si->ifs[si->n_ifs++] = (struct bench_ifinfo){ "gateway", BENCH_GW_WAN, 1, 1, 0, -1 };
 }
 
 static struct json_object *load_gz(const char *path, unsigned char magic[2])
@@ -166,18 +173,18 @@ static bool near(double a, double b)
 
 static void test_file(void)
 {
-	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .rtt_us = 40000 };
-	struct cmp_result r;
-	struct cmp_sysinfo si;
+	struct bench_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20, .rtt_us = 40000 };
+	struct bench_result r;
+	struct bench_sysinfo si;
 	char dir[] = "/tmp/gwflent-unit.XXXXXX", name[256], path[512], err[128];
 	unsigned char magic[2];
 
 	snprintf(o.rate_text, sizeof(o.rate_text), "20mbit");
 	make_run(&r);
 	make_si(&si);
-	cmp_derive(&o, &r);
+	bench_derive(&o, &r);
 	CHECK(mkdtemp(dir) != NULL, "scratch dir");
-	CHECK(cmp_write_flent(dir, &o, &r, "uml", &si, name, sizeof(name), err, sizeof(err)) == 0,
+	CHECK(bench_write_flent(dir, &o, &r, "uml", &si, name, sizeof(name), err, sizeof(err)) == 0,
 	      "flent file written (%s)", err);
 	CHECK_EQ_STR(name, "rrul_be-2026-12-02T050050.250000.fq_codel.flent.gz",
 		     "named as flent names it: test-time.title.flent.gz");
@@ -196,8 +203,8 @@ static void test_file(void)
 	CHECK_EQ_STR(str(m, "DATA_FILENAME"), name, "DATA_FILENAME: the file's own name");
 	CHECK(dbl(m, "LENGTH") == 14 && dbl(m, "TOTAL_LENGTH") == 20 && dbl(m, "DELAY") == 3 &&
 	      near(dbl(m, "STEP_SIZE"), 0.2), "LENGTH 14 (the load), TOTAL_LENGTH 20, DELAY 3, STEP_SIZE 0.2");
-	CHECK_EQ_STR(str(m, "HOST"), CMP_IP_SERVER, "HOST: the server");
-	CHECK_EQ_STR(str(m, "HOSTS/0"), CMP_IP_SERVER, "HOSTS");
+	CHECK_EQ_STR(str(m, "HOST"), BENCH_IP_SERVER, "HOST: the server");
+	CHECK_EQ_STR(str(m, "HOSTS/0"), BENCH_IP_SERVER, "HOSTS");
 	CHECK_EQ_STR(str(m, "LOCAL_HOST"), "bench", "LOCAL_HOST");
 	CHECK_EQ_STR(str(m, "KERNEL_RELEASE"), "6.1.0-uml", "KERNEL_RELEASE");
 	CHECK_EQ_STR(str(m, "SYSCTLS/net.ipv4.tcp_congestion_control"), "cubic",
@@ -206,9 +213,9 @@ static void test_file(void)
 	CHECK(v && json_object_is_type(v, json_type_int) && json_object_get_int(v) == 1,
 	      "SYSCTLS: tcp_ecn as a number, as flent records it");
 	CHECK_EQ_STR(str(m, "SYSCTLS/net.ipv4.tcp_rmem"), "4096 131072 6291456", "a list stays text");
-	CHECK_EQ_STR(str(m, "REMOTE_METADATA/" CMP_IP_SERVER "/SYSCTLS/net.ipv4.tcp_congestion_control"),
+	CHECK_EQ_STR(str(m, "REMOTE_METADATA/" BENCH_IP_SERVER "/SYSCTLS/net.ipv4.tcp_congestion_control"),
 		     "bbr", "the server's in REMOTE_METADATA");
-	CHECK_EQ_STR(str(m, "EGRESS_INFO/iface"), CMP_GW_WAN, "EGRESS_INFO: the WAN side");
+	CHECK_EQ_STR(str(m, "EGRESS_INFO/iface"), BENCH_GW_WAN, "EGRESS_INFO: the WAN side");
 	CHECK_EQ_STR(str(m, "EGRESS_INFO/qdiscs/1/name"), "fq_codel", "its qdiscs, by tc's kind");
 	CHECK_EQ_STR(str(m, "EGRESS_INFO/qdiscs/1/id"), "10:", "id as tc prints it");
 	CHECK_EQ_STR(str(m, "EGRESS_INFO/qdiscs/1/parent"), "1:10", "parent");
@@ -275,10 +282,10 @@ static void test_file(void)
 	      near(dbl(f, "results/TCP totals/50"), 33.5) && near(dbl(f, "results/TCP upload avg/50"), 4.5) &&
 	      near(dbl(f, "results/Ping (ms) avg/50"), 240.5),
 	      "sums and averages at each step, as flent computes them");
-	CHECK(near(dbl(m, "SERIES_META/TCP upload sum/MEAN_VALUE"), r.goodput_bps[0] / 1e6) &&
-	      near(dbl(m, "SERIES_META/TCP download sum/MEAN_VALUE"), r.goodput_bps[1] / 1e6),
+	CHECK(near(dbl(m, "SERIES_META/TCP upload sum/MEAN_VALUE"), r.goodput[0] * 8 / 1e6) &&
+	      near(dbl(m, "SERIES_META/TCP download sum/MEAN_VALUE"), r.goodput[1] * 8 / 1e6),
 	      "MEAN_VALUE of the sums: the goodput results.json has (%.3f, %.3f)",
-	      dbl(m, "SERIES_META/TCP upload sum/MEAN_VALUE"), r.goodput_bps[0] / 1e6);
+	      dbl(m, "SERIES_META/TCP upload sum/MEAN_VALUE"), r.goodput[0] * 8 / 1e6);
 	CHECK(near(dbl(m, "SERIES_META/UDP upload/MEAN_VALUE"), 25), "the flood's mean");
 	CHECK_EQ_STR(str(m, "SERIES_META/Ping (ms) ICMP/UNITS"), "ms", "units: ms");
 	CHECK_EQ_STR(str(m, "SERIES_META/TCP totals/UNITS"), "Mbits/s", "units: Mbits/s");
@@ -294,7 +301,7 @@ static void test_file(void)
 
 	/* results.json: the same metadata, and the flent file's name per run */
 	snprintf(path, sizeof(path), "%s/results.json", dir);
-	CHECK(cmp_write_json(path, &o, &r, 1, "uml", &si, err, sizeof(err)) == 0, "results.json written");
+	CHECK(bench_write_json(path, &o, &r, 1, "uml", &si, err, sizeof(err)) == 0, "results.json written");
 	struct json_object *j = json_object_from_file(path);
 
 	CHECK_EQ_STR(str(j, "metadata/congestion_control/server"), "bbr", "results.json: congestion control");
@@ -311,7 +318,7 @@ static void test_file(void)
 	json_object_put(j);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	CHECK(system(path) == 0, "scratch removed");
-	cmp_result_free(&r);
+	bench_result_free(&r);
 }
 
 /* A busy guest's flows report every 0.6 s, not 0.5: flent's aggregator (no value more than 5
@@ -319,8 +326,8 @@ static void test_file(void)
  * or the sums have holes and the plots' smoothed lines break. */
 static void test_late_intervals(void)
 {
-	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .rtt_us = 40000 };
-	struct cmp_result r;
+	struct bench_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20, .rtt_us = 40000 };
+	struct bench_result r;
 	char dir[] = "/tmp/gwflent-unit.XXXXXX", name[256], path[512], err[128];
 	unsigned char magic[2];
 	size_t holes = 0, n = 0;
@@ -332,9 +339,9 @@ static void test_late_intervals(void)
 			r.flows[i].t[k] = 3 + 0.6 * (double)(k + 1);
 			r.flows[i].secs[k] = 0.6;
 		}
-	cmp_derive(&o, &r);
-	CHECK(mkdtemp(dir) && cmp_write_flent(dir, &o, &r, "uml", NULL, name, sizeof(name), err,
-					       sizeof(err)) == 0, "late intervals: written (%s)", err);
+	bench_derive(&o, &r);
+	CHECK(mkdtemp(dir) && bench_write_flent(dir, &o, &r, "uml", NULL, name, sizeof(name), err,
+						 sizeof(err)) == 0, "late intervals: written (%s)", err);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	struct json_object *f = load_gz(path, magic), *sum = get(f, "results/TCP upload sum");
 
@@ -352,16 +359,16 @@ static void test_late_intervals(void)
 	json_object_put(f);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	CHECK(system(path) == 0, "scratch removed");
-	cmp_result_free(&r);
+	bench_result_free(&r);
 }
 
 /* A TCP flow's sender's RTT reads as flent's socket stats: "NAME::tcp_rtt" and "::tcp_rtt_var"
  * on x_values, raw points {t, tcp_rtt, tcp_rtt_var} among the flow's own, in time order. */
 static void test_rtt(void)
 {
-	struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .rtt_us = 40000 };
-	struct cmp_result r;
-	struct cmp_flow *fl;
+	struct bench_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20, .rtt_us = 40000 };
+	struct bench_result r;
+	struct bench_flow *fl;
 	char dir[] = "/tmp/gwflent-unit.XXXXXX", name[256], path[512], err[128];
 	unsigned char magic[2];
 
@@ -379,9 +386,9 @@ static void test_rtt(void)
 		fl->rtt_ms[k] = 100 + (double)k;
 		fl->rttvar_ms[k] = 5;
 	}
-	cmp_derive(&o, &r);
-	CHECK(mkdtemp(dir) && cmp_write_flent(dir, &o, &r, "uml", NULL, name, sizeof(name), err,
-					       sizeof(err)) == 0, "with RTT reads: written (%s)", err);
+	bench_derive(&o, &r);
+	CHECK(mkdtemp(dir) && bench_write_flent(dir, &o, &r, "uml", NULL, name, sizeof(name), err,
+						 sizeof(err)) == 0, "with RTT reads: written (%s)", err);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	struct json_object *f = load_gz(path, magic);
 	struct json_object *rtt = get(f, "results/TCP upload BE::tcp_rtt");
@@ -421,7 +428,7 @@ static void test_rtt(void)
 	json_object_put(f);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	CHECK(system(path) == 0, "scratch removed");
-	cmp_result_free(&r);
+	bench_result_free(&r);
 }
 
 
@@ -432,27 +439,27 @@ static void test_rtt(void)
 static void test_profiles(void)
 {
 	static const struct {
-		enum cmp_profile prof;
+		enum bench_profile prof;
 		int flows, family, n_up, n_down;
 		const char *test, *first, *last, *up_streams, *down_streams;
 		size_t n_results;
 	} c[] = {
-		{ CMP_PROF_BIDIR, 3, 4, 3, 3, "rrul_be_nflows", "TCP upload BE::1",
+		{ BENCH_PROF_BIDIR, 3, 4, 3, 3, "rrul_be_nflows", "TCP upload BE::1",
 		  "TCP download BE::3", "3", "3", 6 + 1 + 6 },
-		{ CMP_PROF_UPLOAD, 2, 6, 2, 0, "tcp_nup", "TCP upload::1", "TCP upload::2", "2",
+		{ BENCH_PROF_UPLOAD, 2, 6, 2, 0, "tcp_nup", "TCP upload::1", "TCP upload::2", "2",
 		  NULL, 2 + 1 + 2 },
-		{ CMP_PROF_DOWNLOAD, 2, 4, 0, 2, "tcp_ndown", "TCP download::1", "TCP download::2",
-		  NULL, "2", 2 + 1 + 2 },
-		{ CMP_PROF_RRUL, 4, 46, 4, 4, "rrul_be", "TCP upload BE", "TCP download BE4", NULL,
-		  NULL, 8 + 1 + 1 + 6 },
+		{ BENCH_PROF_DOWNLOAD, 2, 4, 0, 2, "tcp_ndown", "TCP download::1",
+		  "TCP download::2", NULL, "2", 2 + 1 + 2 },
+		{ BENCH_PROF_RRUL, 4, 46, 4, 4, "rrul_be", "TCP upload BE", "TCP download BE4",
+		  NULL, NULL, 8 + 1 + 1 + 6 },
 	};
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		struct cmp_opts o = { .rate_bps = 20000000, .duration_s = 20, .rtt_us = 40000,
-				      .profile = c[i].prof, .flows = c[i].flows,
-				      .family = c[i].family };
+		struct bench_opts o = { .rate = { 2500000, 2500000 }, .duration_s = 20, .rtt_us = 40000,
+					.profile = c[i].prof, .flows = c[i].flows,
+					.family = c[i].family };
 		char dir[] = "/tmp/gwflent-unit.XXXXXX", name[256], path[512], err[128], want[64];
-		struct cmp_result r;
+		struct bench_result r;
 		unsigned char magic[2];
 		int k[2] = { 0, 0 };
 
@@ -462,22 +469,23 @@ static void test_profiles(void)
 		/* the run's flows as the profile makes them: n_up and n_down TCP, the flood with
 		 * rrul alone */
 		for (size_t j = 0; j < r.n_flows; j++) {
-			struct cmp_flow *f = &r.flows[j];
+			struct bench_flow *f = &r.flows[j];
 			int d = f->up ? 0 : 1;
 
-			if (f->udp ? c[i].prof != CMP_PROF_RRUL :
+			if (f->udp ? c[i].prof != BENCH_PROF_RRUL :
 			    ++k[d] > (d ? c[i].n_down : c[i].n_up)) {
 				free(f->t);
 				free(f->secs);
-				free(f->mbps);
+				free(f->rate);
 				memmove(f, f + 1, (r.n_flows - j - 1) * sizeof(*f));
 				memset(&r.flows[--r.n_flows], 0, sizeof(*f));
 				j--;
 			}
 		}
-		cmp_derive(&o, &r);
-		CHECK(mkdtemp(dir) && cmp_write_flent(dir, &o, &r, "uml", NULL, name, sizeof(name),
-						       err, sizeof(err)) == 0,
+		bench_derive(&o, &r);
+		CHECK(mkdtemp(dir) &&
+		      bench_write_flent(dir, &o, &r, "uml", NULL, name, sizeof(name), err,
+					sizeof(err)) == 0,
 		      "%s: written (%s)", c[i].test, err);
 		snprintf(want, sizeof(want), "%s-2026-12-02T", c[i].test);
 		CHECK(!strncmp(name, want, strlen(want)), "%s: the file named by its test (%s)",
@@ -502,21 +510,22 @@ static void test_profiles(void)
 		CHECK(c[i].down_streams ? !strcmp(str(m, "TEST_PARAMETERS/download_streams"), c[i].down_streams) :
 		      !get(m, "TEST_PARAMETERS/download_streams"),
 		      "%s: download_streams %s", c[i].test, c[i].down_streams ? c[i].down_streams : "absent");
-		CHECK(!strcmp(str(m, "HOST"), c[i].family == 6 ? CMP_IP6_SERVER : CMP_IP_SERVER) &&
+		CHECK(!strcmp(str(m, "HOST"),
+			      c[i].family == 6 ? BENCH_IP6_SERVER : BENCH_IP_SERVER) &&
 		      dbl(m, "IP_VERSION") == (c[i].family == 6 ? 6 : 4) &&
 		      dbl(m, "GATEWAYD_IP_FAMILY") == c[i].family,
 		      "%s: HOST %s, IP_VERSION %g (--family %d)", c[i].test, str(m, "HOST"),
 		      dbl(m, "IP_VERSION"), c[i].family);
-		CHECK(!strcmp(str(m, "GATEWAYD_PROFILE"), cmp_profile_name(c[i].prof)) &&
+		CHECK(!strcmp(str(m, "GATEWAYD_PROFILE"), bench_profile_name(c[i].prof)) &&
 		      dbl(m, "GATEWAYD_TCP_FLOWS_UP") == c[i].n_up &&
 		      dbl(m, "GATEWAYD_TCP_FLOWS_DOWN") == c[i].n_down &&
-		      strstr(str(m, "NOTE"), cmp_profile_name(c[i].prof)),
+		      strstr(str(m, "NOTE"), bench_profile_name(c[i].prof)),
 		      "%s: the profile and its flows in gatewayd's own metadata (%s)", c[i].test,
 		      str(m, "NOTE"));
 		json_object_put(f);
 		snprintf(path, sizeof(path), "rm -rf %s", dir);
 		CHECK(system(path) == 0, "scratch removed");
-		cmp_result_free(&r);
+		bench_result_free(&r);
 	}
 }
 

@@ -8,64 +8,70 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include "bench/options.h"
+#include "bench/run.h"
 #include "bench/scenario.h"
+#include "bench/scenario_results.h"
+#include "bench/scenario_stats.h"
+#include "bench/svg.h"
 #include "sys/grow.h"
 #include "tests/unit/tap.h"
 
 static void test_options(void)
 {
-	struct cmp_scenario sc = { 0 };
+	struct bench_scenario sc = { 0 };
 	char w[64];
 
-	CHECK(cmp_sc_parse_steps("40/10,12/4,30/8", &sc) == 0 && sc.n_steps == 3,
+	CHECK(bench_sc_parse_steps("40/10,12/4,30/8", &sc) == 0 && sc.n_steps == 3,
 	      "the default steps parse");
-	CHECK(sc.cap[0][1] == 40000000 && sc.cap[0][0] == 10000000 && sc.cap[1][1] == 12000000 &&
-	      sc.cap[2][0] == 8000000, "down/up in Mbit/s, [0] up, [1] down");
-	CHECK(cmp_sc_parse_steps("12mbit/4000kbit,2.5/0.5", &sc) == 0 && sc.cap[0][1] == 12000000 &&
-	      sc.cap[0][0] == 4000000 && sc.cap[1][1] == 2500000 && sc.cap[1][0] == 500000,
+	CHECK(sc.cap[0][1] == 5000000 && sc.cap[0][0] == 1250000 && sc.cap[1][1] == 1500000 &&
+	      sc.cap[2][0] == 1000000, "down/up in Mbit/s, into bytes/s, [0] up, [1] down");
+	CHECK(bench_sc_parse_steps("12mbit/4000kbit,2.5/0.5", &sc) == 0 &&
+	      sc.cap[0][1] == 1500000 && sc.cap[0][0] == 500000 && sc.cap[1][1] == 312500 &&
+	      sc.cap[1][0] == 62500,
 	      "rates with units, and fractions of Mbit/s");
-	CHECK(cmp_sc_parse_steps("40", &sc) < 0, "a step without its upload rate is refused");
-	CHECK(cmp_sc_parse_steps("40/10,twelve/4", &sc) < 0, "a step that is no rate is refused");
-	CHECK(cmp_sc_parse_steps("0.05/10", &sc) < 0, "under 100 kbit is refused");
-	CHECK(cmp_sc_parse_steps("2000/10", &sc) < 0, "over 1 gbit is refused");
-	CHECK(cmp_sc_parse_steps("1/1,1/1,1/1,1/1,1/1,1/1,1/1,1/1,1/1", &sc) < 0,
-	      "more than %d steps are refused", CMP_MAX_STEPS);
-	CHECK(cmp_sc_parse_steps("", &sc) < 0, "no step is refused");
+	CHECK(bench_sc_parse_steps("40", &sc) < 0, "a step without its upload rate is refused");
+	CHECK(bench_sc_parse_steps("40/10,twelve/4", &sc) < 0, "a step that is no rate is refused");
+	CHECK(bench_sc_parse_steps("0.05/10", &sc) < 0, "under 100 kbit is refused");
+	CHECK(bench_sc_parse_steps("2000/10", &sc) < 0, "over 1 gbit is refused");
+	CHECK(bench_sc_parse_steps("1/1,1/1,1/1,1/1,1/1,1/1,1/1,1/1,1/1", &sc) < 0,
+	      "more than %d steps are refused", BENCH_MAX_STEPS);
+	CHECK(bench_sc_parse_steps("", &sc) < 0, "no step is refused");
 	snprintf(w, sizeof(w), "none,autorate");
-	CHECK(cmp_sc_parse_ways(w, &sc) == 0 && sc.n_ways == 2 && sc.ways[0] == CMP_WAY_NONE &&
-	      sc.ways[1] == CMP_WAY_AUTORATE, "ways in the order given");
+	CHECK(bench_sc_parse_ways(w, &sc) == 0 && sc.n_ways == 2 && sc.ways[0] == BENCH_WAY_NONE &&
+	      sc.ways[1] == BENCH_WAY_AUTORATE, "ways in the order given");
 	snprintf(w, sizeof(w), "fixed,fixed");
-	CHECK(cmp_sc_parse_ways(w, &sc) < 0, "a way twice is refused");
+	CHECK(bench_sc_parse_ways(w, &sc) < 0, "a way twice is refused");
 	snprintf(w, sizeof(w), "fast");
-	CHECK(cmp_sc_parse_ways(w, &sc) < 0, "an unknown way is refused");
-	CHECK_EQ_STR(cmp_way_name(CMP_WAY_FIXED), "fixed", "the fixed way's name");
+	CHECK(bench_sc_parse_ways(w, &sc) < 0, "an unknown way is refused");
+	CHECK_EQ_STR(bench_way_name(BENCH_WAY_FIXED), "fixed", "the fixed way's name");
 
-	cmp_sc_parse_steps("40/10,12/4,30/8", &sc);
-	cmp_sc_defaults(&sc);
-	CHECK(sc.base[1] == 40000000 && sc.base[0] == 10000000, "base: the first step's rates");
-	CHECK(sc.min[1] == 6000000 && sc.min[0] == 2000000, "min: half the lowest step's");
-	CHECK(sc.max[1] == 50000000 && sc.max[0] == 12500000, "max: a quarter over the highest");
+	bench_sc_parse_steps("40/10,12/4,30/8", &sc);
+	bench_sc_defaults(&sc);
+	CHECK(sc.base[1] == 5000000 && sc.base[0] == 1250000, "base: the first step's rates");
+	CHECK(sc.min[1] == 750000 && sc.min[0] == 250000, "min: half the lowest step's");
+	CHECK(sc.max[1] == 6250000 && sc.max[0] == 1562500, "max: a quarter over the highest");
 }
 
-static void add_sample(struct cmp_result *r, double t, double rtt, int ph)
+static void add_sample(struct bench_result *r, double t, double rtt, int ph)
 {
 	if (gw_grow(&r->samples, &r->cap_samples, r->n_samples, sizeof(*r->samples), 256))
 		abort();
-	r->samples[r->n_samples++] = (struct cmp_sample){ .t = (float)t, .rtt_ms = (float)rtt,
-							  .phase = (uint8_t)ph };
+	r->samples[r->n_samples++] = (struct bench_sample){ .t = (float)t, .rtt_ms = (float)rtt,
+							    .phase = (uint8_t)ph };
 }
 
-static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up, size_t n)
+static struct bench_flow *add_flow(struct bench_result *r, const char *name, bool up, size_t n)
 {
-	struct cmp_flow *fl = &r->flows[r->n_flows++];
+	struct bench_flow *fl = &r->flows[r->n_flows++];
 
 	snprintf(fl->name, sizeof(fl->name), "%s", name);
 	fl->up = up;
 	fl->n = n;
 	fl->t = calloc(n, sizeof(double));
 	fl->secs = calloc(n, sizeof(double));
-	fl->mbps = calloc(n, sizeof(double));
-	if (!fl->t || !fl->secs || !fl->mbps)
+	fl->rate = calloc(n, sizeof(double));
+	if (!fl->t || !fl->secs || !fl->rate)
 		abort();
 	return fl;
 }
@@ -73,7 +79,7 @@ static struct cmp_flow *add_flow(struct cmp_result *r, const char *name, bool up
 /* Steps 40/10 and 12/4 of 10 s, starting at 5 s after 4 s idle (40 ms). Step 1: 45 ms, 30
  * Mbit/s down and 9 up. Step 2: extra ms for its first 2 s, then 50 ms (fixed: always the
  * extra); 10 down and 3.6 up. The box at 95% of its capacity, the shaper at the capacity. */
-static void make_run(struct cmp_sc_run *x, const struct cmp_opts *o, enum cmp_way w,
+static void make_run(struct bench_sc_run *x, const struct bench_opts *o, enum bench_way w,
 		     double extra)
 {
 	memset(x, 0, sizeof(*x));
@@ -88,42 +94,42 @@ static void make_run(struct cmp_sc_run *x, const struct cmp_opts *o, enum cmp_wa
 	for (double t = 0; t < 25; t += 0.05) {
 		int ph = t < 5 ? 0 : t < 15 ? 1 : 2;
 		double rtt = ph == 0 ? 40 : ph == 1 ? 45 :
-			     (w == CMP_WAY_FIXED || t < 17) ? 40 + extra : 50;
+			     (w == BENCH_WAY_FIXED || t < 17) ? 40 + extra : 50;
 
 		add_sample(&x->r, t, t > 4 && t < 5 ? 41 : rtt, ph);
 	}
-	struct cmp_flow *up = add_flow(&x->r, "up1", true, 40), *down = add_flow(&x->r, "down1", false, 40);
+	struct bench_flow *up = add_flow(&x->r, "up1", true, 40), *down = add_flow(&x->r, "down1", false, 40);
 
 	for (size_t i = 0; i < 40; i++) {
 		double t = 5.5 + 0.5 * (double)i;
 
 		up->t[i] = down->t[i] = t;
 		up->secs[i] = down->secs[i] = 0.5;
-		up->mbps[i] = t <= 15 ? 9 : 3.6;
-		down->mbps[i] = t <= 15 ? 30 : 10;
+		up->rate[i] = (t <= 15 ? 9 : 3.6) * 1e6 / 8;
+		down->rate[i] = (t <= 15 ? 30 : 10) * 1e6 / 8;
 	}
 	uint64_t bytes[2] = { 0, 0 }, busy = 0;
 
 	for (int i = 0; i <= 250; i++) {
 		double t = i * 0.1;
 		int k = t < 15 ? 0 : 1;
-		struct cmp_sc_point p = { .t = (float)t };
+		struct bench_tick p = { .t = (float)t };
 
 		for (int d = 0; d < 2; d++) {
 			p.cap[d] = o->sc.cap[k][d];
 			if (t >= 5)
-				bytes[d] += (uint64_t)((double)p.cap[d] * 0.95 / 8 * 0.1);
-			p.box_bytes[d] = bytes[d];
-			p.shaper[d] = w == CMP_WAY_NONE ? 0 : w == CMP_WAY_FIXED ? o->sc.base[d] :
-				      p.cap[d];
-			p.box_backlog[d] = d ? 15000 : 5000;
+				bytes[d] += (uint64_t)((double)p.cap[d] * 0.95 * 0.1);
+			p.bytes[d] = bytes[d];
+			p.shaper[d] = w == BENCH_WAY_NONE ? 0 :
+				      w == BENCH_WAY_FIXED ? o->sc.base[d] : p.cap[d];
+			p.backlog_bytes[d] = d ? 15000 : 5000;
 		}
 		busy += t < 15 ? 50 : 90;	/* per tick of 100: half, then 90% busy */
 		p.cpu_total = (uint64_t)i * 100;
 		p.cpu_busy = busy;
-		if (gw_grow(&x->pts, &x->cap_pts, x->n_pts, sizeof(*x->pts), 64))
+		if (gw_grow(&x->r.ticks, &x->r.cap_ticks, x->r.n_ticks, sizeof(*x->r.ticks), 64))
 			abort();
-		x->pts[x->n_pts++] = p;
+		x->r.ticks[x->r.n_ticks++] = p;
 	}
 }
 
@@ -143,20 +149,20 @@ static double jget(struct json_object *o, const char *path)
 
 static void test_derive(void)
 {
-	struct cmp_opts o = { .rtt_us = 40000 };
-	struct cmp_sc_run runs[3];
-	struct cmp_sc_verdict v;
-	const struct cmp_sc_step *s1, *s2;
+	struct bench_opts o = { .rtt_us = 40000 };
+	struct bench_sc_run runs[3];
+	struct bench_sc_verdict v;
+	const struct bench_sc_step *s1, *s2;
 
-	cmp_sc_parse_steps("40/10,12/4", &o.sc);
+	bench_sc_parse_steps("40/10,12/4", &o.sc);
 	o.sc.step_s = 10;
-	cmp_sc_defaults(&o.sc);
+	bench_sc_defaults(&o.sc);
 	o.qdiscs[0] = 1;
-	make_run(&runs[0], &o, CMP_WAY_AUTORATE, 200);
-	make_run(&runs[1], &o, CMP_WAY_FIXED, 150);
-	make_run(&runs[2], &o, CMP_WAY_NONE, 150);
+	make_run(&runs[0], &o, BENCH_WAY_AUTORATE, 200);
+	make_run(&runs[1], &o, BENCH_WAY_FIXED, 150);
+	make_run(&runs[2], &o, BENCH_WAY_NONE, 150);
 	for (int i = 0; i < 3; i++)
-		cmp_sc_derive(&o, &runs[i]);
+		bench_sc_derive(&o, &runs[i]);
 	s1 = &runs[0].st[0];
 	s2 = &runs[0].st[1];
 	CHECK(fabs(runs[0].baseline_ms - 40) < 1e-3, "the baseline: idle p50 before the load (%.2f)",
@@ -176,27 +182,27 @@ static void test_derive(void)
 	      "step 1 goodput: 75%% down, 90%% up (%.3f, %.3f)", s1->share[1], s1->share[0]);
 	CHECK(fabs(s2->share[1] - 10.0 / 12) < 0.01 && fabs(s2->share[0] - 0.9) < 0.01,
 	      "step 2 goodput: shares of its own capacity (%.3f, %.3f)", s2->share[1], s2->share[0]);
-	CHECK(fabs(s2->achieved[1] / 12e6 - 0.95) < 0.01, "the box's rate from its counter (%.3f)",
-	      s2->achieved[1] / 12e6);
-	CHECK(fabs(s2->shaper[1] - 12e6) < 1 && isnan(runs[2].st[1].shaper[1]),
-	      "the shaper's mean rate; none without a shaper");
-	CHECK(fabs(s2->peak_queue_ms[1] - 15000 * 8 * 1000 / 12e6) < 0.01,
+	CHECK(fabs(s2->achieved[1] / 1.5e6 - 0.95) < 0.01, "the box's rate from its counter (%.3f)",
+	      s2->achieved[1] / 1.5e6);
+	CHECK(fabs(s2->shaper[1] - 1.5e6) < 1 && isnan(runs[2].st[1].shaper[1]),
+	      "the shaper's mean rate, bytes/s; none without a shaper");
+	CHECK(fabs(s2->peak_queue_ms[1] - 15000 * 1000 / 1.5e6) < 0.01,
 	      "the box's queue in ms at the step's capacity (%.2f)", s2->peak_queue_ms[1]);
 
 	CHECK(fabs(s1->cpu_busy - 0.5) < 0.01 && s2->cpu_busy > 0.85,
 	      "the bench's CPU busy over each step's settled part (%.2f, %.2f)", s1->cpu_busy,
 	      s2->cpu_busy);
 
-	cmp_sc_judge(&o, runs, 3, &v);
+	bench_sc_judge(&o, runs, 3, &v);
 	CHECK(v.latency == 1, "autorate's latency passes: %s", v.why_latency);
 	CHECK(v.goodput == 0, "autorate's goodput fails on 75%% down in step 1: %s", v.why_goodput);
 	CHECK(v.fixed == 1 && strstr(v.why_fixed, "step 2 150.0 ms") && !strstr(v.why_fixed, "step 1"),
 	      "the fixed rate judged in the step below it alone: %s", v.why_fixed);
 	runs[1].st[1].ind_settled[1] = 99;
-	cmp_sc_judge(&o, runs, 3, &v);
+	bench_sc_judge(&o, runs, 3, &v);
 	CHECK(v.fixed == 0, "99 ms below its rate fails the fixed rate's check");
 	runs[0].ran = false;
-	cmp_sc_judge(&o, runs, 3, &v);
+	bench_sc_judge(&o, runs, 3, &v);
 	CHECK(v.latency < 0 && v.goodput < 0, "no autorate run: not judged");
 	runs[0].ran = true;
 	runs[1].st[1].ind_settled[1] = 150;
@@ -209,8 +215,8 @@ static void test_derive(void)
 	snprintf(path, sizeof(path), "%s/results.json", dir);
 	char err[256] = "";
 
-	cmp_sc_judge(&o, runs, 3, &v);
-	CHECK(cmp_sc_write_json(path, &o, runs, 3, &v, "host", err, sizeof(err)) == 0,
+	bench_sc_judge(&o, runs, 3, &v);
+	CHECK(bench_sc_write_json(path, &o, runs, 3, &v, "host", err, sizeof(err)) == 0,
 	      "results.json written %s", err);
 	j = json_object_from_file(path);
 	CHECK(j != NULL, "results.json parses back");
@@ -231,17 +237,17 @@ static void test_derive(void)
 	CHECK(pass && !json_object_get_boolean(pass), "acceptance: autorate's goodput false");
 	json_object_put(j);
 	snprintf(path, sizeof(path), "%s/rates-autorate.svg", dir);
-	CHECK(cmp_svg_sc_rates(path, &o, &runs[0]) == 0 && access(path, R_OK) == 0,
+	CHECK(bench_svg_sc_rates(path, &o, &runs[0]) == 0 && access(path, R_OK) == 0,
 	      "the rates plot written");
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/rtt.svg", dir);
-	CHECK(cmp_svg_sc_rtt(path, &o, runs, 3) == 0 && access(path, R_OK) == 0, "the RTT plot written");
+	CHECK(bench_svg_sc_rtt(path, &o, runs, 3) == 0 && access(path, R_OK) == 0, "the RTT plot written");
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/results.json", dir);
 	unlink(path);
 	rmdir(dir);
 	for (int i = 0; i < 3; i++)
-		cmp_sc_run_free(&runs[i]);
+		bench_sc_run_free(&runs[i]);
 }
 
 int main(void)

@@ -45,9 +45,10 @@ def check(cond, name):
 
 
 class Browser:
-    """One headless Chromium; commands to its fd 3, replies and events from its fd 4."""
+    """One headless Chromium; commands to its fd 3, replies and events from its fd 4. Its
+    binary and more flags may be given (tests/report_html.py's, which imports it)."""
 
-    def __init__(self):
+    def __init__(self, binary=None, extra=()):
         self.profile = tempfile.mkdtemp()
         to_chrome_r, self.to_chrome = os.pipe()
         self.from_chrome, from_chrome_w = os.pipe()
@@ -61,10 +62,11 @@ class Browser:
 
         # close_fds runs after preexec_fn, keeping only 3 and 4
         self.proc = subprocess.Popen(
-            [chrome, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+            [binary or chrome, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
              "--no-first-run", "--disable-background-networking", "--disable-component-update",
              "--disable-sync", "--disable-extensions", "--mute-audio", "--hide-scrollbars",
-             "--remote-debugging-pipe", "--user-data-dir=" + self.profile, "about:blank"],
+             "--remote-debugging-pipe", "--user-data-dir=" + self.profile, *extra,
+             "about:blank"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             preexec_fn=fds, pass_fds=(3, 4))
         os.close(to_chrome_r)

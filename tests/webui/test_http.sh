@@ -374,15 +374,15 @@ d = json.load(open(sys.argv[1]))
 assert sys.argv[2] == sys.argv[3] and sys.argv[4] in d["error"], d' "$tmp/err.json" "$c" "$2" "$3"
 	}
 	printf '{"schema": "gatewayd-compare", "version": 1, "runs": [' >"$tmp/cmp/results.json"
-	cmp_err "a truncated results.json is a 500" 500 "ends early"
+	cmp_err "a truncated results.json is a 500" 500 "ends inside its value"
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["schema"]="other"; json.dump(d, open(sys.argv[2],"w"))' \
 		tests/webui/compare/results.json "$tmp/cmp/results.json"
 	cmp_err "another schema is a 500" 500 "schema"
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["runs"][0]["goodput_bps"]["up"]="fast"; json.dump(d, open(sys.argv[2],"w"))' \
 		tests/webui/compare/results.json "$tmp/cmp/results.json"
-	cmp_err "a figure that is not a number is a 500" 500 "not numbers"
+	cmp_err "a figure that is not a number is a 500" 500 "goodput_bps.up: want a number"
 	sed 's/"jain_fairness": *[0-9.]*/"jain_fairness": NaN/' tests/webui/compare/results.json >"$tmp/cmp/results.json"
-	cmp_err "a NaN is a 500 (never copied into the answer)" 500 "not numbers"
+	cmp_err "a NaN is a 500 (never copied into the answer)" 500 "NaN or Infinity"
 	python3 -c 'import json,sys; print("[" * 5000 + "]" * 5000)' >"$tmp/cmp/results.json"
 	cmp_err "5000 nested arrays are a 500 (depth bound)" 500 "not JSON"
 	truncate -s 40M "$tmp/cmp/results.json"

@@ -952,11 +952,14 @@
 		box.appendChild(el("p", "muted", "rate " + fmtRate(cfg.rate_bps) + " each way \u00b7 " + rtt +
 			" \u00b7 " + cfg.duration_s + " s per queue \u00b7 " + (c.kernel || "?") + " kernel " +
 			(c.kernel_release || "") + " \u00b7 gatewayd " + (c.gatewayd_version || "?")));
+		/* the page's rows of the bench's own table (webui/benchrows.c), each cell as the
+		 * bench's terminal prints it: the server sends both, the page keeps no list */
+		const rows = c.rows || [];
 		const t = box.appendChild(el("div", "tablewrap")).appendChild(el("table", "cmp"));
 		t.id = "lastcmp-table";
 		const hr = t.appendChild(el("thead")).appendChild(el("tr"));
-		for (const x of ["Queue", "Goodput up / down", "Induced p50 / p99", "Grade", "Drops up / down"])
-			hr.appendChild(el("th", null, x));
+		hr.appendChild(el("th", null, "Queue"));
+		for (const row of rows) hr.appendChild(el("th", null, row.label));
 		const body = t.appendChild(el("tbody"));
 		for (const r of c.runs) {
 			const tr = body.appendChild(el("tr"));
@@ -964,16 +967,14 @@
 			tr.appendChild(el("td", null, r.label || r.qdisc));
 			if (!r.ran) {
 				const n = tr.appendChild(el("td", "muted", r.note || "did not run"));
-				n.colSpan = 4;
+				n.colSpan = Math.max(rows.length, 1);
 				continue;
 			}
-			const g = r.goodput_bps || {}, ind = (r.latency_ms || {}).induced || {}, d = r.drops || {};
-			tr.appendChild(el("td", null, fmtRate(g.up) + " / " + fmtRate(g.down)));
-			const plus = (v) => (v === null || v === undefined ? "\u2013" : "+" + fmtMs(v));
-			const cnt = (v) => (v === null || v === undefined ? "\u2013" : fmtCount(v));
-			tr.appendChild(el("td", null, plus(ind.p50) + " / " + plus(ind.p99)));
-			tr.appendChild(el("td", "grade " + gradeClass(r.grade), r.grade || "\u2013"));
-			tr.appendChild(el("td", null, cnt(d.up) + " / " + cnt(d.down)));
+			rows.forEach((row, i) => {
+				const v = (r.cells || [])[i];
+				const cls = row.kind === "grade" ? "grade " + gradeClass(v) : null;
+				tr.appendChild(el("td", cls, v === undefined || v === "" ? "\u2013" : v));
+			});
 		}
 		const plots = box.appendChild(el("div", "plots"));
 		plots.id = "lastcmp-plots";

@@ -1,6 +1,7 @@
-/* bench/rdresults.c: a saved run's results.json read back for --compare-report:
- * bounded in size and depth, parsed strictly (json-c), every field the report uses checked
- * for its type, and the samples its box plots and CDFs need taken out. */
+/* webui/benchfile.c: a bench run's results.json read back (webui/benchfile.h): bounded in size
+ * and depth, parsed strictly (json-c), every field the table, the report and the status page
+ * use checked for its type, and, when asked, the samples the report's box plots and CDFs need
+ * taken out. Runs in gatewayd-bench (its report) and in the web process (/api/compare). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -11,58 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include "bench/bench.h"
-#include "bench/report.h"
+#include "webui/benchfile.h"
+#include "webui/readfile.h"
 
-/* the table's rows (report.h) */
-const struct rep_num_row rep_num_rows[] = {
-	{ "goodput up (Mbit/s)", "goodput_bps.up", 1e-6, 2 },
-	{ "goodput down (Mbit/s)", "goodput_bps.down", 1e-6, 2 },
-	{ "shaper accuracy up (%)", "shaper_accuracy.up", 100, 1 },
-	{ "shaper accuracy down (%)", "shaper_accuracy.down", 100, 1 },
-	{ "idle RTT p50 (ms)", "latency_ms.idle.p50", 1, 1 },
-	{ "idle RTT p95 (ms)", "latency_ms.idle.p95", 1, 1 },
-	{ "idle RTT p99 (ms)", "latency_ms.idle.p99", 1, 1 },
-	{ "loaded RTT p50 (ms)", "latency_ms.loaded.p50", 1, 1 },
-	{ "loaded RTT p95 (ms)", "latency_ms.loaded.p95", 1, 1 },
-	{ "loaded RTT p99 (ms)", "latency_ms.loaded.p99", 1, 1 },
-	{ "induced p50 (ms)", "latency_ms.induced.p50", 1, 1 },
-	{ "induced p95 (ms)", "latency_ms.induced.p95", 1, 1 },
-	{ "induced p99 (ms)", "latency_ms.induced.p99", 1, 1 },
-	{ "induced mean (ms)", "latency_ms.induced.mean", 1, 1 },
-	/* the UDP probes, a VoIP-like stream (files older than them lack these: "-") */
-	{ "VoIP induced p95 (ms)", "udp_latency_ms.rtt.induced.p95", 1, 1 },
-	{ "VoIP one-way up p95", "udp_latency_ms.up.induced.p95", 1, 1 },
-	{ "VoIP one-way down p95", "udp_latency_ms.down.induced.p95", 1, 1 },
-	{ "VoIP jitter up (ms)", "udp_latency_ms.up.jitter", 1, 2 },
-	{ "VoIP jitter down (ms)", "udp_latency_ms.down.jitter", 1, 2 },
-	{ "Jain's fairness (TCP)", "jain_fairness", 1, 3 },
-	{ "bench CPU busy (%)", "cpu_busy", 100, 0 },
-	{ "peak backlog up (ms)", "peak_queue.up.ms", 1, 1 },
-	{ "peak backlog down (ms)", "peak_queue.down.ms", 1, 1 },
-	/* a run saved before the bulk flows' RTT was measured has none: "-" */
-	{ "TCP RTT up p50 (ms)", "tcp_rtt.up.p50_ms", 1, 1 },
-	{ "TCP RTT up p95 (ms)", "tcp_rtt.up.p95_ms", 1, 1 },
-	{ "TCP RTT up p99 (ms)", "tcp_rtt.up.p99_ms", 1, 1 },
-	{ "TCP RTT down p50 (ms)", "tcp_rtt.down.p50_ms", 1, 1 },
-	{ "TCP RTT down p95 (ms)", "tcp_rtt.down.p95_ms", 1, 1 },
-	{ "TCP RTT down p99 (ms)", "tcp_rtt.down.p99_ms", 1, 1 },
-	{ "TCP induced up p50 (ms)", "tcp_rtt.up.induced_p50_ms", 1, 1 },
-	{ "TCP induced down p50 (ms)", "tcp_rtt.down.induced_p50_ms", 1, 1 },
-	{ "TCP induced up mean (ms)", "tcp_rtt.up.induced_mean_ms", 1, 1 },
-	{ "TCP induced down mean (ms)", "tcp_rtt.down.induced_mean_ms", 1, 1 },
-};
-const size_t rep_n_num_rows = sizeof(rep_num_rows) / sizeof(rep_num_rows[0]);
-const struct rep_pair_row rep_pair_rows[] = {
-	{ "peak backlog up/dn (pkts)", "peak_queue.up.packets", "peak_queue.down.packets" },
-	{ "drops up/down", "drops.up", "drops.down" },
-	{ "ECN marks up/down", "ecn_marks.up", "ecn_marks.down" },
-	{ "probes lost (loaded)", "latency_ms.loaded.lost", "latency_ms.loaded.samples" },
-	{ "VoIP lost (loaded)", "udp_latency_ms.rtt.loaded.lost", "udp_latency_ms.rtt.loaded.samples" },
-};
-const size_t rep_n_pair_rows = sizeof(rep_pair_rows) / sizeof(rep_pair_rows[0]);
-
-struct json_object *rep_at(struct json_object *obj, const char *path)
+struct json_object *gw_bench_at(struct json_object *obj, const char *path)
 {
 	char key[64];
 
@@ -77,19 +30,15 @@ struct json_object *rep_at(struct json_object *obj, const char *path)
 	return obj;
 }
 
-#define JSON_DEPTH 32
-/* a flow's interval is 0.5 s, the last one shorter; the TCP window is bench.h's */
-#define FLOW_INTERVAL_S 0.5
 
 enum want { W_NUM = 1, W_NULL = 2, W_INT = 4, W_STR = 8, W_BOOL = 16, W_OBJ = 32, W_ARR = 64 };
 
 struct rd {
+	unsigned flags;			/* GW_BENCH_SAMPLES */
 	const char *path;
 	char *err;
 	size_t errlen;
 };
-
-_Static_assert(REP_QLABEL_MAX == CMP_LABEL_MAX, "a column holds any label the bench writes");
 
 __attribute__((format(printf, 3, 4)))
 static int bad(struct rd *c, const char *where, const char *fmt, ...)
@@ -186,6 +135,17 @@ static int get_str(struct rd *c, struct json_object *obj, const char *where, con
 	if ((size_t)json_object_get_string_len(v) >= len)
 		return bad(c, where, "%s: longer than %zu characters", key, len - 1);
 	snprintf(buf, len, "%s", json_object_get_string(v));
+	return 0;
+}
+
+/* a[i], an object, into *out; its place ("runs[0].flows[2]": where, key, i) into at. */
+static int get_elem(struct rd *c, struct json_object *a, size_t i, const char *where,
+		    const char *key, char *at, size_t atlen, struct json_object **out)
+{
+	snprintf(at, atlen, "%s.%s[%zu]", where, key, i);
+	*out = json_object_array_get_idx(a, i);
+	if (!is(*out, W_OBJ))
+		return bad(c, at, "want an object, not %s", type_name(*out));
 	return 0;
 }
 
@@ -286,16 +246,9 @@ static int check_figures(struct rd *c, struct json_object *run, const char *w)
 	return 0;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The probes: loaded RTTs for the CDF, and the same less the baseline for the box. */
 static int read_samples(struct rd *c, struct json_object *run, const char *w, size_t n_phases,
-			double baseline, struct rep_col *col)
+			double baseline, struct gw_bench_col *col)
 {
 	struct json_object *a;
 	char at[160];
@@ -305,8 +258,8 @@ static int read_samples(struct rd *c, struct json_object *run, const char *w, si
 	if ((e = get(c, run, w, "samples", W_ARR, &a)))
 		return e;
 	snprintf(at, sizeof(at), "%s.samples", w);
-	if ((n = json_object_array_length(a)) > REP_MAX_SAMPLES)
-		return bad(c, at, "%zu probes, more than %d", n, REP_MAX_SAMPLES);
+	if ((n = json_object_array_length(a)) > GW_BENCH_MAX_SAMPLES)
+		return bad(c, at, "%zu probes, more than %d", n, GW_BENCH_MAX_SAMPLES);
 	col->rtt = malloc((n + 1) * sizeof(double));
 	col->induced = malloc((n + 1) * sizeof(double));
 	if (!col->rtt || !col->induced)
@@ -331,8 +284,6 @@ static int read_samples(struct rd *c, struct json_object *run, const char *w, si
 		if (!isnan(baseline))
 			col->induced[col->n_induced++] = json_object_get_double(rtt) - baseline;
 	}
-	qsort(col->rtt, col->n_rtt, sizeof(double), cmp_dbl);
-	cmp_box_of(col->induced, col->n_induced, &col->box_induced);
 	return 0;
 }
 
@@ -350,11 +301,8 @@ static int tcp_window(struct rd *c, struct json_object *run, const char *w, doub
 	for (size_t i = 0; i < json_object_array_length(a) && i < 16; i++) {
 		double s;
 
-		snprintf(at, sizeof(at), "%s.phases[%zu]", w, i);
-		ph = json_object_array_get_idx(a, i);
-		if (!is(ph, W_OBJ))
-			return bad(c, at, "want an object, not %s", type_name(ph));
-		if ((e = get(c, ph, at, "name", W_STR, &v)) ||
+		if ((e = get_elem(c, a, i, w, "phases", at, sizeof(at), &ph)) ||
+		    (e = get(c, ph, at, "name", W_STR, &v)) ||
 		    (e = get_num(c, ph, at, "start_s", false, &s)))
 			return e;
 		if (!strcmp(json_object_get_string(v), "tcp"))
@@ -365,7 +313,7 @@ static int tcp_window(struct rd *c, struct json_object *run, const char *w, doub
 	snprintf(at, sizeof(at), "%s.phases", w);
 	if (isnan(tcp) || isnan(flood) || flood < tcp)
 		return bad(c, at, "no tcp phase followed by a flood phase");
-	*lo = tcp + fmax(CMP_RAMP_S, CMP_RAMP_SHARE * (flood - tcp));
+	*lo = tcp + fmax(GW_BENCH_RAMP_S, GW_BENCH_RAMP_SHARE * (flood - tcp));
 	*hi = flood;
 	return 0;
 }
@@ -373,7 +321,7 @@ static int tcp_window(struct rd *c, struct json_object *run, const char *w, doub
 /* Each direction's goodput per 0.5 s interval of the TCP window: the sum over its TCP flows
  * of the k-th interval each has in the window (a direction's flows are read together, so
  * their intervals are the same ones), as the table's goodput is the sum of their means. */
-static int read_flows(struct rd *c, struct json_object *run, const char *w, struct rep_col *col)
+static int read_flows(struct rd *c, struct json_object *run, const char *w, struct gw_bench_col *col)
 {
 	struct json_object *a, *f, *v, *ser;
 	size_t nf, nk[2] = { SIZE_MAX, SIZE_MAX };
@@ -383,8 +331,8 @@ static int read_flows(struct rd *c, struct json_object *run, const char *w, stru
 
 	if ((e = tcp_window(c, run, w, &lo, &hi)) || (e = get(c, run, w, "flows", W_ARR, &a)))
 		return e;
-	if ((nf = json_object_array_length(a)) > REP_MAX_FLOWS)
-		return bad(c, w, "flows: %zu, more than %d", nf, REP_MAX_FLOWS);
+	if ((nf = json_object_array_length(a)) > GW_BENCH_MAX_FLOWS)
+		return bad(c, w, "flows: %zu, more than %d", nf, GW_BENCH_MAX_FLOWS);
 	size_t most = 0;	/* the longest series: room for every interval it has */
 
 	for (size_t i = 0; i < nf; i++)
@@ -393,7 +341,7 @@ static int read_flows(struct rd *c, struct json_object *run, const char *w, stru
 			most = json_object_array_length(ser) > most ? json_object_array_length(ser) :
 								      most;
 	for (int d = 0; d < 2; d++) {
-		col->good[d] = calloc((most > REP_MAX_POINTS ? REP_MAX_POINTS : most) + 1,
+		col->good[d] = calloc((most > GW_BENCH_MAX_POINTS ? GW_BENCH_MAX_POINTS : most) + 1,
 				      sizeof(double));
 		if (!col->good[d])
 			return bad(c, w, "out of memory");
@@ -403,11 +351,8 @@ static int read_flows(struct rd *c, struct json_object *run, const char *w, stru
 		size_t n, k = 0;
 		int d;
 
-		snprintf(at, sizeof(at), "%s.flows[%zu]", w, i);
-		f = json_object_array_get_idx(a, i);
-		if (!is(f, W_OBJ))
-			return bad(c, at, "want an object, not %s", type_name(f));
-		if ((e = get(c, f, at, "name", W_STR, &v)) ||
+		if ((e = get_elem(c, a, i, w, "flows", at, sizeof(at), &f)) ||
+		    (e = get(c, f, at, "name", W_STR, &v)) ||
 		    (e = get_str(c, f, at, "direction", dir, sizeof(dir))) ||
 		    (e = get_str(c, f, at, "protocol", proto, sizeof(proto))) ||
 		    (e = get(c, f, at, "series", W_ARR, &ser)))
@@ -416,8 +361,8 @@ static int read_flows(struct rd *c, struct json_object *run, const char *w, stru
 			return bad(c, at, "direction: want \"up\" or \"down\", not \"%s\"", dir);
 		if (strcmp(proto, "tcp") && strcmp(proto, "udp"))
 			return bad(c, at, "protocol: want \"tcp\" or \"udp\", not \"%s\"", proto);
-		if ((n = json_object_array_length(ser)) > REP_MAX_POINTS)
-			return bad(c, at, "series: %zu intervals, more than %d", n, REP_MAX_POINTS);
+		if ((n = json_object_array_length(ser)) > GW_BENCH_MAX_POINTS)
+			return bad(c, at, "series: %zu intervals, more than %d", n, GW_BENCH_MAX_POINTS);
 		d = strcmp(dir, "up") ? 1 : 0;
 		double prev = NAN;
 
@@ -430,7 +375,7 @@ static int read_flows(struct rd *c, struct json_object *run, const char *w, stru
 			    !is(bps = json_object_array_get_idx(p, 1), W_NUM | W_NULL))
 				return bad(c, at, "series[%zu]: want [time, bits/s or null]", j);
 			end = json_object_get_double(t);
-			start = isnan(prev) ? end - FLOW_INTERVAL_S : prev;
+			start = isnan(prev) ? end - GW_BENCH_SERIES_S : prev;
 			prev = end;
 			if (strcmp(proto, "tcp") || !bps || start < lo - 0.01 || end > hi + 0.01)
 				continue;
@@ -442,7 +387,6 @@ static int read_flows(struct rd *c, struct json_object *run, const char *w, stru
 	for (int d = 0; d < 2; d++) {
 		/* the intervals every flow of the direction has */
 		col->n_good[d] = nk[d] == SIZE_MAX ? 0 : nk[d];
-		cmp_box_of(col->good[d], col->n_good[d], &col->box_good[d]);
 	}
 	return 0;
 }
@@ -480,62 +424,80 @@ static int get_rate(struct rd *c, struct json_object *cfg, const char *key, int6
 	return 0;
 }
 
-static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_phases,
-		    struct rep_col *col)
+/* An optional integer of obj (absent: *out as it is) from lo to hi; what says what it is. */
+static int get_opt_int(struct rd *c, struct json_object *obj, const char *where, const char *key,
+		       int64_t lo, int64_t hi, const char *what, int *out)
 {
-	static const char *const fig_keys[] = { "goodput_bps", "shaper_accuracy", "latency_ms",
-						"grade", "drops", "ecn_marks", "peak_queue",
-						"jain_fairness", "cpu_busy", "udp_latency_ms", "tcp_rtt", NULL };
-	struct json_object *v, *lat;
-	double baseline;
-	char w[32];
+	struct json_object *v;
+	char at[160];
 	int e;
 
-	snprintf(w, sizeof(w), "runs[%zu]", i);
+	if (!json_object_object_get_ex(obj, key, NULL))
+		return 0;
+	if ((e = get(c, obj, where, key, W_INT, &v)))
+		return e;
+	if (json_object_get_int64(v) < lo || json_object_get_int64(v) > hi) {
+		snprintf(at, sizeof(at), "%s.%s", where, key);
+		return bad(c, at, "%lld is no %s", (long long)json_object_get_int64(v), what);
+	}
+	*out = (int)json_object_get_int64(v);
+	return 0;
+}
+
+/* A run's name, label, place and note: what a column shows even when it did not run. */
+static int read_head(struct rd *c, struct json_object *run, const char *w,
+		     struct gw_bench_col *col)
+{
+	struct json_object *v;
+	char tree[16] = "";
+	int e;
+
 	if (!is(run, W_OBJ))
 		return bad(c, w, "want an object, not %s", type_name(run));
 	if ((e = get_str(c, run, w, "qdisc", col->qdisc, sizeof(col->qdisc))) ||
 	    (e = get(c, run, w, "ran", W_BOOL, &v)))
 		return e;
+	col->ran = json_object_get_boolean(v);
 	if (!queue_name_ok(col->qdisc))
 		return bad(c, w, "qdisc: \"%s\" is no queue's name", col->qdisc);
-	/* label: the queue with its knobs (newer files); older ones head the column by qdisc */
+	/* label: the queue with its knobs (newer files); older ones head the column by qdisc;
+	 * any text (report.html escapes it; file names take it through a safe set) */
 	snprintf(col->label, sizeof(col->label), "%s", col->qdisc);
 	if (json_object_object_get_ex(run, "label", NULL) &&
 	    ((e = get_str(c, run, w, "label", col->label, sizeof(col->label)))))
 		return e;
-	/* any text (report.html escapes it; file names take it through a safe set) */
-	col->ran = json_object_get_boolean(v);
-	/* which repetition (--repeat): 0 to 19; older and unrepeated files have none */
-	col->repeat = -1;
-	if (json_object_object_get_ex(run, "repeat", NULL)) {
-		struct json_object *rp;
-
-		if ((e = get(c, run, w, "repeat", W_INT, &rp)))
-			return e;
-		if (json_object_get_int64(rp) < 0 || json_object_get_int64(rp) >= 1000)
-			return bad(c, w, "repeat: %lld is no repetition", (long long)json_object_get_int64(rp));
-		col->repeat = (int)json_object_get_int64(rp);
-	}
-	col->queue = -1;
-	if (json_object_object_get_ex(run, "position", NULL)) {
-		struct json_object *qv;
-
-		if ((e = get(c, run, w, "position", W_INT, &qv)))
-			return e;
-		if (json_object_get_int64(qv) < 0 || json_object_get_int64(qv) >= REP_MAX_QUEUES)
-			return bad(c, w, "position: %lld is no place in --qdiscs", (long long)json_object_get_int64(qv));
-		col->queue = (int)json_object_get_int64(qv);
-	}
+	/* which repetition (--repeat) and which of --qdiscs: older and unrepeated files have
+	 * neither */
+	col->repeat = col->queue = -1;
+	if ((e = get_opt_int(c, run, w, "repeat", 0, 999, "repetition", &col->repeat)) ||
+	    (e = get_opt_int(c, run, w, "position", 0, GW_BENCH_MAX_RUNS - 1,
+			     "place in --qdiscs", &col->queue)))
+		return e;
+	/* the tree: "config" the link of -c CONFIG, "bench" the bench's own (older: none) */
+	if (json_object_object_get_ex(run, "tree", NULL) &&
+	    (e = get_str(c, run, w, "tree", tree, sizeof(tree))))
+		return e;
+	col->own = !strcmp(tree, "config");
 	if ((e = get_str(c, run, w, "note", col->note, sizeof(col->note))))
 		return e;
 	if (json_object_object_get_ex(run, "qdiscs", &v) && is(v, W_ARR))
 		col->qdiscs = json_object_get(v);
-	if (!col->ran)
-		return 0;
+	return 0;
+}
+
+/* The figures of a run that ran, checked and kept by reference (the rest of the file, samples
+ * and all, is freed). */
+static int take_figures(struct rd *c, struct json_object *run, const char *w,
+			struct gw_bench_col *col)
+{
+	static const char *const fig_keys[] = { "goodput_bps", "shaper_accuracy", "latency_ms",
+						"grade", "drops", "ecn_marks", "peak_queue",
+						"jain_fairness", "cpu_busy", "udp_latency_ms", "tcp_rtt", NULL };
+	struct json_object *v;
+	int e;
+
 	if ((e = check_figures(c, run, w)))
 		return e;
-	/* the figures by reference (the rest of the file, samples and all, is freed) */
 	col->fig = json_object_new_object();
 	if (!col->fig)
 		return bad(c, w, "out of memory");
@@ -545,20 +507,33 @@ static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_ph
 			continue;
 		json_object_object_add(col->fig, fig_keys[k], json_object_get(v));
 	}
-	json_object_object_get_ex(run, "latency_ms", &lat);
-	json_object_object_get_ex(lat, "baseline", &v);
-	baseline = v ? json_object_get_double(v) : NAN;
-	if ((e = read_samples(c, run, w, n_phases, baseline, col)) ||
+	return 0;
+}
+
+static int read_run(struct rd *c, struct json_object *run, size_t i, size_t n_phases,
+		    struct gw_bench_col *col)
+{
+	struct json_object *v;
+	char w[32];
+	int e;
+
+	snprintf(w, sizeof(w), "runs[%zu]", i);
+	if ((e = read_head(c, run, w, col)) || !col->ran || (e = take_figures(c, run, w, col)) ||
+	    !(c->flags & GW_BENCH_SAMPLES))
+		return e;
+	v = gw_bench_at(col->fig, "latency_ms.baseline");
+	if ((e = read_samples(c, run, w, n_phases, v ? json_object_get_double(v) : NAN, col)) ||
 	    (e = read_flows(c, run, w, col)))
 		return e;
 	return 0;
 }
 
-static int read_top(struct rd *c, struct json_object *root, struct rep_run *r)
+/* What the file is and where it ran: its schema and version, gatewayd's version, the time, the
+ * kernel. */
+static int read_header(struct rd *c, struct json_object *root, struct gw_bench_file *r)
 {
-	struct json_object *v, *cfg, *runs;
+	struct json_object *v;
 	char schema[64];
-	double x;
 	int e;
 
 	if (!is(root, W_OBJ))
@@ -567,65 +542,79 @@ static int read_top(struct rd *c, struct json_object *root, struct rep_run *r)
 	if (!json_object_object_get_ex(root, "schema", &v) || !is(v, W_STR))
 		return bad(c, NULL, "not a results file of gatewayd --compare (no \"schema\")");
 	snprintf(schema, sizeof(schema), "%s", json_object_get_string(v));
-	if (!strcmp(schema, REP_SCHEMA "-scenario"))
+	if (!strcmp(schema, GW_BENCH_SCHEMA "-scenario"))
 		return bad(c, NULL, "a --scenario variable run (schema \"%s\"): --compare-report lays queue comparisons side by side",
 			   schema);
-	if (strcmp(schema, REP_SCHEMA))
+	if (strcmp(schema, GW_BENCH_SCHEMA))
 		return bad(c, NULL, "not a results file of gatewayd --compare (schema \"%s\", not \"%s\")",
-			   schema, REP_SCHEMA);
+			   schema, GW_BENCH_SCHEMA);
 	if ((e = get(c, root, "", "version", W_INT, &v)))
 		return e;
-	if (json_object_get_int64(v) != REP_SCHEMA_VERSION)
+	if (json_object_get_int64(v) != GW_BENCH_SCHEMA_VERSION)
 		return bad(c, NULL, "results version %lld: this gatewayd reads version %d",
-			   (long long)json_object_get_int64(v), REP_SCHEMA_VERSION);
+			   (long long)json_object_get_int64(v), GW_BENCH_SCHEMA_VERSION);
 	if ((e = get_str(c, root, "", "gatewayd_version", r->version, sizeof(r->version))) ||
 	    (e = get(c, root, "", "generated_unix", W_INT, &v)))
 		return e;
 	r->generated_unix = json_object_get_int64(v);
 	if ((e = get_str(c, root, "", "kernel", r->kernel, sizeof(r->kernel))) ||
 	    (e = get_str(c, root, "", "kernel_release", r->kernel_release,
-			 sizeof(r->kernel_release))) ||
-	    (e = get(c, root, "", "config", W_OBJ, &cfg)))
+			 sizeof(r->kernel_release))))
 		return e;
+	return 0;
+}
+
+/* The bench's settings: the rates, the RTT, the duration, netem, the phases (their count into
+ * n_phases) and the repetitions. */
+static int read_config(struct rd *c, struct json_object *cfg, struct gw_bench_file *r,
+		       size_t *n_phases)
+{
+	struct json_object *v;
+	int64_t bps, down, up;
+	int e;
+
 	if ((e = get(c, cfg, "config", "rate_bps", W_INT, &v)))
 		return e;
-	if ((r->rate_bps = json_object_get_int64(v)) <= 0)
-		return bad(c, "config.rate_bps", "%lld is no rate", (long long)r->rate_bps);
+	if ((bps = json_object_get_int64(v)) <= 0)
+		return bad(c, "config.rate_bps", "%lld is no rate", (long long)bps);
 	/* each direction's rate (--rate DOWN/UP); older files have rate_bps alone, both ways */
-	r->rate_bps_down = r->rate_bps_up = r->rate_bps;
-	if ((e = get_rate(c, cfg, "rate_bps_down", &r->rate_bps_down)) ||
-	    (e = get_rate(c, cfg, "rate_bps_up", &r->rate_bps_up)))
+	down = up = bps;
+	if ((e = get_rate(c, cfg, "rate_bps_down", &down)) ||
+	    (e = get_rate(c, cfg, "rate_bps_up", &up)))
 		return e;
+	r->rate[0] = up / 8;
+	r->rate[1] = down / 8;
 	if ((e = get_num(c, cfg, "config", "rtt_ms", false, &r->rtt_ms)) ||
-	    (e = get_num(c, cfg, "config", "duration_s", false, &x)) ||
+	    (e = get_num(c, cfg, "config", "duration_s", false, &r->duration_s)) ||
 	    (e = get(c, cfg, "config", "netem", W_BOOL, &v)))
 		return e;
-	r->duration_s = x;
 	r->netem = json_object_get_boolean(v);
 	if ((e = get(c, cfg, "config", "phases", W_ARR, &v)))
 		return e;
-	size_t n_phases = json_object_array_length(v);
+	*n_phases = json_object_array_length(v);
+	/* a repeated run (--repeat): how many; report.html shows its medians and intervals */
+	r->repetitions = 1;
+	return get_opt_int(c, cfg, "config", "repeat", 1, 1000, "count of repetitions",
+			   &r->repetitions);
+}
 
-	if ((e = get(c, root, "", "runs", W_ARR, &runs)))
+static int read_top(struct rd *c, struct json_object *root, struct gw_bench_file *r)
+{
+	struct json_object *v, *cfg, *runs;
+	size_t n_phases = 0;
+	int e;
+
+	if ((e = read_header(c, root, r)) || (e = get(c, root, "", "config", W_OBJ, &cfg)) ||
+	    (e = read_config(c, cfg, r, &n_phases)) || (e = get(c, root, "", "runs", W_ARR, &runs)))
 		return e;
 	if (!(r->n_cols = json_object_array_length(runs)))
 		return bad(c, "runs", "empty: no queue ran");
-	if (r->n_cols > REP_MAX_QUEUES)
-		return bad(c, "runs", "%zu queues, more than %d", r->n_cols, REP_MAX_QUEUES);
+	if (r->n_cols > GW_BENCH_MAX_RUNS)
+		return bad(c, "runs", "%zu queues, more than %d", r->n_cols, GW_BENCH_MAX_RUNS);
 	for (size_t i = 0; i < r->n_cols; i++)
 		if ((e = read_run(c, json_object_array_get_idx(runs, i), i, n_phases, &r->col[i])))
 			return e;
 	r->config = json_object_get(cfg);
-	/* a repeated run (--repeat): how many, and the medians and intervals report.html shows */
-	r->repetitions = 1;
-	if (json_object_object_get_ex(cfg, "repeat", NULL)) {
-		if ((e = get(c, cfg, "config", "repeat", W_INT, &v)))
-			return e;
-		if (json_object_get_int64(v) < 1 || json_object_get_int64(v) > 1000)
-			return bad(c, "config.repeat", "%lld is no count of repetitions",
-				   (long long)json_object_get_int64(v));
-		r->repetitions = (int)json_object_get_int64(v);
-	}
 	if (json_object_object_get_ex(root, "summary", &v) && is(v, W_OBJ))
 		r->summary = json_object_get(v);
 	/* where it ran (older files have none): report.html shows it */
@@ -659,15 +648,19 @@ static bool all_finite(struct json_object *v)
 	}
 }
 
-int rep_parse_run(struct rep_run *r, const char *path, const char *text, size_t len, char *err,
-		  size_t errlen)
+int gw_bench_file_parse(struct gw_bench_file *r, const char *path, const char *text, size_t len,
+			unsigned flags, char *err, size_t errlen)
 {
-	struct rd c = { .path = path, .err = err, .errlen = errlen };
-	struct json_tokener *tok = json_tokener_new_ex(JSON_DEPTH);
+	struct rd c = { .flags = flags, .path = path, .err = err, .errlen = errlen };
+	struct json_tokener *tok = json_tokener_new_ex(GW_BENCH_JSON_DEPTH);
 	struct json_object *root;
 	size_t end, line = 1;
 	int e;
 
+	if (len > GW_BENCH_FILE_MAX) {
+		json_tokener_free(tok);
+		return bad(&c, NULL, "larger than the 32 MiB a results file may have");
+	}
 	if (!tok)
 		return bad(&c, NULL, "out of memory");
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
@@ -701,13 +694,13 @@ int rep_parse_run(struct rep_run *r, const char *path, const char *text, size_t 
 	e = read_top(&c, root, r);
 	json_object_put(root);
 	if (e)
-		rep_run_free(r);
+		gw_bench_file_free(r);
 	return e;
 }
 
-int rep_read_run(struct rep_run *r, char *err, size_t errlen)
+int gw_bench_file_read(struct gw_bench_file *r, unsigned flags, char *err, size_t errlen)
 {
-	char path[4200], *text;
+	char path[4200], *text = NULL;
 	struct stat st;
 	size_t got = 0;
 	int fd, e;
@@ -722,38 +715,24 @@ int rep_read_run(struct rep_run *r, char *err, size_t errlen)
 			snprintf(err, errlen, "%s: %s", path, strerror(-e));
 		return e;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > REP_FILE_MAX) {
-		e = S_ISREG(st.st_mode) ? -EFBIG : -EINVAL;
-		snprintf(err, errlen, "%s: %s", path, e == -EFBIG ?
-			 "larger than the 32 MiB a results file may have" : "not a regular file");
-		close(fd);
+	e = gw_webui_read_file(fd, GW_BENCH_FILE_MAX, &st, &text, &got);
+	close(fd);
+	if (e) {
+		snprintf(err, errlen, "%s: %s", path,
+			 e == -EFBIG ? "larger than the 32 MiB a results file may have" :
+			 e == -EINVAL ? "not a regular file" :
+			 e == -EAGAIN ? "changed while read" : strerror(-e));
 		return e;
 	}
-	if (!(text = malloc((size_t)st.st_size + 1))) {
-		close(fd);
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
-	}
-	while (got < (size_t)st.st_size) {	/* at most the size it had: a bound if it grows */
-		ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	text[got] = 0;
-	e = rep_parse_run(r, path, text, got, err, errlen);
+	e = gw_bench_file_parse(r, path, text, got, flags, err, errlen);
 	free(text);
 	return e;
 }
 
-void rep_run_free(struct rep_run *r)
+void gw_bench_file_free(struct gw_bench_file *r)
 {
-	for (size_t i = 0; i < REP_MAX_QUEUES; i++) {
-		struct rep_col *c = &r->col[i];
+	for (size_t i = 0; i < GW_BENCH_MAX_RUNS; i++) {
+		struct gw_bench_col *c = &r->col[i];
 
 		json_object_put(c->fig);
 		json_object_put(c->qdiscs);
@@ -770,4 +749,15 @@ void rep_run_free(struct rep_run *r)
 	json_object_put(r->summary);
 	r->summary = NULL;
 	r->n_cols = 0;
+}
+
+void gw_bench_label_file(const char *label, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", label);
+	for (char *c = buf; *c; c++)
+		if (*c == '=')
+			*c = '-';
+		else if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			   (*c >= '0' && *c <= '9') || strchr("._+-", *c)))
+			*c = '_';
 }

@@ -1,11 +1,50 @@
-/* bench/qspec.c: --qdiscs and --rate read: each queue with its knobs in the config
+/* bench/queues.c: the queues a run can compare (the registry's leaves, then its shapers that
+ * queue by themselves); --qdiscs and --rate read: each queue with its knobs in the config
  * language's own names, checked by the config's own child parser, and a rate per direction. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "config/config.h"
-#include "bench/bench.h"
+#include "bench/queues.h"
+#include "bench/run.h"
 #include "qdisc/qdisc.h"
+#include "webui/benchfile.h"
+
+static struct bench_queue queues[BENCH_Q_COUNT];
+static size_t n_queues;
+
+/* From the registry, once: its leaves, then its shapers that are their own queue. */
+static void list_queues(void)
+{
+	const struct gw_qdisc_ops *ops;
+
+	if (n_queues)
+		return;
+	for (size_t i = 0; (ops = gw_qdisc_leaf(i)) && n_queues < BENCH_Q_COUNT; i++) {
+		snprintf(queues[n_queues].name, sizeof(queues[n_queues].name), "%s", ops->name);
+		queues[n_queues++].ops = ops;
+	}
+	for (size_t i = 0; (ops = gw_qdisc_shaper(i)) && n_queues < BENCH_Q_COUNT; i++)
+		if (ops->shaper == GW_SHAPER_SELF) {
+			snprintf(queues[n_queues].name, sizeof(queues[n_queues].name), "%s-shaper",
+				 ops->name);
+			queues[n_queues].ops = ops;
+			queues[n_queues++].shaper = true;
+		}
+}
+
+const struct bench_queue *bench_queue(enum bench_qdisc q)
+{
+	list_queues();
+	return (size_t)q < n_queues ? &queues[q] : NULL;
+}
+
+const char *bench_qdisc_name(enum bench_qdisc q)
+{
+	const struct bench_queue *x = bench_queue(q);
+
+	return x ? x->name : "?";
+}
 
 #define KNOB_PART_MAX 32	/* a key's or a value's characters */
 
@@ -44,8 +83,8 @@ static void add_bench(char *buf, size_t len, const char *bench, const char *knob
 	}
 }
 
-void cmp_child_text(const struct cmp_queue *x, const char *knobs, bool ingress, char *buf,
-		    size_t len)
+void bench_child_text(const struct bench_queue *x, const char *knobs, bool ingress, char *buf,
+		      size_t len)
 {
 	snprintf(buf, len, "kind = \"%s\";%s%s", x->ops->name, knobs[0] ? " " : "", knobs);
 	add_bench(buf, len, x->ops->bench, knobs);
@@ -85,7 +124,7 @@ static const struct gw_key *word_key(const struct gw_qdisc_ops *ops, const char 
 }
 
 /* One knob, "key=value" or a word, onto p's knobs (as libconfig text) and its label. */
-static int add_knob(struct cmp_pick *p, const struct cmp_queue *x, const char *knob, char *err,
+static int add_knob(struct bench_pick *p, const struct bench_queue *x, const char *knob, char *err,
 		    size_t errlen)
 {
 	char key[KNOB_PART_MAX + 1], val[KNOB_PART_MAX + 1], one[2 * KNOB_PART_MAX + 16];
@@ -146,16 +185,17 @@ static int add_knob(struct cmp_pick *p, const struct cmp_queue *x, const char *k
 
 /* The queue's settings, both ways, through the config's own child parser: the same keys,
  * ranges, checks and messages as a config's child under the same shaper. */
-static int check_pick(const struct cmp_pick *p, char *err, size_t errlen)
+static int check_pick(const struct bench_pick *p, char *err, size_t errlen)
 {
-	const struct cmp_queue *x = cmp_queue(p->q);
+	const struct bench_queue *x = bench_queue(p->q);
 	enum gw_kind shaper = x->shaper ? gw_qdisc_kind(x->ops) : GW_KIND_HTB;
-	char text[CMP_KNOBS_MAX + 256], child[CMP_KNOBS_MAX + 128], where[CMP_LABEL_MAX + 16];
+	char text[BENCH_KNOBS_MAX + 256], child[BENCH_KNOBS_MAX + 128];
+	char where[GW_BENCH_LABEL_MAX + 16];
 	struct gw_child c;
 
 	snprintf(where, sizeof(where), "--qdiscs %s", p->label);
 	for (int in = 0; in < 2; in++) {
-		cmp_child_text(x, p->knobs, in, child, sizeof(child));
+		bench_child_text(x, p->knobs, in, child, sizeof(child));
 		snprintf(text, sizeof(text), "child = { %s };", child);
 		if (gw_child_parse_text(text, where, shaper, &c, err, errlen))
 			return -EINVAL;
@@ -163,11 +203,11 @@ static int check_pick(const struct cmp_pick *p, char *err, size_t errlen)
 	return 0;
 }
 
-int cmp_parse_qdiscs(const char *list, struct cmp_pick *out, size_t max, size_t *n, char *err,
-		     size_t errlen)
+int bench_parse_qdiscs(const char *list, struct bench_pick *out, size_t max, size_t *n, char *err,
+		       size_t errlen)
 {
-	char buf[CMP_QDISCS_TEXT_MAX], *save = NULL;
-	const struct cmp_queue *x;
+	char buf[BENCH_QDISCS_TEXT_MAX], *save = NULL;
+	const struct bench_queue *x;
 
 	*n = 0;
 	if (strlen(list) >= sizeof(buf)) {
@@ -177,7 +217,7 @@ int cmp_parse_qdiscs(const char *list, struct cmp_pick *out, size_t max, size_t 
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *colon = strchr(tok, ':'), *knobs;
-		struct cmp_pick *p;
+		struct bench_pick *p;
 
 		if (colon)
 			*colon = 0;
@@ -196,14 +236,14 @@ int cmp_parse_qdiscs(const char *list, struct cmp_pick *out, size_t max, size_t 
 		} else {
 			int q;
 
-			for (q = 0; (x = cmp_queue((enum cmp_qdisc)q)); q++)
+			for (q = 0; (x = bench_queue((enum bench_qdisc)q)); q++)
 				if (!strcmp(tok, x->name))
 					break;
 			if (!x) {
 				char all[256] = "";
 				size_t l = 0;
 
-				for (int k = 0; (x = cmp_queue((enum cmp_qdisc)k)) && l < sizeof(all); k++)
+				for (int k = 0; (x = bench_queue((enum bench_qdisc)k)) && l < sizeof(all); k++)
 					l += (size_t)snprintf(all + l, sizeof(all) - l, "%s%s",
 							      k ? ", " : "", x->name);
 				snprintf(err, errlen, "--qdiscs: unknown qdisc '%.64s' (%s)", tok, all);
@@ -215,11 +255,11 @@ int cmp_parse_qdiscs(const char *list, struct cmp_pick *out, size_t max, size_t 
 			}
 			p = &out[(*n)++];
 			memset(p, 0, sizeof(*p));
-			p->q = (enum cmp_qdisc)q;
+			p->q = (enum bench_qdisc)q;
 			snprintf(p->label, sizeof(p->label), "%s", x->name);
 			knobs = colon ? colon + 1 : NULL;
 		}
-		x = cmp_queue(p->q);
+		x = bench_queue(p->q);
 		while (knobs) {
 			char *next = strchr(knobs, ':');
 
@@ -240,7 +280,7 @@ int cmp_parse_qdiscs(const char *list, struct cmp_pick *out, size_t max, size_t 
 	return 0;
 }
 
-static int one_rate(const char *s, size_t len, uint64_t *bps)
+static int one_rate(const char *s, size_t len, uint64_t *rate)
 {
 	char b[32];
 	uint64_t r;
@@ -250,34 +290,44 @@ static int one_rate(const char *s, size_t len, uint64_t *bps)
 	snprintf(b, sizeof(b), "%.*s", (int)len, s);
 	if (gw_parse_rate(b, &r) || r < 100000 / 8 || r > 1000000000ULL / 8)
 		return -EINVAL;
-	*bps = r * 8;
+	*rate = r;
 	return 0;
 }
 
-int cmp_parse_rates(const char *s, uint64_t bps[2], char text[2][32])
+int bench_parse_rates(const char *s, uint64_t rate[2], char text[2][32])
 {
 	const char *slash = strchr(s, '/');
 	size_t dl = slash ? (size_t)(slash - s) : strlen(s);
 
-	if (one_rate(s, dl, &bps[1]))
+	if (one_rate(s, dl, &rate[1]))
 		return -EINVAL;
 	if (!slash)
-		bps[0] = bps[1];
-	else if (strchr(slash + 1, '/') || one_rate(slash + 1, strlen(slash + 1), &bps[0]))
+		rate[0] = rate[1];
+	else if (strchr(slash + 1, '/') || one_rate(slash + 1, strlen(slash + 1), &rate[0]))
 		return -EINVAL;
 	snprintf(text[1], 32, "%.*s", (int)dl, s);
 	snprintf(text[0], 32, "%s", slash ? slash + 1 : text[1]);
 	return 0;
 }
 
-const char *cmp_result_label(const struct cmp_result *r)
+void bench_rate_text(char *buf, size_t len, int64_t bps, bool words)
 {
-	return r->label[0] ? r->label : cmp_qdisc_name(r->q);
+	static const int64_t div[3] = { 1000000, 1000, 1 };
+	static const char *const unit[2][3] = { { "mbit", "kbit", "bit" },
+						{ " Mbit/s", " kbit/s", " bit/s" } };
+	int u = bps % div[0] == 0 ? 0 : bps % div[1] == 0 ? 1 : 2;
+
+	snprintf(buf, len, "%lld%s", (long long)(bps / div[u]), unit[words][u]);
 }
 
-void cmp_label_file(const struct cmp_result *r, char *buf, size_t len)
+const char *bench_result_label(const struct bench_result *r)
 {
-	snprintf(buf, len, "%s", cmp_result_label(r));
+	return r->label[0] ? r->label : bench_qdisc_name(r->q);
+}
+
+void bench_label_file(const struct bench_result *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", bench_result_label(r));
 	/* a file name without ':' or '=': fq_codel:target=2ms is fq_codel_target-2ms */
 	for (char *c = buf; *c; c++)
 		if (*c == '=')

@@ -1,4 +1,4 @@
-/* bench/owntree.c: `--compare -c CONFIG`: the config's own link (its shaper, its
+/* bench/config_link.c: `--compare -c CONFIG`: the config's own link (its shaper, its
  * classes with their matches and each class's queue and knobs) moved onto the bench's gateway,
  * at the config's rates, beside the dumb fifo of the same rates; with --qdiscs, the same tree
  * once more per queue named, that queue in every leaf. The config is read twice: by gatewayd's
@@ -13,21 +13,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config/config.h"
-#include "bench/bench.h"
+#include "bench/config_link.h"
+#include "bench/options.h"
+#include "bench/queues.h"
+#include "bench/testbed.h"
 #include "qdisc/qdisc.h"
+#include "webui/benchfile.h"
 
 /* The bench's queue of a config's kind: a leaf under a shaper, or the kind shaping alone. */
 static int queue_of(enum gw_kind kind, bool shaper)
 {
-	const struct cmp_queue *x;
+	const struct bench_queue *x;
 
-	for (int q = 0; (x = cmp_queue((enum cmp_qdisc)q)); q++)
+	for (int q = 0; (x = bench_queue((enum bench_qdisc)q)); q++)
 		if (x->shaper == shaper && gw_qdisc_kind(x->ops) == kind)
 			return q;
 	return -1;
 }
 
-/* The queues a direction's tree needs the kernel to have (bits by enum cmp_qdisc), and the
+/* The queues a direction's tree needs the kernel to have (bits by enum bench_qdisc), and the
  * first leaf's queue into *first (-1 when it has none). */
 static uint32_t dir_needs(const struct gw_dir_cfg *d, int *first)
 {
@@ -88,7 +92,7 @@ static int copy_group(config_setting_t *to, const config_setting_t *from)
 		case CONFIG_TYPE_STRING:
 			ok = config_setting_set_string(n, config_setting_get_string(s));
 			break;
-		default:	/* a knob is a scalar (qspec.c writes no other) */
+		default:	/* a knob is a scalar (queues.c writes no other) */
 			return -EINVAL;
 		}
 		if (ok != CONFIG_TRUE)
@@ -101,7 +105,7 @@ static int copy_group(config_setting_t *to, const config_setting_t *from)
 static int set_child(config_setting_t *grp, const char *text)
 {
 	config_setting_t *c = config_setting_get_member(grp, "child");
-	char buf[CMP_KNOBS_MAX + 160];
+	char buf[BENCH_KNOBS_MAX + 160];
 	config_t t;
 	int e;
 
@@ -117,15 +121,15 @@ static int set_child(config_setting_t *grp, const char *text)
 
 /* Every leaf of a direction's group gets queue x with knobs: each class's child, `hosts`'
  * child, and the child of an htb without classes or of tbf. */
-static int swap_leaves(config_setting_t *dir, const struct cmp_queue *x, const char *knobs,
+static int swap_leaves(config_setting_t *dir, const struct bench_queue *x, const char *knobs,
 		       bool ingress)
 {
 	config_setting_t *classes = config_setting_get_member(dir, "classes");
 	config_setting_t *hosts = config_setting_get_member(dir, "hosts");
-	char text[CMP_KNOBS_MAX + 128];
+	char text[BENCH_KNOBS_MAX + 128];
 	int e = 0;
 
-	cmp_child_text(x, knobs, ingress, text, sizeof(text));
+	bench_child_text(x, knobs, ingress, text, sizeof(text));
 	for (int i = 0; classes && !e && i < config_setting_length(classes); i++)
 		e = set_child(config_setting_get_elem(classes, (unsigned int)i), text);
 	if (!e && hosts)
@@ -150,7 +154,7 @@ static int set_string(config_setting_t *grp, const char *name, const char *v)
 
 /* The run's config text: the file's link at index k alone, on the bench's devices, with x's
  * queue in every leaf when x is not NULL. malloc'd, or NULL (err says). */
-static char *own_text(const char *file, size_t k, const struct cmp_queue *x, const char *knobs,
+static char *own_text(const char *file, size_t k, const struct bench_queue *x, const char *knobs,
 		      char *err, size_t errlen)
 {
 	char dir[PATH_MAX], *text = NULL;
@@ -198,9 +202,9 @@ static char *own_text(const char *file, size_t k, const struct cmp_queue *x, con
 				e = swap_leaves(g, x, knobs, d == 1);
 		}
 		if (!e)
-			e = set_string(link, "interface", CMP_GW_WAN);
+			e = set_string(link, "interface", BENCH_GW_WAN);
 		if (!e && in)
-			e = set_string(in, "ifb", CMP_GW_IFB);
+			e = set_string(in, "ifb", BENCH_GW_IFB);
 		if (!e)
 			e = set_string(root, "listen", "127.0.0.1:9180");
 		if (!e)
@@ -223,54 +227,45 @@ static char *own_text(const char *file, size_t k, const struct cmp_queue *x, con
 }
 
 /* The bench's rate text of a config rate (bytes/s), and whether the bench takes it. */
-static bool bench_rate(uint64_t bytes, uint64_t *bps, char text[32])
+static bool bench_rate(uint64_t bytes, char text[32])
 {
 	unsigned long long b = (unsigned long long)bytes * 8;
 
-	*bps = b;
-	if (b % 1000000 == 0)
-		snprintf(text, 32, "%llumbit", b / 1000000);
-	else if (b % 1000 == 0)
-		snprintf(text, 32, "%llukbit", b / 1000);
-	else
-		snprintf(text, 32, "%llubit", b);
-	return *bps >= 100000 && *bps <= 1000000000ULL;
+	bench_rate_text(text, 32, (int64_t)b, false);
+	return b >= 100000 && b <= 1000000000ULL;
 }
 
-int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user, char *err,
-		  size_t errlen)
+/* The config's link the bench measures: --link's, or the config's one link; its index into
+ * *k. 0, or -EINVAL with why in err. */
+static int pick_link(const struct bench_opts *o, const struct gw_config *cfg, size_t *k, char *err,
+		     size_t errlen)
 {
-	struct gw_config *cfg = NULL;
-	const struct gw_link_cfg *l = NULL;
-	size_t k = 0, n = 0;
-	int e = 0;
+	char names[256] = "";
+	size_t n = 0;
 
-	if ((e = gw_config_load(o->config, &cfg, err, errlen)))
-		return e;
 	if (cfg->n_links == 0) {
 		snprintf(err, errlen, "%s: -c: the config has no link for the bench to measure", o->config);
-		e = -EINVAL;
-		goto out;
+		return -EINVAL;
 	}
-	for (k = 0; k < cfg->n_links; k++)
-		if (o->own_link[0] ? !strcmp(cfg->links[k].name, o->own_link) : cfg->n_links == 1)
-			break;
-	if (k == cfg->n_links) {
-		char names[256] = "";
+	for (*k = 0; *k < cfg->n_links; (*k)++)
+		if (o->own_link[0] ? !strcmp(cfg->links[*k].name, o->own_link) : cfg->n_links == 1)
+			return 0;
+	for (size_t i = 0; i < cfg->n_links && n < sizeof(names); i++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
+				      cfg->links[i].name);
+	if (o->own_link[0])
+		snprintf(err, errlen, "%s: --link: no link named '%s' (%s)", o->config, o->own_link,
+			 names);
+	else
+		snprintf(err, errlen, "%s: -c: the config has %zu links (%s): --link NAME says which the bench measures",
+			 o->config, cfg->n_links, names);
+	return -EINVAL;
+}
 
-		for (size_t i = 0; i < cfg->n_links && n < sizeof(names); i++)
-			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
-					      cfg->links[i].name);
-		if (o->own_link[0])
-			snprintf(err, errlen, "%s: --link: no link named '%s' (%s)", o->config,
-				 o->own_link, names);
-		else
-			snprintf(err, errlen, "%s: -c: the config has %zu links (%s): --link NAME says which the bench measures",
-				 o->config, cfg->n_links, names);
-		e = -EINVAL;
-		goto out;
-	}
-	l = &cfg->links[k];
+/* The link's rates as the bench's (both directions shaped, each in the bench's range), and
+ * what the bench leaves out or needs of it (autorate; nftables). */
+static int take_link(struct bench_opts *o, const struct gw_link_cfg *l, char *err, size_t errlen)
+{
 	snprintf(o->own_link, sizeof(o->own_link), "%s", l->name);
 	for (int d = 0; d < 2; d++) {
 		const struct gw_dir_cfg *dc = &l->dir[d];
@@ -278,18 +273,16 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 		if (!dc->present) {
 			snprintf(err, errlen, "%s:%d: link '%s' has no %s block: the bench measures both directions, and needs the link to shape both",
 				 o->config, l->line, l->name, gw_direction_name((enum gw_direction)d));
-			e = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
-		if (!bench_rate(dc->rate, &o->dir_bps[d], o->dir_text[d])) {
+		o->rate[d] = dc->rate;
+		if (!bench_rate(dc->rate, o->dir_text[d])) {
 			snprintf(err, errlen, "%s:%d: link '%s': its %s rate of %llu bit/s is outside the bench's 100kbit to 1gbit",
 				 o->config, dc->line, l->name, gw_direction_name((enum gw_direction)d),
 				 (unsigned long long)dc->rate * 8);
-			e = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
 	}
-	o->rate_bps = o->dir_bps[1];
 	snprintf(o->rate_text, sizeof(o->rate_text), "%.15s/%.15s", o->dir_text[1], o->dir_text[0]);
 	o->own_autorate = l->dir[0].autorate.present || l->dir[1].autorate.present;
 	for (int d = 0; d < 2; d++) {
@@ -297,20 +290,24 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 		for (size_t i = 0; i < l->dir[d].n_classes; i++)
 			o->own_nft |= l->dir[d].classes[i].n_match > 0;
 	}
-	if (n_user + 2 > CMP_MAX_QDISCS) {
+	return 0;
+}
+
+/* The user's queues can each go in every leaf of the link: leaf kinds, and a link whose
+ * shapers have leaves (htb, tbf), no more than the bench holds. */
+static int check_swaps(const struct bench_opts *o, const struct gw_link_cfg *l,
+		       const struct bench_pick *user, size_t n_user, char *err, size_t errlen)
+{
+	if (n_user + 2 > GW_BENCH_MAX_QUEUES) {
 		snprintf(err, errlen, "-c with --qdiscs: at most %d queues besides the config's own tree and the fifo",
-			 CMP_MAX_QDISCS - 2);
-		e = -EINVAL;
-		goto out;
+			 GW_BENCH_MAX_QUEUES - 2);
+		return -EINVAL;
 	}
 	for (size_t i = 0; i < n_user; i++) {
-		const struct cmp_queue *x = cmp_queue(user[i].q);
-
-		if (x->shaper) {
+		if (bench_queue(user[i].q)->shaper) {
 			snprintf(err, errlen, "-c with --qdiscs %s: a queue that shapes by itself has no place in a class; name leaf queues (fifo, fq_codel, cake, ...)",
 				 user[i].label);
-			e = -EINVAL;
-			goto out;
+			return -EINVAL;
 		}
 		for (int d = 0; d < 2; d++)
 			if (l->dir[d].shaper != GW_KIND_HTB && l->dir[d].shaper != GW_KIND_TBF) {
@@ -318,21 +315,27 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 					 o->config, l->dir[d].line, l->name,
 					 gw_direction_name((enum gw_direction)d),
 					 gw_qdisc_ops(l->dir[d].shaper)->name);
-				e = -EINVAL;
-				goto out;
+				return -EINVAL;
 			}
 	}
+	return 0;
+}
 
-	/* the dumb fifo at the same rates, the link as written, then each swap */
-	struct cmp_pick *p = o->pick;
-	int fifo = queue_of(GW_KIND_FIFO, false), first = -1;
+/* The runs: the dumb fifo at the same rates, the link as written, then each swap; each of
+ * the config's runs given its config text, judged now by the daemon's own loader (a swap the
+ * tree refuses, a kind its shaper cannot hold, stops here, before anything runs). */
+static int make_picks(struct bench_opts *o, const struct gw_link_cfg *l, size_t k,
+		      const struct bench_pick *user, size_t n_user, char *err, size_t errlen)
+{
+	struct bench_pick *p = o->pick;
+	int fifo = queue_of(GW_KIND_FIFO, false), first = -1, e = 0;
 
 	memset(o->pick, 0, sizeof(o->pick));
-	p[0].q = (enum cmp_qdisc)fifo;
+	p[0].q = (enum bench_qdisc)fifo;
 	p[0].needs = 1u << fifo;
 	snprintf(p[0].label, sizeof(p[0].label), "fifo");
 	p[1].needs = dir_needs(&l->dir[0], &first) | dir_needs(&l->dir[1], &first);
-	p[1].q = (enum cmp_qdisc)(first >= 0 ? first : fifo);
+	p[1].q = (enum bench_qdisc)(first >= 0 ? first : fifo);
 	snprintf(p[1].label, sizeof(p[1].label), "%s", l->name);
 	for (size_t i = 0; i < n_user; i++) {
 		p[2 + i] = user[i];
@@ -343,33 +346,44 @@ int cmp_own_setup(struct cmp_opts *o, const struct cmp_pick *user, size_t n_user
 	o->n_qdiscs = n_user + 2;
 	for (size_t i = 1; i < o->n_qdiscs && !e; i++) {
 		struct gw_config *check = NULL;
-		char what[CMP_LABEL_MAX + 32];
+		char what[GW_BENCH_LABEL_MAX + 32];
 
 		p[i].own = true;
-		p[i].conf = own_text(o->config, k, i > 1 ? cmp_queue(p[i].q) : NULL, p[i].knobs,
+		p[i].conf = own_text(o->config, k, i > 1 ? bench_queue(p[i].q) : NULL, p[i].knobs,
 				     err, errlen);
-		if (!p[i].conf) {
-			e = -EINVAL;
-			break;
-		}
-		/* what the daemon will be given is judged now, by the same loader: a swap the
-		 * tree refuses (a kind its shaper cannot hold) stops here, before anything runs */
+		if (!p[i].conf)
+			return -EINVAL;
 		snprintf(what, sizeof(what), "the bench's %s", p[i].label);
 		if ((e = gw_config_load_string(what, p[i].conf, &check, err, errlen)) == 0)
 			gw_config_free(check);
 	}
 	for (size_t i = 0; i < o->n_qdiscs; i++)
 		o->qdiscs[i] = p[i].q;
-out:
+	return e;
+}
+
+int bench_own_setup(struct bench_opts *o, const struct bench_pick *user, size_t n_user, char *err,
+		    size_t errlen)
+{
+	struct gw_config *cfg = NULL;
+	size_t k = 0;
+	int e;
+
+	if ((e = gw_config_load(o->config, &cfg, err, errlen)))
+		return e;
+	if (!(e = pick_link(o, cfg, &k, err, errlen)) &&
+	    !(e = take_link(o, &cfg->links[k], err, errlen)) &&
+	    !(e = check_swaps(o, &cfg->links[k], user, n_user, err, errlen)))
+		e = make_picks(o, &cfg->links[k], k, user, n_user, err, errlen);
 	if (e)
-		cmp_own_free(o);
+		bench_own_free(o);
 	gw_config_free(cfg);
 	return e;
 }
 
-void cmp_own_free(struct cmp_opts *o)
+void bench_own_free(struct bench_opts *o)
 {
-	for (size_t i = 0; i < CMP_MAX_QDISCS; i++) {
+	for (size_t i = 0; i < GW_BENCH_MAX_QUEUES; i++) {
 		free(o->pick[i].conf);
 		o->pick[i].conf = NULL;
 	}
